@@ -1,0 +1,76 @@
+// A finding: what the analysis reports about a user's file, independent of LSP.
+// The server turns findings into LSP diagnostics and code actions; `pallas-lsp
+// check` turns them into text/json/sarif/github output. Positions are 0-based
+// lines and UTF-8 byte columns; converting to the client's encoding is the
+// server's job.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pallas::analysis {
+
+struct SourcePos {
+  uint32_t line = 0;   // 0-based
+  uint32_t column = 0; // 0-based, UTF-8 bytes
+  friend bool operator==(const SourcePos&, const SourcePos&) = default;
+  friend auto operator<=>(const SourcePos&, const SourcePos&) = default;
+};
+
+struct SourceRange {
+  SourcePos start, end;
+  friend bool operator==(const SourceRange&, const SourceRange&) = default;
+};
+
+struct SourceLocation {
+  std::string path; // absolute file path
+  SourceRange range;
+};
+
+enum class Severity { Error = 1, Warning = 2, Information = 3, Hint = 4 };
+
+struct RelatedInfo {
+  SourceLocation location;
+  std::string message;
+};
+
+struct TextEdit {
+  std::string path;
+  SourceRange range;
+  std::string newText;
+};
+
+// ruff's fix safety levels: safe fixes are applied by `check --fix` and
+// source.fixAll; unsafe ones only with --unsafe-fixes; display-only never.
+enum class FixSafety { Safe, Unsafe, DisplayOnly };
+
+struct Fix {
+  std::string title;
+  FixSafety safety = FixSafety::Safe;
+  std::vector<TextEdit> edits;
+  // An editor command to run instead of (or after) the edits, e.g. a GPU run.
+  std::optional<std::string> command;
+  std::vector<std::string> commandArguments; // JSON-encoded arguments
+};
+
+struct Finding {
+  std::string code; // stable rule code, "PLS001"
+  Severity severity = Severity::Error;
+  SourceLocation location;
+  std::string message;
+  // The execution path that fails ("interpret=True (HLO interpreter)", ...)
+  // and the launch that selects it.
+  std::string executionPath;
+  std::optional<SourceLocation> launch;
+  std::vector<RelatedInfo> related;
+  // From the kernel to the primitive: "kernel (k.py:12)", "helper (h.py:3)".
+  std::vector<std::string> callChain;
+  std::string jaxVersion; // version of JAX the knowledge came from
+  std::vector<Fix> fixes;
+};
+
+const char* severityName(Severity s);
+
+} // namespace pallas::analysis

@@ -1,0 +1,74 @@
+// The analysis facade the server and the CLI use. It owns, per document, the
+// tree-sitter tree and the incremental MLIR module (pallas dialect), and a
+// workspace index for cross-file call graphs. No MLIR or tree-sitter types
+// appear here: this header is included by the server and must stay cheap.
+//
+// Thread safety: every member function may be called from any thread; the
+// Project serialises internally.
+#pragma once
+
+#include "pallas/analysis/Finding.h"
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pallas::analysis {
+
+// An edit in UTF-8 byte offsets of the document text before the edit.
+struct ByteEdit {
+  size_t startByte = 0;
+  size_t oldEndByte = 0;
+  std::string newText;
+};
+
+// What one update did, for logging, tests and the `pallas/mlir` request.
+struct UpdateStats {
+  unsigned functionsTotal = 0;
+  unsigned functionsRelowered = 0;
+  bool verified = true;      // the module passed the MLIR verifier
+  double parseMillis = 0;    // tree-sitter (incremental) parse
+  double lowerMillis = 0;    // lowering of changed functions + verify
+};
+
+struct ProjectOptions {
+  std::vector<std::string> workspaceRoots; // absolute folders, may be empty
+  // Knowledge table (JSON made by analysis/knowledge/extract_knowledge.py).
+  // Empty: the bundled table of the pinned JAX.
+  std::string knowledgePath;
+};
+
+class Project {
+public:
+  explicit Project(ProjectOptions options = {});
+  ~Project();
+  Project(const Project&) = delete;
+  Project& operator=(const Project&) = delete;
+
+  // Open (or replace) a document with its full text. Also used for files read
+  // from disk by `check` and by the background workspace indexer.
+  UpdateStats setDocument(const std::string& path, std::string text);
+  // Apply edits in order; each is in byte offsets of the text at that point.
+  UpdateStats editDocument(const std::string& path, const std::vector<ByteEdit>& edits);
+  // The editor closed it; the disk version (if any) stays in the index.
+  void closeDocument(const std::string& path);
+  bool hasDocument(const std::string& path) const;
+  std::string documentText(const std::string& path) const;
+
+  // The module kept for the document, printed with locations.
+  std::string mlirText(const std::string& path) const;
+  // Findings for one document (its kernels and everything they reach).
+  std::vector<Finding> findings(const std::string& path) const;
+  // Documents whose analysis depends on `path` (they import from it).
+  std::vector<std::string> dependents(const std::string& path) const;
+
+  std::string knowledgeJaxVersion() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace pallas::analysis
