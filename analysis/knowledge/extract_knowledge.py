@@ -1,0 +1,752 @@
+#!/usr/bin/env python3
+"""Extract pallas-lsp's JAX knowledge table from an installed JAX.
+
+Run it with the interpreter whose JAX you want described:
+
+    python extract_knowledge.py [-o OUT.json]
+
+It writes one JSON object (schema below) with keys sorted, so two runs against
+the same JAX produce byte-identical output and a bundled table diffs cleanly.
+
+Nothing here is hand-copied from JAX: every fact is read from the live objects
+and registries of the imported JAX (or, for error texts, from the AST of the
+JAX module that raises them). Every lookup is guarded, because modules and
+attributes move between JAX versions (0.10 .. 0.12+); a fact that cannot be
+found is recorded as missing (null / "found": false) instead of failing.
+
+How each fact is obtained (also written into the table under "methods"):
+
+* API -> primitives: the bytecode of each public function of
+  ``jax.experimental.pallas`` (pl) and ``jax.experimental.pallas.mosaic_gpu``
+  (plgpu), including its nested functions (closures, decorators' wrappers), is
+  scanned for global-and-attribute chains (``LOAD_GLOBAL x; LOAD_ATTR y``)
+  that resolve, in the function's own globals, to ``jax.core.Primitive``
+  objects. Functions of JAX's Pallas/state modules reached the same way are
+  followed up to ``TRANSITIVE_DEPTH`` calls deep ("bindsTransitive").
+  Bytecode scanning was chosen over tracing because most APIs need a real
+  kernel context (refs of the right memory space, barriers, layouts) to trace;
+  the tests trace the key ones (inline_mgpu) to confirm the scan.
+* Discharge: membership in ``jax._src.state.discharge._discharge_rules`` /
+  ``_partial_discharge_rules``. A rule "raises" when, after its docstring and
+  ``del`` statements, its first statement is a ``raise``; the raised message
+  is taken from the rule's AST.
+* GPU interpret mode: the ``match eqn.primitive`` statement of
+  ``JaxprInterpreter.interpret`` is parsed; each ``case module.prim_p:`` is
+  resolved to its Primitive. Arms whose body starts with ``raise`` are
+  "arm-raises", arms that only assign ``out = []`` are "arm-noop"; the
+  wildcard arm is the generic re-binding fallback.
+* CPU lowering: ``mlir._lowerings`` (all platforms) and
+  ``mlir._platform_specific_lowerings['cpu']``.
+* Mosaic GPU lowering: the keys of
+  ``jax._src.pallas.mosaic_gpu.lowering.mosaic_lowering_rules``
+  ((LoweringSemantics, PrimitiveSemantics) -> {primitive: rule}).
+* Effects: global names referenced by the primitive's abstract-eval rule
+  that name an effect (``ReadEffect``, ``WriteEffect``, ``*_effect``).
+* Hardware: capability checks parsed from ``jax._src.test_util``'s
+  ``skip_unless_*`` gates, attached to primitives by name (wgmma -> sm90a
+  gate, tcgen05/tmem -> tcgen05 gate); stated as such in "source".
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import dataclasses
+import dis
+import enum
+import functools
+import importlib
+import inspect
+import json
+import platform
+import re
+import sys
+import textwrap
+import types
+
+SCHEMA_VERSION = 1
+TRANSITIVE_DEPTH = 3
+# Only code in these packages is followed when computing transitive binds: a
+# call into lax/numpy would pull in every arithmetic primitive.
+FOLLOW_PREFIXES = ("jax._src.pallas", "jax._src.state")
+PUBLIC_MODULES = {
+    "pl": "jax.experimental.pallas",
+    "plgpu": "jax.experimental.pallas.mosaic_gpu",
+}
+# Modules whose module-level Primitive objects are always described, whether
+# or not a public API binds them (kernels reach them through ref indexing,
+# accumulators, run_scoped, ...).
+PRIMITIVE_MODULES = (
+    "jax._src.pallas.primitives",
+    "jax._src.pallas.core",
+    "jax._src.pallas.pallas_call",
+    "jax._src.pallas.mpmd",
+    "jax._src.pallas.mosaic_gpu.primitives",
+    "jax._src.pallas.mosaic_gpu.core",
+    "jax._src.state.primitives",
+    "jax._src.state.discharge",
+)
+# Higher-order primitives kernels commonly contain; described because their
+# discharge rules decide which refs of their bodies get discharged.
+EXTRA_PRIMITIVES = (
+    ("jax._src.lax.control_flow.conditionals", "cond_p"),
+    ("jax._src.lax.control_flow.loops", "scan_p"),
+    ("jax._src.lax.control_flow.loops", "while_p"),
+    ("jax._src.pjit", "jit_p"),
+    ("jax._src.pjit", "pjit_p"),
+    ("jax._src.ad_checkpoint", "remat_p"),
+    ("jax._src.custom_derivatives", "custom_vjp_call_p"),
+    ("jax._src.custom_batching", "custom_vmap_p"),
+    ("jax._src.lax.parallel", "axis_index_p"),
+    ("jax._src.lax.lax", "iota_p"),
+)
+INTERPRET_MODULES = (
+    "jax._src.pallas.mosaic_gpu.interpret.jaxpr_interpret",
+)
+INTERPRET_PARAMS_PATHS = (
+    ("jax.experimental.pallas.mosaic_gpu", "InterpretGPUParams"),
+    ("jax.experimental.pallas", "InterpretGPUParams"),
+    ("jax._src.pallas.mosaic_gpu.interpret.params", "InterpretGPUParams"),
+)
+GPU_MODE_CONTEXTS = (
+    ("jax.experimental.pallas.mosaic_gpu", "force_gpu_interpret_mode"),
+    ("jax.experimental.pallas.mosaic_gpu", "set_gpu_interpret_mode"),
+    ("jax._src.pallas.mosaic_gpu.interpret.params", "force_gpu_interpret_mode"),
+    ("jax._src.pallas.mosaic_gpu.interpret.params", "set_gpu_interpret_mode"),
+)
+# Error texts the analysis repeats to the user, located by a distinctive
+# substring inside the module that raises them. The template is read from
+# that module's AST (f-string placeholders become {source expression}).
+ERROR_ANCHORS = {
+    "noDischargeRule": ("jax._src.state.discharge", "No state discharge rule implemented"),
+    "dischargedUnflaggedInput": ("jax._src.state.discharge", "Did not ask for inval to be discharged"),
+    "missingLowering": ("jax._src.interpreters.mlir", "MLIR translation rule for primitive"),
+    "cpuRequiresInterpret": ("jax._src.pallas.pallas_call", "Only interpret mode is supported on CPU"),
+    "runScopedCollectiveAxes": ("jax._src.pallas.hlo_interpreter", "run_scoped interpret rule does not support collective axes"),
+    "inlineMgpuDischarge": ("jax._src.pallas.mosaic_gpu.primitives", "does not support discharge"),
+    "getGlobalDischarge": ("jax._src.pallas.primitives", "get_global discharge is not supported"),
+    "mosaicGpuUnimplemented": ("jax._src.pallas.mosaic_gpu.lowering", "Unimplemented primitive in Pallas Mosaic GPU lowering"),
+    "runStateNoAccumulator": ("jax._src.pallas.mosaic_gpu.lowering", "Expected at least one accumulator"),
+    "gpuInterpretHigherOrder": ("jax._src.pallas.mosaic_gpu.interpret.jaxpr_interpret", "Higher-order primitive"),
+    "gpuInterpretNotSupported": ("jax._src.pallas.mosaic_gpu.interpret.jaxpr_interpret", "is not supported on GPU yet"),
+    "gpuInterpretCollectiveAxes": ("jax._src.pallas.mosaic_gpu.interpret.jaxpr_interpret", "collective"),
+    "mpmdMultiPlatform": ("jax._src.pallas.mpmd", "multi-platform lowering"),
+    "coreMapNotDischarged": ("jax._src.pallas.core", "without discharging"),
+    "evaluationRuleMissing": ("jax._src.core", "Evaluation rule for"),
+    "inlineMgpuReturnTypes": ("jax._src.pallas.mosaic_gpu.primitives", "only supports plgpu.ShapeDtypeStruct"),
+    "inlineMgpuArgTypes": ("jax._src.pallas.mosaic_gpu.primitives", "only supports only SomeLayout and RefType"),
+    "inlineMgpuTypeMismatch": ("jax._src.pallas.mosaic_gpu.primitives", "Mismatched type"),
+}
+EFFECT_NAME = re.compile(r"(^|_)(Read|Write|Accum)Effect$|_effect$|Effect$")
+
+
+# ----------------------------------------------------------------- helpers
+
+
+def _try_import(name):
+  try:
+    return importlib.import_module(name)
+  except Exception:  # noqa: BLE001 -- any import failure means "not here"
+    return None
+
+
+def _primitive_class():
+  core = _try_import("jax._src.core") or _try_import("jax.core")
+  return getattr(core, "Primitive", None)
+
+
+def _unwrap(fn):
+  """Peel functools.partial and decorators' __wrapped__ chains."""
+  seen = set()
+  while id(fn) not in seen:
+    seen.add(id(fn))
+    if isinstance(fn, functools.partial):
+      fn = fn.func
+    elif hasattr(fn, "__wrapped__"):
+      fn = fn.__wrapped__
+    else:
+      break
+  return fn
+
+
+def _code_objects(code):
+  """A code object and every code object nested in it (lambdas, defs)."""
+  yield code
+  for const in code.co_consts:
+    if isinstance(const, types.CodeType):
+      yield from _code_objects(const)
+
+
+def _source_of(obj):
+  try:
+    return textwrap.dedent(inspect.getsource(obj))
+  except (OSError, TypeError):
+    return None
+
+
+def _module_path(module_name):
+  """A JAX-relative path such as jax/_src/state/discharge.py."""
+  return module_name.replace(".", "/") + ".py"
+
+
+def _string_template(node):
+  """Renders a str/f-string AST node as a template with {expr} holes."""
+  if isinstance(node, ast.Constant) and isinstance(node.value, str):
+    return node.value
+  if isinstance(node, ast.JoinedStr):
+    parts = []
+    for value in node.values:
+      if isinstance(value, ast.Constant):
+        parts.append(str(value.value))
+      elif isinstance(value, ast.FormattedValue):
+        parts.append("{" + ast.unparse(value.value) + "}")
+    return "".join(parts)
+  if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+      and node.func.attr == "format"):
+    # "text {}".format(x): keep the {} holes, like an f-string's.
+    return _string_template(node.func.value)
+  if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+    left, right = _string_template(node.left), _string_template(node.right)
+    if left is not None and right is not None:
+      return left + right
+  return None
+
+
+def _template_regex(template):
+  """A regex matching any rendering of a template (holes match lazily)."""
+  pieces = re.split(r"\{[^{}]*\}", template)
+  return "(?:.+?)".join(re.escape(p) for p in pieces)
+
+
+def _exception_name(raise_node):
+  exc = raise_node.exc
+  if isinstance(exc, ast.Call):
+    exc = exc.func
+  if isinstance(exc, (ast.Name, ast.Attribute)):
+    return ast.unparse(exc).split(".")[-1]
+  return None
+
+
+def _raise_message(raise_node):
+  exc = raise_node.exc
+  if isinstance(exc, ast.Call) and exc.args:
+    return _string_template(exc.args[0])
+  return None
+
+
+def _qualname(obj):
+  obj = _unwrap(obj)
+  module = getattr(obj, "__module__", None) or "?"
+  return f"{module}.{getattr(obj, '__qualname__', type(obj).__name__)}"
+
+
+def _first_statement_raise(fn):
+  """If fn's first real statement is `raise`, return (exc type, message)."""
+  fn = _unwrap(fn)
+  source = _source_of(fn)
+  if source is None:
+    return None
+  try:
+    tree = ast.parse(source)
+  except SyntaxError:
+    return None
+  func = next((n for n in ast.walk(tree)
+               if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))), None)
+  if func is None or isinstance(func, ast.Lambda):
+    return None
+  for stmt in func.body:
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+      continue  # docstring
+    if isinstance(stmt, (ast.Delete, ast.Pass)):
+      continue
+    if isinstance(stmt, ast.Raise):
+      return _exception_name(stmt), _raise_message(stmt)
+    return None
+  return None
+
+
+# -------------------------------------------------------------- primitives
+
+
+class PrimitiveIndex:
+  """Every Primitive object we describe, keyed by a stable name."""
+
+  def __init__(self, primitive_cls):
+    self.cls = primitive_cls
+    self.by_id = {}  # id(prim) -> (prim, module name, variable name)
+
+  def add(self, prim, module_name, var_name):
+    if self.cls is None or not isinstance(prim, self.cls):
+      return
+    if id(prim) not in self.by_id:
+      self.by_id[id(prim)] = (prim, module_name, var_name)
+
+  def add_module(self, module_name):
+    module = _try_import(module_name)
+    if module is None:
+      return
+    for var, value in sorted(vars(module).items()):
+      self.add(value, module_name, var)
+
+  def keys(self):
+    """Primitive name, qualified by its defining module when two objects
+    share a name (pl and plgpu each have a `semaphore_signal`)."""
+    by_name = {}
+    for prim, module, var in self.by_id.values():
+      by_name.setdefault(prim.name, []).append((module, var, prim))
+    result = {}
+    for name, entries in by_name.items():
+      entries.sort(key=lambda e: (e[0], e[1]))
+      for i, (module, var, prim) in enumerate(entries):
+        key = name if i == 0 else f"{name}@{module.rsplit('.', 2)[-2]}.{module.rsplit('.', 1)[-1]}"
+        result[id(prim)] = key
+    return result
+
+
+def _resolve_chain(value, attrs):
+  for attr in attrs:
+    if not isinstance(value, (types.ModuleType, type)):
+      return None
+    value = getattr(value, attr, None)
+    if value is None:
+      return None
+  return value
+
+
+_GLOBAL_OPS = {"LOAD_GLOBAL", "LOAD_NAME"}
+_ATTR_OPS = {"LOAD_ATTR", "LOAD_METHOD"}
+
+
+def _referenced_objects(fn):
+  """Objects a function reaches through global[.attr]* chains or closures,
+  with whether the chain continues with `.bind` (a direct bind call)."""
+  fn = _unwrap(fn)
+  code = getattr(fn, "__code__", None)
+  if code is None:
+    return []
+  fn_globals = getattr(fn, "__globals__", {})
+  found = []
+  for cell in getattr(fn, "__closure__", None) or ():
+    try:
+      found.append((cell.cell_contents, False))
+    except ValueError:
+      pass
+  for sub in _code_objects(code):
+    instrs = list(dis.get_instructions(sub))
+    i = 0
+    while i < len(instrs):
+      ins = instrs[i]
+      if ins.opname in _GLOBAL_OPS:
+        name = ins.argval
+        value = fn_globals.get(name, getattr(__builtins__, name, None)
+                               if not isinstance(__builtins__, dict) else __builtins__.get(name))
+        attrs = []
+        j = i + 1
+        while j < len(instrs) and instrs[j].opname in _ATTR_OPS:
+          attrs.append(instrs[j].argval)
+          j += 1
+        # Longest resolvable prefix of the chain; remember if `.bind` follows.
+        obj = value
+        used = 0
+        for attr in attrs:
+          nxt = _resolve_chain(obj, [attr])
+          if nxt is None:
+            break
+          obj, used = nxt, used + 1
+        binds = used < len(attrs) and attrs[used] in ("bind", "bind_with_trace")
+        if obj is not None:
+          found.append((obj, binds))
+        i = j
+      else:
+        i += 1
+  return found
+
+
+def _follows(obj):
+  module = getattr(_unwrap(obj), "__module__", "") or ""
+  return isinstance(_unwrap(obj), types.FunctionType) and module.startswith(FOLLOW_PREFIXES)
+
+
+def _follows_class(obj):
+  return (isinstance(obj, type) and not issubclass(obj, BaseException)
+          and (getattr(obj, "__module__", "") or "").startswith(FOLLOW_PREFIXES))
+
+
+def api_binds(fn, index):
+  """(direct primitive ids, transitive primitive ids) for an API function."""
+  direct, transitive = set(), set()
+  seen = {id(_unwrap(fn))}
+  frontier = [fn]
+  for depth in range(TRANSITIVE_DEPTH + 1):
+    next_frontier = []
+    for f in frontier:
+      for obj, _binds in _referenced_objects(f):
+        if index.cls is not None and isinstance(obj, index.cls):
+          module = getattr(_unwrap(f), "__module__", "?")
+          index.add(obj, module, getattr(obj, "name", "?"))
+          (direct if depth == 0 else transitive).add(id(obj))
+        elif _follows(obj) and id(_unwrap(obj)) not in seen:
+          seen.add(id(_unwrap(obj)))
+          next_frontier.append(obj)
+        elif _follows_class(obj) and id(obj) not in seen:
+          # Helper classes (emit_pipeline's buffered refs) bind in methods.
+          seen.add(id(obj))
+          next_frontier.extend(m for m in vars(obj).values() if isinstance(m, types.FunctionType))
+    frontier = next_frontier
+  return direct, transitive - direct
+
+
+# --------------------------------------------------------------- registries
+
+
+def discharge_facts():
+  discharge = _try_import("jax._src.state.discharge")
+  full = dict(getattr(discharge, "_discharge_rules", {}) or {})
+  partial = dict(getattr(discharge, "_partial_discharge_rules", {}) or {})
+  return full, partial
+
+
+def discharge_entry(prim, full, partial):
+  if prim in partial:
+    rule, kind = partial[prim], "partial"
+  elif prim in full:
+    rule, kind = full[prim], "full"
+  else:
+    return {"status": "none"}
+  entry = {"status": "exists", "kind": kind, "rule": _qualname(rule)}
+  raised = _first_statement_raise(rule)
+  if raised is not None:
+    exc, message = raised
+    entry.update(status="raises", exception=exc, message=message)
+  return entry
+
+
+def _case_primitive(pattern, module):
+  """Resolves `case a.b_p:` (MatchValue of a dotted name) to an object."""
+  if isinstance(pattern, ast.MatchValue):
+    dotted = ast.unparse(pattern.value).split(".")
+    return _resolve_chain(module, dotted) if len(dotted) > 1 else vars(module).get(dotted[0])
+  return None
+
+
+def gpu_interpret_arms():
+  """{id(prim): (handling, message)} plus whether a fallback arm exists."""
+  arms, has_fallback, found_module = {}, False, None
+  for module_name in INTERPRET_MODULES:
+    module = _try_import(module_name)
+    interpreter = getattr(module, "JaxprInterpreter", None) if module else None
+    source = _source_of(getattr(interpreter, "interpret", None)) if interpreter else None
+    if source is None:
+      continue
+    found_module = module_name
+    for node in ast.walk(ast.parse(source)):
+      if not isinstance(node, ast.Match) or "primitive" not in ast.unparse(node.subject):
+        continue
+      for case in node.cases:
+        patterns = case.pattern.patterns if isinstance(case.pattern, ast.MatchOr) else [case.pattern]
+        first = case.body[0] if case.body else None
+        if isinstance(first, ast.Raise):
+          handling, message = "arm-raises", _raise_message(first)
+        elif (len(case.body) == 1 and isinstance(first, ast.Assign)
+              and isinstance(first.value, ast.List) and not first.value.elts):
+          handling, message = "arm-noop", None
+        else:
+          handling, message = "arm", None
+        for pattern in patterns:
+          if isinstance(pattern, ast.MatchAs) and pattern.pattern is None:
+            has_fallback = True
+            continue
+          prim = _case_primitive(pattern, module)
+          if prim is not None:
+            arms[id(prim)] = (handling, message)
+  return arms, has_fallback, found_module
+
+
+def cpu_lowering_sets():
+  mlir = _try_import("jax._src.interpreters.mlir")
+  generic = set(map(id, getattr(mlir, "_lowerings", {}) or {}))
+  specific = getattr(mlir, "_platform_specific_lowerings", {}) or {}
+  cpu = set(map(id, specific.get("cpu", {}) or {}))
+  return generic, cpu
+
+
+def _enum_name(value):
+  return value.name if isinstance(value, enum.Enum) else str(value)
+
+
+def mosaic_gpu_semantics():
+  """{id(prim): sorted ["Lane×Warpgroup", ...]} from the rules registry."""
+  lowering = _try_import("jax._src.pallas.mosaic_gpu.lowering")
+  registry = getattr(lowering, "mosaic_lowering_rules", None) if lowering else None
+  result = {}
+  if not isinstance(registry, dict):
+    return result, False
+  for key, rules in registry.items():
+    if isinstance(key, tuple) and len(key) == 2:
+      label = f"{_enum_name(key[0])}x{_enum_name(key[1])}"
+    else:
+      label = f"{_enum_name(key)}xWarpgroup"
+    for prim in rules:
+      result.setdefault(id(prim), set()).add(label)
+  return {k: sorted(v) for k, v in result.items()}, True
+
+
+def effect_names(prim):
+  rule = _unwrap(getattr(prim, "abstract_eval", None))
+  # _effect_free_abstract_eval wraps the user's rule in a closure.
+  closure = getattr(rule, "__closure__", None) or ()
+  candidates = [rule] + [c.cell_contents for c in closure
+                         if isinstance(getattr(c, "cell_contents", None), types.FunctionType)]
+  names = set()
+  for candidate in candidates:
+    code = getattr(_unwrap(candidate), "__code__", None)
+    if code is None:
+      continue
+    for sub in _code_objects(code):
+      names.update(n for n in sub.co_names if EFFECT_NAME.search(n))
+  return sorted(names)
+
+
+def hardware_gates():
+  """Capability gates of jax._src.test_util's skip_unless_* helpers."""
+  test_util = _try_import("jax._src.test_util")
+  gates = {}
+  if test_util is None:
+    return gates
+  for owner in [test_util] + [v for v in vars(test_util).values() if isinstance(v, type)]:
+    for name, fn in sorted(vars(owner).items()):
+      if not name.startswith("skip_unless_") or not callable(fn):
+        continue
+      source = _source_of(fn) or ""
+      equal = re.findall(r'capability_equal\("([\d.]+)"\)', source)
+      at_least = re.findall(r'capability_at_least\("([\d.]+)"\)', source)
+      majors = re.findall(r"target_major not in \(([\d, ]+)\)", source)
+      if equal or at_least or majors:
+        gates[name] = {
+            "capabilityEquals": sorted(set(equal)),
+            "capabilityAtLeast": sorted(set(at_least)),
+            "majorIn": sorted({int(m) for group in majors for m in group.split(",") if m.strip()}),
+            "source": "jax/_src/test_util.py",
+        }
+  return gates
+
+
+# Which gate applies to a primitive is not stated by JAX in code; this rule
+# (by primitive name) mirrors how JAX's own tests gate those primitives.
+_GATE_BY_NAME = (
+    (re.compile(r"tcgen05|tmem"), "skip_unless_tcgen05", "Blackwell (tcgen05 / TMEM)"),
+    (re.compile(r"wgmma"), "skip_unless_sm90a", "Hopper sm_90a (wgmma)"),
+)
+
+
+def hardware_entry(prim_name, gates):
+  for pattern, gate, what in _GATE_BY_NAME:
+    if pattern.search(prim_name) and gate in gates:
+      return {"requires": what, "gate": gate, **{k: v for k, v in gates[gate].items() if k != "source"},
+              "source": f"name rule + test gating ({gates[gate]['source']}:{gate})"}
+  return None
+
+
+# ------------------------------------------------------------------ errors
+
+
+def error_templates():
+  out = {}
+  for key, (module_name, anchor) in sorted(ERROR_ANCHORS.items()):
+    entry = {"module": module_name, "file": _module_path(module_name), "anchor": anchor, "found": False}
+    module = _try_import(module_name)
+    source = _source_of(module) if module else None
+    if source is not None:
+      for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Raise):
+          continue
+        message = _raise_message(node)
+        if message and anchor in message:
+          entry.update(found=True, template=message, regex=_template_regex(message),
+                       exception=_exception_name(node), line=node.lineno)
+          break
+    out[key] = entry
+  return out
+
+
+# --------------------------------------------------------- interpret params
+
+
+def _default_repr(field):
+  if field.default is not dataclasses.MISSING:
+    value = field.default
+  elif field.default_factory is not dataclasses.MISSING:  # type: ignore[misc]
+    return "<factory>"
+  else:
+    return None
+  if isinstance(value, enum.Enum):
+    return f"{type(value).__name__}.{value.name}"
+  if isinstance(value, (bool, int, float, str)) or value is None:
+    return value
+  return repr(value)
+
+
+def interpret_gpu_params():
+  info = {"available": False, "importPaths": [], "fields": [], "contextManagers": []}
+  cls = None
+  for module_name, attr in INTERPRET_PARAMS_PATHS:
+    module = _try_import(module_name)
+    value = getattr(module, attr, None) if module else None
+    if value is not None:
+      info["importPaths"].append(f"{module_name}.{attr}")
+      cls = cls or value
+  if cls is not None and dataclasses.is_dataclass(cls):
+    info["available"] = True
+    info["class"] = _qualname(cls)
+    info["fields"] = [
+        {"name": f.name, "default": _default_repr(f), "type": str(f.type)}
+        for f in dataclasses.fields(cls)
+    ]
+    info["hasInlineMgpuOption"] = any(f.name == "inline_mgpu" for f in dataclasses.fields(cls))
+  for module_name, attr in GPU_MODE_CONTEXTS:
+    module = _try_import(module_name)
+    if module is not None and getattr(module, attr, None) is not None:
+      info["contextManagers"].append(f"{module_name}.{attr}")
+  return info
+
+
+# --------------------------------------------------------------------- main
+
+
+def _public_names(module):
+  names = getattr(module, "__all__", None) or [n for n in vars(module) if not n.startswith("_")]
+  return sorted(n for n in names if not n.startswith("_"))
+
+
+def _api_kind(value):
+  if isinstance(value, types.ModuleType):
+    return "module"
+  if isinstance(value, type):
+    return "type"
+  if isinstance(value, enum.Enum):
+    return "constant"
+  if callable(value):
+    return "function"
+  return "constant"
+
+
+def _api_doc_hardware(value):
+  doc = inspect.getdoc(value) or ""
+  hits = sorted(set(re.findall(r"\b(Hopper|Blackwell|Ampere|sm_?\d+a?|SM\d+A?\+?)\b", doc)))
+  return hits
+
+
+def extract():
+  import jax  # noqa: PLC0415 -- imported here so --help works without JAX
+
+  jaxlib = _try_import("jaxlib")
+  primitive_cls = _primitive_class()
+  index = PrimitiveIndex(primitive_cls)
+  for module_name in PRIMITIVE_MODULES:
+    index.add_module(module_name)
+  for module_name, var in EXTRA_PRIMITIVES:
+    module = _try_import(module_name)
+    if module is not None and hasattr(module, var):
+      index.add(getattr(module, var), module_name, var)
+
+  apis, modules = {}, {}
+  for alias, module_name in sorted(PUBLIC_MODULES.items()):
+    module = _try_import(module_name)
+    modules[alias] = {"module": module_name, "imported": module is not None}
+    if module is None:
+      continue
+    for name in _public_names(module):
+      value = getattr(module, name, None)
+      if value is None or isinstance(value, types.ModuleType):
+        continue
+      kind = _api_kind(value)
+      entry = {"kind": kind, "definedIn": getattr(_unwrap(value), "__module__", None)
+               if kind in ("function", "type") else None}
+      if primitive_cls is not None and isinstance(value, primitive_cls):
+        index.add(value, module_name, name)
+        entry.update(kind="primitive", binds=[id(value)], bindsTransitive=[])
+      elif kind == "function":
+        direct, transitive = api_binds(value, index)
+        entry.update(binds=sorted(direct), bindsTransitive=sorted(transitive))
+        hw = _api_doc_hardware(value)
+        if hw:
+          entry["docHardwareMentions"] = hw
+      apis[f"{alias}.{name}"] = entry
+
+  keys = index.keys()
+  for entry in apis.values():
+    for field in ("binds", "bindsTransitive"):
+      if field in entry:
+        entry[field] = sorted(keys[i] for i in entry[field])
+
+  full, partial = discharge_facts()
+  arms, has_fallback, interp_module = gpu_interpret_arms()
+  generic_lowerings, cpu_lowerings = cpu_lowering_sets()
+  semantics, have_mgpu = mosaic_gpu_semantics()
+  gates = hardware_gates()
+
+  primitives = {}
+  for prim_id, (prim, module_name, var) in index.by_id.items():
+    handling, message = arms.get(prim_id, ("fallback" if has_fallback else None, None))
+    has_cpu = prim_id in generic_lowerings or prim_id in cpu_lowerings
+    entry = {
+        "name": prim.name,
+        "module": module_name,
+        "variable": var,
+        "multipleResults": bool(getattr(prim, "multiple_results", False)),
+        "discharge": discharge_entry(prim, full, partial),
+        "gpuInterpret": {"handling": handling, "message": message} if interp_module else None,
+        "cpuLowering": has_cpu,
+        "mosaicGpuLowering": semantics.get(prim_id, []) if have_mgpu else None,
+        "effects": effect_names(prim),
+        "hardware": hardware_entry(prim.name, gates),
+    }
+    if interp_module and handling == "fallback":
+      # The fallback re-binds the primitive; the re-bound program is then
+      # lowered for CPU, so without a CPU rule it fails there.
+      entry["gpuInterpret"]["fallbackOutcome"] = "ok" if has_cpu else "missing-lowering"
+    primitives[keys[prim_id]] = entry
+
+  return {
+      "schemaVersion": SCHEMA_VERSION,
+      "generator": "analysis/knowledge/extract_knowledge.py",
+      "jax_version": getattr(jax, "__version__", None),
+      "jaxlib_version": getattr(getattr(jaxlib, "version", None), "__version__", None)
+      or getattr(jaxlib, "__version__", None),
+      "python": platform.python_version(),
+      "methods": {
+          "apiBinds": f"bytecode scan of global/attribute chains resolving to Primitive objects, "
+                      f"following functions in {', '.join(FOLLOW_PREFIXES)} up to depth {TRANSITIVE_DEPTH}",
+          "discharge": "jax._src.state.discharge._discharge_rules / _partial_discharge_rules; "
+                       "'raises' = first statement of the rule is a raise (AST)",
+          "gpuInterpret": f"AST of {interp_module}.JaxprInterpreter.interpret match arms" if interp_module else None,
+          "cpuLowering": "mlir._lowerings or mlir._platform_specific_lowerings['cpu']",
+          "mosaicGpuLowering": "jax._src.pallas.mosaic_gpu.lowering.mosaic_lowering_rules keys",
+          "effects": "effect names referenced by the primitive's abstract_eval code",
+          "hardware": "name rule (wgmma, tcgen05/tmem) + capability gates parsed from jax._src.test_util",
+      },
+      "modules": modules,
+      "apis": apis,
+      "primitives": primitives,
+      "interpretGPUParams": interpret_gpu_params(),
+      "hardwareGates": gates,
+      "errorTemplates": error_templates(),
+  }
+
+
+def main(argv=None):
+  parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+  parser.add_argument("-o", "--output", help="write here instead of stdout")
+  args = parser.parse_args(argv)
+  table = extract()
+  text = json.dumps(table, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+  if args.output:
+    with open(args.output, "w", encoding="utf-8") as f:
+      f.write(text)
+  else:
+    sys.stdout.write(text)
+  return 0
+
+
+if __name__ == "__main__":
+  sys.exit(main())
