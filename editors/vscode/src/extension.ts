@@ -1,0 +1,206 @@
+// Entry point: owns the language client's lifecycle (start, restart on
+// settings/interpreter/trust changes, stop) and wires the status bar, the
+// commands and the read-only documents to it.
+import * as vscode from 'vscode';
+import {
+  DidChangeConfigurationNotification,
+  ExecuteCommandRequest,
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+  State,
+} from 'vscode-languageclient/node';
+import { errorText, registerCommands, ServerHandle } from './commands';
+import { Commands, StatusNotification } from './protocol';
+import { onInterpreterChanged } from './pythonEnv';
+import { resolveServer } from './serverPath';
+import { ClientSettings, isTrusted, needsRestart, readSettings, SECTION } from './settings';
+import { StatusBar } from './statusBar';
+import { SCHEME, VirtualDocuments } from './virtualDocuments';
+
+const CLIENT_ID = 'pallasLsp'; // Also makes vscode-languageclient honour `pallasLsp.trace.server`.
+const CLIENT_NAME = 'Pallas LSP';
+
+class Extension implements ServerHandle, vscode.Disposable {
+  readonly output = vscode.window.createOutputChannel(CLIENT_NAME);
+  private readonly traceOutput = vscode.window.createOutputChannel(`${CLIENT_NAME} Trace`);
+  private readonly statusBar = new StatusBar();
+  private current?: LanguageClient;
+  private settings?: ClientSettings;
+  /** Serialises start/stop so that quick successive restarts cannot interleave. */
+  private lifecycle: Promise<void> = Promise.resolve();
+
+  client(): LanguageClient | undefined {
+    return this.current;
+  }
+
+  onDoctorText(text: string): void {
+    this.statusBar.applyDoctorText(text);
+  }
+
+  restart(): Promise<void> {
+    this.lifecycle = this.lifecycle.then(async () => {
+      await this.stopNow();
+      await this.startNow();
+    });
+    return this.lifecycle;
+  }
+
+  stop(): Promise<void> {
+    this.lifecycle = this.lifecycle.then(() => this.stopNow());
+    return this.lifecycle;
+  }
+
+  /** Pushes settings that the server can apply without a restart. */
+  async settingsChanged(): Promise<void> {
+    const client = this.current;
+    if (!client?.isRunning()) {
+      return;
+    }
+    this.settings = await readSettings();
+    await client.sendNotification(DidChangeConfigurationNotification.type, { settings: this.settings.server });
+  }
+
+  private async stopNow(): Promise<void> {
+    const client = this.current;
+    this.current = undefined;
+    if (client) {
+      try {
+        await client.stop(5000);
+      } catch (err) {
+        this.output.appendLine(`[client] stopping the server: ${errorText(err)}`);
+      }
+      await client.dispose();
+    }
+    this.statusBar.setState('stopped');
+  }
+
+  private async startNow(): Promise<void> {
+    const settings = await readSettings();
+    this.settings = settings;
+    const server = resolveServer(settings.serverPath, settings.python);
+    this.output.appendLine(
+      `[client] starting ${server.command} (found via ${server.source}); python: ${settings.python ?? 'not set'}` +
+        ` (${settings.pythonSource}); workspace ${isTrusted() ? 'trusted' : 'untrusted: limited mode'}`,
+    );
+    const serverOptions: ServerOptions = {
+      command: server.command,
+      args: ['serve', '--stdio'],
+      options: { env: { ...process.env, PALLAS_LSP_LOG: settings.server.logLevel } },
+    };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [
+        { scheme: 'file', language: 'python' },
+        { scheme: 'untitled', language: 'python' },
+      ],
+      diagnosticCollectionName: 'pallas-lsp',
+      outputChannel: this.output,
+      traceOutputChannel: this.traceOutput,
+      initializationOptions: settings.server,
+      synchronize: {
+        // Helpers in other files and pyproject.toml change findings in open files.
+        fileEvents: vscode.workspace.createFileSystemWatcher('**/{*.py,pyproject.toml}'),
+      },
+      middleware: {
+        // Code lenses call `pallas.run` directly; in limited mode refuse it here too
+        // (the server also refuses when `workspaceTrusted` is false).
+        executeCommand: async (command, args, next) => {
+          if (command === Commands.run && !isTrusted()) {
+            void vscode.window.showWarningMessage('Pallas LSP: kernels are not run in an untrusted workspace.');
+            return undefined;
+          }
+          return next(command, args);
+        },
+        workspace: {
+          // Answer `workspace/configuration` for our section with the resolved
+          // settings (interpreter found, trust applied), not the raw ones.
+          configuration: async (params, token, next) => {
+            const raw = await next(params, token);
+            if (!Array.isArray(raw)) {
+              return raw;
+            }
+            return raw.map((value, i) => (params.items[i]?.section === SECTION ? this.settings?.server ?? value : value));
+          },
+        },
+      },
+    };
+    const client = new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, clientOptions);
+    this.current = client;
+    let gotStatus = false;
+    client.onNotification(StatusNotification, (status) => {
+      gotStatus = true;
+      this.statusBar.applyStatus(status);
+    });
+    client.onDidChangeState((e) => {
+      if (e.newState === State.Running) {
+        this.statusBar.setState('running');
+      } else if (e.newState === State.Stopped && this.current === client) {
+        this.statusBar.setState('stopped');
+      }
+    });
+    this.statusBar.setState('starting');
+    try {
+      await client.start();
+    } catch (err) {
+      const hint =
+        server.source === 'fallback'
+          ? ' No pallas-lsp was found: install it into your Python environment (pip install pallas-lsp) or set "pallasLsp.path".'
+          : '';
+      this.statusBar.setState('failed', errorText(err));
+      this.output.appendLine(`[client] the server did not start: ${errorText(err)}`);
+      void vscode.window.showErrorMessage(`Pallas LSP: the server did not start: ${errorText(err)}.${hint}`);
+      return;
+    }
+    this.statusBar.setServerVersion(client.initializeResult?.serverInfo?.version);
+    const commands = client.initializeResult?.capabilities.executeCommandProvider?.commands ?? [];
+    // Servers that do not push `pallas/status` still answer the doctor; ask it once.
+    setTimeout(() => {
+      if (!gotStatus && this.current === client && client.isRunning() && commands.includes(Commands.doctor)) {
+        client
+          .sendRequest(ExecuteCommandRequest.type, { command: Commands.doctor, arguments: [] })
+          .then((text) => typeof text === 'string' && this.statusBar.applyDoctorText(text))
+          .catch(() => undefined);
+      }
+    }, 2000);
+  }
+
+  dispose(): void {
+    void this.stop();
+    this.statusBar.dispose();
+    this.output.dispose();
+    this.traceOutput.dispose();
+  }
+}
+
+let extension: Extension | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const ext = new Extension();
+  extension = ext;
+  const docs = new VirtualDocuments();
+  context.subscriptions.push(
+    ext,
+    docs,
+    vscode.workspace.registerTextDocumentContentProvider(SCHEME, docs),
+    ...registerCommands(ext, docs),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (!e.affectsConfiguration(SECTION)) {
+        return;
+      }
+      void (needsRestart(e) ? ext.restart() : ext.settingsChanged());
+    }),
+    // Trust enables custom paths and runs: start again in full mode.
+    vscode.workspace.onDidGrantWorkspaceTrust(() => void ext.restart()),
+    await onInterpreterChanged(() => {
+      if (vscode.workspace.getConfiguration(SECTION).get<string>('python', '') === '') {
+        void ext.restart();
+      }
+    }),
+  );
+  await ext.restart();
+}
+
+export async function deactivate(): Promise<void> {
+  await extension?.stop();
+  extension = undefined;
+}

@@ -1,0 +1,60 @@
+// The wire contract between this extension and `pallas-lsp serve`, beyond
+// standard LSP. Kept in one file so that a change on the server side has one
+// place to be mirrored; docs/editors.md describes the same messages.
+import { NotificationType, RequestType } from 'vscode-languageclient/node';
+
+/** `workspace/executeCommand` command names the server implements. */
+export const Commands = {
+  run: 'pallas.run',
+  doctor: 'pallas.doctor',
+} as const;
+
+export type RunMode = 'compiled' | 'interpret' | 'compare';
+
+/** The single argument of `pallas.run`. */
+export interface RunArguments {
+  uri: string;
+  entry: string;
+  mode: RunMode;
+}
+
+export interface MlirParams {
+  textDocument: { uri: string };
+}
+
+export interface MlirResult {
+  mlir: string;
+  functionsTotal?: number;
+  functionsRelowered?: number;
+}
+
+/** `pallas/mlir`: the MLIR module the server keeps for a document. */
+export const MlirRequest = new RequestType<MlirParams, MlirResult, void>('pallas/mlir');
+
+/**
+ * `pallas/status`: what the server found about the environment it analyses
+ * for. Every field is optional: older or partial servers send less, and the
+ * status bar shows what it gets.
+ */
+export interface StatusParams {
+  jaxVersion?: string | null;
+  python?: string | null;
+  knowledge?: string | null;
+  gpus?: Array<{ name?: string; computeCapability?: string | number[] | null }> | null;
+  gpu?: string | null;
+  message?: string | null;
+}
+
+export const StatusNotification = new NotificationType<StatusParams>('pallas/status');
+
+/** Settings as the server receives them: in `initializationOptions` and in
+ *  `workspace/didChangeConfiguration` (`{ settings: ServerSettings }`). */
+export interface ServerSettings {
+  python: string | null;
+  logLevel: string;
+  select: string[];
+  ignore: string[];
+  runner: { launchTemplate: string | null; timeoutSeconds: number };
+  /** False in an untrusted workspace: the server must refuse to run kernels. */
+  workspaceTrusted: boolean;
+}
