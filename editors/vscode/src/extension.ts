@@ -58,7 +58,9 @@ class Extension implements ServerHandle, vscode.Disposable {
       return;
     }
     this.settings = await readSettings();
-    await client.sendNotification(DidChangeConfigurationNotification.type, { settings: this.settings.server });
+    await client.sendNotification(DidChangeConfigurationNotification.type, {
+      settings: { [SECTION]: this.settings.server },
+    });
   }
 
   private async stopNow(): Promise<void> {

@@ -47,8 +47,9 @@ export interface StatusParams {
 
 export const StatusNotification = new NotificationType<StatusParams>('pallas/status');
 
-/** Settings as the server receives them: in `initializationOptions` and in
- *  `workspace/didChangeConfiguration` (`{ settings: ServerSettings }`). */
+/** Settings as the server receives them: as `initializationOptions`, in
+ *  `workspace/didChangeConfiguration` as `{ settings: { pallasLsp: ServerSettings } }`,
+ *  and as the answer to `workspace/configuration` for section `pallasLsp`. */
 export interface ServerSettings {
   python: string | null;
   logLevel: string;
