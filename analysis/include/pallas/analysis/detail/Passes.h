@@ -1,0 +1,128 @@
+// Internal API for the analysis passes (analysis/passes/*.cpp): the modules
+// of the workspace's documents, the cross-file call graph, and the registry
+// `Project::findings` runs. MLIR-heavy: include only from pass TUs and tests.
+//
+// Adding a pass: create analysis/passes/Foo.cpp defining
+//   void pallasRegisterPasses_Foo(pallas::analysis::detail::PassRegistry& r) {
+//     r.add("foo", [](PassContext& ctx) { ... ctx.findings.push_back(...); });
+//   }
+// and re-run CMake (the folder is globbed; the registration call is generated).
+#pragma once
+
+#include "pallas/analysis/Finding.h"
+#include "pallas/analysis/Project.h"
+#include "pallas/analysis/detail/Dialect.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace pallas::analysis::detail {
+
+// A function of the workspace: the document it lives in and its op.
+struct FunctionRef {
+  std::string path;
+  dialect::FuncOp func; // null when not found
+  explicit operator bool() const { return static_cast<bool>(func); }
+};
+
+// One edge of the call graph: `site` (a pallas.call, or a pallas.launch whose
+// body is a module-level function) inside `caller` calls `callee`.
+struct CallEdge {
+  FunctionRef caller;
+  mlir::Operation* site = nullptr;
+  std::string calleePath;   // absolute path of the callee's document
+  std::string calleeSymbol; // its pallas.func symbol
+};
+
+// A read-only view of the workspace's modules, valid for the duration of one
+// `Project::findings` call (the Project's lock is held meanwhile).
+class Workspace {
+public:
+  virtual ~Workspace() = default;
+  // Paths of every document (open or indexed from disk) with a module.
+  virtual std::vector<std::string> documents() const = 0;
+  // The module of `path`; null when there is none.
+  virtual mlir::ModuleOp module(const std::string& path) const = 0;
+  // The pallas.func `symbol` of `path`'s module.
+  virtual FunctionRef function(const std::string& path, llvm::StringRef symbol) const = 0;
+  // Where a pallas.call (in the document `fromPath`) goes.
+  virtual FunctionRef resolveCall(const std::string& fromPath, dialect::CallOp call) const = 0;
+  // The kernel body of a launch when it is a module-level function.
+  virtual FunctionRef resolveLaunchBody(const std::string& fromPath, dialect::LaunchOp launch) const = 0;
+  // Every pallas.call and function-bodied pallas.launch edge of the workspace.
+  virtual std::vector<CallEdge> callEdges() const = 0;
+  // Edges that end in (path, symbol).
+  virtual std::vector<CallEdge> callersOf(const std::string& path, llvm::StringRef symbol) const = 0;
+};
+
+struct PassContext {
+  const Workspace& workspace;
+  std::string path;          // the document findings are asked for
+  mlir::ModuleOp module;     // its module
+  const ProjectOptions& options;
+  std::vector<Finding>& findings; // append here
+};
+
+using PassFn = std::function<void(PassContext&)>;
+
+class PassRegistry {
+public:
+  void add(std::string name, PassFn fn) { passes_.push_back({std::move(name), std::move(fn)}); }
+  struct Entry {
+    std::string name;
+    PassFn fn;
+  };
+  const std::vector<Entry>& passes() const { return passes_; }
+
+private:
+  std::vector<Entry> passes_;
+};
+
+// Generated from analysis/passes/*.cpp (see analysis/CMakeLists.txt).
+void registerBuiltinPasses(PassRegistry& registry);
+// The process-wide registry, filled with the built-in passes on first use.
+PassRegistry& passRegistry();
+
+// ---- helpers over the dialect ------------------------------------------------
+
+// Where a Ref operand comes from, following Ref transforms (ref.at,
+// ref.reshape, ref.bitcast, plgpu.transform_ref, ...) back to its source.
+struct RefSource {
+  enum class Kind {
+    Value,       // not a Ref as far as the front end knows
+    FuncArg,     // block argument `index` of pallas.func `owner`
+    ClosureArg,  // block argument `index` of pallas.closure `owner`
+    InlineArg,   // block argument `index` of a pallas.inline_mgpu region
+    ScopeArg,    // block argument `index` of pallas.scope `owner` (see scopeOrigin)
+    OpResult,    // the result of `owner` (e.g. pl.empty_ref_like)
+  };
+  Kind kind = Kind::Value;
+  mlir::Operation* owner = nullptr;
+  unsigned index = 0;
+  llvm::StringRef scopeOrigin; // for ScopeArg: its arg_origins entry
+};
+RefSource traceRef(mlir::Value value);
+
+// True for prim APIs that return a view of their first operand (a transformed
+// Ref): ref.at, ref.reshape, ref.bitcast, plgpu.transform_ref, ...
+bool isRefTransform(llvm::StringRef api);
+
+// The origin of parameter `index` of a launch's body with `numParams`
+// parameters: "kernel_param", "scratch", "acc", or "unknown" (scratch not
+// statically known and index could be a scratch slot).
+llvm::StringRef kernelParamOrigin(dialect::LaunchOp launch, unsigned index, unsigned numParams);
+
+// 1-based (line, column) of an op's own source position: the FileLineColLoc,
+// or the caller end of a CallSiteLoc.
+struct LineCol {
+  std::string file;
+  unsigned line = 0, column = 0;
+};
+LineCol lineCol(mlir::Location loc);
+// The same as a 0-based SourceLocation (a zero-width range at that point).
+SourceLocation sourceLocation(mlir::Location loc);
+
+} // namespace pallas::analysis::detail
