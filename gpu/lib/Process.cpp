@@ -1,0 +1,429 @@
+#include "pallas/gpu/Process.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace pallas::gpu {
+
+// ---- CappedBuffer -----------------------------------------------------------
+
+void CappedBuffer::append(std::string_view data) {
+  total_ += data.size();
+  if (head_.size() < headCap_) {
+    const std::size_t take = std::min(headCap_ - head_.size(), data.size());
+    head_.append(data.substr(0, take));
+    data.remove_prefix(take);
+  }
+  if (data.empty() || tailCap_ == 0)
+    return;
+  tail_.append(data);
+  // Trim lazily (amortised O(1) per byte): let the tail grow to twice its cap.
+  if (tail_.size() > 2 * tailCap_)
+    tail_.erase(0, tail_.size() - tailCap_);
+}
+
+std::string CappedBuffer::text() const {
+  std::string_view tail = tail_;
+  if (tail.size() > tailCap_)
+    tail.remove_prefix(tail.size() - tailCap_);
+  const std::uint64_t kept = head_.size() + tail.size();
+  std::string text = head_;
+  if (total_ > kept)
+    text += "\n[... " + std::to_string(total_ - kept) + " bytes omitted ...]\n";
+  text.append(tail);
+  return text;
+}
+
+// ---- CancelToken ------------------------------------------------------------
+
+struct CancelToken::State {
+  std::atomic<bool> cancelled{false};
+  int fd = -1;
+  State() : fd(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
+  ~State() {
+    if (fd >= 0)
+      close(fd);
+  }
+};
+
+CancelToken::CancelToken() : state_(std::make_shared<State>()) {}
+
+void CancelToken::cancel() const {
+  state_->cancelled.store(true);
+  const std::uint64_t one = 1;
+  [[maybe_unused]] ssize_t written = write(state_->fd, &one, sizeof one);
+}
+
+bool CancelToken::cancelled() const { return state_->cancelled.load(); }
+int CancelToken::pollFd() const { return state_->fd; }
+
+// ---- helpers ----------------------------------------------------------------
+
+std::string signalName(int signal) {
+  switch (signal) {
+  case SIGABRT:
+    return "SIGABRT";
+  case SIGSEGV:
+    return "SIGSEGV";
+  case SIGBUS:
+    return "SIGBUS";
+  case SIGFPE:
+    return "SIGFPE";
+  case SIGILL:
+    return "SIGILL";
+  case SIGKILL:
+    return "SIGKILL";
+  case SIGTERM:
+    return "SIGTERM";
+  case SIGINT:
+    return "SIGINT";
+  case SIGHUP:
+    return "SIGHUP";
+  case SIGPIPE:
+    return "SIGPIPE";
+  case SIGXCPU:
+    return "SIGXCPU";
+  default:
+    return "signal " + std::to_string(signal);
+  }
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Fd {
+  int fd = -1;
+  Fd() = default;
+  explicit Fd(int f) : fd(f) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() { reset(); }
+  void reset() {
+    if (fd >= 0)
+      close(fd);
+    fd = -1;
+  }
+};
+
+bool makePipe(Fd& read, Fd& write) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0)
+    return false;
+  read.fd = fds[0];
+  write.fd = fds[1];
+  return true;
+}
+
+// PATH lookup in the parent: execvp may allocate, which is not safe in a
+// child forked from a multithreaded server.
+std::string resolveExecutable(const std::string& name, const std::vector<std::string>& env) {
+  if (name.find('/') != std::string::npos)
+    return name;
+  std::string path;
+  for (const std::string& entry : env)
+    if (entry.rfind("PATH=", 0) == 0)
+      path = entry.substr(5);
+  if (path.empty())
+    if (const char* p = std::getenv("PATH"))
+      path = p;
+  if (path.empty())
+    path = "/usr/local/bin:/usr/bin:/bin";
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    std::size_t end = path.find(':', start);
+    if (end == std::string::npos)
+      end = path.size();
+    std::string dir = path.substr(start, end - start);
+    std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+    if (access(candidate.c_str(), X_OK) == 0)
+      return candidate;
+    start = end + 1;
+  }
+  return "";
+}
+
+std::vector<std::string> mergedEnvironment(const std::vector<std::string>& extra) {
+  std::vector<std::string> env;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    std::string_view entry(*e);
+    const std::string_view name = entry.substr(0, entry.find('='));
+    const bool overridden = std::any_of(extra.begin(), extra.end(), [&](const std::string& x) {
+      return x.size() > name.size() && x.compare(0, name.size(), name) == 0 &&
+             x[name.size()] == '=';
+    });
+    if (!overridden)
+      env.emplace_back(entry);
+  }
+  env.insert(env.end(), extra.begin(), extra.end());
+  return env;
+}
+
+std::vector<char*> pointers(std::vector<std::string>& strings) {
+  std::vector<char*> result;
+  for (std::string& s : strings)
+    result.push_back(s.data());
+  result.push_back(nullptr);
+  return result;
+}
+
+int pidfdOpen(pid_t pid) {
+#ifdef SYS_pidfd_open
+  return static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+#else
+  return -1;
+#endif
+}
+
+// True when any process (zombies included) is still in the group.
+bool groupAlive(pid_t pgid) { return kill(-pgid, 0) == 0 || errno == EPERM; }
+
+} // namespace
+
+ProcessOutcome runSupervised(const ProcessSpec& spec, const CancelToken* cancel) {
+  ProcessOutcome outcome;
+  outcome.out = CappedBuffer(spec.outputHeadCap, spec.outputTailCap);
+  outcome.err = CappedBuffer(spec.outputHeadCap, spec.outputTailCap);
+  const auto started = Clock::now();
+  auto finish = [&]() -> ProcessOutcome {
+    outcome.wallSeconds = std::chrono::duration<double>(Clock::now() - started).count();
+    return std::move(outcome);
+  };
+  if (spec.argv.empty()) {
+    outcome.spawnError = "empty command";
+    return finish();
+  }
+
+  std::vector<std::string> env = mergedEnvironment(spec.environment);
+  const std::string executable = resolveExecutable(spec.argv[0], env);
+  if (executable.empty()) {
+    outcome.spawnError = spec.argv[0] + ": command not found on PATH";
+    return finish();
+  }
+  std::vector<std::string> argv = spec.argv;
+  std::vector<char*> argvPointers = pointers(argv);
+  std::vector<char*> envPointers = pointers(env);
+
+  Fd outRead, outWrite, errRead, errWrite, resRead, resWrite, execRead, execWrite;
+  const bool fd3 = spec.resultChannel == ResultChannel::Fd3;
+  if (!makePipe(outRead, outWrite) || !makePipe(errRead, errWrite) ||
+      (fd3 && !makePipe(resRead, resWrite)) || !makePipe(execRead, execWrite)) {
+    outcome.spawnError = std::string("pipe: ") + std::strerror(errno);
+    return finish();
+  }
+  Fd devNull(open("/dev/null", O_RDONLY | O_CLOEXEC));
+  const char* workdir = spec.workingDirectory.empty() ? nullptr : spec.workingDirectory.c_str();
+
+  const pid_t pid = fork();
+  if (pid < 0) {
+    outcome.spawnError = std::string("fork: ") + std::strerror(errno);
+    return finish();
+  }
+  if (pid == 0) {
+    // Child: only async-signal-safe calls from here to execve.
+    setsid(); // own session and process group: the whole tree can be killed
+    if (spec.memoryLimitBytes > 0) {
+      struct rlimit limit{spec.memoryLimitBytes, spec.memoryLimitBytes};
+      setrlimit(RLIMIT_AS, &limit);
+    }
+    // Fds 0-3 are about to be overwritten; move the pipe ends above them first
+    // so a pipe that happens to sit at 0-3 is not clobbered.
+    int in = fcntl(devNull.fd, F_DUPFD, 10), out = fcntl(outWrite.fd, F_DUPFD, 10),
+        err = fcntl(errWrite.fd, F_DUPFD, 10), res = fd3 ? fcntl(resWrite.fd, F_DUPFD, 10) : -1;
+    dup2(in, 0);
+    dup2(out, 1);
+    dup2(err, 2);
+    if (fd3)
+      dup2(res, 3);
+    // The exec-error pipe goes right after the standard fds (close-on-exec),
+    // then every other inherited descriptor (the server's sockets, files) is
+    // closed.
+    const int reportFd = fd3 ? 4 : 3;
+    dup3(fcntl(execWrite.fd, F_DUPFD_CLOEXEC, 10), reportFd, O_CLOEXEC);
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, reportFd + 1, ~0U, 0) != 0)
+#endif
+      for (int fd = reportFd + 1; fd < 4096; ++fd)
+        close(fd);
+    if (workdir != nullptr && chdir(workdir) != 0) {
+      int error = errno;
+      [[maybe_unused]] ssize_t n = write(reportFd, &error, sizeof error);
+      _exit(127);
+    }
+    signal(SIGPIPE, SIG_DFL);
+    execve(executable.c_str(), argvPointers.data(), envPointers.data());
+    int error = errno;
+    [[maybe_unused]] ssize_t n = write(reportFd, &error, sizeof error);
+    _exit(127);
+  }
+
+  // Parent.
+  outcome.processGroup = pid;
+  outWrite.reset();
+  errWrite.reset();
+  resWrite.reset();
+  execWrite.reset();
+  int execError = 0;
+  if (read(execRead.fd, &execError, sizeof execError) == sizeof execError) {
+    waitpid(pid, nullptr, 0);
+    outcome.spawnError = spec.argv[0] + ": " + std::strerror(execError);
+    return finish();
+  }
+
+  Fd pidfd(pidfdOpen(pid));
+  int* resultFd = fd3 ? &resRead.fd : (spec.resultChannel == ResultChannel::Stdout ? &outRead.fd : nullptr);
+  std::string lineBuffer;
+  auto onResult = [&](std::string_view data) {
+    if (outcome.result.size() + data.size() > spec.resultCap) {
+      outcome.resultTruncated = true;
+      data = data.substr(0, spec.resultCap - std::min(spec.resultCap, outcome.result.size()));
+    }
+    outcome.result.append(data);
+    if (!spec.onResultLine)
+      return;
+    lineBuffer.append(data);
+    std::size_t newline;
+    while ((newline = lineBuffer.find('\n')) != std::string::npos) {
+      spec.onResultLine(std::string_view(lineBuffer).substr(0, newline));
+      lineBuffer.erase(0, newline + 1);
+    }
+  };
+  // Reads what is available on fd; closes it on EOF. Returns bytes read.
+  char buffer[65536];
+  auto drain = [&](int& fd) -> bool {
+    if (fd < 0)
+      return false;
+    ssize_t n = read(fd, buffer, sizeof buffer);
+    if (n > 0) {
+      std::string_view data(buffer, static_cast<std::size_t>(n));
+      if (&fd == resultFd)
+        onResult(data);
+      else if (&fd == &outRead.fd)
+        outcome.out.append(data);
+      else
+        outcome.err.append(data);
+      return true;
+    }
+    if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+      close(fd);
+      fd = -1;
+    }
+    return false;
+  };
+
+  bool exited = false;
+  int status = 0;
+  enum class Stop { None, Timeout, Cancel } stop = Stop::None;
+  Clock::time_point killAt{}; // when the SIGTERM grace ends
+  bool killed = false;
+  auto leaderExited = [&]() {
+    // WNOWAIT: keep the leader a zombie so its pid (= the pgid) cannot be
+    // reused before the group is swept.
+    siginfo_t info{};
+    info.si_pid = 0;
+    if (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+        info.si_pid == pid)
+      exited = true;
+    return exited;
+  };
+  auto terminate = [&](Stop why) {
+    if (stop != Stop::None)
+      return;
+    stop = why;
+    kill(-pid, SIGTERM);
+    killAt = Clock::now() + spec.killGrace;
+  };
+
+  while (!exited) {
+    std::vector<pollfd> fds;
+    for (int fd : {outRead.fd, errRead.fd, resRead.fd})
+      if (fd >= 0)
+        fds.push_back({fd, POLLIN, 0});
+    if (pidfd.fd >= 0)
+      fds.push_back({pidfd.fd, POLLIN, 0});
+    if (cancel != nullptr && stop == Stop::None)
+      fds.push_back({cancel->pollFd(), POLLIN, 0});
+
+    int waitMs = pidfd.fd >= 0 ? 1000 : 50; // without pidfd, poll for the exit
+    const auto now = Clock::now();
+    if (stop == Stop::None && spec.timeout.count() > 0) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          started + spec.timeout - now);
+      waitMs = std::clamp<int>(static_cast<int>(left.count()), 0, waitMs);
+    } else if (stop != Stop::None && !killed) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(killAt - now);
+      waitMs = std::clamp<int>(static_cast<int>(left.count()), 0, waitMs);
+    }
+    if (poll(fds.data(), fds.size(), waitMs) < 0 && errno != EINTR)
+      break;
+    drain(outRead.fd);
+    drain(errRead.fd);
+    drain(resRead.fd);
+
+    if (cancel != nullptr && cancel->cancelled())
+      terminate(Stop::Cancel);
+    if (spec.timeout.count() > 0 && Clock::now() >= started + spec.timeout)
+      terminate(Stop::Timeout);
+    if (stop != Stop::None && !killed && Clock::now() >= killAt) {
+      kill(-pid, SIGKILL);
+      killed = true;
+    }
+    leaderExited();
+  }
+
+  // Sweep the group before reaping the leader: whatever the user's code left
+  // running (a background job, a stuck compiler) goes with the run.
+  kill(-pid, SIGKILL);
+  // Drain what the processes wrote before they died; the pipes reach EOF once
+  // every writer is gone. Bounded, in case something escaped into another
+  // session and keeps a pipe open.
+  const auto drainUntil = Clock::now() + std::chrono::seconds(2);
+  while ((outRead.fd >= 0 || errRead.fd >= 0 || resRead.fd >= 0) && Clock::now() < drainUntil) {
+    std::vector<pollfd> fds;
+    for (int fd : {outRead.fd, errRead.fd, resRead.fd})
+      if (fd >= 0)
+        fds.push_back({fd, POLLIN, 0});
+    if (poll(fds.data(), fds.size(), 100) <= 0)
+      continue;
+    drain(outRead.fd);
+    drain(errRead.fd);
+    drain(resRead.fd);
+  }
+  if (!lineBuffer.empty() && spec.onResultLine)
+    spec.onResultLine(lineBuffer);
+
+  waitpid(pid, &status, 0);
+  // Children reparented to init are reaped asynchronously; give them a moment
+  // to leave the group before reporting.
+  for (int i = 0; i < 100 && groupAlive(pid); ++i)
+    usleep(10 * 1000);
+  outcome.groupGone = !groupAlive(pid);
+
+  if (stop == Stop::Timeout) {
+    outcome.end = ProcessOutcome::End::TimedOut;
+  } else if (stop == Stop::Cancel) {
+    outcome.end = ProcessOutcome::End::Cancelled;
+  } else if (WIFSIGNALED(status)) {
+    outcome.end = ProcessOutcome::End::Signaled;
+  } else {
+    outcome.end = ProcessOutcome::End::Exited;
+  }
+  if (WIFSIGNALED(status))
+    outcome.signal = WTERMSIG(status);
+  if (WIFEXITED(status))
+    outcome.exitCode = WEXITSTATUS(status);
+  return finish();
+}
+
+} // namespace pallas::gpu

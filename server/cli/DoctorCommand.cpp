@@ -1,0 +1,167 @@
+// `pallas-lsp doctor [--python P] [--launch-template T] [--json]`: what this
+// machine offers pallas-lsp: the Python and JAX a run would use, the CUDA
+// driver and GPUs (gpu::probeDevices), and where the analysis knowledge
+// comes from.
+#include "Command.h"
+
+#include "pallas/analysis/Project.h"
+#include "pallas/gpu/DeviceProbe.h"
+#include "pallas/gpu/Runner.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+namespace pallas::cli {
+namespace {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// Bundled knowledge tables: env PALLAS_LSP_KNOWLEDGE, the install location
+// next to the binary, or analysis/knowledge/ of the source tree the binary
+// was built in (a build directory inside the checkout).
+std::vector<std::string> knowledgeTables() {
+  std::vector<fs::path> places;
+  if (const char* env = std::getenv("PALLAS_LSP_KNOWLEDGE"); env != nullptr && *env != '\0')
+    places.emplace_back(env);
+  std::error_code error;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", error);
+  if (!error) {
+    places.push_back(exe.parent_path().parent_path() / "share" / "pallas-lsp" / "knowledge");
+    for (fs::path dir = exe.parent_path(); dir.has_relative_path(); dir = dir.parent_path())
+      places.push_back(dir / "analysis" / "knowledge");
+  }
+  for (const fs::path& place : places) {
+    std::vector<std::string> found;
+    if (fs::is_regular_file(place, error))
+      found.push_back(place.string());
+    else if (fs::is_directory(place, error))
+      for (const auto& entry : fs::directory_iterator(place, error))
+        if (entry.path().extension() == ".json")
+          found.push_back(entry.path().string());
+    if (!found.empty()) {
+      std::sort(found.begin(), found.end());
+      return found;
+    }
+  }
+  return {};
+}
+
+json probeJson(const gpu::ProbeResult& probe) {
+  json devices = json::array();
+  for (const gpu::DeviceInfo& d : probe.devices)
+    devices.push_back({{"ordinal", d.ordinal},
+                       {"name", d.name},
+                       {"compute_capability", d.capability.str()},
+                       {"sm", d.capability.smName()},
+                       {"generation", gpu::generationName(d.generation())},
+                       {"memory_bytes", d.totalMemoryBytes},
+                       {"mosaic_gpu", d.mosaicCapable()},
+                       {"wgmma", gpu::supports(d.capability, gpu::Feature::Wgmma)},
+                       {"tcgen05", gpu::supports(d.capability, gpu::Feature::Tcgen05)}});
+  return {{"status", gpu::probeStatusName(probe.status)},
+          {"library", probe.library},
+          {"detail", probe.detail},
+          {"driver_version", probe.driverVersionString()},
+          {"devices", devices},
+          {"mosaic_gpu_capable", probe.anyMosaicCapable()},
+          {"summary", probe.summary()}};
+}
+
+std::string describePython(const json& env) {
+  if (env.contains("error"))
+    return "  cannot run it: " + env["error"].get<std::string>() + "\n";
+  std::string text = "  Python " + env.value("python", std::string("?")) + " (" +
+                     env.value("executable", std::string("?")) + ")\n";
+  if (env.value("jax", json()).is_string()) {
+    text += "  JAX " + env["jax"].get<std::string>() + ", jaxlib " +
+            (env.value("jaxlib", json()).is_string() ? env["jaxlib"].get<std::string>() : "?") +
+            "\n";
+  } else {
+    text += "  JAX: not importable" +
+            (env.contains("jax_error") ? " (" + env["jax_error"].get<std::string>() + ")" : "") +
+            "\n";
+  }
+  const json plugins = env.value("cuda_plugins", json::object());
+  if (plugins.empty()) {
+    text += "  CUDA plugin: none (JAX can only use the CPU here; compiled runs need "
+            "pip install 'jax[cuda13]')\n";
+  } else {
+    for (const auto& [name, version] : plugins.items())
+      text += "  CUDA plugin: " + name + " " + version.get<std::string>() + "\n";
+  }
+  if (env.value("devices", json::array()).is_array()) {
+    std::string devices;
+    for (const json& d : env["devices"]) {
+      devices += devices.empty() ? "" : ", ";
+      devices += d.value("platform", std::string("?")) + ":" + d.value("kind", std::string("?"));
+      if (d.value("compute_capability", json()).is_string())
+        devices += " (cc " + d["compute_capability"].get<std::string>() + ")";
+    }
+    text += "  JAX devices: " + (devices.empty() ? std::string("none") : devices) + "\n";
+  }
+  if (env.value("gpu_interpret_mode", json()).is_boolean())
+    text += std::string("  GPU interpret mode: ") +
+            (env["gpu_interpret_mode"].get<bool>() ? "available" : "not in this JAX") + "\n";
+  return text;
+}
+
+int runDoctor(const std::vector<std::string>& args) {
+  bool asJson = false;
+  std::string python, launchTemplate;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--json") {
+      asJson = true;
+    } else if ((args[i] == "--python" || args[i] == "--launch-template") && i + 1 < args.size()) {
+      (args[i] == "--python" ? python : launchTemplate) = args[i + 1];
+      ++i;
+    } else {
+      throw UsageError{"doctor: unexpected argument '" + args[i] + "'"};
+    }
+  }
+  if (const char* env = std::getenv("PALLAS_LSP_LAUNCH_TEMPLATE");
+      launchTemplate.empty() && env != nullptr)
+    launchTemplate = env;
+
+  const std::string interpreter = gpu::resolvePython(python);
+  const json environment = gpu::inspectPythonEnvironment(interpreter, launchTemplate);
+  const gpu::ProbeResult probe = gpu::probeDevices();
+  analysis::Project project;
+  const std::vector<std::string> tables = knowledgeTables();
+  const std::string runner = gpu::locateRunnerScript();
+
+  if (asJson) {
+    json out = {{"python", {{"interpreter", interpreter}, {"environment", environment}}},
+                {"gpu", probeJson(probe)},
+                {"knowledge", {{"jax_version", project.knowledgeJaxVersion()}, {"tables", tables}}},
+                {"runner", runner},
+                {"launch_template", launchTemplate.empty() ? "{python} {runner} {args}"
+                                                           : launchTemplate}};
+    std::printf("%s\n", out.dump(2).c_str());
+  } else {
+    std::string text = "Python (" + interpreter + "):\n" + describePython(environment);
+    text += "GPU (CUDA driver API, " + probe.library + "):\n  ";
+    std::string summary = probe.summary();
+    for (std::size_t at = 0; (at = summary.find('\n', at)) != std::string::npos; at += 3)
+      summary.replace(at, 1, "\n  ");
+    text += summary + "\n";
+    text += "Analysis knowledge: JAX " + project.knowledgeJaxVersion() + "\n";
+    for (const std::string& table : tables)
+      text += "  table: " + table + "\n";
+    if (tables.empty())
+      text += "  table: none found (set PALLAS_LSP_KNOWLEDGE)\n";
+    text += "Runner: " + (runner.empty() ? std::string("not found (set PALLAS_LSP_RUNNER)") : runner) +
+            "\n";
+    std::fputs(text.c_str(), stdout);
+  }
+  // Doctor reports; it fails only when nothing could run a kernel at all.
+  return environment.contains("error") ? kExitFindings : kExitOk;
+}
+
+const CommandRegistration registration{
+    Command{"doctor", "doctor [--python P] [--launch-template T] [--json]",
+            "show the Python/JAX a run would use, the GPUs, and the knowledge source", runDoctor}};
+
+} // namespace
+} // namespace pallas::cli
