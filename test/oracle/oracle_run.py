@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""Runs ONE oracle fixture with real JAX (CPU) and prints what happened as JSON.
+
+    python oracle_run.py FIXTURE.py
+
+A fixture declares how it is run in a header comment:
+
+    # oracle: path=<interpret|gpu-interpret|compiled|may> launch=<...> how=<call|lower-cuda> expect=<ok|error:Type>
+
+and defines ``run()``. With ``how=call`` the harness calls ``run()`` and
+blocks on its result. With ``how=lower-cuda`` ``run()`` returns ``(fn, args)``
+and the harness lowers ``jax.jit(fn)`` for the ``cuda`` platform, which JAX
+does on a CPU-only machine (Mosaic GPU lowering needs no device).
+
+The result is either success, or the exception type and message plus the user
+source line JAX blames. The blamed line comes from JAX's own source info: the
+fixture is traced with ``jax.make_jaxpr`` and the first equation (program
+order, recursing into sub-jaxprs found in params) that matches the error is
+taken; its user frame (``source_info_util.user_frame``) is the blame. Which
+equation matches an error is decided by BLAME_RULES below; for errors that
+name no equation, the innermost traceback frame inside the fixtures tree is
+used (rule "traceback").
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import sys
+import traceback
+import warnings
+
+HEADER = re.compile(r"^#\s*oracle:\s*(?P<fields>.*)$", re.M)
+
+
+def parse_header(path):
+  with open(path, encoding="utf-8") as f:
+    match = HEADER.search(f.read())
+  if not match:
+    raise SystemExit(f"{path}: no '# oracle:' header")
+  return dict(item.split("=", 1) for item in match.group("fields").split())
+
+
+def load_fixture(path):
+  fixtures_root = os.path.dirname(os.path.abspath(path))
+  sys.path.insert(0, fixtures_root)  # so `from helpers import ...` works
+  spec = importlib.util.spec_from_file_location("oracle_fixture", path)
+  module = importlib.util.module_from_spec(spec)
+  spec.loader.exec_module(module)
+  return module
+
+
+def _has_ref_operand(eqn):
+  from jax._src.state.types import AbstractRef
+  return any(isinstance(getattr(v, "aval", None), AbstractRef) for v in eqn.invars)
+
+
+def _sub_jaxprs(params):
+  from jax._src import core
+  for value in params.values():
+    values = value if isinstance(value, (tuple, list)) else (value,)
+    for v in values:
+      if isinstance(v, core.ClosedJaxpr):
+        yield v.jaxpr
+      elif isinstance(v, core.Jaxpr):
+        yield v
+
+
+def iter_eqns(jaxpr):
+  """Every equation in program order, a higher-order equation before its body."""
+  for eqn in jaxpr.eqns:
+    yield eqn
+    for sub in _sub_jaxprs(eqn.params):
+      yield from iter_eqns(sub)
+
+
+# (message regex, predicate builder) in priority order. The predicate decides
+# which equation JAX was processing when it raised.
+def _named(name, want_refs=None):
+  def pred(eqn):
+    if eqn.primitive.name != name:
+      return False
+    return want_refs is None or _has_ref_operand(eqn) == want_refs
+  return pred
+
+
+BLAME_RULES = [
+    # Discharge only consults a rule for equations with discharged ref
+    # operands, so prefer the first such equation; fall back to any.
+    (re.compile(r"^(\w+) does not support discharge"), lambda m: [_named(m.group(1), True), _named(m.group(1))]),
+    (re.compile(r"No state discharge rule implemented for primitive: (\w+)"),
+     lambda m: [_named(m.group(1), True), _named(m.group(1))]),
+    (re.compile(r"get_global discharge is not supported"), lambda m: [_named("get_global")]),
+    (re.compile(r"MLIR translation rule for primitive '(\w+)' not found"), lambda m: [_named(m.group(1))]),
+    (re.compile(r"Unimplemented primitive in Pallas Mosaic GPU lowering: (\w+) "), lambda m: [_named(m.group(1))]),
+    # The HLO interpreter rejects run_scoped with collective axes: the
+    # equation is the one plgpu.kernel adds around a multi-threaded body.
+    (re.compile(r"run_scoped interpret rule does not support collective axes"),
+     lambda m: [lambda e: e.primitive.name == "run_scoped" and bool(e.params.get("collective_axes"))]),
+    # Compiling a kernel on CPU: blame the launch equation.
+    # Multi-threaded GPU interpret mode lowers each thread's body inside a
+    # callback; an equation with an effect XLA cannot lower fails there.
+    (re.compile(r"Cannot lower jaxpr with effects: (.*)"),
+     lambda m: [lambda e: not list(_sub_jaxprs(e.params))
+                and any(type(x).__name__ in m.group(1) for x in e.effects)]),
+    (re.compile(r"Only interpret mode is supported on CPU backend"),
+     lambda m: [lambda e: e.primitive.name in ("pallas_call", "mpmd_map", "core_map")]),
+]
+
+
+def blame_from_jaxpr(trace_fn, message):
+  from jax._src import source_info_util
+  for regex, build in BLAME_RULES:
+    match = regex.search(message)
+    if not match:
+      continue
+    closed = trace_fn()
+    eqns = list(iter_eqns(closed.jaxpr))
+    for pred in build(match):
+      for eqn in eqns:
+        if pred(eqn):
+          frame = source_info_util.user_frame(eqn.source_info.traceback)
+          if frame is not None:
+            return {"file": os.path.abspath(frame.file_name), "line": frame.start_line,
+                    "primitive": eqn.primitive.name, "rule": regex.pattern}
+    return {"rule": regex.pattern, "file": None, "line": None, "primitive": None}
+  return None
+
+
+def blame_from_traceback(exc, fixtures_root):
+  frames = [f for f in traceback.extract_tb(exc.__traceback__)
+            if os.path.abspath(f.filename).startswith(fixtures_root)]
+  if not frames:
+    return None
+  last = frames[-1]
+  return {"file": os.path.abspath(last.filename), "line": last.lineno, "primitive": None, "rule": "traceback"}
+
+
+def main(path):
+  warnings.simplefilter("ignore")
+  path = os.path.abspath(path)
+  header = parse_header(path)
+  fixtures_root = os.path.dirname(path)
+  import jax
+  result = {"fixture": path, "header": header, "jaxVersion": jax.__version__}
+  module = load_fixture(path)
+  how = header.get("how", "call")
+  try:
+    if how == "lower-cuda":
+      fn, args = module.run()
+      jax.jit(fn).trace(*args).lower(lowering_platforms=("cuda",))
+      trace_fn = lambda: jax.make_jaxpr(fn)(*args)  # noqa: E731
+    else:
+      jax.block_until_ready(module.run())
+    result["outcome"] = "ok"
+  except Exception as exc:  # noqa: BLE001 -- recording what JAX raised is the point
+    full = str(exc)
+    message, error_type = full.split("\n")[0], type(exc).__name__
+    # Errors raised inside a host callback (multi-threaded GPU interpret mode)
+    # arrive wrapped; the last "Type: text" line is the real error.
+    inner = re.findall(r"^(\w+(?:Error|Exception)): (.*)$", full, re.M)
+    if "CpuCallback error" in message and inner:
+      result["wrapper"] = {"errorType": error_type, "message": message}
+      error_type, message = inner[-1]
+    result.update(outcome="error", errorType=error_type, message=message)
+    if how == "lower-cuda":
+      fn, args = module.run()
+      trace_fn = lambda: jax.make_jaxpr(fn)(*args)  # noqa: E731
+    else:
+      trace_fn = lambda: jax.make_jaxpr(module.run)()  # noqa: E731
+    blame = None
+    try:
+      blame = blame_from_jaxpr(trace_fn, full)
+    except Exception as trace_exc:  # noqa: BLE001 -- tracing itself may fail
+      result["traceError"] = f"{type(trace_exc).__name__}: {str(trace_exc).splitlines()[0] if str(trace_exc) else ''}"
+    if blame is None or blame.get("line") is None:
+      blame = blame_from_traceback(exc, fixtures_root) or blame
+    result["blame"] = blame
+  print(json.dumps(result, sort_keys=True))
+  return 0
+
+
+if __name__ == "__main__":
+  sys.exit(main(sys.argv[1]))
