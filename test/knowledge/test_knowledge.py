@@ -1,0 +1,160 @@
+"""The bundled knowledge table is current, and its key facts hold in real JAX."""
+import json
+import os
+import subprocess
+import sys
+
+import jax
+import jax.numpy as jnp
+import pytest
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+KNOWLEDGE = os.path.join(ROOT, "analysis", "knowledge")
+BUNDLED = os.path.join(KNOWLEDGE, f"jax-{jax.__version__}.json")
+sys.path.insert(0, KNOWLEDGE)
+import extract_knowledge  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def table():
+  with open(BUNDLED, encoding="utf-8") as f:
+    return json.load(f)
+
+
+def test_bundled_table_is_not_stale():
+  fresh = subprocess.run([sys.executable, os.path.join(KNOWLEDGE, "extract_knowledge.py")],
+                         capture_output=True, text=True, check=True).stdout
+  with open(BUNDLED, encoding="utf-8") as f:
+    assert fresh == f.read(), "re-run: python analysis/knowledge/extract_knowledge.py -o " + BUNDLED
+
+
+def test_versions_recorded(table):
+  assert table["jax_version"] == jax.__version__
+  assert table["schemaVersion"] == extract_knowledge.SCHEMA_VERSION
+  assert table["python"].count(".") == 2
+
+
+def _interpret(kernel, x, interpret):
+  return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret=interpret)(x)
+
+
+def _ref_region(ref):
+  @plgpu.inline_mgpu(arg_types=(plgpu.RefType(),))
+  def region(ctx, r):
+    del ctx, r
+  region(ref)
+
+
+def test_inline_mgpu_discharge_raises(table):
+  fact = table["primitives"]["inline_mgpu_p"]["discharge"]
+  assert fact["status"] == "raises"
+
+  def kernel(x_ref, o_ref):
+    _ref_region(o_ref)
+    o_ref[...] = x_ref[...]
+
+  with pytest.raises(NotImplementedError) as err:
+    _interpret(kernel, jnp.ones((128,), jnp.float32), True)
+  assert str(err.value) == fact["message"]
+
+
+def test_api_binds_inline_mgpu_p_by_tracing(table):
+  def kernel(x_ref, o_ref):
+    _ref_region(o_ref)
+
+  x = jnp.ones((128,), jnp.float32)
+  jaxpr = jax.make_jaxpr(lambda x: pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x))(x)
+  body = jaxpr.jaxpr.eqns[0].params["jaxpr"]
+  traced = {e.primitive.name for e in body.eqns}
+  assert set(table["apis"]["plgpu.inline_mgpu"]["binds"]) <= traced
+
+
+def test_missing_cpu_lowering_template(table):
+  fact = table["primitives"]["inline_mgpu_p"]
+  assert fact["cpuLowering"] is False
+  template = table["errorTemplates"]["missingLowering"]
+
+  def kernel(x_ref, o_ref):
+    @plgpu.inline_mgpu(return_type=plgpu.ShapeDtypeStruct((), jnp.float32, plgpu.Layout.WG_SPLAT))
+    def one(ctx):
+      return None
+    o_ref[...] = x_ref[...] + one()
+
+  with pytest.raises(NotImplementedError) as err:
+    _interpret(kernel, jnp.ones((128,), jnp.float32), True)
+  import re
+  assert re.fullmatch(template["regex"], str(err.value)), str(err.value)
+  assert "'inline_mgpu_p'" in str(err.value) and str(err.value).endswith("platform cpu")
+
+
+def test_gpu_interpret_fallback_for_inline_mgpu(table):
+  from jax._src.pallas.mosaic_gpu.interpret.params import InterpretGPUParams
+  fact = table["primitives"]["inline_mgpu_p"]["gpuInterpret"]
+  assert fact == {"handling": "fallback", "message": None, "fallbackOutcome": "missing-lowering"}
+
+  def kernel(x_ref, o_ref):
+    _ref_region(o_ref)
+    o_ref[...] = x_ref[...]
+
+  with pytest.raises(NotImplementedError, match="MLIR translation rule for primitive 'inline_mgpu_p'"):
+    _interpret(kernel, jnp.ones((128,), jnp.float32), InterpretGPUParams())
+
+
+def test_no_discharge_rule_template(table):
+  assert table["primitives"]["copy_gmem_to_smem"]["discharge"]["status"] == "none"
+  template = table["errorTemplates"]["noDischargeRule"]
+
+  def kernel(x_ref, o_ref, smem, barrier):
+    plgpu.copy_gmem_to_smem(x_ref, smem, barrier)
+    plgpu.barrier_wait(barrier)
+    o_ref[...] = smem[...]
+
+  x = jnp.ones((128,), jnp.float32)
+  with pytest.raises(NotImplementedError) as err:
+    plgpu.kernel(kernel, out_type=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                 scratch_types=[plgpu.SMEM((128,), jnp.float32), plgpu.Barrier()], interpret=True)(x)
+  assert str(err.value) == template["template"].replace("{eqn.primitive}", "copy_gmem_to_smem")
+
+
+def test_cpu_requires_interpret_and_collective_axes_templates(table):
+  x = jnp.ones((128,), jnp.float32)
+
+  def kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...]
+
+  shape = jax.ShapeDtypeStruct(x.shape, x.dtype)
+  with pytest.raises(ValueError) as err:
+    plgpu.kernel(kernel, out_type=shape)(x)
+  assert str(err.value) == table["errorTemplates"]["cpuRequiresInterpret"]["template"]
+  with pytest.raises(NotImplementedError) as err:
+    plgpu.kernel(kernel, out_type=shape, num_threads=2, thread_name="t", interpret=True)(x)
+  assert str(err.value) == table["errorTemplates"]["runScopedCollectiveAxes"]["template"]
+
+
+def test_interpret_gpu_params_fields_match_dataclass(table):
+  import dataclasses
+  from jax._src.pallas.mosaic_gpu.interpret.params import InterpretGPUParams
+  names = [f["name"] for f in table["interpretGPUParams"]["fields"]]
+  assert names == [f.name for f in dataclasses.fields(InterpretGPUParams)]
+  assert table["interpretGPUParams"]["hasInlineMgpuOption"] == ("inline_mgpu" in names)
+  InterpretGPUParams(**{n: getattr(InterpretGPUParams(), n) for n in names})
+
+
+def test_mosaic_gpu_semantics_and_arms(table):
+  from jax._src.pallas.mosaic_gpu import lowering
+  from jax._src.pallas.mosaic_gpu import primitives as mgpu_prims
+  rules = lowering.mosaic_lowering_rules
+  lane_wg = [k for k in rules if k[0].name == "Lane" and k[1].name == "Warpgroup"][0]
+  assert (mgpu_prims.inline_mgpu_p in rules[lane_wg]) == ("LanexWarpgroup" in table["primitives"]["inline_mgpu_p"]["mosaicGpuLowering"])
+  assert table["primitives"]["wgmma_ref"]["gpuInterpret"]["handling"] == "arm"
+  assert table["primitives"]["wgmma_ref"]["mosaicGpuLowering"] == []
+
+
+def test_extractor_degrades_when_modules_are_missing(monkeypatch):
+  monkeypatch.setattr(extract_knowledge, "INTERPRET_MODULES", ("jax._src.no_such_module",))
+  monkeypatch.setattr(extract_knowledge, "ERROR_ANCHORS", {"x": ("jax._src.no_such_module", "y")})
+  table = extract_knowledge.extract()
+  assert table["primitives"]["inline_mgpu_p"]["gpuInterpret"] is None
+  assert table["errorTemplates"]["x"]["found"] is False
