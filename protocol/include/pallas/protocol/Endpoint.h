@@ -1,0 +1,140 @@
+// A JSON-RPC 2.0 endpoint over a Transport: framing, dispatch to registered
+// handlers, replies, cancellation, and requests of our own to the peer.
+//
+// Threading. Bytes are read and parsed on the I/O thread, which only queues
+// work and so never waits for a handler. Every request and notification is
+// first queued on the session's *ordered queue* (an Asio strand over the
+// pool), in arrival order:
+//  - Sequential handlers (all notifications, lifecycle requests) run right
+//    there, so document edits are applied one after the other, in order.
+//  - Concurrent handlers leave the ordered queue at their turn and run on the
+//    pool, so they see every edit sent before them and a slow one blocks
+//    nothing behind it.
+// The gate (the LSP lifecycle) is asked at each message's turn.
+#pragma once
+
+#include "pallas/protocol/Framing.h"
+#include "pallas/protocol/JsonRpc.h"
+#include "pallas/protocol/Logger.h"
+#include "pallas/protocol/Transport.h"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/thread_pool.hpp>
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace pallas::protocol {
+
+// Set by $/cancelRequest (or when the session ends); handlers poll it.
+class CancelToken {
+public:
+  CancelToken() : flag_(std::make_shared<std::atomic<bool>>(false)) {}
+  void cancel() const { flag_->store(true, std::memory_order_relaxed); }
+  bool cancelled() const { return flag_->load(std::memory_order_relaxed); }
+  // Throws RpcError(RequestCancelled) when cancelled.
+  void check() const;
+
+private:
+  std::shared_ptr<std::atomic<bool>> flag_;
+};
+
+struct RequestContext {
+  RequestId id;
+  std::string method;
+  CancelToken cancel;
+};
+
+class Endpoint : public std::enable_shared_from_this<Endpoint> {
+public:
+  using RequestHandler = std::function<json(const json& params, const RequestContext& ctx)>;
+  using NotificationHandler = std::function<void(const json& params)>;
+  // ok: `value` is the result; else it is the error object {code, message}.
+  using ResponseCallback = std::function<void(bool ok, const json& value)>;
+  // Returns an error to refuse a message (requests get it as the reply;
+  // refused notifications are dropped) or nullopt to let it through.
+  using Gate = std::function<std::optional<RpcError>(const std::string& method, bool isRequest)>;
+  enum class Mode { Sequential, Concurrent };
+
+  Endpoint(boost::asio::io_context& io, boost::asio::thread_pool& pool,
+           std::shared_ptr<Transport> transport, Logger& logger,
+           size_t maxContentLength = kDefaultMaxContentLength);
+  ~Endpoint();
+
+  // Registration: before start().
+  void onRequest(const std::string& method, RequestHandler handler, Mode mode = Mode::Concurrent);
+  void onNotification(const std::string& method, NotificationHandler handler);
+  void setGate(Gate gate) { gate_ = std::move(gate); }
+  bool hasRequestHandler(const std::string& method) const;
+
+  // Starts reading; `onClosed` runs on the I/O thread when the input ends.
+  void start(std::function<void(const std::string& reason)> onClosed);
+  // Stops reading and cancels work in flight; queued output is still sent.
+  void close();
+
+  // Thread-safe sends.
+  void notify(const std::string& method, json params);
+  // A request to the peer; the callback runs on the pool when the matching
+  // response arrives (or with an error when the session closes first).
+  void call(const std::string& method, json params, ResponseCallback callback);
+
+  // The ordered queue, for work that must run in order with the handlers.
+  boost::asio::strand<boost::asio::thread_pool::executor_type>& orderedQueue() { return ordered_; }
+  boost::asio::thread_pool& pool() { return pool_; }
+  boost::asio::io_context& io() { return io_; }
+  Logger& log() { return log_; }
+  bool closed() const { return closed_.load(); }
+  // Keeps an object (e.g. the session's Logger) alive as long as the endpoint,
+  // which queued work holds until it has run.
+  void keepAlive(std::shared_ptr<void> object) { keepAlive_.push_back(std::move(object)); }
+
+  // Entry point for raw bytes (the transport calls it; tests and the fuzzer
+  // may call it directly on the I/O thread).
+  void receive(std::string_view bytes);
+  // End of input: reports a truncated message, then `onClosed`.
+  void endOfInput(const std::string& reason);
+
+private:
+  struct RequestEntry {
+    RequestHandler handler;
+    Mode mode;
+  };
+
+  void handleBody(std::string body);
+  void dispatchRequest(Request request);
+  void dispatchNotification(Notification notification);
+  void handleResponse(Response response);
+  void runRequest(const RequestHandler& handler, Request request, CancelToken token);
+  void reply(const json& message, const RequestId& id);
+  void send(const json& message);
+
+  boost::asio::io_context& io_;
+  boost::asio::thread_pool& pool_;
+  boost::asio::strand<boost::asio::thread_pool::executor_type> ordered_;
+  std::shared_ptr<Transport> transport_;
+  Logger& log_;
+  FrameReader reader_;
+  std::function<void(const std::string&)> onClosed_;
+  std::unordered_map<std::string, RequestEntry> requests_;
+  std::unordered_map<std::string, NotificationHandler> notifications_;
+  Gate gate_;
+  std::atomic<bool> closed_{false};
+  std::vector<std::shared_ptr<void>> keepAlive_;
+
+  std::mutex inflightMutex_;
+  std::map<std::string, CancelToken> inflight_; // key: id.dump()
+
+  std::mutex pendingMutex_;
+  std::map<std::string, ResponseCallback> pending_; // our requests, key: id.dump()
+  std::atomic<int64_t> nextId_{1};
+};
+
+} // namespace pallas::protocol

@@ -1,0 +1,278 @@
+#include "pallas/protocol/Endpoint.h"
+
+#include <boost/asio/post.hpp>
+
+#include <chrono>
+
+namespace pallas::protocol {
+
+namespace asio = boost::asio;
+
+void CancelToken::check() const {
+  if (cancelled()) throw RpcError(ErrorCode::RequestCancelled, "request cancelled");
+}
+
+Endpoint::Endpoint(asio::io_context& io, asio::thread_pool& pool,
+                   std::shared_ptr<Transport> transport, Logger& logger, size_t maxContentLength)
+    : io_(io), pool_(pool), ordered_(asio::make_strand(pool.get_executor())),
+      transport_(std::move(transport)), log_(logger), reader_(maxContentLength) {}
+
+Endpoint::~Endpoint() = default;
+
+void Endpoint::onRequest(const std::string& method, RequestHandler handler, Mode mode) {
+  requests_[method] = RequestEntry{std::move(handler), mode};
+}
+
+void Endpoint::onNotification(const std::string& method, NotificationHandler handler) {
+  notifications_[method] = std::move(handler);
+}
+
+bool Endpoint::hasRequestHandler(const std::string& method) const {
+  return requests_.count(method) != 0;
+}
+
+void Endpoint::start(std::function<void(const std::string&)> onClosed) {
+  onClosed_ = std::move(onClosed);
+  std::weak_ptr<Endpoint> weak = weak_from_this();
+  transport_->start(
+      [weak](std::string_view bytes) {
+        if (auto self = weak.lock()) self->receive(bytes);
+      },
+      [weak](const std::string& reason) {
+        if (auto self = weak.lock()) self->endOfInput(reason);
+      });
+}
+
+void Endpoint::close() {
+  if (closed_.exchange(true)) return;
+  {
+    std::lock_guard lock(inflightMutex_);
+    for (auto& [id, token] : inflight_) token.cancel();
+  }
+  std::map<std::string, ResponseCallback> pending;
+  {
+    std::lock_guard lock(pendingMutex_);
+    pending.swap(pending_);
+  }
+  for (auto& [id, cb] : pending) {
+    asio::post(pool_, [cb] {
+      cb(false, json{{"code", static_cast<int>(ErrorCode::InternalError)},
+                     {"message", "the connection closed before the response arrived"}});
+    });
+  }
+  transport_->close();
+}
+
+void Endpoint::receive(std::string_view bytes) {
+  reader_.feed(bytes);
+  while (auto ev = reader_.next()) {
+    if (ev->kind == FrameEvent::Kind::Error) {
+      log_.warn("framing error: " + ev->error);
+      send(makeErrorResponse(nullptr, ErrorCode::ParseError, "framing error: " + ev->error));
+      continue;
+    }
+    handleBody(std::move(ev->body));
+  }
+}
+
+void Endpoint::endOfInput(const std::string& reason) {
+  if (auto ev = reader_.finish()) log_.warn("framing error: " + ev->error);
+  if (onClosed_) onClosed_(reason);
+}
+
+void Endpoint::handleBody(std::string body) {
+  json j;
+  try {
+    j = json::parse(body);
+  } catch (const json::parse_error& e) {
+    // If the next message's header is inside this body, the body was shorter
+    // than its Content-Length said: resume reading at that header.
+    size_t next = findContentLengthHeader(body);
+    if (next != std::string::npos) {
+      reader_.unread(std::string_view(body).substr(next));
+      std::string why = "message body shorter than its Content-Length (truncated); "
+                        "resynchronised on the next header";
+      log_.warn(why);
+      send(makeErrorResponse(nullptr, ErrorCode::ParseError, why));
+      return;
+    }
+    std::string why = std::string("invalid JSON: ") + e.what();
+    log_.warn(why);
+    send(makeErrorResponse(nullptr, ErrorCode::ParseError, why));
+    return;
+  }
+  Message m = classifyMessage(j);
+  if (auto* invalid = std::get_if<InvalidMessage>(&m)) {
+    log_.warn("invalid JSON-RPC message: " + invalid->reason);
+    send(makeErrorResponse(invalid->id, ErrorCode::InvalidRequest,
+                           "invalid JSON-RPC message: " + invalid->reason));
+  } else if (auto* req = std::get_if<Request>(&m)) {
+    dispatchRequest(std::move(*req));
+  } else if (auto* note = std::get_if<Notification>(&m)) {
+    dispatchNotification(std::move(*note));
+  } else if (auto* resp = std::get_if<Response>(&m)) {
+    handleResponse(std::move(*resp));
+  }
+}
+
+void Endpoint::dispatchRequest(Request request) {
+  if (closed_) return;
+  log_.debug("<-- " + request.method + "(" + request.id.dump() + ")");
+  std::string key = request.id.dump();
+  CancelToken token;
+  {
+    std::lock_guard lock(inflightMutex_);
+    if (!inflight_.emplace(key, token).second) {
+      send(makeErrorResponse(request.id, ErrorCode::InvalidRequest,
+                             "request id " + key + " is already in use by a request in flight"));
+      return;
+    }
+  }
+  auto self = shared_from_this();
+  asio::post(ordered_, [self, request = std::move(request), token]() mutable {
+    if (self->gate_) {
+      if (auto refusal = self->gate_(request.method, true)) {
+        self->reply(makeErrorResponse(request.id, refusal->code, refusal->what(), refusal->data),
+                    request.id);
+        return;
+      }
+    }
+    auto it = self->requests_.find(request.method);
+    if (it == self->requests_.end()) {
+      self->reply(makeErrorResponse(request.id, ErrorCode::MethodNotFound,
+                                    "method not found: " + request.method),
+                  request.id);
+      return;
+    }
+    if (it->second.mode == Mode::Sequential) {
+      self->runRequest(it->second.handler, std::move(request), token);
+    } else {
+      asio::post(self->pool_, [self, handler = &it->second.handler,
+                               request = std::move(request), token]() mutable {
+        self->runRequest(*handler, std::move(request), token);
+      });
+    }
+  });
+}
+
+void Endpoint::runRequest(const RequestHandler& handler, Request request, CancelToken token) {
+  auto started = std::chrono::steady_clock::now();
+  json message;
+  try {
+    token.check();
+    RequestContext ctx{request.id, request.method, token};
+    json result = handler(request.params, ctx);
+    // A cancelled request gets the cancellation error even if the handler
+    // finished: the client has already dropped it.
+    token.check();
+    message = makeResponse(request.id, std::move(result));
+  } catch (const RpcError& e) {
+    message = makeErrorResponse(request.id, e.code, e.what(), e.data);
+  } catch (const std::exception& e) {
+    log_.error(request.method + " failed: " + e.what());
+    message = makeErrorResponse(request.id, ErrorCode::InternalError,
+                                request.method + " failed: " + e.what());
+  }
+  if (log_.enabled(LogLevel::Debug)) {
+    auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+                  .count();
+    log_.debug("--> reply " + request.method + "(" + request.id.dump() + ") " +
+               std::to_string(ms) + " ms" + (message.contains("error") ? " [error]" : ""));
+  }
+  reply(message, request.id);
+}
+
+void Endpoint::reply(const json& message, const RequestId& id) {
+  {
+    std::lock_guard lock(inflightMutex_);
+    inflight_.erase(id.dump());
+  }
+  send(message);
+}
+
+void Endpoint::dispatchNotification(Notification notification) {
+  if (notification.method == "$/cancelRequest") {
+    // Handled on the I/O thread, ahead of the queue: it must reach work that
+    // is queued or running.
+    const json* id = notification.params.is_object() && notification.params.contains("id")
+                         ? &notification.params["id"]
+                         : nullptr;
+    if (!id || !(id->is_string() || id->is_number_integer())) {
+      log_.warn("$/cancelRequest without a valid id");
+      return;
+    }
+    std::lock_guard lock(inflightMutex_);
+    auto it = inflight_.find(id->dump());
+    if (it != inflight_.end()) {
+      it->second.cancel();
+      log_.debug("cancelled request " + id->dump());
+    }
+    return;
+  }
+  if (closed_) return;
+  log_.debug("<-- " + notification.method);
+  auto self = shared_from_this();
+  asio::post(ordered_, [self, notification = std::move(notification)] {
+    if (self->gate_) {
+      if (auto refusal = self->gate_(notification.method, false)) {
+        self->log_.debug("dropped notification " + notification.method + ": " + refusal->what());
+        return;
+      }
+    }
+    auto it = self->notifications_.find(notification.method);
+    if (it == self->notifications_.end()) {
+      // "$/" notifications are optional by spec; others are worth a note.
+      if (notification.method.rfind("$/", 0) != 0)
+        self->log_.info("unhandled notification " + notification.method);
+      return;
+    }
+    try {
+      it->second(notification.params);
+    } catch (const RpcError& e) {
+      self->log_.error(notification.method + ": " + e.what());
+    } catch (const std::exception& e) {
+      self->log_.error(notification.method + " failed: " + e.what());
+    }
+  });
+}
+
+void Endpoint::handleResponse(Response response) {
+  ResponseCallback cb;
+  {
+    std::lock_guard lock(pendingMutex_);
+    auto it = pending_.find(response.id.dump());
+    if (it != pending_.end()) {
+      cb = std::move(it->second);
+      pending_.erase(it);
+    }
+  }
+  if (!cb) {
+    log_.warn("response to unknown request id " + response.id.dump());
+    return;
+  }
+  asio::post(pool_, [cb = std::move(cb), response = std::move(response)] {
+    cb(response.ok, response.ok ? response.result : response.error);
+  });
+}
+
+void Endpoint::notify(const std::string& method, json params) {
+  send(makeNotification(method, std::move(params)));
+}
+
+void Endpoint::call(const std::string& method, json params, ResponseCallback callback) {
+  int64_t id = nextId_++;
+  {
+    std::lock_guard lock(pendingMutex_);
+    pending_[json(id).dump()] = std::move(callback);
+  }
+  send(makeRequest(id, method, std::move(params)));
+}
+
+void Endpoint::send(const json& message) {
+  // Invalid UTF-8 in a string (e.g. from a file on disk) is replaced rather
+  // than failing the whole message.
+  std::string body = message.dump(-1, ' ', false, json::error_handler_t::replace);
+  transport_->write(frameMessage(body));
+}
+
+} // namespace pallas::protocol
