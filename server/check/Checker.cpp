@@ -1,0 +1,218 @@
+#include "Checker.h"
+
+#include "FileWalker.h"
+#include "pallas/analysis/Project.h"
+
+#include <atomic>
+#include <exception>
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+#include <tuple>
+
+namespace fs = std::filesystem;
+
+namespace pallas::check {
+
+void parallelFor(size_t count, unsigned jobs, const std::function<void(size_t)>& fn) {
+  if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
+  jobs = static_cast<unsigned>(std::min<size_t>(jobs, count));
+  if (jobs <= 1) {
+    for (size_t i = 0; i < count; ++i) fn(i);
+    return;
+  }
+  std::atomic<size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failureMutex;
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < jobs; ++t) {
+    threads.emplace_back([&] {
+      for (size_t i; (i = next.fetch_add(1)) < count;) {
+        try {
+          fn(i);
+        } catch (...) {
+          std::lock_guard lock(failureMutex);
+          if (!failure) failure = std::current_exception();
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
+namespace {
+
+// The texts the run read and their line indexes; shared with the Report's
+// column lookup, so it outlives runCheck.
+struct Sources {
+  std::mutex mutex;
+  std::map<std::string, std::string> texts;
+  std::map<std::string, std::unique_ptr<LineIndex>> lines;
+
+  const LineIndex* index(const std::string& path) {
+    std::lock_guard lock(mutex);
+    auto it = lines.find(path);
+    if (it != lines.end()) return it->second.get();
+    auto text = texts.find(path);
+    if (text == texts.end()) {
+      // A related location in a file the run did not read (outside the
+      // checked paths): read it once for columns and suppressions.
+      std::ifstream in(path, std::ios::binary);
+      if (!in) return nullptr;
+      std::ostringstream s;
+      s << in.rdbuf();
+      text = texts.emplace(path, s.str()).first;
+    }
+    return lines.emplace(path, std::make_unique<LineIndex>(text->second)).first->second.get();
+  }
+  std::string_view text(const std::string& path) {
+    index(path);
+    std::lock_guard lock(mutex);
+    auto it = texts.find(path);
+    return it == texts.end() ? std::string_view() : std::string_view(it->second);
+  }
+};
+
+std::optional<std::string> readFile(const fs::path& path, std::string& error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = path.string() + ": cannot read the file";
+    return std::nullopt;
+  }
+  std::ostringstream s;
+  s << in.rdbuf();
+  if (in.bad()) {
+    error = path.string() + ": read error";
+    return std::nullopt;
+  }
+  return s.str();
+}
+
+// The same finding can come from several documents (a helper reached from
+// kernels in two files); report it once.
+void dedupe(std::vector<analysis::Finding>& findings) {
+  sortFindings(findings);
+  auto same = [](const analysis::Finding& a, const analysis::Finding& b) {
+    return std::tie(a.code, a.location.path, a.location.range, a.message, a.executionPath) ==
+           std::tie(b.code, b.location.path, b.location.range, b.message, b.executionPath);
+  };
+  findings.erase(std::unique(findings.begin(), findings.end(), same), findings.end());
+}
+
+std::vector<analysis::Finding> collect(analysis::Project& project,
+                                       const std::vector<std::string>& documents, unsigned jobs) {
+  std::vector<std::vector<analysis::Finding>> perDocument(documents.size());
+  parallelFor(documents.size(), jobs, [&](size_t i) { perDocument[i] = project.findings(documents[i]); });
+  std::vector<analysis::Finding> all;
+  for (auto& list : perDocument)
+    for (auto& f : list) all.push_back(std::move(f));
+  dedupe(all);
+  return all;
+}
+
+std::vector<analysis::Finding> filter(std::vector<analysis::Finding> findings,
+                                      const ConfigResolver& configs, const CheckOptions& options,
+                                      Sources& sources) {
+  // Group by the file the finding is in: its config and its comments decide.
+  std::map<std::string, std::vector<analysis::Finding>> byFile;
+  for (analysis::Finding& f : findings) byFile[f.location.path].push_back(std::move(f));
+  std::vector<analysis::Finding> kept;
+  for (auto& [path, list] : byFile) {
+    auto config = configs.forPath(path);
+    for (auto& f : applyPolicy(std::move(list), *config, options.selection, sources.text(path), path))
+      kept.push_back(std::move(f));
+  }
+  sortFindings(kept);
+  return kept;
+}
+
+ConfigResolver makeResolver(const CheckOptions& options, const fs::path& root) {
+  switch (options.configMode) {
+  case CheckOptions::ConfigMode::File: return ConfigResolver::fixed(normalisePath(options.configFile));
+  case CheckOptions::ConfigMode::None: return ConfigResolver::none(root);
+  case CheckOptions::ConfigMode::Discover: break;
+  }
+  return ConfigResolver::discover();
+}
+
+} // namespace
+
+CheckResult runCheck(const CheckOptions& options) {
+  CheckResult result;
+  std::vector<fs::path> absolute;
+  for (const fs::path& p : options.paths) absolute.push_back(normalisePath(p));
+  fs::path root = commonRoot(absolute);
+  ConfigResolver configs = makeResolver(options, root);
+
+  WalkResult walk = discoverFiles(options.paths, configs);
+  result.errors = std::move(walk.errors);
+
+  auto sources = std::make_shared<Sources>();
+  analysis::ProjectOptions projectOptions;
+  projectOptions.workspaceRoots = {root.string()};
+  analysis::Project project(projectOptions);
+
+  // Read every file and hand it to the project first: a kernel's findings
+  // may depend on helpers in any other file of the run.
+  std::vector<std::optional<std::string>> texts(walk.files.size());
+  std::vector<std::string> readErrors(walk.files.size());
+  parallelFor(walk.files.size(), options.jobs, [&](size_t i) {
+    texts[i] = readFile(walk.files[i], readErrors[i]);
+    if (texts[i]) project.setDocument(walk.files[i].string(), *texts[i]);
+  });
+  std::vector<std::string> documents;
+  for (size_t i = 0; i < walk.files.size(); ++i) {
+    if (!texts[i]) {
+      result.errors.push_back(readErrors[i]);
+      continue;
+    }
+    documents.push_back(walk.files[i].string());
+    sources->texts.emplace(documents.back(), std::move(*texts[i]));
+  }
+
+  std::vector<analysis::Finding> findings =
+      filter(collect(project, documents, options.jobs), configs, options, *sources);
+
+  if (options.fix) {
+    FixOutcome outcome = applyFixes(findings, sources->texts, options.fixOptions);
+    result.notes = std::move(outcome.messages);
+    for (std::string& e : outcome.errors) result.errors.push_back(std::move(e));
+    result.report.fixesApplied = outcome.findingsFixed;
+    result.fixedFiles = outcome.changedFiles;
+    if (!outcome.changedFiles.empty()) {
+      // Re-analyse what changed, so what is reported is what is left (the
+      // positions of the remaining findings moved with the edits).
+      for (const std::string& path : outcome.changedFiles) {
+        std::string error;
+        std::optional<std::string> text = readFile(path, error);
+        if (!text) {
+          result.errors.push_back(error);
+          continue;
+        }
+        project.setDocument(path, *text);
+        std::lock_guard lock(sources->mutex);
+        sources->texts[path] = std::move(*text);
+        sources->lines.erase(path);
+      }
+      findings = filter(collect(project, documents, options.jobs), configs, options, *sources);
+    }
+  }
+
+  for (const analysis::Finding& f : findings) {
+    // With --unsafe-fixes, unsafe fixes are what --fix would apply.
+    if (applicableFix(f, FixOptions{options.fixOptions.unsafe})) ++result.report.fixableSafe;
+    else if (applicableFix(f, FixOptions{true})) ++result.report.fixableUnsafe;
+  }
+  result.report.findings = std::move(findings);
+  result.report.files = documents.size();
+  result.report.jaxVersion = project.knowledgeJaxVersion();
+  std::error_code ec;
+  result.report.base = fs::current_path(ec);
+  result.report.lines = [sources](const std::string& path) { return sources->index(path); };
+  return result;
+}
+
+} // namespace pallas::check

@@ -1,0 +1,46 @@
+// One `pallas-lsp check` run, without the command line: discover the files,
+// read them, give them all to one analysis Project (so cross-file helpers
+// resolve), collect findings in parallel, apply the policy (selection,
+// per-file-ignores, suppressions, severities), optionally apply fixes and
+// re-analyse the files they changed.
+#pragma once
+
+#include "Config.h"
+#include "FixApplier.h"
+#include "Policy.h"
+#include "Report.h"
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace pallas::check {
+
+struct CheckOptions {
+  std::vector<std::filesystem::path> paths;
+  unsigned jobs = 0; // 0: hardware concurrency
+  SelectionOverrides selection;
+  enum class ConfigMode { Discover, File, None } configMode = ConfigMode::Discover;
+  std::filesystem::path configFile; // for ConfigMode::File
+  bool fix = false;
+  FixOptions fixOptions;
+};
+
+struct CheckResult {
+  Report report;
+  // Problems that make the run exit 2 (unreadable paths), already worded.
+  std::vector<std::string> errors;
+  // Notes for stderr that do not change the exit code (fixes left alone).
+  std::vector<std::string> notes;
+  std::vector<std::string> fixedFiles;
+};
+
+// Throws ConfigError for an unusable configuration.
+CheckResult runCheck(const CheckOptions& options);
+
+// Runs fn(i) for i in [0, count) on up to `jobs` threads.
+void parallelFor(size_t count, unsigned jobs, const std::function<void(size_t)>& fn);
+
+} // namespace pallas::check

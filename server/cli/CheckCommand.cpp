@@ -1,0 +1,144 @@
+// `pallas-lsp check PATH...`: the CI face of the analysis (ruff's `check`).
+// Exit codes: 0 nothing reported, 1 findings reported, 2 usage error, bad
+// configuration or a path that could not be read.
+#include "Command.h"
+
+#include "check/Checker.h"
+#include "check/Config.h"
+#include "check/Report.h"
+#include "check/Rules.h"
+
+#include <charconv>
+#include <iostream>
+
+namespace pallas::cli {
+namespace {
+
+using namespace pallas::check;
+
+struct Parsed {
+  CheckOptions options;
+  OutputFormat format = OutputFormat::Text;
+  bool exitZero = false;
+  bool quiet = false;
+};
+
+std::vector<std::string> parseSelectors(const std::string& option, const std::string& value) {
+  std::vector<std::string> selectors = splitSelectors(value);
+  if (selectors.empty()) throw UsageError{option + " needs at least one rule code"};
+  for (const std::string& s : selectors)
+    if (auto error = validateSelector(s)) throw UsageError{option + ": " + *error};
+  return selectors;
+}
+
+Parsed parseArgs(const std::vector<std::string>& args) {
+  Parsed parsed;
+  bool noConfig = false, haveConfig = false, fix = false;
+  bool optionsDone = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string arg = args[i];
+    if (optionsDone || arg.empty() || arg[0] != '-' || arg == "-") {
+      parsed.options.paths.emplace_back(arg);
+      continue;
+    }
+    if (arg == "--") {
+      optionsDone = true;
+      continue;
+    }
+    // "--name=value" or "--name value".
+    std::string name = arg, inlineValue;
+    bool hasInline = false;
+    if (size_t eq = arg.find('='); eq != std::string::npos && arg.rfind("--", 0) == 0) {
+      name = arg.substr(0, eq);
+      inlineValue = arg.substr(eq + 1);
+      hasInline = true;
+    }
+    auto value = [&]() -> std::string {
+      if (hasInline) return inlineValue;
+      if (i + 1 >= args.size()) throw UsageError{name + " needs a value"};
+      return args[++i];
+    };
+    auto flag = [&]() {
+      if (hasInline) throw UsageError{name + " takes no value"};
+    };
+    if (name == "--format") {
+      std::string f = value();
+      auto format = parseOutputFormat(f);
+      if (!format) throw UsageError{"unknown --format '" + f + "' (text, json, sarif, github)"};
+      parsed.format = *format;
+    } else if (name == "--jobs" || name == "-j") {
+      std::string v = value();
+      unsigned jobs = 0;
+      auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), jobs);
+      if (ec != std::errc() || end != v.data() + v.size() || jobs == 0 || jobs > 1024)
+        throw UsageError{"--jobs needs a number from 1 to 1024, got '" + v + "'"};
+      parsed.options.jobs = jobs;
+    } else if (name == "--select") {
+      parsed.options.selection.select = parseSelectors(name, value());
+    } else if (name == "--ignore") {
+      for (std::string& s : parseSelectors(name, value())) parsed.options.selection.ignore.push_back(std::move(s));
+    } else if (name == "--fix") {
+      flag();
+      fix = true;
+    } else if (name == "--unsafe-fixes") {
+      flag();
+      parsed.options.fixOptions.unsafe = true;
+    } else if (name == "--config") {
+      parsed.options.configFile = value();
+      haveConfig = true;
+    } else if (name == "--no-config") {
+      flag();
+      noConfig = true;
+    } else if (name == "--exit-zero") {
+      flag();
+      parsed.exitZero = true;
+    } else if (name == "--quiet" || name == "-q") {
+      flag();
+      parsed.quiet = true;
+    } else {
+      throw UsageError{"check: unknown option '" + arg + "'"};
+    }
+  }
+  if (noConfig && haveConfig) throw UsageError{"--config and --no-config cannot be combined"};
+  if (haveConfig) parsed.options.configMode = CheckOptions::ConfigMode::File;
+  if (noConfig) parsed.options.configMode = CheckOptions::ConfigMode::None;
+  parsed.options.fix = fix;
+  if (parsed.options.paths.empty()) parsed.options.paths.emplace_back("."); // like ruff
+  return parsed;
+}
+
+int runCheckCommand(const std::vector<std::string>& args) {
+  Parsed parsed = parseArgs(args);
+  CheckResult result;
+  try {
+    result = runCheck(parsed.options);
+  } catch (const ConfigError& e) {
+    std::cerr << "pallas-lsp: configuration error: " << e.what() << '\n';
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    std::cerr << "pallas-lsp: internal error: " << e.what() << '\n';
+    return kExitUsage;
+  }
+  result.report.quiet = parsed.quiet;
+  writeReport(std::cout, parsed.format, result.report);
+  std::cout.flush();
+  for (const std::string& note : result.notes) std::cerr << "pallas-lsp: " << note << '\n';
+  if (parsed.options.fix && parsed.format != OutputFormat::Text && !parsed.quiet)
+    std::cerr << "pallas-lsp: fixed " << result.report.fixesApplied << " finding(s) in "
+              << result.fixedFiles.size() << " file(s)\n";
+  for (const std::string& error : result.errors) std::cerr << "pallas-lsp: error: " << error << '\n';
+  if (!result.errors.empty()) return kExitUsage;
+  if (!result.report.findings.empty() && !parsed.exitZero) return kExitFindings;
+  return kExitOk;
+}
+
+const CommandRegistration registration{Command{
+    "check",
+    "check [PATH...] [--format text|json|sarif|github] [--jobs N] [--select CODES] "
+    "[--ignore CODES] [--fix] [--unsafe-fixes] [--config FILE | --no-config] [--exit-zero] [--quiet]",
+    "analyse Python files and folders for Pallas Mosaic GPU findings (CI; exit 1 on findings)",
+    &runCheckCommand,
+}};
+
+} // namespace
+} // namespace pallas::cli

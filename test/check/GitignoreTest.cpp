@@ -1,0 +1,92 @@
+#include "TempDir.h"
+#include "check/Gitignore.h"
+
+#include <gtest/gtest.h>
+
+namespace fs = std::filesystem;
+using pallas::check::GitignoreFile;
+using pallas::check::GitignoreStack;
+using pallas::check::testing::TempDir;
+using Verdict = GitignoreFile::Verdict;
+
+TEST(Gitignore, ParsesCommentsBlanksEscapesAndTrailingSpaces) {
+  GitignoreFile file("/r", "# comment\n\n\\#hash\n\\!bang\nspace\\ \ntrail   \r\n");
+  ASSERT_EQ(file.rules().size(), 4u);
+  EXPECT_EQ(file.match("/r/#hash", false), Verdict::Ignore);
+  EXPECT_EQ(file.match("/r/!bang", false), Verdict::Ignore);
+  EXPECT_EQ(file.match("/r/space ", false), Verdict::Ignore);
+  EXPECT_EQ(file.match("/r/trail", false), Verdict::Ignore);
+  EXPECT_EQ(file.match("/r/comment", false), Verdict::None);
+}
+
+TEST(Gitignore, UnanchoredMatchesAtAnyDepthAnchoredOnlyAtBase) {
+  GitignoreFile file("/r", "gen.py\n/top.py\nsub/mid.py\n");
+  EXPECT_EQ(file.match("/r/gen.py", false), Verdict::Ignore);
+  EXPECT_EQ(file.match("/r/a/b/gen.py", false), Verdict::Ignore);
+  EXPECT_EQ(file.match("/r/top.py", false), Verdict::Ignore);
+  EXPECT_EQ(file.match("/r/a/top.py", false), Verdict::None);
+  EXPECT_EQ(file.match("/r/sub/mid.py", false), Verdict::Ignore);
+  EXPECT_EQ(file.match("/r/a/sub/mid.py", false), Verdict::None);
+  EXPECT_EQ(file.match("/elsewhere/gen.py", false), Verdict::None);
+}
+
+TEST(Gitignore, DirectoryOnlyPatterns) {
+  GitignoreFile file("/r", "out/\n");
+  EXPECT_EQ(file.match("/r/out", true), Verdict::Ignore);
+  EXPECT_EQ(file.match("/r/x/out", true), Verdict::Ignore);
+  EXPECT_EQ(file.match("/r/out", false), Verdict::None); // a file named "out"
+}
+
+TEST(Gitignore, LastMatchWinsAndNegationReincludes) {
+  GitignoreFile file("/r", "*.py\n!keep.py\n");
+  EXPECT_EQ(file.match("/r/a.py", false), Verdict::Ignore);
+  EXPECT_EQ(file.match("/r/keep.py", false), Verdict::Include);
+  GitignoreFile reversed("/r", "!keep.py\n*.py\n");
+  EXPECT_EQ(reversed.match("/r/keep.py", false), Verdict::Ignore);
+}
+
+TEST(Gitignore, DoubleStarPatterns) {
+  GitignoreFile file("/r", "**/fixtures/*.py\ndocs/**\na/**/z.py\n");
+  EXPECT_EQ(file.match("/r/fixtures/x.py", false), Verdict::Ignore);
+  EXPECT_EQ(file.match("/r/t/fixtures/x.py", false), Verdict::Ignore);
+  EXPECT_EQ(file.match("/r/docs/conf.py", false), Verdict::Ignore);
+  EXPECT_EQ(file.match("/r/a/z.py", false), Verdict::Ignore);
+  EXPECT_EQ(file.match("/r/a/b/c/z.py", false), Verdict::Ignore);
+  EXPECT_EQ(file.match("/r/b/z.py", false), Verdict::None);
+}
+
+TEST(Gitignore, NestedFilesOverrideParents) {
+  TempDir dir;
+  dir.mkdir(".git");
+  dir.write(".gitignore", "*.gen.py\n");
+  dir.write("pkg/.gitignore", "!keep.gen.py\nlocal.py\n");
+  GitignoreStack root = GitignoreStack::forFolder(dir.path());
+  GitignoreStack pkg = root.enter(dir.path() / "pkg");
+  EXPECT_TRUE(root.ignored(dir.path() / "x.gen.py", false));
+  EXPECT_TRUE(pkg.ignored(dir.path() / "pkg" / "x.gen.py", false));
+  EXPECT_FALSE(pkg.ignored(dir.path() / "pkg" / "keep.gen.py", false));
+  EXPECT_TRUE(pkg.ignored(dir.path() / "pkg" / "local.py", false));
+  EXPECT_FALSE(root.ignored(dir.path() / "local.py", false));
+}
+
+TEST(Gitignore, AncestorsUpToTheRepositoryRootApply) {
+  TempDir dir;
+  dir.mkdir(".git/info");
+  dir.write(".git/info/exclude", "secret.py\n");
+  dir.write(".gitignore", "sub/skip.py\n");
+  fs::path sub = dir.mkdir("sub");
+  GitignoreStack stack = GitignoreStack::forFolder(sub);
+  EXPECT_TRUE(stack.ignored(sub / "skip.py", false));
+  EXPECT_TRUE(stack.ignored(sub / "secret.py", false));
+  EXPECT_FALSE(stack.ignored(sub / "other.py", false));
+}
+
+TEST(Gitignore, OutsideARepositoryOnlyTheFoldersOwnFileApplies) {
+  TempDir dir;
+  dir.write(".gitignore", "skip.py\n");
+  fs::path sub = dir.mkdir("sub");
+  // No .git anywhere up to / (the temp folder is not in a repository), so the
+  // parent's .gitignore does not apply to a walk rooted at sub.
+  EXPECT_FALSE(GitignoreStack::forFolder(sub).ignored(sub / "skip.py", false));
+  EXPECT_TRUE(GitignoreStack::forFolder(dir.path()).ignored(dir.path() / "skip.py", false));
+}
