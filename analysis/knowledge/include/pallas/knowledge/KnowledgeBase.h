@@ -1,0 +1,106 @@
+// What pallas-lsp knows about one JAX version: for each public Pallas / Mosaic
+// GPU API the primitives it binds, and for each primitive whether each
+// execution path can run it. The table is produced by extract_knowledge.py from
+// an installed JAX (never written by hand); this class only loads it.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace pallas::knowledge {
+
+enum class DischargeStatus { None, Exists, Raises };
+enum class GpuInterpretHandling { Unknown, Arm, ArmNoop, ArmRaises, Fallback };
+
+struct PrimitiveFacts {
+  std::string key;  // table key: the primitive name, "@module"-qualified on clashes
+  std::string name; // the primitive's own name, as JAX prints it in errors
+  std::string module;
+  DischargeStatus discharge = DischargeStatus::None;
+  bool partialDischarge = false; // registered as a partial rule (sees which refs are flagged)
+  std::string dischargeException, dischargeMessage; // when Raises
+  GpuInterpretHandling gpuInterpret = GpuInterpretHandling::Unknown;
+  std::string gpuInterpretMessage; // when ArmRaises
+  bool cpuLowering = false;
+  std::vector<std::string> mosaicGpuSemantics; // "LanexWarpgroup", ...
+  std::vector<std::string> effects;
+  std::optional<std::string> hardware; // "Hopper sm_90a (wgmma)", with its source
+};
+
+struct ApiFacts {
+  std::string name; // "plgpu.inline_mgpu"
+  std::string kind; // function | type | constant | primitive
+  std::vector<std::string> binds;           // primitive keys bound directly
+  std::vector<std::string> bindsTransitive; // through JAX helpers
+};
+
+struct InterpretOption {
+  std::string name, type, defaultValue; // defaultValue is JSON text
+};
+
+struct ErrorTemplate {
+  std::string key, text, regex, exception, file;
+  int line = 0;
+};
+
+class KnowledgeBase {
+public:
+  struct Loaded; // result of a load: a base or an error
+
+  static Loaded fromFile(const std::string& path);
+  static Loaded fromJson(const nlohmann::json& table, std::string source);
+  // The table bundled with pallas-lsp (made from the pinned JAX).
+  static Loaded bundled();
+  // The table of the user's own JAX: runs the extractor with `pythonExe`
+  // (bounded by `timeout`) unless `cacheDir`/knowledge-<jaxver>.json exists;
+  // falls back to the bundled table, saying why, when that fails.
+  static Loaded forPython(const std::string& pythonExe, const std::string& cacheDir,
+                          std::chrono::seconds timeout = std::chrono::seconds(120));
+
+  static std::string defaultCacheDir(); // ~/.cache/pallas-lsp
+  static std::string bundledPath();
+  static std::string extractorPath();
+
+  const std::string& jaxVersion() const { return jaxVersion_; }
+  const std::string& jaxlibVersion() const { return jaxlibVersion_; }
+  int schemaVersion() const { return schemaVersion_; }
+  const std::string& source() const { return source_; } // file it came from
+
+  const ApiFacts* api(const std::string& name) const;
+  const PrimitiveFacts* primitive(const std::string& key) const;
+  // Direct then transitive primitives of an API (empty if unknown).
+  std::vector<const PrimitiveFacts*> primitivesOf(const std::string& apiName) const;
+  const ErrorTemplate* errorTemplate(const std::string& key) const;
+  // Fills the template's {holes} in order with `values`.
+  std::optional<std::string> formatError(const std::string& key,
+                                         const std::vector<std::string>& values) const;
+  const std::vector<InterpretOption>& interpretGpuOptions() const { return interpretOptions_; }
+  bool hasInterpretGpuOption(const std::string& name) const;
+  const std::map<std::string, ApiFacts>& apis() const { return apis_; }
+  const std::map<std::string, PrimitiveFacts>& primitives() const { return primitives_; }
+
+private:
+  std::string jaxVersion_, jaxlibVersion_, source_;
+  int schemaVersion_ = 0;
+  std::map<std::string, ApiFacts> apis_;
+  std::map<std::string, PrimitiveFacts> primitives_;
+  std::map<std::string, ErrorTemplate> errors_;
+  std::vector<InterpretOption> interpretOptions_;
+};
+
+struct KnowledgeBase::Loaded {
+  std::optional<KnowledgeBase> base;
+  std::string error;          // why loading failed (base empty)
+  std::string fallbackReason; // forPython: why the bundled table is used
+  explicit operator bool() const { return base.has_value(); }
+};
+
+// The schema this loader understands; tables with another major version are refused.
+inline constexpr int kSchemaVersion = 1;
+
+} // namespace pallas::knowledge

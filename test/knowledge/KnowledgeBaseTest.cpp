@@ -1,0 +1,100 @@
+// KnowledgeBase against the real bundled table and the real extractor.
+#include "pallas/knowledge/KnowledgeBase.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using pallas::knowledge::DischargeStatus;
+using pallas::knowledge::GpuInterpretHandling;
+using pallas::knowledge::KnowledgeBase;
+
+namespace {
+
+fs::path tempDir(const std::string& name) {
+  fs::path dir = fs::temp_directory_path() / ("pallas-knowledge-" + name + "-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+TEST(KnowledgeBase, BundledTableLoadsWithInlineMgpuFacts) {
+  auto loaded = KnowledgeBase::bundled();
+  ASSERT_TRUE(loaded) << loaded.error;
+  const KnowledgeBase& kb = *loaded.base;
+  EXPECT_EQ(kb.jaxVersion(), "0.10.2");
+  const auto* p = kb.primitive("inline_mgpu_p");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->discharge, DischargeStatus::Raises);
+  EXPECT_EQ(p->dischargeMessage, "inline_mgpu_p does not support discharge.");
+  EXPECT_FALSE(p->cpuLowering);
+  EXPECT_EQ(p->gpuInterpret, GpuInterpretHandling::Fallback);
+  auto prims = kb.primitivesOf("plgpu.inline_mgpu");
+  ASSERT_EQ(prims.size(), 1u);
+  EXPECT_EQ(prims[0]->name, "inline_mgpu_p");
+  EXPECT_TRUE(kb.hasInterpretGpuOption("skip_floating_point_ops"));
+  EXPECT_FALSE(kb.hasInterpretGpuOption("no_such_option"));
+}
+
+TEST(KnowledgeBase, FormatsErrorTemplates) {
+  auto loaded = KnowledgeBase::bundled();
+  ASSERT_TRUE(loaded) << loaded.error;
+  EXPECT_EQ(loaded.base->formatError("noDischargeRule", {"copy_gmem_to_smem"}).value_or(""),
+            "No state discharge rule implemented for primitive: copy_gmem_to_smem");
+  EXPECT_EQ(loaded.base->formatError("missingLowering", {"inline_mgpu_p", "cpu"}).value_or(""),
+            "MLIR translation rule for primitive 'inline_mgpu_p' not found for platform cpu");
+  EXPECT_FALSE(loaded.base->formatError("no-such-template", {}).has_value());
+}
+
+TEST(KnowledgeBase, RejectsBadInput) {
+  fs::path dir = tempDir("bad");
+  std::ofstream(dir / "broken.json") << "{not json";
+  std::ofstream(dir / "schema.json") << R"({"schemaVersion": 99})";
+  EXPECT_FALSE(KnowledgeBase::fromFile((dir / "broken.json").string()));
+  auto schema = KnowledgeBase::fromFile((dir / "schema.json").string());
+  EXPECT_FALSE(schema);
+  EXPECT_NE(schema.error.find("schema version 99"), std::string::npos);
+  EXPECT_FALSE(KnowledgeBase::fromFile((dir / "missing.json").string()));
+  fs::remove_all(dir);
+}
+
+TEST(KnowledgeBase, ForPythonExtractsThenCaches) {
+  fs::path cache = tempDir("cache");
+  auto first = KnowledgeBase::forPython(PALLAS_TEST_PYTHON, cache.string());
+  ASSERT_TRUE(first) << first.error;
+  EXPECT_TRUE(first.fallbackReason.empty()) << first.fallbackReason;
+  fs::path cached = cache / ("knowledge-" + first.base->jaxVersion() + ".json");
+  EXPECT_TRUE(fs::exists(cached));
+  EXPECT_EQ(first.base->source(), cached.string());
+  // Second call: served from the cache (a marker in the cached file proves it).
+  nlohmann::json t;
+  std::ifstream(cached) >> t;
+  t["apis"]["test.marker"] = {{"kind", "function"}, {"binds", nlohmann::json::array()}};
+  std::ofstream(cached) << t.dump();
+  auto second = KnowledgeBase::forPython(PALLAS_TEST_PYTHON, cache.string());
+  ASSERT_TRUE(second);
+  EXPECT_NE(second.base->api("test.marker"), nullptr);
+  fs::remove_all(cache);
+}
+
+TEST(KnowledgeBase, ForPythonFallsBackWithReason) {
+  fs::path cache = tempDir("fallback");
+  auto missing = KnowledgeBase::forPython("/nonexistent/python3", cache.string());
+  ASSERT_TRUE(missing);
+  EXPECT_FALSE(missing.fallbackReason.empty());
+  EXPECT_EQ(missing.base->source(), KnowledgeBase::bundledPath());
+
+  fs::path slow = cache / "slow-python";
+  std::ofstream(slow) << "#!/bin/sh\nsleep 30\n";
+  fs::permissions(slow, fs::perms::owner_all);
+  auto timedOut = KnowledgeBase::forPython(slow.string(), cache.string(), std::chrono::seconds(1));
+  ASSERT_TRUE(timedOut);
+  EXPECT_NE(timedOut.fallbackReason.find("timed out"), std::string::npos) << timedOut.fallbackReason;
+  fs::remove_all(cache);
+}
+
+} // namespace
