@@ -3,6 +3,7 @@
 // send it, from the text of the doctor command). Clicking it runs the doctor.
 import * as vscode from 'vscode';
 import { StatusParams } from './protocol';
+import { describeGpu, parseDoctorText } from './statusText';
 
 export type ServerState = 'starting' | 'running' | 'stopped' | 'failed';
 
@@ -78,40 +79,4 @@ export class StatusBar implements vscode.Disposable {
   dispose(): void {
     this.item.dispose();
   }
-}
-
-export function describeGpu(status: StatusParams): string | undefined {
-  if (status.gpu) {
-    return status.gpu;
-  }
-  if (!status.gpus) {
-    return undefined;
-  }
-  if (status.gpus.length === 0) {
-    return 'no GPU';
-  }
-  const first = status.gpus[0];
-  const cc = Array.isArray(first.computeCapability)
-    ? first.computeCapability.join('.')
-    : first.computeCapability ?? undefined;
-  const name = `${first.name ?? 'GPU'}${cc ? ` (sm ${cc})` : ''}`;
-  return status.gpus.length > 1 ? `${name} +${status.gpus.length - 1}` : name;
-}
-
-/** Pulls "JAX <version>" and the first GPU line out of doctor's free text. */
-export function parseDoctorText(text: string): StatusParams {
-  const out: StatusParams = {};
-  const jax = /\bjax\b[^\n0-9]*?(\d+\.\d+\.\d+[\w.+-]*)/i.exec(text);
-  if (jax) {
-    out.jaxVersion = jax[1];
-  }
-  if (/no (cuda )?(gpu|driver|device)/i.test(text)) {
-    out.gpu = 'no GPU';
-  } else {
-    const gpu = /^\s*(?:gpu\s*\d*|device\s*\d+)\s*[:=]\s*(.+)$/im.exec(text);
-    if (gpu) {
-      out.gpu = gpu[1].trim();
-    }
-  }
-  return out;
 }
