@@ -1,61 +1,557 @@
-// Placeholder Project: keeps document text only. The analysis core replaces
-// this with the tree-sitter front end and the incremental MLIR module.
+// The Project: per document, the tree-sitter tree, the module-level names,
+// and an MLIR module kept current unit by unit; plus the workspace index the
+// cross-file call graph is resolved against.
 #include "pallas/analysis/Project.h"
 
+#include "Lower.h"
+#include "Names.h"
+#include "Syntax.h"
+#include "WorkspaceImpl.h"
+
+#include "pallas/analysis/detail/Dialect.h"
+#include "pallas/analysis/detail/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <mutex>
+#include <set>
+#include <sstream>
 #include <stdexcept>
+
+namespace fs = std::filesystem;
 
 namespace pallas::analysis {
 
-struct Project::Impl {
+namespace pd = pallas::dialect;
+using detail::DocState;
+using detail::UnitState;
+
+namespace {
+
+double millisSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::optional<std::string> readFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Locations of a reused unit move with it when lines are inserted above.
+mlir::Location shiftLoc(mlir::Location loc, int delta) {
+  if (auto f = llvm::dyn_cast<mlir::FileLineColLoc>(loc))
+    return mlir::FileLineColLoc::get(f.getFilename(), static_cast<unsigned>(static_cast<int>(f.getLine()) + delta),
+                                     f.getColumn());
+  if (auto c = llvm::dyn_cast<mlir::CallSiteLoc>(loc))
+    return mlir::CallSiteLoc::get(shiftLoc(c.getCallee(), delta), shiftLoc(c.getCaller(), delta));
+  return loc;
+}
+
+void shiftLocations(mlir::Operation* root, int delta) {
+  root->walk([&](mlir::Operation* op) {
+    op->setLoc(shiftLoc(op->getLoc(), delta));
+    for (mlir::Region& r : op->getRegions())
+      for (mlir::Block& b : r)
+        for (mlir::BlockArgument a : b.getArguments()) a.setLoc(shiftLoc(a.getLoc(), delta));
+    if (auto launch = llvm::dyn_cast<pd::LaunchOp>(op))
+      if (auto line = launch.getContextLineAttr())
+        launch.setContextLineAttr(mlir::IntegerAttr::get(line.getType(), line.getInt() + delta));
+  });
+}
+
+bool skippedFolder(const fs::path& p) {
+  std::string name = p.filename().string();
+  return name.empty() || name[0] == '.' || name == "site-packages" || name == "node_modules" ||
+         name == "__pycache__" || name == "venv" || name == "env" ||
+         fs::exists(p / "pyvenv.cfg");
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------
+
+struct Project::Impl : names::ModuleResolver {
   ProjectOptions options;
-  mutable std::mutex mutex;
-  std::map<std::string, std::string> texts;
+  mutable std::recursive_mutex mutex;
+  std::unique_ptr<mlir::MLIRContext> context;
+  std::map<std::string, std::unique_ptr<DocState>> docs;
+  uint64_t generationCounter = 0;
+  std::set<std::string> building; // documents whose globals are being built (cycle guard)
+
+  Impl() {
+    context = std::make_unique<mlir::MLIRContext>(mlir::MLIRContext::Threading::DISABLED);
+    context->getOrLoadDialect<pd::PallasDialect>();
+    // Lowering bugs must not print to the user's stderr: collect instead.
+    context->getDiagEngine().registerHandler([this](mlir::Diagnostic& d) {
+      lastDiagnostic = d.str();
+      return mlir::success();
+    });
+  }
+  std::string lastDiagnostic;
+
+  void log(const std::string& line) const {
+    if (options.debugLog) options.debugLog(line);
+  }
+
+  // ---- module resolution (names::ModuleResolver) ----
+  bool fileExists(const std::string& path) {
+    if (docs.count(path)) return true;
+    std::error_code ec;
+    return fs::is_regular_file(path, ec);
+  }
+
+  std::optional<std::string> moduleFile(const std::string& dotted, int level,
+                                        const std::string& fromPath) override {
+    std::vector<fs::path> bases;
+    fs::path from = fs::path(fromPath).parent_path();
+    if (level > 0) {
+      fs::path base = from;
+      for (int i = 1; i < level; ++i) base = base.parent_path();
+      bases.push_back(base);
+    } else {
+      bases.push_back(from);
+      for (const std::string& r : options.workspaceRoots) bases.emplace_back(r);
+    }
+    fs::path rel;
+    size_t start = 0;
+    while (start <= dotted.size() && !dotted.empty()) {
+      size_t dot = dotted.find('.', start);
+      rel /= dotted.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+      if (dot == std::string::npos) break;
+      start = dot + 1;
+    }
+    for (const fs::path& base : bases) {
+      fs::path stem = base / rel;
+      if (dotted.empty()) stem = base;
+      std::string asFile = stem.string() + ".py";
+      std::string asPackage = (stem / "__init__.py").string();
+      if (!dotted.empty() && fileExists(asFile)) return fs::path(asFile).lexically_normal().string();
+      if (fileExists(asPackage)) return fs::path(asPackage).lexically_normal().string();
+    }
+    return std::nullopt;
+  }
+
+  std::optional<names::Binding> exported(const std::string& file, const std::string& name,
+                                         int depth) override {
+    DocState* d = ensureIndexed(file, depth);
+    if (!d) return std::nullopt;
+    const names::Binding* b = d->globals.find(name);
+    if (!b) return std::nullopt;
+    names::Binding out = *b;
+    if (out.file.empty() && (out.kind == names::Binding::Kind::Function ||
+                             out.kind == names::Binding::Kind::Class ||
+                             out.kind == names::Binding::Kind::Partial ||
+                             out.kind == names::Binding::Kind::Constant))
+      out.file = file;
+    return out;
+  }
+
+  // A document known from disk (not open): parsed and its names bound; its
+  // module is lowered on demand.
+  DocState* ensureIndexed(const std::string& path, int depth) {
+    auto it = docs.find(path);
+    if (it != docs.end()) return it->second.get();
+    if (building.count(path)) return nullptr;
+    auto text = readFile(path);
+    if (!text) return nullptr;
+    auto d = std::make_unique<DocState>();
+    d->path = path;
+    d->doc.setText(std::move(*text));
+    d->generation = ++generationCounter;
+    DocState* raw = d.get();
+    docs[path] = std::move(d);
+    building.insert(path);
+    raw->globals.build(raw->doc, path, this, depth);
+    building.erase(path);
+    raw->depGenerations = currentDepGenerations(*raw);
+    raw->stale = true; // not lowered yet
+    return raw;
+  }
+
+  std::map<std::string, uint64_t> currentDepGenerations(const DocState& d) {
+    std::map<std::string, uint64_t> gens;
+    for (const std::string& dep : d.globals.dependencies()) {
+      auto it = docs.find(dep);
+      gens[dep] = it == docs.end() ? 0 : it->second->generation;
+    }
+    return gens;
+  }
+
+  // ---- incremental lowering ----
+  UpdateStats update(DocState& d, bool reparse);
+  void ensureCurrent(DocState& d);
+  DocState* find(const std::string& path) const {
+    auto it = docs.find(path);
+    return it == docs.end() ? nullptr : it->second.get();
+  }
+  DocState& open(const std::string& path) {
+    auto& slot = docs[path];
+    if (!slot) {
+      slot = std::make_unique<DocState>();
+      slot->path = path;
+    }
+    return *slot;
+  }
+  std::vector<std::string> dependentsOf(const std::string& path) const;
 };
+
+// Bring `d`'s module up to date: reparse (when asked), rebind the module's
+// names, then lower again only the units whose text or looked-up names
+// changed; reuse the rest (moving their locations when lines moved).
+UpdateStats Project::Impl::update(DocState& d, bool reparse) {
+  UpdateStats stats;
+  auto t0 = std::chrono::steady_clock::now();
+  if (reparse) d.doc.reparse();
+  building.insert(d.path);
+  d.globals.build(d.doc, d.path, this, 0);
+  building.erase(d.path);
+  d.depGenerations = currentDepGenerations(d);
+  stats.parseMillis = millisSince(t0);
+  auto t1 = std::chrono::steady_clock::now();
+
+  if (!d.module) {
+    mlir::OpBuilder b(context.get());
+    d.module = mlir::ModuleOp::create(mlir::FileLineColLoc::get(context.get(), d.path, 1, 1));
+    (*d.module)->setAttr("pallas.path", b.getStringAttr(d.path));
+  }
+  mlir::ModuleOp module = *d.module;
+  std::vector<lower::Unit> units = lower::enumerateUnits(d.doc);
+
+  // Old units by content hash, for reuse.
+  std::multimap<uint64_t, size_t> byHash;
+  for (size_t i = 0; i < d.units.size(); ++i) byHash.emplace(d.units[i].hash, i);
+  std::vector<bool> used(d.units.size(), false);
+
+  // Symbols: the last definition of a name keeps it (Python rebinding).
+  std::map<std::string, unsigned> remaining;
+  for (const auto& u : units)
+    if (u.kind != "module") ++remaining[u.name];
+  unsigned moduleIndex = 0;
+
+  std::vector<UnitState> next;
+  next.reserve(units.size());
+  lower::LowerInput in{context.get(), d.doc, d.globals, d.path};
+  for (const lower::Unit& u : units) {
+    std::string symbol;
+    if (u.kind == "module") symbol = "__module__." + std::to_string(moduleIndex++);
+    else {
+      unsigned left = --remaining[u.name];
+      symbol = left == 0 ? u.name : u.name + "$" + std::to_string(left);
+    }
+    uint64_t hash = llvm::xxh3_64bits(llvm::StringRef(u.text.data(), u.text.size()));
+    UnitState s;
+    s.hash = hash;
+    s.kind = u.kind;
+    s.startRow = u.startRow;
+    s.startColumn = u.startColumn;
+    // Reuse an old unit with the same text, column and still-valid lookups.
+    auto range = byHash.equal_range(hash);
+    for (auto it = range.first; it != range.second; ++it) {
+      UnitState& old = d.units[it->second];
+      if (used[it->second] || old.kind != u.kind || old.startColumn != u.startColumn || !old.op) continue;
+      bool valid = true;
+      for (const auto& [key, fp] : old.deps.lookups)
+        if (lower::lookupFingerprint(key, d.globals) != fp) {
+          valid = false;
+          break;
+        }
+      if (!valid) continue;
+      used[it->second] = true;
+      s.op = old.op;
+      s.deps = std::move(old.deps);
+      old.op = nullptr;
+      if (old.startRow != u.startRow)
+        shiftLocations(s.op, static_cast<int>(u.startRow) - static_cast<int>(old.startRow));
+      s.op->remove();
+      break;
+    }
+    if (!s.op) {
+      s.op = lower::lowerUnit(in, u, symbol, s.deps);
+      s.fresh = true;
+      ++stats.functionsRelowered;
+    }
+    auto func = llvm::cast<pd::FuncOp>(s.op);
+    if (func.getSymName() != symbol) func.setSymName(symbol);
+    next.push_back(std::move(s));
+  }
+  // Units that are gone.
+  for (UnitState& old : d.units)
+    if (old.op) old.op->erase();
+  d.units = std::move(next);
+  mlir::Block* body = module.getBody();
+  for (UnitState& s : d.units) body->push_back(s.op);
+
+  // Verify what changed, and the module's own invariants (unique symbols).
+  stats.verified = true;
+  for (UnitState& s : d.units) {
+    if (!s.fresh) continue;
+    s.fresh = false;
+    if (failed(mlir::verify(s.op))) {
+      stats.verified = false;
+      log("pallas: lowering produced an invalid function in " + d.path + ": " + lastDiagnostic);
+      // Keep the module valid: an empty function in its place.
+      auto func = llvm::cast<pd::FuncOp>(s.op);
+      mlir::OpBuilder b(context.get());
+      auto empty = pd::FuncOp::create(b, func.getLoc(), func.getSymName(), func.getKind(), b.getStrArrayAttr({}));
+      empty.getDecorators().push_back(new mlir::Block());
+      empty.getBody().push_back(new mlir::Block());
+      body->getOperations().insert(mlir::Block::iterator(s.op), empty.getOperation());
+      s.op->erase();
+      s.op = empty.getOperation();
+    }
+  }
+  if (failed(mlir::verify(module.getOperation(), /*verifyRecursively=*/false))) {
+    stats.verified = false;
+    log("pallas: module of " + d.path + " does not verify: " + lastDiagnostic);
+  }
+  d.generation = ++generationCounter;
+  d.stale = false;
+  stats.functionsTotal = static_cast<unsigned>(d.units.size());
+  stats.lowerMillis = millisSince(t1);
+  d.lastStats = stats;
+  log("pallas: updated " + d.path + ": " + std::to_string(stats.functionsRelowered) + " of " +
+      std::to_string(stats.functionsTotal) + " functions lowered again (parse " +
+      std::to_string(stats.parseMillis) + " ms, lower " + std::to_string(stats.lowerMillis) + " ms)");
+  return stats;
+}
+
+// Lower an indexed document on first use, and refresh a document whose
+// imported workspace files changed since its names were bound.
+void Project::Impl::ensureCurrent(DocState& d) {
+  if (d.stale || !d.module) {
+    update(d, false);
+    return;
+  }
+  for (const auto& [dep, gen] : d.depGenerations) {
+    auto it = docs.find(dep);
+    uint64_t now = it == docs.end() ? 0 : it->second->generation;
+    if (now != gen) {
+      update(d, false);
+      return;
+    }
+  }
+}
+
+std::vector<std::string> Project::Impl::dependentsOf(const std::string& path) const {
+  // Transitive: a change can travel through re-exports.
+  std::set<std::string> out;
+  std::vector<std::string> work{path};
+  while (!work.empty()) {
+    std::string p = work.back();
+    work.pop_back();
+    for (const auto& [other, d] : docs) {
+      if (other == path || out.count(other)) continue;
+      for (const std::string& dep : d->globals.dependencies())
+        if (dep == p) {
+          out.insert(other);
+          work.push_back(other);
+          break;
+        }
+    }
+  }
+  return {out.begin(), out.end()};
+}
+
+// ---------------------------------------------------------------------------
 
 Project::Project(ProjectOptions options) : impl_(std::make_unique<Impl>()) {
   impl_->options = std::move(options);
 }
-Project::~Project() = default;
+
+Project::~Project() {
+  // Modules must go before the context that owns their attributes.
+  for (auto& [_, d] : impl_->docs) {
+    d->units.clear();
+    d->module = nullptr;
+  }
+}
 
 UpdateStats Project::setDocument(const std::string& path, std::string text) {
   std::lock_guard lock(impl_->mutex);
-  impl_->texts[path] = std::move(text);
-  return {};
+  DocState& d = impl_->open(path);
+  d.isOpen = true;
+  d.doc.setText(std::move(text));
+  return impl_->update(d, false);
 }
 
 UpdateStats Project::editDocument(const std::string& path, const std::vector<ByteEdit>& edits) {
   std::lock_guard lock(impl_->mutex);
-  auto it = impl_->texts.find(path);
-  if (it == impl_->texts.end()) throw std::invalid_argument("document is not open: " + path);
-  for (const ByteEdit& e : edits) {
-    if (e.startByte > e.oldEndByte || e.oldEndByte > it->second.size())
-      throw std::out_of_range("edit outside the document");
-    it->second.replace(e.startByte, e.oldEndByte - e.startByte, e.newText);
-  }
-  return {};
+  DocState* d = impl_->find(path);
+  if (!d || !d->isOpen) throw std::invalid_argument("document is not open: " + path);
+  for (const ByteEdit& e : edits) d->doc.applyEdit(e);
+  return impl_->update(*d, true);
 }
 
 void Project::closeDocument(const std::string& path) {
   std::lock_guard lock(impl_->mutex);
-  impl_->texts.erase(path);
+  DocState* d = impl_->find(path);
+  if (!d) return;
+  d->isOpen = false;
+  // The disk version (if any) stays in the index.
+  if (auto text = readFile(path)) {
+    d->doc.setText(std::move(*text));
+    d->stale = true;
+    d->generation = ++impl_->generationCounter;
+    impl_->building.insert(path);
+    d->globals.build(d->doc, path, impl_.get(), 0);
+    impl_->building.erase(path);
+  } else {
+    d->units.clear();
+    d->module = nullptr;
+    impl_->docs.erase(path);
+  }
 }
 
 bool Project::hasDocument(const std::string& path) const {
   std::lock_guard lock(impl_->mutex);
-  return impl_->texts.count(path) != 0;
+  DocState* d = impl_->find(path);
+  return d && d->isOpen;
 }
 
 std::string Project::documentText(const std::string& path) const {
   std::lock_guard lock(impl_->mutex);
-  auto it = impl_->texts.find(path);
-  return it == impl_->texts.end() ? std::string() : it->second;
+  DocState* d = impl_->find(path);
+  return d ? d->doc.text() : std::string();
 }
 
-std::string Project::mlirText(const std::string&) const { return "module {\n}\n"; }
-std::vector<Finding> Project::findings(const std::string&) const { return {}; }
-std::vector<std::string> Project::dependents(const std::string&) const { return {}; }
-std::string Project::knowledgeJaxVersion() const { return "unknown"; }
+std::string Project::mlirText(const std::string& path) const {
+  std::lock_guard lock(impl_->mutex);
+  DocState* d = impl_->find(path);
+  if (!d) return "module {\n}\n";
+  impl_->ensureCurrent(*d);
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  d->module->getOperation()->print(os, mlir::OpPrintingFlags().enableDebugInfo(true, /*prettyForm=*/false).useLocalScope());
+  os << "\n";
+  return out;
+}
+
+std::vector<Finding> Project::findings(const std::string& path) const {
+  std::lock_guard lock(impl_->mutex);
+  DocState* d = impl_->find(path);
+  if (!d) return {};
+  impl_->ensureCurrent(*d);
+  std::vector<Finding> out;
+  detail::WorkspaceImpl ws(
+      [this](const std::string& p) -> DocState* {
+        DocState* doc = impl_->ensureIndexed(p, 0);
+        if (doc) impl_->ensureCurrent(*doc);
+        return doc;
+      },
+      [this] {
+        std::vector<std::string> paths;
+        for (auto& [p, _] : impl_->docs) paths.push_back(p);
+        return paths;
+      });
+  detail::PassContext ctx{ws, path, *d->module, impl_->options, out};
+  for (const auto& pass : detail::passRegistry().passes()) {
+    try {
+      pass.fn(ctx);
+    } catch (const std::exception& e) {
+      // A pass bug must not take the server down; say which pass failed.
+      impl_->log("pallas: pass " + pass.name + " failed on " + path + ": " + e.what());
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> Project::dependents(const std::string& path) const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->dependentsOf(path);
+}
+
+std::string Project::knowledgeJaxVersion() const {
+  std::lock_guard lock(impl_->mutex);
+  if (impl_->options.knowledgePath.empty()) return "unknown";
+  auto text = readFile(impl_->options.knowledgePath);
+  if (!text) return "unknown";
+  auto j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_object() && j.contains("jax_version") && j["jax_version"].is_string())
+    return j["jax_version"].get<std::string>();
+  return "unknown";
+}
+
+size_t Project::indexWorkspace(const std::atomic<bool>* cancel) {
+  std::vector<std::string> files;
+  for (const std::string& root : impl_->options.workspaceRoots) {
+    std::error_code ec;
+    fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
+    for (; !ec && it != end; it.increment(ec)) {
+      if (cancel && cancel->load()) return 0;
+      if (it->is_directory(ec)) {
+        if (skippedFolder(it->path())) it.disable_recursion_pending();
+        continue;
+      }
+      if (it->path().extension() == ".py") files.push_back(fs::absolute(it->path()).lexically_normal().string());
+    }
+  }
+  size_t n = 0;
+  for (const std::string& f : files) {
+    if (cancel && cancel->load()) break;
+    std::lock_guard lock(impl_->mutex);
+    if (impl_->find(f)) continue;
+    if (impl_->ensureIndexed(f, 0)) ++n;
+  }
+  return n;
+}
+
+void Project::fileChanged(const std::string& path) {
+  std::lock_guard lock(impl_->mutex);
+  DocState* d = impl_->find(path);
+  if (d && d->isOpen) return; // the editor's version wins
+  auto text = readFile(path);
+  if (!text) {
+    if (d) {
+      d->units.clear();
+      d->module = nullptr;
+      impl_->docs.erase(path);
+    }
+    ++impl_->generationCounter;
+    // Dependents see a missing file as a changed generation (0).
+    return;
+  }
+  if (!d) {
+    impl_->ensureIndexed(path, 0);
+    return;
+  }
+  d->doc.setText(std::move(*text));
+  impl_->update(*d, false);
+}
+
+std::vector<std::string> Project::documents() const {
+  std::lock_guard lock(impl_->mutex);
+  std::vector<std::string> out;
+  for (auto& [p, _] : impl_->docs) out.push_back(p);
+  return out;
+}
+
+UpdateStats Project::lastUpdate(const std::string& path) const {
+  std::lock_guard lock(impl_->mutex);
+  DocState* d = impl_->find(path);
+  return d ? d->lastStats : UpdateStats{};
+}
+
+bool Project::verify(const std::string& path) const {
+  std::lock_guard lock(impl_->mutex);
+  DocState* d = impl_->find(path);
+  if (!d) return false;
+  impl_->ensureCurrent(*d);
+  return succeeded(mlir::verify(d->module->getOperation()));
+}
 
 } // namespace pallas::analysis

@@ -9,7 +9,9 @@
 
 #include "pallas/analysis/Finding.h"
 
+#include <atomic>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -38,6 +40,9 @@ struct ProjectOptions {
   // Knowledge table (JSON made by analysis/knowledge/extract_knowledge.py).
   // Empty: the bundled table of the pinned JAX.
   std::string knowledgePath;
+  // Debug log sink (one line per call, no newline); empty: no debug log.
+  // Every update logs how many functions it lowered again.
+  std::function<void(const std::string&)> debugLog;
 };
 
 class Project {
@@ -65,6 +70,23 @@ public:
   std::vector<std::string> dependents(const std::string& path) const;
 
   std::string knowledgeJaxVersion() const;
+
+  // ---- workspace index (for cross-file call graphs) ----
+  // Read every *.py under the workspace roots (skipping hidden folders,
+  // virtual environments, site-packages, node_modules, __pycache__) that is
+  // not open, so imports between the user's files resolve. Meant for a
+  // background thread: it takes the lock per file, so requests interleave,
+  // and stops early when `cancel` becomes true. Returns the files indexed.
+  size_t indexWorkspace(const std::atomic<bool>* cancel = nullptr);
+  // A file changed on disk (workspace/didChangeWatchedFiles): re-read it
+  // unless it is open; forget it when it no longer exists.
+  void fileChanged(const std::string& path);
+  // Every document the project knows (open or indexed).
+  std::vector<std::string> documents() const;
+  // Stats of the last update of `path` (for the `pallas/mlir` request).
+  UpdateStats lastUpdate(const std::string& path) const;
+  // Run the MLIR verifier over the whole module of `path` (tests).
+  bool verify(const std::string& path) const;
 
 private:
   struct Impl;

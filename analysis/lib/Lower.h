@@ -1,0 +1,56 @@
+// Lowering of one unit of a Python document (a module-level def, a method,
+// or another top-level statement) to a detached `pallas.func` op. Units are
+// independent: the lowering of one depends only on its own text and on the
+// module-level names it looks up, which it records (UnitDeps) so that the
+// incremental update can tell when a reused unit must be lowered again.
+#pragma once
+
+#include "Names.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mlir {
+class MLIRContext;
+class Operation;
+} // namespace mlir
+
+namespace pallas::analysis::lower {
+
+// A top-level piece of the document that becomes one pallas.func.
+struct Unit {
+  TSNode node{};        // the statement (decorated_definition included)
+  TSNode def{};         // function_definition for def/method units, else null
+  std::string kind;     // "def" | "method" | "module"
+  std::string name;     // Python name ("f", "C.m", "__module__")
+  std::string_view text; // source text of `node` (valid until the next edit)
+  uint32_t startRow = 0, startColumn = 0;
+};
+
+// The units of a document, in source order. A def or class hidden inside a
+// top-level ERROR node (a syntax error around it) is still a unit.
+std::vector<Unit> enumerateUnits(const syntax::Document& doc);
+
+// Global names a unit looked up, each with the fingerprint of what it
+// resolved to ("pl.pallas_call" -> "1|jax.experimental.pallas.pallas_call|...").
+struct UnitDeps {
+  std::vector<std::pair<std::string, std::string>> lookups;
+};
+
+// Recompute the fingerprint of a recorded lookup against new globals.
+std::string lookupFingerprint(const std::string& key, const names::Globals& globals);
+
+struct LowerInput {
+  mlir::MLIRContext* context;
+  const syntax::Document& doc;
+  const names::Globals& globals;
+  const std::string& path;
+};
+
+// Lower `unit` to a detached pallas.func named `symbol`. Never throws on bad
+// input: what it does not understand becomes pallas.opaque.
+mlir::Operation* lowerUnit(const LowerInput& in, const Unit& unit, const std::string& symbol,
+                           UnitDeps& deps);
+
+} // namespace pallas::analysis::lower

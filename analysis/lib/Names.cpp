@@ -1,0 +1,470 @@
+#include "Names.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+namespace pallas::analysis::names {
+namespace {
+
+using syntax::field;
+using syntax::is;
+using syntax::isNull;
+
+constexpr int kMaxDepth = 8; // re-export chains followed across files
+
+std::string str(std::string_view s) { return std::string(s); }
+
+Binding makeBinding(Binding::Kind kind, std::string target, std::string file) {
+  Binding b;
+  b.kind = kind;
+  b.target = std::move(target);
+  b.file = std::move(file);
+  return b;
+}
+
+bool startsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool endsWith(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
+}
+
+// Longest prefix first: mosaic_gpu before pallas before jax.
+struct Prefix {
+  const char* module;
+  const char* canonical;
+};
+constexpr std::array<Prefix, 15> kPrefixes{{
+    {"jax._src.pallas.mosaic_gpu.interpret.params", "interpret"},
+    {"jax._src.pallas.mosaic_gpu.interpret", "interpret"},
+    {"jax._src.pallas.mosaic_gpu.primitives", "plgpu"},
+    {"jax._src.pallas.mosaic_gpu.pipeline", "plgpu"},
+    {"jax._src.pallas.mosaic_gpu.helpers", "plgpu"},
+    {"jax._src.pallas.mosaic_gpu.core", "plgpu"},
+    {"jax.experimental.pallas.mosaic_gpu", "plgpu"},
+    {"jax.experimental.mosaic.gpu", "mgpu"},
+    {"jax._src.pallas.pallas_call", "pl"},
+    {"jax._src.pallas.primitives", "pl"},
+    {"jax._src.pallas.helpers", "pl"},
+    {"jax.experimental.pallas", "pl"},
+    {"jax.numpy", "jnp"},
+    {"jax.lax", "lax"},
+    {"jax", "jax"},
+}};
+
+bool isLaunchApi(std::string_view api) {
+  return api == "pl.pallas_call" || api == "plgpu.kernel" || api == "pl.kernel" ||
+         api == "pl.core_map";
+}
+
+std::string keywordName(TSNode kw, const syntax::Document& doc) {
+  return str(doc.textOf(field(kw, "name")));
+}
+
+InterpretEval evalFromText(const std::string& text) {
+  InterpretEval e;
+  e.text = text;
+  if (text == "True" || text == "1") {
+    e.paths = {"interpret_hlo"};
+    e.source = "literal";
+  } else if (text == "False" || text == "None" || text == "0") {
+    e.paths = {"compiled"};
+    e.source = "literal";
+  } else {
+    e.paths = {"unknown"};
+    e.source = "unknown";
+  }
+  return e;
+}
+
+} // namespace
+
+std::string InterpretEval::fingerprint() const {
+  std::string s = source + "|" + text + "|";
+  for (auto& p : paths) s += p + ",";
+  for (auto& [k, v] : params) s += k + "=" + v + ";";
+  return s;
+}
+
+std::string Binding::fingerprint() const {
+  std::string s = std::to_string(static_cast<int>(kind)) + "|" + target + "|" + file + "|" +
+                  (launched ? "L" : "") + (inlineMgpu ? "I" : "");
+  for (auto& [k, v] : keywords) s += "|" + k + "=" + v;
+  if (interpret) s += "|i:" + interpret->fingerprint();
+  if (scratchKnown) {
+    s += "|s:";
+    for (auto& k : scratch) s += k + ",";
+  }
+  return s;
+}
+
+std::string canonicalApi(const std::string& qualified) {
+  for (const Prefix& p : kPrefixes) {
+    std::string_view m = p.module;
+    if (qualified == m) return p.canonical;
+    if (startsWith(qualified, m) && qualified[m.size()] == '.')
+      return std::string(p.canonical) + qualified.substr(m.size());
+  }
+  return qualified;
+}
+
+bool isJaxName(const std::string& q) {
+  return q == "jax" || startsWith(q, "jax.") || q == "functools" || startsWith(q, "functools.");
+}
+
+std::string dottedName(TSNode expr, const syntax::Document& doc) {
+  if (is(expr, "identifier")) return str(doc.textOf(expr));
+  if (is(expr, "attribute")) {
+    std::string base = dottedName(field(expr, "object"), doc);
+    TSNode attr = field(expr, "attribute");
+    if (base.empty() || isNull(attr)) return {};
+    return base + "." + str(doc.textOf(attr));
+  }
+  return {};
+}
+
+const Binding* Globals::find(const std::string& name) const {
+  auto it = bindings_.find(name);
+  return it == bindings_.end() ? nullptr : &it->second;
+}
+
+std::optional<Binding> Globals::attribute(const Binding& base, const std::string& attr) const {
+  switch (base.kind) {
+  case Binding::Kind::Module:
+    if (!base.file.empty() && resolver_ && depth_ < kMaxDepth) {
+      if (auto b = resolver_->exported(base.file, attr, depth_ + 1)) return b;
+      if (auto f = resolver_->moduleFile(base.target + "." + attr, 0, path_))
+        return makeBinding(Binding::Kind::Module, base.target + "." + attr, *f);
+    }
+    [[fallthrough]];
+  case Binding::Kind::Symbol: {
+    Binding b;
+    b.kind = Binding::Kind::Symbol;
+    b.target = base.target + "." + attr;
+    return b;
+  }
+  default: return std::nullopt;
+  }
+}
+
+std::vector<std::string> Globals::dependencies() const {
+  std::vector<std::string> out;
+  for (auto& [_, b] : bindings_)
+    if (!b.file.empty() && b.file != path_) out.push_back(b.file);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::optional<Binding> resolveGlobalExpr(TSNode expr, const syntax::Document& doc,
+                                         const Globals& globals) {
+  std::string dotted = dottedName(expr, doc);
+  if (dotted.empty()) return std::nullopt;
+  size_t pos = dotted.find('.');
+  const Binding* first = globals.find(dotted.substr(0, pos));
+  if (!first) return std::nullopt;
+  std::optional<Binding> b = *first;
+  while (b && pos != std::string::npos) {
+    size_t next = dotted.find('.', pos + 1);
+    b = globals.attribute(*b, dotted.substr(pos + 1, next == std::string::npos ? next : next - pos - 1));
+    pos = next;
+  }
+  return b;
+}
+
+std::string apiOf(TSNode expr, const syntax::Document& doc, const Globals& globals) {
+  auto b = resolveGlobalExpr(expr, doc, globals);
+  if (!b || (b->kind != Binding::Kind::Module && b->kind != Binding::Kind::Symbol)) return {};
+  if (!b->file.empty() || !isJaxName(b->target)) return {};
+  return canonicalApi(b->target);
+}
+
+std::string allocationKind(TSNode expr, const syntax::Document& doc, const Globals& globals) {
+  TSNode callee = is(expr, "call") ? field(expr, "function") : expr;
+  std::string api = apiOf(callee, doc, globals);
+  if (api.empty()) api = dottedName(callee, doc);
+  if (api == "plgpu.ACC" || api == "plgpu.ACC.init" || endsWith(api, "WGMMAAccumulatorRef"))
+    return "acc";
+  if (endsWith(api, ".SMEM")) return "smem";
+  if (endsWith(api, ".TMEM")) return "tmem";
+  if (endsWith(api, ".GMEM")) return "gmem";
+  if (endsWith(api, "Barrier")) return "barrier";
+  if (api.find("Semaphore") != std::string::npos) return "semaphore";
+  return "other";
+}
+
+std::optional<std::vector<std::string>> scratchKinds(TSNode expr, const syntax::Document& doc,
+                                                     const Globals& globals) {
+  if (is(expr, "parenthesized_expression")) expr = ts_node_named_child(expr, 0);
+  std::vector<std::string> kinds;
+  if (is(expr, "list") || is(expr, "tuple")) {
+    for (uint32_t i = 0, n = ts_node_named_child_count(expr); i < n; ++i) {
+      TSNode el = ts_node_named_child(expr, i);
+      if (is(el, "comment")) continue;
+      if (is(el, "list_splat")) return std::nullopt;
+      kinds.push_back(allocationKind(el, doc, globals));
+    }
+    return kinds;
+  }
+  if (is(expr, "dictionary")) {
+    for (uint32_t i = 0, n = ts_node_named_child_count(expr); i < n; ++i) {
+      TSNode pair = ts_node_named_child(expr, i);
+      if (!is(pair, "pair")) return std::nullopt;
+      kinds.push_back(allocationKind(field(pair, "value"), doc, globals));
+    }
+    return kinds;
+  }
+  return std::nullopt;
+}
+
+InterpretEval evaluateInterpret(TSNode expr, const syntax::Document& doc, const Globals& globals,
+                                const LocalLookup& lookupLocal) {
+  InterpretEval e;
+  if (isNull(expr)) {
+    e.paths = {"compiled"};
+    e.source = "absent";
+    return e;
+  }
+  while (is(expr, "parenthesized_expression")) expr = ts_node_named_child(expr, 0);
+  e.text = str(doc.textOf(expr));
+  std::string_view t = syntax::type(expr);
+  if (t == "true" || t == "false" || t == "none" || t == "integer") {
+    InterpretEval l = evalFromText(e.text);
+    return l;
+  }
+  if (t == "call") {
+    TSNode callee = field(expr, "function");
+    std::string api = apiOf(callee, doc, globals);
+    if (api.empty()) api = dottedName(callee, doc);
+    if (endsWith(api, "InterpretGPUParams")) {
+      e.paths = {"interpret_gpu"};
+      e.source = "interpret_gpu_params";
+      TSNode args = field(expr, "arguments");
+      for (uint32_t i = 0, n = isNull(args) ? 0 : ts_node_named_child_count(args); i < n; ++i) {
+        TSNode a = ts_node_named_child(args, i);
+        if (is(a, "keyword_argument"))
+          e.params.emplace_back(keywordName(a, doc), str(doc.textOf(field(a, "value"))));
+      }
+      return e;
+    }
+    e.paths = {"unknown"};
+    e.source = "unknown";
+    return e;
+  }
+  if (t == "identifier" && lookupLocal) {
+    if (auto local = lookupLocal(e.text)) {
+      InterpretEval inner = evaluateInterpret(local->first, doc, globals, nullptr);
+      if (local->second == "default_param") inner.source = "default_param";
+      inner.text = e.text;
+      if (local->second == "unknown") inner = InterpretEval{{"unknown"}, "unknown", e.text, {}};
+      return inner;
+    }
+  }
+  if (t == "identifier" || t == "attribute") {
+    if (auto b = resolveGlobalExpr(expr, doc, globals); b && b->kind == Binding::Kind::Constant) {
+      InterpretEval inner = b->interpret ? *b->interpret : evalFromText(b->target);
+      inner.source = "module_constant";
+      inner.text = e.text;
+      return inner;
+    }
+  }
+  e.paths = {"unknown"};
+  e.source = "unknown";
+  return e;
+}
+
+// ---- Globals::build --------------------------------------------------------
+
+void Globals::build(const syntax::Document& doc, const std::string& path, ModuleResolver* resolver,
+                    int depth) {
+  bindings_.clear();
+  path_ = path;
+  resolver_ = resolver;
+  depth_ = depth;
+  scanBlock(doc.root(), doc);
+}
+
+void Globals::scanBlock(TSNode block, const syntax::Document& doc) {
+  for (uint32_t i = 0, n = ts_node_named_child_count(block); i < n; ++i) {
+    TSNode s = ts_node_named_child(block, i);
+    std::string_view t = syntax::type(s);
+    if (t == "import_statement") bindImport(s, doc);
+    else if (t == "import_from_statement") bindImportFrom(s, doc);
+    else if (t == "expression_statement") {
+      TSNode a = ts_node_named_child(s, 0);
+      if (is(a, "assignment")) bindAssignment(a, doc);
+    } else if (t == "function_definition" || t == "class_definition" || t == "decorated_definition")
+      bindDefinition(s, doc);
+    else if (t == "if_statement" || t == "try_statement" || t == "with_statement" ||
+             t == "elif_clause" || t == "else_clause" || t == "except_clause" ||
+             t == "finally_clause" || t == "block" || t == "ERROR")
+      scanBlock(s, doc);
+  }
+}
+
+void Globals::bindImport(TSNode stmt, const syntax::Document& doc) {
+  for (uint32_t i = 0, n = ts_node_named_child_count(stmt); i < n; ++i) {
+    TSNode c = ts_node_named_child(stmt, i);
+    Binding b;
+    b.kind = Binding::Kind::Module;
+    std::string bound;
+    if (is(c, "dotted_name")) {
+      std::string full = str(doc.textOf(c));
+      bound = full.substr(0, full.find('.'));
+      b.target = bound;
+    } else if (is(c, "aliased_import")) {
+      b.target = str(doc.textOf(field(c, "name")));
+      bound = str(doc.textOf(field(c, "alias")));
+    } else {
+      continue;
+    }
+    if (resolver_ && !isJaxName(b.target))
+      if (auto f = resolver_->moduleFile(b.target, 0, path_)) b.file = *f;
+    bindings_[bound] = b;
+  }
+}
+
+void Globals::bindImportFrom(TSNode stmt, const syntax::Document& doc) {
+  TSNode mod = field(stmt, "module_name");
+  if (isNull(mod)) return;
+  int level = 0;
+  std::string module;
+  if (is(mod, "relative_import")) {
+    for (uint32_t i = 0, n = ts_node_named_child_count(mod); i < n; ++i) {
+      TSNode c = ts_node_named_child(mod, i);
+      if (is(c, "import_prefix")) level = static_cast<int>(doc.textOf(c).size());
+      else if (is(c, "dotted_name")) module = str(doc.textOf(c));
+    }
+  } else {
+    module = str(doc.textOf(mod));
+  }
+  std::optional<std::string> file;
+  if (resolver_ && (level > 0 || !isJaxName(module))) file = resolver_->moduleFile(module, level, path_);
+  std::string qualifiedModule = std::string(static_cast<size_t>(level), '.') + module;
+  for (uint32_t i = 0, n = ts_node_child_count(stmt); i < n; ++i) {
+    TSNode c = ts_node_child(stmt, i);
+    std::string fieldName = ts_node_field_name_for_child(stmt, i) ? ts_node_field_name_for_child(stmt, i) : "";
+    if (fieldName != "name") continue;
+    std::string name, alias;
+    if (is(c, "aliased_import")) {
+      name = str(doc.textOf(field(c, "name")));
+      alias = str(doc.textOf(field(c, "alias")));
+    } else {
+      name = alias = str(doc.textOf(c));
+    }
+    Binding b;
+    if (file) {
+      std::optional<Binding> exported;
+      if (depth_ < kMaxDepth) exported = resolver_->exported(*file, name, depth_ + 1);
+      if (exported) {
+        b = *exported;
+      } else if (auto sub = resolver_->moduleFile(module.empty() ? name : module + "." + name, level, path_)) {
+        b = makeBinding(Binding::Kind::Module, qualifiedModule.empty() ? name : qualifiedModule + "." + name, *sub);
+      } else {
+        b = makeBinding(Binding::Kind::Other, qualifiedModule + "." + name, *file);
+      }
+    } else {
+      b.kind = Binding::Kind::Symbol;
+      b.target = module.empty() ? qualifiedModule + name : qualifiedModule + "." + name;
+    }
+    bindings_[alias] = b;
+  }
+}
+
+void Globals::bindAssignment(TSNode assign, const syntax::Document& doc) {
+  TSNode left = field(assign, "left");
+  TSNode right = field(assign, "right");
+  if (!is(left, "identifier")) {
+    // Tuple targets etc.: every name bound is something we do not model.
+    if (!isNull(left))
+      for (uint32_t i = 0, n = ts_node_named_child_count(left); i < n; ++i) {
+        TSNode c = ts_node_named_child(left, i);
+        if (is(c, "identifier")) bindings_[str(doc.textOf(c))] = Binding{};
+      }
+    return;
+  }
+  std::string name = str(doc.textOf(left));
+  Binding b;
+  while (is(right, "parenthesized_expression")) right = ts_node_named_child(right, 0);
+  if (isNull(right)) {
+    bindings_[name] = b;
+    return;
+  }
+  std::string_view t = syntax::type(right);
+  if (t == "identifier" || t == "attribute") {
+    if (auto r = resolveGlobalExpr(right, doc, *this)) b = *r;
+  } else if (t == "true" || t == "false" || t == "none" || t == "integer" || t == "float" ||
+             t == "string") {
+    b.kind = Binding::Kind::Constant;
+    b.target = str(doc.textOf(right));
+    b.interpret = evaluateInterpret(right, doc, *this, nullptr);
+  } else if (t == "call") {
+    TSNode callee = field(right, "function");
+    std::string api = apiOf(callee, doc, *this);
+    TSNode args = field(right, "arguments");
+    if (endsWith(api, "InterpretGPUParams")) {
+      b.kind = Binding::Kind::Constant;
+      b.target = str(doc.textOf(right));
+      b.interpret = evaluateInterpret(right, doc, *this, nullptr);
+    } else if (api == "functools.partial" && !isNull(args) && ts_node_named_child_count(args) > 0) {
+      std::string inner = apiOf(ts_node_named_child(args, 0), doc, *this);
+      if (isLaunchApi(inner)) {
+        b.kind = Binding::Kind::Partial;
+        b.target = inner;
+        TSNode interpretNode{};
+        for (uint32_t i = 1, n = ts_node_named_child_count(args); i < n; ++i) {
+          TSNode a = ts_node_named_child(args, i);
+          if (!is(a, "keyword_argument")) continue;
+          std::string k = keywordName(a, doc);
+          b.keywords.emplace_back(k, str(doc.textOf(field(a, "value"))));
+          if (k == "interpret") interpretNode = field(a, "value");
+          if (k == "scratch_shapes" || k == "scratch_types") {
+            if (auto kinds = scratchKinds(field(a, "value"), doc, *this)) {
+              b.scratch = *kinds;
+              b.scratchKnown = true;
+            }
+          }
+        }
+        b.interpret = evaluateInterpret(interpretNode, doc, *this, nullptr);
+        if (isNull(interpretNode)) b.interpret->source = "absent";
+      }
+    }
+  }
+  bindings_[name] = b;
+}
+
+void Globals::bindDefinition(TSNode def, const syntax::Document& doc) {
+  TSNode inner = def;
+  bool launched = false, inlineMgpu = false;
+  if (is(def, "decorated_definition")) {
+    inner = field(def, "definition");
+    for (uint32_t i = 0, n = ts_node_named_child_count(def); i < n; ++i) {
+      TSNode d = ts_node_named_child(def, i);
+      if (!is(d, "decorator")) continue;
+      TSNode e = ts_node_named_child(d, 0);
+      TSNode callee = is(e, "call") ? field(e, "function") : e;
+      std::string api = apiOf(callee, doc, *this);
+      if (api == "plgpu.inline_mgpu") inlineMgpu = true;
+      if (isLaunchApi(api)) launched = true;
+      if (api == "functools.partial" && is(e, "call")) {
+        TSNode args = field(e, "arguments");
+        if (!isNull(args) && ts_node_named_child_count(args) > 0 &&
+            isLaunchApi(apiOf(ts_node_named_child(args, 0), doc, *this)))
+          launched = true;
+      }
+      if (auto b = resolveGlobalExpr(callee, doc, *this); b && b->kind == Binding::Kind::Partial)
+        launched = true;
+    }
+  }
+  TSNode nameNode = field(inner, "name");
+  if (isNull(nameNode)) return;
+  Binding b;
+  b.kind = is(inner, "class_definition") ? Binding::Kind::Class : Binding::Kind::Function;
+  b.target = str(doc.textOf(nameNode));
+  b.file = ""; // this file
+  b.launched = launched;
+  b.inlineMgpu = inlineMgpu;
+  b.line = static_cast<int>(ts_node_start_point(inner).row);
+  bindings_[b.target] = b;
+}
+
+} // namespace pallas::analysis::names

@@ -1,0 +1,129 @@
+// How a Python file names things at module level: imports (every spelling),
+// aliases, constants, functions, functools.partial launch factories; and the
+// static evaluation of the few expressions the analysis needs (interpret=,
+// scratch shapes). No MLIR here.
+#pragma once
+
+#include "Syntax.h"
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pallas::analysis::names {
+
+// What `interpret=` (and the interpret contexts) select at one launch.
+struct InterpretEval {
+  std::vector<std::string> paths;         // compiled / interpret_hlo / interpret_gpu / unknown
+  std::string source = "absent";          // see dialect.md, pallas.launch
+  std::string text;                       // the expression as written
+  std::vector<std::pair<std::string, std::string>> params; // InterpretGPUParams kwargs
+  std::string fingerprint() const;
+};
+
+struct Binding {
+  enum class Kind {
+    Module,    // target: dotted module path; file: the user's file when resolved
+    Symbol,    // target: "module.name" of something imported that is not a module
+    Function,  // a def of this file (file empty) or of `file`: target = symbol
+    Class,     // target = class name
+    Constant,  // target = literal source text (also InterpretGPUParams(...))
+    Partial,   // functools.partial(<launch api>, ...): target = launch api
+    Other,     // assigned something not modelled
+  };
+  Kind kind = Kind::Other;
+  std::string target;
+  std::string file; // absolute path ("" = this file / not a workspace file)
+  // Function: decorated with a launch (the name is the launched callable) or
+  // with plgpu.inline_mgpu.
+  bool launched = false;
+  bool inlineMgpu = false;
+  int line = -1; // 0-based line of the definition (Function), for locations
+  // Partial: its keyword arguments as source text, and interpret= evaluated
+  // where the partial was written.
+  std::vector<std::pair<std::string, std::string>> keywords;
+  std::optional<InterpretEval> interpret;
+  std::vector<std::string> scratch; // Partial: scratch kinds when literal
+  bool scratchKnown = false;
+  std::string fingerprint() const;
+};
+
+// Looks into the rest of the workspace: module files and what other files
+// bind at module level (to follow re-exports).
+class ModuleResolver {
+public:
+  virtual ~ModuleResolver() = default;
+  // The file of module `dotted` imported from `fromPath` with `level` leading
+  // dots (0 = absolute); nullopt when it is not a workspace/sibling file.
+  virtual std::optional<std::string> moduleFile(const std::string& dotted, int level,
+                                                const std::string& fromPath) = 0;
+  // What `name` is bound to at module level in `file` (depth guards cycles).
+  virtual std::optional<Binding> exported(const std::string& file, const std::string& name,
+                                          int depth) = 0;
+};
+
+// Canonical API name for a qualified Python name: "jax.experimental.pallas.
+// mosaic_gpu.copy_gmem_to_smem" -> "plgpu.copy_gmem_to_smem" (dialect.md).
+std::string canonicalApi(const std::string& qualified);
+// True when `qualified` names something of JAX or the standard library
+// functools (the modules whose APIs become pallas.prim).
+bool isJaxName(const std::string& qualified);
+
+class Globals {
+public:
+  // Scan the module-level statements of `doc` (descending into top-level
+  // if/try/with blocks) and bind every name.
+  void build(const syntax::Document& doc, const std::string& path, ModuleResolver* resolver,
+             int depth = 0);
+  const Binding* find(const std::string& name) const;
+  // Resolve `base.attr` (a Module binding's attribute); records nothing.
+  std::optional<Binding> attribute(const Binding& base, const std::string& attr) const;
+  // Files this module's bindings resolved into.
+  std::vector<std::string> dependencies() const;
+  const std::map<std::string, Binding>& all() const { return bindings_; }
+
+private:
+  void bindImport(TSNode stmt, const syntax::Document& doc);
+  void bindImportFrom(TSNode stmt, const syntax::Document& doc);
+  void bindAssignment(TSNode assign, const syntax::Document& doc);
+  void bindDefinition(TSNode def, const syntax::Document& doc);
+  void scanBlock(TSNode block, const syntax::Document& doc);
+  std::optional<Binding> followExport(Binding b) const;
+
+  std::map<std::string, Binding> bindings_;
+  std::string path_;
+  ModuleResolver* resolver_ = nullptr;
+  int depth_ = 0;
+};
+
+// The dotted name an expression spells ("pl.pallas_call" for attribute
+// chains of identifiers), or "" when it is not such a chain.
+std::string dottedName(TSNode expr, const syntax::Document& doc);
+
+// Resolve an expression that names something at module level (identifier or
+// attribute chain) to a binding using only `globals` (no locals): the
+// qualified-name view used for decorators and static evaluation.
+std::optional<Binding> resolveGlobalExpr(TSNode expr, const syntax::Document& doc,
+                                         const Globals& globals);
+
+// Qualified canonical API of a callee expression when it resolves to a JAX
+// module attribute ("pl.pallas_call"), else "".
+std::string apiOf(TSNode expr, const syntax::Document& doc, const Globals& globals);
+
+// Static evaluation of an `interpret=` expression. `lookupLocal` may resolve
+// identifiers of the enclosing function (parameter defaults, local
+// constants) to the node of their value; nullptr when not local.
+using LocalLookup = std::function<std::optional<std::pair<TSNode, std::string>>(const std::string&)>;
+InterpretEval evaluateInterpret(TSNode expr, const syntax::Document& doc, const Globals& globals,
+                                const LocalLookup& lookupLocal);
+
+// Kinds of a literal list/tuple of scratch shapes ("acc", "smem", ...);
+// nullopt when not a literal sequence.
+std::optional<std::vector<std::string>> scratchKinds(TSNode expr, const syntax::Document& doc,
+                                                     const Globals& globals);
+// The kind of one allocation expression (plgpu.ACC(...) -> "acc", ...).
+std::string allocationKind(TSNode expr, const syntax::Document& doc, const Globals& globals);
+
+} // namespace pallas::analysis::names

@@ -1,0 +1,150 @@
+// The pass registry, the Workspace view over the Project's documents, and
+// the helpers passes use to read the dialect (Passes.h).
+#include "WorkspaceImpl.h"
+
+#include "pallas/analysis/detail/Dialect.h"
+#include "pallas/analysis/detail/Passes.h"
+
+#include "mlir/IR/Location.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include <mutex>
+
+namespace pallas::analysis::detail {
+
+namespace pd = pallas::dialect;
+
+PassRegistry& passRegistry() {
+  static PassRegistry registry;
+  static std::once_flag once;
+  std::call_once(once, [] { registerBuiltinPasses(registry); });
+  return registry;
+}
+
+// ---- Workspace -------------------------------------------------------------
+
+std::vector<std::string> WorkspaceImpl::documents() const { return list_(); }
+
+mlir::ModuleOp WorkspaceImpl::module(const std::string& path) const {
+  DocState* d = lookup_(path);
+  return d && d->module ? *d->module : mlir::ModuleOp();
+}
+
+FunctionRef WorkspaceImpl::function(const std::string& path, llvm::StringRef symbol) const {
+  mlir::ModuleOp m = module(path);
+  if (!m) return {path, {}};
+  return {path, llvm::dyn_cast_or_null<pd::FuncOp>(mlir::SymbolTable::lookupSymbolIn(m, symbol))};
+}
+
+FunctionRef WorkspaceImpl::resolveCall(const std::string& fromPath, pd::CallOp call) const {
+  std::string path = call.getCalleeFile() ? call.getCalleeFile()->str() : fromPath;
+  return function(path, call.getCallee());
+}
+
+FunctionRef WorkspaceImpl::resolveLaunchBody(const std::string& fromPath, pd::LaunchOp launch) const {
+  if (!launch.getBody()) return {fromPath, {}};
+  std::string path = launch.getBodyFile() ? launch.getBodyFile()->str() : fromPath;
+  return function(path, *launch.getBody());
+}
+
+std::vector<CallEdge> WorkspaceImpl::callEdges() const {
+  std::vector<CallEdge> edges;
+  for (const std::string& path : documents()) {
+    mlir::ModuleOp m = module(path);
+    if (!m) continue;
+    for (auto func : m.getOps<pd::FuncOp>()) {
+      func->walk([&](mlir::Operation* op) {
+        if (auto call = llvm::dyn_cast<pd::CallOp>(op)) {
+          edges.push_back({{path, func}, op, call.getCalleeFile() ? call.getCalleeFile()->str() : path,
+                           call.getCallee().str()});
+        } else if (auto launch = llvm::dyn_cast<pd::LaunchOp>(op); launch && launch.getBody()) {
+          edges.push_back({{path, func}, op, launch.getBodyFile() ? launch.getBodyFile()->str() : path,
+                           launch.getBody()->str()});
+        }
+      });
+    }
+  }
+  return edges;
+}
+
+std::vector<CallEdge> WorkspaceImpl::callersOf(const std::string& path, llvm::StringRef symbol) const {
+  std::vector<CallEdge> out;
+  for (CallEdge& e : callEdges())
+    if (e.calleePath == path && e.calleeSymbol == symbol) out.push_back(std::move(e));
+  return out;
+}
+
+// ---- dialect helpers -----------------------------------------------------------
+
+bool isRefTransform(llvm::StringRef api) {
+  return api == "ref.at" || api == "ref.reshape" || api == "ref.bitcast" || api == "ref.T" ||
+         api == "ref.transpose" || api == "ref.reinterpret" || api == "plgpu.transform_ref" ||
+         api == "plgpu.transpose_ref" || api == "plgpu.unswizzle_ref" || api == "plgpu.untile_ref" ||
+         api == "plgpu.remote_ref" || api == "plgpu.cluster_ref" || api == "plgpu.multicast_ref" ||
+         api == "pl.select_ref";
+}
+
+RefSource traceRef(mlir::Value value) {
+  for (unsigned guard = 0; guard < 64 && value; ++guard) {
+    if (auto arg = llvm::dyn_cast<mlir::BlockArgument>(value)) {
+      mlir::Operation* owner = arg.getOwner()->getParentOp();
+      RefSource s;
+      s.owner = owner;
+      s.index = arg.getArgNumber();
+      if (llvm::isa<pd::FuncOp>(owner)) s.kind = RefSource::Kind::FuncArg;
+      else if (llvm::isa<pd::ClosureOp>(owner)) s.kind = RefSource::Kind::ClosureArg;
+      else if (llvm::isa<pd::InlineMgpuOp>(owner)) s.kind = RefSource::Kind::InlineArg;
+      else if (auto scope = llvm::dyn_cast<pd::ScopeOp>(owner)) {
+        s.kind = RefSource::Kind::ScopeArg;
+        s.scopeOrigin = llvm::cast<mlir::StringAttr>(scope.getArgOrigins()[s.index]).getValue();
+      }
+      return s;
+    }
+    mlir::Operation* def = value.getDefiningOp();
+    if (auto prim = llvm::dyn_cast<pd::PrimOp>(def); prim && isRefTransform(prim.getApi()) && !prim.getArgs().empty()) {
+      value = prim.getArgs()[0];
+      continue;
+    }
+    if (auto opaque = llvm::dyn_cast<pd::OpaqueOp>(def); opaque && opaque.getWhat() == "unpack" &&
+                                                          opaque.getArgs().size() == 1) {
+      value = opaque.getArgs()[0];
+      continue;
+    }
+    RefSource s;
+    s.kind = RefSource::Kind::OpResult;
+    s.owner = def;
+    return s;
+  }
+  return {};
+}
+
+llvm::StringRef kernelParamOrigin(pd::LaunchOp launch, unsigned index, unsigned numParams) {
+  auto scratch = launch.getScratch();
+  if (!scratch) return "unknown";
+  unsigned s = scratch->size();
+  if (s > numParams || index < numParams - s) return s > numParams ? "unknown" : "kernel_param";
+  auto kind = llvm::cast<mlir::StringAttr>((*scratch)[index - (numParams - s)]).getValue();
+  return kind == "acc" ? "acc" : "scratch";
+}
+
+LineCol lineCol(mlir::Location loc) {
+  if (auto f = llvm::dyn_cast<mlir::FileLineColLoc>(loc))
+    return {f.getFilename().str(), f.getLine(), f.getColumn()};
+  if (auto c = llvm::dyn_cast<mlir::CallSiteLoc>(loc)) return lineCol(c.getCaller());
+  if (auto n = llvm::dyn_cast<mlir::NameLoc>(loc)) return lineCol(n.getChildLoc());
+  if (auto fused = llvm::dyn_cast<mlir::FusedLoc>(loc))
+    for (mlir::Location l : fused.getLocations())
+      if (auto lc = lineCol(l); lc.line) return lc;
+  return {};
+}
+
+SourceLocation sourceLocation(mlir::Location loc) {
+  LineCol lc = lineCol(loc);
+  SourceLocation s;
+  s.path = lc.file;
+  SourcePos p{lc.line ? lc.line - 1 : 0, lc.column ? lc.column - 1 : 0};
+  s.range = {p, p};
+  return s;
+}
+
+} // namespace pallas::analysis::detail

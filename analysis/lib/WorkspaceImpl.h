@@ -1,0 +1,64 @@
+// Internal state of a Project document and the Workspace view the passes
+// get (see pallas/analysis/detail/Passes.h). MLIR-heavy; analysis/lib only.
+#pragma once
+
+#include "Lower.h"
+#include "Names.h"
+#include "Syntax.h"
+
+#include "pallas/analysis/Project.h"
+#include "pallas/analysis/detail/Passes.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace pallas::analysis::detail {
+
+// One unit of a document and the pallas.func it became.
+struct UnitState {
+  uint64_t hash = 0;          // xxh3 of the unit's text
+  std::string kind;
+  uint32_t startRow = 0, startColumn = 0;
+  mlir::Operation* op = nullptr; // owned by the module (or detached during an update)
+  lower::UnitDeps deps;
+  bool fresh = false; // lowered in the current update (to verify)
+};
+
+struct DocState {
+  std::string path;
+  syntax::Document doc;
+  names::Globals globals;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  std::vector<UnitState> units;
+  bool isOpen = false;
+  bool stale = true;        // module not lowered since the text/globals changed
+  uint64_t generation = 0;  // bumped on every update
+  std::map<std::string, uint64_t> depGenerations; // of the files its names came from
+  UpdateStats lastStats;
+};
+
+class WorkspaceImpl final : public Workspace {
+public:
+  using Lookup = std::function<DocState*(const std::string&)>;
+  using List = std::function<std::vector<std::string>()>;
+  WorkspaceImpl(Lookup lookup, List list) : lookup_(std::move(lookup)), list_(std::move(list)) {}
+
+  std::vector<std::string> documents() const override;
+  mlir::ModuleOp module(const std::string& path) const override;
+  FunctionRef function(const std::string& path, llvm::StringRef symbol) const override;
+  FunctionRef resolveCall(const std::string& fromPath, dialect::CallOp call) const override;
+  FunctionRef resolveLaunchBody(const std::string& fromPath, dialect::LaunchOp launch) const override;
+  std::vector<CallEdge> callEdges() const override;
+  std::vector<CallEdge> callersOf(const std::string& path, llvm::StringRef symbol) const override;
+
+private:
+  Lookup lookup_;
+  List list_;
+};
+
+} // namespace pallas::analysis::detail
