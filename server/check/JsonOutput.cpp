@@ -7,7 +7,8 @@
 
 namespace pallas::check {
 
-using nlohmann::json;
+// ordered_json: keys come out in the documented order, for people reading it.
+using json = nlohmann::ordered_json;
 
 namespace {
 
