@@ -1,0 +1,52 @@
+// Findings (analysis, UTF-8 byte columns) -> LSP Diagnostics (client
+// position encoding). The same fields as `pallas-lsp check --format json`:
+// code, severity, range, message (+ execution path and call chain),
+// relatedInformation (launch + related), and `data` carrying the fixes so a
+// code action can apply them without recomputing anything.
+#pragma once
+
+#include "pallas/analysis/Finding.h"
+#include "pallas/protocol/JsonRpc.h"
+#include "pallas/protocol/Text.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pallas::server {
+
+inline constexpr const char* kDiagnosticSource = "pallas-lsp";
+inline constexpr const char* kCodeDocsBase =
+    "https://github.com/pallas-lsp/pallas-lsp/blob/main/docs/codes/";
+
+// The text of a file (open draft, Project copy or disk), to convert columns;
+// nullopt when unknown (columns are then passed through unchanged).
+using TextLookup = std::function<std::optional<std::string>(const std::string& path)>;
+
+class DiagnosticConverter {
+public:
+  DiagnosticConverter(protocol::PositionEncoding enc, TextLookup lookup)
+      : enc_(enc), lookup_(std::move(lookup)) {}
+
+  protocol::json range(const std::string& path, const analysis::SourceRange& r);
+  protocol::json location(const analysis::SourceLocation& loc);
+  protocol::json diagnostic(const analysis::Finding& f);
+  protocol::json diagnostics(const std::vector<analysis::Finding>& findings);
+
+private:
+  protocol::json position(const std::string& path, const analysis::SourcePos& p);
+  const std::string* text(const std::string& path);
+
+  protocol::PositionEncoding enc_;
+  TextLookup lookup_;
+  // Texts fetched during one conversion (a finding set refers to few files).
+  std::vector<std::pair<std::string, std::optional<std::string>>> cache_;
+};
+
+// The message shown in the editor: the finding's message, then the execution
+// path and the call chain on their own lines.
+std::string diagnosticMessage(const analysis::Finding& f);
+const char* fixSafetyName(analysis::FixSafety s);
+
+} // namespace pallas::server

@@ -1,0 +1,118 @@
+#include "DocumentStore.h"
+
+namespace pallas::server {
+
+using protocol::json;
+
+void DocumentStore::open(Document doc) {
+  std::lock_guard lock(mutex_);
+  std::string key = doc.path;
+  docs_[key] = std::move(doc);
+}
+
+bool DocumentStore::close(const std::string& path) {
+  std::lock_guard lock(mutex_);
+  return docs_.erase(path) != 0;
+}
+
+bool DocumentStore::isOpen(const std::string& path) const {
+  std::lock_guard lock(mutex_);
+  return docs_.count(path) != 0;
+}
+
+std::optional<Document> DocumentStore::get(const std::string& path) const {
+  std::lock_guard lock(mutex_);
+  auto it = docs_.find(path);
+  if (it == docs_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<Document> DocumentStore::all() const {
+  std::lock_guard lock(mutex_);
+  std::vector<Document> out;
+  for (const auto& [path, doc] : docs_) out.push_back(doc);
+  return out;
+}
+
+namespace {
+
+std::optional<protocol::Position> readPosition(const json& j) {
+  if (!j.is_object()) return std::nullopt;
+  auto line = j.find("line"), character = j.find("character");
+  if (line == j.end() || character == j.end() || !line->is_number_unsigned() ||
+      !character->is_number_unsigned())
+    return std::nullopt;
+  uint64_t l = line->get<uint64_t>(), c = character->get<uint64_t>();
+  if (l > UINT32_MAX || c > UINT32_MAX) return std::nullopt;
+  return protocol::Position{static_cast<uint32_t>(l), static_cast<uint32_t>(c)};
+}
+
+} // namespace
+
+DocumentStore::ChangeResult DocumentStore::change(const std::string& path, int64_t version,
+                                                  const json& contentChanges,
+                                                  protocol::PositionEncoding enc) {
+  std::lock_guard lock(mutex_);
+  ChangeResult result;
+  auto it = docs_.find(path);
+  if (it == docs_.end()) {
+    result.error = "document is not open: " + path;
+    return result;
+  }
+  if (!contentChanges.is_array()) {
+    result.error = "contentChanges must be an array";
+    return result;
+  }
+  // Work on a copy so a bad change leaves the draft as it was.
+  std::string text = it->second.text;
+  for (size_t i = 0; i < contentChanges.size(); ++i) {
+    const json& c = contentChanges[i];
+    std::string where = "contentChanges[" + std::to_string(i) + "]";
+    if (!c.is_object() || !c.contains("text") || !c["text"].is_string()) {
+      result.error = where + " must be an object with a string \"text\"";
+      return result;
+    }
+    const std::string& newText = c["text"].get_ref<const std::string&>();
+    if (auto bad = protocol::findInvalidUtf8(newText)) {
+      result.error = where + ".text is not valid UTF-8 (byte " + std::to_string(*bad) + ")";
+      return result;
+    }
+    analysis::ByteEdit edit;
+    if (!c.contains("range")) {
+      edit = {0, text.size(), newText};
+    } else {
+      const json& range = c["range"];
+      auto start = range.is_object() && range.contains("start")
+                       ? readPosition(range["start"])
+                       : std::nullopt;
+      auto end = range.is_object() && range.contains("end") ? readPosition(range["end"])
+                                                            : std::nullopt;
+      if (!start || !end) {
+        result.error = where + ".range is not a valid Range";
+        return result;
+      }
+      auto s = protocol::positionToOffset(text, *start, enc);
+      if (!s) {
+        result.error = where + ".range.start: " + s.error;
+        return result;
+      }
+      auto e = protocol::positionToOffset(text, *end, enc);
+      if (!e) {
+        result.error = where + ".range.end: " + e.error;
+        return result;
+      }
+      if (e.offset < s.offset) {
+        result.error = where + ".range ends before it starts";
+        return result;
+      }
+      edit = {s.offset, e.offset, newText};
+    }
+    text.replace(edit.startByte, edit.oldEndByte - edit.startByte, edit.newText);
+    result.edits.push_back(std::move(edit));
+  }
+  it->second.text = std::move(text);
+  it->second.version = version;
+  return result;
+}
+
+} // namespace pallas::server

@@ -1,0 +1,203 @@
+// The language server: speaks LSP (lifecycle, capabilities, documents,
+// diagnostics) on a JSON-RPC Endpoint and does language work through the
+// analysis Project. One LspServer per client connection.
+//
+// Extending it (GPU runner, code lenses, code actions, ...): write a file in
+// server/features/ that registers a Feature; its install() runs on every new
+// LspServer before the connection starts, and uses the hooks below.
+//
+//   static pallas::server::FeatureRegistration reg{{"gpu-runner", [](LspServer& s) {
+//     s.addCommand("pallas.runOnGpu", [&s](const json& args, const RequestContext& ctx) {
+//       auto progress = s.beginProgress("Running kernel on GPU");
+//       ...; progress->report("compiling", 30); ...; progress->end("done");
+//       return json{{"ok", true}};
+//     });
+//     s.addCodeLensProvider([](LspServer& s, const Document& doc) { return json::array(); });
+//   }}};
+#pragma once
+
+#include "Diagnostics.h"
+#include "DocumentStore.h"
+
+#include "pallas/analysis/Project.h"
+#include "pallas/protocol/Endpoint.h"
+
+#include <boost/asio/steady_timer.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace pallas::server {
+
+using protocol::json;
+using protocol::RequestContext;
+
+// What the client said it can do (from initialize).
+struct ClientInfo {
+  protocol::PositionEncoding encoding = protocol::PositionEncoding::UTF16;
+  bool pullDiagnostics = false;        // textDocument.diagnostic
+  bool diagnosticRefresh = false;      // workspace.diagnostics.refreshSupport
+  bool relatedInformation = true;      // publishDiagnostics.relatedInformation
+  bool workspaceConfiguration = false; // workspace.configuration
+  bool watchedFilesRegistration = false;
+  bool workDoneProgress = false;       // window.workDoneProgress
+  bool codeLensRefresh = false;        // workspace.codeLens.refreshSupport
+  std::string name;                    // clientInfo.name
+  json capabilities;                   // everything, for features to inspect
+};
+
+enum class MessageType { Error = 1, Warning = 2, Info = 3, Log = 4 };
+
+// A work-done progress shown by the client ($/progress). Created with
+// window/workDoneProgress/create; reports made before the client accepted the
+// token are queued, and all are dropped if it refused or lacks support.
+class Progress {
+public:
+  void report(const std::string& message, std::optional<unsigned> percentage = std::nullopt);
+  void end(const std::string& message = {});
+  bool cancelled() const { return cancelled_.load(); } // window/workDoneProgress/cancel
+  const std::string& token() const { return token_; }
+
+private:
+  friend class LspServer;
+  void send(json value);
+  std::shared_ptr<protocol::Endpoint> endpoint_;
+  std::string token_;
+  std::mutex mutex_;
+  enum class State { Pending, Ready, Dropped, Ended } state_ = State::Pending;
+  std::vector<json> queued_;
+  std::atomic<bool> cancelled_{false};
+};
+
+class LspServer : public std::enable_shared_from_this<LspServer> {
+public:
+  struct Options {
+    // Delay between the last edit and the analysis run (edits inside it
+    // restart it; a newer edit also cancels a run in progress).
+    std::chrono::milliseconds debounce{50};
+    // Registers the pallas/test/* methods the transcript tests use.
+    bool testMethods = false;
+    analysis::ProjectOptions project;
+  };
+
+  using RequestHandler = protocol::Endpoint::RequestHandler;
+  using NotificationHandler = protocol::Endpoint::NotificationHandler;
+  using Mode = protocol::Endpoint::Mode;
+  using CommandHandler = std::function<json(const json& arguments, const RequestContext& ctx)>;
+  using CodeLensProvider = std::function<json(LspServer& server, const Document& doc)>;
+
+  LspServer(std::shared_ptr<protocol::Endpoint> endpoint, protocol::Logger& logger,
+            Options options);
+  ~LspServer();
+
+  // Installs the built-in handlers and every registered Feature, then starts
+  // reading. `onExit` runs once with the process exit code (0 after shutdown,
+  // 1 otherwise) when the client sends exit or the connection ends.
+  void start(std::function<void(int exitCode)> onExit);
+
+  // ---- hooks for features (call from Feature::install, before start) ----
+  // Requests are refused with -32002 before initialize and -32600 after
+  // shutdown. Concurrent requests run on the pool after all earlier messages
+  // were handled; Sequential ones run in order with notifications.
+  void addRequest(const std::string& method, RequestHandler handler,
+                  Mode mode = Mode::Concurrent);
+  void addNotification(const std::string& method, NotificationHandler handler);
+  // workspace/executeCommand; advertised in executeCommandProvider.commands.
+  void addCommand(const std::string& command, CommandHandler handler);
+  // textDocument/codeLens: lenses of all providers, concatenated;
+  // codeLensProvider is advertised when at least one is added.
+  void addCodeLensProvider(CodeLensProvider provider);
+  // Merged (JSON merge patch) into the capabilities initialize returns.
+  void addCapabilities(const json& capabilities);
+  // Called after `initialized` (client capabilities and Project are known).
+  void onInitialized(std::function<void()> callback);
+
+  // ---- services (thread-safe; valid after initialize) ----
+  analysis::Project& project() { return *project_; }
+  DocumentStore& documents() { return documents_; }
+  const ClientInfo& client() const { return client_; }
+  protocol::Logger& log() { return log_; }
+  protocol::Endpoint& endpoint() { return *endpoint_; }
+  void showMessage(MessageType type, const std::string& message);
+  void logMessage(MessageType type, const std::string& message);
+  std::shared_ptr<Progress> beginProgress(const std::string& title, bool cancellable = false);
+  // Re-runs analysis for a document and re-publishes (or asks pull clients to
+  // refresh), e.g. after a GPU run changed what is known.
+  void scheduleDiagnostics(const std::string& path);
+  void refreshCodeLenses();
+  // A converter to client positions for findings and fixes.
+  DiagnosticConverter converter();
+  // Text of a file for position conversion: draft, Project copy, then disk.
+  std::optional<std::string> textOf(const std::string& path);
+  // Path for a URI in `params.textDocument.uri` (throws InvalidParams).
+  static std::string documentPath(const json& params);
+
+private:
+  enum class State { Uninitialized, Initialized, ShutDown };
+
+  void installBuiltins();
+  std::optional<protocol::RpcError> gate(const std::string& method, bool isRequest);
+  json initialize(const json& params);
+  void initialized();
+  void requestConfiguration();
+  void registerFileWatchers();
+  void didOpen(const json& params);
+  void didChange(const json& params);
+  void didClose(const json& params);
+  void didSave(const json& params);
+  void didChangeWatchedFiles(const json& params);
+  json pullDiagnostics(const json& params, const RequestContext& ctx);
+  json workspaceDiagnostics(const json& params, const RequestContext& ctx);
+  json mlir(const json& params);
+  json executeCommand(const json& params, const RequestContext& ctx);
+  json codeLens(const json& params);
+  void afterUpdate(const std::string& path, const analysis::UpdateStats& stats);
+  void runDiagnostics(const std::string& path, uint64_t generation);
+  void publish(const std::string& path, const json& diagnostics, std::optional<int64_t> version);
+  void finish(int exitCode);
+
+  std::shared_ptr<protocol::Endpoint> endpoint_;
+  protocol::Logger& log_;
+  Options options_;
+  std::atomic<State> state_{State::Uninitialized};
+  ClientInfo client_;
+  std::unique_ptr<analysis::Project> project_;
+  DocumentStore documents_;
+  json extraCapabilities_ = json::object();
+  std::map<std::string, CommandHandler> commands_;
+  std::vector<CodeLensProvider> codeLensProviders_;
+  std::vector<std::function<void()>> initializedCallbacks_;
+  std::function<void(int)> onExit_;
+  std::atomic<bool> finished_{false};
+  std::atomic<uint64_t> epoch_{0}; // bumps on every content change (resultId)
+  std::atomic<uint64_t> nextProgress_{1};
+
+  struct Scheduled {
+    uint64_t generation = 0;
+    std::unique_ptr<boost::asio::steady_timer> timer;
+    analysis::UpdateStats stats;
+  };
+  std::mutex scheduleMutex_;
+  std::map<std::string, Scheduled> scheduled_;
+  std::mutex progressMutex_;
+  std::map<std::string, std::weak_ptr<Progress>> progress_;
+};
+
+// ---- feature modules ----
+struct Feature {
+  std::string name;
+  std::function<void(LspServer&)> install;
+};
+void registerFeature(Feature feature);
+const std::vector<Feature>& registeredFeatures();
+struct FeatureRegistration {
+  explicit FeatureRegistration(Feature feature) { registerFeature(std::move(feature)); }
+};
+
+} // namespace pallas::server

@@ -1,0 +1,154 @@
+#include "Serve.h"
+
+#include "pallas/protocol/Transport.h"
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/signal_set.hpp>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <set>
+#include <stdexcept>
+#include <thread>
+
+namespace pallas::server {
+
+namespace asio = boost::asio;
+
+namespace {
+
+unsigned poolSize(unsigned requested) {
+  if (requested) return requested;
+  return std::max(2u, std::thread::hardware_concurrency());
+}
+
+int serveStdio(const ServeOptions& options, protocol::Logger& log) {
+  asio::io_context io;
+  asio::thread_pool pool(poolSize(options.threads));
+  auto transport = protocol::makeStdioTransport(io);
+  auto endpoint = std::make_shared<protocol::Endpoint>(io, pool, transport, log);
+  auto server = std::make_shared<LspServer>(endpoint, log, options.server);
+  int exitCode = 1;
+  server->start([&exitCode](int code) { exitCode = code; });
+  io.run();
+  // The client is gone: stop queued work; running handlers see cancellation.
+  pool.stop();
+  pool.join();
+  log.info("exiting with code " + std::to_string(exitCode));
+  return exitCode;
+}
+
+// One client connection on the TCP listener.
+struct Session {
+  std::shared_ptr<protocol::Logger> log = std::make_shared<protocol::Logger>();
+  std::shared_ptr<protocol::Endpoint> endpoint;
+  std::shared_ptr<LspServer> server;
+};
+
+class Listener : public std::enable_shared_from_this<Listener> {
+public:
+  Listener(asio::io_context& io, asio::thread_pool& pool, const ServeOptions& options,
+           protocol::Logger& log)
+      : io_(io), pool_(pool), options_(options), log_(log), acceptor_(io) {}
+
+  void listen() {
+    boost::system::error_code ec;
+    auto address = asio::ip::make_address(options_.host, ec);
+    if (ec) throw std::runtime_error("invalid listen address '" + options_.host + "'");
+    asio::ip::tcp::endpoint at(address, options_.port);
+    acceptor_.open(at.protocol());
+    acceptor_.set_option(asio::ip::tcp::acceptor::reuse_address(true));
+    acceptor_.bind(at, ec);
+    if (ec)
+      throw std::runtime_error("cannot listen on " + options_.host + ":" +
+                               std::to_string(options_.port) + ": " + ec.message());
+    acceptor_.listen();
+    auto local = acceptor_.local_endpoint();
+    // Tests and editors started with port 0 read the port from this line.
+    std::fprintf(stderr, "pallas-lsp: listening on %s:%u\n", local.address().to_string().c_str(),
+                 static_cast<unsigned>(local.port()));
+    std::fflush(stderr);
+    accept();
+  }
+
+  void stop() {
+    boost::system::error_code ec;
+    acceptor_.close(ec);
+    for (auto& s : sessions_) s->endpoint->close();
+  }
+
+private:
+  void accept() {
+    acceptor_.async_accept([self = shared_from_this()](boost::system::error_code ec,
+                                                       asio::ip::tcp::socket socket) {
+      if (ec) return; // closed
+      self->startSession(std::move(socket));
+      self->accept();
+    });
+  }
+
+  void startSession(asio::ip::tcp::socket socket) {
+    auto session = std::make_shared<Session>();
+    session->log->setParent(&log_);
+    session->log->setLevel(log_.level());
+    auto transport = protocol::makeSocketTransport(std::move(socket));
+    std::string name = transport->describe();
+    session->endpoint = std::make_shared<protocol::Endpoint>(io_, pool_, transport, *session->log);
+    session->endpoint->keepAlive(session->log);
+    session->server = std::make_shared<LspServer>(session->endpoint, *session->log, options_.server);
+    sessions_.insert(session);
+    log_.info("client connected: " + name);
+    std::weak_ptr<Listener> weak = shared_from_this();
+    std::weak_ptr<Session> weakSession = session;
+    session->server->start([weak, weakSession, name](int code) {
+      auto self = weak.lock();
+      if (!self) return;
+      // Drop the session on the I/O thread, where its timers live.
+      asio::post(self->io_, [self, weakSession, name, code] {
+        if (auto s = weakSession.lock()) self->sessions_.erase(s);
+        self->log_.info("client " + name + " ended (exit code " + std::to_string(code) + ")");
+      });
+    });
+  }
+
+  asio::io_context& io_;
+  asio::thread_pool& pool_;
+  const ServeOptions& options_;
+  protocol::Logger& log_;
+  asio::ip::tcp::acceptor acceptor_;
+  std::set<std::shared_ptr<Session>> sessions_;
+};
+
+int serveTcp(const ServeOptions& options, protocol::Logger& log) {
+  asio::io_context io;
+  asio::thread_pool pool(poolSize(options.threads));
+  auto listener = std::make_shared<Listener>(io, pool, options, log);
+  listener->listen();
+  asio::signal_set signals(io, SIGINT, SIGTERM);
+  signals.async_wait([&](boost::system::error_code ec, int sig) {
+    if (ec) return;
+    log.info("signal " + std::to_string(sig) + ": stopping");
+    listener->stop();
+    io.stop();
+  });
+  io.run();
+  pool.stop();
+  pool.join();
+  return 0;
+}
+
+} // namespace
+
+int serve(const ServeOptions& options) {
+  // A client that disappears must not kill us with SIGPIPE mid-write.
+  std::signal(SIGPIPE, SIG_IGN);
+  protocol::Logger log;
+  log.setLevel(options.logLevel);
+  if (!options.logFile.empty() && !log.openFile(options.logFile))
+    throw std::runtime_error("cannot open log file " + options.logFile);
+  return options.tcp ? serveTcp(options, log) : serveStdio(options, log);
+}
+
+} // namespace pallas::server

@@ -1,0 +1,95 @@
+#include "Diagnostics.h"
+
+#include <gtest/gtest.h>
+
+using namespace pallas::server;
+using namespace pallas::analysis;
+using pallas::protocol::json;
+using pallas::protocol::PositionEncoding;
+
+namespace {
+
+Finding sample() {
+  Finding f;
+  f.code = "PLS001";
+  f.severity = Severity::Error;
+  // Byte columns on the line "    # 日本 plgpu.inline_mgpu(...)": 日本 is 6 bytes.
+  f.location = {"/w/k.py", {{1, 13}, {1, 29}}};
+  f.message = "inline_mgpu cannot be discharged";
+  f.executionPath = "interpret=True (HLO interpreter)";
+  f.launch = SourceLocation{"/w/launch.py", {{0, 0}, {0, 4}}};
+  f.related.push_back({{"/w/k.py", {{0, 0}, {0, 3}}}, "kernel defined here"});
+  f.callChain = {"kernel (k.py:1)", "helper (k.py:2)"};
+  f.jaxVersion = "0.10.2";
+  Fix fix;
+  fix.title = "Run on the GPU";
+  fix.safety = FixSafety::Unsafe;
+  fix.edits.push_back({"/w/k.py", {{1, 13}, {1, 29}}, "pl.load(x)"});
+  fix.command = "pallas.runOnGpu";
+  fix.commandArguments = {R"({"entry":"k"})", "not json"};
+  f.fixes.push_back(fix);
+  return f;
+}
+
+TextLookup lookup() {
+  return [](const std::string& path) -> std::optional<std::string> {
+    if (path == "/w/k.py") return std::string("def k():\n    # 日本 plgpu.inline_mgpu(...)\n");
+    return std::nullopt;
+  };
+}
+
+TEST(Diagnostics, ConvertsToUtf16) {
+  DiagnosticConverter conv(PositionEncoding::UTF16, lookup());
+  json d = conv.diagnostic(sample());
+  EXPECT_EQ(d["range"]["start"], (json{{"line", 1}, {"character", 9}}));
+  EXPECT_EQ(d["range"]["end"], (json{{"line", 1}, {"character", 25}}));
+  EXPECT_EQ(d["severity"], 1);
+  EXPECT_EQ(d["code"], "PLS001");
+  EXPECT_EQ(d["codeDescription"]["href"],
+            "https://github.com/pallas-lsp/pallas-lsp/blob/main/docs/codes/PLS001.md");
+  EXPECT_EQ(d["source"], "pallas-lsp");
+  std::string msg = d["message"];
+  EXPECT_NE(msg.find("inline_mgpu cannot be discharged"), std::string::npos);
+  EXPECT_NE(msg.find("execution path: interpret=True"), std::string::npos);
+  EXPECT_NE(msg.find("call chain: kernel (k.py:1) -> helper (k.py:2)"), std::string::npos);
+  ASSERT_EQ(d["relatedInformation"].size(), 2u);
+  EXPECT_EQ(d["relatedInformation"][0]["location"]["uri"], "file:///w/launch.py");
+  EXPECT_EQ(d["relatedInformation"][1]["message"], "kernel defined here");
+  const json& fix = d["data"]["fixes"][0];
+  EXPECT_EQ(fix["safety"], "unsafe");
+  EXPECT_EQ(fix["edits"][0]["range"]["start"]["character"], 9);
+  EXPECT_EQ(fix["command"]["arguments"][0]["entry"], "k");
+  EXPECT_EQ(fix["command"]["arguments"][1], "not json");
+  EXPECT_EQ(d["data"]["jaxVersion"], "0.10.2");
+  EXPECT_EQ(d["data"]["launch"]["uri"], "file:///w/launch.py");
+}
+
+TEST(Diagnostics, Utf8KeepsByteColumns) {
+  DiagnosticConverter conv(PositionEncoding::UTF8, lookup());
+  json d = conv.diagnostic(sample());
+  EXPECT_EQ(d["range"]["start"]["character"], 13);
+}
+
+TEST(Diagnostics, UnknownTextPassesColumnsThrough) {
+  DiagnosticConverter conv(PositionEncoding::UTF16, [](const std::string&) {
+    return std::optional<std::string>();
+  });
+  json d = conv.diagnostic(sample());
+  EXPECT_EQ(d["range"]["start"]["character"], 13);
+}
+
+TEST(Diagnostics, MinimalFinding) {
+  Finding f;
+  f.code = "PLS003";
+  f.severity = Severity::Warning;
+  f.location = {"/w/k.py", {{0, 0}, {0, 1}}};
+  f.message = "m";
+  DiagnosticConverter conv(PositionEncoding::UTF16, lookup());
+  json d = conv.diagnostic(f);
+  EXPECT_EQ(d["message"], "m");
+  EXPECT_EQ(d["severity"], 2);
+  EXPECT_FALSE(d.contains("relatedInformation"));
+  EXPECT_TRUE(d["data"]["fixes"].empty());
+}
+
+} // namespace

@@ -1,0 +1,88 @@
+#include "DocumentStore.h"
+
+#include <gtest/gtest.h>
+
+using namespace pallas::server;
+using pallas::protocol::json;
+using pallas::protocol::PositionEncoding;
+
+namespace {
+
+json change(uint32_t l1, uint32_t c1, uint32_t l2, uint32_t c2, const std::string& text) {
+  return json{{"range",
+               {{"start", {{"line", l1}, {"character", c1}}},
+                {"end", {{"line", l2}, {"character", c2}}}}},
+              {"text", text}};
+}
+
+class DocumentStoreTest : public ::testing::Test {
+protected:
+  void SetUp() override { store.open({"file:///k.py", "/k.py", 1, "x = '😀é'\ny = 2\n"}); }
+  DocumentStore store;
+};
+
+TEST_F(DocumentStoreTest, IncrementalEditsInUtf16) {
+  // Replace "é" (UTF-16 column 7..8, after the 2-unit emoji).
+  auto r = store.change("/k.py", 2, json::array({change(0, 7, 0, 8, "中")}),
+                        PositionEncoding::UTF16);
+  ASSERT_EQ(r.error, "");
+  ASSERT_EQ(r.edits.size(), 1u);
+  EXPECT_EQ(r.edits[0].startByte, 9u);
+  EXPECT_EQ(r.edits[0].oldEndByte, 11u);
+  EXPECT_EQ(store.get("/k.py")->text, "x = '😀中'\ny = 2\n");
+  EXPECT_EQ(store.get("/k.py")->version, 2);
+}
+
+TEST_F(DocumentStoreTest, SameEditInUtf8) {
+  auto r = store.change("/k.py", 2, json::array({change(0, 9, 0, 11, "中")}),
+                        PositionEncoding::UTF8);
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(store.get("/k.py")->text, "x = '😀中'\ny = 2\n");
+}
+
+TEST_F(DocumentStoreTest, ChangesApplyInSequence) {
+  json changes = json::array({change(1, 0, 1, 0, "z = 0\n"), change(2, 4, 2, 5, "3"),
+                              json{{"text", "whole\n"}}, change(0, 5, 0, 5, "!")});
+  auto r = store.change("/k.py", 3, changes, PositionEncoding::UTF16);
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(r.edits.size(), 4u);
+  EXPECT_EQ(store.get("/k.py")->text, "whole!\n");
+}
+
+TEST_F(DocumentStoreTest, RangeOutsideDocumentLeavesDraftUnchanged) {
+  json changes = json::array({change(0, 0, 0, 1, "q"), change(40, 0, 40, 1, "")});
+  auto r = store.change("/k.py", 5, changes, PositionEncoding::UTF16);
+  EXPECT_NE(r.error.find("outside the document"), std::string::npos) << r.error;
+  EXPECT_EQ(store.get("/k.py")->text, "x = '😀é'\ny = 2\n");
+  EXPECT_EQ(store.get("/k.py")->version, 1);
+}
+
+TEST_F(DocumentStoreTest, BadChanges) {
+  EXPECT_NE(store.change("/nope.py", 2, json::array(), PositionEncoding::UTF16).error, "");
+  EXPECT_NE(store.change("/k.py", 2, json::object(), PositionEncoding::UTF16).error, "");
+  EXPECT_NE(store.change("/k.py", 2, json::array({json{{"range", 1}, {"text", ""}}}),
+                         PositionEncoding::UTF16)
+                .error,
+            "");
+  EXPECT_NE(store.change("/k.py", 2, json::array({change(0, 2, 0, 1, "")}),
+                         PositionEncoding::UTF16)
+                .error.find("ends before"),
+            std::string::npos);
+  EXPECT_NE(store.change("/k.py", 2, json::array({change(0, 6, 0, 6, "")}),
+                         PositionEncoding::UTF16)
+                .error.find("surrogate"),
+            std::string::npos);
+  auto r = store.change("/k.py", 2, json::array({json{{"text", std::string("\xff")}}}),
+                        PositionEncoding::UTF16);
+  EXPECT_NE(r.error.find("UTF-8"), std::string::npos);
+  EXPECT_EQ(store.get("/k.py")->text, "x = '😀é'\ny = 2\n");
+}
+
+TEST_F(DocumentStoreTest, OpenCloseLifecycle) {
+  EXPECT_TRUE(store.isOpen("/k.py"));
+  EXPECT_TRUE(store.close("/k.py"));
+  EXPECT_FALSE(store.close("/k.py"));
+  EXPECT_FALSE(store.get("/k.py"));
+}
+
+} // namespace
