@@ -4,7 +4,7 @@
 // clients, tracks published diagnostics, and applies workspace edits the way
 // an editor does.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import rpc from 'vscode-jsonrpc/node.js';
 
@@ -45,7 +45,10 @@ export class LspSession {
   /**
    * @param {string} command executable
    * @param {string[]} args
-   * @param {{cwd?: string, env?: object, settings?: object, section?: string}} options
+   * @param {{cwd?: string, env?: object, settings?: object, section?: string,
+   *          configuration?: (section: string | undefined) => unknown}} options
+   *   `workspace/configuration` is answered by `configuration(section)` when
+   *   given, else with `settings` for `section` and null for other sections.
    */
   constructor(command, args, options = {}) {
     this.proc = spawn(command, args, {
@@ -86,8 +89,10 @@ export class LspSession {
     this.connection.onNotification((method) => {
       this.lastUnhandled = method; // custom notifications (pallas/status, telemetry)
     });
+    const configuration =
+      options.configuration ?? ((section) => (section && section === this.section ? this.settings : null));
     this.connection.onRequest('workspace/configuration', (params) =>
-      params.items.map((item) => (item.section && item.section === this.section ? this.settings : null)),
+      params.items.map((item) => configuration(item.section) ?? null),
     );
     this.connection.onRequest('window/workDoneProgress/create', () => null);
     this.connection.onRequest('client/registerCapability', (p) => {
@@ -155,7 +160,8 @@ export class LspSession {
   }
 
   request(method, params, token) {
-    return this.connection.sendRequest(method, params, token);
+    // An explicit undefined would count as a second positional parameter.
+    return token ? this.connection.sendRequest(method, params, token) : this.connection.sendRequest(method, params);
   }
 
   notify(method, params) {
@@ -235,13 +241,44 @@ export class LspSession {
   }
 }
 
-export function readRss(pid) {
+/** A field of /proc/PID/status in KiB (VmRSS: resident now; VmHWM: peak resident). */
+export function readRss(pid, field = 'VmRSS') {
   try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Number(m[1]) : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** Process ids of `pid` and all its descendants (from /proc/PID/task/TID/children). */
+export function processTree(pid) {
+  const out = [];
+  const queue = [pid];
+  while (queue.length > 0) {
+    const p = queue.shift();
+    out.push(p);
+    let tasks = [];
+    try {
+      tasks = readdirSync(`/proc/${p}/task`);
+    } catch {
+      continue; // exited
+    }
+    for (const tid of tasks) {
+      try {
+        const children = readFileSync(`/proc/${p}/task/${tid}/children`, 'utf8').trim();
+        queue.push(...children.split(/\s+/).filter(Boolean).map(Number));
+      } catch {
+        // task gone
+      }
+    }
+  }
+  return out;
+}
+
+/** Resident memory of a process and its descendants, in KiB. */
+export function treeRssKiB(pid) {
+  return processTree(pid).reduce((sum, p) => sum + (readRss(p) ?? 0), 0);
 }
 
 /** A WorkspaceEdit's text edits grouped by document URI (`changes` and `documentChanges`). */

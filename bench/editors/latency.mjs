@@ -1,0 +1,169 @@
+#!/usr/bin/env node
+// Editor latency, pallas-lsp next to pyright-langserver, in one run: each
+// server gets the same scripted session (open a generated 10k-line kernel
+// file, then one-character edits typed and deleted in the middle of it) and
+// we measure, per edit, the time from sending didChange to receiving
+// publishDiagnostics for that document version; plus the open-to-first-
+// diagnostics time and resident memory (/proc VmRSS now, VmHWM peak, and the
+// RSS of the server's whole process tree).
+//
+//   node bench/editors/latency.mjs [--edits N] [--lines N] [--only pallas|pyright] [--json OUT]
+// env: PALLAS_LSP_BIN (default build/server/pallas-lsp), PALLAS_LSP_PYTHON (default .venv/bin/python)
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { LspSession, percentile, readRss, treeRssKiB } from '../../test/editors/lib/lsp.mjs';
+import { generate } from './generate.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const { values: args } = parseArgs({
+  options: {
+    edits: { type: 'string', default: '60' },
+    lines: { type: 'string', default: '10000' },
+    only: { type: 'string' },
+    json: { type: 'string' },
+    'timeout-ms': { type: 'string', default: '60000' },
+  },
+});
+const EDITS = Number(args.edits);
+const TIMEOUT_MS = Number(args['timeout-ms']);
+const python = process.env.PALLAS_LSP_PYTHON ?? join(root, '.venv', 'bin', 'python');
+
+const servers = [
+  {
+    name: 'pallas-lsp',
+    command: process.env.PALLAS_LSP_BIN ?? join(root, 'build', 'server', 'pallas-lsp'),
+    args: ['serve', '--stdio'],
+    initializationOptions: { python, workspaceTrusted: true },
+    configuration: (section) => (section === 'pallasLsp' ? { python } : null),
+  },
+  {
+    name: 'pyright',
+    command: process.execPath,
+    args: [join(root, 'node_modules', 'pyright', 'langserver.index.js'), '--stdio'],
+    initializationOptions: {},
+    // What VS Code answers for pyright's sections with the interpreter selected.
+    configuration: (section) =>
+      ({
+        python: { pythonPath: python },
+        'python.analysis': { diagnosticMode: 'openFilesOnly', typeCheckingMode: 'standard' },
+        pyright: {},
+      })[section] ?? null,
+  },
+].filter((s) => !args.only || s.name.startsWith(args.only));
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function measure(server, file, generated) {
+  if (!existsSync(server.command)) {
+    return { name: server.name, error: `not found: ${server.command}` };
+  }
+  const session = new LspSession(server.command, server.args, {
+    cwd: dirname(file),
+    configuration: server.configuration,
+  });
+  try {
+    const t0 = performance.now();
+    await session.initialize(dirname(file), server.initializationOptions);
+    const initializeMs = performance.now() - t0;
+    const openAt = performance.now();
+    const uri = await session.open(file);
+    const first = await session.diagnosticsFor(uri, 1, TIMEOUT_MS * 3);
+    const openMs = first.at - openAt;
+    const findings = first.diagnostics.length;
+    const latencies = [];
+    let missed = 0;
+    for (let i = 0; i < EDITS; i++) {
+      // Type one character after the literal, then delete it: the file stays
+      // valid and the same size, as in a typing session.
+      const insert = i % 2 === 0;
+      const at = { line: generated.editLine, character: generated.editColumn };
+      const edit = insert
+        ? { range: { start: at, end: at }, text: '1' }
+        : { range: { start: at, end: { line: at.line, character: at.character + 1 } }, text: '' };
+      const before = session.publishedCount(uri);
+      const sentAt = performance.now();
+      const version = await session.change(uri, edit);
+      try {
+        const published = await session.waitFor(
+          () => (session.published.get(uri) ?? []).slice(before).find((p) => p.version === version),
+          `diagnostics for version ${version}`,
+          TIMEOUT_MS,
+        );
+        latencies.push(published.at - sentAt);
+      } catch {
+        missed++;
+      }
+      await sleep(20); // a little slower than a fast typist: each edit is its own analysis
+    }
+    const rssKiB = readRss(session.proc.pid);
+    const peakKiB = readRss(session.proc.pid, 'VmHWM');
+    const treeKiB = treeRssKiB(session.proc.pid);
+    await session.shutdown().catch(() => session.kill());
+    return {
+      name: server.name,
+      initializeMs,
+      openMs,
+      findings,
+      edits: EDITS,
+      missed,
+      p50Ms: percentile(latencies, 50),
+      p99Ms: percentile(latencies, 99),
+      meanMs: latencies.reduce((a, b) => a + b, 0) / Math.max(1, latencies.length),
+      maxMs: Math.max(...latencies),
+      rssMiB: rssKiB / 1024,
+      peakRssMiB: peakKiB / 1024,
+      treeRssMiB: treeKiB / 1024,
+    };
+  } catch (err) {
+    session.kill();
+    return { name: server.name, error: err.message.split('\n')[0] };
+  }
+}
+
+const fmt = (v, digits = 1) => (typeof v === 'number' && Number.isFinite(v) ? v.toFixed(digits) : '-');
+
+async function main() {
+  const generated = generate(Number(args.lines));
+  const dir = mkdtempSync(join(tmpdir(), 'pallas-bench-editors-'));
+  const file = join(dir, 'kernels.py');
+  writeFileSync(file, generated.text);
+  writeFileSync(join(dir, 'pyproject.toml'), '[project]\nname = "bench"\nversion = "0"\n');
+  const results = [];
+  try {
+    for (const server of servers) {
+      process.stderr.write(`[bench] ${server.name}: open ${args.lines} lines, ${EDITS} one-character edits\n`);
+      results.push(await measure(server, file, generated));
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  console.log(`\nEditor latency: ${args.lines}-line kernel file (${generated.kernels} kernels), ${EDITS} one-character edits`);
+  console.log('server       open→diag ms   edit→diag p50 ms   p99 ms   mean ms  missed  findings  RSS MiB  peak MiB  tree MiB');
+  for (const r of results) {
+    if (r.error) {
+      console.log(`${r.name.padEnd(12)} error: ${r.error}`);
+      continue;
+    }
+    console.log(
+      `${r.name.padEnd(12)} ${fmt(r.openMs).padStart(11)} ${fmt(r.p50Ms, 2).padStart(18)} ${fmt(r.p99Ms, 2).padStart(8)} ` +
+        `${fmt(r.meanMs, 2).padStart(9)} ${String(r.missed).padStart(7)} ${String(r.findings).padStart(9)} ` +
+        `${fmt(r.rssMiB).padStart(8)} ${fmt(r.peakRssMiB).padStart(9)} ${fmt(r.treeRssMiB).padStart(9)}`,
+    );
+  }
+  const [pallas, pyright] = [results.find((r) => r.name === 'pallas-lsp'), results.find((r) => r.name === 'pyright')];
+  if (pallas?.p50Ms && pyright?.p50Ms) {
+    console.log(
+      `\npallas-lsp is ${fmt(pyright.p50Ms / pallas.p50Ms)}x faster at p50 and ${fmt(pyright.p99Ms / pallas.p99Ms)}x at p99 ` +
+        `(target: 10x); it uses ${fmt(pyright.rssMiB / pallas.rssMiB)}x less resident memory.`,
+    );
+  }
+  const out = args.json ?? join(root, 'bench', 'results', `editors-latency-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, JSON.stringify({ lines: Number(args.lines), edits: EDITS, node: process.version, results }, null, 2));
+  console.log(`results: ${out}`);
+}
+
+await main();
