@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -99,6 +101,49 @@ std::string signalName(int signal) {
   }
 }
 
+// /proc/<pid>/stat: "pid (comm) state ppid pgrp ..."; comm may contain
+// spaces and parentheses, so parse from the last ')'.
+static bool readStat(const std::string& path, char& state, long& pgrp) {
+  FILE* file = std::fopen(path.c_str(), "re");
+  if (file == nullptr)
+    return false;
+  char buffer[1024];
+  const std::size_t n = std::fread(buffer, 1, sizeof buffer - 1, file);
+  std::fclose(file);
+  buffer[n] = '\0';
+  const char* close = std::strrchr(buffer, ')');
+  long ppid = 0;
+  return close != nullptr && std::sscanf(close + 1, " %c %ld %ld", &state, &ppid, &pgrp) == 3;
+}
+
+bool processAlive(int pid) {
+  char state = 0;
+  long pgrp = 0;
+  if (!readStat("/proc/" + std::to_string(pid) + "/stat", state, pgrp))
+    return kill(pid, 0) == 0; // no /proc: best effort
+  return state != 'Z' && state != 'X';
+}
+
+bool processGroupAlive(int pgid) {
+  DIR* proc = opendir("/proc");
+  if (proc == nullptr)
+    return kill(-pgid, 0) == 0 || errno == EPERM;
+  bool alive = false;
+  while (dirent* entry = readdir(proc)) {
+    if (entry->d_name[0] < '0' || entry->d_name[0] > '9')
+      continue;
+    char state = 0;
+    long pgrp = 0;
+    if (readStat(std::string("/proc/") + entry->d_name + "/stat", state, pgrp) && pgrp == pgid &&
+        state != 'Z' && state != 'X') {
+      alive = true;
+      break;
+    }
+  }
+  closedir(proc);
+  return alive;
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -186,8 +231,7 @@ int pidfdOpen(pid_t pid) {
 #endif
 }
 
-// True when any process (zombies included) is still in the group.
-bool groupAlive(pid_t pgid) { return kill(-pgid, 0) == 0 || errno == EPERM; }
+bool groupAlive(pid_t pgid) { return processGroupAlive(pgid); }
 
 } // namespace
 
@@ -281,6 +325,11 @@ ProcessOutcome runSupervised(const ProcessSpec& spec, const CancelToken* cancel)
     return finish();
   }
 
+  // Non-blocking reads: each loop turn drains every pipe without waiting on
+  // one that has nothing to say.
+  for (int fd : {outRead.fd, errRead.fd, resRead.fd})
+    if (fd >= 0)
+      fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
   Fd pidfd(pidfdOpen(pid));
   int* resultFd = fd3 ? &resRead.fd : (spec.resultChannel == ResultChannel::Stdout ? &outRead.fd : nullptr);
   std::string lineBuffer;

@@ -5,6 +5,7 @@
 // Python or JAX; the kernel runner builds on it.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -24,7 +25,7 @@ public:
       : headCap_(headCap), tailCap_(tailCap) {}
   void append(std::string_view data);
   std::uint64_t totalBytes() const { return total_; }
-  bool truncated() const { return total_ > head_.size() + tail_.size(); }
+  bool truncated() const { return total_ > head_.size() + std::min(tail_.size(), tailCap_); }
   // head + "\n[... N bytes omitted ...]\n" + tail when truncated.
   std::string text() const;
 
@@ -86,6 +87,11 @@ struct ProcessOutcome {
   // True when no process of the group was left once the run ended.
   bool groupGone = false;
 };
+
+// Whether a process / any process of a group is alive (zombies count as
+// gone: they run nothing, and init may be slow to reap them in containers).
+bool processAlive(int pid);
+bool processGroupAlive(int pgid);
 
 // "SIGABRT" for 6, "signal 99" for unknown numbers.
 std::string signalName(int signal);
