@@ -37,7 +37,7 @@ const servers = [
     command: process.env.PALLAS_LSP_BIN ?? join(root, 'build', 'server', 'pallas-lsp'),
     args: ['serve', '--stdio'],
     initializationOptions: { python, workspaceTrusted: true },
-    configuration: (section) => (section === 'pallasLsp' ? { python } : null),
+    configuration: (section) => (section === 'pallasLsp' || section === 'pallas-lsp' ? { python } : null),
   },
   {
     name: 'pyright',

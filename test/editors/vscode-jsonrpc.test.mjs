@@ -41,8 +41,9 @@ before(async () => {
   project = copyProject();
   session = new LspSession(bin, ['serve', '--stdio'], {
     cwd: project.dir,
-    section: 'pallasLsp',
-    settings: { python: python ?? null, logLevel: 'info' },
+    // What the VS Code extension answers: its settings for the server's section.
+    configuration: (section) =>
+      section === 'pallas-lsp' || section === 'pallasLsp' ? { python: python ?? null, logLevel: 'info' } : null,
   });
 });
 

@@ -20,6 +20,9 @@ import { SCHEME, VirtualDocuments } from './virtualDocuments';
 
 const CLIENT_ID = 'pallasLsp'; // Also makes vscode-languageclient honour `pallasLsp.trace.server`.
 const CLIENT_NAME = 'Pallas LSP';
+// Sections the server asks for in workspace/configuration: it names itself
+// "pallas-lsp"; "pallasLsp" is this extension's settings namespace.
+const SERVER_SECTIONS = [SECTION, 'pallas-lsp'];
 
 class Extension implements ServerHandle, vscode.Disposable {
   readonly output = vscode.window.createOutputChannel(CLIENT_NAME);
@@ -87,8 +90,8 @@ class Extension implements ServerHandle, vscode.Disposable {
     );
     const serverOptions: ServerOptions = {
       command: server.command,
-      args: ['serve', '--stdio'],
-      options: { env: { ...process.env, PALLAS_LSP_LOG: settings.server.logLevel } },
+      // The server's CLI knows error|warn|info|debug; "trace" is debug plus the client's JSON-RPC trace.
+      args: ['serve', '--stdio', '--log-level', settings.server.logLevel === 'trace' ? 'debug' : settings.server.logLevel],
     };
     const clientOptions: LanguageClientOptions = {
       documentSelector: [
@@ -121,7 +124,9 @@ class Extension implements ServerHandle, vscode.Disposable {
             if (!Array.isArray(raw)) {
               return raw;
             }
-            return raw.map((value, i) => (params.items[i]?.section === SECTION ? this.settings?.server ?? value : value));
+            return raw.map((value, i) =>
+              SERVER_SECTIONS.includes(params.items[i]?.section ?? '') ? this.settings?.server ?? value : value,
+            );
           },
         },
       },

@@ -117,7 +117,9 @@ function M.client_config(root)
     filetypes = M.options.filetypes,
     root_markers = M.options.root_markers,
     init_options = vim.tbl_deep_extend("force", settings, M.options.init_options or {}),
-    settings = { [M.section] = settings },
+    -- The server asks workspace/configuration for section "pallas-lsp"; the
+    -- same table under our settings name serves clients that use that one.
+    settings = { [M.section] = settings, ["pallas-lsp"] = settings },
     capabilities = M.options.capabilities,
     handlers = handlers,
     on_attach = on_attach,
@@ -128,7 +130,7 @@ function M.client_config(root)
         local python = M.python_for(root_dir)
         if python then
           params.initializationOptions.python = python
-          config.settings[M.section].python = python
+          config.settings[M.section].python = python -- the same table as settings["pallas-lsp"]
         end
       end
     end,
