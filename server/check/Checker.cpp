@@ -3,6 +3,7 @@
 #include "FileWalker.h"
 #include "pallas/analysis/Project.h"
 
+#include <algorithm>
 #include <atomic>
 #include <exception>
 #include <fstream>
@@ -103,9 +104,20 @@ void dedupe(std::vector<analysis::Finding>& findings) {
 }
 
 std::vector<analysis::Finding> collect(analysis::Project& project,
-                                       const std::vector<std::string>& documents, unsigned jobs) {
+                                       const std::vector<std::string>& documents, unsigned jobs,
+                                       std::vector<std::string>& errors) {
   std::vector<std::vector<analysis::Finding>> perDocument(documents.size());
-  parallelFor(documents.size(), jobs, [&](size_t i) { perDocument[i] = project.findings(documents[i]); });
+  std::vector<std::string> failures(documents.size());
+  parallelFor(documents.size(), jobs, [&](size_t i) {
+    try {
+      perDocument[i] = project.findings(documents[i]);
+    } catch (const std::exception& e) {
+      failures[i] = documents[i] + ": internal error in the analysis: " + e.what();
+    }
+  });
+  for (std::string& f : failures) // once each, also when collect runs again after --fix
+    if (!f.empty() && std::find(errors.begin(), errors.end(), f) == errors.end())
+      errors.push_back(std::move(f));
   std::vector<analysis::Finding> all;
   for (auto& list : perDocument)
     for (auto& f : list) all.push_back(std::move(f));
@@ -161,7 +173,15 @@ CheckResult runCheck(const CheckOptions& options) {
   std::vector<std::string> readErrors(walk.files.size());
   parallelFor(walk.files.size(), options.jobs, [&](size_t i) {
     texts[i] = readFile(walk.files[i], readErrors[i]);
-    if (texts[i]) project.setDocument(walk.files[i].string(), *texts[i]);
+    if (!texts[i]) return;
+    // One file the analysis cannot handle must not stop the others: it is
+    // reported (exit 2) and left out.
+    try {
+      project.setDocument(walk.files[i].string(), *texts[i]);
+    } catch (const std::exception& e) {
+      readErrors[i] = walk.files[i].string() + ": internal error in the analysis: " + e.what();
+      texts[i].reset();
+    }
   });
   std::vector<std::string> documents;
   for (size_t i = 0; i < walk.files.size(); ++i) {
@@ -174,7 +194,7 @@ CheckResult runCheck(const CheckOptions& options) {
   }
 
   std::vector<analysis::Finding> findings =
-      filter(collect(project, documents, options.jobs), configs, options, *sources);
+      filter(collect(project, documents, options.jobs, result.errors), configs, options, *sources);
 
   if (options.fix) {
     FixOutcome outcome = applyFixes(findings, sources->texts, options.fixOptions);
@@ -192,12 +212,16 @@ CheckResult runCheck(const CheckOptions& options) {
           result.errors.push_back(error);
           continue;
         }
-        project.setDocument(path, *text);
+        try {
+          project.setDocument(path, *text);
+        } catch (const std::exception& e) {
+          result.errors.push_back(path + ": internal error in the analysis: " + e.what());
+        }
         std::lock_guard lock(sources->mutex);
         sources->texts[path] = std::move(*text);
         sources->lines.erase(path);
       }
-      findings = filter(collect(project, documents, options.jobs), configs, options, *sources);
+      findings = filter(collect(project, documents, options.jobs, result.errors), configs, options, *sources);
     }
   }
 

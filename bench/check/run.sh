@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# `pallas-lsp check` throughput next to `ruff check` on the same corpus, in the
+# same run. Reports; never fails on the numbers.
+#   bench/check/run.sh [BUILD_DIR] [extra bench_check.py options]
+# Writes bench/results/check-throughput-<date>.json.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+build="${1:-$root/build}"; shift || true
+case "$build" in /*) ;; *) build="$root/$build";; esac
+bin="${PALLAS_LSP_BIN:-$build/server/pallas-lsp}"
+[ -x "$bin" ] || { echo "no pallas-lsp at $bin; build first (scripts/build.sh)" >&2; exit 2; }
+mkdir -p "$root/bench/results"
+exec "$root/.venv/bin/python" "$root/bench/check/bench_check.py" --bin "$bin" --ruff "$root/.venv/bin/ruff" \
+  --out "$root/bench/results/check-throughput-$(date -u +%Y-%m-%dT%H-%M-%S).json" "$@"
