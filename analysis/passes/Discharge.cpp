@@ -1,0 +1,165 @@
+// The discharge-feasibility pass: for every kernel launch of the document and
+// every execution path it may select, walk what the kernel runs (KernelWalk),
+// decide with JAX's rules whether the path can run each primitive
+// (PathRules), and report PLS001 (inline_mgpu) / PLS002 (other primitives)
+// where it cannot, and PLS004 where an inline_mgpu call does not match its
+// declared types. See docs/analysis.md.
+#include "InlineMgpuSignature.h"
+#include "KernelWalk.h"
+#include "PassKnowledge.h"
+#include "PathRules.h"
+
+#include "pallas/analysis/detail/Passes.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/Path.h"
+
+#include <map>
+#include <set>
+
+namespace pallas::analysis::passes {
+
+namespace pd = pallas::dialect;
+
+namespace {
+
+struct PathChoice {
+  ExecPath path;
+  bool may; // the launch may select another path too: report warnings
+};
+
+std::vector<PathChoice> pathsOf(pd::LaunchOp launch) {
+  std::set<std::string> s;
+  for (mlir::Attribute a : launch.getPaths())
+    if (auto str = llvm::dyn_cast<mlir::StringAttr>(a)) s.insert(str.getValue().str());
+  bool unknown = s.count(pd::path::kUnknown) > 0;
+  // A run-time `interpret` value: the common spellings are booleans, so both
+  // interpret=True and the compiled path are possible.
+  bool may = unknown || s.size() > 1;
+  std::vector<PathChoice> out;
+  if (s.count(pd::path::kInterpretHlo) || unknown) out.push_back({ExecPath::InterpretHlo, may});
+  if (s.count(pd::path::kInterpretGpu)) out.push_back({ExecPath::InterpretGpu, may});
+  if (s.count(pd::path::kCompiled) || unknown) out.push_back({ExecPath::Compiled, may});
+  return out;
+}
+
+LaunchFacts factsOf(pd::LaunchOp launch) {
+  LaunchFacts f;
+  if (auto n = launch.getNumThreads()) f.numThreads = static_cast<long>(*n);
+  if (auto params = launch.getInterpretParamsAttr()) {
+    for (mlir::NamedAttribute kv : params) {
+      auto text = llvm::dyn_cast<mlir::StringAttr>(kv.getValue());
+      llvm::StringRef v = text ? text.getValue().trim() : "";
+      if (kv.getName() == "skip_floating_point_ops") f.skipFloatingPointOps = v == "True";
+      if (kv.getName() == "inline_mgpu") f.inlineMgpuOptionGiven = true;
+      if (kv.getName() == "num_cores_or_threads") {
+        long n = 0;
+        if (!v.getAsInteger(10, n) && n > 1) f.multiThreaded = true;
+      }
+    }
+  }
+  if (f.numThreads > 1) f.multiThreaded = true;
+  return f;
+}
+
+std::string hopText(const Hop& h) {
+  return h.name + " (" + llvm::sys::path::filename(h.definition.path).str() + ":" +
+         std::to_string(h.definition.range.start.line + 1) + ")";
+}
+
+// Where the launch selects its path: the context manager when that decides,
+// else the launch itself.
+SourceLocation selector(pd::LaunchOp launch) {
+  SourceLocation at = detail::sourceLocation(launch.getLoc());
+  if (launch.getInterpretSource() == "context" && launch.getContextLine()) {
+    at.range.start = {static_cast<uint32_t>(*launch.getContextLine() - 1),
+                      static_cast<uint32_t>(launch.getContextColumn() ? *launch.getContextColumn() - 1 : 0)};
+    at.range.end = at.range.start;
+  }
+  return at;
+}
+
+std::string whatIsBound(const Binding& b) {
+  if (b.prim->name == "inline_mgpu_p") {
+    std::string name = b.chain.empty() ? "" : "";
+    if (auto call = llvm::dyn_cast_or_null<pd::CallOp>(b.inlineCall)) name = call.getCallee().str();
+    else if (auto ci = llvm::dyn_cast_or_null<pd::CallIndirectOp>(b.inlineCall))
+      if (auto c = ci.getCallee().getDefiningOp<pd::ClosureOp>()) name = c.getName().str();
+    return name.empty() ? "This inline_mgpu region" : "The inline_mgpu region `" + name + "`";
+  }
+  if (b.retraceCollective) return "This " + b.api;
+  return "`" + b.api + "` (primitive " + b.prim->name + ")";
+}
+
+Finding makeFinding(const Binding& b, const Failure& f, const PathChoice& pc, pd::LaunchOp launch,
+                    const KernelWalk& walk, const knowledge::KnowledgeBase& kb, bool first) {
+  Finding out;
+  out.code = f.code;
+  out.severity = pc.may || f.uncertain ? Severity::Warning : Severity::Error;
+  out.location = detail::sourceLocation(b.site->getLoc());
+  std::string path = pathLabel(pc.path);
+  out.message = whatIsBound(b) + " cannot run on " + path + (pc.may ? " (which the launch may select at run time)" : "") +
+                ": JAX " + kb.jaxVersion() + " will raise " + f.exception + ": " + f.jaxError + " (" + f.reason +
+                "). " + f.advice;
+  if (first) out.message += " This is the first error JAX raises for this launch.";
+  out.executionPath = path;
+  out.launch = detail::sourceLocation(launch.getLoc());
+  out.related.push_back({selector(launch), std::string(pc.may ? "may select " : "selects ") + path + " here"});
+  const Hop& kernel = walk.kernelHop();
+  if (!kernel.definition.path.empty())
+    out.related.push_back({kernel.definition, "kernel body `" + kernel.name + "`"});
+  for (size_t i = 1; i < b.chain.size(); ++i)
+    out.related.push_back({b.chain[i].callSite, "calls `" + b.chain[i].name + "`"});
+  for (const Hop& h : b.chain) out.callChain.push_back(hopText(h));
+  out.jaxVersion = kb.jaxVersion();
+  return out;
+}
+
+void analyzeLaunch(detail::PassContext& ctx, pd::LaunchOp launch, const knowledge::KnowledgeBase& kb,
+                   llvm::DenseSet<mlir::Operation*>& signatureChecked) {
+  LaunchFacts facts = factsOf(launch);
+  for (const PathChoice& pc : pathsOf(launch)) {
+    KernelWalk walk(ctx.workspace, kb, pc.path, launch, ctx.path);
+    if (!walk.run()) continue;
+    struct Hit {
+      const Binding* binding;
+      Failure failure;
+    };
+    std::vector<Hit> hits;
+    std::set<mlir::Operation*> sites; // JAX stops at a call's first failing primitive
+    for (const Binding& b : walk.bindings()) {
+      if (b.inlineCall && signatureChecked.insert(b.inlineCall).second)
+        checkInlineMgpuSignature(b, kb, ctx.findings);
+      auto failure = decide(b, pc.path, facts, kb);
+      if (!failure || !sites.insert(b.site).second) continue;
+      hits.push_back({&b, std::move(*failure)});
+    }
+    // The error JAX reports: earliest phase, then program order.
+    const Hit* first = nullptr;
+    for (const Hit& h : hits)
+      if (!h.failure.uncertain &&
+          (!first || std::pair(h.failure.phase, h.binding->order) < std::pair(first->failure.phase, first->binding->order)))
+        first = &h;
+    for (const Hit& h : hits)
+      ctx.findings.push_back(makeFinding(*h.binding, h.failure, pc, launch, walk, kb, &h == first && !pc.may));
+  }
+}
+
+void runDischarge(detail::PassContext& ctx) {
+  auto kb = knowledgeFor(ctx.options);
+  if (!kb || !ctx.module) return;
+  std::vector<pd::LaunchOp> launches;
+  ctx.module.walk([&](pd::LaunchOp l) { launches.push_back(l); });
+  llvm::DenseSet<mlir::Operation*> signatureChecked;
+  for (pd::LaunchOp l : launches) analyzeLaunch(ctx, l, *kb, signatureChecked);
+}
+
+} // namespace
+
+} // namespace pallas::analysis::passes
+
+namespace pallas::analysis::detail {
+void pallasRegisterPasses_Discharge(PassRegistry& registry) {
+  registry.add("discharge", [](PassContext& ctx) { passes::runDischarge(ctx); });
+}
+} // namespace pallas::analysis::detail

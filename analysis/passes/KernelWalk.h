@@ -1,0 +1,133 @@
+// Walks what one execution path of one kernel launch runs, in program order,
+// through calls across functions and files, and records every primitive the
+// kernel binds together with the discharge state of its Ref operands on that
+// path. Deciding whether the path can run each binding is PathRules' job.
+//
+// Which Refs a path discharges (JAX 0.10 semantics, see docs/analysis.md):
+//   interpret_hlo  every kernel Ref (inputs, outputs, pallas_call scratch) in
+//                  the kernel discharge pass; scoped allocations (run_scoped,
+//                  plgpu.kernel scratch, pipeline buffers, run_state refs)
+//                  later, when their construct is lowered to XLA;
+//   compiled       plgpu.ACC accumulators and the Refs pl.run_state builds
+//                  from values, when Mosaic GPU lowers their construct;
+//   interpret_gpu  none (the GPU interpreter keeps Refs as buffers), except
+//                  the refs of a pl.run_state, which falls back to XLA.
+// Inside a higher-order op that discharges all refs of its body (jax.jit,
+// jax.checkpoint/remat, custom_vjp, custom_vmap) entered with a discharged
+// Ref operand, every Ref is discharged.
+#pragma once
+
+#include "pallas/analysis/detail/Passes.h"
+#include "pallas/knowledge/KnowledgeBase.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <string>
+#include <vector>
+
+namespace pallas::analysis::passes {
+
+enum class ExecPath { Compiled, InterpretHlo, InterpretGpu };
+
+// When JAX processes a failing equation: errors of an earlier phase are
+// raised first; within a phase the first equation in program order wins.
+enum class Phase : uint8_t {
+  Retrace = 0,         // interpret_hlo re-traces the kernel (run_scoped collective axes)
+  KernelDischarge = 1, // interpret_hlo discharges the kernel's Refs
+  Lowering = 2,        // lowering (XLA or Mosaic GPU), including scoped discharges
+};
+
+struct RefState {
+  enum class Kind : uint8_t { NotRef, Ref, Discharged };
+  Kind kind = Kind::NotRef;
+  Phase phase = Phase::Lowering; // when Discharged
+  const char* what = "";         // what the Ref is, for messages ("a kernel input/output Ref")
+  bool isRef() const { return kind != Kind::NotRef; }
+  bool discharged() const { return kind == Kind::Discharged; }
+};
+
+// One function of the call chain, from the kernel to the primitive.
+struct Hop {
+  std::string name;           // Python name ("kernel", "helper", "<lambda>")
+  SourceLocation definition;  // its def
+  SourceLocation callSite;    // where the previous hop calls it (empty for the kernel)
+};
+
+// One primitive bound by one call the kernel reaches.
+struct Binding {
+  std::string api;                             // as written, canonical: "plgpu.copy_gmem_to_smem"
+  const knowledge::PrimitiveFacts* prim = nullptr;
+  mlir::Operation* site = nullptr;             // the call JAX blames (its location)
+  RefState refs;                               // the most discharged Ref operand (earliest phase)
+  bool cpuLowered = false; // interpret_gpu: runs through XLA (inside pl.run_state)
+  dialect::InlineMgpuOp inlineMgpu;            // for inline_mgpu_p: the region's op
+  mlir::Operation* inlineCall = nullptr;       // for inline_mgpu_p: the call of the wrapper (null when direct)
+  std::vector<RefState> argStates;             // for inline_mgpu_p: each call argument's state
+  std::vector<Hop> chain;
+  unsigned order = 0;                          // program order within the launch
+  bool retraceCollective = false;              // a run_scoped with collective axes (interpret_hlo)
+};
+
+class KernelWalk {
+public:
+  KernelWalk(const detail::Workspace& workspace, const knowledge::KnowledgeBase& knowledge,
+             ExecPath path, dialect::LaunchOp launch, std::string launchPath)
+      : ws_(workspace), kb_(knowledge), path_(path), launch_(launch), launchPath_(std::move(launchPath)) {}
+
+  // Walk the launch's kernel body; false when the body cannot be found.
+  bool run();
+  const std::vector<Binding>& bindings() const { return bindings_; }
+  // The kernel body's name and definition (the first hop).
+  const Hop& kernelHop() const { return kernelHop_; }
+
+private:
+  struct Callable {
+    mlir::Block* block = nullptr;   // the body to walk
+    std::string path;               // document holding it
+    std::string name;
+    mlir::Operation* defOp = nullptr;
+    dialect::InlineMgpuOp inlineMgpu; // set when the callable is an inline_mgpu wrapper
+    bool dischargesAllRefs = false; // reached through jax.jit / checkpoint / custom_vjp ...
+  };
+
+  void walkBlock(mlir::Block& block);
+  void visit(mlir::Operation& op);
+  void onPrim(dialect::PrimOp prim);
+  void onCall(mlir::Operation* site, const Callable& callee, mlir::ValueRange args, mlir::ArrayAttr keywords,
+              mlir::ArrayAttr origins);
+  void onScope(dialect::ScopeOp scope);
+  void recordInline(mlir::Operation* site, dialect::InlineMgpuOp op, mlir::Operation* call, RefState refs);
+  void record(Binding b);
+
+  Callable resolve(mlir::Value callee, unsigned depth = 0) const;
+  Callable fromFunction(const detail::FunctionRef& f) const;
+  RefState stateOf(mlir::Value v, llvm::StringRef origin) const;
+  RefState strongest(mlir::ValueRange args, mlir::ArrayAttr origins) const;
+  RefState kernelParamState(unsigned index, unsigned count) const;
+  RefState scopedState(llvm::StringRef origin) const;
+  std::vector<const knowledge::PrimitiveFacts*> primitivesOf(llvm::StringRef api, bool& direct) const;
+
+  const detail::Workspace& ws_;
+  const knowledge::KnowledgeBase& kb_;
+  ExecPath path_;
+  mutable dialect::LaunchOp launch_; // MLIR op handles have non-const accessors
+  std::string launchPath_;
+
+  std::string doc_;                                // document of the block being walked
+  std::vector<Hop> chain_;
+  Hop kernelHop_;
+  llvm::DenseMap<mlir::Value, RefState> states_;  // block arguments in scope
+  bool allDischarged_ = false;                    // inside an all-refs discharge region
+  Phase allPhase_ = Phase::Lowering;
+  bool cpuLowered_ = false;
+  llvm::DenseSet<mlir::Block*> onStack_;
+  llvm::DenseSet<llvm::hash_code> walked_;        // (callee, argument states) already walked
+  std::vector<Binding> bindings_;
+  unsigned order_ = 0;
+};
+
+const char* pathLabel(ExecPath p);
+const char* pathShortName(ExecPath p);
+
+} // namespace pallas::analysis::passes

@@ -1,0 +1,41 @@
+// Can an execution path run one primitive binding? JAX's own rules, decided
+// from the knowledge table's facts about the primitive:
+//   * a discharge rule is consulted only for an equation whose Ref operands
+//     are being discharged: none -> "No state discharge rule ...", a rule that
+//     raises (inline_mgpu_p's) -> its message;
+//   * an equation that survives discharge is lowered: to XLA for the CPU on
+//     interpret=True, where it needs a CPU lowering rule;
+//   * the GPU interpreter runs primitives it has an arm for, re-binds the
+//     rest (which then need a CPU lowering rule), and with
+//     skip_floating_point_ops=True skips those with only float or no outputs.
+#pragma once
+
+#include "KernelWalk.h"
+
+#include <optional>
+#include <string>
+
+namespace pallas::analysis::passes {
+
+// What the launch tells about a path beyond its kind.
+struct LaunchFacts {
+  bool skipFloatingPointOps = false; // InterpretGPUParams(skip_floating_point_ops=True)
+  bool multiThreaded = false;        // several threads: bodies are compiled in a host callback
+  bool inlineMgpuOptionGiven = false; // InterpretGPUParams(inline_mgpu=...) (newer JAX)
+  long numThreads = 1;
+};
+
+struct Failure {
+  std::string code;      // PLS001 (inline_mgpu_p) or PLS002
+  Phase phase = Phase::Lowering;
+  std::string exception; // "NotImplementedError"
+  std::string jaxError;  // JAX's message, from the table's error templates
+  std::string reason;    // why this path reaches that error
+  std::string advice;    // what to do
+  bool uncertain = false; // fails only for some dtypes: report as a warning
+};
+
+std::optional<Failure> decide(const Binding& b, ExecPath path, const LaunchFacts& launch,
+                              const knowledge::KnowledgeBase& kb);
+
+} // namespace pallas::analysis::passes

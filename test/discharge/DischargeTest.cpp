@@ -1,0 +1,393 @@
+// Unit tests of the discharge-feasibility passes through the Project facade:
+// small kernels, the findings they get, and every field of those findings.
+#include "pallas/analysis/Project.h"
+
+#include <nlohmann/json.hpp>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using namespace pallas::analysis;
+
+namespace {
+
+const char* kHeader = R"(import functools
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+from jax._src.pallas.mosaic_gpu.interpret.params import InterpretGPUParams
+)";
+constexpr unsigned kHeaderLines = 6;
+
+class Discharge : public ::testing::Test {
+protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("pallas-discharge-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Analyse `body` (after the import header) as k.py; lines are 1-based
+  // counting from the first line of `body`.
+  std::vector<Finding> check(const std::string& body, ProjectOptions options = {}) {
+    project_ = std::make_unique<Project>(std::move(options));
+    path_ = (dir_ / "k.py").string();
+    project_->setDocument(path_, kHeader + body);
+    return project_->findings(path_);
+  }
+  static unsigned line(const Finding& f) { return f.location.range.start.line + 1 - kHeaderLines; }
+
+  fs::path dir_;
+  std::string path_;
+  std::unique_ptr<Project> project_;
+};
+
+const char* kInlineRefInterpret = R"(
+def kernel(x_ref, o_ref):
+  @plgpu.inline_mgpu(arg_types=(plgpu.RefType(),))
+  def region(ctx, r):
+    del ctx, r
+
+  region(o_ref)
+  o_ref[...] = x_ref[...]
+
+def run(x):
+  return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret=True)(x)
+)";
+
+TEST_F(Discharge, InlineMgpuWithRefOnInterpretTrueIsPLS001WithEveryField) {
+  auto fs = check(kInlineRefInterpret);
+  ASSERT_EQ(fs.size(), 1u);
+  const Finding& f = fs[0];
+  EXPECT_EQ(f.code, "PLS001");
+  EXPECT_EQ(f.severity, Severity::Error);
+  EXPECT_EQ(line(f), 7u);
+  EXPECT_EQ(f.location.path, path_);
+  EXPECT_EQ(f.executionPath, "interpret=True (HLO interpreter)");
+  EXPECT_NE(f.message.find("NotImplementedError: inline_mgpu_p does not support discharge."), std::string::npos)
+      << f.message;
+  EXPECT_NE(f.message.find("a kernel input/output Ref"), std::string::npos) << f.message;
+  EXPECT_NE(f.message.find("compiled on a GPU"), std::string::npos) << f.message;
+  EXPECT_NE(f.message.find("first error JAX raises"), std::string::npos) << f.message;
+  ASSERT_TRUE(f.launch.has_value());
+  EXPECT_EQ(f.launch->range.start.line + 1 - kHeaderLines, 11u);
+  ASSERT_GE(f.related.size(), 2u);
+  EXPECT_EQ(f.related[0].message, "selects interpret=True (HLO interpreter) here");
+  EXPECT_EQ(f.related[0].location.range.start.line + 1 - kHeaderLines, 11u);
+  ASSERT_EQ(f.callChain.size(), 1u);
+  EXPECT_EQ(f.callChain[0], "kernel (k.py:" + std::to_string(2 + kHeaderLines) + ")");
+  EXPECT_EQ(f.jaxVersion, "0.10.2");
+}
+
+TEST_F(Discharge, RefFreeInlineMgpuFailsAtLoweringInstead) {
+  auto fs = check(R"(
+def kernel(x_ref, o_ref):
+  @plgpu.inline_mgpu(return_type=plgpu.ShapeDtypeStruct((), jnp.float32, plgpu.Layout.WG_SPLAT))
+  def one(ctx):
+    return None
+
+  o_ref[...] = x_ref[...] + one()
+
+def run(x):
+  return pl.pallas_call(kernel, out_shape=x, interpret=True)(x)
+)");
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(fs[0].code, "PLS001");
+  EXPECT_EQ(line(fs[0]), 7u);
+  EXPECT_NE(fs[0].message.find("MLIR translation rule for primitive 'inline_mgpu_p' not found for platform cpu"),
+            std::string::npos)
+      << fs[0].message;
+}
+
+TEST_F(Discharge, DischargeErrorsComeBeforeLoweringErrors) {
+  auto fs = check(R"(
+def kernel(x_ref, o_ref):
+  @plgpu.inline_mgpu(return_type=plgpu.ShapeDtypeStruct((), jnp.float32, plgpu.Layout.WG_SPLAT))
+  def one(ctx):
+    return None
+
+  o_ref[...] = x_ref[...] + one()
+
+  @plgpu.inline_mgpu(arg_types=(plgpu.RefType(),))
+  def publish(ctx, r):
+    del ctx, r
+
+  publish(o_ref)
+
+def run(x):
+  return pl.pallas_call(kernel, out_shape=x, interpret=True)(x)
+)");
+  ASSERT_EQ(fs.size(), 2u);
+  for (const Finding& f : fs) {
+    bool first = f.message.find("first error JAX raises") != std::string::npos;
+    EXPECT_EQ(first, line(f) == 13u) << line(f) << ": " << f.message;
+  }
+}
+
+TEST_F(Discharge, CompiledKernelWithPlainRefsHasNoFinding) {
+  EXPECT_TRUE(check(R"(
+def kernel(x_ref, o_ref):
+  @plgpu.inline_mgpu(arg_types=(plgpu.RefType(),))
+  def region(ctx, r):
+    del ctx, r
+
+  region(o_ref)
+
+def run(x):
+  return plgpu.kernel(kernel, out_shape=x)(x)
+)")
+                  .empty());
+}
+
+TEST_F(Discharge, CompiledAccumulatorGivenToInlineMgpuIsPLS001) {
+  auto fs = check(R"(
+def kernel(x_ref, o_ref):
+  def scope(acc_ref):
+    @plgpu.inline_mgpu(arg_types=(plgpu.RefType(),))
+    def region(ctx, r):
+      del ctx, r
+
+    region(acc_ref)
+    return acc_ref[...]
+
+  o_ref[...] = pl.run_scoped(scope, plgpu.ACC((64, 64), jnp.float32))
+
+def run(x):
+  return plgpu.kernel(kernel, out_shape=x)(x)
+)");
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(fs[0].code, "PLS001");
+  EXPECT_EQ(line(fs[0]), 8u);
+  EXPECT_EQ(fs[0].executionPath, "compiled (Mosaic GPU)");
+  EXPECT_NE(fs[0].message.find("plgpu.ACC accumulator"), std::string::npos) << fs[0].message;
+  ASSERT_EQ(fs[0].callChain.size(), 2u);
+  EXPECT_EQ(fs[0].callChain[1].rfind("scope (k.py:", 0), 0u) << fs[0].callChain[1];
+}
+
+TEST_F(Discharge, GpuInterpretRunsCopiesButNotInlineMgpu) {
+  auto fs = check(R"(
+def kernel(x_ref, o_ref, smem, barrier):
+  plgpu.copy_gmem_to_smem(x_ref, smem, barrier)
+  plgpu.barrier_wait(barrier)
+
+  @plgpu.inline_mgpu(arg_types=(plgpu.RefType(),))
+  def region(ctx, r):
+    del ctx, r
+
+  region(o_ref)
+
+def run(x):
+  return pl.pallas_call(kernel, out_shape=x, interpret=InterpretGPUParams(),
+                        scratch_shapes=[plgpu.SMEM((128,), jnp.float32), plgpu.Barrier()])(x)
+)");
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(fs[0].code, "PLS001");
+  EXPECT_EQ(line(fs[0]), 10u);
+  EXPECT_EQ(fs[0].executionPath, "GPU interpret mode (InterpretGPUParams)");
+  EXPECT_NE(fs[0].message.find("not found for platform cpu"), std::string::npos);
+}
+
+TEST_F(Discharge, InterpretTrueCopyHasNoDischargeRule) {
+  auto fs = check(R"(
+def kernel(x_ref, o_ref, smem, barrier):
+  plgpu.copy_gmem_to_smem(x_ref, smem, barrier)
+  plgpu.barrier_wait(barrier)
+
+def run(x):
+  return pl.pallas_call(kernel, out_shape=x, interpret=True,
+                        scratch_shapes=[plgpu.SMEM((128,), jnp.float32), plgpu.Barrier()])(x)
+)");
+  ASSERT_EQ(fs.size(), 2u);
+  EXPECT_EQ(fs[0].code, "PLS002");
+  EXPECT_EQ(line(fs[0]), 3u);
+  EXPECT_NE(fs[0].message.find("No state discharge rule implemented for primitive: copy_gmem_to_smem"),
+            std::string::npos)
+      << fs[0].message;
+  EXPECT_NE(fs[0].message.find("InterpretGPUParams"), std::string::npos) << "suggests GPU interpret mode";
+  EXPECT_EQ(line(fs[1]), 4u);
+}
+
+TEST_F(Discharge, RunTimeInterpretIsAWarning) {
+  auto fs = check(R"(
+def kernel(x_ref, o_ref):
+  @plgpu.inline_mgpu(arg_types=(plgpu.RefType(),))
+  def region(ctx, r):
+    del ctx, r
+
+  region(o_ref)
+
+def build(interpret):
+  return pl.pallas_call(kernel, out_shape=x, interpret=interpret)
+)");
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(fs[0].severity, Severity::Warning);
+  EXPECT_NE(fs[0].related[0].message.find("may select"), std::string::npos);
+}
+
+TEST_F(Discharge, MultiThreadedKernelOnInterpretTrueFailsAtTheLaunch) {
+  auto fs = check(R"(
+def kernel(x_ref, o_ref):
+  o_ref[...] = x_ref[...] + 1.0
+
+def run(x):
+  return plgpu.kernel(kernel, out_shape=x, num_threads=2, thread_name="wg", interpret=True)(x)
+)");
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(fs[0].code, "PLS002");
+  EXPECT_EQ(line(fs[0]), 6u);
+  EXPECT_NE(fs[0].message.find("run_scoped interpret rule does not support collective axes"), std::string::npos);
+}
+
+TEST_F(Discharge, HelperCallsCarryTheChainAndDischargedParameters) {
+  auto fs = check(R"(
+def touch(ref):
+  @plgpu.inline_mgpu(arg_types=(plgpu.RefType(),))
+  def region(ctx, r):
+    del ctx, r
+
+  region(ref)
+
+def kernel(x_ref, o_ref):
+  touch(o_ref)
+
+def run(x):
+  return pl.pallas_call(kernel, out_shape=x, interpret=True)(x)
+)");
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(line(fs[0]), 7u);
+  ASSERT_EQ(fs[0].callChain.size(), 2u);
+  EXPECT_EQ(fs[0].callChain[0].rfind("kernel (k.py:", 0), 0u);
+  EXPECT_EQ(fs[0].callChain[1].rfind("touch (k.py:", 0), 0u);
+  bool callsTouch = false;
+  for (const RelatedInfo& r : fs[0].related)
+    if (r.message == "calls `touch`") callsTouch = r.location.range.start.line + 1 - kHeaderLines == 10u;
+  EXPECT_TRUE(callsTouch);
+}
+
+TEST_F(Discharge, ValuesPassedToHelpersAreNotRefs) {
+  // The helper gets an array: its inline_mgpu has no ref operand and fails
+  // at lowering, not discharge.
+  auto fs = check(R"(
+def show(v):
+  @plgpu.inline_mgpu(arg_types=(plgpu.Layout.WG_SPLAT,))
+  def region(ctx, a):
+    del ctx, a
+
+  region(v)
+
+def kernel(x_ref, o_ref):
+  show(x_ref[...])
+
+def run(x):
+  return pl.pallas_call(kernel, out_shape=x, interpret=True)(x)
+)");
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_NE(fs[0].message.find("not found for platform cpu"), std::string::npos) << fs[0].message;
+}
+
+TEST_F(Discharge, DeadCodeAndCodeAfterReturnAreSkipped) {
+  EXPECT_TRUE(check(R"(
+USE_RAW = False
+
+def raw(ref):
+  @plgpu.inline_mgpu(arg_types=(plgpu.RefType(),))
+  def region(ctx, r):
+    del ctx, r
+
+  region(ref)
+
+def kernel(x_ref, o_ref):
+  if USE_RAW:
+    raw(o_ref)
+  return
+  raw(o_ref)
+
+def run(x):
+  return pl.pallas_call(kernel, out_shape=x, interpret=True)(x)
+)")
+                  .empty());
+}
+
+TEST_F(Discharge, SkipFloatingPointOpsSkipsFloatRegionsOnly) {
+  auto fs = check(R"(
+def kernel(x_ref, o_ref):
+  @plgpu.inline_mgpu(return_type=plgpu.ShapeDtypeStruct((), jnp.float32, plgpu.Layout.WG_SPLAT))
+  def one(ctx):
+    return None
+
+  @plgpu.inline_mgpu(return_type=plgpu.ShapeDtypeStruct((), jnp.int32, plgpu.Layout.WG_SPLAT))
+  def idx(ctx):
+    return None
+
+  o_ref[...] = x_ref[...] + one() + idx()
+
+def run(x):
+  return pl.pallas_call(kernel, out_shape=x, interpret=InterpretGPUParams(skip_floating_point_ops=True))(x)
+)");
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(line(fs[0]), 11u);
+}
+
+TEST_F(Discharge, ProgramIdRunsOnInterpretTrue) {
+  EXPECT_TRUE(check(R"(
+def kernel(x_ref, o_ref):
+  i = pl.program_id(0)
+  o_ref[...] = x_ref[...] + i
+
+def run(x):
+  return pl.pallas_call(kernel, out_shape=x, grid=(2,), interpret=True)(x)
+)")
+                  .empty());
+}
+
+TEST_F(Discharge, InlineMgpuArgumentCountMismatchIsPLS004) {
+  auto fs = check(R"(
+def kernel(x_ref, o_ref):
+  @plgpu.inline_mgpu(arg_types=(plgpu.RefType(),))
+  def region(ctx, a, b):
+    del ctx, a, b
+
+  region(x_ref, o_ref)
+
+def run(x):
+  return plgpu.kernel(kernel, out_shape=x)(x)
+)");
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(fs[0].code, "PLS004");
+  EXPECT_EQ(line(fs[0]), 7u);
+  EXPECT_NE(fs[0].message.find("Mismatched type shape: PyTreeDef((*, *)) != PyTreeDef((*,))"), std::string::npos)
+      << fs[0].message;
+}
+
+TEST_F(Discharge, DecisionsComeFromTheKnowledgeTable) {
+  // The same kernel, judged with a table in which copy_gmem_to_smem has a
+  // discharge rule (as a future JAX might): no finding.
+  const char* kernel = R"(
+def kernel(x_ref, o_ref, smem, barrier):
+  plgpu.copy_gmem_to_smem(x_ref, smem, barrier)
+
+def run(x):
+  return pl.pallas_call(kernel, out_shape=x, interpret=True,
+                        scratch_shapes=[plgpu.SMEM((128,), jnp.float32), plgpu.Barrier()])(x)
+)";
+  ASSERT_EQ(check(kernel).size(), 1u);
+  std::ifstream in(std::string(PALLAS_DISCHARGE_FIXTURES) + "/../../../analysis/knowledge/jax-0.10.2.json");
+  auto table = nlohmann::json::parse(in);
+  table["primitives"]["copy_gmem_to_smem"]["discharge"] = {{"status", "exists"}, {"kind", "full"}};
+  table["jax_version"] = "9.9.9";
+  std::string path = (dir_ / "table.json").string();
+  std::ofstream(path) << table.dump();
+  ProjectOptions options;
+  options.knowledgePath = path;
+  EXPECT_TRUE(check(kernel, options).empty());
+}
+
+} // namespace
