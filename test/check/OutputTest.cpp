@@ -6,8 +6,12 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <sstream>
+#include <sys/wait.h>
 
 using namespace pallas::check;
 using namespace pallas::analysis;
@@ -209,4 +213,36 @@ TEST(Report, SortsByPathLineColumnCode) {
 TEST(Report, UriEncoding) {
   EXPECT_EQ(fileUri("/a b/c#d.py"), "file:///a%20b/c%23d.py");
   EXPECT_EQ(uriPath("src/caf\xc3\xa9.py"), "src/caf%C3%A9.py");
+}
+
+namespace {
+// Runs test/check/validate_sarif.py on `sarif`; returns its exit status.
+int validateSarif(const std::string& sarif) {
+  std::string file = (std::filesystem::temp_directory_path() /
+                      ("pallas-check-sarif-" + std::to_string(::getpid()) + ".json")).string();
+  std::ofstream(file) << sarif;
+  std::string command = std::string("'") + PALLAS_TEST_PYTHON + "' '" + PALLAS_SOURCE_ROOT +
+                        "/test/check/validate_sarif.py' '" + PALLAS_SOURCE_ROOT + "' '" + file + "'";
+  int status = std::system(command.c_str());
+  std::filesystem::remove(file);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+} // namespace
+
+TEST(SarifOutput, ValidatesAgainstTheOfficialSchema) {
+  // Every optional part in use: related locations, code flows, fixes, a file
+  // outside the base, non-ASCII text.
+  Report report = sampleReport();
+  report.findings[0].fixes[0].safety = FixSafety::Safe;
+  EXPECT_EQ(validateSarif(render(OutputFormat::Sarif, report)), 0);
+  report.findings.clear();
+  EXPECT_EQ(validateSarif(render(OutputFormat::Sarif, report)), 0);
+}
+
+TEST(SarifOutput, TheValidatorRejectsAnInvalidLog) {
+  // The control: a log with a level SARIF does not have must fail, so the
+  // test above can fail too.
+  json doc = json::parse(render(OutputFormat::Sarif, sampleReport()));
+  doc["runs"][0]["results"][0]["level"] = "fatal";
+  EXPECT_EQ(validateSarif(doc.dump()), 1);
 }
