@@ -94,6 +94,24 @@ local function main()
   end)
   out("ok: diagnostics published")
 
+  -- :PallasMlir shows the module in a scratch buffer.
+  vim.cmd("PallasMlir")
+  local mlir_buf
+  wait(":PallasMlir's scratch buffer", 15000, function()
+    mlir_buf = vim.fn.bufnr("pallas://mlir/kernel.py.mlir")
+    if mlir_buf == -1 then
+      return false
+    end
+    local text = table.concat(vim.api.nvim_buf_get_lines(mlir_buf, 0, -1, false), "\n")
+    return text:find("pallas.func @kernel", 1, true) ~= nil
+  end)
+  if vim.bo[mlir_buf].filetype ~= "mlir" or vim.bo[mlir_buf].modifiable then
+    fail("the MLIR buffer is a read-only mlir scratch buffer")
+  end
+  out("ok: :PallasMlir shows the module")
+  vim.cmd("buffer " .. buf) -- back to the kernel file for the rest
+  vim.cmd("only")
+
   if skipped("diagnostics") then
     return
   end

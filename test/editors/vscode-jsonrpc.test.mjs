@@ -70,6 +70,15 @@ test('opening the kernel file publishes diagnostics for version 1', async () => 
   assert.ok(Array.isArray(published.diagnostics));
 });
 
+test('pallas/mlir returns the module the server keeps (Show MLIR)', async () => {
+  const result = await session.request('pallas/mlir', { textDocument: { uri } });
+  assert.match(result.mlir, /^module\b/);
+  assert.match(result.mlir, /pallas\.func @kernel\b/);
+  assert.match(result.mlir, /pallas\.func @run\b/);
+  assert.match(result.mlir, /pallas\.inline_mgpu\b/, 'the region is in the module');
+  assert.ok(result.functionsTotal >= 2, `functionsTotal ${result.functionsTotal}`);
+});
+
 test('PLS001 at the line JAX blames', { skip: skipIfPending('diagnostics') }, async () => {
   const published = await session.diagnosticsFor(uri, 1, DIAGNOSTIC_TIMEOUT_MS);
   const found = published.diagnostics.filter(isPls001);
