@@ -1,0 +1,77 @@
+// Fixes for findings, as the server and the CLI ask for them (issue 5).
+// No MLIR or tree-sitter types here: the server includes this header.
+//
+//  * rewriteInlineMgpu: "Rewrite with standard Pallas primitives" for the
+//    `plgpu.inline_mgpu` region at a position, or the operation that
+//    prevents it (for the hover: "not rewritable: uses ctx.async_copy (TMA)
+//    at line N").
+//  * the path quick fixes of docs/fixes.md: run compiled, GPU interpret
+//    mode, run on GPU now, ignore here.
+#pragma once
+
+#include "pallas/analysis/Finding.h"
+#include "pallas/analysis/Project.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pallas::analysis {
+
+struct RewriteResult {
+  std::optional<Fix> fix; // set when the region can be rewritten
+  // Otherwise: what prevents it ("ctx.async_copy (TMA)") and where.
+  std::string blocker;
+  SourceLocation blockerLoc;
+  // "not rewritable: uses ctx.async_copy (TMA) at line 12" (1-based line),
+  // or "" when rewritable / when no region is at the position.
+  std::string hoverText() const;
+};
+
+// The inline_mgpu region whose decorated def (or body) contains `regionPos`
+// in the document `path` of `project`. No region there: no fix, empty
+// blocker. Never throws on bad input.
+RewriteResult rewriteInlineMgpu(const Project& project, const std::string& path,
+                                SourcePos regionPos);
+
+// ---- path quick fixes (text level, over the document's syntax) ------------
+
+// "Run this kernel compiled": removes `interpret=...` (with its comma) from
+// the launch call at `launchPos` (a pallas_call / plgpu.kernel call, or the
+// decorator `functools.partial(pl.pallas_call, ..., interpret=...)`).
+// Unsafe: the kernel then needs a GPU. nullopt when there is no such keyword.
+std::optional<Fix> runCompiledFix(std::string_view text, const std::string& path,
+                                  SourcePos launchPos);
+
+// "Use GPU interpret mode": `interpret=InterpretGPUParams()` plus the import
+// when missing. The caller decides whether GPU interpret mode supports
+// everything the kernel reaches for the user's JAX (the knowledge table);
+// call this only when it does. Unsafe (a different interpreter runs).
+std::optional<Fix> gpuInterpretFix(std::string_view text, const std::string& path,
+                                   SourcePos launchPos);
+
+// "Run on GPU now": the editor command `pallas.run` with
+// {uri, entry, mode: "compiled"}. `entry` is the module-level function that
+// contains `launchPos` (nullopt at module level). Display-only: a command,
+// never applied by fix-all or `check --fix`.
+std::optional<Fix> runOnGpuFix(std::string_view text, const std::string& path,
+                               SourcePos launchPos);
+
+// "Ignore this finding here": appends `  # pallas-lsp: ignore[CODE]` to the
+// line, or adds CODE to an ignore comment already there. Display-only, like
+// ruff's noqa action: it silences, it does not fix, so fix-all and
+// `check --fix` never apply it.
+std::optional<Fix> ignoreFix(std::string_view text, const std::string& path, uint32_t line,
+                             const std::string& code);
+
+// Every path quick fix that applies to a PLS001/PLS002 finding, in the order
+// the editor should list them. `gpuInterpretSupported`: the knowledge table
+// says GPU interpret mode runs everything the kernel reaches.
+std::vector<Fix> pathFixes(std::string_view text, const Finding& finding,
+                           bool gpuInterpretSupported);
+
+// A file:// URI for an absolute path (percent-encoding what RFC 3986 needs).
+std::string fileUri(const std::string& path);
+
+} // namespace pallas::analysis

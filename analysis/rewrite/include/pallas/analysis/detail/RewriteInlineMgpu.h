@@ -1,0 +1,27 @@
+// The MLIR-level entry of the inline_mgpu rewrite, for the discharge passes:
+// when a pass creates a PLS001 finding for a `pallas.inline_mgpu` op it calls
+//   if (auto r = detail::rewriteInlineMgpuOp(op, text); r.fix)
+//     finding.fixes.push_back(*r.fix);
+// Internal: includes the dialect (MLIR IR headers).
+#pragma once
+
+#include "pallas/analysis/Rewrite.h"
+#include "pallas/analysis/detail/Dialect.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string_view>
+
+namespace pallas::analysis::detail {
+
+// Decide whether `op`'s body has a standard-Pallas equivalent; when it has,
+// the Fix replaces the decorated def (decorator + def) by a plain def of the
+// same name taking the same arguments minus the launch context, so call
+// sites keep working. `text` is the document text the op was lowered from
+// (locations index into it); `path` defaults to the op's file.
+RewriteResult rewriteInlineMgpuOp(dialect::InlineMgpuOp op, std::string_view text);
+
+// The inline_mgpu op whose decorated def contains `pos` (0-based), or null.
+dialect::InlineMgpuOp findInlineMgpu(mlir::ModuleOp module, std::string_view text, SourcePos pos);
+
+} // namespace pallas::analysis::detail

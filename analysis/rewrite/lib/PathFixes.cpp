@@ -1,0 +1,204 @@
+// Path quick fixes (docs/fixes.md): edits of the launch call found in the
+// syntax tree at the launch position the finding carries.
+#include "SourceIndex.h"
+
+#include "pallas/analysis/Rewrite.h"
+
+#include <nlohmann/json.hpp>
+
+namespace pallas::analysis {
+namespace {
+
+using rewrite::fieldOf;
+using rewrite::isNull;
+using rewrite::SourceIndex;
+using rewrite::typeOf;
+
+// The `interpret=` keyword_argument of the call at `pos`: the innermost call
+// that starts there or contains it and has one (the decorator form
+// `@functools.partial(pl.pallas_call, ..., interpret=True)` included).
+TSNode interpretKeyword(const SourceIndex& src, SourcePos pos) {
+  for (TSNode n = src.nodeAt(pos); !isNull(n); n = ts_node_parent(n)) {
+    if (typeOf(n) == "decorator") {
+      // The call is the decorator's expression.
+      n = ts_node_named_child(n, 0);
+    }
+    if (typeOf(n) != "call") continue;
+    TSNode args = fieldOf(n, "arguments");
+    for (uint32_t i = 0, c = isNull(args) ? 0 : ts_node_named_child_count(args); i < c; ++i) {
+      TSNode a = ts_node_named_child(args, i);
+      if (typeOf(a) == "keyword_argument" && src.textOf(fieldOf(a, "name")) == "interpret") return a;
+    }
+  }
+  return TSNode{};
+}
+
+SourceRange rangeOf(TSNode n) {
+  return {SourceIndex::pos(ts_node_start_point(n)), SourceIndex::pos(ts_node_end_point(n))};
+}
+
+} // namespace
+
+std::string fileUri(const std::string& path) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out = "file://";
+  for (unsigned char c : path) {
+    if (std::isalnum(c) || c == '/' || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
+std::optional<Fix> runCompiledFix(std::string_view text, const std::string& path, SourcePos launchPos) {
+  SourceIndex src(text);
+  TSNode kw = interpretKeyword(src, launchPos);
+  if (isNull(kw)) return std::nullopt;
+  // Remove the argument with one adjacent comma: the one before it when there
+  // is one (`f(a, interpret=True)` -> `f(a)`), else the one after
+  // (`f(interpret=True, a=1)` -> `f(a=1)`), with the whitespace between.
+  TSNode prev = ts_node_prev_sibling(kw), next = ts_node_next_sibling(kw);
+  SourceRange r = rangeOf(kw);
+  if (!isNull(prev) && src.textOf(prev) == ",") {
+    r.start = SourceIndex::pos(ts_node_start_point(prev));
+    // A trailing comma after the argument stays: `f(a, interpret=True,)` -> `f(a,)`.
+  } else if (!isNull(next) && src.textOf(next) == ",") {
+    TSNode after = ts_node_next_sibling(next);
+    r.end = isNull(after) ? SourceIndex::pos(ts_node_end_point(next))
+                          : SourceIndex::pos(ts_node_start_point(after));
+  }
+  Fix f;
+  f.title = "Run this kernel compiled (remove `" + std::string(src.textOf(kw)) + "`)";
+  f.safety = FixSafety::Unsafe; // the kernel then needs a GPU to run
+  f.edits.push_back({path, r, ""});
+  return f;
+}
+
+std::optional<Fix> gpuInterpretFix(std::string_view text, const std::string& path, SourcePos launchPos) {
+  SourceIndex src(text);
+  TSNode kw = interpretKeyword(src, launchPos);
+  Fix f;
+  f.title = "Use GPU interpret mode (interpret=InterpretGPUParams())";
+  f.safety = FixSafety::Unsafe; // a different interpreter runs the kernel
+  std::string name = "InterpretGPUParams";
+  // JAX 0.10.2 does not export it from a public module (checked: neither
+  // jax.experimental.pallas nor .mosaic_gpu has it); import it from where it lives.
+  bool imported = false;
+  TSNode root = src.root();
+  for (uint32_t i = 0, c = ts_node_named_child_count(root); i < c; ++i) {
+    TSNode s = ts_node_named_child(root, i);
+    if (typeOf(s) == "import_from_statement" && src.textOf(s).find("InterpretGPUParams") != std::string_view::npos)
+      imported = true;
+  }
+  if (!imported) {
+    SourcePos at = src.importInsertionPoint();
+    f.edits.push_back({path, {at, at},
+                       "from jax._src.pallas.mosaic_gpu.interpret.params import InterpretGPUParams\n"});
+  }
+  if (!isNull(kw)) {
+    f.edits.push_back({path, rangeOf(fieldOf(kw, "value")), name + "()"});
+    return f;
+  }
+  // No interpret= yet: add it as the launch call's last argument.
+  for (TSNode n = src.nodeAt(launchPos); !isNull(n); n = ts_node_parent(n)) {
+    if (typeOf(n) != "call") continue;
+    TSNode args = fieldOf(n, "arguments");
+    if (isNull(args) || typeOf(args) != "argument_list") continue;
+    SourcePos close = SourceIndex::pos(ts_node_end_point(args));
+    close.column -= 1; // before ')'
+    bool empty = ts_node_named_child_count(args) == 0;
+    f.edits.push_back({path, {close, close}, std::string(empty ? "" : ", ") + "interpret=" + name + "()"});
+    return f;
+  }
+  return std::nullopt;
+}
+
+std::optional<Fix> runOnGpuFix(std::string_view text, const std::string& path, SourcePos launchPos) {
+  SourceIndex src(text);
+  TSNode top{};
+  for (TSNode n = src.nodeAt(launchPos); !isNull(n); n = ts_node_parent(n))
+    if (typeOf(n) == "function_definition") top = n; // the outermost def wins
+  if (isNull(top) || typeOf(ts_node_parent(top)) == "class_definition") return std::nullopt;
+  TSNode parent = ts_node_parent(top);
+  if (typeOf(parent) == "decorated_definition") parent = ts_node_parent(parent);
+  if (typeOf(parent) != "module") return std::nullopt; // a method: no runnable entry
+  std::string entry(src.textOf(fieldOf(top, "name")));
+  Fix f;
+  f.title = "Run on GPU now (" + entry + ", compiled)";
+  f.safety = FixSafety::DisplayOnly; // a command, not an edit
+  f.command = "pallas.run";
+  f.commandArguments.push_back(
+      nlohmann::json{{"uri", fileUri(path)}, {"entry", entry}, {"mode", "compiled"}}.dump());
+  return f;
+}
+
+std::optional<Fix> ignoreFix(std::string_view text, const std::string& path, uint32_t line,
+                             const std::string& code) {
+  SourceIndex src(text);
+  size_t start = src.offset({line, 0});
+  if (start == std::string::npos) return std::nullopt;
+  size_t end = text.find('\n', start);
+  if (end == std::string_view::npos) end = text.size();
+  if (end > start && text[end - 1] == '\r') --end;
+  std::string_view l = text.substr(start, end - start);
+  Fix f;
+  f.title = "Ignore " + code + " on this line";
+  f.safety = FixSafety::DisplayOnly; // silences, does not fix (ruff's noqa is not a fix either)
+  // A comment token on the line (tree-sitter knows strings from comments).
+  TSNode comment{};
+  for (TSNode n = src.nodeAt({line, static_cast<uint32_t>(l.size() ? l.size() - 1 : 0)}); !isNull(n);
+       n = ts_node_parent(n))
+    if (typeOf(n) == "comment") comment = n;
+  if (isNull(comment)) {
+    // nodeAt may land on the statement; look for a comment child on this line.
+    TSNode root = src.root();
+    TSPoint a{line, 0}, b{line, static_cast<uint32_t>(l.size())};
+    TSNode n = ts_node_descendant_for_point_range(root, a, b);
+    for (uint32_t i = 0, c = isNull(n) ? 0 : ts_node_child_count(n); i < c; ++i) {
+      TSNode ch = ts_node_child(n, i);
+      if (typeOf(ch) == "comment" && ts_node_start_point(ch).row == line) comment = ch;
+    }
+  }
+  if (!isNull(comment)) {
+    std::string_view ct = src.textOf(comment);
+    size_t k = ct.find("pallas-lsp: ignore[");
+    if (k != std::string_view::npos) {
+      size_t close = ct.find(']', k);
+      if (close == std::string_view::npos) return std::nullopt;
+      std::string_view codes = ct.substr(k + 19, close - k - 19);
+      if (codes.find(code) != std::string_view::npos) return std::nullopt; // already there
+      SourcePos at = SourceIndex::pos(ts_node_start_point(comment));
+      at.column += static_cast<uint32_t>(close);
+      f.edits.push_back({path, {at, at}, (codes.empty() ? "" : ", ") + code});
+      return f;
+    }
+  }
+  size_t trimmed = l.size();
+  while (trimmed > 0 && (l[trimmed - 1] == ' ' || l[trimmed - 1] == '\t')) --trimmed;
+  SourcePos at{line, static_cast<uint32_t>(trimmed)};
+  SourcePos lineEnd{line, static_cast<uint32_t>(l.size())};
+  std::string sep = isNull(comment) ? "  # " : "  # ";
+  f.edits.push_back({path, {at, lineEnd}, sep + "pallas-lsp: ignore[" + code + "]"});
+  return f;
+}
+
+std::vector<Fix> pathFixes(std::string_view text, const Finding& finding, bool gpuInterpretSupported) {
+  std::vector<Fix> out;
+  const std::string& path = finding.location.path;
+  if (finding.launch) {
+    if (finding.launch->path == path || finding.launch->path.empty()) {
+      if (auto f = runCompiledFix(text, path, finding.launch->range.start)) out.push_back(*f);
+      if (gpuInterpretSupported)
+        if (auto f = gpuInterpretFix(text, path, finding.launch->range.start)) out.push_back(*f);
+      if (auto f = runOnGpuFix(text, path, finding.launch->range.start)) out.push_back(*f);
+    }
+  }
+  if (auto f = ignoreFix(text, path, finding.location.range.start.line, finding.code)) out.push_back(*f);
+  return out;
+}
+
+} // namespace pallas::analysis

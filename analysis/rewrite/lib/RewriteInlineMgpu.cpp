@@ -1,0 +1,151 @@
+// The "Rewrite with standard Pallas primitives" fix: finds the decorated def
+// of a `pallas.inline_mgpu` op in the syntax, translates the region
+// (Translate.cpp), prints the standard program, and makes one edit that
+// replaces decorator + def (plus import edits when `jnp`/`lax` are missing).
+#include "pallas/analysis/detail/RewriteInlineMgpu.h"
+
+#include "SourceIndex.h"
+#include "Translate.h"
+
+namespace pd = pallas::dialect;
+
+namespace pallas::analysis {
+
+std::string RewriteResult::hoverText() const {
+  if (fix || blocker.empty()) return "";
+  return "not rewritable: uses " + blocker + " at line " +
+         std::to_string(blockerLoc.range.start.line + 1);
+}
+
+} // namespace pallas::analysis
+
+namespace pallas::analysis::detail {
+namespace {
+
+using rewrite::SourceIndex;
+
+// The function_definition an inline_mgpu op's body comes from, and the node
+// the edit replaces (its decorated_definition).
+struct DefNodes {
+  TSNode def{}, whole{};
+};
+
+DefNodes defOf(pd::InlineMgpuOp op, const SourceIndex& src) {
+  mlir::Operation* owner = op->getParentOp();
+  if (!owner || !(llvm::isa<pd::ClosureOp>(owner) || llvm::isa<pd::FuncOp>(owner))) return {};
+  // The op's region holds the body: the def is the function_definition that
+  // contains the first body op (or, for an empty body, the owner's position).
+  rewrite::OpPos p = rewrite::opPos(owner->getLoc());
+  for (mlir::Operation& o : op.getBody().getOps()) {
+    rewrite::OpPos q = rewrite::opPos(o.getLoc());
+    if (q.valid) {
+      p = q;
+      break;
+    }
+  }
+  if (!p.valid) return {};
+  DefNodes d;
+  for (TSNode n = src.nodeAt(p.pos); !rewrite::isNull(n); n = ts_node_parent(n)) {
+    if (rewrite::typeOf(n) == "function_definition") {
+      d.def = n;
+      break;
+    }
+  }
+  if (rewrite::isNull(d.def)) return {};
+  TSNode parent = ts_node_parent(d.def);
+  d.whole = rewrite::typeOf(parent) == "decorated_definition" ? parent : d.def;
+  return d;
+}
+
+bool contains(TSNode n, SourcePos p) {
+  SourcePos s = SourceIndex::pos(ts_node_start_point(n)), e = SourceIndex::pos(ts_node_end_point(n));
+  return s <= p && p <= e;
+}
+
+std::string filePath(pd::InlineMgpuOp op) {
+  for (mlir::Operation* o = op; o; o = o->getParentOp())
+    if (auto m = llvm::dyn_cast<mlir::ModuleOp>(o))
+      if (auto a = m->getAttrOfType<mlir::StringAttr>("pallas.path")) return a.str();
+  return rewrite::opPos(op->getLoc()).file;
+}
+
+} // namespace
+
+pd::InlineMgpuOp findInlineMgpu(mlir::ModuleOp module, std::string_view text, SourcePos pos) {
+  SourceIndex src(text);
+  pd::InlineMgpuOp best;
+  uint32_t bestSize = UINT32_MAX;
+  module.walk([&](pd::InlineMgpuOp op) {
+    DefNodes d = defOf(op, src);
+    if (rewrite::isNull(d.whole) || !contains(d.whole, pos)) return;
+    uint32_t size = ts_node_end_byte(d.whole) - ts_node_start_byte(d.whole);
+    if (size < bestSize) {
+      best = op;
+      bestSize = size;
+    }
+  });
+  return best;
+}
+
+RewriteResult rewriteInlineMgpuOp(pd::InlineMgpuOp op, std::string_view text) {
+  RewriteResult r;
+  if (!op) return r;
+  SourceIndex src(text);
+  DefNodes d = defOf(op, src);
+  std::string path = filePath(op);
+  if (rewrite::isNull(d.def)) {
+    r.blocker = "a body whose source is not available";
+    r.blockerLoc.path = path;
+    return r;
+  }
+  // Parameters as written (defaults, annotations), the launch context dropped:
+  // call sites pass everything but the context, so they keep working.
+  std::vector<std::string> params;
+  TSNode plist = rewrite::fieldOf(d.def, "parameters");
+  for (uint32_t i = 0, c = ts_node_named_child_count(plist), k = 0; i < c; ++i) {
+    TSNode p = ts_node_named_child(plist, i);
+    if (rewrite::typeOf(p) == "comment") continue;
+    if (k++ == 0) continue;
+    params.emplace_back(src.textOf(p));
+  }
+  std::string jnp = src.aliasOf("jax.numpy"), lax = src.aliasOf("jax.lax");
+  rewrite::Translation t =
+      rewrite::translateInlineMgpu(op, src, params, jnp.empty() ? "jnp" : jnp, lax.empty() ? "lax" : lax);
+  if (!t.program) {
+    r.blocker = t.blocker;
+    r.blockerLoc.path = t.blockerPos.file.empty() ? path : t.blockerPos.file;
+    r.blockerLoc.range = {t.blockerPos.pos, t.blockerPos.pos};
+    return r;
+  }
+  t.program->name = std::string(src.textOf(rewrite::fieldOf(d.def, "name")));
+  SourcePos start = SourceIndex::pos(ts_node_start_point(d.whole));
+  SourcePos end = SourceIndex::pos(ts_node_end_point(d.whole));
+  std::string indent = src.indentOf(start.line);
+  // The body keeps the file's indentation: that of the def's first statement.
+  std::string bodyIndent = indent + "    ";
+  TSNode block = rewrite::fieldOf(d.def, "body");
+  if (!rewrite::isNull(block) && ts_node_start_point(block).row > ts_node_start_point(d.def).row)
+    bodyIndent = src.indentOf(ts_node_start_point(block).row);
+  std::string code = rewrite::printPython(*t.program, indent, bodyIndent);
+  code = code.substr(std::min(indent.size(), code.size())); // the range starts after the indent
+  if (!code.empty() && code.back() == '\n') code.pop_back(); // ... and ends at the body's end
+
+  Fix fix;
+  fix.title = "Rewrite `" + t.program->name + "` with standard Pallas primitives";
+  fix.safety = FixSafety::Unsafe; // layouts and swizzles are no longer the user's choice
+  // Imports first (they sit above), so edits are in document order.
+  std::string imports;
+  if (jnp.empty() && code.find("jnp.") != std::string::npos) imports += "import jax.numpy as jnp\n";
+  if (lax.empty() && code.find("lax.") != std::string::npos) imports += "from jax import lax\n";
+  if (!imports.empty()) {
+    SourcePos at = src.importInsertionPoint();
+    // The insertion point is after the last import; never inside the def.
+    if (at > start) at = {0, 0};
+    fix.edits.push_back({path, {at, at}, imports});
+  }
+  fix.edits.push_back({path, {start, end}, code});
+  r.fix = std::move(fix);
+  return r;
+}
+
+} // namespace pallas::analysis::detail

@@ -1,0 +1,121 @@
+#include "SourceIndex.h"
+
+#include <algorithm>
+
+namespace pallas::analysis::rewrite {
+
+TSNode fieldOf(TSNode n, std::string_view name) {
+  if (isNull(n)) return n;
+  return ts_node_child_by_field_name(n, name.data(), static_cast<uint32_t>(name.size()));
+}
+
+SourceIndex::SourceIndex(std::string_view text) : text_(text) {
+  parser_ = ts_parser_new();
+  ts_parser_set_language(parser_, tree_sitter_python());
+  tree_ = ts_parser_parse_string(parser_, nullptr, text_.data(), static_cast<uint32_t>(text_.size()));
+  lineStarts_.push_back(0);
+  for (size_t i = 0; i < text_.size(); ++i)
+    if (text_[i] == '\n') lineStarts_.push_back(i + 1);
+}
+
+SourceIndex::~SourceIndex() {
+  if (tree_) ts_tree_delete(tree_);
+  if (parser_) ts_parser_delete(parser_);
+}
+
+std::string_view SourceIndex::textOf(TSNode n) const {
+  if (isNull(n)) return {};
+  uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+  if (e > text_.size() || s > e) return {};
+  return std::string_view(text_).substr(s, e - s);
+}
+
+size_t SourceIndex::offset(SourcePos p) const {
+  if (p.line >= lineStarts_.size()) return std::string::npos;
+  size_t o = lineStarts_[p.line] + p.column;
+  return o > text_.size() ? std::string::npos : o;
+}
+
+TSNode SourceIndex::nodeAt(SourcePos p) const {
+  TSPoint pt{p.line, p.column};
+  return ts_node_named_descendant_for_point_range(root(), pt, pt);
+}
+
+std::vector<TSNode> SourceIndex::nodesStartingAt(SourcePos p,
+                                                 const std::function<bool(TSNode)>& keep) const {
+  std::vector<TSNode> out;
+  TSPoint pt{p.line, p.column};
+  for (TSNode n = ts_node_descendant_for_point_range(root(), pt, pt); !isNull(n);
+       n = ts_node_parent(n)) {
+    TSPoint s = ts_node_start_point(n);
+    if (s.row != pt.row || s.column != pt.column) {
+      // Ancestors that start earlier cannot start at p again.
+      if (s.row < pt.row || (s.row == pt.row && s.column < pt.column)) break;
+      continue;
+    }
+    if (keep(n)) out.push_back(n);
+  }
+  return out;
+}
+
+std::string SourceIndex::indentOf(uint32_t line) const {
+  size_t o = offset({line, 0});
+  if (o == std::string::npos) return "";
+  size_t e = o;
+  while (e < text_.size() && (text_[e] == ' ' || text_[e] == '\t')) ++e;
+  return text_.substr(o, e - o);
+}
+
+std::string SourceIndex::aliasOf(const std::string& module) const {
+  // A short name (`jnp`, `lax`) wins over the dotted path `import jax` gives.
+  std::string dotted;
+  TSNode r = root();
+  for (uint32_t i = 0, c = ts_node_named_child_count(r); i < c; ++i) {
+    TSNode s = ts_node_named_child(r, i);
+    std::string_view t = typeOf(s);
+    if (t == "import_statement") {
+      // import jax.numpy as jnp / import jax.numpy / import jax
+      for (uint32_t j = 0, cc = ts_node_named_child_count(s); j < cc; ++j) {
+        TSNode n = ts_node_named_child(s, j);
+        if (typeOf(n) == "aliased_import") {
+          if (textOf(fieldOf(n, "name")) == module) return std::string(textOf(fieldOf(n, "alias")));
+        } else if (typeOf(n) == "dotted_name") {
+          std::string name(textOf(n));
+          // `import jax` makes `jax.numpy` reachable as written.
+          if (name == module || module.starts_with(name + ".")) dotted = module;
+        }
+      }
+    } else if (t == "import_from_statement") {
+      // from jax import numpy as jnp / from jax import lax
+      std::string from(textOf(fieldOf(s, "module_name")));
+      size_t dot = module.rfind('.');
+      if (dot == std::string::npos || from != module.substr(0, dot)) continue;
+      std::string leaf = module.substr(dot + 1);
+      for (uint32_t j = 0, cc = ts_node_child_count(s); j < cc; ++j) {
+        const char* f = ts_node_field_name_for_child(s, j);
+        if (!f || std::string_view(f) != "name") continue;
+        TSNode n = ts_node_child(s, j);
+        if (typeOf(n) == "aliased_import") {
+          if (textOf(fieldOf(n, "name")) == leaf) return std::string(textOf(fieldOf(n, "alias")));
+        } else if (textOf(n) == leaf) {
+          return leaf;
+        }
+      }
+    }
+  }
+  return dotted;
+}
+
+SourcePos SourceIndex::importInsertionPoint() const {
+  TSNode r = root();
+  uint32_t line = 0;
+  for (uint32_t i = 0, c = ts_node_named_child_count(r); i < c; ++i) {
+    TSNode s = ts_node_named_child(r, i);
+    std::string_view t = typeOf(s);
+    if (t == "import_statement" || t == "import_from_statement" || t == "future_import_statement")
+      line = ts_node_end_point(s).row + 1;
+  }
+  return {std::min<uint32_t>(line, static_cast<uint32_t>(lineStarts_.size() - 1)), 0};
+}
+
+} // namespace pallas::analysis::rewrite

@@ -1,0 +1,59 @@
+// The document's syntax, for what the MLIR module does not keep: operator
+// tokens of `pallas.opaque "binary_operator"`, the extent of a decorated def,
+// the source text of an operand that comes from outside a region, import
+// aliases. Every lookup starts from an op's location (line:col of its syntax
+// node), so the structure still comes from the module; only the leaves come
+// from here.
+#pragma once
+
+#include "pallas/analysis/Finding.h"
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <tree_sitter/api.h>
+#include <vector>
+
+extern "C" const TSLanguage* tree_sitter_python();
+
+namespace pallas::analysis::rewrite {
+
+class SourceIndex {
+public:
+  explicit SourceIndex(std::string_view text);
+  ~SourceIndex();
+  SourceIndex(const SourceIndex&) = delete;
+  SourceIndex& operator=(const SourceIndex&) = delete;
+
+  std::string_view text() const { return text_; }
+  TSNode root() const { return ts_tree_root_node(tree_); }
+  std::string_view textOf(TSNode n) const;
+  static SourcePos pos(TSPoint p) { return {p.row, p.column}; }
+  // Byte offset of a 0-based (line, byte column); npos when outside.
+  size_t offset(SourcePos p) const;
+  // Nodes that start exactly at `p`, innermost first, that satisfy `keep`.
+  std::vector<TSNode> nodesStartingAt(SourcePos p, const std::function<bool(TSNode)>& keep) const;
+  // The smallest named node that contains `p`.
+  TSNode nodeAt(SourcePos p) const;
+  // Leading whitespace of a line.
+  std::string indentOf(uint32_t line) const;
+  // The name a module-level import binds for `module` ("jax.numpy" -> "jnp"
+  // for `import jax.numpy as jnp`, "jax.numpy" for `import jax`); "" if none.
+  std::string aliasOf(const std::string& module) const;
+  // Where to insert a new import line: the line after the last module-level
+  // import (0 when there is none), as a position at column 0.
+  SourcePos importInsertionPoint() const;
+
+private:
+  std::string text_;
+  TSParser* parser_ = nullptr;
+  TSTree* tree_ = nullptr;
+  std::vector<size_t> lineStarts_;
+};
+
+// Small helpers over TSNode.
+inline bool isNull(TSNode n) { return ts_node_is_null(n); }
+inline std::string_view typeOf(TSNode n) { return isNull(n) ? "" : ts_node_type(n); }
+TSNode fieldOf(TSNode n, std::string_view name);
+
+} // namespace pallas::analysis::rewrite

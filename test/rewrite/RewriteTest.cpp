@@ -1,0 +1,130 @@
+// The inline_mgpu rewrite through the Project-level entry (real lowering,
+// real MLIR, real tree-sitter). Numerics are checked with JAX in
+// test_rewrite.py; here: the shape of the edit and the blockers.
+#include "pallas/analysis/Project.h"
+#include "pallas/analysis/Rewrite.h"
+
+#include <gtest/gtest.h>
+
+using namespace pallas::analysis;
+
+namespace {
+
+const char* kHeader = "import jax.numpy as jnp\n"
+                      "from jax.experimental.pallas import mosaic_gpu as plgpu\n"
+                      "import jax.experimental.mosaic.gpu as mgpu\n"
+                      "from jax._src.lib.mlir import ir\n";
+
+RewriteResult rewrite(const std::string& body, SourcePos pos, std::string* text = nullptr) {
+  Project p;
+  std::string src = std::string(kHeader) + body;
+  p.setDocument("/tmp/rw/k.py", src);
+  if (text) *text = src;
+  return rewriteInlineMgpu(p, "/tmp/rw/k.py", pos);
+}
+
+const char* kAdd = "def kernel(x_ref, o_ref):\n"
+                   "  @plgpu.inline_mgpu(arg_types=(plgpu.RefType(),))\n"
+                   "  def foo(ctx, ref):\n"
+                   "    x = mgpu.FragmentedArray.load_strided(ref)\n"
+                   "    return x + x * x\n"
+                   "  o_ref[...] = foo(x_ref)\n";
+
+} // namespace
+
+TEST(Rewrite, ReplacesDecoratorAndDefKeepingNameAndCallSites) {
+  std::string text;
+  RewriteResult r = rewrite(kAdd, {6, 4}, &text);
+  ASSERT_TRUE(r.fix) << r.blocker;
+  EXPECT_EQ(r.fix->safety, FixSafety::Unsafe);
+  ASSERT_EQ(r.fix->edits.size(), 1u);
+  const TextEdit& e = r.fix->edits[0];
+  EXPECT_EQ(e.range.start, (SourcePos{5, 2})); // the `@` of the decorator
+  EXPECT_EQ(e.range.end, (SourcePos{8, 20}));  // end of `return x + x * x`
+  EXPECT_NE(e.newText.find("def foo(ref):"), std::string::npos) << e.newText;
+  EXPECT_NE(e.newText.find("    x = ref[...]"), std::string::npos) << e.newText;
+  EXPECT_NE(e.newText.find("    return x + (x * x)"), std::string::npos) << e.newText;
+  EXPECT_EQ(e.newText.find("inline_mgpu("), std::string::npos);
+  EXPECT_EQ(r.hoverText(), "");
+}
+
+TEST(Rewrite, OperatorTokensOfNestedExpressionsAtOnePosition) {
+  RewriteResult r = rewrite("def kernel(x_ref):\n"
+                            "  @plgpu.inline_mgpu(arg_types=(plgpu.RefType(),))\n"
+                            "  def foo(ctx, ref):\n"
+                            "    x = mgpu.FragmentedArray.load_strided(ref)\n"
+                            "    return x - x / x * x\n",
+                            {6, 4});
+  ASSERT_TRUE(r.fix) << r.blocker;
+  EXPECT_NE(r.fix->edits.back().newText.find("return x - ((x / x) * x)"), std::string::npos)
+      << r.fix->edits.back().newText;
+}
+
+TEST(Rewrite, AddsMissingNumpyImport) {
+  Project p;
+  std::string src = "from jax.experimental.pallas import mosaic_gpu as plgpu\n"
+                    "import jax.experimental.mosaic.gpu as mgpu\n"
+                    "from jax._src.lib.mlir import ir\n"
+                    "@plgpu.inline_mgpu()\n"
+                    "def fn(_):\n"
+                    "  return mgpu.FragmentedArray.splat(mgpu.c(1.0, ir.F32Type.get()), (4,))\n";
+  p.setDocument("/tmp/rw/i.py", src);
+  RewriteResult r = rewriteInlineMgpu(p, "/tmp/rw/i.py", {4, 0});
+  ASSERT_TRUE(r.fix) << r.blocker;
+  ASSERT_EQ(r.fix->edits.size(), 2u);
+  EXPECT_EQ(r.fix->edits[0].newText, "import jax.numpy as jnp\n");
+  EXPECT_EQ(r.fix->edits[0].range.start, (SourcePos{3, 0}));
+  EXPECT_NE(r.fix->edits[1].newText.find("return jnp.full((4,), 1.0, dtype=jnp.float32)"),
+            std::string::npos)
+      << r.fix->edits[1].newText;
+  EXPECT_NE(r.fix->edits[1].newText.find("def fn():"), std::string::npos);
+}
+
+TEST(Rewrite, TmaThroughContextBlocksWithLocation) {
+  RewriteResult r = rewrite("def kernel(s, o):\n"
+                            "  @plgpu.inline_mgpu(arg_types=(plgpu.RefType(), plgpu.RefType()))\n"
+                            "  def store(ctx, s, o):\n"
+                            "    ctx.async_copy(src_ref=s, dst_ref=o)\n",
+                            {6, 4});
+  EXPECT_FALSE(r.fix);
+  EXPECT_EQ(r.blocker, "ctx.async_copy (TMA)");
+  EXPECT_EQ(r.blockerLoc.range.start.line, 7u);
+  EXPECT_EQ(r.hoverText(), "not rewritable: uses ctx.async_copy (TMA) at line 8");
+}
+
+TEST(Rewrite, RawDialectOpBlocks) {
+  RewriteResult r = rewrite("from jax._src.lib.mlir.dialects import gpu as gpu_dialect\n"
+                            "@plgpu.inline_mgpu()\n"
+                            "def fn(_):\n"
+                            "  i = gpu_dialect.block_id(gpu_dialect.Dimension.x)\n"
+                            "  return i\n",
+                            {6, 0});
+  EXPECT_FALSE(r.fix);
+  EXPECT_EQ(r.blocker, "gpu.block_id (raw gpu dialect op)");
+}
+
+TEST(Rewrite, DroppedStatementsDoNotBlock) {
+  // `del ctx` and an assert about the memref type have no standard meaning.
+  RewriteResult r = rewrite("def kernel(x_ref):\n"
+                            "  @plgpu.inline_mgpu(arg_types=(plgpu.RefType(),))\n"
+                            "  def foo(ctx, ref):\n"
+                            "    del ctx\n"
+                            "    assert ref.type.shape == [4]\n"
+                            "    return mgpu.FragmentedArray.load_strided(ref)\n",
+                            {6, 4});
+  ASSERT_TRUE(r.fix) << r.blocker;
+  EXPECT_EQ(r.fix->edits.back().newText.find("assert"), std::string::npos);
+}
+
+TEST(Rewrite, NoRegionAtPositionGivesNothing) {
+  RewriteResult r = rewrite(kAdd, {0, 0});
+  EXPECT_FALSE(r.fix);
+  EXPECT_TRUE(r.blocker.empty());
+}
+
+TEST(Rewrite, UnknownDocumentAndSyntaxErrorsDoNotThrow) {
+  Project p;
+  EXPECT_FALSE(rewriteInlineMgpu(p, "/nope.py", {0, 0}).fix);
+  p.setDocument("/tmp/rw/bad.py", "@plgpu.inline_mgpu(\ndef f(ctx, r:\n  return (((\n");
+  EXPECT_FALSE(rewriteInlineMgpu(p, "/tmp/rw/bad.py", {1, 2}).fix);
+}
