@@ -168,3 +168,29 @@ test('shutdown and exit end the server with status 0', async () => {
   session = undefined;
 });
 
+
+// vscode-languageclient 9 offers pull diagnostics, so that is what VS Code
+// users get: a second session asks textDocument/diagnostic instead of
+// waiting for publishDiagnostics.
+test('pull diagnostics, as vscode-languageclient 9 asks for them', async () => {
+  const pullProject = copyProject();
+  const pull = new LspSession(bin, ['serve', '--stdio'], { cwd: pullProject.dir });
+  try {
+    const result = await pull.initialize(pullProject.dir, { python: python ?? null }, { pull: true });
+    assert.ok(result.capabilities.diagnosticProvider, 'diagnosticProvider advertised to a pull client');
+    const pullUri = await pull.open(pullProject.kernel);
+    const report = await pull.request('textDocument/diagnostic', { textDocument: { uri: pullUri } });
+    assert.equal(report.kind, 'full');
+    assert.ok(Array.isArray(report.items));
+    if (!skipIfPending('diagnostics')) {
+      const found = report.items.filter(isPls001);
+      assert.equal(found.length, 1, JSON.stringify(report.items));
+      assert.equal(found[0].range.start.line, markerLine(pull.text(pullUri), 'PLS001'));
+    }
+    const { code } = await pull.shutdown();
+    assert.equal(code, 0);
+  } finally {
+    pull.kill();
+    pullProject.cleanup();
+  }
+});

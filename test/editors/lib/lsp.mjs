@@ -10,9 +10,13 @@ import rpc from 'vscode-jsonrpc/node.js';
 
 export const uriOf = (path) => pathToFileURL(path).href;
 
-/** Client capabilities of a modern editor (what VS Code 1.82 sends, trimmed). */
-export function clientCapabilities() {
-  return {
+/**
+ * Client capabilities of a modern editor (what VS Code 1.82 sends, trimmed).
+ * With `pull`, the client also offers pull diagnostics (textDocument/diagnostic),
+ * as vscode-languageclient 9 does; without, it relies on publishDiagnostics.
+ */
+export function clientCapabilities({ pull = false } = {}) {
+  const caps = {
     general: { positionEncodings: ['utf-16'] },
     window: { workDoneProgress: true, showMessage: {} },
     workspace: {
@@ -39,6 +43,11 @@ export function clientCapabilities() {
       hover: { contentFormat: ['markdown', 'plaintext'] },
     },
   };
+  if (pull) {
+    caps.textDocument.diagnostic = { dynamicRegistration: false, relatedDocumentSupport: false };
+    caps.workspace.diagnostics = { refreshSupport: true };
+  }
+  return caps;
 }
 
 export class LspSession {
@@ -168,13 +177,13 @@ export class LspSession {
     return this.connection.sendNotification(method, params);
   }
 
-  async initialize(rootPath, initializationOptions) {
+  async initialize(rootPath, initializationOptions, { pull = false } = {}) {
     const result = await this.request('initialize', {
       processId: process.pid,
       clientInfo: { name: 'pallas-e2e', version: '1' },
       rootUri: uriOf(rootPath),
       workspaceFolders: [{ uri: uriOf(rootPath), name: 'e2e' }],
-      capabilities: clientCapabilities(),
+      capabilities: clientCapabilities({ pull }),
       initializationOptions,
     });
     await this.notify('initialized', {});
