@@ -6,4 +6,5 @@ local pallas = require("pallas_lsp")
 require("pallas_lsp.commands").register()
 local config = pallas.client_config(nil)
 config.root_dir = nil -- resolved per buffer from root_markers
+config.cmd = pallas.cmd_for(vim.fn.getcwd())
 return config

@@ -197,6 +197,9 @@ function M.setup(opts)
   if compat.has_lsp_config then
     local config = M.client_config(nil)
     config.root_dir = nil -- resolved per buffer from root_markers
+    -- The command is fixed before any root is known: look for the project's
+    -- .venv in the folder Neovim was started in.
+    config.cmd = M.cmd_for(vim.fn.getcwd())
     if not check_executable(config.cmd) then
       return
     end
