@@ -38,6 +38,18 @@ bool runsBodyInPlace(std::string_view api) {
 
 constexpr unsigned kMaxNesting = 256; // deeper syntax becomes pallas.opaque
 
+// The index expressions of a subscript: its named children after the value.
+std::vector<TSNode> subscriptIndices(TSNode subscript) {
+  std::vector<TSNode> out;
+  TSNode value = field(subscript, "value");
+  for (uint32_t i = 0, c = ts_node_named_child_count(subscript); i < c; ++i) {
+    TSNode ch = ts_node_named_child(subscript, i);
+    if (ts_node_eq(ch, value) || is(ch, "comment")) continue;
+    out.push_back(ch);
+  }
+  return out;
+}
+
 const llvm::StringSet<>& builtinNames() {
   static const llvm::StringSet<> names = {
       "abs", "all", "any", "bool", "dict", "enumerate", "float", "getattr", "int", "isinstance",
@@ -74,6 +86,7 @@ struct ValInfo {
   TSNode constant{};              // a local name bound to a literal
   bool isParam = false;           // a parameter (for default_param evaluation)
   TSNode paramDefault{};
+  TSNode closureDef{};            // the def/lambda a closure value was made from
 };
 
 struct Var {
@@ -199,8 +212,8 @@ private:
   mlir::Value closure(TSNode def, std::optional<Factory> inlineMgpu = std::nullopt);
   void lowerDefInto(mlir::Block* block, TSNode def, const std::vector<std::string>& argOrigins,
                     llvm::ArrayRef<mlir::Value> args);
-  void emitInlineMgpu(TSNode site, TSNode def, const Factory* f, mlir::Block* wrapper,
-                      const std::vector<std::string>& paramNames);
+  void emitInlineMgpu(TSNode site, TSNode def, const Factory* f, mlir::Block* wrapper);
+  bool innermostIsInlineMgpu(TSNode decorated);
   std::vector<std::string> paramNames(TSNode def);
   void bindParams(TSNode def, mlir::Block* block, const std::vector<std::string>& argOrigins);
   mlir::Value decorate(TSNode decorated, TSNode def);
@@ -444,10 +457,8 @@ mlir::Value Lowerer::lowerSubscript(TSNode n) {
     api = pd::origin::mayBeRef(prov(a.values[0]).origin) ? "ref.__getitem__" : "value.__getitem__";
   }
   a.keywords.push_back("");
-  for (uint32_t i = 0, c = ts_node_child_count(n); i < c; ++i) {
-    const char* f = ts_node_field_name_for_child(n, i);
-    if (!f || std::string_view(f) != "subscript") continue;
-    a.values.push_back(lowerExpr(ts_node_child(n, i)));
+  for (TSNode index : subscriptIndices(n)) {
+    a.values.push_back(lowerExpr(index));
     a.keywords.push_back("");
   }
   mlir::Value v = prim(n, api, a);
@@ -530,6 +541,11 @@ mlir::Value Lowerer::lowerCall(TSNode n) {
   if (ValInfo* vi = infoOf(fn); vi && vi->factory) {
     Factory f = *vi->factory;
     TSNode first = isNull(argList) ? TSNode{} : ts_node_named_child(argList, 0);
+    if (f.api == "plgpu.inline_mgpu" && is(first, "lambda")) {
+      CallableRef c;
+      c.def = first;
+      return applyFactory(n, f, c);
+    }
     return applyFactory(n, f, callableOf(first));
   }
   Args a = lowerArgs(argList);
@@ -796,6 +812,8 @@ void Lowerer::lowerDefInto(mlir::Block* block, TSNode def, const std::vector<std
 
 mlir::Value Lowerer::closure(TSNode def, std::optional<Factory> inlineMgpu) {
   std::vector<std::string> names = paramNames(def);
+  // An inline_mgpu wrapper is called without the launch context.
+  if (inlineMgpu && !names.empty()) names.erase(names.begin());
   std::string name = is(def, "lambda") ? "<lambda>" : text(field(def, "name"));
   auto op = pd::ClosureOp::create(b_, loc(def), valueTy_, name, is(def, "lambda") ? "lambda" : "def",
                                   strArray(names));
@@ -803,23 +821,24 @@ mlir::Value Lowerer::closure(TSNode def, std::optional<Factory> inlineMgpu) {
   op.getBody().push_back(block);
   for (size_t i = 0; i < names.size(); ++i) block->addArgument(valueTy_, loc(def));
   if (inlineMgpu) {
-    inRegion(block, [&] {
-      bindParams(def, block, {});
-      emitInlineMgpu(def, def, &*inlineMgpu, block, names);
-      scopes_.pop_back();
-    });
+    inRegion(block, [&] { emitInlineMgpu(def, def, &*inlineMgpu, block); });
   } else {
     lowerDefInto(block, def, {}, {});
   }
+  info_[op.getResult()].closureDef = def;
   return op.getResult();
 }
 
 // Inside the wrapper (func or closure) of an inline_mgpu-decorated def: the
 // inline_mgpu op binds the wrapper's parameters after the context.
-void Lowerer::emitInlineMgpu(TSNode site, TSNode def, const Factory* f, mlir::Block* wrapper,
-                             const std::vector<std::string>& names) {
+void Lowerer::emitInlineMgpu(TSNode site, TSNode def, const Factory* f, mlir::Block* wrapper) {
+  // The wrapper's parameters are what the caller passes; all become operands.
   llvm::SmallVector<mlir::Value> operands;
-  for (unsigned i = 1; i < wrapper->getNumArguments(); ++i) operands.push_back(wrapper->getArgument(i));
+  for (unsigned i = 0; i < wrapper->getNumArguments(); ++i) {
+    operands.push_back(wrapper->getArgument(i));
+    info_[wrapper->getArgument(i)].prov = Prov{pd::origin::kArg, static_cast<int>(i)};
+  }
+  std::vector<std::string> names = paramNames(def);
   mlir::ArrayAttr origins;
   mlir::DenseI64ArrayAttr indices;
   operandInfo(operands, origins, indices);
@@ -892,9 +911,13 @@ mlir::Value Lowerer::emitScope(TSNode site, const std::string& api, const Args& 
   mlir::DenseI64ArrayAttr indices;
   operandInfo(operands.values, origins, indices);
   std::vector<std::string> blockOrigins = argOrigins;
-  if (!isNull(body.def) && !body.value) {
-    // The body is written in place: its parameters are the block arguments.
-    size_t n = paramNames(body.def).size();
+  // The body's parameters are the block arguments, when its def is known
+  // (written in place, or a closure of this function).
+  TSNode bodyDef = body.def;
+  if (isNull(bodyDef) && body.value)
+    if (ValInfo* vi = infoOf(body.value)) bodyDef = vi->closureDef;
+  if (!isNull(bodyDef) && (!body.value || argOrigins.empty() || api == "pl.run_state")) {
+    size_t n = paramNames(bodyDef).size();
     if (api == "plgpu.emit_pipeline" || api == "plgpu.emit_pipeline_warp_specialized") {
       blockOrigins.assign(n, pd::origin::kPipeline);
       if (n) blockOrigins[0] = pd::origin::kValue;
@@ -1022,9 +1045,13 @@ mlir::Value Lowerer::applyFactory(TSNode site, const Factory& f, const CallableR
     return emitScope(site, api, ops, origins, std::nullopt, body);
   }
   if (api == "plgpu.inline_mgpu") {
-    // plgpu.inline_mgpu(...)(fn) with fn defined elsewhere: bind it by call.
-    mlir::Value callee = body.value ? body.value : opaque(site, "function", {});
-    return callee;
+    // plgpu.inline_mgpu(...)(fn): wrap the def (a lambda, or a nested def
+    // seen earlier) like the decorator form does.
+    TSNode def = body.def;
+    if (isNull(def) && body.value)
+      if (ValInfo* vi = infoOf(body.value)) def = vi->closureDef;
+    if (!isNull(def)) return closure(def, f);
+    return body.value ? body.value : opaque(site, "function", {});
   }
   return opaque(site, "factory_application", ops.values);
 }
@@ -1118,6 +1145,18 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
       scratch ? strArray(*scratch) : mlir::ArrayAttr(), numThreads, threadName, contextAttr, contextLine,
       contextColumn);
   return op.getResult();
+}
+
+bool Lowerer::innermostIsInlineMgpu(TSNode decorated) {
+  TSNode last{};
+  for (uint32_t i = 0, c = ts_node_named_child_count(decorated); i < c; ++i)
+    if (is(ts_node_named_child(decorated, i), "decorator")) last = ts_node_named_child(decorated, i);
+  if (isNull(last)) return false;
+  TSNode e = ts_node_named_child(last, 0);
+  TSNode callee = is(e, "call") ? field(e, "function") : e;
+  auto b = resolveBinding(callee);
+  return b && b->file.empty() && names::isJaxName(b->target) &&
+         names::canonicalApi(b->target) == "plgpu.inline_mgpu";
 }
 
 // Apply a nested def's decorators (innermost first). Returns the value the
@@ -1326,10 +1365,8 @@ void Lowerer::bindTarget(TSNode target, mlir::Value v, TSNode valueNode) {
       a.values.push_back(lowerExpr(base));
     }
     a.keywords.push_back("");
-    for (uint32_t i = 0, c = ts_node_child_count(target); i < c; ++i) {
-      const char* f = ts_node_field_name_for_child(target, i);
-      if (!f || std::string_view(f) != "subscript") continue;
-      a.values.push_back(lowerExpr(ts_node_child(target, i)));
+    for (TSNode index : subscriptIndices(target)) {
+      a.values.push_back(lowerExpr(index));
       a.keywords.push_back("");
     }
     a.values.push_back(v);
@@ -1467,11 +1504,10 @@ void Lowerer::lowerStatement(TSNode s) {
     // A local import binds names like a module-level one would.
     names::Globals local;
     (void)local;
-    for (uint32_t i = 0, c = ts_node_child_count(s); i < c; ++i) {
-      TSNode ch = ts_node_child(s, i);
-      const char* f = ts_node_field_name_for_child(s, i);
-      bool isName = (t == "import_statement" && ts_node_is_named(ch)) || (f && std::string_view(f) == "name");
-      if (!isName) continue;
+    TSNode moduleNode = field(s, "module_name");
+    for (uint32_t i = 0, c = ts_node_named_child_count(s); i < c; ++i) {
+      TSNode ch = ts_node_named_child(s, i);
+      if (ts_node_eq(ch, moduleNode) || !(is(ch, "dotted_name") || is(ch, "aliased_import"))) continue;
       std::string module = t == "import_from_statement" ? text(field(s, "module_name")) : "";
       std::string name, alias;
       if (is(ch, "aliased_import")) {
@@ -1527,6 +1563,9 @@ void Lowerer::lowerStatement(TSNode s) {
 mlir::Operation* Lowerer::lower(const Unit& unit, const std::string& symbol) {
   TSNode def = unit.def;
   std::vector<std::string> params = isNull(def) ? std::vector<std::string>{} : paramNames(def);
+  if (!isNull(def) && is(unit.node, "decorated_definition") && innermostIsInlineMgpu(unit.node) &&
+      !params.empty())
+    params.erase(params.begin()); // the wrapper is called without the context
   auto func = pd::FuncOp::create(b_, loc(unit.node), symbol, unit.kind, strArray(params));
   mlir::Block* decorators = new mlir::Block();
   func.getDecorators().push_back(decorators);
@@ -1577,8 +1616,8 @@ mlir::Operation* Lowerer::lower(const Unit& unit, const std::string& symbol) {
   if (!isNull(def)) {
     if (inlineMgpu) {
       b_.setInsertionPointToEnd(body);
-      bindParams(def, body, {});
-      emitInlineMgpu(def, def, &*inlineMgpu, body, params);
+      scopes_.emplace_back();
+      emitInlineMgpu(def, def, &*inlineMgpu, body);
       scopes_.pop_back();
     } else {
       b_.setInsertionPointToEnd(body);
@@ -1615,6 +1654,7 @@ std::vector<Unit> enumerateUnits(const syntax::Document& doc) {
     TSPoint p = ts_node_start_point(node);
     u.startRow = p.row;
     u.startColumn = p.column;
+    u.hasError = ts_node_has_error(node) || is(node, "ERROR");
     units.push_back(std::move(u));
   };
   std::function<void(TSNode, bool)> scan = [&](TSNode parent, bool insideError) {
@@ -1639,6 +1679,10 @@ std::vector<Unit> enumerateUnits(const syntax::Document& doc) {
             hasOther = true;
         }
         (void)hasOther;
+      } else if (t == "ERROR" && !insideError && !doc.recoveredChunks(s).empty()) {
+        // A syntax error spanning several statements: its chunks, each
+        // parsed on its own, give the units.
+        for (TSNode chunk : doc.recoveredChunks(s)) scan(chunk, true);
       } else if (t == "ERROR" && !insideError) {
         // Keep definitions inside a top-level syntax error analysable.
         bool anyDef = false;

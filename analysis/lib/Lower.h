@@ -26,6 +26,9 @@ struct Unit {
   std::string name;     // Python name ("f", "C.m", "__module__")
   std::string_view text; // source text of `node` (valid until the next edit)
   uint32_t startRow = 0, startColumn = 0;
+  // Contains a syntax error: never reused, because tree-sitter may recover
+  // the same text differently after an edit elsewhere.
+  bool hasError = false;
 };
 
 // The units of a document, in source order. A def or class hidden inside a

@@ -134,6 +134,8 @@ std::optional<Binding> Globals::attribute(const Binding& base, const std::string
       if (auto b = resolver_->exported(base.file, attr, depth_ + 1)) return b;
       if (auto f = resolver_->moduleFile(base.target + "." + attr, 0, path_))
         return makeBinding(Binding::Kind::Module, base.target + "." + attr, *f);
+      // Not defined there (yet): something of the user's module we do not know.
+      return makeBinding(Binding::Kind::Other, base.target + "." + attr, base.file);
     }
     [[fallthrough]];
   case Binding::Kind::Symbol: {
@@ -294,9 +296,13 @@ void Globals::scanBlock(TSNode block, const syntax::Document& doc) {
       if (is(a, "assignment")) bindAssignment(a, doc);
     } else if (t == "function_definition" || t == "class_definition" || t == "decorated_definition")
       bindDefinition(s, doc);
-    else if (t == "if_statement" || t == "try_statement" || t == "with_statement" ||
-             t == "elif_clause" || t == "else_clause" || t == "except_clause" ||
-             t == "finally_clause" || t == "block" || t == "ERROR")
+    else if (t == "ERROR" && ts_node_eq(block, doc.root())) {
+      auto chunks = doc.recoveredChunks(s);
+      if (chunks.empty()) scanBlock(s, doc);
+      for (TSNode chunk : chunks) scanBlock(chunk, doc);
+    } else if (t == "if_statement" || t == "try_statement" || t == "with_statement" ||
+               t == "elif_clause" || t == "else_clause" || t == "except_clause" ||
+               t == "finally_clause" || t == "block" || t == "ERROR")
       scanBlock(s, doc);
   }
 }
@@ -340,10 +346,11 @@ void Globals::bindImportFrom(TSNode stmt, const syntax::Document& doc) {
   std::optional<std::string> file;
   if (resolver_ && (level > 0 || !isJaxName(module))) file = resolver_->moduleFile(module, level, path_);
   std::string qualifiedModule = std::string(static_cast<size_t>(level), '.') + module;
-  for (uint32_t i = 0, n = ts_node_child_count(stmt); i < n; ++i) {
-    TSNode c = ts_node_child(stmt, i);
-    std::string fieldName = ts_node_field_name_for_child(stmt, i) ? ts_node_field_name_for_child(stmt, i) : "";
-    if (fieldName != "name") continue;
+  // The imported names: every named child but the module (the runtime's
+  // ts_node_field_name_for_child is unreliable in tree-sitter 0.20).
+  for (uint32_t i = 0, n = ts_node_named_child_count(stmt); i < n; ++i) {
+    TSNode c = ts_node_named_child(stmt, i);
+    if (ts_node_eq(c, mod) || !(is(c, "dotted_name") || is(c, "aliased_import"))) continue;
     std::string name, alias;
     if (is(c, "aliased_import")) {
       name = str(doc.textOf(field(c, "name")));
@@ -362,6 +369,11 @@ void Globals::bindImportFrom(TSNode stmt, const syntax::Document& doc) {
       } else {
         b = makeBinding(Binding::Kind::Other, qualifiedModule + "." + name, *file);
       }
+    } else if (auto sub = resolver_ && (level > 0 || !isJaxName(module))
+                              ? resolver_->moduleFile(module.empty() ? name : module + "." + name, level, path_)
+                              : std::nullopt) {
+      // `from . import helpers`: a sibling module, no package __init__.
+      b = makeBinding(Binding::Kind::Module, module.empty() ? name : module + "." + name, *sub);
     } else {
       b.kind = Binding::Kind::Symbol;
       b.target = module.empty() ? qualifiedModule + name : qualifiedModule + "." + name;

@@ -150,6 +150,7 @@ struct Project::Impl : names::ModuleResolver {
                                          int depth) override {
     DocState* d = ensureIndexed(file, depth);
     if (!d) return std::nullopt;
+    refreshGlobals(*d, depth);
     const names::Binding* b = d->globals.find(name);
     if (!b) return std::nullopt;
     names::Binding out = *b;
@@ -181,6 +182,18 @@ struct Project::Impl : names::ModuleResolver {
     raw->depGenerations = currentDepGenerations(*raw);
     raw->stale = true; // not lowered yet
     return raw;
+  }
+
+  // Rebind a document's module-level names when a file they came from
+  // changed (re-exports travel through it); its module is then stale.
+  void refreshGlobals(DocState& d, int depth) {
+    if (building.count(d.path) || d.depGenerations == currentDepGenerations(d)) return;
+    building.insert(d.path);
+    d.globals.build(d.doc, d.path, this, depth);
+    building.erase(d.path);
+    d.depGenerations = currentDepGenerations(d);
+    d.stale = true;
+    d.generation = ++generationCounter;
   }
 
   std::map<std::string, uint64_t> currentDepGenerations(const DocState& d) {
@@ -260,7 +273,7 @@ UpdateStats Project::Impl::update(DocState& d, bool reparse) {
     s.startRow = u.startRow;
     s.startColumn = u.startColumn;
     // Reuse an old unit with the same text, column and still-valid lookups.
-    auto range = byHash.equal_range(hash);
+    auto range = u.hasError ? std::make_pair(byHash.end(), byHash.end()) : byHash.equal_range(hash);
     for (auto it = range.first; it != range.second; ++it) {
       UnitState& old = d.units[it->second];
       if (used[it->second] || old.kind != u.kind || old.startColumn != u.startColumn || !old.op) continue;

@@ -6,17 +6,92 @@
 
 namespace pallas::analysis::syntax {
 
-Document::Document() : parser_(ts_parser_new()) {
-  if (!ts_parser_set_language(parser_, tree_sitter_python()))
+Document::Document() : parser_(ts_parser_new()), chunkParser_(ts_parser_new()) {
+  if (!ts_parser_set_language(parser_, tree_sitter_python()) ||
+      !ts_parser_set_language(chunkParser_, tree_sitter_python()))
     throw std::runtime_error("tree-sitter-python grammar ABI is not supported by the runtime");
 }
 
 Document::~Document() {
+  dropChunks();
   if (tree_) ts_tree_delete(tree_);
   ts_parser_delete(parser_);
+  ts_parser_delete(chunkParser_);
+}
+
+void Document::dropChunks() const {
+  for (auto& [_, trees] : chunks_)
+    for (TSTree* t : trees) ts_tree_delete(t);
+  chunks_.clear();
+}
+
+namespace {
+
+// Does a line starting at column 0 begin a new top-level statement? Not when
+// it continues one (closing brackets, else/except/finally clauses).
+bool startsStatement(std::string_view line) {
+  if (line.empty()) return false;
+  char c = line[0];
+  if (c == ' ' || c == '\t' || c == '#' || c == '\n' || c == '\r' || c == ')' || c == ']' || c == '}')
+    return false;
+  for (std::string_view kw : {"else", "elif", "except", "finally"})
+    if (line.substr(0, kw.size()) == kw &&
+        (line.size() == kw.size() || line[kw.size()] == ':' || line[kw.size()] == ' '))
+      return false;
+  return true;
+}
+
+} // namespace
+
+std::vector<TSNode> Document::recoveredChunks(TSNode error) const {
+  uint32_t begin = ts_node_start_byte(error), end = ts_node_end_byte(error);
+  auto key = std::make_pair(begin, end);
+  auto it = chunks_.find(key);
+  if (it == chunks_.end()) {
+    // Chunk starts: lines at column 0 that start a statement, a decorated
+    // definition starting at its first decorator.
+    std::vector<std::pair<uint32_t, TSPoint>> starts;
+    TSPoint p = ts_node_start_point(error);
+    bool afterDecorator = false;
+    for (uint32_t pos = begin; pos < end;) {
+      size_t nl = text_.find('\n', pos);
+      uint32_t lineEnd = nl == std::string::npos || nl >= end ? end : static_cast<uint32_t>(nl);
+      std::string_view line(text_.data() + pos, lineEnd - pos);
+      if (p.column == 0 && startsStatement(line)) {
+        if (!afterDecorator || starts.empty()) starts.emplace_back(pos, p);
+        afterDecorator = line[0] == '@';
+      }
+      pos = lineEnd + 1;
+      p = TSPoint{p.row + 1, 0};
+    }
+    std::vector<TSTree*> trees;
+    if (starts.size() > 1) {
+      for (size_t i = 0; i < starts.size(); ++i) {
+        TSRange r{};
+        r.start_byte = starts[i].first;
+        r.start_point = starts[i].second;
+        if (i + 1 < starts.size()) {
+          r.end_byte = starts[i + 1].first;
+          r.end_point = starts[i + 1].second;
+        } else {
+          r.end_byte = end;
+          r.end_point = ts_node_end_point(error);
+        }
+        ts_parser_set_included_ranges(chunkParser_, &r, 1);
+        if (TSTree* t = ts_parser_parse_string(chunkParser_, nullptr, text_.data(),
+                                               static_cast<uint32_t>(text_.size())))
+          trees.push_back(t);
+      }
+    }
+    it = chunks_.emplace(key, std::move(trees)).first;
+  }
+  std::vector<TSNode> roots;
+  for (TSTree* t : it->second) roots.push_back(ts_tree_root_node(t));
+  return roots;
 }
 
 void Document::setText(std::string text) {
+  dropChunks();
   text_ = std::move(text);
   if (tree_) ts_tree_delete(tree_);
   tree_ = ts_parser_parse_string(parser_, nullptr, text_.data(), static_cast<uint32_t>(text_.size()));
@@ -60,6 +135,7 @@ void Document::applyEdit(const ByteEdit& edit) {
 
 void Document::reparse() {
   if (!dirty_ && tree_) return;
+  dropChunks();
   TSTree* fresh = ts_parser_parse_string(parser_, tree_, text_.data(), static_cast<uint32_t>(text_.size()));
   if (tree_) ts_tree_delete(tree_);
   tree_ = fresh;

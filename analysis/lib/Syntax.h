@@ -5,8 +5,11 @@
 
 #include "pallas/analysis/Project.h" // ByteEdit
 
+#include <map>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 #include <tree_sitter/api.h>
 
 extern "C" const TSLanguage* tree_sitter_python();
@@ -33,9 +36,20 @@ public:
   TSNode root() const { return ts_tree_root_node(tree_); }
   std::string_view textOf(TSNode node) const;
 
+  // Error recovery beyond tree-sitter's: a top-level ERROR node that spans
+  // several top-level statements (an unclosed bracket swallowing the rest of
+  // the file) is re-parsed in chunks split at the lines that start a new
+  // top-level statement, each chunk on its own (same byte positions). Returns
+  // the chunks' root nodes, or nothing when the ERROR is a single statement.
+  // Valid until the next edit.
+  std::vector<TSNode> recoveredChunks(TSNode error) const;
+
 private:
   TSPoint pointAt(size_t byte) const;
+  void dropChunks() const;
   TSParser* parser_ = nullptr;
+  TSParser* chunkParser_ = nullptr;
+  mutable std::map<std::pair<uint32_t, uint32_t>, std::vector<TSTree*>> chunks_;
   TSTree* tree_ = nullptr;
   std::string text_;
   bool dirty_ = false;

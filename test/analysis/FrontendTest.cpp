@@ -1,0 +1,521 @@
+// Front end: how files name JAX/Pallas, kernel discovery and launch forms,
+// interpret= evaluation, nested defs and lambdas, cross-file helpers, and
+// robustness (syntax errors, non-ASCII, empty files). Checked on the printed
+// module of the real lowering.
+#include "AnalysisTestUtil.h"
+
+#include <gtest/gtest.h>
+
+using namespace pallas::analysis;
+using namespace pallas::analysis::test;
+
+namespace {
+
+// A realistic Mosaic GPU kernel body used with several import spellings.
+const char* kKernelBody = R"py(
+def kernel(x_gmem, o_gmem, x_smem, barrier):
+  plgpu.copy_gmem_to_smem(x_gmem, x_smem, barrier)
+  plgpu.barrier_wait(barrier)
+  o_gmem[...] = x_smem[...] + 1.0
+
+def run(x):
+  return pl.pallas_call(
+      kernel,
+      out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+      in_specs=[pl.BlockSpec(memory_space=plgpu.GMEM)],
+      out_specs=pl.BlockSpec(memory_space=plgpu.GMEM),
+      scratch_shapes=[plgpu.SMEM(x.shape, x.dtype), plgpu.Barrier(num_arrivals=1)],
+      interpret=True,
+  )(x)
+)py";
+
+void expectKernelRecognised(const std::string& imports) {
+  std::string text = lowerToText("import jax\n" + imports + kKernelBody);
+  SCOPED_TRACE(imports);
+  EXPECT_EQ(linesWith(text, {"pallas.prim \"plgpu.copy_gmem_to_smem\"", "origins = [\"arg\", \"arg\", \"arg\"]"}).size(), 1u)
+      << text;
+  EXPECT_EQ(linesWith(text, {"pallas.prim \"plgpu.barrier_wait\""}).size(), 1u);
+  auto launch = linesWith(text, {"pallas.launch \"pl.pallas_call\""});
+  ASSERT_EQ(launch.size(), 1u) << text;
+  EXPECT_NE(launch[0].find("body = @kernel"), std::string::npos);
+  EXPECT_NE(launch[0].find("paths = [\"interpret_hlo\"]"), std::string::npos);
+  EXPECT_NE(launch[0].find("scratch = [\"smem\", \"barrier\"]"), std::string::npos);
+  EXPECT_NE(launch[0].find("interpret_source = \"literal\""), std::string::npos);
+  // Locations: the copy is on line 4 of the snippet + import lines.
+  EXPECT_EQ(linesWith(text, {"ref.__setitem__", "origins = [\"arg\""}).size(), 1u);
+}
+
+TEST(Imports, FromImportAs) {
+  expectKernelRecognised("from jax.experimental import pallas as pl\n"
+                         "from jax.experimental.pallas import mosaic_gpu as plgpu\n");
+}
+
+TEST(Imports, ImportDottedAs) {
+  expectKernelRecognised("import jax.experimental.pallas as pl\n"
+                         "import jax.experimental.pallas.mosaic_gpu as plgpu\n");
+}
+
+TEST(Imports, PlainAliasAssignments) {
+  expectKernelRecognised("from jax.experimental import pallas\n"
+                         "from jax.experimental.pallas import mosaic_gpu\n"
+                         "pl = pallas\nplgpu = mosaic_gpu\n");
+}
+
+TEST(Imports, FullyQualifiedThroughImportJax) {
+  std::string text = lowerToText(R"py(
+import jax
+import jax.experimental.pallas
+def kernel(x_ref, o_ref):
+  o_ref[...] = x_ref[...]
+f = jax.experimental.pallas.pallas_call(kernel, out_shape=None)
+)py");
+  EXPECT_EQ(linesWith(text, {"pallas.launch \"pl.pallas_call\"", "body = @kernel"}).size(), 1u) << text;
+}
+
+TEST(Imports, InlineMgpuImportedByNameWithRefType) {
+  std::string text = lowerToText(R"py(
+import jax.numpy as jnp
+from jax.experimental.pallas.mosaic_gpu import inline_mgpu as im, RefType
+from jax.experimental.pallas import mosaic_gpu as plgpu
+from jax.experimental.mosaic import gpu as mgpu
+
+def kernel(x_ref, o_ref):
+  @im(arg_types=(RefType(), plgpu.Layout.WGMMA), return_type=plgpu.ShapeDtypeStruct((128,), jnp.float32))
+  def body(ctx, smem_ref, vals):
+    x = mgpu.FragmentedArray.load_tiled(smem_ref)
+    return x
+  body(x_ref, o_ref[...])
+)py");
+  auto inl = linesWith(text, {"pallas.inline_mgpu("});
+  ASSERT_EQ(inl.size(), 1u) << text;
+  EXPECT_NE(inl[0].find("arg_type_kinds = [\"ref\", \"array\"]"), std::string::npos) << inl[0];
+  EXPECT_NE(inl[0].find("arg_types_count = 2"), std::string::npos);
+  EXPECT_NE(inl[0].find("return_type = \"plgpu.ShapeDtypeStruct((128,), jnp.float32)\""), std::string::npos);
+  // The wrapper closure takes what the caller passes (no ctx) ...
+  EXPECT_EQ(linesWith(text, {"pallas.closure \"body\"", "arg_names = [\"smem_ref\", \"vals\"]"}).size(), 1u);
+  // ... and is called with the kernel's ref.
+  EXPECT_EQ(linesWith(text, {"pallas.call_indirect", "origins = [\"arg\", \"value\"]"}).size(), 1u) << text;
+  EXPECT_EQ(linesWith(text, {"pallas.prim \"mgpu.FragmentedArray.load_tiled\""}).size(), 1u) << text;
+}
+
+TEST(Imports, MosaicGpuAlias) {
+  std::string text = lowerToText(R"py(
+from jax.experimental.mosaic import gpu as mgpu
+def f(ctx, ref):
+  return mgpu.utils.c(1, None)
+)py");
+  EXPECT_EQ(linesWith(text, {"pallas.prim \"mgpu.utils.c\""}).size(), 1u) << text;
+}
+
+TEST(Imports, UsersOwnInlineMgpuIsNotJaxs) {
+  std::string text = lowerToText(R"py(
+from jax.experimental.pallas import mosaic_gpu as plgpu
+def inline_mgpu(**kw):
+  def deco(f):
+    return f
+  return deco
+
+@inline_mgpu(arg_types=(plgpu.RefType(),))
+def helper(ctx, ref):
+  plgpu.barrier_wait(ref)
+
+def kernel(x_ref):
+  inline_mgpu()(lambda c, r: r)
+  helper(x_ref)
+)py");
+  EXPECT_EQ(count(text, "pallas.inline_mgpu"), 0u) << text;
+  // Once as the decorator of helper, once called in kernel.
+  EXPECT_EQ(linesWith(text, {"pallas.call @inline_mgpu"}).size(), 2u) << text;
+  EXPECT_EQ(linesWith(text, {"pallas.call @helper"}).size(), 1u);
+}
+
+TEST(Imports, JaxsInlineMgpuAtModuleLevel) {
+  std::string text = lowerToText(R"py(
+from jax.experimental.pallas import mosaic_gpu as plgpu
+@plgpu.inline_mgpu(arg_types=(plgpu.RefType(),))
+def helper(ctx, ref):
+  pass
+
+def kernel(x_ref):
+  helper(x_ref)
+)py");
+  EXPECT_EQ(linesWith(text, {"pallas.func @helper", "arg_names = [\"ref\"]"}).size(), 1u) << text;
+  EXPECT_EQ(linesWith(text, {"pallas.inline_mgpu(%arg0)", "origins = [\"arg\"]"}).size(), 1u) << text;
+  EXPECT_EQ(linesWith(text, {"pallas.call @helper(%arg0)", "origins = [\"arg\"]"}).size(), 1u) << text;
+}
+
+TEST(Shadowing, ParameterAndLocalShadowModuleNames) {
+  std::string text = lowerToText(R"py(
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+def not_a_launch(pl, x):
+  return pl.pallas_call(x)
+
+def local_shadow(x_ref):
+  plgpu = make_fake()
+  plgpu.inline_mgpu()(x_ref)
+  plgpu.copy_gmem_to_smem(x_ref)
+
+def real(x_ref, s, b):
+  plgpu.copy_gmem_to_smem(x_ref, s, b)
+)py");
+  EXPECT_EQ(count(text, "pallas.launch"), 0u) << text;
+  EXPECT_EQ(count(text, "pallas.prim \"plgpu.copy_gmem_to_smem\""), 1u) << text;
+  EXPECT_EQ(count(text, "value.copy_gmem_to_smem"), 1u) << text;
+  EXPECT_EQ(count(text, "pallas.inline_mgpu"), 0u);
+}
+
+TEST(Launches, FunctoolsPartialDecoratorAndNamedPartial) {
+  std::string text = lowerToText(R"py(
+import functools
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+my_call = functools.partial(pl.pallas_call, out_shape=jax.ShapeDtypeStruct((128,), jnp.float32),
+                            interpret=True, scratch_shapes=[plgpu.ACC((64, 64), jnp.float32)])
+
+@functools.partial(pl.pallas_call, out_shape=jax.ShapeDtypeStruct((128,), jnp.float32),
+                   interpret=plgpu.InterpretGPUParams(skip_floating_point_ops=True))
+def decorated(x_ref, o_ref):
+  o_ref[...] = x_ref[...]
+
+def body(x_ref, o_ref, acc):
+  acc[...] = x_ref[...]
+
+@my_call
+def also_decorated(x_ref, o_ref, acc):
+  pass
+
+def run(x):
+  return my_call(body)(x)
+)py");
+  auto dec = linesWith(text, {"pallas.launch", "body = @decorated"});
+  ASSERT_EQ(dec.size(), 1u) << text;
+  EXPECT_NE(dec[0].find("form = \"decorator\""), std::string::npos);
+  EXPECT_NE(dec[0].find("paths = [\"interpret_gpu\"]"), std::string::npos);
+  EXPECT_NE(dec[0].find("interpret_params = {skip_floating_point_ops = \"True\"}"), std::string::npos) << dec[0];
+  auto partial = linesWith(text, {"pallas.launch", "body = @body"});
+  ASSERT_EQ(partial.size(), 1u) << text;
+  EXPECT_NE(partial[0].find("form = \"partial\""), std::string::npos);
+  EXPECT_NE(partial[0].find("paths = [\"interpret_hlo\"]"), std::string::npos);
+  EXPECT_NE(partial[0].find("scratch = [\"acc\"]"), std::string::npos) << partial[0];
+  auto named = linesWith(text, {"pallas.launch", "body = @also_decorated"});
+  ASSERT_EQ(named.size(), 1u) << text;
+  EXPECT_NE(named[0].find("form = \"partial\""), std::string::npos);
+}
+
+TEST(Launches, PlgpuKernelThreadsAndCoreMapAndPlKernel) {
+  std::string text = lowerToText(R"py(
+import jax, jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+def body(x_ref, o_ref, smem):
+  wg = jax.lax.axis_index("wg")
+  o_ref[...] = x_ref[...]
+
+def run(x):
+  f = plgpu.kernel(body, out_shape=x, num_threads=2, thread_name="wg",
+                   scratch_shapes=(plgpu.SMEM((128,), jnp.float32),))
+  g = pl.kernel(body, out_shape=x, mesh=plgpu.Mesh(num_threads=1, thread_name="t"))
+  return f(x), g(x)
+
+def with_core_map(x_ref):
+  @pl.core_map(plgpu.Mesh(), interpret=True)
+  def _():
+    x_ref[...] = x_ref[...] * 2
+)py");
+  auto k = linesWith(text, {"pallas.launch \"plgpu.kernel\""});
+  ASSERT_EQ(k.size(), 1u) << text;
+  EXPECT_NE(k[0].find("num_threads = 2"), std::string::npos) << k[0];
+  EXPECT_NE(k[0].find("thread_name = \"wg\""), std::string::npos);
+  EXPECT_NE(k[0].find("scratch = [\"smem\"]"), std::string::npos);
+  EXPECT_NE(k[0].find("paths = [\"compiled\"]"), std::string::npos);
+  EXPECT_EQ(linesWith(text, {"pallas.launch \"pl.kernel\"", "body = @body"}).size(), 1u);
+  auto cm = linesWith(text, {"pallas.launch \"pl.core_map\""});
+  ASSERT_EQ(cm.size(), 1u) << text;
+  EXPECT_NE(cm[0].find("paths = [\"interpret_hlo\"]"), std::string::npos);
+  // The core_map body is a closure writing the captured kernel ref.
+  EXPECT_EQ(linesWith(text, {"ref.__setitem__", "origins = [\"arg\""}).size(), 2u) << text;
+}
+
+TEST(Interpret, EveryStaticForm) {
+  std::string text = lowerToText(R"py(
+import contextlib
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+from jax._src.pallas.mosaic_gpu.interpret.params import InterpretGPUParams, force_gpu_interpret_mode
+from jax._src.pallas.mosaic_gpu.interpret import params as gpu_interpret
+
+MODE = False
+GPU_MODE = InterpretGPUParams(num_tma_threads_per_device=2)
+
+def k(x_ref, o_ref):
+  o_ref[...] = x_ref[...]
+
+def a(x):
+  return pl.pallas_call(k, out_shape=x, interpret=MODE)(x)
+def b(x, interpret=True):
+  return pl.pallas_call(k, out_shape=x, interpret=interpret)(x)
+def c(x, interpret):
+  return pl.pallas_call(k, out_shape=x, interpret=interpret)(x)
+def d(x):
+  return pl.pallas_call(k, out_shape=x, interpret=GPU_MODE)(x)
+def e(x):
+  with force_gpu_interpret_mode(InterpretGPUParams()):
+    return pl.pallas_call(k, out_shape=x)(x)
+def f(x):
+  gpu_interpret.set_gpu_interpret_mode()
+  return pl.pallas_call(k, out_shape=x)(x)
+def g(x):
+  return pl.pallas_call(k, out_shape=x)(x)
+def h(x):
+  flag = True
+  return pl.pallas_call(k, out_shape=x, interpret=flag)(x)
+)py");
+  auto launchIn = [&](const std::string& fn) {
+    // The launch line that follows `pallas.func @fn`.
+    size_t at = text.find("pallas.func @" + fn + " ");
+    size_t l = text.find("pallas.launch", at);
+    return text.substr(l, text.find('\n', l) - l);
+  };
+  EXPECT_NE(launchIn("a").find("interpret_source = \"module_constant\""), std::string::npos) << launchIn("a");
+  EXPECT_NE(launchIn("a").find("paths = [\"compiled\"]"), std::string::npos);
+  EXPECT_NE(launchIn("b").find("interpret_source = \"default_param\""), std::string::npos) << launchIn("b");
+  EXPECT_NE(launchIn("b").find("paths = [\"interpret_hlo\"]"), std::string::npos);
+  EXPECT_NE(launchIn("c").find("paths = [\"unknown\"]"), std::string::npos) << launchIn("c");
+  EXPECT_NE(launchIn("d").find("paths = [\"interpret_gpu\"]"), std::string::npos) << launchIn("d");
+  EXPECT_NE(launchIn("d").find("interpret_source = \"module_constant\""), std::string::npos);
+  EXPECT_NE(launchIn("e").find("paths = [\"interpret_gpu\"]"), std::string::npos) << launchIn("e");
+  EXPECT_NE(launchIn("e").find("context = \"force_gpu_interpret_mode\""), std::string::npos);
+  EXPECT_NE(launchIn("e").find("context_line = 23"), std::string::npos) << launchIn("e");
+  EXPECT_NE(launchIn("f").find("context = \"set_gpu_interpret_mode\""), std::string::npos) << launchIn("f");
+  EXPECT_NE(launchIn("f").find("paths = [\"interpret_gpu\"]"), std::string::npos);
+  EXPECT_NE(launchIn("g").find("interpret_source = \"absent\""), std::string::npos) << launchIn("g");
+  EXPECT_NE(launchIn("g").find("paths = [\"compiled\"]"), std::string::npos);
+  EXPECT_NE(launchIn("h").find("paths = [\"interpret_hlo\"]"), std::string::npos) << launchIn("h");
+  EXPECT_EQ(count(text, "context = \"force_gpu_interpret_mode\""), 2u) << "the with scope and the launch";
+}
+
+TEST(Bodies, HigherOrderConstructs) {
+  std::string text = lowerToText(R"py(
+import functools
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+def kernel(a_gmem, b_gmem, o_gmem):
+  def pipeline_body(idx, a_smem, b_smem, o_smem):
+    o_smem[...] = a_smem[...] + b_smem[...]
+  plgpu.emit_pipeline(pipeline_body, grid=(4,), in_specs=[], out_specs=[])(a_gmem, b_gmem, o_gmem)
+
+  @functools.partial(pl.run_scoped, acc=plgpu.ACC((64, 64), jnp.float32), tmp=plgpu.SMEM((64,), jnp.float32))
+  def _(acc, tmp):
+    plgpu.wgmma(acc, tmp, tmp)
+
+  pl.run_scoped(lambda s, bar: plgpu.barrier_wait(bar), plgpu.SMEM((8,), jnp.float32), plgpu.Barrier())
+
+  @pl.loop(0, 4)
+  def _(i):
+    o_gmem[i] = a_gmem[i]
+
+  def step(i, carry):
+    return carry + b_gmem[i]
+  lax.fori_loop(0, 4, step, 0.0)
+
+  def state_body(refs):
+    x_ref, y_ref = refs
+    y_ref[...] = x_ref[...]
+  pl.run_state(state_body)((1.0, 2.0))
+)py");
+  auto pipe = linesWith(text, {"pallas.scope \"plgpu.emit_pipeline\""});
+  ASSERT_EQ(pipe.size(), 1u) << text;
+  // The body is a closure defined earlier: its parameters become the
+  // scope's block arguments (indices, then the pipeline's SMEM buffers).
+  EXPECT_NE(pipe[0].find("arg_origins = [\"value\", \"pipeline\", \"pipeline\", \"pipeline\"]"), std::string::npos)
+      << pipe[0];
+  EXPECT_EQ(linesWith(text, {"pallas.call_indirect", "origins = [\"value\", \"pipeline\", \"pipeline\", \"pipeline\"]"}).size(), 1u)
+      << text;
+  auto scoped = linesWith(text, {"pallas.scope \"pl.run_scoped\"", "allocations = [\"acc\", \"smem\"]"});
+  ASSERT_EQ(scoped.size(), 1u) << text;
+  EXPECT_NE(scoped[0].find("arg_origins = [\"acc\", \"run_scoped\"]"), std::string::npos) << scoped[0];
+  EXPECT_EQ(linesWith(text, {"pallas.prim \"plgpu.wgmma\"", "origins = [\"acc\", \"run_scoped\", \"run_scoped\"]"}).size(), 1u)
+      << text;
+  EXPECT_EQ(linesWith(text, {"pallas.scope \"pl.run_scoped\"", "allocations = [\"smem\", \"barrier\"]"}).size(), 1u) << text;
+  EXPECT_EQ(linesWith(text, {"pallas.call_indirect", "origins = [\"run_scoped\", \"run_scoped\"]"}).size(), 1u) << text;
+  EXPECT_EQ(linesWith(text, {"pallas.scope \"pl.loop\"", "arg_origins = [\"value\"]"}).size(), 1u) << text;
+  EXPECT_EQ(linesWith(text, {"pallas.scope \"lax.fori_loop\""}).size(), 1u) << text;
+  EXPECT_EQ(linesWith(text, {"pallas.scope \"pl.run_state\"", "arg_origins = [\"run_state\"]"}).size(), 1u) << text;
+  // Inside state_body (a closure) the unpacked refs stay "arg" of the closure.
+  EXPECT_EQ(linesWith(text, {"pallas.call_indirect", "origins = [\"run_state\"]"}).size(), 1u) << text;
+}
+
+TEST(Bodies, PipelineBodyInPlace) {
+  std::string text = lowerToText(R"py(
+import functools
+from jax.experimental.pallas import mosaic_gpu as plgpu
+def kernel(a_gmem, o_gmem):
+  @functools.partial(plgpu.emit_pipeline, grid=(4,), in_specs=[], out_specs=[])
+  def pipeline(idx, a_smem, o_smem):
+    o_smem[...] = a_smem[...]
+  pipeline(a_gmem, o_gmem)
+)py");
+  auto pipe = linesWith(text, {"pallas.scope \"plgpu.emit_pipeline\""});
+  ASSERT_EQ(pipe.size(), 1u) << text;
+  EXPECT_NE(pipe[0].find("arg_origins = [\"value\", \"pipeline\", \"pipeline\"]"), std::string::npos) << pipe[0];
+  EXPECT_EQ(linesWith(text, {"ref.__setitem__", "origins = [\"pipeline\""}).size(), 1u) << text;
+}
+
+TEST(Bodies, WhenAndLambdaCaptureKernelRefs) {
+  std::string text = lowerToText(R"py(
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+def kernel(x_ref, o_ref, barrier):
+  @pl.when(pl.program_id(0) == 0)
+  def _():
+    plgpu.barrier_arrive(barrier)
+  f = lambda r: plgpu.barrier_wait(r)
+  f(barrier)
+)py");
+  auto when = linesWith(text, {"pallas.scope \"pl.when\""});
+  ASSERT_EQ(when.size(), 1u) << text;
+  EXPECT_NE(when[0].find("origins = [\"value\"]"), std::string::npos) << "the condition is an operand";
+  EXPECT_EQ(linesWith(text, {"plgpu.barrier_arrive\"(%arg2)", "arg_indices = array<i64: 2>"}).size(), 1u) << text;
+  EXPECT_EQ(linesWith(text, {"pallas.closure \"<lambda>\"", "kind = \"lambda\""}).size(), 1u) << text;
+}
+
+TEST(CrossFile, HelpersReExportsAndDependents) {
+  TempDir dir;
+  dir.write("mylib/__init__.py", "from jax.experimental.pallas import mosaic_gpu as plgpu\n"
+                                 "from .copies import copy_in as fetch\n");
+  std::string copies = dir.write("mylib/copies.py",
+                                 "from jax.experimental.pallas import mosaic_gpu as plgpu\n"
+                                 "def copy_in(src, dst, bar):\n"
+                                 "  plgpu.copy_gmem_to_smem(src, dst, bar)\n"
+                                 "  plgpu.barrier_wait(bar)\n");
+  std::string helpers = dir.write("helpers.py", "from jax.experimental.pallas import mosaic_gpu as plgpu\n"
+                                                "def inline_mgpu(x):\n  return x\n");
+  std::string mainPath = dir.write("main.py", "");
+  std::string main = R"py(
+from jax.experimental import pallas as pl
+from mylib import plgpu, fetch
+from mylib.copies import copy_in
+import mylib.copies as cp
+from helpers import inline_mgpu
+
+def kernel(x_gmem, o_gmem, x_smem, bar):
+  fetch(x_gmem, x_smem, bar)
+  copy_in(x_gmem, x_smem, bar)
+  cp.copy_in(x_gmem, x_smem, bar)
+  inline_mgpu(x_smem)
+  plgpu.commit_smem()
+)py";
+  ProjectOptions options;
+  options.workspaceRoots.push_back(dir.path());
+  Project project(options);
+  project.setDocument(mainPath, main);
+  std::string text = project.mlirText(mainPath);
+  EXPECT_EQ(linesWith(text, {"pallas.call @copy_in", "callee_file = \"" + copies + "\""}).size(), 3u) << text;
+  EXPECT_EQ(linesWith(text, {"pallas.call @inline_mgpu", "callee_file = \"" + helpers + "\""}).size(), 1u) << text;
+  EXPECT_EQ(linesWith(text, {"pallas.prim \"plgpu.commit_smem\""}).size(), 1u) << "re-exported plgpu";
+  EXPECT_EQ(count(text, "pallas.inline_mgpu"), 0u);
+  auto deps = project.dependents(copies);
+  EXPECT_NE(std::find(deps.begin(), deps.end(), mainPath), deps.end());
+  EXPECT_TRUE(project.verify(mainPath));
+
+  // Renaming the helper on disk: main's calls no longer resolve there.
+  dir.write("mylib/copies.py", "def copy_into(src, dst, bar):\n  pass\n");
+  project.fileChanged(copies);
+  text = project.mlirText(mainPath);
+  EXPECT_EQ(linesWith(text, {"pallas.call @copy_in"}).size(), 0u) << text;
+  EXPECT_TRUE(project.verify(mainPath));
+}
+
+TEST(CrossFile, WorkspaceIndexFindsFiles) {
+  TempDir dir;
+  dir.write("a.py", "def f():\n  pass\n");
+  dir.write("pkg/b.py", "from a import f\n");
+  dir.write(".venv/lib/site.py", "x = 1\n");
+  dir.write("node_modules/x.py", "x = 1\n");
+  ProjectOptions options;
+  options.workspaceRoots.push_back(dir.path());
+  Project project(options);
+  EXPECT_EQ(project.indexWorkspace(), 2u);
+  auto deps = project.dependents(dir.path() + "/a.py");
+  ASSERT_EQ(deps.size(), 1u);
+  EXPECT_EQ(deps[0], dir.path() + "/pkg/b.py");
+}
+
+TEST(Robustness, SyntaxErrorInTheMiddleLeavesOthersAnalysed) {
+  std::string text = lowerToText(R"py(
+from jax.experimental.pallas import mosaic_gpu as plgpu
+def first(x_ref, s, b):
+  plgpu.copy_gmem_to_smem(x_ref, s, b)
+
+def broken(x_ref:
+  plgpu.barrier_wait(x_ref
+  y = = 3
+
+def last(x_ref, s, b):
+  plgpu.copy_smem_to_gmem(s, x_ref)
+)py");
+  EXPECT_EQ(linesWith(text, {"pallas.prim \"plgpu.copy_gmem_to_smem\"", "origins = [\"arg\""}).size(), 1u) << text;
+  EXPECT_EQ(linesWith(text, {"pallas.prim \"plgpu.copy_smem_to_gmem\"", "origins = [\"arg\", \"arg\"]"}).size(), 1u)
+      << text;
+  EXPECT_GE(count(text, "pallas.func @last"), 1u);
+  Project p;
+  p.setDocument("/v/t.py", "def f(:\n  (((\n");
+  EXPECT_TRUE(p.verify("/v/t.py"));
+}
+
+TEST(Robustness, NonAsciiCommentsOnlyAndEmpty) {
+  std::string text = lowerToText("# ядро — カーネル\nfrom jax.experimental.pallas import mosaic_gpu as plgpu\n"
+                                 "def kernel_ñ(x_ref, s, b):\n  msg = \"é→✓\"; plgpu.copy_gmem_to_smem(x_ref, s, b)\n");
+  // Columns are UTF-8 bytes + 1: `  msg = "é→✓"; ` is 2+3+3+1+2+3+3+1+1+1 = 20 bytes.
+  auto copy = linesWith(text, {"plgpu.copy_gmem_to_smem"});
+  ASSERT_EQ(copy.size(), 1u) << text;
+  EXPECT_NE(copy[0].find("t.py\":4:21)"), std::string::npos) << copy[0];
+  EXPECT_EQ(count(text, "kernel_\\C3\\B1"), 1u) << text; // MLIR escapes non-ASCII symbol bytes
+
+  Project p;
+  for (const char* src : {"", "# only\n# comments\n", "\n\n\n", "\xff\xfe\x00garbage", "\"\"\"unterminated"}) {
+    p.setDocument("/v/e.py", src);
+    EXPECT_TRUE(p.verify("/v/e.py")) << src;
+  }
+  p.setDocument("/v/e.py", "# only\n# comments\n");
+  EXPECT_EQ(p.lastUpdate("/v/e.py").functionsTotal, 0u);
+}
+
+TEST(Robustness, DeeplyNestedExpressionDoesNotOverflow) {
+  std::string src = "x = " + std::string(5000, '(') + "1" + std::string(5000, ')') + "\n";
+  src += "y = " + std::string(3000, '[') + std::string(3000, ']') + "\n";
+  Project p;
+  p.setDocument("/v/deep.py", src);
+  EXPECT_TRUE(p.verify("/v/deep.py"));
+}
+
+TEST(Robustness, FiveMegabyteFile) {
+  std::string src = "from jax.experimental import pallas as pl\nfrom jax.experimental.pallas import mosaic_gpu as plgpu\n";
+  unsigned n = 0;
+  while (src.size() < 5 * 1024 * 1024) {
+    src += "def kernel_" + std::to_string(n) + "(x_ref, o_ref, s, b):\n"
+           "  plgpu.copy_gmem_to_smem(x_ref, s, b)\n  plgpu.barrier_wait(b)\n"
+           "  @pl.when(pl.program_id(0) == " + std::to_string(n % 7) + ")\n  def _():\n"
+           "    o_ref[...] = s[...] * 2 + x_ref[...]\n\n";
+    ++n;
+  }
+  Project p;
+  UpdateStats s = p.setDocument("/v/big.py", src);
+  EXPECT_EQ(s.functionsTotal, n + 2);
+  EXPECT_TRUE(s.verified);
+  EXPECT_TRUE(p.verify("/v/big.py"));
+  std::string text = p.mlirText("/v/big.py");
+  EXPECT_EQ(count(text, "pallas.prim \"plgpu.copy_gmem_to_smem\""), n);
+}
+
+} // namespace

@@ -1,0 +1,2 @@
+module attributes {pallas.path = "GOLDEN/comments_only.py"} {
+} loc("GOLDEN/comments_only.py":1:1)

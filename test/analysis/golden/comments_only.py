@@ -1,0 +1,3 @@
+# Only comments here.
+# def kernel(x_ref):
+#   plgpu.inline_mgpu()

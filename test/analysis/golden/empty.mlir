@@ -1,0 +1,2 @@
+module attributes {pallas.path = "GOLDEN/empty.py"} {
+} loc("GOLDEN/empty.py":1:1)
