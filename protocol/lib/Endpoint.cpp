@@ -77,7 +77,11 @@ void Endpoint::receive(std::string_view bytes) {
 
 void Endpoint::endOfInput(const std::string& reason) {
   if (auto ev = reader_.finish()) log_.warn("framing error: " + ev->error);
-  if (onClosed_) onClosed_(reason);
+  // Behind every message already received (e.g. a final shutdown + exit).
+  auto self = shared_from_this();
+  asio::post(ordered_, [self, reason] {
+    if (self->onClosed_) self->onClosed_(reason);
+  });
 }
 
 void Endpoint::handleBody(std::string body) {

@@ -1,5 +1,6 @@
 #include "pallas/protocol/Transport.h"
 
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/read.hpp>
@@ -27,7 +28,9 @@ struct BlockingFd {
   asio::io_context* io;
   template <class Buffer, class Handler> void async_read_some(Buffer b, Handler h) {
     // One helper thread per read; reads only happen one at a time.
-    std::thread([fd = fd, io = io, b, h = std::move(h)]() mutable {
+    // The work guard keeps io.run() going while the thread waits in read().
+    std::thread([fd = fd, io = io, b, h = std::move(h),
+                 work = asio::make_work_guard(*io)]() mutable {
       ssize_t n = ::read(fd, b.data(), b.size());
       error_code ec;
       if (n == 0) ec = asio::error::eof;

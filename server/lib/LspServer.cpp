@@ -4,6 +4,7 @@
 
 #include <boost/asio/post.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -18,6 +19,29 @@ namespace asio = boost::asio;
 using protocol::ErrorCode;
 using protocol::RpcError;
 using V = json::value_t;
+
+// Reads a regular file of bounded size (never a device, FIFO or huge file
+// named by a client URI).
+static std::optional<std::string> readFileBounded(const std::string& path, std::string* why) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    if (why) *why = "not a regular file";
+    return std::nullopt;
+  }
+  auto size = std::filesystem::file_size(path, ec);
+  if (ec || size > protocol::kDefaultMaxContentLength) {
+    if (why) *why = ec ? ec.message() : "larger than 64 MiB";
+    return std::nullopt;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    if (why) *why = "cannot be opened";
+    return std::nullopt;
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
 
 // ---- feature registry ----------------------------------------------------
 
@@ -428,14 +452,13 @@ void LspServer::didChangeWatchedFiles(const json& params) {
       afterUpdate(path, {});
       continue;
     }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      log_.warn("didChangeWatchedFiles: cannot read " + path);
+    std::string why;
+    auto read = readFileBounded(path, &why);
+    if (!read) {
+      log_.warn("didChangeWatchedFiles: cannot read " + path + " (" + why + ")");
       continue;
     }
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    std::string text = buffer.str();
+    std::string text = std::move(*read);
     if (auto bad = protocol::findInvalidUtf8(text)) {
       log_.warn("didChangeWatchedFiles: " + path + " is not valid UTF-8 (byte " +
                 std::to_string(*bad) + "); not analysed");
@@ -523,11 +546,7 @@ void LspServer::publish(const std::string& path, const json& diagnostics,
 std::optional<std::string> LspServer::textOf(const std::string& path) {
   if (auto doc = documents_.get(path)) return doc->text;
   if (project_ && project_->hasDocument(path)) return project_->documentText(path);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  return readFileBounded(path, nullptr);
 }
 
 DiagnosticConverter LspServer::converter() {

@@ -2,6 +2,7 @@
 
 #include "pallas/protocol/Transport.h"
 
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
@@ -31,7 +32,14 @@ int serveStdio(const ServeOptions& options, protocol::Logger& log) {
   auto endpoint = std::make_shared<protocol::Endpoint>(io, pool, transport, log);
   auto server = std::make_shared<LspServer>(endpoint, log, options.server);
   int exitCode = 1;
-  server->start([&exitCode](int code) { exitCode = code; });
+  // io.run() must not return before the session ends: input may be fully
+  // read (and the reader gone) while queued messages still wait for the pool.
+  auto work = std::make_shared<asio::executor_work_guard<asio::io_context::executor_type>>(
+      io.get_executor());
+  server->start([&exitCode, &io, work](int code) {
+    exitCode = code;
+    asio::post(io, [work] { work->reset(); });
+  });
   io.run();
   // The client is gone: stop queued work; running handlers see cancellation.
   pool.stop();

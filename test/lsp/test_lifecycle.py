@@ -102,3 +102,22 @@ def test_log_level_error_silences_info(tmp_path):
         s.kill()
     assert "initialized for" not in s.stderr()
     assert not [m for m in s.seen if m.get("method") == "window/logMessage"]
+
+
+def test_stdin_from_a_regular_file(tmp_path):
+    """`pallas-lsp serve < transcript` works (epoll cannot watch files)."""
+    import subprocess
+
+    from lspclient import BIN, frame
+    script = tmp_path / "in.lsp"
+    script.write_bytes(
+        frame({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+               "params": {"processId": None, "rootUri": None, "capabilities": {}}}) +
+        frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}) +
+        frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}) +
+        frame({"jsonrpc": "2.0", "method": "exit"}))
+    with open(script, "rb") as stdin:
+        r = subprocess.run([BIN, "serve", "--stdio"], stdin=stdin, capture_output=True,
+                           timeout=30)
+    assert r.returncode == 0, r.stderr
+    assert b'"id":1' in r.stdout and b'"id":2' in r.stdout

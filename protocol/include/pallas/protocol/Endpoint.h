@@ -75,7 +75,8 @@ public:
   void setGate(Gate gate) { gate_ = std::move(gate); }
   bool hasRequestHandler(const std::string& method) const;
 
-  // Starts reading; `onClosed` runs on the I/O thread when the input ends.
+  // Starts reading; `onClosed` runs when the input ends, after every message
+  // received before the end was dispatched (on the ordered queue).
   void start(std::function<void(const std::string& reason)> onClosed);
   // Stops reading and cancels work in flight; queued output is still sent.
   void close();
