@@ -71,6 +71,9 @@ def main() -> int:
     ap.add_argument("--kernel-copies", type=int, default=50)
     ap.add_argument("--out")
     args = ap.parse_args()
+    # The tools run inside the corpus folder: make their paths absolute.
+    args.bin = str(pathlib.Path(args.bin).resolve())
+    args.ruff = str(pathlib.Path(args.ruff).resolve())
 
     root = pathlib.Path(__file__).resolve().parents[2]
     fixtures = sorted((root / "test" / "oracle" / "fixtures").glob("*.py"))
