@@ -28,6 +28,60 @@ struct PathChoice {
   bool may; // the launch may select another path too: report warnings
 };
 
+// A module-level `set_gpu_interpret_mode(InterpretGPUParams(...))` runs at
+// import, before any function of the module: it sets the process-wide
+// interpret value that a launch uses when its own `interpret` is absent or
+// False (every entry point ORs the two). The front end records such calls
+// only within one function (its lowering is per function), so the pass
+// looks at the module's top-level statements itself.
+struct GlobalMode {
+  pd::PrimOp call;   // the set_gpu_interpret_mode call; null when none
+  pd::FuncOp after;  // the top-level statement holding it
+  LaunchFacts facts; // from its InterpretGPUParams(...) arguments
+};
+
+GlobalMode globalInterpretMode(mlir::ModuleOp module) {
+  GlobalMode mode;
+  for (pd::FuncOp f : module.getOps<pd::FuncOp>()) {
+    if (f.getKind() != "module") continue;
+    f.getBody().walk([&](pd::PrimOp p) {
+      if (p.getApi() != "interpret.set_gpu_interpret_mode" || p.getArgs().empty()) return;
+      auto params = p.getArgs()[0].getDefiningOp<pd::PrimOp>();
+      if (!params || params.getApi() != "interpret.InterpretGPUParams") {
+        mode = {}; // set_gpu_interpret_mode(None / something else): not GPU interpret
+        return;
+      }
+      mode.call = p;
+      mode.after = f;
+      mode.facts = {};
+      for (unsigned i = 0; i < params.getArgs().size() && i < params.getKeywords().size(); ++i) {
+        auto kw = llvm::cast<mlir::StringAttr>(params.getKeywords()[i]).getValue();
+        auto c = params.getArgs()[i].getDefiningOp<pd::ConstantOp>();
+        llvm::StringRef v = c ? c.getValue() : "";
+        long n = 0;
+        if (kw == "skip_floating_point_ops") mode.facts.skipFloatingPointOps = v == "True";
+        if (kw == "inline_mgpu") mode.facts.inlineMgpuOptionGiven = true;
+        if (kw == "num_cores_or_threads" && !v.getAsInteger(10, n) && n > 1) mode.facts.multiThreaded = true;
+      }
+    });
+  }
+  return mode;
+}
+
+bool usesGlobalMode(pd::LaunchOp launch, const GlobalMode& mode) {
+  if (!mode.call) return false;
+  llvm::StringRef source = launch.getInterpretSource();
+  bool own = source == "absent" ||
+             (source == "literal" && launch.getInterpretText() && launch.getInterpretText()->trim() == "False");
+  if (!own) return false;
+  // A top-level launch before the call runs before the mode is set.
+  auto owner = launch->getParentOfType<pd::FuncOp>();
+  if (owner && owner.getKind() == "module" && owner->isBeforeInBlock(mode.after)) return false;
+  if (owner != mode.after) return true;
+  pd::PrimOp call = mode.call;
+  return call->getBlock() != launch->getBlock() || call->isBeforeInBlock(launch);
+}
+
 std::vector<PathChoice> pathsOf(pd::LaunchOp launch) {
   std::set<std::string> s;
   for (mlir::Attribute a : launch.getPaths())
@@ -69,7 +123,8 @@ std::string hopText(const Hop& h) {
 
 // Where the launch selects its path: the context manager when that decides,
 // else the launch itself.
-SourceLocation selector(pd::LaunchOp launch) {
+SourceLocation selector(pd::LaunchOp launch, const GlobalMode* global) {
+  if (global) return detail::sourceLocation(global->call->getLoc());
   SourceLocation at = detail::sourceLocation(launch.getLoc());
   if (launch.getInterpretSource() == "context" && launch.getContextLine()) {
     at.range.start = {static_cast<uint32_t>(*launch.getContextLine() - 1),
@@ -92,7 +147,8 @@ std::string whatIsBound(const Binding& b) {
 }
 
 Finding makeFinding(const Binding& b, const Failure& f, const PathChoice& pc, pd::LaunchOp launch,
-                    const KernelWalk& walk, const knowledge::KnowledgeBase& kb, bool first) {
+                    const GlobalMode* global, const KernelWalk& walk, const knowledge::KnowledgeBase& kb,
+                    bool first) {
   Finding out;
   out.code = f.code;
   out.severity = pc.may || f.uncertain ? Severity::Warning : Severity::Error;
@@ -104,7 +160,7 @@ Finding makeFinding(const Binding& b, const Failure& f, const PathChoice& pc, pd
   if (first) out.message += " This is the first error JAX raises for this launch.";
   out.executionPath = path;
   out.launch = detail::sourceLocation(launch.getLoc());
-  out.related.push_back({selector(launch), std::string(pc.may ? "may select " : "selects ") + path + " here"});
+  out.related.push_back({selector(launch, global), std::string(pc.may ? "may select " : "selects ") + path + " here"});
   const Hop& kernel = walk.kernelHop();
   if (!kernel.definition.path.empty())
     out.related.push_back({kernel.definition, "kernel body `" + kernel.name + "`"});
@@ -116,9 +172,19 @@ Finding makeFinding(const Binding& b, const Failure& f, const PathChoice& pc, pd
 }
 
 void analyzeLaunch(detail::PassContext& ctx, pd::LaunchOp launch, const knowledge::KnowledgeBase& kb,
-                   llvm::DenseSet<mlir::Operation*>& signatureChecked) {
+                   const GlobalMode& mode, llvm::DenseSet<mlir::Operation*>& signatureChecked) {
   LaunchFacts facts = factsOf(launch);
-  for (const PathChoice& pc : pathsOf(launch)) {
+  std::vector<PathChoice> paths = pathsOf(launch);
+  const GlobalMode* global = nullptr;
+  if (usesGlobalMode(launch, mode)) {
+    global = &mode;
+    long threads = facts.numThreads;
+    facts = mode.facts;
+    facts.numThreads = threads;
+    facts.multiThreaded = facts.multiThreaded || threads > 1;
+    paths = {{ExecPath::InterpretGpu, false}};
+  }
+  for (const PathChoice& pc : paths) {
     KernelWalk walk(ctx.workspace, kb, pc.path, launch, ctx.path);
     if (!walk.run()) continue;
     struct Hit {
@@ -141,7 +207,8 @@ void analyzeLaunch(detail::PassContext& ctx, pd::LaunchOp launch, const knowledg
           (!first || std::pair(h.failure.phase, h.binding->order) < std::pair(first->failure.phase, first->binding->order)))
         first = &h;
     for (const Hit& h : hits)
-      ctx.findings.push_back(makeFinding(*h.binding, h.failure, pc, launch, walk, kb, &h == first && !pc.may));
+      ctx.findings.push_back(
+          makeFinding(*h.binding, h.failure, pc, launch, global, walk, kb, &h == first && !pc.may));
   }
 }
 
@@ -151,7 +218,8 @@ void runDischarge(detail::PassContext& ctx) {
   std::vector<pd::LaunchOp> launches;
   ctx.module.walk([&](pd::LaunchOp l) { launches.push_back(l); });
   llvm::DenseSet<mlir::Operation*> signatureChecked;
-  for (pd::LaunchOp l : launches) analyzeLaunch(ctx, l, *kb, signatureChecked);
+  GlobalMode mode = globalInterpretMode(ctx.module);
+  for (pd::LaunchOp l : launches) analyzeLaunch(ctx, l, *kb, mode, signatureChecked);
 }
 
 } // namespace
