@@ -111,10 +111,17 @@ RefState KernelWalk::scopedState(llvm::StringRef origin) const {
 }
 
 RefState KernelWalk::stateOf(mlir::Value v, llvm::StringRef origin) const {
-  if (origin == pd::origin::kValue) return {};
   detail::RefSource s = detail::traceRef(v);
-  RefState st;
   using SK = detail::RefSource::Kind;
+  if (origin == pd::origin::kValue) {
+    // A pl.core_map body has no parameters: its Refs are captured from the
+    // enclosing function, whose parameters the front end cannot tell are
+    // Refs ("value"). Captured parameters are Refs there.
+    bool captured = (s.kind == SK::FuncArg || s.kind == SK::ClosureArg) && !states_.count(blockArgOf(s));
+    if (!(captured && launch_.getApi() == "pl.core_map")) return {};
+    origin = pd::origin::kArg;
+  }
+  RefState st;
   if (s.kind == SK::FuncArg || s.kind == SK::ClosureArg || s.kind == SK::InlineArg || s.kind == SK::ScopeArg) {
     mlir::Value arg = blockArgOf(s);
     auto it = arg ? states_.find(arg) : states_.end();

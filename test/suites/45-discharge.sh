@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The discharge-feasibility analysis: its unit and golden tests (ctest also
+# runs them; here they run on their own for a quick signal) and the PLS004
+# fixtures checked against real JAX.
+set -euo pipefail
+cd "$PALLAS_LSP_ROOT"
+py="${PALLAS_LSP_PYTHON:-$PALLAS_LSP_ROOT/.venv/bin/python}"
+tests="$(dirname "$PALLAS_LSP_BIN")/../test/discharge/discharge_tests"
+if [ -x "$tests" ]; then
+  "$tests" --gtest_brief=1
+else
+  echo "45-discharge: $tests not built; skipping the C++ half" >&2
+fi
+exec "$py" -m pytest -q -p no:cacheprovider test/discharge/test_pls004_real_jax.py
