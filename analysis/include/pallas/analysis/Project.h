@@ -43,6 +43,10 @@ struct ProjectOptions {
   // Debug log sink (one line per call, no newline); empty: no debug log.
   // Every update logs how many functions it lowered again.
   std::function<void(const std::string&)> debugLog;
+  // Compute capability of the GPU kernels will run on, "major.minor" (e.g.
+  // "9.0"), from gpu/'s device probe; empty: unknown. When set, PLS003 warns
+  // about primitives whose hardware requirements it does not meet.
+  std::string gpuComputeCapability;
 };
 
 class Project {
