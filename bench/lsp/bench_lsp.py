@@ -24,6 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "test", "lsp"))
 
+import lspclient  # noqa: E402
 from lspclient import TcpListener, frame  # noqa: E402
 
 
@@ -76,6 +77,17 @@ def bench_startup(binary, runs):
                       frame({"jsonrpc": "2.0", "method": "exit"}))
         p.stdin.close()
         p.wait()
+    return summary(times)
+
+
+def bench_process_baseline(binary, runs):
+    """`pallas-lsp --help`: process start, loading libLLVM/libMLIR and static
+    initialisers, no server. The floor under the startup number."""
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run([binary, "--help"], stdout=subprocess.DEVNULL, check=True)
+        times.append((time.perf_counter() - start) * 1000)
     return summary(times)
 
 
@@ -165,7 +177,10 @@ def main():
     ap.add_argument("--seconds", type=float, default=6.0)
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "lsp.json"))
     args = ap.parse_args()
-    results = {"binary": args.bin, "startup_to_initialize": bench_startup(args.bin, args.runs),
+    lspclient.BIN = args.bin
+    results = {"binary": args.bin, "load_average": os.getloadavg(),
+               "process_baseline_help": bench_process_baseline(args.bin, args.runs),
+               "startup_to_initialize": bench_startup(args.bin, args.runs),
                "tcp_latency": bench_load(args.bin, args.seconds)}
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
