@@ -269,3 +269,14 @@ def test_concurrent_requests_from_threads(ready):
         t.join()
     for i in ids:
         assert ready.response(i)["result"] == {"slept": 1}
+
+
+def test_unknown_command(ready):
+    resp = ready.request("workspace/executeCommand", {"command": "pallas.noSuchCommand"})
+    assert resp["error"]["code"] == -32602
+    assert "unknown command: pallas.noSuchCommand" in resp["error"]["message"]
+
+
+def test_code_lens_for_unknown_document_is_empty(ready):
+    resp = ready.request("textDocument/codeLens", {"textDocument": {"uri": "file:///none.py"}})
+    assert resp["result"] == []
