@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 using namespace pallas::analysis;
 
 namespace {
@@ -127,4 +129,37 @@ TEST(Rewrite, UnknownDocumentAndSyntaxErrorsDoNotThrow) {
   EXPECT_FALSE(rewriteInlineMgpu(p, "/nope.py", {0, 0}).fix);
   p.setDocument("/tmp/rw/bad.py", "@plgpu.inline_mgpu(\ndef f(ctx, r:\n  return (((\n");
   EXPECT_FALSE(rewriteInlineMgpu(p, "/tmp/rw/bad.py", {1, 2}).fix);
+}
+
+// The integration the server and `check` use: real findings from the
+// discharge passes, then attachFixes.
+TEST(AttachFixes, Pls001GetsRewriteFirstThenPathFixes) {
+  Project p;
+  std::string src = std::string(kHeader) +
+                    "from jax.experimental import pallas as pl\n"
+                    "import jax\n"
+                    "def kernel(x_ref, o_ref):\n"
+                    "  @plgpu.inline_mgpu(arg_types=(plgpu.RefType(),),\n"
+                    "      return_type=plgpu.ShapeDtypeStruct((8,), jnp.float32, layout=plgpu.Layout.WG_SPLAT))\n"
+                    "  def foo(ctx, ref):\n"
+                    "    return mgpu.FragmentedArray.load_strided(ref) * 2.0\n"
+                    "  o_ref[...] = foo(x_ref)\n"
+                    "def main(x):\n"
+                    "  return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8,), jnp.float32),\n"
+                    "                        interpret=True)(x)\n";
+  p.setDocument("/tmp/rw/app.py", src);
+  std::vector<Finding> findings = p.findings("/tmp/rw/app.py");
+  auto it = std::find_if(findings.begin(), findings.end(), [](const Finding& f) { return f.code == "PLS001"; });
+  ASSERT_NE(it, findings.end()) << "the discharge passes report no PLS001 here";
+  attachFixes(p, "/tmp/rw/app.py", findings);
+  attachFixes(p, "/tmp/rw/app.py", findings); // idempotent
+  it = std::find_if(findings.begin(), findings.end(), [](const Finding& f) { return f.code == "PLS001"; });
+  std::vector<std::string> titles;
+  for (const Fix& f : it->fixes) titles.push_back(f.title);
+  ASSERT_GE(titles.size(), 4u);
+  EXPECT_EQ(titles[0], "Rewrite `foo` with standard Pallas primitives");
+  EXPECT_EQ(titles[1], "Run this kernel compiled (remove `interpret=True`)");
+  EXPECT_EQ(titles[2], "Run on GPU now (main, compiled)");
+  EXPECT_EQ(titles[3], "Ignore PLS001 on this line");
+  EXPECT_EQ(std::count(titles.begin(), titles.end(), titles[0]), 1);
 }

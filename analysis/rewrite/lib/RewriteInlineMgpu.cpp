@@ -87,6 +87,55 @@ pd::InlineMgpuOp findInlineMgpu(mlir::ModuleOp module, std::string_view text, So
   return best;
 }
 
+namespace {
+
+pd::InlineMgpuOp firstInlineMgpu(mlir::Operation* root) {
+  pd::InlineMgpuOp found;
+  root->walk([&](pd::InlineMgpuOp op) {
+    if (!found) found = op;
+  });
+  return found;
+}
+
+bool at(mlir::Operation* o, SourcePos pos) {
+  rewrite::OpPos p = rewrite::opPos(o->getLoc());
+  if (p.valid && p.pos == pos) return true;
+  // An inlined op: the caller end is where the finding points.
+  if (auto c = llvm::dyn_cast<mlir::CallSiteLoc>(o->getLoc())) {
+    rewrite::OpPos q = rewrite::opPos(c.getCaller());
+    return q.valid && q.pos == pos;
+  }
+  return false;
+}
+
+} // namespace
+
+pd::InlineMgpuOp inlineMgpuOfFunction(mlir::ModuleOp module, llvm::StringRef symbol) {
+  for (auto f : module.getOps<pd::FuncOp>())
+    if (f.getSymName() == symbol) return firstInlineMgpu(f);
+  return {};
+}
+
+CalledInlineMgpu findInlineMgpuCalledAt(mlir::ModuleOp module, SourcePos pos) {
+  CalledInlineMgpu out;
+  module.walk([&](mlir::Operation* o) {
+    if (out.op || !out.calleeFile.empty() || !at(o, pos)) return;
+    if (auto op = llvm::dyn_cast<pd::InlineMgpuOp>(o)) {
+      out.op = op;
+    } else if (auto ci = llvm::dyn_cast<pd::CallIndirectOp>(o)) {
+      if (auto c = ci.getCallee().getDefiningOp<pd::ClosureOp>()) out.op = firstInlineMgpu(c);
+    } else if (auto call = llvm::dyn_cast<pd::CallOp>(o)) {
+      if (auto file = call.getCalleeFile(); file && !file->empty()) {
+        out.calleeFile = file->str();
+        out.calleeSymbol = call.getCallee().str();
+      } else {
+        out.op = inlineMgpuOfFunction(module, call.getCallee());
+      }
+    }
+  });
+  return out;
+}
+
 RewriteResult rewriteInlineMgpuOp(pd::InlineMgpuOp op, std::string_view text) {
   RewriteResult r;
   if (!op) return r;

@@ -12,6 +12,7 @@
 #include "pallas/analysis/Finding.h"
 #include "pallas/analysis/Project.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -70,6 +71,17 @@ std::optional<Fix> ignoreFix(std::string_view text, const std::string& path, uin
 // says GPU interpret mode runs everything the kernel reaches.
 std::vector<Fix> pathFixes(std::string_view text, const Finding& finding,
                            bool gpuInterpretSupported);
+
+// What the server and `check` call after Project::findings(path): adds the
+// fixes of docs/fixes.md to the findings, once (a fix whose title is already
+// there is not added again). PLS001: the rewrite first (when rewritable),
+// then the path quick fixes; PLS002: the path quick fixes; every code: the
+// ignore comment. `gpuInterpretSupported(finding)` tells whether the
+// knowledge table of the user's JAX says GPU interpret mode runs everything
+// the finding's kernel reaches; absent, "Use GPU interpret mode" is never
+// offered.
+void attachFixes(const Project& project, const std::string& path, std::vector<Finding>& findings,
+                 const std::function<bool(const Finding&)>& gpuInterpretSupported = {});
 
 // A file:// URI for an absolute path (percent-encoding what RFC 3986 needs).
 std::string fileUri(const std::string& path);

@@ -24,4 +24,16 @@ RewriteResult rewriteInlineMgpuOp(dialect::InlineMgpuOp op, std::string_view tex
 // The inline_mgpu op whose decorated def contains `pos` (0-based), or null.
 dialect::InlineMgpuOp findInlineMgpu(mlir::ModuleOp module, std::string_view text, SourcePos pos);
 
+// The inline_mgpu op a call at `pos` binds (a PLS001 finding sits on the
+// call JAX blames): the op inside the called closure or pallas.func, or the
+// op itself when it is at `pos`. For a callee in another document the op is
+// null and `calleeFile`/`calleeSymbol` say where to look.
+struct CalledInlineMgpu {
+  dialect::InlineMgpuOp op;
+  std::string calleeFile, calleeSymbol;
+};
+CalledInlineMgpu findInlineMgpuCalledAt(mlir::ModuleOp module, SourcePos pos);
+// The first inline_mgpu op inside the pallas.func `symbol` of `module`.
+dialect::InlineMgpuOp inlineMgpuOfFunction(mlir::ModuleOp module, llvm::StringRef symbol);
+
 } // namespace pallas::analysis::detail

@@ -1,0 +1,38 @@
+// attachFixes: the one call the server and `check` make to get the fixes of
+// docs/fixes.md onto a document's findings.
+#include "pallas/analysis/Rewrite.h"
+
+#include <algorithm>
+
+namespace pallas::analysis {
+
+namespace {
+
+void addOnce(Finding& f, Fix fix) {
+  bool present = std::any_of(f.fixes.begin(), f.fixes.end(),
+                             [&](const Fix& g) { return g.title == fix.title; });
+  if (!present) f.fixes.push_back(std::move(fix));
+}
+
+} // namespace
+
+void attachFixes(const Project& project, const std::string& path, std::vector<Finding>& findings,
+                 const std::function<bool(const Finding&)>& gpuInterpretSupported) {
+  if (findings.empty() || !project.hasDocument(path)) return;
+  std::string text = project.documentText(path);
+  for (Finding& f : findings) {
+    if (f.location.path != path) continue; // findings of other documents are theirs to fix
+    if (f.code == "PLS001") {
+      RewriteResult r = rewriteInlineMgpu(project, path, f.location.range.start);
+      if (r.fix) addOnce(f, std::move(*r.fix));
+    }
+    if (f.code == "PLS001" || f.code == "PLS002") {
+      bool gpu = gpuInterpretSupported && gpuInterpretSupported(f);
+      for (Fix& fix : pathFixes(text, f, gpu)) addOnce(f, std::move(fix));
+    } else if (auto fix = ignoreFix(text, path, f.location.range.start.line, f.code)) {
+      addOnce(f, std::move(*fix));
+    }
+  }
+}
+
+} // namespace pallas::analysis
