@@ -2,9 +2,10 @@
 # End-to-end tests of `pallas-lsp check` on the real binary: exit codes,
 # usage errors, file discovery (virtual environments, site-packages, hidden
 # and .gitignore'd paths), configuration, the four output formats (SARIF
-# validated against the official 2.1.0 schema), --jobs determinism, and, once
-# the analysis reports findings, suppression, selection and annotations on a
-# kernel that JAX itself fails to run (test/check/fixtures/interpret_inline.py).
+# validated against the official 2.1.0 schema), --jobs determinism, and
+# suppression, selection and annotations on a
+# kernel that JAX itself fails to run (test/check/fixtures/interpret_inline.py,
+# checked against JAX 0.10.2: NotImplementedError at line 15).
 set -uo pipefail
 root="${PALLAS_LSP_ROOT:?}"
 bin="${PALLAS_LSP_BIN:?}"
@@ -100,39 +101,34 @@ cwd="$work"
 kern="$work/kern"; mkdir -p "$kern"
 cp "$fixtures/interpret_inline.py" "$fixtures/standard_ok.py" "$kern/"
 cwd="$kern"
-run "findings json (exit-zero)" 0 --format json --exit-zero .
-if [ "$(json_get 'd["jaxVersion"]' 2>/dev/null)" == "unknown" ]; then
-  echo "skip findings checks: the analysis is still the placeholder (no knowledge table, no findings)"
-else
-  run "findings json" 1 --format json . && ok "exit 1 on findings"
-  expect_eq "PLS001 at the inline_mgpu call (0-based line 14)" \
-    "$(json_get '[(f["code"], f["range"]["start"]["line"], f["path"].rsplit("/",1)[1]) for f in d["findings"] if f["code"]=="PLS001"][:1]')" \
-    "[('PLS001', 14, 'interpret_inline.py')]"
-  expect_eq "no finding in the standard kernel" "$(json_get 'sum(f["path"].endswith("standard_ok.py") for f in d["findings"])')" "0"
-  run "findings text" 1 . && grep -q '^interpret_inline.py:15:3: error\[PLS001\] ' "$work/out" && ok "text line format" || bad "text line format" "$(cat "$work/out")"
-  grep -q '^Found [0-9]* error' "$work/out" && ok "text summary" || bad "text summary" "$(tail -2 "$work/out")"
-  run "exit-zero" 0 --exit-zero . && ok "--exit-zero"
-  run "ignore on the command line" 0 --ignore PLS001,PLS002 . && ok "--ignore"
-  run "select another code" 0 --select PLS004 . && ok "--select"
-  run "findings github" 1 --format github . && grep -q '^::error file=interpret_inline.py,line=15,col=3,.*title=PLS001::' "$work/out" \
-    && ok "github annotation" || bad "github annotation" "$(cat "$work/out")"
-  run "findings sarif" 1 --format sarif . && {
-    cp "$work/out" "$work/findings.sarif"
-    if "$python" "$root/test/check/validate_sarif.py" "$root" "$work/findings.sarif" 2>"$work/schema"; then
-      ok "sarif with results validates against the schema"
-    else bad "sarif with results schema" "$(cat "$work/schema")"; fi
-    expect_eq "sarif result" "$(json_get '[(r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"]) for r in d["runs"][0]["results"] if r["ruleId"]=="PLS001"][:1]')" \
-      "[('PLS001', 15)]"
-  }
-  sed -i 's/region(o_ref)  # PLS001 here/region(o_ref)  # pallas-lsp: ignore[PLS001]/' "$kern/interpret_inline.py"
-  run "suppression comment" 0 --select PLS001 . && ok "# pallas-lsp: ignore[PLS001]"
-  cp "$fixtures/interpret_inline.py" "$kern/"
-  printf '[tool.pallas-lsp]\nper-file-ignores = { "interpret_*.py" = ["PLS001", "PLS002"] }\n' >"$kern/pyproject.toml"
-  run "per-file-ignores" 0 . && ok "per-file-ignores"
-  printf '[tool.pallas-lsp.severity]\nPLS001 = "warning"\n' >"$kern/pyproject.toml"
-  run "severity override" 1 . && grep -q 'warning\[PLS001\]' "$work/out" && ok "severity override" || bad "severity override" "$(cat "$work/out")"
-  rm "$kern/pyproject.toml"
-fi
+run "findings json" 1 --format json . && ok "exit 1 on findings"
+expect_eq "PLS001 at the inline_mgpu call (0-based line 14)" \
+  "$(json_get '[(f["code"], f["range"]["start"]["line"], f["path"].rsplit("/",1)[1]) for f in d["findings"] if f["code"]=="PLS001"][:1]')" \
+  "[('PLS001', 14, 'interpret_inline.py')]"
+expect_eq "no finding in the standard kernel" "$(json_get 'sum(f["path"].endswith("standard_ok.py") for f in d["findings"])')" "0"
+run "findings text" 1 . && grep -q '^interpret_inline.py:15:3: error\[PLS001\] ' "$work/out" && ok "text line format" || bad "text line format" "$(cat "$work/out")"
+grep -q '^Found [0-9]* error' "$work/out" && ok "text summary" || bad "text summary" "$(tail -2 "$work/out")"
+run "exit-zero" 0 --exit-zero . && ok "--exit-zero"
+run "ignore on the command line" 0 --ignore PLS001,PLS002 . && ok "--ignore"
+run "select another code" 0 --select PLS004 . && ok "--select"
+run "findings github" 1 --format github . && grep -q '^::error file=interpret_inline.py,line=15,col=3,.*title=PLS001::' "$work/out" \
+  && ok "github annotation" || bad "github annotation" "$(cat "$work/out")"
+run "findings sarif" 1 --format sarif . && {
+  cp "$work/out" "$work/findings.sarif"
+  if "$python" "$root/test/check/validate_sarif.py" "$root" "$work/findings.sarif" 2>"$work/schema"; then
+    ok "sarif with results validates against the schema"
+  else bad "sarif with results schema" "$(cat "$work/schema")"; fi
+  expect_eq "sarif result" "$(json_get '[(r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"]) for r in d["runs"][0]["results"] if r["ruleId"]=="PLS001"][:1]')" \
+    "[('PLS001', 15)]"
+}
+sed -i 's/region(o_ref)  # PLS001 here/region(o_ref)  # pallas-lsp: ignore[PLS001]/' "$kern/interpret_inline.py"
+run "suppression comment" 0 --select PLS001 . && ok "# pallas-lsp: ignore[PLS001]"
+cp "$fixtures/interpret_inline.py" "$kern/"
+printf '[tool.pallas-lsp]\nper-file-ignores = { "interpret_*.py" = ["PLS001", "PLS002"] }\n' >"$kern/pyproject.toml"
+run "per-file-ignores" 0 . && ok "per-file-ignores"
+printf '[tool.pallas-lsp.severity]\nPLS001 = "warning"\n' >"$kern/pyproject.toml"
+run "severity override" 1 . && grep -q 'warning\[PLS001\]' "$work/out" && ok "severity override" || bad "severity override" "$(cat "$work/out")"
+rm "$kern/pyproject.toml"
 cwd="$work"
 
 # ---- --jobs does not change the output ----------------------------------------
