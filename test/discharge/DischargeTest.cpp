@@ -390,4 +390,50 @@ def run(x):
   EXPECT_TRUE(check(kernel, options).empty());
 }
 
+const char* kMma = R"(
+def kernel(a_ref, b_ref, o_ref):
+  def scope(acc_ref):
+    plgpu.wgmma(acc_ref, a_ref, b_ref)
+    plgpu.tcgen05_mma(acc_ref, a_ref, b_ref)
+    return acc_ref[...]
+
+  o_ref[...] = pl.run_scoped(scope, plgpu.SMEM((64, 64), jnp.float32))
+
+def run(a, b):
+  return plgpu.kernel(kernel, out_shape=a)(a, b)
+)";
+
+TEST_F(Discharge, HardwareRequirementsNeedTheLocalCapability) {
+  EXPECT_TRUE(check(kMma).empty()) << "no capability: no PLS003";
+  ProjectOptions hopper;
+  hopper.gpuComputeCapability = "9.0";
+  auto fs = check(kMma, hopper);
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(fs[0].code, "PLS003");
+  EXPECT_EQ(fs[0].severity, Severity::Warning);
+  EXPECT_EQ(line(fs[0]), 5u) << "tcgen05_mma needs Blackwell";
+  EXPECT_NE(fs[0].message.find("Blackwell"), std::string::npos) << fs[0].message;
+  ProjectOptions blackwell;
+  blackwell.gpuComputeCapability = "10.0";
+  fs = check(kMma, blackwell);
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(line(fs[0]), 4u) << "wgmma is sm_90a only";
+}
+
+TEST_F(Discharge, ModuleLevelSetGpuInterpretModeSelectsGpuInterpret) {
+  auto fs = check(R"(
+from jax._src.pallas.mosaic_gpu.interpret.params import set_gpu_interpret_mode
+set_gpu_interpret_mode(InterpretGPUParams())
+
+def kernel(x_ref, o_ref):
+  o_ref[...] = plgpu.layout_cast(x_ref[...], plgpu.Layout.WGMMA)
+
+def run(x):
+  return plgpu.kernel(kernel, out_shape=x)(x)
+)");
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(fs[0].executionPath, "GPU interpret mode (InterpretGPUParams)");
+  EXPECT_EQ(fs[0].related[0].location.range.start.line + 1 - kHeaderLines, 3u) << "the call selects the path";
+}
+
 } // namespace
