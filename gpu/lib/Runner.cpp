@@ -312,7 +312,22 @@ RunResult runKernel(const RunRequest& request, const ProgressCallback& progress,
   values.runner = request.runner.empty() ? locateRunnerScript() : request.runner;
   if (values.runner.empty())
     return launchFailed("the runner script pallas_lsp_runner.py was not found (set PALLAS_LSP_RUNNER)");
-  values.args = runnerArguments(request);
+  // The child runs in the file's directory: relative paths would break.
+  auto anchor = [](std::string& path) {
+    std::error_code error;
+    if (path.find('/') != std::string::npos && path.front() != '/')
+      if (fs::path absolutePath = fs::absolute(path, error); !error)
+        path = absolutePath.lexically_normal().string();
+  };
+  anchor(values.python);
+  anchor(values.runner);
+  RunRequest absolute = request;
+  if (std::error_code error; !absolute.file.empty()) {
+    fs::path path = fs::absolute(absolute.file, error);
+    if (!error)
+      absolute.file = path.lexically_normal().string();
+  }
+  values.args = runnerArguments(absolute);
   try {
     result.command = expandLaunchTemplate(
         request.launchTemplate.empty() ? kDefaultLaunchTemplate : request.launchTemplate, values);

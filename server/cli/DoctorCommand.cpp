@@ -155,8 +155,12 @@ int runDoctor(const std::vector<std::string>& args) {
             "\n";
     std::fputs(text.c_str(), stdout);
   }
-  // Doctor reports; it fails only when nothing could run a kernel at all.
-  return environment.contains("error") ? kExitFindings : kExitOk;
+  // Doctor reports; it fails only when no kernel could run at all (the
+  // Python cannot start, or has no JAX).
+  const bool runnable = !environment.contains("error") && environment.value("jax", json()).is_string();
+  if (!runnable && !asJson)
+    std::fputs("Runs need a Python with JAX: pass --python or set PALLAS_LSP_PYTHON.\n", stdout);
+  return runnable ? kExitOk : kExitFindings;
 }
 
 const CommandRegistration registration{
