@@ -9,6 +9,8 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/xxhash.h"
+#include "llvm/ADT/Hashing.h"
 
 #include <optional>
 #include <unordered_map>
@@ -142,14 +144,17 @@ private:
   }
   std::optional<Binding> findGlobal(const std::string& name) {
     const Binding* b = globals_.find(name);
-    deps_.lookups.emplace_back(name, b ? b->fingerprint() : std::string("-"));
+    recordLookup(name, b ? b->fingerprint() : std::string("-"));
     return b ? std::optional<Binding>(*b) : std::nullopt;
+  }
+  void recordLookup(const std::string& key, std::string fingerprint) {
+    if (recorded_.insert(key).second) deps_.lookups.emplace_back(key, std::move(fingerprint));
   }
   std::optional<Binding> attributeOf(const Binding& base, const std::string& attr,
                                      const std::string& key) {
     auto r = globals_.attribute(base, attr);
     // Attribute lookups that cross into another file depend on that file.
-    if (!base.file.empty()) deps_.lookups.emplace_back(key, r ? r->fingerprint() : std::string("-"));
+    if (!base.file.empty()) recordLookup(key, r ? r->fingerprint() : std::string("-"));
     return r;
   }
   // Resolve an identifier/attribute chain to a binding (global, or local
@@ -242,6 +247,7 @@ private:
   mlir::StringAttr file_;
   mlir::Type valueTy_, refTy_;
   llvm::DenseMap<mlir::Value, ValInfo> info_;
+  llvm::StringSet<> recorded_; // lookups already in deps_
   std::vector<FnScope> scopes_;
   std::vector<std::vector<std::string>> assigned_; // names assigned per open region
   std::vector<Context> contexts_;
@@ -1207,8 +1213,7 @@ mlir::Value Lowerer::decorate(TSNode decorated, TSNode def) {
 
 void Lowerer::lowerBlock(TSNode block) {
   if (isNull(block)) return;
-  for (uint32_t i = 0, c = ts_node_named_child_count(block); i < c; ++i)
-    lowerStatement(ts_node_named_child(block, i));
+  for (TSNode s : syntax::namedChildren(block)) lowerStatement(s);
 }
 
 std::optional<bool> Lowerer::staticCondition(TSNode cond) {
@@ -1655,11 +1660,18 @@ std::vector<Unit> enumerateUnits(const syntax::Document& doc) {
     u.startRow = p.row;
     u.startColumn = p.column;
     u.hasError = ts_node_has_error(node) || is(node, "ERROR");
+    u.textHash = llvm::xxh3_64bits(llvm::StringRef(u.text.data(), u.text.size()));
+    if ((u.kind == "def" || u.kind == "method") && !u.hasError) {
+      // Decorators are the text between the statement's start and the def's.
+      uint32_t b = ts_node_start_byte(node), e = ts_node_start_byte(def);
+      u.headerHash = llvm::hash_combine(u.kind, u.name, doc.text().substr(b, e - b));
+    } else {
+      u.headerHash = llvm::hash_combine(u.kind, u.textHash);
+    }
     units.push_back(std::move(u));
   };
   std::function<void(TSNode, bool)> scan = [&](TSNode parent, bool insideError) {
-    for (uint32_t i = 0, c = ts_node_named_child_count(parent); i < c; ++i) {
-      TSNode s = ts_node_named_child(parent, i);
+    for (TSNode s : syntax::namedChildren(parent)) {
       std::string_view t = syntax::type(s);
       if (t == "comment") continue;
       TSNode def = s;
@@ -1669,16 +1681,16 @@ std::vector<Unit> enumerateUnits(const syntax::Document& doc) {
       } else if (is(def, "class_definition")) {
         std::string cls = str(doc.textOf(field(def, "name")));
         TSNode body = field(def, "body");
-        bool hasOther = false;
-        for (uint32_t j = 0, n = isNull(body) ? 0 : ts_node_named_child_count(body); j < n; ++j) {
-          TSNode m = ts_node_named_child(body, j);
+        bool anyMethod = false;
+        for (TSNode m : syntax::namedChildren(body)) {
           TSNode mdef = is(m, "decorated_definition") ? field(m, "definition") : m;
-          if (is(mdef, "function_definition"))
+          if (is(mdef, "function_definition")) {
             add(m, mdef, "method", cls + "." + str(doc.textOf(field(mdef, "name"))));
-          else if (!is(m, "comment") && !is(m, "pass_statement") && !is(m, "expression_statement"))
-            hasOther = true;
+            anyMethod = true;
+          }
         }
-        (void)hasOther;
+        // A class without methods is still a statement that binds a name.
+        if (!anyMethod) add(s, TSNode{}, "module", "__module__");
       } else if (t == "ERROR" && !insideError && !doc.recoveredChunks(s).empty()) {
         // A syntax error spanning several statements: its chunks, each
         // parsed on its own, give the units.

@@ -29,6 +29,11 @@ struct Unit {
   // Contains a syntax error: never reused, because tree-sitter may recover
   // the same text differently after an edit elsewhere.
   bool hasError = false;
+  // What the module-level names can depend on: for a def/method without
+  // errors, its kind, name and decorators; for anything else, all its text.
+  // When no header changes, an edit cannot change what any name resolves to.
+  uint64_t headerHash = 0;
+  uint64_t textHash = 0; // xxh3 of `text`
 };
 
 // The units of a document, in source order. A def or class hidden inside a

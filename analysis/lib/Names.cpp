@@ -286,8 +286,7 @@ void Globals::build(const syntax::Document& doc, const std::string& path, Module
 }
 
 void Globals::scanBlock(TSNode block, const syntax::Document& doc) {
-  for (uint32_t i = 0, n = ts_node_named_child_count(block); i < n; ++i) {
-    TSNode s = ts_node_named_child(block, i);
+  for (TSNode s : syntax::namedChildren(block)) {
     std::string_view t = syntax::type(s);
     if (t == "import_statement") bindImport(s, doc);
     else if (t == "import_from_statement") bindImportFrom(s, doc);

@@ -16,6 +16,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 
@@ -29,6 +30,7 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace fs = std::filesystem;
 
@@ -206,8 +208,11 @@ struct Project::Impl : names::ModuleResolver {
   }
 
   // ---- incremental lowering ----
-  UpdateStats update(DocState& d, bool reparse);
+  // `namesMayChange`: rebind the module-level names even when no unit's
+  // header changed (new text, a changed dependency).
+  UpdateStats update(DocState& d, bool reparse, bool namesMayChange = true);
   void ensureCurrent(DocState& d);
+  bool depsChanged(const DocState& d) const;
   DocState* find(const std::string& path) const {
     auto it = docs.find(path);
     return it == docs.end() ? nullptr : it->second.get();
@@ -226,16 +231,32 @@ struct Project::Impl : names::ModuleResolver {
 // Bring `d`'s module up to date: reparse (when asked), rebind the module's
 // names, then lower again only the units whose text or looked-up names
 // changed; reuse the rest (moving their locations when lines moved).
-UpdateStats Project::Impl::update(DocState& d, bool reparse) {
+UpdateStats Project::Impl::update(DocState& d, bool reparse, bool namesMayChange) {
   UpdateStats stats;
   auto t0 = std::chrono::steady_clock::now();
   if (reparse) d.doc.reparse();
-  building.insert(d.path);
-  d.globals.build(d.doc, d.path, this, 0);
-  building.erase(d.path);
-  d.depGenerations = currentDepGenerations(d);
   stats.parseMillis = millisSince(t0);
   auto t1 = std::chrono::steady_clock::now();
+  std::vector<lower::Unit> units = lower::enumerateUnits(d.doc);
+
+  // Typing inside a function body changes no unit header: the module-level
+  // names (and so every unit's lookups) stay as they are. Otherwise rebind
+  // them, and check each reused unit's lookups against the new bindings.
+  bool rebind = namesMayChange || !d.module || units.size() != d.units.size();
+  if (!rebind) {
+    std::vector<uint64_t> before, after;
+    for (const UnitState& u : d.units) before.push_back(u.headerHash);
+    for (const lower::Unit& u : units) after.push_back(u.headerHash);
+    std::sort(before.begin(), before.end());
+    std::sort(after.begin(), after.end());
+    rebind = before != after;
+  }
+  if (rebind) {
+    building.insert(d.path);
+    d.globals.build(d.doc, d.path, this, 0);
+    building.erase(d.path);
+    d.depGenerations = currentDepGenerations(d);
+  }
 
   if (!d.module) {
     mlir::OpBuilder b(context.get());
@@ -243,7 +264,6 @@ UpdateStats Project::Impl::update(DocState& d, bool reparse) {
     (*d.module)->setAttr("pallas.path", b.getStringAttr(d.path));
   }
   mlir::ModuleOp module = *d.module;
-  std::vector<lower::Unit> units = lower::enumerateUnits(d.doc);
 
   // Old units by content hash, for reuse.
   std::multimap<uint64_t, size_t> byHash;
@@ -251,13 +271,15 @@ UpdateStats Project::Impl::update(DocState& d, bool reparse) {
   std::vector<bool> used(d.units.size(), false);
 
   // Symbols: the last definition of a name keeps it (Python rebinding).
-  std::map<std::string, unsigned> remaining;
+  llvm::StringMap<unsigned> remaining;
   for (const auto& u : units)
     if (u.kind != "module") ++remaining[u.name];
   unsigned moduleIndex = 0;
 
   std::vector<UnitState> next;
   next.reserve(units.size());
+  // What each looked-up name resolves to now, computed once per update.
+  std::unordered_map<std::string, std::string> fingerprints;
   lower::LowerInput in{context.get(), d.doc, d.globals, d.path};
   for (const lower::Unit& u : units) {
     std::string symbol;
@@ -266,9 +288,10 @@ UpdateStats Project::Impl::update(DocState& d, bool reparse) {
       unsigned left = --remaining[u.name];
       symbol = left == 0 ? u.name : u.name + "$" + std::to_string(left);
     }
-    uint64_t hash = llvm::xxh3_64bits(llvm::StringRef(u.text.data(), u.text.size()));
+    uint64_t hash = u.textHash;
     UnitState s;
     s.hash = hash;
+    s.headerHash = u.headerHash;
     s.kind = u.kind;
     s.startRow = u.startRow;
     s.startColumn = u.startColumn;
@@ -278,10 +301,15 @@ UpdateStats Project::Impl::update(DocState& d, bool reparse) {
       UnitState& old = d.units[it->second];
       if (used[it->second] || old.kind != u.kind || old.startColumn != u.startColumn || !old.op) continue;
       bool valid = true;
-      for (const auto& [key, fp] : old.deps.lookups)
-        if (lower::lookupFingerprint(key, d.globals) != fp) {
-          valid = false;
-          break;
+      if (rebind)
+        for (const auto& [key, fp] : old.deps.lookups) {
+          auto cached = fingerprints.find(key);
+          if (cached == fingerprints.end())
+            cached = fingerprints.emplace(key, lower::lookupFingerprint(key, d.globals)).first;
+          if (cached->second != fp) {
+            valid = false;
+            break;
+          }
         }
       if (!valid) continue;
       used[it->second] = true;
@@ -328,10 +356,11 @@ UpdateStats Project::Impl::update(DocState& d, bool reparse) {
       s.op = empty.getOperation();
     }
   }
-  if (failed(mlir::verify(module.getOperation(), /*verifyRecursively=*/false))) {
-    stats.verified = false;
-    log("pallas: module of " + d.path + " does not verify: " + lastDiagnostic);
-  }
+  // The module's own invariant (unique symbols) holds by construction: names
+  // are Python identifiers made unique with "$k" and "__module__.N", which no
+  // identifier can spell. Verifying the module op itself would walk every op
+  // (IsolatedFromAbove), so the tests run the full verifier instead.
+
   d.generation = ++generationCounter;
   d.stale = false;
   stats.functionsTotal = static_cast<unsigned>(d.units.size());
@@ -346,18 +375,16 @@ UpdateStats Project::Impl::update(DocState& d, bool reparse) {
 // Lower an indexed document on first use, and refresh a document whose
 // imported workspace files changed since its names were bound.
 void Project::Impl::ensureCurrent(DocState& d) {
-  if (d.stale || !d.module) {
-    update(d, false);
-    return;
-  }
+  if (d.stale || !d.module || depsChanged(d)) update(d, false);
+}
+
+bool Project::Impl::depsChanged(const DocState& d) const {
   for (const auto& [dep, gen] : d.depGenerations) {
     auto it = docs.find(dep);
     uint64_t now = it == docs.end() ? 0 : it->second->generation;
-    if (now != gen) {
-      update(d, false);
-      return;
-    }
+    if (now != gen) return true;
   }
+  return false;
 }
 
 std::vector<std::string> Project::Impl::dependentsOf(const std::string& path) const {
@@ -407,7 +434,7 @@ UpdateStats Project::editDocument(const std::string& path, const std::vector<Byt
   DocState* d = impl_->find(path);
   if (!d || !d->isOpen) throw std::invalid_argument("document is not open: " + path);
   for (const ByteEdit& e : edits) d->doc.applyEdit(e);
-  return impl_->update(*d, true);
+  return impl_->update(*d, true, /*namesMayChange=*/impl_->depsChanged(*d));
 }
 
 void Project::closeDocument(const std::string& path) {

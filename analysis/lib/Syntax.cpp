@@ -149,6 +149,21 @@ std::string_view Document::textOf(TSNode node) const {
   return std::string_view(text_).substr(b, e - b);
 }
 
+std::vector<TSNode> namedChildren(TSNode n) {
+  std::vector<TSNode> out;
+  if (ts_node_is_null(n) || ts_node_child_count(n) == 0) return out;
+  out.reserve(ts_node_named_child_count(n));
+  TSTreeCursor cursor = ts_tree_cursor_new(n);
+  if (ts_tree_cursor_goto_first_child(&cursor)) {
+    do {
+      TSNode c = ts_tree_cursor_current_node(&cursor);
+      if (ts_node_is_named(c)) out.push_back(c);
+    } while (ts_tree_cursor_goto_next_sibling(&cursor));
+  }
+  ts_tree_cursor_delete(&cursor);
+  return out;
+}
+
 TSNode field(TSNode n, std::string_view name) {
   return ts_node_child_by_field_name(n, name.data(), static_cast<uint32_t>(name.size()));
 }

@@ -60,5 +60,9 @@ inline bool isNull(TSNode n) { return ts_node_is_null(n); }
 inline std::string_view type(TSNode n) { return ts_node_type(n); }
 inline bool is(TSNode n, std::string_view t) { return !isNull(n) && type(n) == t; }
 TSNode field(TSNode n, std::string_view name);
+// The named children of `n`, in order. Linear in the number of children
+// (ts_node_named_child(n, i) is itself linear in i, so an indexed loop over a
+// module's statements would be quadratic).
+std::vector<TSNode> namedChildren(TSNode n);
 
 } // namespace pallas::analysis::syntax

@@ -22,6 +22,7 @@ namespace pallas::analysis::detail {
 // One unit of a document and the pallas.func it became.
 struct UnitState {
   uint64_t hash = 0;          // xxh3 of the unit's text
+  uint64_t headerHash = 0;    // see lower::Unit::headerHash
   std::string kind;
   uint32_t startRow = 0, startColumn = 0;
   mlir::Operation* op = nullptr; // owned by the module (or detached during an update)
