@@ -163,3 +163,16 @@ TEST(AttachFixes, Pls001GetsRewriteFirstThenPathFixes) {
   EXPECT_EQ(titles[3], "Ignore PLS001 on this line");
   EXPECT_EQ(std::count(titles.begin(), titles.end(), titles[0]), 1);
 }
+
+TEST(Rewrite, KeepsTheUsersComments) {
+  RewriteResult r = rewrite("def kernel(x_ref):\n"
+                            "  @plgpu.inline_mgpu(arg_types=(plgpu.RefType(),))\n"
+                            "  def foo(ctx, ref):\n"
+                            "    # load it all\n"
+                            "    return mgpu.FragmentedArray.load_strided(ref)  # strided\n",
+                            {6, 4});
+  ASSERT_TRUE(r.fix) << r.blocker;
+  const std::string& code = r.fix->edits.back().newText;
+  EXPECT_NE(code.find("    # load it all\n"), std::string::npos) << code;
+  EXPECT_NE(code.find("    # strided\n"), std::string::npos) << code;
+}

@@ -78,6 +78,8 @@ std::string printPython(const StdProgram& p, const std::string& indent, const st
   std::string in = bodyIndent;
   out += in + "# Rewritten from plgpu.inline_mgpu by pallas-lsp: standard Pallas, runs in\n";
   out += in + "# interpret mode too (layouts and swizzles are the compiler's choice now).\n";
+  // The user's comments are user text: they stay, above the new body.
+  for (const auto& c : p.comments) out += in + c + "\n";
   bool any = false;
   for (const Stmt& s : p.body) {
     switch (s.kind) {

@@ -57,6 +57,14 @@ DefNodes defOf(pd::InlineMgpuOp op, const SourceIndex& src) {
   return d;
 }
 
+void collectComments(TSNode n, const SourceIndex& src, std::vector<std::string>& out) {
+  for (uint32_t i = 0, c = ts_node_child_count(n); i < c; ++i) {
+    TSNode ch = ts_node_child(n, i);
+    if (rewrite::typeOf(ch) == "comment") out.emplace_back(src.textOf(ch));
+    else collectComments(ch, src, out);
+  }
+}
+
 bool contains(TSNode n, SourcePos p) {
   SourcePos s = SourceIndex::pos(ts_node_start_point(n)), e = SourceIndex::pos(ts_node_end_point(n));
   return s <= p && p <= e;
@@ -167,6 +175,7 @@ RewriteResult rewriteInlineMgpuOp(pd::InlineMgpuOp op, std::string_view text) {
     return r;
   }
   t.program->name = std::string(src.textOf(rewrite::fieldOf(d.def, "name")));
+  collectComments(d.whole, src, t.program->comments);
   SourcePos start = SourceIndex::pos(ts_node_start_point(d.whole));
   SourcePos end = SourceIndex::pos(ts_node_end_point(d.whole));
   std::string indent = src.indentOf(start.line);

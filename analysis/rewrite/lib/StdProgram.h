@@ -66,6 +66,7 @@ struct StdProgram {
   std::vector<std::string> params;   // parameters, launch context removed
   std::vector<Stmt> body;
   std::string jnp = "jnp", lax = "lax"; // names the printed code uses
+  std::vector<std::string> comments;    // the original body's comments, kept verbatim
 };
 
 // Builders (keep the construction sites short).
