@@ -308,6 +308,11 @@ void KernelWalk::onPrim(pd::PrimOp prim) {
   if (api == "plgpu.inline_mgpu") return;
   bool direct = true;
   RefState refs = strongest(prim.getArgs(), prim.getOrigins());
+  // Indexing something the walk knows is not a Ref (a helper parameter
+  // given an array) is array indexing, not get/swap.
+  if (api.starts_with("ref.") && !prim.getArgs().empty() &&
+      !stateOf(prim.getArgs()[0], strAt(prim.getOrigins(), 0)).isRef())
+    return;
   for (const knowledge::PrimitiveFacts* p : primitivesOf(api, direct)) {
     Binding b;
     b.api = api.str();

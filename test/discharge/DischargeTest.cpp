@@ -436,4 +436,18 @@ def run(x):
   EXPECT_EQ(fs[0].related[0].location.range.start.line + 1 - kHeaderLines, 3u) << "the call selects the path";
 }
 
+TEST_F(Discharge, IndexingAnArrayInAHelperIsNotARefAccess) {
+  EXPECT_TRUE(check(R"(
+def first(v):
+  return v[0]
+
+def kernel(x_ref, o_ref):
+  o_ref[...] = x_ref[...] + first(x_ref[...])
+
+def run(x):
+  return pl.pallas_call(kernel, out_shape=x, interpret=True)(x)
+)")
+                  .empty());
+}
+
 } // namespace
