@@ -21,7 +21,8 @@ struct DriverApi {
   decltype(&::cuGetErrorName) getErrorName = nullptr; // optional
 };
 
-template <typename Fn> bool resolve(void* handle, const char* symbol, Fn& out, std::string& missing) {
+template <typename Fn>
+bool resolve(void* handle, const char* symbol, Fn& out, std::string& missing) {
   out = reinterpret_cast<Fn>(dlsym(handle, symbol));
   if (out == nullptr) {
     if (!missing.empty())
@@ -68,7 +69,9 @@ const char* probeStatusName(ProbeStatus status) {
   return "?";
 }
 
-bool ProbeResult::anyMosaicCapable() const { return anySupports(Feature::MosaicGpu); }
+bool ProbeResult::anyMosaicCapable() const {
+  return anySupports(Feature::MosaicGpu);
+}
 
 bool ProbeResult::anySupports(Feature feature) const {
   for (const DeviceInfo& device : devices)
@@ -96,8 +99,8 @@ std::string ProbeResult::summary() const {
   case ProbeStatus::Ok:
     break;
   }
-  std::string text = "CUDA driver " + driverVersionString() + ", " +
-                     std::to_string(devices.size()) + " GPU(s)";
+  std::string text =
+      "CUDA driver " + driverVersionString() + ", " + std::to_string(devices.size()) + " GPU(s)";
   for (const DeviceInfo& device : devices) {
     text += "\n  GPU " + std::to_string(device.ordinal) + ": " + device.name + " (" +
             device.capability.smName() + ", " + generationName(device.generation()) + ", " +

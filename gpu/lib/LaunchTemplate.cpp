@@ -3,9 +3,9 @@
 namespace pallas::gpu {
 
 std::string shellQuote(std::string_view word) {
-  const bool bare = !word.empty() && word.find_first_not_of(
-                                         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                         "0123456789@%+=:,./-_") == std::string_view::npos;
+  const bool bare =
+      !word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                              "0123456789@%+=:,./-_") == std::string_view::npos;
   if (bare)
     return std::string(word);
   std::string quoted = "'";

@@ -67,8 +67,12 @@ void CancelToken::cancel() const {
   [[maybe_unused]] ssize_t written = write(state_->fd, &one, sizeof one);
 }
 
-bool CancelToken::cancelled() const { return state_->cancelled.load(); }
-int CancelToken::pollFd() const { return state_->fd; }
+bool CancelToken::cancelled() const {
+  return state_->cancelled.load();
+}
+int CancelToken::pollFd() const {
+  return state_->fd;
+}
 
 // ---- helpers ----------------------------------------------------------------
 
@@ -231,7 +235,9 @@ int pidfdOpen(pid_t pid) {
 #endif
 }
 
-bool groupAlive(pid_t pgid) { return processGroupAlive(pgid); }
+bool groupAlive(pid_t pgid) {
+  return processGroupAlive(pgid);
+}
 
 } // namespace
 
@@ -331,7 +337,8 @@ ProcessOutcome runSupervised(const ProcessSpec& spec, const CancelToken* cancel)
     if (fd >= 0)
       fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
   Fd pidfd(pidfdOpen(pid));
-  int* resultFd = fd3 ? &resRead.fd : (spec.resultChannel == ResultChannel::Stdout ? &outRead.fd : nullptr);
+  int* resultFd =
+      fd3 ? &resRead.fd : (spec.resultChannel == ResultChannel::Stdout ? &outRead.fd : nullptr);
   std::string lineBuffer;
   auto onResult = [&](std::string_view data) {
     if (outcome.result.size() + data.size() > spec.resultCap) {
@@ -407,8 +414,8 @@ ProcessOutcome runSupervised(const ProcessSpec& spec, const CancelToken* cancel)
     int waitMs = pidfd.fd >= 0 ? 1000 : 50; // without pidfd, poll for the exit
     const auto now = Clock::now();
     if (stop == Stop::None && spec.timeout.count() > 0) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          started + spec.timeout - now);
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(started + spec.timeout - now);
       waitMs = std::clamp<int>(static_cast<int>(left.count()), 0, waitMs);
     } else if (stop != Stop::None && !killed) {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(killAt - now);

@@ -32,7 +32,8 @@ const char* runModeName(RunMode mode) {
 }
 
 std::optional<RunMode> parseRunMode(std::string_view name) {
-  for (RunMode mode : {RunMode::Compiled, RunMode::Interpret, RunMode::GpuInterpret, RunMode::Compare})
+  for (RunMode mode :
+       {RunMode::Compiled, RunMode::Interpret, RunMode::GpuInterpret, RunMode::Compare})
     if (name == runModeName(mode))
       return mode;
   return std::nullopt;
@@ -105,7 +106,8 @@ std::string locateRunnerScript() {
 }
 
 std::vector<std::string> runnerArguments(const RunRequest& request) {
-  std::vector<std::string> args = {"--file", request.file, "--mode", runModeName(request.mode),
+  std::vector<std::string> args = {"--file", request.file,
+                                   "--mode", runModeName(request.mode),
                                    "--runs", std::to_string(std::max(1, request.repetitions))};
   if (!request.entry.empty()) {
     args.push_back("--entry");
@@ -221,8 +223,8 @@ void absorbDocument(RunResult& result, const json& document) {
 std::string errorLine(const PythonError& error) {
   std::string text = error.type + ": " + error.message;
   if (const Frame* frame = error.innermostUserFrame())
-    text += " (at " + frame->file + ":" + std::to_string(frame->line) + " in " + frame->function +
-            ")";
+    text +=
+        " (at " + frame->file + ":" + std::to_string(frame->line) + " in " + frame->function + ")";
   return text;
 }
 
@@ -242,8 +244,8 @@ std::string lastLines(const std::string& text, int count) {
 }
 
 std::string describeMessage(const RunResult& result, const RunRequest& request) {
-  const std::string what = result.file + (result.entry.empty() ? "" : "::" + result.entry) + " (" +
-                           result.mode + ")";
+  const std::string what =
+      result.file + (result.entry.empty() ? "" : "::" + result.entry) + " (" + result.mode + ")";
   switch (result.status) {
   case RunResult::Status::Succeeded:
     return "ran " + what;
@@ -311,7 +313,8 @@ RunResult runKernel(const RunRequest& request, const ProgressCallback& progress,
   values.python = resolvePython(request.python);
   values.runner = request.runner.empty() ? locateRunnerScript() : request.runner;
   if (values.runner.empty())
-    return launchFailed("the runner script pallas_lsp_runner.py was not found (set PALLAS_LSP_RUNNER)");
+    return launchFailed(
+        "the runner script pallas_lsp_runner.py was not found (set PALLAS_LSP_RUNNER)");
   // The child runs in the file's directory: relative paths would break.
   auto anchor = [](std::string& path) {
     std::error_code error;
@@ -362,8 +365,8 @@ RunResult runKernel(const RunRequest& request, const ProgressCallback& progress,
     json event = json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (!event.is_object()) {
       if (protocolProblem.empty())
-        protocolProblem = "a line on the result channel is not JSON: " +
-                          std::string(line.substr(0, 200));
+        protocolProblem =
+            "a line on the result channel is not JSON: " + std::string(line.substr(0, 200));
       return;
     }
     const std::string kind = stringField(event, "event");
@@ -405,8 +408,8 @@ RunResult runKernel(const RunRequest& request, const ProgressCallback& progress,
   case End::Exited:
     if (document.is_object()) {
       absorbDocument(result, document);
-      result.status = document.value("ok", false) ? RunResult::Status::Succeeded
-                                                  : RunResult::Status::Failed;
+      result.status =
+          document.value("ok", false) ? RunResult::Status::Succeeded : RunResult::Status::Failed;
     } else if (outcome.end == End::Signaled || outcome.exitCode != 0) {
       result.status = RunResult::Status::Crashed;
     } else {
@@ -464,9 +467,14 @@ json inspectPythonEnvironment(const std::string& python, const std::string& laun
 static json errorJson(const PythonError& error) {
   json frames = json::array();
   for (const Frame& f : error.frames)
-    frames.push_back({{"file", f.file}, {"line", f.line}, {"function", f.function},
-                      {"code", f.code}, {"user", f.user}});
-  return {{"type", error.type}, {"message", error.message}, {"frames", frames},
+    frames.push_back({{"file", f.file},
+                      {"line", f.line},
+                      {"function", f.function},
+                      {"code", f.code},
+                      {"user", f.user}});
+  return {{"type", error.type},
+          {"message", error.message},
+          {"frames", frames},
           {"traceback", error.traceback}};
 }
 
@@ -479,9 +487,14 @@ json RunResult::toJson() const {
   for (const ModeResult& m : modes) {
     json outputs = json::array();
     for (const OutputSummary& o : m.outputs)
-      outputs.push_back({{"path", o.path}, {"kind", o.kind}, {"shape", o.shape},
-                         {"dtype", o.dtype}, {"checksum", o.checksum}, {"sum", orNull(o.sum)},
-                         {"min", orNull(o.min)}, {"max", orNull(o.max)}});
+      outputs.push_back({{"path", o.path},
+                         {"kind", o.kind},
+                         {"shape", o.shape},
+                         {"dtype", o.dtype},
+                         {"checksum", o.checksum},
+                         {"sum", orNull(o.sum)},
+                         {"min", orNull(o.min)},
+                         {"max", orNull(o.max)}});
     modesJson.push_back({{"mode", m.mode},
                          {"ok", m.ok},
                          {"error", m.error ? errorJson(*m.error) : json(nullptr)},
@@ -494,9 +507,11 @@ json RunResult::toJson() const {
   }
   json comparisonsJson = json::array();
   for (const Comparison& c : comparisons)
-    comparisonsJson.push_back({{"path", c.path}, {"comparable", c.comparable},
+    comparisonsJson.push_back({{"path", c.path},
+                               {"comparable", c.comparable},
                                {"max_abs_diff", orNull(c.maxAbsDiff)},
-                               {"max_rel_diff", orNull(c.maxRelDiff)}, {"note", c.note}});
+                               {"max_rel_diff", orNull(c.maxRelDiff)},
+                               {"note", c.note}});
   return {{"status", runStatusName(status)},
           {"ok", ok()},
           {"message", message},

@@ -3,7 +3,6 @@
 // driver and GPUs (gpu::probeDevices), and where the analysis knowledge
 // comes from.
 #include "Command.h"
-
 #include "pallas/analysis/Project.h"
 #include "pallas/gpu/DeviceProbe.h"
 #include "pallas/gpu/Runner.h"
@@ -132,12 +131,12 @@ int runDoctor(const std::vector<std::string>& args) {
   const std::string runner = gpu::locateRunnerScript();
 
   if (asJson) {
-    json out = {{"python", {{"interpreter", interpreter}, {"environment", environment}}},
-                {"gpu", probeJson(probe)},
-                {"knowledge", {{"jax_version", project.knowledgeJaxVersion()}, {"tables", tables}}},
-                {"runner", runner},
-                {"launch_template", launchTemplate.empty() ? "{python} {runner} {args}"
-                                                           : launchTemplate}};
+    json out = {
+        {"python", {{"interpreter", interpreter}, {"environment", environment}}},
+        {"gpu", probeJson(probe)},
+        {"knowledge", {{"jax_version", project.knowledgeJaxVersion()}, {"tables", tables}}},
+        {"runner", runner},
+        {"launch_template", launchTemplate.empty() ? "{python} {runner} {args}" : launchTemplate}};
     std::printf("%s\n", out.dump(2).c_str());
   } else {
     std::string text = "Python (" + interpreter + "):\n" + describePython(environment);
@@ -151,13 +150,15 @@ int runDoctor(const std::vector<std::string>& args) {
       text += "  table: " + table + "\n";
     if (tables.empty())
       text += "  table: none found (set PALLAS_LSP_KNOWLEDGE)\n";
-    text += "Runner: " + (runner.empty() ? std::string("not found (set PALLAS_LSP_RUNNER)") : runner) +
-            "\n";
+    text +=
+        "Runner: " + (runner.empty() ? std::string("not found (set PALLAS_LSP_RUNNER)") : runner) +
+        "\n";
     std::fputs(text.c_str(), stdout);
   }
   // Doctor reports; it fails only when no kernel could run at all (the
   // Python cannot start, or has no JAX).
-  const bool runnable = !environment.contains("error") && environment.value("jax", json()).is_string();
+  const bool runnable =
+      !environment.contains("error") && environment.value("jax", json()).is_string();
   if (!runnable && !asJson)
     std::fputs("Runs need a Python with JAX: pass --python or set PALLAS_LSP_PYTHON.\n", stdout);
   return runnable ? kExitOk : kExitFindings;

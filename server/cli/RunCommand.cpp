@@ -2,7 +2,6 @@
 // runs a kernel's entry function in the user's Python with JAX (gpu::runKernel)
 // and prints what happened. Ctrl-C cancels the run and kills its process group.
 #include "Command.h"
-
 #include "pallas/gpu/Runner.h"
 
 #include <csignal>
@@ -38,7 +37,8 @@ double number(const std::string& flag, const std::string& text) {
 gpu::RunMode mode(const std::string& text) {
   if (auto parsed = gpu::parseRunMode(text))
     return *parsed;
-  throw UsageError{"run: unknown mode '" + text + "' (compiled, interpret, gpu-interpret, compare)"};
+  throw UsageError{"run: unknown mode '" + text +
+                   "' (compiled, interpret, gpu-interpret, compare)"};
 }
 
 int runRun(const std::vector<std::string>& args) {
@@ -64,8 +64,8 @@ int runRun(const std::vector<std::string>& args) {
     } else if (arg == "--quiet" || arg == "-q") {
       quiet = true;
     } else if (arg == "--timeout") {
-      request.timeout = std::chrono::milliseconds(
-          static_cast<long long>(number(arg, value(args, i)) * 1000));
+      request.timeout =
+          std::chrono::milliseconds(static_cast<long long>(number(arg, value(args, i)) * 1000));
     } else if (arg == "--launch-template") {
       request.launchTemplate = value(args, i);
     } else if (arg == "--python") {
@@ -101,10 +101,10 @@ int runRun(const std::vector<std::string>& args) {
 
   gpu::CancelToken cancel;
   gInterruptToken = &cancel;
-  struct sigaction action {};
+  struct sigaction action{};
   action.sa_handler = onInterrupt;
   sigemptyset(&action.sa_mask);
-  struct sigaction oldInt {}, oldTerm {};
+  struct sigaction oldInt{}, oldTerm{};
   sigaction(SIGINT, &action, &oldInt);
   sigaction(SIGTERM, &action, &oldTerm);
 

@@ -5,7 +5,8 @@
 using namespace pallas::gpu;
 
 namespace {
-const LaunchValues kValues{"/opt/py/bin/python", "/srv/runner.py",
+const LaunchValues kValues{"/opt/py/bin/python",
+                           "/srv/runner.py",
                            {"--file", "/home/me/my kernels/k.py", "--mode", "interpret"}};
 using Argv = std::vector<std::string>;
 } // namespace

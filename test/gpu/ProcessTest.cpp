@@ -5,10 +5,10 @@
 
 #include <csignal>
 #include <fstream>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <thread>
+#include <unistd.h>
 
 using namespace pallas::gpu;
 using namespace std::chrono_literals;
@@ -148,15 +148,16 @@ TEST(Process, SpawnFailuresAreReported) {
   EXPECT_NE(outcome.spawnError.find("not found"), std::string::npos);
 
   const std::string plainFile = "/tmp/pallas-gpu-test-not-executable-" + std::to_string(getpid());
-  { std::ofstream(plainFile) << "#!/bin/sh\necho never\n"; }
+  {
+    std::ofstream(plainFile) << "#!/bin/sh\necho never\n";
+  }
   chmod(plainFile.c_str(), 0644);
   ProcessSpec notExecutable;
   notExecutable.argv = {plainFile};
   outcome = runSupervised(notExecutable);
   unlink(plainFile.c_str());
   EXPECT_EQ(outcome.end, ProcessOutcome::End::SpawnFailed);
-  EXPECT_NE(outcome.spawnError.find("Permission denied"), std::string::npos)
-      << outcome.spawnError;
+  EXPECT_NE(outcome.spawnError.find("Permission denied"), std::string::npos) << outcome.spawnError;
 }
 
 TEST(Process, EnvironmentWorkingDirectoryAndStdin) {
@@ -171,8 +172,7 @@ TEST(Process, ChildDoesNotInheritOurDescriptors) {
   // An fd of this process without CLOEXEC must not leak into the child.
   int fds[2];
   ASSERT_EQ(pipe(fds), 0);
-  ProcessOutcome outcome =
-      runSupervised(shell("ls /proc/self/fd | sort -n | tr '\\n' ' '"));
+  ProcessOutcome outcome = runSupervised(shell("ls /proc/self/fd | sort -n | tr '\\n' ' '"));
   close(fds[0]);
   close(fds[1]);
   // 0, 1, 2 and the fd ls itself opens for the directory listing.

@@ -1,7 +1,8 @@
 // The runner end to end: the real runner script in the real Python with JAX
 // on the CPU, through the launch template, with real kernels from kernels/.
-#include "pallas/gpu/Process.h"
 #include "pallas/gpu/Runner.h"
+
+#include "pallas/gpu/Process.h"
 
 #include <csignal>
 #include <fstream>
@@ -16,7 +17,9 @@ using Status = RunResult::Status;
 
 namespace {
 
-std::string kernel(const std::string& name) { return std::string(PALLAS_TEST_KERNELS) + "/" + name; }
+std::string kernel(const std::string& name) {
+  return std::string(PALLAS_TEST_KERNELS) + "/" + name;
+}
 
 class Runner : public ::testing::Test {
 protected:
@@ -228,12 +231,13 @@ TEST_F(Runner, HangIsKilledAtTheTimeoutWithItsChildren) {
 
 TEST_F(Runner, CancelKillsTheProcessGroup) {
   CancelToken cancel;
-  RunResult result = runKernel(request("faults.py", "hang", RunMode::Interpret),
-                               [&](const Progress& p) {
-                                 if (p.phase == Phase::Compiling)
-                                   cancel.cancel(); // the entry hangs while being traced
-                               },
-                               &cancel);
+  RunResult result = runKernel(
+      request("faults.py", "hang", RunMode::Interpret),
+      [&](const Progress& p) {
+        if (p.phase == Phase::Compiling)
+          cancel.cancel(); // the entry hangs while being traced
+      },
+      &cancel);
   ASSERT_EQ(result.status, Status::Cancelled) << why(result);
   EXPECT_TRUE(result.processGroupGone);
   EXPECT_LT(result.wallSeconds, 60.0);

@@ -13,7 +13,7 @@ namespace pallas::gpu {
 
 struct DeviceInfo {
   int ordinal = 0;
-  std::string name;            // "NVIDIA H100 80GB HBM3"
+  std::string name; // "NVIDIA H100 80GB HBM3"
   ComputeCapability capability;
   std::uint64_t totalMemoryBytes = 0;
   Generation generation() const { return classify(capability); }
@@ -21,20 +21,20 @@ struct DeviceInfo {
 };
 
 enum class ProbeStatus {
-  Ok,             // driver loaded and initialised, at least one device
-  NoDriver,       // the library could not be loaded (no NVIDIA driver installed)
-  BrokenDriver,   // the library loaded but lacks driver API symbols
-  InitFailed,     // cuInit failed for a reason other than "no device"
-  NoDevice,       // the driver works but reports no CUDA device
+  Ok,           // driver loaded and initialised, at least one device
+  NoDriver,     // the library could not be loaded (no NVIDIA driver installed)
+  BrokenDriver, // the library loaded but lacks driver API symbols
+  InitFailed,   // cuInit failed for a reason other than "no device"
+  NoDevice,     // the driver works but reports no CUDA device
 };
 
 const char* probeStatusName(ProbeStatus status); // "ok", "no-driver", ...
 
 struct ProbeResult {
   ProbeStatus status = ProbeStatus::NoDriver;
-  std::string library;        // what was passed to dlopen
-  std::string detail;         // dlerror() text, missing symbol, CUDA error name
-  int driverVersion = 0;      // CUDA_VERSION style: 12040 = 12.4
+  std::string library;   // what was passed to dlopen
+  std::string detail;    // dlerror() text, missing symbol, CUDA error name
+  int driverVersion = 0; // CUDA_VERSION style: 12040 = 12.4
   std::vector<DeviceInfo> devices;
 
   bool anyMosaicCapable() const;

@@ -19,12 +19,12 @@ struct ComputeCapability {
 };
 
 enum class Generation {
-  Unknown,       // major < 7 or something we have never heard of
-  PreHopper,     // Volta, Turing, Ampere, Ada: too old for Mosaic GPU
-  Hopper,        // sm_90
-  Blackwell,     // datacenter Blackwell: sm_100, sm_103, sm_110 (tcgen05, TMEM)
+  Unknown,          // major < 7 or something we have never heard of
+  PreHopper,        // Volta, Turing, Ampere, Ada: too old for Mosaic GPU
+  Hopper,           // sm_90
+  Blackwell,        // datacenter Blackwell: sm_100, sm_103, sm_110 (tcgen05, TMEM)
   BlackwellGeForce, // sm_120, sm_121: Blackwell name, but no tcgen05 and no wgmma
-  Newer,         // a major above every generation known here
+  Newer,            // a major above every generation known here
 };
 
 // Hardware features Mosaic GPU kernels can reach. The analysis maps

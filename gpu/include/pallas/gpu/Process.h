@@ -60,14 +60,14 @@ struct ProcessSpec {
   std::vector<std::string> argv; // argv[0] is looked up on PATH when it has no '/'
   // Extra "NAME=value" entries set on top of this process's environment.
   std::vector<std::string> environment;
-  std::string workingDirectory; // empty: inherit
-  std::chrono::milliseconds timeout{0};           // 0: none
-  std::chrono::milliseconds killGrace{2000};      // SIGTERM -> SIGKILL delay
-  std::uint64_t memoryLimitBytes = 0;             // RLIMIT_AS; 0: none
-  std::size_t outputHeadCap = 64 * 1024;          // per stream
-  std::size_t outputTailCap = 192 * 1024;         // per stream
+  std::string workingDirectory;              // empty: inherit
+  std::chrono::milliseconds timeout{0};      // 0: none
+  std::chrono::milliseconds killGrace{2000}; // SIGTERM -> SIGKILL delay
+  std::uint64_t memoryLimitBytes = 0;        // RLIMIT_AS; 0: none
+  std::size_t outputHeadCap = 64 * 1024;     // per stream
+  std::size_t outputTailCap = 192 * 1024;    // per stream
   ResultChannel resultChannel = ResultChannel::None;
-  std::size_t resultCap = 32 * 1024 * 1024;       // result channel bytes kept
+  std::size_t resultCap = 32 * 1024 * 1024; // result channel bytes kept
   // Called on the supervising thread for each complete line of the result
   // channel as it arrives (used for live progress events).
   std::function<void(std::string_view line)> onResultLine;
@@ -81,7 +81,7 @@ struct ProcessOutcome {
   std::string spawnError; // for SpawnFailed
   int processGroup = 0;   // the child's pgid (= its pid)
   CappedBuffer out, err;
-  std::string result;     // the result channel's bytes (up to resultCap)
+  std::string result; // the result channel's bytes (up to resultCap)
   bool resultTruncated = false;
   double wallSeconds = 0;
   // True when no process of the group was left once the run ended.

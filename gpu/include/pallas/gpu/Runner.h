@@ -33,9 +33,9 @@ struct RunRequest {
   // For Compare: the two sides, in order. Neither may be Compare.
   RunMode compareFirst = RunMode::Compiled;
   RunMode compareSecond = RunMode::Interpret;
-  int repetitions = 5;    // timed runs after the first (compile) call
-  std::string python;     // empty: resolvePython("")
-  std::string runner;     // empty: locateRunnerScript()
+  int repetitions = 5;        // timed runs after the first (compile) call
+  std::string python;         // empty: resolvePython("")
+  std::string runner;         // empty: locateRunnerScript()
   std::string launchTemplate; // empty: kDefaultLaunchTemplate
   // Fd3 keeps the user's stdout apart; use Stdout for ssh/srun templates
   // (the user's stdout is then folded into stderr by the runner).
@@ -43,8 +43,8 @@ struct RunRequest {
   std::string workingDirectory; // empty: the file's directory
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};
   std::chrono::milliseconds killGrace{std::chrono::seconds(2)};
-  std::uint64_t memoryLimitBytes = 0; // RLIMIT_AS of the process tree; 0: none (CUDA needs a
-                                      // large address space: leave 0 for compiled runs)
+  std::uint64_t memoryLimitBytes = 0;     // RLIMIT_AS of the process tree; 0: none (CUDA needs a
+                                          // large address space: leave 0 for compiled runs)
   std::size_t outputHeadCap = 64 * 1024;  // per stream, bytes kept from the start
   std::size_t outputTailCap = 192 * 1024; // per stream, bytes kept from the end
   std::vector<std::string> environment;   // extra NAME=value for the child
@@ -71,8 +71,8 @@ struct Frame {
 };
 
 struct PythonError {
-  std::string type;    // "NotImplementedError"
-  std::string message; // "inline_mgpu_p does not support discharge."
+  std::string type;          // "NotImplementedError"
+  std::string message;       // "inline_mgpu_p does not support discharge."
   std::vector<Frame> frames; // outermost first
   std::string traceback;     // the formatted text
   // The innermost user frame, where a diagnostic belongs.
@@ -128,7 +128,7 @@ struct RunResult {
   int exitCode = -1, signal = 0;
   bool processGroupGone = false;
   double wallSeconds = 0;
-  nlohmann::json document; // the runner's raw result document (null if none)
+  nlohmann::json document;    // the runner's raw result document (null if none)
   nlohmann::json environment; // python/jax/devices as the runner saw them
 
   bool ok() const { return status == Status::Succeeded; }
@@ -158,8 +158,8 @@ std::vector<std::string> runnerArguments(const RunRequest& request);
 // Runs `{python} {runner} --doctor` through the template and returns the
 // environment document (python, jax, jaxlib, plugins, devices), or an
 // object with "error".
-nlohmann::json inspectPythonEnvironment(const std::string& python,
-                                        const std::string& launchTemplate = {},
-                                        std::chrono::milliseconds timeout = std::chrono::seconds(60));
+nlohmann::json
+inspectPythonEnvironment(const std::string& python, const std::string& launchTemplate = {},
+                         std::chrono::milliseconds timeout = std::chrono::seconds(60));
 
 } // namespace pallas::gpu
