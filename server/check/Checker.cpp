@@ -18,10 +18,12 @@ namespace fs = std::filesystem;
 namespace pallas::check {
 
 void parallelFor(size_t count, unsigned jobs, const std::function<void(size_t)>& fn) {
-  if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
+  if (jobs == 0)
+    jobs = std::max(1u, std::thread::hardware_concurrency());
   jobs = static_cast<unsigned>(std::min<size_t>(jobs, count));
   if (jobs <= 1) {
-    for (size_t i = 0; i < count; ++i) fn(i);
+    for (size_t i = 0; i < count; ++i)
+      fn(i);
     return;
   }
   std::atomic<size_t> next{0};
@@ -35,13 +37,16 @@ void parallelFor(size_t count, unsigned jobs, const std::function<void(size_t)>&
           fn(i);
         } catch (...) {
           std::lock_guard lock(failureMutex);
-          if (!failure) failure = std::current_exception();
+          if (!failure)
+            failure = std::current_exception();
         }
       }
     });
   }
-  for (std::thread& t : threads) t.join();
-  if (failure) std::rethrow_exception(failure);
+  for (std::thread& t : threads)
+    t.join();
+  if (failure)
+    std::rethrow_exception(failure);
 }
 
 namespace {
@@ -56,13 +61,15 @@ struct Sources {
   const LineIndex* index(const std::string& path) {
     std::lock_guard lock(mutex);
     auto it = lines.find(path);
-    if (it != lines.end()) return it->second.get();
+    if (it != lines.end())
+      return it->second.get();
     auto text = texts.find(path);
     if (text == texts.end()) {
       // A related location in a file the run did not read (outside the
       // checked paths): read it once for columns and suppressions.
       std::ifstream in(path, std::ios::binary);
-      if (!in) return nullptr;
+      if (!in)
+        return nullptr;
       std::ostringstream s;
       s << in.rdbuf();
       text = texts.emplace(path, s.str()).first;
@@ -120,7 +127,8 @@ std::vector<analysis::Finding> collect(analysis::Project& project,
       errors.push_back(std::move(f));
   std::vector<analysis::Finding> all;
   for (auto& list : perDocument)
-    for (auto& f : list) all.push_back(std::move(f));
+    for (auto& f : list)
+      all.push_back(std::move(f));
   dedupe(all);
   return all;
 }
@@ -130,11 +138,13 @@ std::vector<analysis::Finding> filter(std::vector<analysis::Finding> findings,
                                       Sources& sources) {
   // Group by the file the finding is in: its config and its comments decide.
   std::map<std::string, std::vector<analysis::Finding>> byFile;
-  for (analysis::Finding& f : findings) byFile[f.location.path].push_back(std::move(f));
+  for (analysis::Finding& f : findings)
+    byFile[f.location.path].push_back(std::move(f));
   std::vector<analysis::Finding> kept;
   for (auto& [path, list] : byFile) {
     auto config = configs.forPath(path);
-    for (auto& f : applyPolicy(std::move(list), *config, options.selection, sources.text(path), path))
+    for (auto& f :
+         applyPolicy(std::move(list), *config, options.selection, sources.text(path), path))
       kept.push_back(std::move(f));
   }
   sortFindings(kept);
@@ -143,9 +153,12 @@ std::vector<analysis::Finding> filter(std::vector<analysis::Finding> findings,
 
 ConfigResolver makeResolver(const CheckOptions& options, const fs::path& root) {
   switch (options.configMode) {
-  case CheckOptions::ConfigMode::File: return ConfigResolver::fixed(normalisePath(options.configFile));
-  case CheckOptions::ConfigMode::None: return ConfigResolver::none(root);
-  case CheckOptions::ConfigMode::Discover: break;
+  case CheckOptions::ConfigMode::File:
+    return ConfigResolver::fixed(normalisePath(options.configFile));
+  case CheckOptions::ConfigMode::None:
+    return ConfigResolver::none(root);
+  case CheckOptions::ConfigMode::Discover:
+    break;
   }
   return ConfigResolver::discover();
 }
@@ -155,7 +168,8 @@ ConfigResolver makeResolver(const CheckOptions& options, const fs::path& root) {
 CheckResult runCheck(const CheckOptions& options) {
   CheckResult result;
   std::vector<fs::path> absolute;
-  for (const fs::path& p : options.paths) absolute.push_back(normalisePath(p));
+  for (const fs::path& p : options.paths)
+    absolute.push_back(normalisePath(p));
   fs::path root = commonRoot(absolute);
   ConfigResolver configs = makeResolver(options, root);
 
@@ -173,7 +187,8 @@ CheckResult runCheck(const CheckOptions& options) {
   std::vector<std::string> readErrors(walk.files.size());
   parallelFor(walk.files.size(), options.jobs, [&](size_t i) {
     texts[i] = readFile(walk.files[i], readErrors[i]);
-    if (!texts[i]) return;
+    if (!texts[i])
+      return;
     // One file the analysis cannot handle must not stop the others: it is
     // reported (exit 2) and left out.
     try {
@@ -199,7 +214,8 @@ CheckResult runCheck(const CheckOptions& options) {
   if (options.fix) {
     FixOutcome outcome = applyFixes(findings, sources->texts, options.fixOptions);
     result.notes = std::move(outcome.messages);
-    for (std::string& e : outcome.errors) result.errors.push_back(std::move(e));
+    for (std::string& e : outcome.errors)
+      result.errors.push_back(std::move(e));
     result.report.fixesApplied = outcome.findingsFixed;
     result.fixedFiles = outcome.changedFiles;
     if (!outcome.changedFiles.empty()) {
@@ -221,14 +237,17 @@ CheckResult runCheck(const CheckOptions& options) {
         sources->texts[path] = std::move(*text);
         sources->lines.erase(path);
       }
-      findings = filter(collect(project, documents, options.jobs, result.errors), configs, options, *sources);
+      findings = filter(collect(project, documents, options.jobs, result.errors), configs, options,
+                        *sources);
     }
   }
 
   for (const analysis::Finding& f : findings) {
     // With --unsafe-fixes, unsafe fixes are what --fix would apply.
-    if (applicableFix(f, FixOptions{options.fixOptions.unsafe})) ++result.report.fixableSafe;
-    else if (applicableFix(f, FixOptions{true})) ++result.report.fixableUnsafe;
+    if (applicableFix(f, FixOptions{options.fixOptions.unsafe}))
+      ++result.report.fixableSafe;
+    else if (applicableFix(f, FixOptions{true}))
+      ++result.report.fixableUnsafe;
   }
   result.report.findings = std::move(findings);
   result.report.files = documents.size();

@@ -17,30 +17,36 @@ namespace pallas::check {
 
 const std::vector<std::string>& defaultExcludes() {
   static const std::vector<std::string> excludes = {
-      ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", ".mypy_cache", ".ruff_cache",
-      ".pytest_cache", "__pycache__", "site-packages", "node_modules", "build", "dist",
-      "_build", "buck-out", "__pypackages__"};
+      ".git",        ".hg",           ".svn",          ".venv",       "venv",
+      ".tox",        ".nox",          ".mypy_cache",   ".ruff_cache", ".pytest_cache",
+      "__pycache__", "site-packages", "node_modules",  "build",       "dist",
+      "_build",      "buck-out",      "__pypackages__"};
   return excludes;
 }
 
 Config::Config() {
-  for (const std::string& p : defaultExcludes()) exclude.emplace_back(p);
+  for (const std::string& p : defaultExcludes())
+    exclude.emplace_back(p);
 }
 
 namespace {
 
 // `path` relative to `root` ('/'-separated), or nullopt when not below it.
 std::optional<std::string> relativeTo(const fs::path& path, const fs::path& root) {
-  if (root.empty()) return std::nullopt;
+  if (root.empty())
+    return std::nullopt;
   fs::path rel = path.lexically_relative(root);
-  if (rel.empty() || *rel.begin() == "..") return std::nullopt;
-  if (rel == ".") return std::string();
+  if (rel.empty() || *rel.begin() == "..")
+    return std::nullopt;
+  if (rel == ".")
+    return std::string();
   return rel.generic_string();
 }
 
 bool anyMatch(const std::vector<PathPattern>& patterns, const std::string& rel) {
   for (const PathPattern& p : patterns)
-    if (p.matches(rel)) return true;
+    if (p.matches(rel))
+      return true;
   return false;
 }
 
@@ -48,7 +54,8 @@ bool anyMatch(const std::vector<PathPattern>& patterns, const std::string& rel) 
 
 bool Config::excluded(const fs::path& path) const {
   std::string rel = relativeTo(path, root).value_or(path.filename().generic_string());
-  if (rel.empty()) return false; // the config folder itself
+  if (rel.empty())
+    return false; // the config folder itself
   return anyMatch(exclude, rel) || anyMatch(extendExclude, rel);
 }
 
@@ -56,7 +63,8 @@ std::vector<std::string> Config::ignoredFor(const fs::path& file) const {
   std::vector<std::string> codes;
   std::string rel = relativeTo(file, root).value_or(file.filename().generic_string());
   for (const auto& [pattern, ignored] : perFileIgnores)
-    if (pattern.matches(rel)) codes.insert(codes.end(), ignored.begin(), ignored.end());
+    if (pattern.matches(rel))
+      codes.insert(codes.end(), ignored.begin(), ignored.end());
   return codes;
 }
 
@@ -65,9 +73,11 @@ std::optional<analysis::Severity> Config::severityFor(std::string_view code) con
   size_t bestLen = 0;
   for (const auto& [selector, sev] : severity) {
     bool all = selector == "ALL";
-    if (!all && code.substr(0, selector.size()) != selector) continue;
+    if (!all && code.substr(0, selector.size()) != selector)
+      continue;
     size_t len = all ? 0 : selector.size();
-    if (!best || len >= bestLen) best = sev, bestLen = len;
+    if (!best || len >= bestLen)
+      best = sev, bestLen = len;
   }
   return best;
 }
@@ -81,19 +91,24 @@ namespace {
   throw ConfigError(msg.str());
 }
 
-std::string keyName(std::string_view key) { return "tool.pallas-lsp." + std::string(key); }
+std::string keyName(std::string_view key) {
+  return "tool.pallas-lsp." + std::string(key);
+}
 
 std::string requireString(const fs::path& file, const toml::node& node, const std::string& what) {
-  if (auto s = node.value<std::string>(); s && node.is_string()) return *s;
+  if (auto s = node.value<std::string>(); s && node.is_string())
+    return *s;
   fail(file, node.source(), what + " must be a string");
 }
 
 std::vector<std::string> requireStringArray(const fs::path& file, const toml::node& node,
                                             const std::string& what) {
   const toml::array* array = node.as_array();
-  if (!array) fail(file, node.source(), what + " must be an array of strings");
+  if (!array)
+    fail(file, node.source(), what + " must be an array of strings");
   std::vector<std::string> out;
-  for (const toml::node& item : *array) out.push_back(requireString(file, item, what + " entries"));
+  for (const toml::node& item : *array)
+    out.push_back(requireString(file, item, what + " entries"));
   return out;
 }
 
@@ -102,18 +117,24 @@ std::vector<std::string> requireSelectors(const fs::path& file, const toml::node
   std::vector<std::string> selectors = requireStringArray(file, node, what);
   const toml::array& array = *node.as_array();
   for (size_t i = 0; i < selectors.size(); ++i)
-    if (auto error = validateSelector(selectors[i])) fail(file, array[i].source(), what + ": " + *error);
+    if (auto error = validateSelector(selectors[i]))
+      fail(file, array[i].source(), what + ": " + *error);
   return selectors;
 }
 
 analysis::Severity parseSeverity(const fs::path& file, const toml::node& node,
                                  const std::string& what) {
   std::string s = requireString(file, node, what);
-  if (s == "error") return analysis::Severity::Error;
-  if (s == "warning") return analysis::Severity::Warning;
-  if (s == "information" || s == "info") return analysis::Severity::Information;
-  if (s == "hint") return analysis::Severity::Hint;
-  fail(file, node.source(), what + " must be one of error, warning, information, hint (got '" + s + "')");
+  if (s == "error")
+    return analysis::Severity::Error;
+  if (s == "warning")
+    return analysis::Severity::Warning;
+  if (s == "information" || s == "info")
+    return analysis::Severity::Information;
+  if (s == "hint")
+    return analysis::Severity::Hint;
+  fail(file, node.source(),
+       what + " must be one of error, warning, information, hint (got '" + s + "')");
 }
 
 } // namespace
@@ -126,11 +147,14 @@ std::optional<Config> parsePyproject(std::string_view text, const fs::path& file
     fail(file, e.source(), "invalid TOML: " + std::string(e.description()));
   }
   const toml::node* tool = doc.get("tool");
-  if (!tool || !tool->is_table()) return std::nullopt;
+  if (!tool || !tool->is_table())
+    return std::nullopt;
   const toml::node* section = tool->as_table()->get("pallas-lsp");
-  if (!section) return std::nullopt;
+  if (!section)
+    return std::nullopt;
   const toml::table* table = section->as_table();
-  if (!table) fail(file, section->source(), "tool.pallas-lsp must be a table");
+  if (!table)
+    fail(file, section->source(), "tool.pallas-lsp must be a table");
 
   Config config;
   config.file = file;
@@ -144,34 +168,41 @@ std::optional<Config> parsePyproject(std::string_view text, const fs::path& file
       config.ignore = requireSelectors(file, node, what);
     } else if (key == "exclude") {
       config.exclude.clear();
-      for (std::string& p : requireStringArray(file, node, what)) config.exclude.emplace_back(std::move(p));
+      for (std::string& p : requireStringArray(file, node, what))
+        config.exclude.emplace_back(std::move(p));
     } else if (key == "extend-exclude") {
       for (std::string& p : requireStringArray(file, node, what))
         config.extendExclude.emplace_back(std::move(p));
     } else if (key == "per-file-ignores") {
       const toml::table* map = node.as_table();
-      if (!map) fail(file, node.source(), what + " must be a table of pattern = [codes]");
+      if (!map)
+        fail(file, node.source(), what + " must be a table of pattern = [codes]");
       for (const auto& [pattern, codes] : *map)
-        config.perFileIgnores.emplace_back(PathPattern(std::string(pattern.str())),
-                                           requireSelectors(file, codes, what + "." + std::string(pattern.str())));
+        config.perFileIgnores.emplace_back(
+            PathPattern(std::string(pattern.str())),
+            requireSelectors(file, codes, what + "." + std::string(pattern.str())));
     } else if (key == "python") {
       config.python = requireString(file, node, what);
     } else if (key == "respect-gitignore") {
-      if (!node.is_boolean()) fail(file, node.source(), what + " must be true or false");
+      if (!node.is_boolean())
+        fail(file, node.source(), what + " must be true or false");
       config.respectGitignore = *node.value<bool>();
     } else if (key == "severity") {
       const toml::table* map = node.as_table();
-      if (!map) fail(file, node.source(), what + " must be a table of CODE = \"severity\"");
+      if (!map)
+        fail(file, node.source(), what + " must be a table of CODE = \"severity\"");
       for (const auto& [code, value] : *map) {
         if (auto error = validateSelector(code.str()))
           fail(file, code.source(), what + ": " + *error);
-        config.severity.emplace_back(std::string(code.str()),
-                                     parseSeverity(file, value, what + "." + std::string(code.str())));
+        config.severity.emplace_back(
+            std::string(code.str()),
+            parseSeverity(file, value, what + "." + std::string(code.str())));
       }
     } else {
       fail(file, keyObj.source(),
-           "unknown key '" + what + "' (known: select, ignore, exclude, extend-exclude, "
-           "per-file-ignores, python, respect-gitignore, severity)");
+           "unknown key '" + what +
+               "' (known: select, ignore, exclude, extend-exclude, "
+               "per-file-ignores, python, respect-gitignore, severity)");
     }
   }
   return config;
@@ -179,13 +210,16 @@ std::optional<Config> parsePyproject(std::string_view text, const fs::path& file
 
 std::optional<Config> loadPyproject(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
-  if (!in) throw ConfigError(file.string() + ": cannot read the configuration file");
+  if (!in)
+    throw ConfigError(file.string() + ": cannot read the configuration file");
   std::ostringstream text;
   text << in.rdbuf();
   return parsePyproject(text.str(), file);
 }
 
-ConfigResolver ConfigResolver::discover() { return ConfigResolver(); }
+ConfigResolver ConfigResolver::discover() {
+  return ConfigResolver();
+}
 
 ConfigResolver ConfigResolver::fixed(const fs::path& file) {
   ConfigResolver resolver;
@@ -208,8 +242,10 @@ ConfigResolver ConfigResolver::none(const fs::path& root) {
   return resolver;
 }
 
-std::shared_ptr<const Config> ConfigResolver::forPath(const fs::path& path, bool isDirectory) const {
-  if (fixed_) return fixed_;
+std::shared_ptr<const Config> ConfigResolver::forPath(const fs::path& path,
+                                                      bool isDirectory) const {
+  if (fixed_)
+    return fixed_;
   fs::path start = isDirectory ? path : path.parent_path();
   std::lock_guard lock(state_->mutex);
   // Walk up until a cached folder or a pyproject.toml with our table; then
@@ -230,7 +266,8 @@ std::shared_ptr<const Config> ConfigResolver::forPath(const fs::path& path, bool
         break;
       }
     }
-    if (dir == dir.parent_path() || dir.empty()) break;
+    if (dir == dir.parent_path() || dir.empty())
+      break;
   }
   if (!found) {
     // No configuration anywhere up: defaults, rooted where the search began
@@ -239,7 +276,8 @@ std::shared_ptr<const Config> ConfigResolver::forPath(const fs::path& path, bool
     defaults->root = visited.empty() ? start : visited.front();
     found = std::move(defaults);
   }
-  for (const fs::path& dir : visited) state_->byFolder[dir] = found;
+  for (const fs::path& dir : visited)
+    state_->byFolder[dir] = found;
   return found;
 }
 

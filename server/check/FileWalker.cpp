@@ -12,10 +12,12 @@ namespace pallas::check {
 fs::path normalisePath(const fs::path& path) {
   std::error_code ec;
   fs::path absolute = fs::absolute(path, ec);
-  if (ec) absolute = path;
+  if (ec)
+    absolute = path;
   fs::path normal = absolute.lexically_normal();
   // "dir/" normalises to "dir/" (empty last component); drop it.
-  if (normal.has_parent_path() && normal.filename().empty()) normal = normal.parent_path();
+  if (normal.has_parent_path() && normal.filename().empty())
+    normal = normal.parent_path();
   return normal;
 }
 
@@ -30,7 +32,8 @@ fs::path commonRoot(const std::vector<fs::path>& absolutePaths) {
     }
     fs::path common;
     auto a = root->begin(), b = folder.begin();
-    for (; a != root->end() && b != folder.end() && *a == *b; ++a, ++b) common /= *a;
+    for (; a != root->end() && b != folder.end() && *a == *b; ++a, ++b)
+      common /= *a;
     root = common;
   }
   return root.value_or(fs::current_path(ec));
@@ -38,7 +41,9 @@ fs::path commonRoot(const std::vector<fs::path>& absolutePaths) {
 
 namespace {
 
-bool isPythonFile(const fs::path& p) { return p.extension() == ".py"; }
+bool isPythonFile(const fs::path& p) {
+  return p.extension() == ".py";
+}
 
 class Walker {
 public:
@@ -53,28 +58,36 @@ public:
     }
     std::vector<fs::directory_entry> entries;
     for (; it != fs::directory_iterator(); it.increment(ec)) {
-      if (ec) break;
+      if (ec)
+        break;
       entries.push_back(*it);
     }
-    if (ec) out_.errors.push_back(folder.string() + ": " + ec.message());
+    if (ec)
+      out_.errors.push_back(folder.string() + ": " + ec.message());
     std::sort(entries.begin(), entries.end(),
               [](const auto& a, const auto& b) { return a.path() < b.path(); });
     std::shared_ptr<const Config> config = configs_.forPath(folder, /*isDirectory=*/true);
     for (const fs::directory_entry& entry : entries) {
       const fs::path& path = entry.path();
       std::string name = path.filename().string();
-      if (name.empty() || name[0] == '.') continue; // hidden
+      if (name.empty() || name[0] == '.')
+        continue; // hidden
       std::error_code typeEc;
       bool isLink = entry.is_symlink(typeEc);
       bool isDir = !isLink && entry.is_directory(typeEc);
       if (isDir) {
-        if (config->excluded(path)) continue;
-        if (fs::exists(path / "pyvenv.cfg", typeEc)) continue; // a virtual environment
-        if (config->respectGitignore && ignores.ignored(path, true)) continue;
+        if (config->excluded(path))
+          continue;
+        if (fs::exists(path / "pyvenv.cfg", typeEc))
+          continue; // a virtual environment
+        if (config->respectGitignore && ignores.ignored(path, true))
+          continue;
         walk(path, config->respectGitignore ? ignores.enter(path) : ignores);
       } else if (isPythonFile(path) && entry.is_regular_file(typeEc)) {
-        if (config->excluded(path)) continue;
-        if (config->respectGitignore && ignores.ignored(path, false)) continue;
+        if (config->excluded(path))
+          continue;
+        if (config->respectGitignore && ignores.ignored(path, false))
+          continue;
         out_.files.push_back(path);
       }
     }
@@ -101,7 +114,8 @@ WalkResult discoverFiles(const std::vector<fs::path>& paths, const ConfigResolve
     }
     if (fs::is_directory(status)) {
       GitignoreStack ignores;
-      if (configs.forPath(path, true)->respectGitignore) ignores = GitignoreStack::forFolder(path);
+      if (configs.forPath(path, true)->respectGitignore)
+        ignores = GitignoreStack::forFolder(path);
       walker.walk(path, ignores);
     } else {
       result.files.push_back(path); // named explicitly: always checked

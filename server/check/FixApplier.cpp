@@ -18,7 +18,8 @@ namespace pallas::check {
 
 const analysis::Fix* applicableFix(const analysis::Finding& finding, const FixOptions& options) {
   for (const analysis::Fix& fix : finding.fixes) {
-    if (fix.edits.empty()) continue;
+    if (fix.edits.empty())
+      continue;
     if (fix.safety == analysis::FixSafety::Safe ||
         (fix.safety == analysis::FixSafety::Unsafe && options.unsafe))
       return &fix;
@@ -29,7 +30,8 @@ const analysis::Fix* applicableFix(const analysis::Finding& finding, const FixOp
 std::string applyEdits(std::string text, std::vector<ResolvedEdit> edits) {
   std::sort(edits.begin(), edits.end(),
             [](const ResolvedEdit& a, const ResolvedEdit& b) { return a.start > b.start; });
-  for (const ResolvedEdit& e : edits) text.replace(e.start, e.end - e.start, e.newText);
+  for (const ResolvedEdit& e : edits)
+    text.replace(e.start, e.end - e.start, e.newText);
   return text;
 }
 
@@ -37,10 +39,12 @@ namespace {
 
 std::optional<std::string> readFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
+  if (!in)
+    return std::nullopt;
   std::ostringstream out;
   out << in.rdbuf();
-  if (in.bad()) return std::nullopt;
+  if (in.bad())
+    return std::nullopt;
   return out.str();
 }
 
@@ -48,16 +52,19 @@ std::optional<std::string> readFile(const std::string& path) {
 // half-written file, keeping the original's permissions.
 std::optional<std::string> writeFileAtomically(const std::string& path, const std::string& text) {
   fs::path target(path);
-  std::string tmpl = (target.parent_path() / ("." + target.filename().string() + ".pallas-fix-XXXXXX")).string();
+  std::string tmpl =
+      (target.parent_path() / ("." + target.filename().string() + ".pallas-fix-XXXXXX")).string();
   std::vector<char> name(tmpl.begin(), tmpl.end());
   name.push_back('\0');
   int fd = mkstemp(name.data());
-  if (fd < 0) return std::string("cannot create a temporary file: ") + std::strerror(errno);
+  if (fd < 0)
+    return std::string("cannot create a temporary file: ") + std::strerror(errno);
   size_t written = 0;
   while (written < text.size()) {
     ssize_t n = ::write(fd, text.data() + written, text.size() - written);
     if (n < 0) {
-      if (errno == EINTR) continue;
+      if (errno == EINTR)
+        continue;
       std::string err = std::strerror(errno);
       ::close(fd);
       ::unlink(name.data());
@@ -82,7 +89,8 @@ struct Candidate {
 };
 
 bool overlaps(const ResolvedEdit& a, const ResolvedEdit& b) {
-  if (a.start == b.start) return true; // two edits at one point: order unknown
+  if (a.start == b.start)
+    return true; // two edits at one point: order unknown
   return std::max(a.start, b.start) < std::min(a.end, b.end);
 }
 
@@ -99,10 +107,12 @@ FixOutcome applyFixes(const std::vector<analysis::Finding>& findings,
   for (size_t i = 0; i < findings.size(); ++i) {
     if (const analysis::Fix* fix = applicableFix(findings[i], options)) {
       candidates.push_back({i, fix});
-      for (const analysis::TextEdit& e : fix->edits) files.insert(e.path);
+      for (const analysis::TextEdit& e : fix->edits)
+        files.insert(e.path);
     }
   }
-  if (candidates.empty()) return outcome;
+  if (candidates.empty())
+    return outcome;
 
   // The text each fix was computed against, and whether the disk still has it.
   std::map<std::string, std::string> texts;
@@ -122,7 +132,8 @@ FixOutcome applyFixes(const std::vector<analysis::Finding>& findings,
   }
 
   std::map<std::string, LineIndex> indexes;
-  for (const auto& [path, text] : texts) indexes.emplace(path, LineIndex(text));
+  for (const auto& [path, text] : texts)
+    indexes.emplace(path, LineIndex(text));
   std::map<std::string, std::vector<ResolvedEdit>> accepted;
 
   for (const Candidate& c : candidates) {
@@ -144,9 +155,11 @@ FixOutcome applyFixes(const std::vector<analysis::Finding>& findings,
     }
     auto conflicts = [&](const std::string& path, const ResolvedEdit& edit, size_t self) {
       for (const ResolvedEdit& other : accepted[path])
-        if (overlaps(edit, other)) return true;
+        if (overlaps(edit, other))
+          return true;
       for (size_t j = 0; j < resolved.size(); ++j)
-        if (j != self && resolved[j].first == path && overlaps(edit, resolved[j].second)) return true;
+        if (j != self && resolved[j].first == path && overlaps(edit, resolved[j].second))
+          return true;
       return false;
     };
     for (size_t j = 0; problem.empty() && j < resolved.size(); ++j)
@@ -154,18 +167,20 @@ FixOutcome applyFixes(const std::vector<analysis::Finding>& findings,
         problem = "it overlaps another fix";
     if (!problem.empty()) {
       if (problem != "its file changed")
-        outcome.messages.push_back(finding.location.path + ":" +
-                                   std::to_string(finding.location.range.start.line + 1) + ": " +
-                                   finding.code + " fix '" + c.fix->title + "' not applied: " + problem);
+        outcome.messages.push_back(
+            finding.location.path + ":" + std::to_string(finding.location.range.start.line + 1) +
+            ": " + finding.code + " fix '" + c.fix->title + "' not applied: " + problem);
       continue;
     }
-    for (auto& [path, edit] : resolved) accepted[path].push_back(std::move(edit));
+    for (auto& [path, edit] : resolved)
+      accepted[path].push_back(std::move(edit));
     outcome.fixed[c.finding] = true;
   }
 
   std::set<std::string> failed;
   for (auto& [path, edits] : accepted) {
-    if (edits.empty()) continue;
+    if (edits.empty())
+      continue;
     if (auto error = writeFileAtomically(path, applyEdits(texts.at(path), edits))) {
       outcome.errors.push_back(path + ": " + *error);
       failed.insert(path);
@@ -175,10 +190,13 @@ FixOutcome applyFixes(const std::vector<analysis::Finding>& findings,
   }
   // A fix counts only if every file it edits was written.
   for (const Candidate& c : candidates) {
-    if (!outcome.fixed[c.finding]) continue;
+    if (!outcome.fixed[c.finding])
+      continue;
     for (const analysis::TextEdit& e : c.fix->edits)
-      if (failed.count(e.path)) outcome.fixed[c.finding] = false;
-    if (outcome.fixed[c.finding]) ++outcome.findingsFixed;
+      if (failed.count(e.path))
+        outcome.fixed[c.finding] = false;
+    if (outcome.fixed[c.finding])
+      ++outcome.findingsFixed;
   }
   return outcome;
 }

@@ -21,7 +21,7 @@ struct FixOptions {
 };
 
 struct FixOutcome {
-  std::vector<bool> fixed;           // per finding, in the order given
+  std::vector<bool> fixed; // per finding, in the order given
   size_t findingsFixed = 0;
   std::vector<std::string> changedFiles; // absolute paths written
   std::vector<std::string> messages;     // fixes or files left alone, and why

@@ -18,17 +18,21 @@ std::string_view trimTrailingSpaces(std::string_view line) {
   while (!line.empty() && (line.back() == ' ' || line.back() == '\t')) {
     size_t n = line.size();
     size_t backslashes = 0;
-    while (backslashes + 1 < n && line[n - 2 - backslashes] == '\\') ++backslashes;
-    if (backslashes % 2 == 1) break; // "\ " keeps the space
+    while (backslashes + 1 < n && line[n - 2 - backslashes] == '\\')
+      ++backslashes;
+    if (backslashes % 2 == 1)
+      break; // "\ " keeps the space
     line.remove_suffix(1);
   }
   return line;
 }
 
 std::optional<GitignoreRule> parseLine(std::string_view line) {
-  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (!line.empty() && line.back() == '\r')
+    line.remove_suffix(1);
   line = trimTrailingSpaces(line);
-  if (line.empty() || line[0] == '#') return std::nullopt;
+  if (line.empty() || line[0] == '#')
+    return std::nullopt;
   GitignoreRule rule;
   if (line[0] == '!') {
     rule.negated = true;
@@ -38,13 +42,16 @@ std::optional<GitignoreRule> parseLine(std::string_view line) {
   }
   if (!line.empty() && line.back() == '/') {
     rule.directoryOnly = true;
-    while (!line.empty() && line.back() == '/') line.remove_suffix(1);
+    while (!line.empty() && line.back() == '/')
+      line.remove_suffix(1);
   }
-  if (line.empty()) return std::nullopt;
+  if (line.empty())
+    return std::nullopt;
   if (line.find('/') == std::string_view::npos) {
     rule.pattern = "**/" + std::string(line); // matches at any depth
   } else {
-    if (line[0] == '/') line.remove_prefix(1); // anchored
+    if (line[0] == '/')
+      line.remove_prefix(1); // anchored
     rule.pattern = std::string(line);
   }
   return rule;
@@ -55,12 +62,15 @@ std::string relativeTo(const fs::path& path, const fs::path& base) {
   auto [b, p] = std::mismatch(base.begin(), base.end(), path.begin(), path.end());
   if (b != base.end()) {
     // base may end with an empty component ("dir/"): treat it as consumed.
-    if (std::next(b) != base.end() || !b->empty()) return {};
+    if (std::next(b) != base.end() || !b->empty())
+      return {};
   }
   std::string out;
   for (; p != path.end(); ++p) {
-    if (p->empty()) continue;
-    if (!out.empty()) out += '/';
+    if (p->empty())
+      continue;
+    if (!out.empty())
+      out += '/';
     out += p->generic_string();
   }
   return out;
@@ -72,8 +82,10 @@ GitignoreFile::GitignoreFile(fs::path base, std::string_view contents) : base_(s
   size_t start = 0;
   while (start <= contents.size()) {
     size_t end = contents.find('\n', start);
-    if (end == std::string_view::npos) end = contents.size();
-    if (auto rule = parseLine(contents.substr(start, end - start))) rules_.push_back(*rule);
+    if (end == std::string_view::npos)
+      end = contents.size();
+    if (auto rule = parseLine(contents.substr(start, end - start)))
+      rules_.push_back(*rule);
     start = end + 1;
   }
 }
@@ -81,26 +93,32 @@ GitignoreFile::GitignoreFile(fs::path base, std::string_view contents) : base_(s
 std::shared_ptr<const GitignoreFile> GitignoreFile::load(const fs::path& base,
                                                          const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
-  if (!in) return nullptr;
+  if (!in)
+    return nullptr;
   std::ostringstream contents;
   contents << in.rdbuf();
   auto result = std::make_shared<GitignoreFile>(base, contents.str());
-  if (result->rules().empty()) return nullptr;
+  if (result->rules().empty())
+    return nullptr;
   return result;
 }
 
 GitignoreFile::Verdict GitignoreFile::match(const fs::path& path, bool isDirectory) const {
   std::string rel = relativeTo(path, base_);
-  if (rel.empty()) return Verdict::None;
+  if (rel.empty())
+    return Verdict::None;
   for (auto it = rules_.rbegin(); it != rules_.rend(); ++it) {
-    if (it->directoryOnly && !isDirectory) continue;
-    if (globMatch(it->pattern, rel)) return it->negated ? Verdict::Include : Verdict::Ignore;
+    if (it->directoryOnly && !isDirectory)
+      continue;
+    if (globMatch(it->pattern, rel))
+      return it->negated ? Verdict::Include : Verdict::Ignore;
   }
   return Verdict::None;
 }
 
 void GitignoreStack::push(std::shared_ptr<const GitignoreFile> file) {
-  if (file) files_.push_back(std::move(file));
+  if (file)
+    files_.push_back(std::move(file));
 }
 
 GitignoreStack GitignoreStack::forFolder(const fs::path& folder) {
@@ -114,7 +132,8 @@ GitignoreStack GitignoreStack::forFolder(const fs::path& folder) {
       repoRoot = dir;
       break;
     }
-    if (dir == dir.parent_path()) break;
+    if (dir == dir.parent_path())
+      break;
   }
   GitignoreStack stack;
   if (repoRoot.empty()) {
@@ -136,9 +155,12 @@ GitignoreStack GitignoreStack::enter(const fs::path& child) const {
 bool GitignoreStack::ignored(const fs::path& path, bool isDirectory) const {
   for (auto it = files_.rbegin(); it != files_.rend(); ++it) {
     switch ((*it)->match(path, isDirectory)) {
-    case GitignoreFile::Verdict::Ignore: return true;
-    case GitignoreFile::Verdict::Include: return false;
-    case GitignoreFile::Verdict::None: break;
+    case GitignoreFile::Verdict::Ignore:
+      return true;
+    case GitignoreFile::Verdict::Include:
+      return false;
+    case GitignoreFile::Verdict::None:
+      break;
     }
   }
   return false;

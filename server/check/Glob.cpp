@@ -23,14 +23,17 @@ bool matchClass(std::string_view p, size_t pi, char c, size_t& next, bool& wellF
       return matched != negate;
     }
     first = false;
-    if (lo == '\\' && i + 1 < p.size()) lo = p[++i];
+    if (lo == '\\' && i + 1 < p.size())
+      lo = p[++i];
     char hi = lo;
     if (i + 2 < p.size() && p[i + 1] == '-' && p[i + 2] != ']') {
       hi = p[i + 2];
-      if (hi == '\\' && i + 3 < p.size()) hi = p[++i + 2];
+      if (hi == '\\' && i + 3 < p.size())
+        hi = p[++i + 2];
       i += 2;
     }
-    if (lo <= c && c <= hi) matched = true;
+    if (lo <= c && c <= hi)
+      matched = true;
   }
   wellFormed = false;
   return false;
@@ -42,23 +45,31 @@ bool matchFrom(std::string_view p, size_t pi, std::string_view s, size_t si) {
     // "**" as a whole segment spans directories.
     if (c == '*' && pi + 1 < p.size() && p[pi + 1] == '*' && (pi == 0 || p[pi - 1] == '/') &&
         (pi + 2 == p.size() || p[pi + 2] == '/')) {
-      if (pi + 2 == p.size()) return true; // "a/**": everything below
-      size_t rest = pi + 3;                  // after "**/"
-      if (matchFrom(p, rest, s, si)) return true;
+      if (pi + 2 == p.size())
+        return true;        // "a/**": everything below
+      size_t rest = pi + 3; // after "**/"
+      if (matchFrom(p, rest, s, si))
+        return true;
       for (size_t k = si; k < s.size(); ++k)
-        if (s[k] == '/' && matchFrom(p, rest, s, k + 1)) return true;
+        if (s[k] == '/' && matchFrom(p, rest, s, k + 1))
+          return true;
       return false;
     }
     if (c == '*') {
-      while (pi < p.size() && p[pi] == '*') ++pi;
+      while (pi < p.size() && p[pi] == '*')
+        ++pi;
       for (size_t k = si;; ++k) {
-        if (matchFrom(p, pi, s, k)) return true;
-        if (k == s.size() || s[k] == '/') return false;
+        if (matchFrom(p, pi, s, k))
+          return true;
+        if (k == s.size() || s[k] == '/')
+          return false;
       }
     }
-    if (si == s.size()) return false;
+    if (si == s.size())
+      return false;
     if (c == '?') {
-      if (s[si] == '/') return false;
+      if (s[si] == '/')
+        return false;
       ++pi, ++si;
       continue;
     }
@@ -67,14 +78,17 @@ bool matchFrom(std::string_view p, size_t pi, std::string_view s, size_t si) {
       bool wellFormed = false;
       bool in = matchClass(p, pi, s[si], next, wellFormed);
       if (wellFormed) {
-        if (!in || s[si] == '/') return false;
+        if (!in || s[si] == '/')
+          return false;
         pi = next, ++si;
         continue;
       }
       // An unclosed '[' is literal.
     }
-    if (c == '\\' && pi + 1 < p.size()) c = p[++pi];
-    if (s[si] != c) return false;
+    if (c == '\\' && pi + 1 < p.size())
+      c = p[++pi];
+    if (s[si] != c)
+      return false;
     ++pi, ++si;
   }
   return si == s.size();
@@ -87,7 +101,8 @@ bool globMatch(std::string_view pattern, std::string_view path) {
 }
 
 PathPattern::PathPattern(std::string pattern) : text_(pattern) {
-  while (pattern.size() > 1 && pattern.back() == '/') pattern.pop_back();
+  while (pattern.size() > 1 && pattern.back() == '/')
+    pattern.pop_back();
   if (pattern.rfind("./", 0) == 0) {
     pattern.erase(0, 2);
   } else if (!pattern.empty() && pattern[0] == '/') {

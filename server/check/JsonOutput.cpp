@@ -12,16 +12,21 @@ using json = nlohmann::ordered_json;
 
 namespace {
 
-json position(const analysis::SourcePos& p) { return {{"line", p.line}, {"column", p.column}}; }
+json position(const analysis::SourcePos& p) {
+  return {{"line", p.line}, {"column", p.column}};
+}
 json range(const analysis::SourceRange& r) {
   return {{"start", position(r.start)}, {"end", position(r.end)}};
 }
 
 const char* safetyName(analysis::FixSafety s) {
   switch (s) {
-  case analysis::FixSafety::Safe: return "safe";
-  case analysis::FixSafety::Unsafe: return "unsafe";
-  case analysis::FixSafety::DisplayOnly: return "display-only";
+  case analysis::FixSafety::Safe:
+    return "safe";
+  case analysis::FixSafety::Unsafe:
+    return "unsafe";
+  case analysis::FixSafety::DisplayOnly:
+    return "display-only";
   }
   return "display-only";
 }
@@ -29,13 +34,15 @@ const char* safetyName(analysis::FixSafety s) {
 json findingJson(const analysis::Finding& f) {
   json related = json::array();
   for (const analysis::RelatedInfo& r : f.related)
-    related.push_back({{"path", r.location.path}, {"range", range(r.location.range)}, {"message", r.message}});
+    related.push_back(
+        {{"path", r.location.path}, {"range", range(r.location.range)}, {"message", r.message}});
   json fixes = json::array();
   for (const analysis::Fix& fix : f.fixes) {
     json edits = json::array();
     for (const analysis::TextEdit& e : fix.edits)
       edits.push_back({{"path", e.path}, {"range", range(e.range)}, {"newText", e.newText}});
-    fixes.push_back({{"title", fix.title}, {"safety", safetyName(fix.safety)}, {"edits", std::move(edits)}});
+    fixes.push_back(
+        {{"title", fix.title}, {"safety", safetyName(fix.safety)}, {"edits", std::move(edits)}});
   }
   return {
       {"code", f.code},
@@ -44,7 +51,8 @@ json findingJson(const analysis::Finding& f) {
       {"range", range(f.location.range)},
       {"message", f.message},
       {"executionPath", f.executionPath},
-      {"launch", f.launch ? json{{"path", f.launch->path}, {"range", range(f.launch->range)}} : json(nullptr)},
+      {"launch", f.launch ? json{{"path", f.launch->path}, {"range", range(f.launch->range)}}
+                          : json(nullptr)},
       {"callChain", f.callChain},
       {"related", std::move(related)},
       {"jaxVersion", f.jaxVersion},
@@ -59,15 +67,20 @@ void writeJson(std::ostream& out, const Report& report) {
   size_t errors = 0, warnings = 0;
   for (const analysis::Finding& f : report.findings) {
     findings.push_back(findingJson(f));
-    if (f.severity == analysis::Severity::Error) ++errors;
-    if (f.severity == analysis::Severity::Warning) ++warnings;
+    if (f.severity == analysis::Severity::Error)
+      ++errors;
+    if (f.severity == analysis::Severity::Warning)
+      ++warnings;
   }
   json doc = {
       {"version", std::string(toolVersion())},
       {"jaxVersion", report.jaxVersion},
       {"findings", std::move(findings)},
       {"summary",
-       {{"files", report.files}, {"findings", report.findings.size()}, {"errors", errors}, {"warnings", warnings}}},
+       {{"files", report.files},
+        {"findings", report.findings.size()},
+        {"errors", errors},
+        {"warnings", warnings}}},
   };
   // Invalid UTF-8 in a message or path (from a file on disk) must not abort
   // the run: replace it with U+FFFD.

@@ -25,9 +25,12 @@ std::vector<analysis::Finding> applyPolicy(std::vector<analysis::Finding> findin
   std::vector<analysis::Finding> kept;
   kept.reserve(findings.size());
   for (analysis::Finding& f : findings) {
-    if (!selection.enabled(f.code) || perFile.covers(f.code)) continue;
-    if (suppressions.suppresses(f.code, f.location.range.start.line)) continue;
-    if (auto severity = config.severityFor(f.code)) f.severity = *severity;
+    if (!selection.enabled(f.code) || perFile.covers(f.code))
+      continue;
+    if (suppressions.suppresses(f.code, f.location.range.start.line))
+      continue;
+    if (auto severity = config.severityFor(f.code))
+      f.severity = *severity;
     kept.push_back(std::move(f));
   }
   return kept;

@@ -6,10 +6,14 @@
 namespace pallas::check {
 
 std::optional<OutputFormat> parseOutputFormat(std::string_view name) {
-  if (name == "text") return OutputFormat::Text;
-  if (name == "json") return OutputFormat::Json;
-  if (name == "sarif") return OutputFormat::Sarif;
-  if (name == "github") return OutputFormat::Github;
+  if (name == "text")
+    return OutputFormat::Text;
+  if (name == "json")
+    return OutputFormat::Json;
+  if (name == "sarif")
+    return OutputFormat::Sarif;
+  if (name == "github")
+    return OutputFormat::Github;
   return std::nullopt;
 }
 
@@ -27,17 +31,23 @@ void sortFindings(std::vector<analysis::Finding>& findings) {
 
 void writeReport(std::ostream& out, OutputFormat format, const Report& report) {
   switch (format) {
-  case OutputFormat::Text: return writeText(out, report);
-  case OutputFormat::Json: return writeJson(out, report);
-  case OutputFormat::Sarif: return writeSarif(out, report);
-  case OutputFormat::Github: return writeGithub(out, report);
+  case OutputFormat::Text:
+    return writeText(out, report);
+  case OutputFormat::Json:
+    return writeJson(out, report);
+  case OutputFormat::Sarif:
+    return writeSarif(out, report);
+  case OutputFormat::Github:
+    return writeGithub(out, report);
   }
 }
 
 std::string displayPath(const std::string& path, const std::filesystem::path& base) {
-  if (base.empty()) return path;
+  if (base.empty())
+    return path;
   std::filesystem::path rel = std::filesystem::path(path).lexically_relative(base);
-  if (rel.empty() || *rel.begin() == "..") return path;
+  if (rel.empty() || *rel.begin() == "..")
+    return path;
   return rel.generic_string();
 }
 
@@ -50,10 +60,17 @@ std::string githubEscapeData(std::string_view s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-    case '%': out += "%25"; break;
-    case '\r': out += "%0D"; break;
-    case '\n': out += "%0A"; break;
-    default: out += c;
+    case '%':
+      out += "%25";
+      break;
+    case '\r':
+      out += "%0D";
+      break;
+    case '\n':
+      out += "%0A";
+      break;
+    default:
+      out += c;
     }
   }
   return out;
@@ -63,9 +80,14 @@ std::string githubEscapeProperty(std::string_view s) {
   std::string out;
   for (char c : githubEscapeData(s)) {
     switch (c) {
-    case ':': out += "%3A"; break;
-    case ',': out += "%2C"; break;
-    default: out += c;
+    case ':':
+      out += "%3A";
+      break;
+    case ',':
+      out += "%2C";
+      break;
+    default:
+      out += c;
     }
   }
   return out;

@@ -31,10 +31,10 @@ struct Report {
   // Line index of a file the run read, or nullptr (columns then fall back
   // to UTF-8 bytes).
   std::function<const LineIndex*(const std::string& path)> lines;
-  size_t fixesApplied = 0;      // findings fixed by --fix
-  size_t fixableSafe = 0;       // remaining findings with a safe fix
-  size_t fixableUnsafe = 0;     // remaining findings with only unsafe fixes
-  bool quiet = false;           // text: no summary lines
+  size_t fixesApplied = 0;  // findings fixed by --fix
+  size_t fixableSafe = 0;   // remaining findings with a safe fix
+  size_t fixableUnsafe = 0; // remaining findings with only unsafe fixes
+  bool quiet = false;       // text: no summary lines
 };
 
 // Orders findings by path, line, column, code, then message.

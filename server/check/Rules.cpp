@@ -34,23 +34,31 @@ const std::vector<RuleInfo>& knownRules() {
 
 const RuleInfo* findRule(std::string_view code) {
   for (const RuleInfo& rule : knownRules())
-    if (rule.code == code) return &rule;
+    if (rule.code == code)
+      return &rule;
   return nullptr;
 }
 
-std::string_view homepageUri() { return PALLAS_LSP_HOMEPAGE; }
-std::string_view toolVersion() { return PALLAS_LSP_VERSION; }
+std::string_view homepageUri() {
+  return PALLAS_LSP_HOMEPAGE;
+}
+std::string_view toolVersion() {
+  return PALLAS_LSP_VERSION;
+}
 
 std::string ruleDocsUri(std::string_view code) {
   return std::string(homepageUri()) + "/blob/main/docs/codes/" + std::string(code) + ".md";
 }
 
 std::optional<std::string> validateSelector(std::string_view selector) {
-  if (selector == "ALL") return std::nullopt;
+  if (selector == "ALL")
+    return std::nullopt;
   if (!selector.empty())
     for (const RuleInfo& rule : knownRules())
-      if (rule.code.substr(0, selector.size()) == selector) return std::nullopt;
-  return "unknown rule selector '" + std::string(selector) + "' (known: ALL, PLS001-PLS004 and their prefixes)";
+      if (rule.code.substr(0, selector.size()) == selector)
+        return std::nullopt;
+  return "unknown rule selector '" + std::string(selector) +
+         "' (known: ALL, PLS001-PLS004 and their prefixes)";
 }
 
 std::vector<std::string> splitSelectors(std::string_view list) {
@@ -58,13 +66,15 @@ std::vector<std::string> splitSelectors(std::string_view list) {
   std::string current;
   for (char c : list) {
     if (c == ',' || c == ' ' || c == '\t') {
-      if (!current.empty()) out.push_back(std::move(current));
+      if (!current.empty())
+        out.push_back(std::move(current));
       current.clear();
     } else {
       current += c;
     }
   }
-  if (!current.empty()) out.push_back(std::move(current));
+  if (!current.empty())
+    out.push_back(std::move(current));
   return out;
 }
 
@@ -74,8 +84,10 @@ namespace {
 int specificity(const std::vector<std::string>& selectors, std::string_view code) {
   int best = -1;
   for (const std::string& s : selectors) {
-    if (s == "ALL") best = std::max(best, 0);
-    else if (code.substr(0, s.size()) == s) best = std::max(best, static_cast<int>(s.size()));
+    if (s == "ALL")
+      best = std::max(best, 0);
+    else if (code.substr(0, s.size()) == s)
+      best = std::max(best, static_cast<int>(s.size()));
   }
   return best;
 }
@@ -90,7 +102,8 @@ bool RuleSelection::enabled(std::string_view code) const {
       on = selected >= 0;
     }
     int ignored = specificity(layer.ignore, code);
-    if (ignored >= 0 && ignored >= selected) on = false;
+    if (ignored >= 0 && ignored >= selected)
+      on = false;
   }
   return on;
 }

@@ -13,9 +13,9 @@
 namespace pallas::check {
 
 struct RuleInfo {
-  std::string_view code;     // "PLS001"
-  std::string_view name;     // "inline-mgpu-on-discharging-path" (kebab-case, like ruff)
-  std::string_view summary;  // one sentence
+  std::string_view code;    // "PLS001"
+  std::string_view name;    // "inline-mgpu-on-discharging-path" (kebab-case, like ruff)
+  std::string_view summary; // one sentence
   analysis::Severity defaultSeverity;
 };
 

@@ -16,10 +16,13 @@ namespace {
 
 const char* level(analysis::Severity s) {
   switch (s) {
-  case analysis::Severity::Error: return "error";
-  case analysis::Severity::Warning: return "warning";
+  case analysis::Severity::Error:
+    return "error";
+  case analysis::Severity::Warning:
+    return "warning";
   case analysis::Severity::Information:
-  case analysis::Severity::Hint: return "note";
+  case analysis::Severity::Hint:
+    return "note";
   }
   return "error";
 }
@@ -68,7 +71,8 @@ json result(const Report& report, const analysis::Finding& f) {
   };
   const auto& all = knownRules();
   for (size_t i = 0; i < all.size(); ++i)
-    if (all[i].code == f.code) r["ruleIndex"] = i;
+    if (all[i].code == f.code)
+      r["ruleIndex"] = i;
 
   json related = json::array();
   int id = 0;
@@ -84,7 +88,8 @@ json result(const Report& report, const analysis::Finding& f) {
     loc["message"] = {{"text", info.message}};
     related.push_back(std::move(loc));
   }
-  if (!related.empty()) r["relatedLocations"] = std::move(related);
+  if (!related.empty())
+    r["relatedLocations"] = std::move(related);
 
   // The call chain from the kernel to the primitive, as a thread flow: each
   // step is a message ("kernel (k.py:12)"), the last one the finding itself.
@@ -94,26 +99,29 @@ json result(const Report& report, const analysis::Finding& f) {
       steps.push_back({{"location", {{"message", {{"text", step}}}}}});
     steps.push_back({{"location", physicalLocation(report, f.location)}});
     steps.back()["location"]["message"] = {{"text", f.message}};
-    r["codeFlows"] = json::array({{{"threadFlows", json::array({{{"locations", std::move(steps)}}})}}});
+    r["codeFlows"] =
+        json::array({{{"threadFlows", json::array({{{"locations", std::move(steps)}}})}}});
   }
 
   json fixes = json::array();
   for (const analysis::Fix& fix : f.fixes) {
-    if (fix.edits.empty()) continue; // SARIF fixes need at least one change
+    if (fix.edits.empty())
+      continue; // SARIF fixes need at least one change
     json changes = json::array();
     for (const analysis::TextEdit& e : fix.edits) {
-      changes.push_back({{"artifactLocation", artifactLocation(report, e.path)},
-                         {"replacements",
-                          json::array({{{"deletedRegion", region(report, e.path, e.range)},
-                                        {"insertedContent", {{"text", e.newText}}}}})}});
+      changes.push_back(
+          {{"artifactLocation", artifactLocation(report, e.path)},
+           {"replacements", json::array({{{"deletedRegion", region(report, e.path, e.range)},
+                                          {"insertedContent", {{"text", e.newText}}}}})}});
     }
-    fixes.push_back({{"description", {{"text", fix.title}}}, {"artifactChanges", std::move(changes)}});
+    fixes.push_back(
+        {{"description", {{"text", fix.title}}}, {"artifactChanges", std::move(changes)}});
   }
-  if (!fixes.empty()) r["fixes"] = std::move(fixes);
+  if (!fixes.empty())
+    r["fixes"] = std::move(fixes);
 
-  r["properties"] = {{"executionPath", f.executionPath},
-                     {"callChain", f.callChain},
-                     {"jaxVersion", f.jaxVersion}};
+  r["properties"] = {
+      {"executionPath", f.executionPath}, {"callChain", f.callChain}, {"jaxVersion", f.jaxVersion}};
   return r;
 }
 
@@ -121,9 +129,11 @@ json result(const Report& report, const analysis::Finding& f) {
 
 void writeSarif(std::ostream& out, const Report& report) {
   json results = json::array();
-  for (const analysis::Finding& f : report.findings) results.push_back(result(report, f));
+  for (const analysis::Finding& f : report.findings)
+    results.push_back(result(report, f));
   std::string base = fileUri(report.base);
-  if (base.back() != '/') base += '/'; // a base URI must end with a slash
+  if (base.back() != '/')
+    base += '/'; // a base URI must end with a slash
   json run = {
       {"tool",
        {{"driver",

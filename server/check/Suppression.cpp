@@ -7,16 +7,19 @@
 namespace pallas::check {
 
 bool SuppressionDirective::covers(std::string_view code) const {
-  if (allCodes) return true;
+  if (allCodes)
+    return true;
   for (const std::string& c : codes)
-    if (!c.empty() && code.substr(0, c.size()) == c) return true;
+    if (!c.empty() && code.substr(0, c.size()) == c)
+      return true;
   return false;
 }
 
 namespace {
 
 void skipSpaces(std::string_view s, size_t& i) {
-  while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+  while (i < s.size() && (s[i] == ' ' || s[i] == '\t'))
+    ++i;
 }
 
 // Parses the directives in one comment (text after the first '#', which may
@@ -29,7 +32,8 @@ void parseComment(std::string_view comment, uint32_t line, std::vector<Suppressi
     size_t i = pos + kTool.size();
     pos = i;
     skipSpaces(comment, i);
-    if (i >= comment.size() || comment[i] != ':') continue;
+    if (i >= comment.size() || comment[i] != ':')
+      continue;
     ++i;
     skipSpaces(comment, i);
     bool fileLevel = false;
@@ -50,9 +54,11 @@ void parseComment(std::string_view comment, uint32_t line, std::vector<Suppressi
     skipSpaces(comment, i);
     if (i < comment.size() && comment[i] == '[') {
       size_t close = comment.find(']', i);
-      if (close == std::string_view::npos) continue; // malformed: no effect
+      if (close == std::string_view::npos)
+        continue; // malformed: no effect
       directive.codes = splitSelectors(comment.substr(i + 1, close - i - 1));
-      if (directive.codes.empty()) continue; // "ignore[]" suppresses nothing
+      if (directive.codes.empty())
+        continue; // "ignore[]" suppresses nothing
       pos = close + 1;
     } else {
       directive.allCodes = true;
@@ -63,7 +69,8 @@ void parseComment(std::string_view comment, uint32_t line, std::vector<Suppressi
       SuppressionDirective& merged = lines[line];
       merged.line = line;
       merged.allCodes = merged.allCodes || directive.allCodes;
-      for (std::string& c : directive.codes) merged.codes.push_back(std::move(c));
+      for (std::string& c : directive.codes)
+        merged.codes.push_back(std::move(c));
     }
   }
 }
@@ -81,7 +88,8 @@ Suppressions Suppressions::parse(std::string_view text) {
       ++line, ++i;
     } else if (c == '#') {
       size_t end = text.find('\n', i);
-      if (end == std::string_view::npos) end = n;
+      if (end == std::string_view::npos)
+        end = n;
       parseComment(text.substr(i + 1, end - i - 1), line, out.fileLevel_, out.lineLevel_);
       i = end;
     } else if (c == '\'' || c == '"') {
@@ -92,14 +100,17 @@ Suppressions Suppressions::parse(std::string_view text) {
       i += quoteLen;
       while (i < n) {
         if (text[i] == '\\' && i + 1 < n) {
-          if (text[i + 1] == '\n') ++line;
+          if (text[i + 1] == '\n')
+            ++line;
           i += 2;
-        } else if (text[i] == c && (!triple || (i + 2 < n && text[i + 1] == c && text[i + 2] == c))) {
+        } else if (text[i] == c &&
+                   (!triple || (i + 2 < n && text[i + 1] == c && text[i + 2] == c))) {
           i += quoteLen;
           break;
         } else if (text[i] == '\n') {
           ++line, ++i;
-          if (!triple) break; // unterminated single-quoted string ends here
+          if (!triple)
+            break; // unterminated single-quoted string ends here
         } else {
           ++i;
         }
@@ -113,7 +124,8 @@ Suppressions Suppressions::parse(std::string_view text) {
 
 bool Suppressions::suppresses(std::string_view code, uint32_t line) const {
   for (const SuppressionDirective& d : fileLevel_)
-    if (d.covers(code)) return true;
+    if (d.covers(code))
+      return true;
   auto it = lineLevel_.find(line);
   return it != lineLevel_.end() && it->second.covers(code);
 }

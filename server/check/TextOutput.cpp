@@ -19,7 +19,8 @@ void writeText(std::ostream& out, const Report& report) {
         << analysis::severityName(f.severity) << '[' << f.code << "] " << f.message << '\n';
     (f.severity == analysis::Severity::Error ? errors : others) += 1;
   }
-  if (report.quiet) return;
+  if (report.quiet)
+    return;
   size_t remaining = report.findings.size();
   if (remaining == 0 && report.fixesApplied == 0) {
     out << "All checks passed!\n";

@@ -2,7 +2,6 @@
 // Exit codes: 0 nothing reported, 1 findings reported, 2 usage error, bad
 // configuration or a path that could not be read.
 #include "Command.h"
-
 #include "check/Checker.h"
 #include "check/Config.h"
 #include "check/Report.h"
@@ -25,9 +24,11 @@ struct Parsed {
 
 std::vector<std::string> parseSelectors(const std::string& option, const std::string& value) {
   std::vector<std::string> selectors = splitSelectors(value);
-  if (selectors.empty()) throw UsageError{option + " needs at least one rule code"};
+  if (selectors.empty())
+    throw UsageError{option + " needs at least one rule code"};
   for (const std::string& s : selectors)
-    if (auto error = validateSelector(s)) throw UsageError{option + ": " + *error};
+    if (auto error = validateSelector(s))
+      throw UsageError{option + ": " + *error};
   return selectors;
 }
 
@@ -54,17 +55,21 @@ Parsed parseArgs(const std::vector<std::string>& args) {
       hasInline = true;
     }
     auto value = [&]() -> std::string {
-      if (hasInline) return inlineValue;
-      if (i + 1 >= args.size()) throw UsageError{name + " needs a value"};
+      if (hasInline)
+        return inlineValue;
+      if (i + 1 >= args.size())
+        throw UsageError{name + " needs a value"};
       return args[++i];
     };
     auto flag = [&]() {
-      if (hasInline) throw UsageError{name + " takes no value"};
+      if (hasInline)
+        throw UsageError{name + " takes no value"};
     };
     if (name == "--format") {
       std::string f = value();
       auto format = parseOutputFormat(f);
-      if (!format) throw UsageError{"unknown --format '" + f + "' (text, json, sarif, github)"};
+      if (!format)
+        throw UsageError{"unknown --format '" + f + "' (text, json, sarif, github)"};
       parsed.format = *format;
     } else if (name == "--jobs" || name == "-j") {
       std::string v = value();
@@ -76,7 +81,8 @@ Parsed parseArgs(const std::vector<std::string>& args) {
     } else if (name == "--select") {
       parsed.options.selection.select = parseSelectors(name, value());
     } else if (name == "--ignore") {
-      for (std::string& s : parseSelectors(name, value())) parsed.options.selection.ignore.push_back(std::move(s));
+      for (std::string& s : parseSelectors(name, value()))
+        parsed.options.selection.ignore.push_back(std::move(s));
     } else if (name == "--fix") {
       flag();
       fix = true;
@@ -99,11 +105,15 @@ Parsed parseArgs(const std::vector<std::string>& args) {
       throw UsageError{"check: unknown option '" + arg + "'"};
     }
   }
-  if (noConfig && haveConfig) throw UsageError{"--config and --no-config cannot be combined"};
-  if (haveConfig) parsed.options.configMode = CheckOptions::ConfigMode::File;
-  if (noConfig) parsed.options.configMode = CheckOptions::ConfigMode::None;
+  if (noConfig && haveConfig)
+    throw UsageError{"--config and --no-config cannot be combined"};
+  if (haveConfig)
+    parsed.options.configMode = CheckOptions::ConfigMode::File;
+  if (noConfig)
+    parsed.options.configMode = CheckOptions::ConfigMode::None;
   parsed.options.fix = fix;
-  if (parsed.options.paths.empty()) parsed.options.paths.emplace_back("."); // like ruff
+  if (parsed.options.paths.empty())
+    parsed.options.paths.emplace_back("."); // like ruff
   return parsed;
 }
 
@@ -122,20 +132,25 @@ int runCheckCommand(const std::vector<std::string>& args) {
   result.report.quiet = parsed.quiet;
   writeReport(std::cout, parsed.format, result.report);
   std::cout.flush();
-  for (const std::string& note : result.notes) std::cerr << "pallas-lsp: " << note << '\n';
+  for (const std::string& note : result.notes)
+    std::cerr << "pallas-lsp: " << note << '\n';
   if (parsed.options.fix && parsed.format != OutputFormat::Text && !parsed.quiet)
     std::cerr << "pallas-lsp: fixed " << result.report.fixesApplied << " finding(s) in "
               << result.fixedFiles.size() << " file(s)\n";
-  for (const std::string& error : result.errors) std::cerr << "pallas-lsp: error: " << error << '\n';
-  if (!result.errors.empty()) return kExitUsage;
-  if (!result.report.findings.empty() && !parsed.exitZero) return kExitFindings;
+  for (const std::string& error : result.errors)
+    std::cerr << "pallas-lsp: error: " << error << '\n';
+  if (!result.errors.empty())
+    return kExitUsage;
+  if (!result.report.findings.empty() && !parsed.exitZero)
+    return kExitFindings;
   return kExitOk;
 }
 
 const CommandRegistration registration{Command{
     "check",
     "check [PATH...] [--format text|json|sarif|github] [--jobs N] [--select CODES] "
-    "[--ignore CODES] [--fix] [--unsafe-fixes] [--config FILE | --no-config] [--exit-zero] [--quiet]",
+    "[--ignore CODES] [--fix] [--unsafe-fixes] [--config FILE | --no-config] [--exit-zero] "
+    "[--quiet]",
     "analyse Python files and folders for Pallas Mosaic GPU findings (CI; exit 1 on findings)",
     &runCheckCommand,
 }};

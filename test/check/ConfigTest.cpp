@@ -1,5 +1,6 @@
-#include "TempDir.h"
 #include "check/Config.h"
+
+#include "TempDir.h"
 
 #include <gtest/gtest.h>
 
@@ -20,7 +21,8 @@ std::string errorOf(std::string_view text) {
 } // namespace
 
 TEST(Config, NoTableMeansNoConfig) {
-  EXPECT_FALSE(parsePyproject("[project]\nname = \"x\"\n[tool.ruff]\nline-length = 100\n", "/p/pyproject.toml"));
+  EXPECT_FALSE(parsePyproject("[project]\nname = \"x\"\n[tool.ruff]\nline-length = 100\n",
+                              "/p/pyproject.toml"));
   EXPECT_FALSE(parsePyproject("", "/p/pyproject.toml"));
 }
 
@@ -66,7 +68,8 @@ PLS00 = "hint"
 TEST(Config, DefaultsExcludeVirtualEnvironmentsAndCaches) {
   Config config;
   config.root = "/p";
-  for (const char* p : {"/p/venv", "/p/a/.venv", "/p/lib/site-packages", "/p/node_modules", "/p/x/__pycache__"})
+  for (const char* p :
+       {"/p/venv", "/p/a/.venv", "/p/lib/site-packages", "/p/node_modules", "/p/x/__pycache__"})
     EXPECT_TRUE(config.excluded(p)) << p;
   EXPECT_FALSE(config.excluded("/p/src"));
 }
@@ -74,14 +77,19 @@ TEST(Config, DefaultsExcludeVirtualEnvironmentsAndCaches) {
 TEST(Config, ErrorsNameFileLineAndColumn) {
   EXPECT_EQ(errorOf("[tool.pallas-lsp]\nselect = \"PLS001\"\n"),
             "/p/pyproject.toml:2:10: tool.pallas-lsp.select must be an array of strings");
-  EXPECT_EQ(errorOf("[tool.pallas-lsp]\nselect = [\"PLS001\", \"E501\"]\n"),
-            "/p/pyproject.toml:2:21: tool.pallas-lsp.select: unknown rule selector 'E501' (known: ALL, "
-            "PLS001-PLS004 and their prefixes)");
-  EXPECT_NE(errorOf("[tool.pallas-lsp]\nselct = []\n").find("pyproject.toml:2:1: unknown key 'tool.pallas-lsp.selct'"),
+  EXPECT_EQ(
+      errorOf("[tool.pallas-lsp]\nselect = [\"PLS001\", \"E501\"]\n"),
+      "/p/pyproject.toml:2:21: tool.pallas-lsp.select: unknown rule selector 'E501' (known: ALL, "
+      "PLS001-PLS004 and their prefixes)");
+  EXPECT_NE(errorOf("[tool.pallas-lsp]\nselct = []\n")
+                .find("pyproject.toml:2:1: unknown key 'tool.pallas-lsp.selct'"),
             std::string::npos);
-  EXPECT_NE(errorOf("[tool.pallas-lsp]\nrespect-gitignore = \"yes\"\n").find(":2:"), std::string::npos);
-  EXPECT_NE(errorOf("[tool.pallas-lsp.severity]\nPLS003 = \"fatal\"\n").find("must be one of"), std::string::npos);
-  EXPECT_NE(errorOf("[tool.pallas-lsp]\nper-file-ignores = [\"x\"]\n").find("per-file-ignores must be a table"),
+  EXPECT_NE(errorOf("[tool.pallas-lsp]\nrespect-gitignore = \"yes\"\n").find(":2:"),
+            std::string::npos);
+  EXPECT_NE(errorOf("[tool.pallas-lsp.severity]\nPLS003 = \"fatal\"\n").find("must be one of"),
+            std::string::npos);
+  EXPECT_NE(errorOf("[tool.pallas-lsp]\nper-file-ignores = [\"x\"]\n")
+                .find("per-file-ignores must be a table"),
             std::string::npos);
   std::string syntax = errorOf("[tool.pallas-lsp]\nselect = [\"PLS001\"\n");
   EXPECT_EQ(syntax.rfind("/p/pyproject.toml:", 0), 0u) << syntax;

@@ -1,5 +1,6 @@
-#include "TempDir.h"
 #include "check/FileWalker.h"
+
+#include "TempDir.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +12,8 @@ namespace {
 
 std::vector<std::string> relative(const WalkResult& result, const fs::path& root) {
   std::vector<std::string> out;
-  for (const fs::path& p : result.files) out.push_back(p.lexically_relative(root).generic_string());
+  for (const fs::path& p : result.files)
+    out.push_back(p.lexically_relative(root).generic_string());
   return out;
 }
 
@@ -39,7 +41,8 @@ TEST(FileWalker, FindsPythonFilesAndSkipsWhatItShould) {
   dir.write("pkg/local/i.py", "");
   WalkResult result = discoverFiles({dir.path()}, ConfigResolver::none(dir.path()));
   EXPECT_TRUE(result.errors.empty());
-  EXPECT_EQ(relative(result, dir.path()), (std::vector<std::string>{"a.py", "pkg/b.py", "pkg/keep_pb2.py"}));
+  EXPECT_EQ(relative(result, dir.path()),
+            (std::vector<std::string>{"a.py", "pkg/b.py", "pkg/keep_pb2.py"}));
 }
 
 TEST(FileWalker, ExplicitFilesAreAlwaysChecked) {
@@ -49,8 +52,10 @@ TEST(FileWalker, ExplicitFilesAreAlwaysChecked) {
   fs::path ignored = dir.write("ignored.py", "");
   fs::path script = dir.write("tool", "#!/usr/bin/env python\n");
   fs::path hidden = dir.write(".hidden/x.py", "");
-  WalkResult result = discoverFiles({ignored, script, hidden, ignored}, ConfigResolver::none(dir.path()));
-  EXPECT_EQ(relative(result, dir.path()), (std::vector<std::string>{".hidden/x.py", "ignored.py", "tool"}));
+  WalkResult result =
+      discoverFiles({ignored, script, hidden, ignored}, ConfigResolver::none(dir.path()));
+  EXPECT_EQ(relative(result, dir.path()),
+            (std::vector<std::string>{".hidden/x.py", "ignored.py", "tool"}));
 }
 
 TEST(FileWalker, ExplicitHiddenFolderIsWalked) {
@@ -95,6 +100,6 @@ TEST(FileWalker, CommonRootOfFilesAndFolders) {
   fs::path c = dir.mkdir("a/b/c");
   fs::path e = dir.write("a/b/d/e.py", "");
   EXPECT_EQ(commonRoot({c, e}), dir.path() / "a" / "b");
-  EXPECT_EQ(commonRoot({c}), c);            // a folder is its own root
+  EXPECT_EQ(commonRoot({c}), c);               // a folder is its own root
   EXPECT_EQ(commonRoot({e}), e.parent_path()); // a file contributes its folder
 }

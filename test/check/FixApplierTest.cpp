@@ -1,5 +1,6 @@
-#include "TempDir.h"
 #include "check/FixApplier.h"
+
+#include "TempDir.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -87,8 +88,9 @@ TEST(FixApplier, EditsOutsideTheFileAreRejected) {
   TempDir dir;
   std::string text = "x = 1\n";
   fs::path file = dir.write("k.py", text);
-  FixOutcome out = applyFixes({withFix(file, {{0, 4}, {0, 50}}, "2"), withFix(file, {{9, 0}, {9, 0}}, "2")},
-                              {{file.string(), text}}, {});
+  FixOutcome out =
+      applyFixes({withFix(file, {{0, 4}, {0, 50}}, "2"), withFix(file, {{9, 0}, {9, 0}}, "2")},
+                 {{file.string(), text}}, {});
   EXPECT_EQ(out.findingsFixed, 0u);
   EXPECT_EQ(TempDir::read(file), text);
   EXPECT_EQ(out.messages.size(), 2u);

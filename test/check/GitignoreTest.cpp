@@ -1,5 +1,6 @@
-#include "TempDir.h"
 #include "check/Gitignore.h"
+
+#include "TempDir.h"
 
 #include <gtest/gtest.h>
 

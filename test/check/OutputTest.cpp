@@ -3,13 +3,12 @@
 #include "check/Report.h"
 #include "check/Rules.h"
 
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <gtest/gtest.h>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <sys/wait.h>
 
@@ -87,11 +86,13 @@ TEST(LineIndex, OffsetsAndCodePointColumns) {
 TEST(TextOutput, LinesAndSummary) {
   Report report = sampleReport();
   report.fixableUnsafe = 1;
-  EXPECT_EQ(render(OutputFormat::Text, report),
-            "src/k.py:2:10: error[PLS001] inline_mgpu_p does not support discharge, 100% sure: a,b\n"
-            "/elsewhere/w.py:1:1: warning[PLS003] inline_mgpu_p does not support discharge, 100% sure: a,b\n"
-            "Found 1 error and 1 warning.\n"
-            "No fixes available (1 hidden fixes can be enabled with the `--unsafe-fixes` option).\n");
+  EXPECT_EQ(
+      render(OutputFormat::Text, report),
+      "src/k.py:2:10: error[PLS001] inline_mgpu_p does not support discharge, 100% sure: a,b\n"
+      "/elsewhere/w.py:1:1: warning[PLS003] inline_mgpu_p does not support discharge, 100% sure: "
+      "a,b\n"
+      "Found 1 error and 1 warning.\n"
+      "No fixes available (1 hidden fixes can be enabled with the `--unsafe-fixes` option).\n");
   report.quiet = true;
   EXPECT_EQ(render(OutputFormat::Text, report).find("Found"), std::string::npos);
   report.quiet = false;
@@ -106,8 +107,9 @@ TEST(TextOutput, PluralsAndFixHint) {
   Report report = sampleReport();
   report.findings.pop_back();
   report.fixableSafe = 1;
-  EXPECT_EQ(render(OutputFormat::Text, report).substr(render(OutputFormat::Text, report).find("Found")),
-            "Found 1 error.\n[*] 1 fixable with the `--fix` option.\n");
+  EXPECT_EQ(
+      render(OutputFormat::Text, report).substr(render(OutputFormat::Text, report).find("Found")),
+      "Found 1 error.\n[*] 1 fixable with the `--fix` option.\n");
 }
 
 TEST(JsonOutput, Schema) {
@@ -120,7 +122,8 @@ TEST(JsonOutput, Schema) {
   EXPECT_EQ(f["code"], "PLS001");
   EXPECT_EQ(f["severity"], "error");
   EXPECT_EQ(f["path"], "/repo/src/k.py");
-  EXPECT_EQ(f["range"], (json{{"start", {{"line", 1}, {"column", 13}}}, {"end", {{"line", 1}, {"column", 35}}}}));
+  EXPECT_EQ(f["range"], (json{{"start", {{"line", 1}, {"column", 13}}},
+                              {"end", {{"line", 1}, {"column", 35}}}}));
   EXPECT_EQ(f["executionPath"], "interpret=True (HLO interpreter)");
   EXPECT_EQ(f["launch"]["path"], "/repo/src/launch.py");
   EXPECT_EQ(f["launch"]["range"]["start"]["line"], 4);
@@ -132,10 +135,12 @@ TEST(JsonOutput, Schema) {
   EXPECT_TRUE(doc["findings"][1]["launch"].is_null());
   // Exactly these keys, no more.
   std::vector<std::string> keys;
-  for (auto it = f.begin(); it != f.end(); ++it) keys.push_back(it.key());
+  for (auto it = f.begin(); it != f.end(); ++it)
+    keys.push_back(it.key());
   std::sort(keys.begin(), keys.end());
-  EXPECT_EQ(keys, (std::vector<std::string>{"callChain", "code", "executionPath", "fixes", "jaxVersion", "launch",
-                                            "message", "path", "range", "related", "severity"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"callChain", "code", "executionPath", "fixes",
+                                            "jaxVersion", "launch", "message", "path", "range",
+                                            "related", "severity"}));
 }
 
 TEST(JsonOutput, InvalidUtf8DoesNotThrow) {
@@ -164,14 +169,16 @@ TEST(SarifOutput, Structure) {
   EXPECT_EQ(r["level"], "error");
   const json& loc = r["locations"][0]["physicalLocation"];
   EXPECT_EQ(loc["artifactLocation"], (json{{"uri", "src/k.py"}, {"uriBaseId", "%SRCROOT%"}}));
-  EXPECT_EQ(loc["region"], (json{{"startLine", 2}, {"startColumn", 10}, {"endLine", 2}, {"endColumn", 32}}));
+  EXPECT_EQ(loc["region"],
+            (json{{"startLine", 2}, {"startColumn", 10}, {"endLine", 2}, {"endColumn", 32}}));
   ASSERT_EQ(r["relatedLocations"].size(), 2u); // the launch and one related
   EXPECT_EQ(r["relatedLocations"][1]["message"]["text"], "pallas_call with interpret=True");
   const json& steps = r["codeFlows"][0]["threadFlows"][0]["locations"];
   ASSERT_EQ(steps.size(), 3u);
   EXPECT_EQ(steps[0]["location"]["message"]["text"], "kernel (k.py:1)");
   EXPECT_EQ(r["properties"]["executionPath"], "interpret=True (HLO interpreter)");
-  EXPECT_EQ(r["fixes"][0]["artifactChanges"][0]["replacements"][0]["insertedContent"]["text"], "pl.load()");
+  EXPECT_EQ(r["fixes"][0]["artifactChanges"][0]["replacements"][0]["insertedContent"]["text"],
+            "pl.load()");
   // A file outside the base gets an absolute file URI.
   EXPECT_EQ(run["results"][1]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
             "file:///elsewhere/w.py");
@@ -183,11 +190,12 @@ TEST(GithubOutput, AnnotationsAreEscaped) {
   report.findings[0].location.path = "/repo/src/we,ird:name%.py";
   report.findings[0].message = "line one\nline two\r, 50%: done";
   std::string out = render(OutputFormat::Github, report);
-  EXPECT_EQ(out,
-            "::error file=src/we%2Cird%3Aname%25.py,line=2,col=14,endLine=2,endColumn=36,title=PLS001::"
-            "src/we,ird:name%25.py:2:14: PLS001 line one%0Aline two%0D, 50%25: done\n"
-            "::warning file=/elsewhere/w.py,line=1,col=1,endLine=1,endColumn=4,title=PLS003::"
-            "/elsewhere/w.py:1:1: PLS003 inline_mgpu_p does not support discharge, 100%25 sure: a,b\n");
+  EXPECT_EQ(
+      out,
+      "::error file=src/we%2Cird%3Aname%25.py,line=2,col=14,endLine=2,endColumn=36,title=PLS001::"
+      "src/we,ird:name%25.py:2:14: PLS001 line one%0Aline two%0D, 50%25: done\n"
+      "::warning file=/elsewhere/w.py,line=1,col=1,endLine=1,endColumn=4,title=PLS003::"
+      "/elsewhere/w.py:1:1: PLS003 inline_mgpu_p does not support discharge, 100%25 sure: a,b\n");
 }
 
 TEST(GithubOutput, EscapeFunctions) {
@@ -219,10 +227,12 @@ namespace {
 // Runs test/check/validate_sarif.py on `sarif`; returns its exit status.
 int validateSarif(const std::string& sarif) {
   std::string file = (std::filesystem::temp_directory_path() /
-                      ("pallas-check-sarif-" + std::to_string(::getpid()) + ".json")).string();
+                      ("pallas-check-sarif-" + std::to_string(::getpid()) + ".json"))
+                         .string();
   std::ofstream(file) << sarif;
   std::string command = std::string("'") + PALLAS_TEST_PYTHON + "' '" + PALLAS_SOURCE_ROOT +
-                        "/test/check/validate_sarif.py' '" + PALLAS_SOURCE_ROOT + "' '" + file + "'";
+                        "/test/check/validate_sarif.py' '" + PALLAS_SOURCE_ROOT + "' '" + file +
+                        "'";
   int status = std::system(command.c_str());
   std::filesystem::remove(file);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -19,7 +19,8 @@ Finding finding(std::string code, uint32_t line) {
 
 std::vector<std::string> codes(const std::vector<Finding>& findings) {
   std::vector<std::string> out;
-  for (const Finding& f : findings) out.push_back(f.code + "@" + std::to_string(f.location.range.start.line));
+  for (const Finding& f : findings)
+    out.push_back(f.code + "@" + std::to_string(f.location.range.start.line));
   return out;
 }
 
@@ -45,8 +46,8 @@ TEST(RuleSelection, MostSpecificSelectorWinsAndIgnoreWinsTies) {
 
 TEST(RuleSelection, LaterLayersSelectReplaces) {
   RuleSelection s;
-  s.addLayer({std::nullopt, {"PLS003"}});                 // config
-  s.addLayer({std::vector<std::string>{"PLS003"}, {}});   // --select PLS003
+  s.addLayer({std::nullopt, {"PLS003"}});               // config
+  s.addLayer({std::vector<std::string>{"PLS003"}, {}}); // --select PLS003
   EXPECT_TRUE(s.enabled("PLS003"));
   EXPECT_FALSE(s.enabled("PLS001"));
 }

@@ -58,5 +58,6 @@ TEST(Suppression, MalformedDirectivesDoNothing) {
                                "b  # pallas-lsp: ignore[PLS001\n"
                                "c  # pallas-lsp: ignore[]\n"
                                "d  # pallas-lsp ignore\n");
-  for (uint32_t line = 0; line < 4; ++line) EXPECT_FALSE(s.suppresses("PLS001", line)) << line;
+  for (uint32_t line = 0; line < 4; ++line)
+    EXPECT_FALSE(s.suppresses("PLS001", line)) << line;
 }

@@ -13,8 +13,10 @@ namespace pallas::check::testing {
 class TempDir {
 public:
   TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "pallas-check-test-XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+    std::string tmpl =
+        (std::filesystem::temp_directory_path() / "pallas-check-test-XXXXXX").string();
+    if (!mkdtemp(tmpl.data()))
+      throw std::runtime_error("mkdtemp failed");
     path_ = std::filesystem::path(tmpl);
   }
   ~TempDir() {
