@@ -25,10 +25,11 @@ import tempfile
 import time
 
 
-def build_corpus(dest: pathlib.Path, fixtures: list[pathlib.Path], copies: int) -> tuple[int, int]:
+def build_corpus(dest: pathlib.Path, fixtures: list[pathlib.Path], copies: int,
+                 with_stdlib: bool) -> tuple[int, int]:
     stdlib = pathlib.Path(sysconfig.get_paths()["stdlib"])
     files = lines = 0
-    for src in sorted(stdlib.rglob("*.py")):
+    for src in sorted(stdlib.rglob("*.py")) if with_stdlib else []:
         rel = src.relative_to(stdlib)
         # Skip what either tool would skip on its own, so both see the same files.
         if any(p in ("site-packages", "__pycache__") or p.startswith(".") for p in rel.parts):
@@ -69,6 +70,8 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--kernel-copies", type=int, default=50)
+    ap.add_argument("--kernels-only", action="store_true",
+                    help="leave the standard library out: only the replicated kernel fixtures")
     ap.add_argument("--out")
     args = ap.parse_args()
     # The tools run inside the corpus folder: make their paths absolute.
@@ -80,7 +83,7 @@ def main() -> int:
     fixtures += sorted((root / "test" / "check" / "fixtures").glob("*.py"))
     with tempfile.TemporaryDirectory(prefix="pallas-check-bench-") as tmp:
         corpus = pathlib.Path(tmp) / "corpus"
-        files, lines = build_corpus(corpus, fixtures, args.kernel_copies)
+        files, lines = build_corpus(corpus, fixtures, args.kernel_copies, not args.kernels_only)
         tools = {
             "pallas-lsp check": [args.bin, "check", "--no-config", "--exit-zero", "--quiet",
                                  "--jobs", str(args.jobs), "--format", "json", "."],
@@ -125,7 +128,8 @@ def main() -> int:
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform()},
         "jobs": args.jobs,
-        "corpus": {"files": files, "lines": lines, "kernel_fixtures": len(fixtures), "kernel_copies": args.kernel_copies},
+        "corpus": {"files": files, "lines": lines, "kernel_fixtures": len(fixtures), "kernel_copies": args.kernel_copies,
+                   "stdlib": not args.kernels_only},
         "pallas_lsp_summary": summary,
         "results": results,
     }
