@@ -311,7 +311,15 @@ ProcessOutcome runSupervised(const ProcessSpec& spec, const CancelToken* cancel)
       [[maybe_unused]] ssize_t n = write(reportFd, &error, sizeof error);
       _exit(127);
     }
+    // Signal state survives exec: undo what a server typically sets (blocked
+    // signals for a signal-handling thread, an ignored SIGPIPE), so the
+    // user's process reacts to SIGTERM and broken pipes normally.
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
     signal(SIGPIPE, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGINT, SIG_DFL);
     execve(executable.c_str(), argvPointers.data(), envPointers.data());
     int error = errno;
     [[maybe_unused]] ssize_t n = write(reportFd, &error, sizeof error);

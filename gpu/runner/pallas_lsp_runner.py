@@ -65,12 +65,16 @@ class ResultChannel:
 
     def send(self, document: dict) -> None:
         try:
-            self._stream.write(json.dumps(document, allow_nan=False, default=str) + "\n")
+            self._stream.write(
+                json.dumps(document, allow_nan=False, default=str) + "\n"
+            )
             self._stream.flush()
         except (BrokenPipeError, OSError):
             pass  # the supervisor is gone; nothing left to tell
 
-    def progress(self, phase: str, mode: str, message: str, percent: int | None = None) -> None:
+    def progress(
+        self, phase: str, mode: str, message: str, percent: int | None = None
+    ) -> None:
         event = {"event": "progress", "phase": phase, "mode": mode, "message": message}
         if percent is not None:
             event["percent"] = percent
@@ -95,7 +99,11 @@ def _cap(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     half = limit // 2
-    return text[:half] + f"\n[... {len(text) - limit} characters omitted ...]\n" + text[-half:]
+    return (
+        text[:half]
+        + f"\n[... {len(text) - limit} characters omitted ...]\n"
+        + text[-half:]
+    )
 
 
 class FrameClassifier:
@@ -196,15 +204,17 @@ def describe_environment(jax_module=None) -> dict:
             env["cuda_plugins"][plugin] = version
     if jax_module is None:
         try:
-            import jax as jax_module  # noqa: PLC0415
+            import jax as jax_module
         except Exception as exc:  # noqa: BLE001
             env["jax_error"] = f"{type(exc).__name__}: {exc}"
             return env
     env["jax"] = getattr(jax_module, "__version__", None)
     try:
-        import jaxlib  # noqa: PLC0415
+        import jaxlib
 
-        env["jaxlib"] = getattr(jaxlib, "__version__", None) or _distribution_version("jaxlib")
+        env["jaxlib"] = getattr(jaxlib, "__version__", None) or _distribution_version(
+            "jaxlib"
+        )
     except Exception:  # noqa: BLE001
         env["jaxlib"] = _distribution_version("jaxlib")
     try:
@@ -243,7 +253,12 @@ def compiled_mode_blocker(jax_module) -> str | None:
             gpus = list(jax_module.devices("cuda"))
         except Exception:  # noqa: BLE001 - no CUDA backend at all
             gpus = []
-    capable = [d for d in gpus if (_parse_cc(getattr(d, "compute_capability", "")) or (0, 0)) >= MOSAIC_GPU_MIN_CC]
+    capable = [
+        d
+        for d in gpus
+        if (_parse_cc(getattr(d, "compute_capability", "")) or (0, 0))
+        >= MOSAIC_GPU_MIN_CC
+    ]
     if capable:
         return None
     need = f"{MOSAIC_GPU_MIN_CC[0]}.{MOSAIC_GPU_MIN_CC[1]}"
@@ -258,7 +273,10 @@ def compiled_mode_blocker(jax_module) -> str | None:
             f"(Mosaic GPU); JAX {version} sees only: {seen}."
         )
     try:
-        seen = ", ".join(sorted({d.platform for d in jax_module.devices()})) or "no devices"
+        seen = (
+            ", ".join(sorted({d.platform for d in jax_module.devices()}))
+            or "no devices"
+        )
     except Exception as exc:  # noqa: BLE001
         seen = f"no devices ({exc})"
     return (
@@ -279,7 +297,7 @@ def gpu_interpret_params_class():
     for module_name, attr in candidates:
         try:
             module = importlib.import_module(module_name)
-        except Exception:  # noqa: BLE001
+        except Exception:  # noqa: BLE001, S112 - absent in this JAX version: try the next
             continue
         if hasattr(module, attr):
             return getattr(module, attr)
@@ -321,9 +339,11 @@ class ModeForcer:
 
     def install(self) -> None:
         try:
-            from jax._src import config as jax_config  # noqa: PLC0415
+            from jax._src import config as jax_config
 
-            self._config = getattr(jax_config, "pallas_tpu_interpret_mode_context_manager", None)
+            self._config = getattr(
+                jax_config, "pallas_tpu_interpret_mode_context_manager", None
+            )
         except Exception:  # noqa: BLE001
             self._config = None
         for module_name, attr in self.PUBLIC:
@@ -347,7 +367,9 @@ class ModeForcer:
         if self._gpu_params is None:
             params = gpu_interpret_params_class()
             if params is None:
-                raise RuntimeError("this JAX version has no GPU interpret mode (InterpretGPUParams)")
+                raise RuntimeError(
+                    "this JAX version has no GPU interpret mode (InterpretGPUParams)"
+                )
             self._gpu_params = params()
         return self._gpu_params
 
@@ -366,7 +388,9 @@ class ModeForcer:
                 return original(*args, **kwargs)
 
             def build(mode):
-                return original(*args, **{**kwargs, "interpret": forcer.interpret_value(mode)})
+                return original(
+                    *args, **{**kwargs, "interpret": forcer.interpret_value(mode)}
+                )
 
             return _late_bound(forcer, build)
 
@@ -389,7 +413,9 @@ def _late_bound(forcer: ModeForcer, build):
 
     @functools.wraps(result)
     def late(*args, **kwargs):
-        return _late_bound(forcer, lambda mode: _call_in_mode(concrete, mode, args, kwargs))
+        return _late_bound(
+            forcer, lambda mode: _call_in_mode(concrete, mode, args, kwargs)
+        )
 
     return late
 
@@ -451,7 +477,7 @@ def load_user_module(path: str):
 
 
 def check_no_arguments(function, name: str) -> str | None:
-    import inspect  # noqa: PLC0415
+    import inspect
 
     try:
         signature = inspect.signature(function)
@@ -460,7 +486,8 @@ def check_no_arguments(function, name: str) -> str | None:
     required = [
         p.name
         for p in signature.parameters.values()
-        if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+        if p.default is p.empty
+        and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
     ]
     if required:
         return (
@@ -480,15 +507,21 @@ def _finite_or_none(value) -> float | None:
 
 def summarize_outputs(jax_module, numpy, result) -> tuple[list[dict], dict]:
     """Per leaf: shape, dtype, checksum; plus the host arrays for compare."""
-    leaves, _ = jax_module.tree_util.tree_flatten_with_path(result, is_leaf=lambda x: x is None)
+    leaves, _ = jax_module.tree_util.tree_flatten_with_path(
+        result, is_leaf=lambda x: x is None
+    )
     summaries, arrays = [], {}
     for path, leaf in leaves:
         key = jax_module.tree_util.keystr(path)
         if leaf is None:
             summaries.append({"path": key, "kind": "none"})
             continue
-        if not hasattr(leaf, "shape") and not isinstance(leaf, (int, float, complex, bool)):
-            summaries.append({"path": key, "kind": "other", "type": type(leaf).__name__})
+        if not hasattr(leaf, "shape") and not isinstance(
+            leaf, (int, float, complex, bool)
+        ):
+            summaries.append(
+                {"path": key, "kind": "other", "type": type(leaf).__name__}
+            )
             continue
         array = numpy.asarray(jax_module.device_get(leaf))
         arrays[key] = array
@@ -497,7 +530,9 @@ def summarize_outputs(jax_module, numpy, result) -> tuple[list[dict], dict]:
             "kind": "array" if hasattr(leaf, "shape") else "scalar",
             "shape": list(array.shape),
             "dtype": str(array.dtype),
-            "checksum": hashlib.sha256(numpy.ascontiguousarray(array).tobytes()).hexdigest()[:16],
+            "checksum": hashlib.sha256(
+                numpy.ascontiguousarray(array).tobytes()
+            ).hexdigest()[:16],
         }
         if array.dtype.kind in "biuf" and array.size:
             wide = array.astype(numpy.float64)
@@ -520,7 +555,13 @@ def compare_outputs(numpy, first: dict, second: dict) -> list[dict]:
     difference infinite (reported as null)."""
     comparisons = []
     for path in list(first) + [p for p in second if p not in first]:
-        entry = {"path": path, "comparable": False, "max_abs_diff": None, "max_rel_diff": None, "note": ""}
+        entry = {
+            "path": path,
+            "comparable": False,
+            "max_abs_diff": None,
+            "max_rel_diff": None,
+            "note": "",
+        }
         if path not in first or path not in second:
             entry["note"] = "output missing on one side"
             comparisons.append(entry)
@@ -549,8 +590,12 @@ def compare_outputs(numpy, first: dict, second: dict) -> list[dict]:
             rel = numpy.where(scale > 0, diff / numpy.where(scale > 0, scale, 1.0), 0.0)
         if one_nan.any():
             entry["note"] = f"NaN on one side only at {int(one_nan.sum())} element(s)"
-        entry["max_abs_diff"] = _finite_or_none(numpy.nanmax(diff)) if not one_nan.any() else None
-        entry["max_rel_diff"] = _finite_or_none(numpy.nanmax(rel)) if not one_nan.any() else None
+        entry["max_abs_diff"] = (
+            _finite_or_none(numpy.nanmax(diff)) if not one_nan.any() else None
+        )
+        entry["max_rel_diff"] = (
+            _finite_or_none(numpy.nanmax(rel)) if not one_nan.any() else None
+        )
         comparisons.append(entry)
     return comparisons
 
@@ -558,7 +603,9 @@ def compare_outputs(numpy, first: dict, second: dict) -> list[dict]:
 # -------------------------------------------------------------- running ---
 
 
-def run_mode(jax_module, numpy, channel, forcer, classifier, entry, mode: str, runs: int):
+def run_mode(
+    jax_module, numpy, channel, forcer, classifier, entry, mode: str, runs: int
+):
     """Runs the entry in one mode. Returns (mode result, host arrays)."""
     result = {"mode": mode, "ok": False, "error": None, "timing": None, "outputs": []}
     if mode == "compiled":
@@ -592,7 +639,12 @@ def run_mode(jax_module, numpy, channel, forcer, classifier, entry, mode: str, r
         compile_s = time.perf_counter() - start
         times = []
         for index in range(runs):
-            channel.progress("running", mode, f"run {index + 1}/{runs} ({mode})", int(100 * index / max(runs, 1)))
+            channel.progress(
+                "running",
+                mode,
+                f"run {index + 1}/{runs} ({mode})",
+                int(100 * index / max(runs, 1)),
+            )
             start = time.perf_counter()
             output = finish(call())
             times.append(time.perf_counter() - start)
@@ -615,14 +667,20 @@ def run_mode(jax_module, numpy, channel, forcer, classifier, entry, mode: str, r
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="pallas_lsp_runner.py", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="pallas_lsp_runner.py", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("--file")
     parser.add_argument("--entry", default="")
     parser.add_argument("--mode", choices=MODES + ("compare",), default="interpret")
-    parser.add_argument("--compare", default="compiled,interpret", help="the two modes compare runs")
+    parser.add_argument(
+        "--compare", default="compiled,interpret", help="the two modes compare runs"
+    )
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--project-root", default="")
-    parser.add_argument("--doctor", action="store_true", help="report the environment only")
+    parser.add_argument(
+        "--doctor", action="store_true", help="report the environment only"
+    )
     channel_group = parser.add_mutually_exclusive_group(required=True)
     channel_group.add_argument("--result-fd", type=int)
     channel_group.add_argument("--result-stdout", action="store_true")
@@ -631,11 +689,19 @@ def main(argv: list[str] | None = None) -> int:
     try:
         channel = open_channel(args)
     except OSError as exc:
-        print(f"pallas_lsp_runner: cannot open the result channel: {exc}", file=sys.stderr)
+        print(
+            f"pallas_lsp_runner: cannot open the result channel: {exc}", file=sys.stderr
+        )
         return 2
 
     if args.doctor:
-        channel.send({"event": "result", "version": RESULT_VERSION, "environment": describe_environment()})
+        channel.send(
+            {
+                "event": "result",
+                "version": RESULT_VERSION,
+                "environment": describe_environment(),
+            }
+        )
         return 0
 
     document = {
@@ -658,24 +724,32 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
     if not args.file or not os.path.isfile(args.file):
-        return fail_setup(synthetic_error("FileNotFoundError", f"no such file: {args.file}"))
+        return fail_setup(
+            synthetic_error("FileNotFoundError", f"no such file: {args.file}")
+        )
     modes = [args.mode]
     if args.mode == "compare":
         modes = [m.strip() for m in args.compare.split(",") if m.strip()]
         if len(modes) != 2 or any(m not in MODES for m in modes):
             return fail_setup(
-                synthetic_error("UsageError", f"--compare needs two of {', '.join(MODES)}; got '{args.compare}'")
+                synthetic_error(
+                    "UsageError",
+                    f"--compare needs two of {', '.join(MODES)}; got '{args.compare}'",
+                )
             )
-    classifier = FrameClassifier(args.project_root or os.path.dirname(os.path.abspath(args.file)))
+    classifier = FrameClassifier(
+        args.project_root or os.path.dirname(os.path.abspath(args.file))
+    )
 
     channel.progress("started", "", "importing JAX")
     try:
-        import jax  # noqa: PLC0415
-        import numpy  # noqa: PLC0415
+        import jax
+        import numpy
     except Exception as exc:  # noqa: BLE001
         return fail_setup(
             synthetic_error(
-                "JaxNotFound", f"JAX cannot be imported by {sys.executable}: {type(exc).__name__}: {exc}"
+                "JaxNotFound",
+                f"JAX cannot be imported by {sys.executable}: {type(exc).__name__}: {exc}",
             )
         )
     document["environment"] = describe_environment(jax)
@@ -697,7 +771,9 @@ def main(argv: list[str] | None = None) -> int:
     if not entry_name:
         marked = find_marked_entry(args.file)
         if len(marked) != 1:
-            why = "none is" if not marked else f"{len(marked)} are ({', '.join(marked)})"
+            why = (
+                "none is" if not marked else f"{len(marked)} are ({', '.join(marked)})"
+            )
             return fail_setup(
                 synthetic_error(
                     "EntryNotFound",
@@ -709,7 +785,11 @@ def main(argv: list[str] | None = None) -> int:
     document["entry"] = entry_name
     entry = getattr(module, entry_name, None)
     if not callable(entry):
-        return fail_setup(synthetic_error("EntryNotFound", f"{args.file} has no function '{entry_name}'"))
+        return fail_setup(
+            synthetic_error(
+                "EntryNotFound", f"{args.file} has no function '{entry_name}'"
+            )
+        )
     problem = check_no_arguments(entry, entry_name)
     if problem:
         return fail_setup(synthetic_error("EntryTakesArguments", problem))
@@ -717,14 +797,24 @@ def main(argv: list[str] | None = None) -> int:
     arrays_per_mode = []
     for mode in modes:
         try:
-            mode_result, arrays = run_mode(jax, numpy, channel, forcer, classifier, entry, mode, max(args.runs, 1))
+            mode_result, arrays = run_mode(
+                jax, numpy, channel, forcer, classifier, entry, mode, max(args.runs, 1)
+            )
         except BaseException as exc:  # noqa: BLE001 - SystemExit/KeyboardInterrupt from the entry
-            mode_result = {"mode": mode, "ok": False, "error": describe_exception(exc, classifier), "timing": None, "outputs": []}
+            mode_result = {
+                "mode": mode,
+                "ok": False,
+                "error": describe_exception(exc, classifier),
+                "timing": None,
+                "outputs": [],
+            }
             arrays = {}
         document["modes"].append(mode_result)
         arrays_per_mode.append(arrays)
     if args.mode == "compare" and all(m["ok"] for m in document["modes"]):
-        document["comparisons"] = compare_outputs(numpy, arrays_per_mode[0], arrays_per_mode[1])
+        document["comparisons"] = compare_outputs(
+            numpy, arrays_per_mode[0], arrays_per_mode[1]
+        )
     document["ok"] = all(m["ok"] for m in document["modes"])
     channel.progress("finished", "", "done")
     channel.send(document)

@@ -29,6 +29,7 @@ def run_runner(*args, channel="fd"):
     process = subprocess.run(
         [sys.executable, RUNNER, *args, *extra],
         pass_fds=(write,),
+        check=False,
         capture_output=True,
         text=True,
         timeout=300,
@@ -48,7 +49,11 @@ def run_runner(*args, channel="fd"):
 def test_compare_identical_is_zero():
     a = {"x": np.arange(6, dtype=np.float32).reshape(2, 3)}
     [entry] = runner.compare_outputs(np, a, {"x": a["x"].copy()})
-    assert entry["comparable"] and entry["max_abs_diff"] == 0.0 and entry["max_rel_diff"] == 0.0
+    assert (
+        entry["comparable"]
+        and entry["max_abs_diff"] == 0.0
+        and entry["max_rel_diff"] == 0.0
+    )
 
 
 def test_compare_reports_largest_abs_and_rel():
@@ -61,13 +66,19 @@ def test_compare_reports_largest_abs_and_rel():
 
 def test_compare_nan_handling_and_mismatches():
     nan = float("nan")
-    same = runner.compare_outputs(np, {"n": np.array([nan, 1.0])}, {"n": np.array([nan, 1.0])})
+    same = runner.compare_outputs(
+        np, {"n": np.array([nan, 1.0])}, {"n": np.array([nan, 1.0])}
+    )
     assert same[0]["max_abs_diff"] == 0.0 and same[0]["note"] == ""
-    one_side = runner.compare_outputs(np, {"n": np.array([nan, 1.0])}, {"n": np.array([0.0, 1.0])})
+    one_side = runner.compare_outputs(
+        np, {"n": np.array([nan, 1.0])}, {"n": np.array([0.0, 1.0])}
+    )
     assert one_side[0]["max_abs_diff"] is None and "NaN" in one_side[0]["note"]
     shapes = runner.compare_outputs(np, {"s": np.zeros(3)}, {"s": np.zeros(4)})
     assert not shapes[0]["comparable"] and "shapes differ" in shapes[0]["note"]
-    dtypes = runner.compare_outputs(np, {"d": np.zeros(3, np.float32)}, {"d": np.zeros(3, np.int32)})
+    dtypes = runner.compare_outputs(
+        np, {"d": np.zeros(3, np.float32)}, {"d": np.zeros(3, np.int32)}
+    )
     assert "dtypes differ" in dtypes[0]["note"]
     missing = runner.compare_outputs(np, {"a": np.zeros(1)}, {"b": np.zeros(1)})
     assert [m["note"] for m in missing] == ["output missing on one side"] * 2
@@ -130,7 +141,9 @@ def test_mode_forcer_rebuilds_kernels_built_before_the_mode_changed():
             o_ref[...] = x_ref[...] + 1
 
         # Built under interpret with the user's interpret=False, as at import.
-        kernel = pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct((8,), jnp.float32), interpret=False)
+        kernel = pl.pallas_call(
+            body, out_shape=jax.ShapeDtypeStruct((8,), jnp.float32), interpret=False
+        )
         assert float(kernel(jnp.zeros(8, jnp.float32)).sum()) == 8.0
         forcer.set_mode("compiled")
         with pytest.raises(Exception, match="Only interpret mode is supported on CPU"):
@@ -148,10 +161,17 @@ def test_mode_forcer_rebuilds_kernels_built_before_the_mode_changed():
 
 
 def test_script_interpret_run_and_progress():
-    code, events, stdout, _ = run_runner("--file", os.path.join(KERNELS, "add.py"), "--mode", "interpret", "--runs", "2")
+    code, events, stdout, _ = run_runner(
+        "--file", os.path.join(KERNELS, "add.py"), "--mode", "interpret", "--runs", "2"
+    )
     assert code == 0
     phases = [e["phase"] for e in events if e["event"] == "progress"]
-    assert phases[0] == "started" and "compiling" in phases and "running" in phases and phases[-1] == "finished"
+    assert (
+        phases[0] == "started"
+        and "compiling" in phases
+        and "running" in phases
+        and phases[-1] == "finished"
+    )
     result = events[-1]
     assert result["event"] == "result" and result["ok"] and result["entry"] == "main"
     assert result["modes"][0]["timing"]["runs"] == 2
@@ -160,7 +180,13 @@ def test_script_interpret_run_and_progress():
 
 def test_script_result_stdout_folds_user_prints_into_stderr():
     code, events, stdout, stderr = run_runner(
-        "--file", os.path.join(KERNELS, "mgpu_kernel.py"), "--entry", "main", "--runs", "1", channel="stdout"
+        "--file",
+        os.path.join(KERNELS, "mgpu_kernel.py"),
+        "--entry",
+        "main",
+        "--runs",
+        "1",
+        channel="stdout",
     )
     assert code == 0
     assert all(json.loads(line) for line in stdout.splitlines())  # only protocol lines
@@ -169,7 +195,14 @@ def test_script_result_stdout_folds_user_prints_into_stderr():
 
 
 def test_script_usage_errors():
-    code, events, _, _ = run_runner("--file", os.path.join(KERNELS, "add.py"), "--mode", "compare", "--compare", "interpret")
+    code, events, _, _ = run_runner(
+        "--file",
+        os.path.join(KERNELS, "add.py"),
+        "--mode",
+        "compare",
+        "--compare",
+        "interpret",
+    )
     assert code == 1 and events[-1]["setup_error"]["type"] == "UsageError"
     code, events, _, _ = run_runner("--file", "/nonexistent.py")
     assert code == 1 and events[-1]["setup_error"]["type"] == "FileNotFoundError"

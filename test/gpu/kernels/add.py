@@ -1,4 +1,5 @@
 """A pallas_call kernel; the user's code asks for interpret=False (compiled)."""
+
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
@@ -9,7 +10,9 @@ def add_kernel(x_ref, y_ref, o_ref):
 
 
 # Built at import time, as real code does: the runner must still switch it.
-add = pl.pallas_call(add_kernel, out_shape=jax.ShapeDtypeStruct((16, 128), jnp.float32), interpret=False)
+add = pl.pallas_call(
+    add_kernel, out_shape=jax.ShapeDtypeStruct((16, 128), jnp.float32), interpret=False
+)
 
 
 # pallas-lsp: entry

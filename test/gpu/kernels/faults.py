@@ -1,5 +1,6 @@
 """Entries that misbehave the ways a kernel run can: the supervisor must
 survive each, report it, and leave no process behind."""
+
 import ctypes
 import os
 import subprocess

@@ -1,7 +1,7 @@
 """inline_mgpu on a ref: cannot be discharged, so interpret=True fails."""
+
 import jax
 import jax.numpy as jnp
-from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
 
 

@@ -1,6 +1,7 @@
 """A kernel whose inline_mgpu region takes no refs: Mosaic GPU compiles it on
 a Hopper GPU; the interpret paths cannot run it (no XLA rule for
 inline_mgpu_p). Used by gpu/device-check.sh and the runner tests."""
+
 import jax
 import jax.numpy as jnp
 from jax._src.lib.mlir import ir
@@ -15,7 +16,9 @@ def splat(value):
     """jnp.full(SHAPE, value) written as raw Mosaic GPU."""
 
     @plgpu.inline_mgpu(
-        return_type=plgpu.ShapeDtypeStruct(SHAPE, jnp.float32, layout=plgpu.Layout.WG_SPLAT(SHAPE))
+        return_type=plgpu.ShapeDtypeStruct(
+            SHAPE, jnp.float32, layout=plgpu.Layout.WG_SPLAT(SHAPE)
+        )
     )
     def fn(_):
         return mgpu.FragmentedArray.splat(mgpu.c(value, ir.F32Type.get()), SHAPE)
