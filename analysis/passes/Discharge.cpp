@@ -171,8 +171,9 @@ Finding makeFinding(const Binding& b, const Failure& f, const PathChoice& pc, pd
   return out;
 }
 
-void analyzeLaunch(detail::PassContext& ctx, pd::LaunchOp launch, const knowledge::KnowledgeBase& kb,
-                   const GlobalMode& mode, llvm::DenseSet<mlir::Operation*>& signatureChecked) {
+void analyzeLaunch(detail::PassContext& ctx, const std::string& launchDoc, pd::LaunchOp launch,
+                   const knowledge::KnowledgeBase& kb, const GlobalMode& mode,
+                   llvm::DenseSet<mlir::Operation*>& signatureChecked, std::vector<Finding>& out) {
   LaunchFacts facts = factsOf(launch);
   std::vector<PathChoice> paths = pathsOf(launch);
   const GlobalMode* global = nullptr;
@@ -185,7 +186,7 @@ void analyzeLaunch(detail::PassContext& ctx, pd::LaunchOp launch, const knowledg
     paths = {{ExecPath::InterpretGpu, false}};
   }
   for (const PathChoice& pc : paths) {
-    KernelWalk walk(ctx.workspace, kb, pc.path, launch, ctx.path);
+    KernelWalk walk(ctx.workspace, kb, pc.path, launch, launchDoc);
     if (!walk.run()) continue;
     struct Hit {
       const Binding* binding;
@@ -195,7 +196,7 @@ void analyzeLaunch(detail::PassContext& ctx, pd::LaunchOp launch, const knowledg
     std::set<mlir::Operation*> sites; // JAX stops at a call's first failing primitive
     for (const Binding& b : walk.bindings()) {
       if (b.inlineCall && signatureChecked.insert(b.inlineCall).second)
-        checkInlineMgpuSignature(b, kb, ctx.findings);
+        checkInlineMgpuSignature(b, kb, out);
       auto failure = decide(b, pc.path, facts, kb);
       if (!failure || !sites.insert(b.site).second) continue;
       hits.push_back({&b, std::move(*failure)});
@@ -207,19 +208,59 @@ void analyzeLaunch(detail::PassContext& ctx, pd::LaunchOp launch, const knowledg
           (!first || std::pair(h.failure.phase, h.binding->order) < std::pair(first->failure.phase, first->binding->order)))
         first = &h;
     for (const Hit& h : hits)
-      ctx.findings.push_back(
-          makeFinding(*h.binding, h.failure, pc, launch, global, walk, kb, &h == first && !pc.may));
+      out.push_back(makeFinding(*h.binding, h.failure, pc, launch, global, walk, kb, &h == first && !pc.may));
   }
+}
+
+std::vector<pd::LaunchOp> launchesOf(mlir::ModuleOp module) {
+  std::vector<pd::LaunchOp> launches;
+  module.walk([&](pd::LaunchOp l) { launches.push_back(l); });
+  return launches;
+}
+
+// A helper file: no launch of its own, but code that only some paths can
+// run. Its findings come from launches in the files that call into it.
+bool isKernelHelper(mlir::ModuleOp module) {
+  bool launch = false, gpuOnly = false;
+  module.walk([&](mlir::Operation* op) {
+    if (llvm::isa<pd::LaunchOp>(op)) launch = true;
+    else if (llvm::isa<pd::InlineMgpuOp>(op)) gpuOnly = true;
+    else if (auto p = llvm::dyn_cast<pd::PrimOp>(op); p && p.getApi().starts_with("plgpu.")) gpuOnly = true;
+  });
+  return gpuOnly && !launch;
+}
+
+void analyzeDocument(detail::PassContext& ctx, const std::string& doc, mlir::ModuleOp module,
+                     const knowledge::KnowledgeBase& kb, std::vector<Finding>& out) {
+  llvm::DenseSet<mlir::Operation*> signatureChecked;
+  GlobalMode mode = globalInterpretMode(module);
+  for (pd::LaunchOp l : launchesOf(module)) analyzeLaunch(ctx, doc, l, kb, mode, signatureChecked, out);
 }
 
 void runDischarge(detail::PassContext& ctx) {
   auto kb = knowledgeFor(ctx.options);
   if (!kb || !ctx.module) return;
-  std::vector<pd::LaunchOp> launches;
-  ctx.module.walk([&](pd::LaunchOp l) { launches.push_back(l); });
-  llvm::DenseSet<mlir::Operation*> signatureChecked;
-  GlobalMode mode = globalInterpretMode(ctx.module);
-  for (pd::LaunchOp l : launches) analyzeLaunch(ctx, l, *kb, mode, signatureChecked);
+  analyzeDocument(ctx, ctx.path, ctx.module, *kb, ctx.findings);
+  if (!isKernelHelper(ctx.module)) return;
+  // The files whose launches reach this helper (through any chain of calls),
+  // so an editor showing only the helper still gets its findings. One walk
+  // of the workspace's call edges; only helper files pay for it.
+  std::set<std::string> reaching{ctx.path};
+  std::vector<detail::CallEdge> edges = ctx.workspace.callEdges();
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const detail::CallEdge& e : edges)
+      if (reaching.count(e.calleePath) && reaching.insert(e.caller.path).second) grew = true;
+  }
+  for (const std::string& doc : reaching) {
+    if (doc == ctx.path) continue;
+    mlir::ModuleOp module = ctx.workspace.module(doc);
+    if (!module) continue;
+    std::vector<Finding> found;
+    analyzeDocument(ctx, doc, module, *kb, found);
+    for (Finding& f : found)
+      if (f.location.path == ctx.path) ctx.findings.push_back(std::move(f));
+  }
 }
 
 } // namespace
