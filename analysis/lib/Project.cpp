@@ -10,6 +10,7 @@
 
 #include "pallas/analysis/detail/Dialect.h"
 #include "pallas/analysis/detail/Passes.h"
+#include "pallas/knowledge/KnowledgeBase.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -22,6 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -516,14 +518,90 @@ std::vector<std::string> Project::dependents(const std::string& path) const {
 }
 
 std::string Project::knowledgeJaxVersion() const {
+  std::string configured;
+  {
+    std::lock_guard lock(impl_->mutex);
+    configured = impl_->options.knowledgePath;
+  }
+  // The same choice as the passes make (passes/PassKnowledge.cpp): the
+  // configured table when it loads, else the bundled one. The bundled
+  // table's version is read once per process.
+  if (!configured.empty())
+    if (auto text = readFile(configured)) {
+      auto j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+      if (j.is_object() && j.contains("jax_version") && j["jax_version"].is_string())
+        return j["jax_version"].get<std::string>();
+    }
+  static const std::string bundled = [] {
+    auto loaded = knowledge::KnowledgeBase::bundled();
+    return loaded ? loaded.base->jaxVersion() : std::string("unknown");
+  }();
+  return bundled;
+}
+
+// ---- apiAt (the hover's lookup) ----------------------------------------------
+
+namespace {
+
+// The callee name written at a 0-based (line, byte column): a dotted name,
+// after an optional '@' of a decorator. Empty range when there is none.
+SourceRange calleeNameAt(std::string_view text, uint32_t line, uint32_t column) {
+  size_t at = 0;
+  for (uint32_t l = 0; l < line; ++l) {
+    at = text.find('\n', at);
+    if (at == std::string_view::npos) return {};
+    ++at;
+  }
+  size_t lineEnd = text.find('\n', at);
+  if (lineEnd == std::string_view::npos) lineEnd = text.size();
+  size_t begin = at + column;
+  if (begin >= lineEnd) return {};
+  if (text[begin] == '@') ++begin;
+  size_t end = begin;
+  auto nameChar = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' ||
+           static_cast<unsigned char>(c) >= 0x80;
+  };
+  while (end < lineEnd && nameChar(text[end])) ++end;
+  return {{line, static_cast<uint32_t>(begin - at)}, {line, static_cast<uint32_t>(end - at)}};
+}
+
+} // namespace
+
+std::optional<ApiAt> Project::apiAt(const std::string& path, SourcePos pos) const {
   std::lock_guard lock(impl_->mutex);
-  if (impl_->options.knowledgePath.empty()) return "unknown";
-  auto text = readFile(impl_->options.knowledgePath);
-  if (!text) return "unknown";
-  auto j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_object() && j.contains("jax_version") && j["jax_version"].is_string())
-    return j["jax_version"].get<std::string>();
-  return "unknown";
+  DocState* d = impl_->find(path);
+  if (!d) return std::nullopt;
+  impl_->ensureCurrent(*d);
+  if (!d->module) return std::nullopt;
+  std::string text = d->doc.text();
+  std::optional<ApiAt> best;
+  d->module->getOperation()->walk([&](mlir::Operation* op) {
+    std::string api;
+    if (auto p = llvm::dyn_cast<pd::PrimOp>(op)) api = p.getApi().str();
+    else if (auto s = llvm::dyn_cast<pd::ScopeOp>(op)) api = s.getApi().str();
+    else if (auto l = llvm::dyn_cast<pd::LaunchOp>(op)) api = l.getApi().str();
+    else if (llvm::isa<pd::InlineMgpuOp>(op)) api = "plgpu.inline_mgpu";
+    else return;
+    if (api.empty() || api.starts_with("python.")) return; // Python statements, not APIs
+    auto loc = llvm::dyn_cast<mlir::FileLineColLoc>(op->getLoc());
+    if (!loc || loc.getLine() == 0) return;
+    SourceRange r = calleeNameAt(text, loc.getLine() - 1, loc.getColumn() - 1);
+    if (r.start == r.end || pos < r.start || r.end < pos) return;
+    auto width = [](const SourceRange& x) { return x.end.column - x.start.column; };
+    if (!best || width(r) < width(best->range)) best = ApiAt{api, r};
+  });
+  return best;
+}
+
+void Project::setKnowledgePath(std::string path) {
+  std::lock_guard lock(impl_->mutex);
+  impl_->options.knowledgePath = std::move(path);
+}
+
+void Project::setGpuComputeCapability(std::string capability) {
+  std::lock_guard lock(impl_->mutex);
+  impl_->options.gpuComputeCapability = std::move(capability);
 }
 
 size_t Project::indexWorkspace(const std::atomic<bool>* cancel) {

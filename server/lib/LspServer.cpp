@@ -122,6 +122,34 @@ void LspServer::addCapabilities(const json& capabilities) {
 void LspServer::onInitialized(std::function<void()> callback) {
   initializedCallbacks_.push_back(std::move(callback));
 }
+void LspServer::addDiagnosticsProvider(DiagnosticsProvider provider) {
+  diagnosticsProviders_.push_back(std::move(provider));
+}
+void LspServer::onConfiguration(ConfigurationListener listener) {
+  configurationListeners_.push_back(std::move(listener));
+}
+
+void LspServer::notifyConfiguration(const json& settings) {
+  for (auto& listener : configurationListeners_) {
+    try {
+      listener(settings);
+    } catch (const std::exception& e) {
+      log_.error(std::string("a configuration listener failed: ") + e.what());
+    }
+  }
+}
+
+json LspServer::withExtraDiagnostics(const std::string& path, json diagnostics) {
+  if (diagnosticsProviders_.empty()) return diagnostics;
+  auto doc = documents_.get(path);
+  if (!doc) return diagnostics;
+  for (auto& provider : diagnosticsProviders_) {
+    json more = provider(*doc);
+    if (more.is_array())
+      for (auto& d : more) diagnostics.push_back(std::move(d));
+  }
+  return diagnostics;
+}
 
 void LspServer::start(std::function<void(int)> onExit) {
   onExit_ = std::move(onExit);
@@ -193,8 +221,11 @@ void LspServer::installBuiltins() {
   addNotification("textDocument/didSave", [self](const json& p) { self->didSave(p); });
   addNotification("workspace/didChangeWatchedFiles",
                   [self](const json& p) { self->didChangeWatchedFiles(p); });
-  addNotification("workspace/didChangeConfiguration",
-                  [self](const json&) { self->requestConfiguration(); });
+  addNotification("workspace/didChangeConfiguration", [self](const json& p) {
+    if (p.is_object() && p.contains("settings") && p["settings"].is_object())
+      self->notifyConfiguration(p["settings"]);
+    self->requestConfiguration();
+  });
   addNotification("window/workDoneProgress/cancel", [self](const json& p) {
     const json& token = protocol::requireField(p, "token", V::string);
     std::lock_guard lock(self->progressMutex_);
@@ -288,6 +319,8 @@ json LspServer::initialize(const json& params) {
   if (const json* info = protocol::optionalField(params, "clientInfo", V::object))
     if (info->contains("name") && (*info)["name"].is_string())
       client_.name = (*info)["name"].get<std::string>();
+  if (params.contains("initializationOptions"))
+    client_.initializationOptions = params["initializationOptions"];
 
   analysis::ProjectOptions projectOptions = options_.project;
   if (const json* folders = protocol::optionalField(params, "workspaceFolders", V::array)) {
@@ -300,6 +333,9 @@ json LspServer::initialize(const json& params) {
     projectOptions.workspaceRoots.push_back(rootPath->get<std::string>());
   }
   project_ = std::make_unique<analysis::Project>(projectOptions);
+  pipeline_ = std::make_unique<FindingsPipeline>(
+      *project_, [this](const std::string& path) { return textOf(path); },
+      [this](const std::string& message) { logMessage(MessageType::Warning, message); });
 
   json capabilities{
       {"positionEncoding", protocol::encodingName(client_.encoding)},
@@ -329,6 +365,7 @@ json LspServer::initialize(const json& params) {
 
 void LspServer::initialized() {
   registerFileWatchers();
+  if (client_.initializationOptions.is_object()) notifyConfiguration(client_.initializationOptions);
   requestConfiguration();
   for (auto& cb : initializedCallbacks_) cb();
 }
@@ -358,6 +395,17 @@ void LspServer::requestConfiguration() {
                       return;
                     }
                     const json& cfg = value[0];
+                    // select/ignore changed: what every open document shows changes.
+                    if (self->pipeline_ && self->pipeline_->applySettings(cfg)) {
+                      if (self->client_.pullDiagnostics) {
+                        if (self->client_.diagnosticRefresh)
+                          self->endpoint_->call("workspace/diagnostic/refresh", nullptr,
+                                                [](bool, const json&) {});
+                      } else {
+                        for (const Document& doc : self->documents_.all())
+                          self->scheduleDiagnostics(doc.path);
+                      }
+                    }
                     std::string applied;
                     if (cfg.is_object() && cfg.contains("logLevel") && cfg["logLevel"].is_string()) {
                       if (auto level = protocol::parseLogLevel(cfg["logLevel"].get<std::string>())) {
@@ -365,6 +413,7 @@ void LspServer::requestConfiguration() {
                         applied = "logLevel=" + cfg["logLevel"].get<std::string>();
                       }
                     }
+                    if (cfg.is_object()) self->notifyConfiguration(cfg);
                     self->log_.info("configuration received" +
                                     (applied.empty() ? std::string(" (no pallas-lsp settings)")
                                                      : ": " + applied));
@@ -485,7 +534,9 @@ void LspServer::afterUpdate(const std::string& path, const analysis::UpdateStats
 void LspServer::scheduleDiagnostics(const std::string& path) {
   if (client_.pullDiagnostics) {
     // Pull clients re-pull the document they edit; other documents whose
-    // results changed need a refresh request.
+    // results changed need a refresh request (and a new resultId: what is
+    // known may have changed without an edit, e.g. after a GPU run).
+    ++epoch_;
     if (client_.diagnosticRefresh)
       endpoint_->call("workspace/diagnostic/refresh", nullptr, [](bool, const json&) {});
     return;
@@ -523,14 +574,14 @@ void LspServer::runDiagnostics(const std::string& path, uint64_t generation) {
   if (!doc) return;
   std::vector<analysis::Finding> findings;
   try {
-    findings = project_->findings(path);
+    findings = this->findings(path);
   } catch (const std::exception& e) {
     log_.error("analysis of " + path + " failed: " + e.what());
     return;
   }
   // A newer edit arrived while analysing: its own run will publish.
   if (!current()) return;
-  json diagnostics = converter().diagnostics(findings);
+  json diagnostics = withExtraDiagnostics(path, converter().diagnostics(findings));
   if (!current()) return;
   publish(path, diagnostics, doc->version);
 }
@@ -561,9 +612,11 @@ json LspServer::pullDiagnostics(const json& params, const RequestContext& ctx) {
     if (*prev == resultId) return json{{"kind", "unchanged"}, {"resultId", resultId}};
   if (!project_->hasDocument(path))
     return json{{"kind", "full"}, {"resultId", resultId}, {"items", json::array()}};
-  auto findings = project_->findings(path);
+  auto findings = this->findings(path);
   ctx.cancel.check();
-  return json{{"kind", "full"}, {"resultId", resultId}, {"items", converter().diagnostics(findings)}};
+  return json{{"kind", "full"},
+              {"resultId", resultId},
+              {"items", withExtraDiagnostics(path, converter().diagnostics(findings))}};
 }
 
 json LspServer::workspaceDiagnostics(const json& params, const RequestContext& ctx) {
@@ -574,7 +627,8 @@ json LspServer::workspaceDiagnostics(const json& params, const RequestContext& c
     items.push_back({{"kind", "full"},
                      {"uri", doc.uri},
                      {"version", doc.version},
-                     {"items", converter().diagnostics(project_->findings(doc.path))}});
+                     {"items", withExtraDiagnostics(
+                                   doc.path, converter().diagnostics(findings(doc.path)))}});
   }
   return json{{"items", items}};
 }

@@ -18,6 +18,7 @@
 
 #include "Diagnostics.h"
 #include "DocumentStore.h"
+#include "FindingsPipeline.h"
 
 #include "pallas/analysis/Project.h"
 #include "pallas/protocol/Endpoint.h"
@@ -49,6 +50,7 @@ struct ClientInfo {
   bool workDoneProgress = false;       // window.workDoneProgress
   bool codeLensRefresh = false;        // workspace.codeLens.refreshSupport
   std::string name;                    // clientInfo.name
+  json initializationOptions;          // initialize's initializationOptions (null if none)
   json capabilities;                   // everything, for features to inspect
 };
 
@@ -91,6 +93,12 @@ public:
   using Mode = protocol::Endpoint::Mode;
   using CommandHandler = std::function<json(const json& arguments, const RequestContext& ctx)>;
   using CodeLensProvider = std::function<json(LspServer& server, const Document& doc)>;
+  // Extra LSP diagnostics for a document, published with (after) the
+  // analysis diagnostics, e.g. a GPU run's exception frames.
+  using DiagnosticsProvider = std::function<json(const Document& doc)>;
+  // Client settings: initializationOptions, each workspace/configuration
+  // answer (section pallas-lsp) and didChangeConfiguration's `settings`.
+  using ConfigurationListener = std::function<void(const json& settings)>;
 
   LspServer(std::shared_ptr<protocol::Endpoint> endpoint, protocol::Logger& logger,
             Options options);
@@ -117,9 +125,17 @@ public:
   void addCapabilities(const json& capabilities);
   // Called after `initialized` (client capabilities and Project are known).
   void onInitialized(std::function<void()> callback);
+  void addDiagnosticsProvider(DiagnosticsProvider provider);
+  void onConfiguration(ConfigurationListener listener);
 
   // ---- services (thread-safe; valid after initialize) ----
   analysis::Project& project() { return *project_; }
+  // The findings the user sees (analysis -> fixes -> policy, see
+  // FindingsPipeline.h): what the diagnostics show and code actions act on.
+  std::vector<analysis::Finding> findings(const std::string& path) {
+    return pipeline_->findings(path);
+  }
+  FindingsPipeline& findingsPipeline() { return *pipeline_; }
   DocumentStore& documents() { return documents_; }
   const ClientInfo& client() const { return client_; }
   protocol::Logger& log() { return log_; }
@@ -160,6 +176,8 @@ private:
   void afterUpdate(const std::string& path, const analysis::UpdateStats& stats);
   void runDiagnostics(const std::string& path, uint64_t generation);
   void publish(const std::string& path, const json& diagnostics, std::optional<int64_t> version);
+  json withExtraDiagnostics(const std::string& path, json diagnostics);
+  void notifyConfiguration(const json& settings);
   void finish(int exitCode);
 
   std::shared_ptr<protocol::Endpoint> endpoint_;
@@ -168,11 +186,14 @@ private:
   std::atomic<State> state_{State::Uninitialized};
   ClientInfo client_;
   std::unique_ptr<analysis::Project> project_;
+  std::unique_ptr<FindingsPipeline> pipeline_;
   DocumentStore documents_;
   json extraCapabilities_ = json::object();
   std::map<std::string, CommandHandler> commands_;
   std::vector<CodeLensProvider> codeLensProviders_;
   std::vector<std::function<void()>> initializedCallbacks_;
+  std::vector<DiagnosticsProvider> diagnosticsProviders_;
+  std::vector<ConfigurationListener> configurationListeners_;
   std::function<void(int)> onExit_;
   std::atomic<bool> finished_{false};
   std::atomic<uint64_t> epoch_{0}; // bumps on every content change (resultId)

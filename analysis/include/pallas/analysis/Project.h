@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,6 +50,15 @@ struct ProjectOptions {
   std::string gpuComputeCapability;
 };
 
+// A Pallas / Mosaic GPU API call at a position (for the hover): the
+// canonical API name the front end resolved (aliases and import spellings
+// included), e.g. "plgpu.copy_gmem_to_smem", and the range of the callee
+// name as written.
+struct ApiAt {
+  std::string api;
+  SourceRange range;
+};
+
 class Project {
 public:
   explicit Project(ProjectOptions options = {});
@@ -73,7 +83,18 @@ public:
   // Documents whose analysis depends on `path` (they import from it).
   std::vector<std::string> dependents(const std::string& path) const;
 
+  // The JAX version of the knowledge table the passes decide from (the
+  // configured table when it loads, else the bundled one); "unknown" only
+  // when neither loads.
   std::string knowledgeJaxVersion() const;
+  // The API call whose callee name contains `pos` (0-based, UTF-8 bytes) in
+  // `path`: the innermost `pallas.prim`, `pallas.scope`, `pallas.launch` or
+  // `pallas.inline_mgpu` located there. nullopt when none.
+  std::optional<ApiAt> apiAt(const std::string& path, SourcePos pos) const;
+  // Settings learnt after construction (the user's JAX knowledge table, the
+  // local GPU from the device probe); the next findings() use them.
+  void setKnowledgePath(std::string path);
+  void setGpuComputeCapability(std::string capability);
 
   // ---- workspace index (for cross-file call graphs) ----
   // Read every *.py under the workspace roots (skipping hidden folders,

@@ -1,0 +1,551 @@
+// The GPU runner in the editor (issue 6): `pallas.run` and `pallas.doctor`
+// (workspace/executeCommand), code lenses above runnable functions, a run's
+// exception frames as diagnostics, and, at `initialized`, the two facts about
+// the user's machine the analysis needs: the knowledge table of the user's
+// own JAX and the local GPU (PLS003).
+//
+// A run only ever starts on a user request. It executes on a thread of its
+// own; the request waits for it and turns $/cancelRequest or a cancel of the
+// work-done progress into gpu::CancelToken::cancel(), which kills the run's
+// whole process group.
+#include "LspServer.h"
+#include "RunnerEntries.h"
+
+#include "pallas/gpu/DeviceProbe.h"
+#include "pallas/gpu/Runner.h"
+#include "pallas/knowledge/KnowledgeBase.h"
+#include "pallas/protocol/Uri.h"
+
+#include <condition_variable>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+namespace pallas::server {
+namespace {
+
+using protocol::ErrorCode;
+using protocol::RpcError;
+
+// Settings of section pallas-lsp (editors/vscode/src/protocol.ts ServerSettings).
+struct RunnerSettings {
+  std::string python;         // empty: env PALLAS_LSP_PYTHON, else python3
+  std::string launchTemplate; // empty: env PALLAS_LSP_LAUNCH_TEMPLATE, else the default
+  double timeoutSeconds = 300;
+  bool workspaceTrusted = true;
+};
+
+// Accepts the settings object itself or one wrapped as {pallasLsp: {...}} /
+// {"pallas-lsp": {...}} (didChangeConfiguration sends the wrapped form).
+const json& unwrapSettings(const json& settings) {
+  for (const char* key : {"pallasLsp", "pallas-lsp"})
+    if (settings.is_object() && settings.contains(key) && settings[key].is_object())
+      return settings[key];
+  return settings;
+}
+
+// Diagnostics of the last run for one document, valid while it keeps the
+// version it had when the run ended (an edit clears them).
+struct RunDiagnostics {
+  std::optional<int64_t> version;
+  json diagnostics = json::array();
+};
+
+// Shared by every handler of one LspServer; background work holds it.
+struct RunnerState {
+  std::mutex mutex;
+  RunnerSettings settings;
+  bool settingsSeen = false;
+  std::map<std::string, RunDiagnostics> runDiagnostics; // by path
+  bool running = false;
+
+  // Background environment work (probe, knowledge): one thread, latest wins.
+  std::condition_variable wake;
+  std::optional<std::string> knowledgeFor; // python to extract for (pending)
+  std::string knowledgeUsedFor;            // python the current table came from
+  bool stop = false;
+  std::thread worker;
+  std::optional<gpu::ProbeResult> probe;
+  json knowledge = json::object(); // {jax_version, source, fallback}
+
+  ~RunnerState() {
+    {
+      std::lock_guard lock(mutex);
+      stop = true;
+    }
+    wake.notify_all();
+    // The worker may drop the last reference itself (the server is gone).
+    if (worker.joinable()) {
+      if (worker.get_id() == std::this_thread::get_id())
+        worker.detach();
+      else
+        worker.join();
+    }
+  }
+};
+
+std::string envOr(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::string(v) : fallback;
+}
+
+// "9.0" of the device with the highest compute capability (the best local GPU).
+std::string bestCapability(const gpu::ProbeResult& probe) {
+  const gpu::DeviceInfo* best = nullptr;
+  for (const gpu::DeviceInfo& d : probe.devices)
+    if (!best || std::pair(d.capability.major, d.capability.minor) >
+                     std::pair(best->capability.major, best->capability.minor))
+      best = &d;
+  if (!best) return {};
+  return std::to_string(best->capability.major) + "." + std::to_string(best->capability.minor);
+}
+
+json probeJson(const gpu::ProbeResult& probe) {
+  json gpus = json::array();
+  for (const gpu::DeviceInfo& d : probe.devices)
+    gpus.push_back({{"name", d.name},
+                    {"computeCapability", std::to_string(d.capability.major) + "." +
+                                              std::to_string(d.capability.minor)},
+                    {"memoryBytes", d.totalMemoryBytes},
+                    {"mosaicCapable", d.mosaicCapable()}});
+  return {{"status", gpu::probeStatusName(probe.status)},
+          {"summary", probe.summary()},
+          {"driverVersion", probe.driverVersionString()},
+          {"gpus", gpus}};
+}
+
+// ---- position helpers --------------------------------------------------
+
+std::string lineOf(const std::string& text, unsigned line) {
+  size_t start = 0;
+  for (unsigned i = 0; i < line; ++i) {
+    start = text.find('\n', start);
+    if (start == std::string::npos) return {};
+    ++start;
+  }
+  size_t end = text.find('\n', start);
+  std::string out = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  if (!out.empty() && out.back() == '\r') out.pop_back();
+  return out;
+}
+
+// Length of a UTF-8 string in the client's position units.
+unsigned units(const std::string& s, protocol::PositionEncoding encoding) {
+  if (encoding == protocol::PositionEncoding::UTF8) return static_cast<unsigned>(s.size());
+  unsigned n = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if ((c & 0xC0) == 0x80) continue;  // continuation byte
+    n += (c >= 0xF0) ? 2 : 1;          // astral characters are surrogate pairs
+  }
+  return n;
+}
+
+json lineRange(const std::string& text, unsigned line, protocol::PositionEncoding encoding) {
+  std::string l = lineOf(text, line);
+  size_t indent = l.find_first_not_of(" \t");
+  if (indent == std::string::npos) indent = l.size();
+  return {{"start", {{"line", line}, {"character", units(l.substr(0, indent), encoding)}}},
+          {"end", {{"line", line}, {"character", units(l, encoding)}}}};
+}
+
+std::string canonical(const std::string& path) {
+  std::error_code ec;
+  auto c = std::filesystem::weakly_canonical(path, ec);
+  return ec ? path : c.string();
+}
+
+// ---- the feature ---------------------------------------------------------
+
+class GpuRunner {
+public:
+  GpuRunner(LspServer& server, std::shared_ptr<RunnerState> state)
+      : server_(server), state_(std::move(state)) {}
+
+  void install() {
+    auto state = state_;
+    LspServer* s = &server_;
+    server_.addCommand("pallas.run", [this](const json& args, const RequestContext& ctx) {
+      return run(args, ctx);
+    });
+    server_.addCommand("pallas.doctor", [this](const json& args, const RequestContext&) {
+      return doctor(args);
+    });
+    server_.addCodeLensProvider([](LspServer&, const Document& doc) { return lenses(doc); });
+    server_.addDiagnosticsProvider([state](const Document& doc) {
+      std::lock_guard lock(state->mutex);
+      auto it = state->runDiagnostics.find(doc.path);
+      if (it == state->runDiagnostics.end()) return json::array();
+      if (it->second.version && *it->second.version != doc.version) {
+        state->runDiagnostics.erase(it); // edited since the run
+        return json::array();
+      }
+      return it->second.diagnostics;
+    });
+    server_.onConfiguration([this](const json& settings) { configure(settings); });
+    server_.onInitialized([this, s] {
+      {
+        std::lock_guard lock(state_->mutex);
+        if (!state_->knowledgeFor) state_->knowledgeFor = pythonLocked();
+        std::weak_ptr<LspServer> weak = s->weak_from_this();
+        state_->worker = std::thread([state = state_, weak] { environmentWorker(state, weak); });
+      }
+      state_->wake.notify_all();
+    });
+  }
+
+private:
+  std::string pythonLocked() const { return gpu::resolvePython(state_->settings.python); }
+
+  void configure(const json& raw) {
+    const json& cfg = unwrapSettings(raw);
+    if (!cfg.is_object()) return;
+    std::lock_guard lock(state_->mutex);
+    RunnerSettings& st = state_->settings;
+    if (cfg.contains("python"))
+      st.python = cfg["python"].is_string() ? cfg["python"].get<std::string>() : std::string();
+    if (cfg.contains("runner") && cfg["runner"].is_object()) {
+      const json& r = cfg["runner"];
+      if (r.contains("launchTemplate"))
+        st.launchTemplate =
+            r["launchTemplate"].is_string() ? r["launchTemplate"].get<std::string>() : "";
+      if (r.contains("timeoutSeconds") && r["timeoutSeconds"].is_number() &&
+          r["timeoutSeconds"].get<double>() > 0)
+        st.timeoutSeconds = r["timeoutSeconds"].get<double>();
+    }
+    if (cfg.contains("workspaceTrusted") && cfg["workspaceTrusted"].is_boolean())
+      st.workspaceTrusted = cfg["workspaceTrusted"].get<bool>();
+    state_->settingsSeen = true;
+    // A different interpreter may have a different JAX: extract again (the
+    // worker starts at `initialized`; before that it picks this up).
+    std::string python = pythonLocked();
+    if (python != state_->knowledgeUsedFor && (!state_->knowledgeFor || *state_->knowledgeFor != python)) {
+      state_->knowledgeFor = python;
+      state_->wake.notify_all();
+    }
+  }
+
+  // Probe once, then load the knowledge for each interpreter asked for.
+  static void environmentWorker(std::shared_ptr<RunnerState> state,
+                                std::weak_ptr<LspServer> weak) {
+    gpu::ProbeResult probe = gpu::probeDevices();
+    std::string capability = bestCapability(probe);
+    {
+      std::lock_guard lock(state->mutex);
+      state->probe = probe;
+    }
+    if (auto server = weak.lock()) {
+      server->project().setGpuComputeCapability(capability);
+      server->logMessage(MessageType::Info,
+                         "GPU for hardware checks (PLS003): " +
+                             (capability.empty() ? "none (" + probe.summary() + ")"
+                                                 : "compute capability " + capability + "; " +
+                                                       probe.summary()));
+      reanalyse(*server);
+    }
+    for (;;) {
+      std::string python;
+      {
+        std::unique_lock lock(state->mutex);
+        // Wakes now and then to notice a server that went away.
+        while (!state->stop && !state->knowledgeFor) {
+          state->wake.wait_for(lock, std::chrono::milliseconds(500));
+          if (weak.expired()) return;
+        }
+        if (state->stop) return;
+        python = *state->knowledgeFor;
+        state->knowledgeFor.reset();
+      }
+      auto timeout = std::chrono::seconds(
+          std::stoi(envOr("PALLAS_LSP_KNOWLEDGE_TIMEOUT", "120")));
+      auto loaded = knowledge::KnowledgeBase::forPython(
+          python, envOr("PALLAS_LSP_CACHE_DIR", knowledge::KnowledgeBase::defaultCacheDir()),
+          timeout);
+      auto server = weak.lock();
+      if (!server) return;
+      json info;
+      if (loaded) {
+        info = {{"python", python},
+                {"jax_version", loaded.base->jaxVersion()},
+                {"source", loaded.base->source()},
+                {"fallback", loaded.fallbackReason}};
+        server->project().setKnowledgePath(loaded.base->source());
+      } else {
+        info = {{"python", python}, {"jax_version", "unknown"}, {"source", ""}, {"fallback", loaded.error}};
+      }
+      {
+        std::lock_guard lock(state->mutex);
+        state->knowledge = info;
+        state->knowledgeUsedFor = python;
+      }
+      std::string text = "JAX knowledge: JAX " + info["jax_version"].get<std::string>() + " from " +
+                         info["source"].get<std::string>() + " (python " + python + ")";
+      if (!info["fallback"].get<std::string>().empty())
+        text += "; bundled table used because: " + info["fallback"].get<std::string>();
+      server->logMessage(MessageType::Info, text);
+      json gpus = json::array();
+      for (const auto& d : probe.devices)
+        gpus.push_back({{"name", d.name},
+                        {"computeCapability", std::to_string(d.capability.major) + "." +
+                                                  std::to_string(d.capability.minor)}});
+      server->endpoint().notify("pallas/status",
+                                {{"jaxVersion", info["jax_version"]},
+                                 {"python", python},
+                                 {"knowledge", info["source"]},
+                                 {"gpus", gpus},
+                                 {"gpu", capability.empty() ? json(probe.summary()) : gpus[0]["name"]}});
+      reanalyse(*server);
+    }
+  }
+
+  static void reanalyse(LspServer& server) {
+    for (const Document& doc : server.documents().all()) server.scheduleDiagnostics(doc.path);
+  }
+
+  // ---- code lenses ----
+  static json lenses(const Document& doc) {
+    json out = json::array();
+    static const std::pair<const char*, const char*> kinds[] = {
+        {"Run on GPU", "compiled"}, {"Run interpreted", "interpret"}, {"Compare", "compare"}};
+    for (const runner::RunTarget& t : runner::findRunTargets(doc.text)) {
+      for (const auto& [title, mode] : kinds) {
+        std::string label = title;
+        if (t.entry != t.function) label += " (via " + t.entry + ")";
+        out.push_back({{"range",
+                        {{"start", {{"line", t.line}, {"character", 0}}},
+                         {"end", {{"line", t.line}, {"character", 0}}}}},
+                       {"command",
+                        {{"title", label},
+                         {"command", "pallas.run"},
+                         {"arguments", json::array({json{
+                                           {"uri", doc.uri}, {"entry", t.entry}, {"mode", mode}}})}}}});
+      }
+    }
+    return out;
+  }
+
+  // ---- pallas.run ----
+  json run(const json& args, const RequestContext& ctx) {
+    if (!args.is_array() || args.empty() || !args[0].is_object())
+      throw RpcError(ErrorCode::InvalidParams,
+                     "pallas.run takes one argument {uri, entry, mode: compiled|interpret|compare}");
+    const json& a = args[0];
+    if (!a.contains("uri") || !a["uri"].is_string())
+      throw RpcError(ErrorCode::InvalidParams, "pallas.run: `uri` (a string) is required");
+    gpu::RunRequest request;
+    request.file = protocol::uriToPath(a["uri"].get<std::string>());
+    if (a.contains("entry") && !a["entry"].is_null()) {
+      if (!a["entry"].is_string())
+        throw RpcError(ErrorCode::InvalidParams, "pallas.run: `entry` must be a string");
+      request.entry = a["entry"].get<std::string>();
+    }
+    std::string modeName = a.contains("mode") && a["mode"].is_string()
+                               ? a["mode"].get<std::string>()
+                               : std::string("interpret");
+    auto mode = gpu::parseRunMode(modeName);
+    if (!mode)
+      throw RpcError(ErrorCode::InvalidParams,
+                     "pallas.run: unknown mode '" + modeName +
+                         "' (compiled, interpret, gpu-interpret, compare)");
+    request.mode = *mode;
+    {
+      std::lock_guard lock(state_->mutex);
+      const RunnerSettings& st = state_->settings;
+      if (!st.workspaceTrusted)
+        throw RpcError(ErrorCode::RequestFailed,
+                       "pallas.run refused: the workspace is not trusted, so its code is not run");
+      if (state_->running)
+        throw RpcError(ErrorCode::RequestFailed,
+                       "pallas.run refused: a run is already in progress (cancel it first)");
+      state_->running = true;
+      request.python = st.python;
+      request.launchTemplate = st.launchTemplate.empty()
+                                   ? envOr("PALLAS_LSP_LAUNCH_TEMPLATE", "")
+                                   : st.launchTemplate;
+      request.timeout = std::chrono::milliseconds(static_cast<long long>(st.timeoutSeconds * 1000));
+      // Diagnostics of the previous run go away when a new one starts.
+      state_->runDiagnostics.clear();
+    }
+    struct Release {
+      RunnerState& s;
+      ~Release() {
+        std::lock_guard lock(s.mutex);
+        s.running = false;
+      }
+    } release{*state_};
+    reanalyse(server_);
+
+    std::string title = "Pallas: " + modeName + " run of " +
+                        (request.entry.empty() ? std::string("the marked entry") : request.entry);
+    auto progress = server_.beginProgress(title, /*cancellable=*/true);
+    gpu::CancelToken cancel;
+    auto task = std::async(std::launch::async, [request, progress, cancel] {
+      return gpu::runKernel(
+          request,
+          [&](const gpu::Progress& p) {
+            if (p.phase == gpu::Phase::Finished) return;
+            progress->report(p.message.empty() ? gpu::phaseName(p.phase) : p.message,
+                             p.percent ? std::optional<unsigned>(static_cast<unsigned>(*p.percent))
+                                       : std::nullopt);
+          },
+          &cancel);
+    });
+    while (task.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready) {
+      if (ctx.cancel.cancelled() || progress->cancelled()) cancel.cancel();
+    }
+    gpu::RunResult result = task.get();
+    std::string summary = summarise(result);
+    progress->end(gpu::runStatusName(result.status));
+    publishFrames(result);
+    server_.showMessage(result.ok() ? MessageType::Info
+                        : result.status == gpu::RunResult::Status::Cancelled ? MessageType::Warning
+                                                                            : MessageType::Error,
+                        summary);
+    ctx.cancel.check(); // $/cancelRequest: the reply is RequestCancelled
+    json out = result.toJson();
+    out["summary"] = summary;
+    out["status"] = gpu::runStatusName(result.status);
+    return out;
+  }
+
+  static std::string fmt(double v) {
+    std::ostringstream os;
+    os.precision(4);
+    os << v;
+    return os.str();
+  }
+
+  static std::string summarise(const gpu::RunResult& r) {
+    std::string entry = r.entry.empty() ? "the entry" : r.entry;
+    std::string out = "pallas-lsp run " + entry + " (" + r.mode + "): " + gpu::runStatusName(r.status);
+    if (!r.ok()) return out + ". " + r.message;
+    for (const gpu::ModeResult& m : r.modes) {
+      out += "\n[" + m.mode + "]";
+      if (m.compileSeconds) out += " compile " + fmt(*m.compileSeconds) + " s";
+      if (m.runSecondsMedian)
+        out += ", run " + fmt(*m.runSecondsMedian * 1000) + " ms (median of " +
+               std::to_string(m.runs) + ")";
+      for (const gpu::OutputSummary& o : m.outputs) {
+        out += "\n  out" + o.path + ": " + o.dtype + "[";
+        for (size_t i = 0; i < o.shape.size(); ++i)
+          out += (i ? "," : "") + std::to_string(o.shape[i]);
+        out += "] sha256 " + o.checksum;
+        if (o.sum) out += " sum " + fmt(*o.sum);
+      }
+    }
+    for (const gpu::Comparison& c : r.comparisons) {
+      out += "\ncompare out" + c.path + ": ";
+      if (c.comparable && c.maxAbsDiff && c.maxRelDiff)
+        out += "max |a-b| " + fmt(*c.maxAbsDiff) + ", max rel " + fmt(*c.maxRelDiff);
+      else
+        out += "not comparable";
+      if (!c.note.empty()) out += " (" + c.note + ")";
+    }
+    return out;
+  }
+
+  // The user's frames of each exception, as diagnostics at those lines.
+  void publishFrames(const gpu::RunResult& result) {
+    std::map<std::string, json> byPath; // canonical path -> diagnostics
+    auto add = [&](const gpu::PythonError& error, const std::string& prefix) {
+      const gpu::Frame* innermost = error.innermostUserFrame();
+      std::string headline = prefix + error.type + (error.message.empty() ? "" : ": " + error.message);
+      for (const gpu::Frame& f : error.frames) {
+        if (!f.user || f.line <= 0) continue;
+        bool inner = &f == innermost;
+        json d{{"severity", inner ? 1 : 3},
+               {"source", "pallas-lsp run"},
+               {"code", "run"},
+               {"message", inner ? headline : "called from here (" + f.function + ") on the way to: " + headline},
+               {"line0", f.line - 1}};
+        byPath[canonical(f.file)].push_back(std::move(d));
+      }
+    };
+    if (result.setupError) add(*result.setupError, "");
+    for (const gpu::ModeResult& m : result.modes)
+      if (m.error) add(*m.error, "[" + m.mode + "] ");
+
+    auto encoding = server_.client().encoding;
+    std::vector<std::string> touched;
+    {
+      std::lock_guard lock(state_->mutex);
+      for (const Document& doc : server_.documents().all()) {
+        auto it = byPath.find(canonical(doc.path));
+        if (it == byPath.end()) continue;
+        json diagnostics = json::array();
+        for (json d : it->second) {
+          unsigned line = d["line0"].get<unsigned>();
+          d.erase("line0");
+          d["range"] = lineRange(doc.text, line, encoding);
+          diagnostics.push_back(std::move(d));
+        }
+        state_->runDiagnostics[doc.path] = RunDiagnostics{doc.version, std::move(diagnostics)};
+        touched.push_back(doc.path);
+      }
+    }
+    for (const std::string& path : touched) server_.scheduleDiagnostics(path);
+  }
+
+  // ---- pallas.doctor ----
+  json doctor(const json& args) {
+    bool asJson = args.is_array() && !args.empty() && args[0].is_object() &&
+                  args[0].value("format", std::string()) == "json";
+    std::string python, launchTemplate;
+    std::optional<gpu::ProbeResult> probe;
+    json knowledgeInfo;
+    {
+      std::lock_guard lock(state_->mutex);
+      python = pythonLocked();
+      launchTemplate = state_->settings.launchTemplate;
+      probe = state_->probe;
+      knowledgeInfo = state_->knowledge;
+    }
+    if (!probe) probe = gpu::probeDevices(); // before the worker got to it
+    json environment = gpu::inspectPythonEnvironment(python, launchTemplate);
+    json report{{"python", {{"interpreter", python}, {"environment", environment}}},
+                {"gpu", probeJson(*probe)},
+                {"gpuForHardwareChecks", bestCapability(*probe)},
+                {"knowledge", knowledgeInfo},
+                {"launchTemplate",
+                 launchTemplate.empty() ? std::string("{python} {runner} {args}") : launchTemplate}};
+    if (asJson) return report;
+    std::string text = "pallas-lsp doctor\n\nPython: " + python + "\n";
+    if (environment.contains("error"))
+      text += "  cannot inspect it: " + environment["error"].dump() + "\n";
+    else
+      text += "  JAX " + environment.value("jax", std::string("?")) + ", jaxlib " +
+              environment.value("jaxlib", std::string("?")) + "\n";
+    text += "\nGPU (CUDA driver API):\n  " + probe->summary() + "\n";
+    std::string cap = bestCapability(*probe);
+    text += "  hardware checks (PLS003) for: " + (cap.empty() ? std::string("no GPU (off)") : "sm " + cap) + "\n";
+    text += "\nAnalysis knowledge: ";
+    if (knowledgeInfo.empty())
+      text += "being loaded\n";
+    else
+      text += "JAX " + knowledgeInfo.value("jax_version", std::string("?")) + " from " +
+              knowledgeInfo.value("source", std::string("?")) +
+              (knowledgeInfo.value("fallback", std::string()).empty()
+                   ? std::string("\n")
+                   : "\n  (bundled table: " + knowledgeInfo["fallback"].get<std::string>() + ")\n");
+    text += "\nLaunch template: " + report["launchTemplate"].get<std::string>() + "\n";
+    return text;
+  }
+
+  LspServer& server_;
+  std::shared_ptr<RunnerState> state_;
+};
+
+const FeatureRegistration registration{{"gpu-runner", [](LspServer& server) {
+  // The feature lives as long as the handlers that capture it.
+  auto runner = std::make_shared<GpuRunner>(server, std::make_shared<RunnerState>());
+  runner->install();
+  server.onInitialized([runner] {}); // keeps it alive with the server's callbacks
+}}};
+
+} // namespace
+} // namespace pallas::server

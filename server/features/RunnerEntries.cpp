@@ -1,0 +1,180 @@
+#include "RunnerEntries.h"
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+#include <regex>
+
+namespace pallas::server::runner {
+namespace {
+
+// Kernel launches the runner forces into a mode (gpu/README.md): each is a
+// call, or a decorator (`@pl.kernel(...)`, `@functools.partial(pl.pallas_call, ...)`).
+const std::regex& launchPattern() {
+  static const std::regex re(
+      R"((\bpallas_call\b|\bplgpu\s*\.\s*kernel\b|\bpl\s*\.\s*kernel\b|\bcore_map\b|\bmgpu\s*\.\s*kernel\b))");
+  return re;
+}
+
+constexpr std::string_view kMarker = "pallas-lsp: entry";
+
+struct Function {
+  std::string name;
+  unsigned defLine = 0, firstLine = 0, endLine = 0; // [firstLine, endLine)
+  std::string params;
+  bool marked = false;
+  std::string body;
+};
+
+std::vector<std::string> splitLines(std::string_view text) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t nl = text.find('\n', start);
+    if (nl == std::string_view::npos) nl = text.size();
+    std::string line(text.substr(start, nl - start));
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    lines.push_back(std::move(line));
+    start = nl + 1;
+  }
+  return lines;
+}
+
+bool isTopLevelCode(const std::string& line) {
+  return !line.empty() && !std::isspace(static_cast<unsigned char>(line[0])) && line[0] != '#';
+}
+
+// The parameter text between the def's parentheses (may span lines).
+std::string parameters(const std::vector<std::string>& lines, unsigned defLine, unsigned* last) {
+  std::string out;
+  int depth = 0;
+  bool started = false;
+  for (unsigned i = defLine; i < lines.size(); ++i) {
+    for (char c : lines[i]) {
+      if (c == '(') {
+        if (depth++ == 0 && !started) {
+          started = true;
+          continue;
+        }
+      } else if (c == ')') {
+        if (--depth == 0 && started) {
+          *last = i;
+          return out;
+        }
+      }
+      if (started) out += c;
+    }
+    out += ' ';
+  }
+  *last = defLine;
+  return out;
+}
+
+// True when every parameter has a default or is *args/**kwargs (the runner
+// calls the entry with no arguments).
+bool callableWithoutArguments(const std::string& params) {
+  int depth = 0;
+  std::string piece;
+  std::vector<std::string> pieces;
+  for (char c : params) {
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if (c == ')' || c == ']' || c == '}') --depth;
+    if (c == ',' && depth == 0) {
+      pieces.push_back(piece);
+      piece.clear();
+    } else {
+      piece += c;
+    }
+  }
+  pieces.push_back(piece);
+  for (std::string p : pieces) {
+    p.erase(0, p.find_first_not_of(" \t"));
+    p.erase(p.find_last_not_of(" \t") + 1);
+    if (p.empty() || p == "/" || p == "*" || p[0] == '*') continue;
+    if (p.find('=') == std::string::npos) return false;
+  }
+  return true;
+}
+
+std::vector<Function> moduleFunctions(const std::vector<std::string>& lines) {
+  static const std::regex defRe(R"(^(async\s+)?def\s+([A-Za-z_][A-Za-z0-9_]*)\s*\()");
+  std::vector<Function> out;
+  for (unsigned i = 0; i < lines.size(); ++i) {
+    std::smatch m;
+    if (!std::regex_search(lines[i], m, defRe)) continue;
+    Function f;
+    f.name = m[2];
+    f.defLine = i;
+    // Decorators and comment lines right above belong to it.
+    unsigned first = i;
+    while (first > 0 && !lines[first - 1].empty() &&
+           (lines[first - 1][0] == '@' || lines[first - 1][0] == '#' ||
+            lines[first - 1][0] == ' ' || lines[first - 1][0] == ')'))
+      --first;
+    // Skip back over continuation lines only if they belong to a decorator.
+    while (first < i && lines[first][0] != '@' && lines[first][0] != '#') ++first;
+    f.firstLine = first;
+    unsigned sigEnd = i;
+    f.params = parameters(lines, i, &sigEnd);
+    unsigned end = sigEnd + 1;
+    while (end < lines.size() && !isTopLevelCode(lines[end])) ++end;
+    f.endLine = end;
+    for (unsigned k = first; k <= sigEnd; ++k)
+      if (lines[k].find(kMarker) != std::string::npos) f.marked = true;
+    for (unsigned k = first; k < end; ++k) f.body += lines[k] + '\n';
+    out.push_back(std::move(f));
+    i = std::max(i, sigEnd);
+  }
+  return out;
+}
+
+bool calls(const Function& caller, const std::string& callee) {
+  std::regex re("\\b" + callee + "\\b");
+  // Skip the caller's own def line (a function named like the callee).
+  auto bodyStart = caller.body.find('\n', caller.body.find("def "));
+  return bodyStart != std::string::npos &&
+         std::regex_search(caller.body.begin() + static_cast<long>(bodyStart), caller.body.end(),
+                           re);
+}
+
+} // namespace
+
+std::vector<RunTarget> findRunTargets(std::string_view source) {
+  std::vector<std::string> lines = splitLines(source);
+  std::vector<Function> functions = moduleFunctions(lines);
+  std::vector<RunTarget> out;
+  std::vector<const Function*> entries;
+  std::vector<const Function*> launchersNeedingArgs;
+  for (const Function& f : functions) {
+    bool launches = std::regex_search(f.body, launchPattern());
+    bool noArgs = callableWithoutArguments(f.params);
+    std::string why;
+    if (f.marked)
+      why = "marked";
+    else if (noArgs && launches)
+      why = "launches a kernel";
+    else if (noArgs && f.name == "main")
+      why = "main";
+    else if (noArgs && f.name.rfind("test_", 0) == 0)
+      why = "test";
+    if (!why.empty()) {
+      out.push_back({f.name, f.defLine, f.name, why});
+      entries.push_back(&f);
+    } else if (launches) {
+      launchersNeedingArgs.push_back(&f);
+    }
+  }
+  for (const Function* f : launchersNeedingArgs) {
+    for (const Function* e : entries) {
+      if (calls(*e, f->name)) {
+        out.push_back({f->name, f->defLine, e->name, "called by " + e->name});
+        break;
+      }
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [](const RunTarget& a, const RunTarget& b) { return a.line < b.line; });
+  return out;
+}
+
+} // namespace pallas::server::runner
