@@ -8,7 +8,6 @@
 #include "KernelWalk.h"
 #include "PassKnowledge.h"
 #include "PathRules.h"
-
 #include "pallas/analysis/detail/Passes.h"
 
 #include "llvm/ADT/DenseSet.h"
@@ -43,9 +42,11 @@ struct GlobalMode {
 GlobalMode globalInterpretMode(mlir::ModuleOp module) {
   GlobalMode mode;
   for (pd::FuncOp f : module.getOps<pd::FuncOp>()) {
-    if (f.getKind() != "module") continue;
+    if (f.getKind() != "module")
+      continue;
     f.getBody().walk([&](pd::PrimOp p) {
-      if (p.getApi() != "interpret.set_gpu_interpret_mode" || p.getArgs().empty()) return;
+      if (p.getApi() != "interpret.set_gpu_interpret_mode" || p.getArgs().empty())
+        return;
       auto params = p.getArgs()[0].getDefiningOp<pd::PrimOp>();
       if (!params || params.getApi() != "interpret.InterpretGPUParams") {
         mode = {}; // set_gpu_interpret_mode(None / something else): not GPU interpret
@@ -59,9 +60,12 @@ GlobalMode globalInterpretMode(mlir::ModuleOp module) {
         auto c = params.getArgs()[i].getDefiningOp<pd::ConstantOp>();
         llvm::StringRef v = c ? c.getValue() : "";
         long n = 0;
-        if (kw == "skip_floating_point_ops") mode.facts.skipFloatingPointOps = v == "True";
-        if (kw == "inline_mgpu") mode.facts.inlineMgpuOptionGiven = true;
-        if (kw == "num_cores_or_threads" && !v.getAsInteger(10, n) && n > 1) mode.facts.multiThreaded = true;
+        if (kw == "skip_floating_point_ops")
+          mode.facts.skipFloatingPointOps = v == "True";
+        if (kw == "inline_mgpu")
+          mode.facts.inlineMgpuOptionGiven = true;
+        if (kw == "num_cores_or_threads" && !v.getAsInteger(10, n) && n > 1)
+          mode.facts.multiThreaded = true;
       }
     });
   }
@@ -69,15 +73,19 @@ GlobalMode globalInterpretMode(mlir::ModuleOp module) {
 }
 
 bool usesGlobalMode(pd::LaunchOp launch, const GlobalMode& mode) {
-  if (!mode.call) return false;
+  if (!mode.call)
+    return false;
   llvm::StringRef source = launch.getInterpretSource();
-  bool own = source == "absent" ||
-             (source == "literal" && launch.getInterpretText() && launch.getInterpretText()->trim() == "False");
-  if (!own) return false;
+  bool own = source == "absent" || (source == "literal" && launch.getInterpretText() &&
+                                    launch.getInterpretText()->trim() == "False");
+  if (!own)
+    return false;
   // A top-level launch before the call runs before the mode is set.
   auto owner = launch->getParentOfType<pd::FuncOp>();
-  if (owner && owner.getKind() == "module" && owner->isBeforeInBlock(mode.after)) return false;
-  if (owner != mode.after) return true;
+  if (owner && owner.getKind() == "module" && owner->isBeforeInBlock(mode.after))
+    return false;
+  if (owner != mode.after)
+    return true;
   pd::PrimOp call = mode.call;
   return call->getBlock() != launch->getBlock() || call->isBeforeInBlock(launch);
 }
@@ -85,34 +93,43 @@ bool usesGlobalMode(pd::LaunchOp launch, const GlobalMode& mode) {
 std::vector<PathChoice> pathsOf(pd::LaunchOp launch) {
   std::set<std::string> s;
   for (mlir::Attribute a : launch.getPaths())
-    if (auto str = llvm::dyn_cast<mlir::StringAttr>(a)) s.insert(str.getValue().str());
+    if (auto str = llvm::dyn_cast<mlir::StringAttr>(a))
+      s.insert(str.getValue().str());
   bool unknown = s.count(pd::path::kUnknown) > 0;
   // A run-time `interpret` value: the common spellings are booleans, so both
   // interpret=True and the compiled path are possible.
   bool may = unknown || s.size() > 1;
   std::vector<PathChoice> out;
-  if (s.count(pd::path::kInterpretHlo) || unknown) out.push_back({ExecPath::InterpretHlo, may});
-  if (s.count(pd::path::kInterpretGpu)) out.push_back({ExecPath::InterpretGpu, may});
-  if (s.count(pd::path::kCompiled) || unknown) out.push_back({ExecPath::Compiled, may});
+  if (s.count(pd::path::kInterpretHlo) || unknown)
+    out.push_back({ExecPath::InterpretHlo, may});
+  if (s.count(pd::path::kInterpretGpu))
+    out.push_back({ExecPath::InterpretGpu, may});
+  if (s.count(pd::path::kCompiled) || unknown)
+    out.push_back({ExecPath::Compiled, may});
   return out;
 }
 
 LaunchFacts factsOf(pd::LaunchOp launch) {
   LaunchFacts f;
-  if (auto n = launch.getNumThreads()) f.numThreads = static_cast<long>(*n);
+  if (auto n = launch.getNumThreads())
+    f.numThreads = static_cast<long>(*n);
   if (auto params = launch.getInterpretParamsAttr()) {
     for (mlir::NamedAttribute kv : params) {
       auto text = llvm::dyn_cast<mlir::StringAttr>(kv.getValue());
       llvm::StringRef v = text ? text.getValue().trim() : "";
-      if (kv.getName() == "skip_floating_point_ops") f.skipFloatingPointOps = v == "True";
-      if (kv.getName() == "inline_mgpu") f.inlineMgpuOptionGiven = true;
+      if (kv.getName() == "skip_floating_point_ops")
+        f.skipFloatingPointOps = v == "True";
+      if (kv.getName() == "inline_mgpu")
+        f.inlineMgpuOptionGiven = true;
       if (kv.getName() == "num_cores_or_threads") {
         long n = 0;
-        if (!v.getAsInteger(10, n) && n > 1) f.multiThreaded = true;
+        if (!v.getAsInteger(10, n) && n > 1)
+          f.multiThreaded = true;
       }
     }
   }
-  if (f.numThreads > 1) f.multiThreaded = true;
+  if (f.numThreads > 1)
+    f.multiThreaded = true;
   return f;
 }
 
@@ -124,11 +141,13 @@ std::string hopText(const Hop& h) {
 // Where the launch selects its path: the context manager when that decides,
 // else the launch itself.
 SourceLocation selector(pd::LaunchOp launch, const GlobalMode* global) {
-  if (global) return detail::sourceLocation(global->call->getLoc());
+  if (global)
+    return detail::sourceLocation(global->call->getLoc());
   SourceLocation at = detail::sourceLocation(launch.getLoc());
   if (launch.getInterpretSource() == "context" && launch.getContextLine()) {
-    at.range.start = {static_cast<uint32_t>(*launch.getContextLine() - 1),
-                      static_cast<uint32_t>(launch.getContextColumn() ? *launch.getContextColumn() - 1 : 0)};
+    at.range.start = {
+        static_cast<uint32_t>(*launch.getContextLine() - 1),
+        static_cast<uint32_t>(launch.getContextColumn() ? *launch.getContextColumn() - 1 : 0)};
     at.range.end = at.range.start;
   }
   return at;
@@ -137,36 +156,43 @@ SourceLocation selector(pd::LaunchOp launch, const GlobalMode* global) {
 std::string whatIsBound(const Binding& b) {
   if (b.prim->name == "inline_mgpu_p") {
     std::string name = b.chain.empty() ? "" : "";
-    if (auto call = llvm::dyn_cast_or_null<pd::CallOp>(b.inlineCall)) name = call.getCallee().str();
+    if (auto call = llvm::dyn_cast_or_null<pd::CallOp>(b.inlineCall))
+      name = call.getCallee().str();
     else if (auto ci = llvm::dyn_cast_or_null<pd::CallIndirectOp>(b.inlineCall))
-      if (auto c = ci.getCallee().getDefiningOp<pd::ClosureOp>()) name = c.getName().str();
+      if (auto c = ci.getCallee().getDefiningOp<pd::ClosureOp>())
+        name = c.getName().str();
     return name.empty() ? "This inline_mgpu region" : "The inline_mgpu region `" + name + "`";
   }
-  if (b.retraceCollective) return "This " + b.api;
+  if (b.retraceCollective)
+    return "This " + b.api;
   return "`" + b.api + "` (primitive " + b.prim->name + ")";
 }
 
 Finding makeFinding(const Binding& b, const Failure& f, const PathChoice& pc, pd::LaunchOp launch,
-                    const GlobalMode* global, const KernelWalk& walk, const knowledge::KnowledgeBase& kb,
-                    bool first) {
+                    const GlobalMode* global, const KernelWalk& walk,
+                    const knowledge::KnowledgeBase& kb, bool first) {
   Finding out;
   out.code = f.code;
   out.severity = pc.may || f.uncertain ? Severity::Warning : Severity::Error;
   out.location = detail::sourceLocation(b.site->getLoc());
   std::string path = pathLabel(pc.path);
-  out.message = whatIsBound(b) + " cannot run on " + path + (pc.may ? " (which the launch may select at run time)" : "") +
-                ": JAX " + kb.jaxVersion() + " will raise " + f.exception + ": " + f.jaxError + " (" + f.reason +
-                "). " + f.advice;
-  if (first) out.message += " This is the first error JAX raises for this launch.";
+  out.message = whatIsBound(b) + " cannot run on " + path +
+                (pc.may ? " (which the launch may select at run time)" : "") + ": JAX " +
+                kb.jaxVersion() + " will raise " + f.exception + ": " + f.jaxError + " (" +
+                f.reason + "). " + f.advice;
+  if (first)
+    out.message += " This is the first error JAX raises for this launch.";
   out.executionPath = path;
   out.launch = detail::sourceLocation(launch.getLoc());
-  out.related.push_back({selector(launch, global), std::string(pc.may ? "may select " : "selects ") + path + " here"});
+  out.related.push_back({selector(launch, global),
+                         std::string(pc.may ? "may select " : "selects ") + path + " here"});
   const Hop& kernel = walk.kernelHop();
   if (!kernel.definition.path.empty())
     out.related.push_back({kernel.definition, "kernel body `" + kernel.name + "`"});
   for (size_t i = 1; i < b.chain.size(); ++i)
     out.related.push_back({b.chain[i].callSite, "calls `" + b.chain[i].name + "`"});
-  for (const Hop& h : b.chain) out.callChain.push_back(hopText(h));
+  for (const Hop& h : b.chain)
+    out.callChain.push_back(hopText(h));
   out.jaxVersion = kb.jaxVersion();
   return out;
 }
@@ -187,7 +213,8 @@ void analyzeLaunch(detail::PassContext& ctx, const std::string& launchDoc, pd::L
   }
   for (const PathChoice& pc : paths) {
     KernelWalk walk(ctx.workspace, kb, pc.path, launch, launchDoc);
-    if (!walk.run()) continue;
+    if (!walk.run())
+      continue;
     struct Hit {
       const Binding* binding;
       Failure failure;
@@ -198,17 +225,20 @@ void analyzeLaunch(detail::PassContext& ctx, const std::string& launchDoc, pd::L
       if (b.inlineCall && signatureChecked.insert(b.inlineCall).second)
         checkInlineMgpuSignature(b, kb, out);
       auto failure = decide(b, pc.path, facts, kb);
-      if (!failure || !sites.insert(b.site).second) continue;
+      if (!failure || !sites.insert(b.site).second)
+        continue;
       hits.push_back({&b, std::move(*failure)});
     }
     // The error JAX reports: earliest phase, then program order.
     const Hit* first = nullptr;
     for (const Hit& h : hits)
       if (!h.failure.uncertain &&
-          (!first || std::pair(h.failure.phase, h.binding->order) < std::pair(first->failure.phase, first->binding->order)))
+          (!first || std::pair(h.failure.phase, h.binding->order) <
+                         std::pair(first->failure.phase, first->binding->order)))
         first = &h;
     for (const Hit& h : hits)
-      out.push_back(makeFinding(*h.binding, h.failure, pc, launch, global, walk, kb, &h == first && !pc.may));
+      out.push_back(
+          makeFinding(*h.binding, h.failure, pc, launch, global, walk, kb, &h == first && !pc.may));
   }
 }
 
@@ -223,9 +253,12 @@ std::vector<pd::LaunchOp> launchesOf(mlir::ModuleOp module) {
 bool isKernelHelper(mlir::ModuleOp module) {
   bool launch = false, gpuOnly = false;
   module.walk([&](mlir::Operation* op) {
-    if (llvm::isa<pd::LaunchOp>(op)) launch = true;
-    else if (llvm::isa<pd::InlineMgpuOp>(op)) gpuOnly = true;
-    else if (auto p = llvm::dyn_cast<pd::PrimOp>(op); p && p.getApi().starts_with("plgpu.")) gpuOnly = true;
+    if (llvm::isa<pd::LaunchOp>(op))
+      launch = true;
+    else if (llvm::isa<pd::InlineMgpuOp>(op))
+      gpuOnly = true;
+    else if (auto p = llvm::dyn_cast<pd::PrimOp>(op); p && p.getApi().starts_with("plgpu."))
+      gpuOnly = true;
   });
   return gpuOnly && !launch;
 }
@@ -234,14 +267,17 @@ void analyzeDocument(detail::PassContext& ctx, const std::string& doc, mlir::Mod
                      const knowledge::KnowledgeBase& kb, std::vector<Finding>& out) {
   llvm::DenseSet<mlir::Operation*> signatureChecked;
   GlobalMode mode = globalInterpretMode(module);
-  for (pd::LaunchOp l : launchesOf(module)) analyzeLaunch(ctx, doc, l, kb, mode, signatureChecked, out);
+  for (pd::LaunchOp l : launchesOf(module))
+    analyzeLaunch(ctx, doc, l, kb, mode, signatureChecked, out);
 }
 
 void runDischarge(detail::PassContext& ctx) {
   auto kb = knowledgeFor(ctx.options);
-  if (!kb || !ctx.module) return;
+  if (!kb || !ctx.module)
+    return;
   analyzeDocument(ctx, ctx.path, ctx.module, *kb, ctx.findings);
-  if (!isKernelHelper(ctx.module)) return;
+  if (!isKernelHelper(ctx.module))
+    return;
   // The files whose launches reach this helper (through any chain of calls),
   // so an editor showing only the helper still gets its findings. One walk
   // of the workspace's call edges; only helper files pay for it.
@@ -250,16 +286,20 @@ void runDischarge(detail::PassContext& ctx) {
   for (bool grew = true; grew;) {
     grew = false;
     for (const detail::CallEdge& e : edges)
-      if (reaching.count(e.calleePath) && reaching.insert(e.caller.path).second) grew = true;
+      if (reaching.count(e.calleePath) && reaching.insert(e.caller.path).second)
+        grew = true;
   }
   for (const std::string& doc : reaching) {
-    if (doc == ctx.path) continue;
+    if (doc == ctx.path)
+      continue;
     mlir::ModuleOp module = ctx.workspace.module(doc);
-    if (!module) continue;
+    if (!module)
+      continue;
     std::vector<Finding> found;
     analyzeDocument(ctx, doc, module, *kb, found);
     for (Finding& f : found)
-      if (f.location.path == ctx.path) ctx.findings.push_back(std::move(f));
+      if (f.location.path == ctx.path)
+        ctx.findings.push_back(std::move(f));
   }
 }
 

@@ -6,16 +6,14 @@
 // their description, so the constraints are read from the table file here.
 #include "KernelWalk.h"
 #include "PassKnowledge.h"
-
 #include "pallas/analysis/detail/Passes.h"
 
 #include "llvm/Support/Path.h"
 
-#include <nlohmann/json.hpp>
-
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <set>
 
 namespace pallas::analysis::passes {
@@ -31,7 +29,8 @@ struct Capability {
 std::optional<Capability> parseCapability(llvm::StringRef text) {
   auto [maj, min] = text.trim().split('.');
   Capability c;
-  if (maj.getAsInteger(10, c.major) || (!min.empty() && min.getAsInteger(10, c.minor))) return std::nullopt;
+  if (maj.getAsInteger(10, c.major) || (!min.empty() && min.getAsInteger(10, c.minor)))
+    return std::nullopt;
   return c;
 }
 
@@ -41,21 +40,28 @@ struct Requirement {
   std::vector<int> majorIn;
 
   bool allows(Capability c) const {
-    if (equals.empty() && atLeast.empty() && majorIn.empty()) return true;
+    if (equals.empty() && atLeast.empty() && majorIn.empty())
+      return true;
     for (auto e : equals)
-      if (e.major == c.major && e.minor == c.minor) return true;
+      if (e.major == c.major && e.minor == c.minor)
+        return true;
     for (auto a : atLeast)
-      if (std::pair(c.major, c.minor) >= std::pair(a.major, a.minor)) return true;
+      if (std::pair(c.major, c.minor) >= std::pair(a.major, a.minor))
+        return true;
     for (int m : majorIn)
-      if (m == c.major) return true;
+      if (m == c.major)
+        return true;
     return false;
   }
   std::string constraint() const {
     std::string s;
     auto add = [&](const std::string& t) { s += (s.empty() ? "" : " or ") + t; };
-    for (auto e : equals) add(std::to_string(e.major) + "." + std::to_string(e.minor));
-    for (auto a : atLeast) add(">= " + std::to_string(a.major) + "." + std::to_string(a.minor));
-    for (int m : majorIn) add(std::to_string(m) + ".x");
+    for (auto e : equals)
+      add(std::to_string(e.major) + "." + std::to_string(e.minor));
+    for (auto a : atLeast)
+      add(">= " + std::to_string(a.major) + "." + std::to_string(a.minor));
+    for (int m : majorIn)
+      add(std::to_string(m) + ".x");
     return s;
   }
 };
@@ -66,12 +72,15 @@ const std::map<std::string, Requirement>& requirements(const knowledge::Knowledg
   static std::map<std::string, std::map<std::string, Requirement>> cache;
   std::lock_guard lock(mutex);
   auto [it, fresh] = cache.try_emplace(kb.source());
-  if (!fresh) return it->second;
+  if (!fresh)
+    return it->second;
   std::ifstream in(kb.source());
   auto table = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (!table.is_object() || !table.contains("primitives") || !table["primitives"].is_object()) return it->second;
+  if (!table.is_object() || !table.contains("primitives") || !table["primitives"].is_object())
+    return it->second;
   for (auto& [key, p] : table["primitives"].items()) {
-    if (!p.is_object() || !p.contains("hardware") || !p["hardware"].is_object()) continue;
+    if (!p.is_object() || !p.contains("hardware") || !p["hardware"].is_object())
+      continue;
     const auto& h = p["hardware"];
     Requirement r;
     r.requires_ = h.value("requires", "");
@@ -79,13 +88,15 @@ const std::map<std::string, Requirement>& requirements(const knowledge::Knowledg
       if (h.contains(field) && h[field].is_array())
         for (auto& v : h[field])
           if (v.is_string())
-            if (auto c = parseCapability(v.get<std::string>())) out.push_back(*c);
+            if (auto c = parseCapability(v.get<std::string>()))
+              out.push_back(*c);
     };
     caps("capabilityEquals", r.equals);
     caps("capabilityAtLeast", r.atLeast);
     if (h.contains("majorIn") && h["majorIn"].is_array())
       for (auto& v : h["majorIn"])
-        if (v.is_number_integer()) r.majorIn.push_back(v.get<int>());
+        if (v.is_number_integer())
+          r.majorIn.push_back(v.get<int>());
     it->second.emplace(key, std::move(r));
   }
   return it->second;
@@ -97,12 +108,15 @@ std::string hopText(const Hop& h) {
 }
 
 void runHardware(detail::PassContext& ctx) {
-  if (ctx.options.gpuComputeCapability.empty() || !ctx.module) return;
+  if (ctx.options.gpuComputeCapability.empty() || !ctx.module)
+    return;
   auto cap = parseCapability(ctx.options.gpuComputeCapability);
   auto kb = knowledgeFor(ctx.options);
-  if (!cap || !kb) return;
+  if (!cap || !kb)
+    return;
   const auto& reqs = requirements(*kb);
-  if (reqs.empty()) return;
+  if (reqs.empty())
+    return;
   std::string capText = ctx.options.gpuComputeCapability;
   std::vector<pd::LaunchOp> launches;
   ctx.module.walk([&](pd::LaunchOp l) { launches.push_back(l); });
@@ -112,24 +126,30 @@ void runHardware(detail::PassContext& ctx) {
     for (mlir::Attribute a : launch.getPaths())
       if (auto s = llvm::dyn_cast<mlir::StringAttr>(a))
         compiled |= s.getValue() == pd::path::kCompiled || s.getValue() == pd::path::kUnknown;
-    if (!compiled) continue; // interpreters run on the CPU: no GPU features needed
+    if (!compiled)
+      continue; // interpreters run on the CPU: no GPU features needed
     KernelWalk walk(ctx.workspace, *kb, ExecPath::Compiled, launch, ctx.path);
-    if (!walk.run()) continue;
+    if (!walk.run())
+      continue;
     for (const Binding& b : walk.bindings()) {
       auto it = reqs.find(b.prim->key);
-      if (it == reqs.end() || it->second.allows(*cap) || !seen.insert({b.site, b.prim->key}).second) continue;
+      if (it == reqs.end() || it->second.allows(*cap) || !seen.insert({b.site, b.prim->key}).second)
+        continue;
       Finding f;
       f.code = "PLS003";
       f.severity = Severity::Warning;
       f.location = detail::sourceLocation(b.site->getLoc());
-      f.message = "`" + b.api + "` (primitive " + b.prim->name + ") needs " + it->second.requires_ +
-                  " (compute capability " + it->second.constraint() + "), but this GPU is compute capability " +
-                  capText + ": compiled Mosaic GPU code using it cannot run here. Run on a GPU that has it, or "
-                  "choose a code path for this GPU (e.g. wgmma on Hopper, tcgen05_mma on Blackwell).";
+      f.message =
+          "`" + b.api + "` (primitive " + b.prim->name + ") needs " + it->second.requires_ +
+          " (compute capability " + it->second.constraint() +
+          "), but this GPU is compute capability " + capText +
+          ": compiled Mosaic GPU code using it cannot run here. Run on a GPU that has it, or "
+          "choose a code path for this GPU (e.g. wgmma on Hopper, tcgen05_mma on Blackwell).";
       f.executionPath = pathLabel(ExecPath::Compiled);
       f.launch = detail::sourceLocation(launch.getLoc());
       f.related.push_back({*f.launch, "compiled here"});
-      for (const Hop& h : b.chain) f.callChain.push_back(hopText(h));
+      for (const Hop& h : b.chain)
+        f.callChain.push_back(hopText(h));
       f.jaxVersion = kb->jaxVersion();
       ctx.findings.push_back(std::move(f));
     }

@@ -17,10 +17,12 @@ struct CallArgs {
 };
 
 std::optional<CallArgs> callArgs(mlir::Operation* op) {
-  if (auto c = llvm::dyn_cast_or_null<pd::CallOp>(op)) return CallArgs{c.getArgs(), c.getKeywords(), c.getCallee().str()};
+  if (auto c = llvm::dyn_cast_or_null<pd::CallOp>(op))
+    return CallArgs{c.getArgs(), c.getKeywords(), c.getCallee().str()};
   if (auto c = llvm::dyn_cast_or_null<pd::CallIndirectOp>(op)) {
     std::string name = "region";
-    if (auto cl = c.getCallee().getDefiningOp<pd::ClosureOp>()) name = cl.getName().str();
+    if (auto cl = c.getCallee().getDefiningOp<pd::ClosureOp>())
+      name = cl.getName().str();
     return CallArgs{c.getArgs(), c.getKeywords(), name};
   }
   return std::nullopt;
@@ -30,20 +32,25 @@ std::optional<CallArgs> callArgs(mlir::Operation* op) {
 // jnp/lax result, a literal, arithmetic.
 bool certainlyArray(mlir::Value v) {
   mlir::Operation* def = v.getDefiningOp();
-  if (!def) return false;
+  if (!def)
+    return false;
   if (auto p = llvm::dyn_cast<pd::PrimOp>(def)) {
     llvm::StringRef api = p.getApi();
     return api == "ref.__getitem__" || api.starts_with("jnp.") || api.starts_with("lax.");
   }
-  if (auto c = llvm::dyn_cast<pd::ConstantOp>(def)) return c.getKind() == "int" || c.getKind() == "float";
-  if (auto o = llvm::dyn_cast<pd::OpaqueOp>(def)) return o.getWhat() == "binary_operator";
+  if (auto c = llvm::dyn_cast<pd::ConstantOp>(def))
+    return c.getKind() == "int" || c.getKind() == "float";
+  if (auto o = llvm::dyn_cast<pd::OpaqueOp>(def))
+    return o.getWhat() == "binary_operator";
   return false;
 }
 
 std::string treedef(size_t n) {
-  if (n == 1) return "PyTreeDef((*,))";
+  if (n == 1)
+    return "PyTreeDef((*,))";
   std::string s = "PyTreeDef((";
-  for (size_t i = 0; i < n; ++i) s += i ? ", *" : "*";
+  for (size_t i = 0; i < n; ++i)
+    s += i ? ", *" : "*";
   return s + "))";
 }
 
@@ -58,28 +65,38 @@ Finding base(const Binding& b, const knowledge::KnowledgeBase& kb) {
     f.callChain.push_back(h.name + " (" + llvm::sys::path::filename(h.definition.path).str() + ":" +
                           std::to_string(h.definition.range.start.line + 1) + ")");
   if (b.inlineMgpu)
-    f.related.push_back({detail::sourceLocation(b.inlineMgpu->getLoc()), "the inline_mgpu region is declared here"});
+    f.related.push_back({detail::sourceLocation(b.inlineMgpu->getLoc()),
+                         "the inline_mgpu region is declared here"});
   return f;
 }
 
 } // namespace
 
-void checkInlineMgpuSignature(const Binding& b, const knowledge::KnowledgeBase& kb, std::vector<Finding>& out) {
-  if (!b.inlineMgpu || !b.inlineCall) return;
+void checkInlineMgpuSignature(const Binding& b, const knowledge::KnowledgeBase& kb,
+                              std::vector<Finding>& out) {
+  if (!b.inlineMgpu || !b.inlineCall)
+    return;
   auto call = callArgs(b.inlineCall);
-  if (!call) return;
+  if (!call)
+    return;
   for (mlir::Attribute k : call->keywords)
-    if (auto s = llvm::dyn_cast<mlir::StringAttr>(k); s && (s.getValue() == "*" || s.getValue() == "**")) return;
+    if (auto s = llvm::dyn_cast<mlir::StringAttr>(k);
+        s && (s.getValue() == "*" || s.getValue() == "**"))
+      return;
   pd::InlineMgpuOp op = b.inlineMgpu;
   int64_t declared = op.getArgTypesCount();
   size_t given = call->args.size();
   if (declared >= 0 && static_cast<int64_t>(given) != declared) {
     Finding f = base(b, kb);
-    std::string err = kb.formatError("inlineMgpuTypeMismatch", {treedef(given), treedef(static_cast<size_t>(declared))})
-                          .value_or("Mismatched type shape: " + treedef(given) + " != " + treedef(static_cast<size_t>(declared)));
-    f.message = "`" + call->name + "` is called with " + std::to_string(given) + " argument(s) but its arg_types declares " +
-                std::to_string(declared) + ": JAX " + kb.jaxVersion() + " will raise ValueError: " + err +
-                " when it traces this call. Pass one argument per arg_types entry (after the launch context).";
+    std::string err = kb.formatError("inlineMgpuTypeMismatch",
+                                     {treedef(given), treedef(static_cast<size_t>(declared))})
+                          .value_or("Mismatched type shape: " + treedef(given) +
+                                    " != " + treedef(static_cast<size_t>(declared)));
+    f.message = "`" + call->name + "` is called with " + std::to_string(given) +
+                " argument(s) but its arg_types declares " + std::to_string(declared) + ": JAX " +
+                kb.jaxVersion() + " will raise ValueError: " + err +
+                " when it traces this call. Pass one argument per arg_types entry (after the "
+                "launch context).";
     out.push_back(std::move(f));
     return;
   }
@@ -89,13 +106,18 @@ void checkInlineMgpuSignature(const Binding& b, const knowledge::KnowledgeBase& 
       bool isRef = i < b.argStates.size() && b.argStates[i].isRef();
       bool isArray = certainlyArray(call->args[i]);
       std::string problem;
-      if (kind == "ref" && isArray) problem = "an array where arg_types declares plgpu.RefType()";
-      else if (kind == "array" && isRef && !isArray) problem = "a Ref where arg_types declares an array layout";
-      if (problem.empty()) continue;
+      if (kind == "ref" && isArray)
+        problem = "an array where arg_types declares plgpu.RefType()";
+      else if (kind == "array" && isRef && !isArray)
+        problem = "a Ref where arg_types declares an array layout";
+      if (problem.empty())
+        continue;
       Finding f = base(b, kb);
-      f.message = "Argument " + std::to_string(i + 1) + " of `" + call->name + "` is " + problem + ": JAX " +
-                  kb.jaxVersion() + " will raise ValueError: Mismatched type: ... when it traces this call. " +
-                  (kind == "ref" ? "Pass the Ref itself (not ref[...])." : "Load it first (ref[...]) or declare plgpu.RefType().");
+      f.message = "Argument " + std::to_string(i + 1) + " of `" + call->name + "` is " + problem +
+                  ": JAX " + kb.jaxVersion() +
+                  " will raise ValueError: Mismatched type: ... when it traces this call. " +
+                  (kind == "ref" ? "Pass the Ref itself (not ref[...])."
+                                 : "Load it first (ref[...]) or declare plgpu.RefType().");
       out.push_back(std::move(f));
       return;
     }
@@ -109,11 +131,15 @@ void checkInlineMgpuSignature(const Binding& b, const knowledge::KnowledgeBase& 
       else if (auto o = llvm::dyn_cast<pd::OpaqueOp>(user);
                o && (o.getWhat() == "binary_operator" || o.getWhat() == "unary_operator"))
         err = "TypeError: unsupported operand type(s) for ...: '...' and 'NoneType'";
-      if (err.empty()) continue;
+      if (err.empty())
+        continue;
       Finding f = base(b, kb);
-      f.message = "`" + call->name + "` declares no return_type, so it returns None, but its result is used as a value: JAX " +
-                  kb.jaxVersion() + " will raise " + err +
-                  ". Declare return_type=plgpu.ShapeDtypeStruct(shape, dtype, layout) and return the value from the region.";
+      f.message =
+          "`" + call->name +
+          "` declares no return_type, so it returns None, but its result is used as a value: JAX " +
+          kb.jaxVersion() + " will raise " + err +
+          ". Declare return_type=plgpu.ShapeDtypeStruct(shape, dtype, layout) and return the value "
+          "from the region.";
       out.push_back(std::move(f));
       return;
     }

@@ -12,64 +12,82 @@ using Kind = RefState::Kind;
 
 const char* pathLabel(ExecPath p) {
   switch (p) {
-  case ExecPath::Compiled: return "compiled (Mosaic GPU)";
-  case ExecPath::InterpretHlo: return "interpret=True (HLO interpreter)";
-  case ExecPath::InterpretGpu: return "GPU interpret mode (InterpretGPUParams)";
+  case ExecPath::Compiled:
+    return "compiled (Mosaic GPU)";
+  case ExecPath::InterpretHlo:
+    return "interpret=True (HLO interpreter)";
+  case ExecPath::InterpretGpu:
+    return "GPU interpret mode (InterpretGPUParams)";
   }
   return "";
 }
 
 const char* pathShortName(ExecPath p) {
   switch (p) {
-  case ExecPath::Compiled: return "compiled";
-  case ExecPath::InterpretHlo: return "interpret_hlo";
-  case ExecPath::InterpretGpu: return "interpret_gpu";
+  case ExecPath::Compiled:
+    return "compiled";
+  case ExecPath::InterpretHlo:
+    return "interpret_hlo";
+  case ExecPath::InterpretGpu:
+    return "interpret_gpu";
   }
   return "";
 }
 
 namespace {
 
-RefState discharged(Phase phase, const char* what) { return {Kind::Discharged, phase, what}; }
-RefState plainRef(const char* what) { return {Kind::Ref, Phase::Lowering, what}; }
+RefState discharged(Phase phase, const char* what) {
+  return {Kind::Discharged, phase, what};
+}
+RefState plainRef(const char* what) {
+  return {Kind::Ref, Phase::Lowering, what};
+}
 
 // Primitives that stand for structure the walk follows itself (kernel calls,
 // control flow, scopes): their rules decide about their bodies, not them.
 bool isStructural(llvm::StringRef name) {
-  static const llvm::StringSet<> names = {"pallas_call", "mpmd_map",    "core_map",        "run_scoped",
-                                          "run_state",   "jit",         "remat2",          "cond",
-                                          "while",       "scan",        "custom_vjp_call", "custom_vmap_call",
-                                          "jaxpr_call"};
+  static const llvm::StringSet<> names = {
+      "pallas_call", "mpmd_map", "core_map", "run_scoped", "run_state",       "jit",
+      "remat2",      "cond",     "while",    "scan",       "custom_vjp_call", "custom_vmap_call",
+      "jaxpr_call"};
   return names.contains(name);
 }
 
 // APIs whose callable argument is traced into a higher-order primitive whose
 // discharge rule discharges every Ref of the body (jit, remat, ...).
 bool dischargesAllRefs(llvm::StringRef api) {
-  return api == "jax.jit" || api == "jax.checkpoint" || api == "jax.remat" || api == "jax.ad_checkpoint.checkpoint" ||
-         api == "jax.custom_vjp" || api == "jax.custom_batching.custom_vmap";
+  return api == "jax.jit" || api == "jax.checkpoint" || api == "jax.remat" ||
+         api == "jax.ad_checkpoint.checkpoint" || api == "jax.custom_vjp" ||
+         api == "jax.custom_batching.custom_vmap";
 }
 
 pd::InlineMgpuOp findInline(mlir::Block& block) {
   for (mlir::Operation& op : block)
-    if (auto inl = llvm::dyn_cast<pd::InlineMgpuOp>(op)) return inl;
+    if (auto inl = llvm::dyn_cast<pd::InlineMgpuOp>(op))
+      return inl;
   return {};
 }
 
 llvm::StringRef strAt(mlir::ArrayAttr a, unsigned i) {
-  if (!a || i >= a.size()) return "";
+  if (!a || i >= a.size())
+    return "";
   auto s = llvm::dyn_cast<mlir::StringAttr>(a[i]);
   return s ? s.getValue() : "";
 }
 
 mlir::Value blockArgOf(const detail::RefSource& s) {
-  if (!s.owner || s.owner->getNumRegions() == 0) return {};
-  mlir::Region& r = s.owner->getRegion(s.owner->getNumRegions() - 1); // a func's body is its last region
-  if (r.empty() || s.index >= r.front().getNumArguments()) return {};
+  if (!s.owner || s.owner->getNumRegions() == 0)
+    return {};
+  mlir::Region& r =
+      s.owner->getRegion(s.owner->getNumRegions() - 1); // a func's body is its last region
+  if (r.empty() || s.index >= r.front().getNumArguments())
+    return {};
   return r.front().getArgument(s.index);
 }
 
-SourceLocation locOf(mlir::Operation* op) { return op ? detail::sourceLocation(op->getLoc()) : SourceLocation{}; }
+SourceLocation locOf(mlir::Operation* op) {
+  return op ? detail::sourceLocation(op->getLoc()) : SourceLocation{};
+}
 
 } // namespace
 
@@ -80,20 +98,25 @@ RefState KernelWalk::kernelParamState(unsigned index, unsigned count) const {
   bool scratch = origin == "scratch" || origin == "acc";
   switch (path_) {
   case ExecPath::InterpretHlo:
-    if (!scratch) return discharged(Phase::KernelDischarge, "a kernel input/output Ref");
+    if (!scratch)
+      return discharged(Phase::KernelDischarge, "a kernel input/output Ref");
     // pallas_call scratch is a kernel operand; plgpu.kernel's scratch is a
     // run_scoped inside the body, discharged when that is lowered.
-    if (launch_.getApi() == "pl.pallas_call") return discharged(Phase::KernelDischarge, "a scratch Ref");
+    if (launch_.getApi() == "pl.pallas_call")
+      return discharged(Phase::KernelDischarge, "a scratch Ref");
     return discharged(Phase::Lowering, "a scratch allocation");
   case ExecPath::Compiled:
-    return origin == "acc" ? discharged(Phase::Lowering, "a plgpu.ACC accumulator") : plainRef("a kernel Ref");
-  case ExecPath::InterpretGpu: return plainRef("a kernel Ref");
+    return origin == "acc" ? discharged(Phase::Lowering, "a plgpu.ACC accumulator")
+                           : plainRef("a kernel Ref");
+  case ExecPath::InterpretGpu:
+    return plainRef("a kernel Ref");
   }
   return {};
 }
 
 RefState KernelWalk::scopedState(llvm::StringRef origin) const {
-  if (origin == pd::origin::kValue || origin.empty()) return {};
+  if (origin == pd::origin::kValue || origin.empty())
+    return {};
   bool hlo = path_ == ExecPath::InterpretHlo;
   if (origin == pd::origin::kAcc)
     return path_ == ExecPath::InterpretGpu ? plainRef("a plgpu.ACC accumulator")
@@ -103,11 +126,13 @@ RefState KernelWalk::scopedState(llvm::StringRef origin) const {
     // HLO interpreter, and the GPU interpreter's fallback) discharges all.
     return discharged(Phase::Lowering, "a Ref pl.run_state builds from a value");
   if (origin == pd::origin::kRunScoped)
-    return hlo ? discharged(Phase::Lowering, "a pl.run_scoped allocation") : plainRef("a pl.run_scoped allocation");
+    return hlo ? discharged(Phase::Lowering, "a pl.run_scoped allocation")
+               : plainRef("a pl.run_scoped allocation");
   if (origin == pd::origin::kPipeline)
     return hlo ? discharged(Phase::Lowering, "a pipeline buffer") : plainRef("a pipeline buffer");
   // "arg" not bound by the walk (a Ref the kernel closes over) or another Ref.
-  return hlo ? discharged(Phase::KernelDischarge, "a Ref the kernel closes over") : plainRef("a Ref");
+  return hlo ? discharged(Phase::KernelDischarge, "a Ref the kernel closes over")
+             : plainRef("a Ref");
 }
 
 RefState KernelWalk::stateOf(mlir::Value v, llvm::StringRef origin) const {
@@ -117,20 +142,26 @@ RefState KernelWalk::stateOf(mlir::Value v, llvm::StringRef origin) const {
     // A pl.core_map body has no parameters: its Refs are captured from the
     // enclosing function, whose parameters the front end cannot tell are
     // Refs ("value"). Captured parameters are Refs there.
-    bool captured = (s.kind == SK::FuncArg || s.kind == SK::ClosureArg) && !states_.count(blockArgOf(s));
-    if (!(captured && launch_.getApi() == "pl.core_map")) return {};
+    bool captured =
+        (s.kind == SK::FuncArg || s.kind == SK::ClosureArg) && !states_.count(blockArgOf(s));
+    if (!(captured && launch_.getApi() == "pl.core_map"))
+      return {};
     origin = pd::origin::kArg;
   }
   RefState st;
-  if (s.kind == SK::FuncArg || s.kind == SK::ClosureArg || s.kind == SK::InlineArg || s.kind == SK::ScopeArg) {
+  if (s.kind == SK::FuncArg || s.kind == SK::ClosureArg || s.kind == SK::InlineArg ||
+      s.kind == SK::ScopeArg) {
     mlir::Value arg = blockArgOf(s);
     auto it = arg ? states_.find(arg) : states_.end();
-    if (it != states_.end()) st = it->second;
-    else st = scopedState(s.kind == SK::ScopeArg ? s.scopeOrigin : origin);
+    if (it != states_.end())
+      st = it->second;
+    else
+      st = scopedState(s.kind == SK::ScopeArg ? s.scopeOrigin : origin);
   } else {
     st = scopedState(origin);
   }
-  if (allDischarged_ && st.kind == Kind::Ref) st = discharged(allPhase_, st.what);
+  if (allDischarged_ && st.kind == Kind::Ref)
+    st = discharged(allPhase_, st.what);
   return st;
 }
 
@@ -138,7 +169,8 @@ RefState KernelWalk::strongest(mlir::ValueRange args, mlir::ArrayAttr origins) c
   RefState best;
   for (unsigned i = 0; i < args.size(); ++i) {
     RefState s = stateOf(args[i], strAt(origins, i));
-    if (s.kind > best.kind || (s.discharged() && best.discharged() && s.phase < best.phase)) best = s;
+    if (s.kind > best.kind || (s.discharged() && best.discharged() && s.phase < best.phase))
+      best = s;
   }
   return best;
 }
@@ -148,7 +180,8 @@ RefState KernelWalk::strongest(mlir::ValueRange args, mlir::ArrayAttr origins) c
 KernelWalk::Callable KernelWalk::fromFunction(const detail::FunctionRef& f) const {
   Callable c;
   pd::FuncOp func = f.func;
-  if (!func || func.getBody().empty()) return c;
+  if (!func || func.getBody().empty())
+    return c;
   c.block = &func.getBody().front();
   c.path = f.path;
   c.name = func.getSymName().str();
@@ -158,12 +191,15 @@ KernelWalk::Callable KernelWalk::fromFunction(const detail::FunctionRef& f) cons
 }
 
 KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth) const {
-  if (!callee || depth > 8) return {};
+  if (!callee || depth > 8)
+    return {};
   mlir::Operation* def = callee.getDefiningOp();
-  if (!def) return {};
+  if (!def)
+    return {};
   if (auto closure = llvm::dyn_cast<pd::ClosureOp>(def)) {
     Callable c;
-    if (closure.getBody().empty()) return c;
+    if (closure.getBody().empty())
+      return c;
     c.block = &closure.getBody().front();
     c.path = doc_;
     c.name = closure.getName().str();
@@ -173,22 +209,26 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth) con
   }
   if (auto global = llvm::dyn_cast<pd::GlobalOp>(def)) {
     llvm::StringRef target = global.getResolved();
-    if (target.consume_front("local:")) return fromFunction(ws_.function(doc_, target));
+    if (target.consume_front("local:"))
+      return fromFunction(ws_.function(doc_, target));
     return {};
   }
   if (auto prim = llvm::dyn_cast<pd::PrimOp>(def)) {
-    if (prim.getArgs().empty()) return {};
+    if (prim.getArgs().empty())
+      return {};
     if (dischargesAllRefs(prim.getApi())) {
       Callable c = resolve(prim.getArgs()[0], depth + 1);
       c.dischargesAllRefs = true;
       return c;
     }
-    if (prim.getApi() == "functools.partial") return resolve(prim.getArgs()[0], depth + 1);
+    if (prim.getApi() == "functools.partial")
+      return resolve(prim.getArgs()[0], depth + 1);
     return {};
   }
   // A decorator applied to a closure: `@jax.jit def f` is a call of jax.jit.
   if (auto call = llvm::dyn_cast<pd::CallIndirectOp>(def); call && call.getArgs().size() == 1) {
-    if (auto g = call.getCallee().getDefiningOp<pd::GlobalOp>(); g && dischargesAllRefs(g.getResolved())) {
+    if (auto g = call.getCallee().getDefiningOp<pd::GlobalOp>();
+        g && dischargesAllRefs(g.getResolved())) {
       Callable c = resolve(call.getArgs()[0], depth + 1);
       c.dischargesAllRefs = true;
       return c;
@@ -207,18 +247,20 @@ bool KernelWalk::run() {
     doc_ = launchPath_;
     body = resolve(launch_.getBodyValue());
   }
-  if (!body.block) return false;
+  if (!body.block)
+    return false;
   doc_ = body.path.empty() ? launchPath_ : body.path;
   kernelHop_ = {body.name, locOf(body.defOp), {}};
   chain_ = {kernelHop_};
 
   unsigned n = body.block->getNumArguments();
-  for (unsigned i = 0; i < n; ++i) states_[body.block->getArgument(i)] = kernelParamState(i, n);
+  for (unsigned i = 0; i < n; ++i)
+    states_[body.block->getArgument(i)] = kernelParamState(i, n);
 
   // A multi-threaded plgpu.kernel wraps its body in run_scoped with
   // collective axes: the HLO interpreter rejects that before anything else.
-  if (path_ == ExecPath::InterpretHlo && launch_.getApi() == "plgpu.kernel" && launch_.getNumThreads() &&
-      *launch_.getNumThreads() > 1) {
+  if (path_ == ExecPath::InterpretHlo && launch_.getApi() == "plgpu.kernel" &&
+      launch_.getNumThreads() && *launch_.getNumThreads() > 1) {
     if (const auto* prim = kb_.primitive("run_scoped")) {
       Binding b;
       b.api = "plgpu.kernel";
@@ -244,7 +286,8 @@ bool KernelWalk::run() {
 void KernelWalk::walkBlock(mlir::Block& block) {
   for (mlir::Operation& op : block) {
     // Python stops at `return`: what follows in the block never runs.
-    if (llvm::isa<pd::ReturnOp>(op)) return;
+    if (llvm::isa<pd::ReturnOp>(op))
+      return;
     visit(op);
   }
 }
@@ -253,7 +296,8 @@ void KernelWalk::visit(mlir::Operation& op) {
   llvm::TypeSwitch<mlir::Operation*>(&op)
       .Case<pd::PrimOp>([&](pd::PrimOp p) { onPrim(p); })
       .Case<pd::CallOp>([&](pd::CallOp c) {
-        onCall(c, fromFunction(ws_.resolveCall(doc_, c)), c.getArgs(), c.getKeywords(), c.getOrigins());
+        onCall(c, fromFunction(ws_.resolveCall(doc_, c)), c.getArgs(), c.getKeywords(),
+               c.getOrigins());
       })
       .Case<pd::CallIndirectOp>([&](pd::CallIndirectOp c) {
         onCall(c, resolve(c.getCallee()), c.getArgs(), c.getKeywords(), c.getOrigins());
@@ -262,9 +306,11 @@ void KernelWalk::visit(mlir::Operation& op) {
       .Case<pd::IfOp>([&](pd::IfOp i) {
         std::optional<bool> known = i.getStaticCond();
         if (!known || *known)
-          for (mlir::Block& b : i.getThenRegion()) walkBlock(b);
+          for (mlir::Block& b : i.getThenRegion())
+            walkBlock(b);
         if (!known || !*known)
-          for (mlir::Block& b : i.getElseRegion()) walkBlock(b);
+          for (mlir::Block& b : i.getElseRegion())
+            walkBlock(b);
       })
       .Case<pd::InlineMgpuOp>([&](pd::InlineMgpuOp inl) {
         recordInline(inl, inl, nullptr, strongest(inl.getArgs(), inl.getOrigins()));
@@ -273,39 +319,48 @@ void KernelWalk::visit(mlir::Operation& op) {
       .Case<pd::ClosureOp, pd::LaunchOp, pd::FuncOp>([](auto) {})
       .Default([&](mlir::Operation* other) {
         for (mlir::Region& r : other->getRegions())
-          for (mlir::Block& b : r) walkBlock(b);
+          for (mlir::Block& b : r)
+            walkBlock(b);
       });
 }
 
-std::vector<const knowledge::PrimitiveFacts*> KernelWalk::primitivesOf(llvm::StringRef api, bool& direct) const {
+std::vector<const knowledge::PrimitiveFacts*> KernelWalk::primitivesOf(llvm::StringRef api,
+                                                                       bool& direct) const {
   std::vector<const knowledge::PrimitiveFacts*> out;
   direct = true;
   // Ref indexing binds the state primitives.
   if (api == "ref.__getitem__") {
-    if (const auto* p = kb_.primitive("get")) out.push_back(p);
+    if (const auto* p = kb_.primitive("get"))
+      out.push_back(p);
     return out;
   }
   if (api == "ref.__setitem__") {
-    if (const auto* p = kb_.primitive("swap")) out.push_back(p);
+    if (const auto* p = kb_.primitive("swap"))
+      out.push_back(p);
     return out;
   }
   const knowledge::ApiFacts* facts = kb_.api(api.str());
-  if (!facts || facts->kind != "function") return out;
+  if (!facts || facts->kind != "function")
+    return out;
   for (const std::string& key : facts->binds)
-    if (const auto* p = kb_.primitive(key); p && !isStructural(p->name)) out.push_back(p);
-  if (!facts->binds.empty()) return out;
+    if (const auto* p = kb_.primitive(key); p && !isStructural(p->name))
+      out.push_back(p);
+  if (!facts->binds.empty())
+    return out;
   // Only through JAX helpers (plgpu.atomic_add, plgpu.emit_pipeline, ...):
   // those bind their primitives on the Refs the API is given.
   direct = false;
   for (const std::string& key : facts->bindsTransitive)
-    if (const auto* p = kb_.primitive(key); p && !isStructural(p->name)) out.push_back(p);
+    if (const auto* p = kb_.primitive(key); p && !isStructural(p->name))
+      out.push_back(p);
   return out;
 }
 
 void KernelWalk::onPrim(pd::PrimOp prim) {
   llvm::StringRef api = prim.getApi();
   // The decorator factory binds nothing; calling the decorated def does.
-  if (api == "plgpu.inline_mgpu") return;
+  if (api == "plgpu.inline_mgpu")
+    return;
   bool direct = true;
   RefState refs = strongest(prim.getArgs(), prim.getOrigins());
   // Indexing something the walk knows is not a Ref (a helper parameter
@@ -323,9 +378,11 @@ void KernelWalk::onPrim(pd::PrimOp prim) {
   }
 }
 
-void KernelWalk::recordInline(mlir::Operation* site, pd::InlineMgpuOp op, mlir::Operation* call, RefState refs) {
+void KernelWalk::recordInline(mlir::Operation* site, pd::InlineMgpuOp op, mlir::Operation* call,
+                              RefState refs) {
   const knowledge::PrimitiveFacts* p = kb_.primitive("inline_mgpu_p");
-  if (!p) return;
+  if (!p)
+    return;
   Binding b;
   b.api = "plgpu.inline_mgpu";
   b.prim = p;
@@ -345,10 +402,12 @@ void KernelWalk::record(Binding b) {
 
 void KernelWalk::onCall(mlir::Operation* site, const Callable& callee, mlir::ValueRange args,
                         mlir::ArrayAttr keywords, mlir::ArrayAttr origins) {
-  if (!callee.block) return;
+  if (!callee.block)
+    return;
   if (callee.inlineMgpu) {
     RefState refs = strongest(args, origins);
-    if (callee.dischargesAllRefs && refs.kind == Kind::Ref) refs.kind = Kind::Discharged;
+    if (callee.dischargesAllRefs && refs.kind == Kind::Ref)
+      refs.kind = Kind::Discharged;
     size_t before = bindings_.size();
     recordInline(site, callee.inlineMgpu, site, refs);
     if (bindings_.size() > before)
@@ -356,25 +415,32 @@ void KernelWalk::onCall(mlir::Operation* site, const Callable& callee, mlir::Val
         bindings_.back().argStates.push_back(stateOf(args[i], strAt(origins, i)));
     return;
   }
-  if (onStack_.contains(callee.block) || chain_.size() > 32) return; // recursion / runaway depth
+  if (onStack_.contains(callee.block) || chain_.size() > 32)
+    return; // recursion / runaway depth
 
   // Bind the call's arguments to the callee's parameters.
   mlir::ArrayAttr names;
-  if (auto f = llvm::dyn_cast_or_null<pd::FuncOp>(callee.defOp)) names = f.getArgNames();
-  else if (auto c = llvm::dyn_cast_or_null<pd::ClosureOp>(callee.defOp)) names = c.getArgNames();
+  if (auto f = llvm::dyn_cast_or_null<pd::FuncOp>(callee.defOp))
+    names = f.getArgNames();
+  else if (auto c = llvm::dyn_cast_or_null<pd::ClosureOp>(callee.defOp))
+    names = c.getArgNames();
   mlir::Block& block = *callee.block;
   std::vector<std::pair<mlir::Value, RefState>> bound;
   bool anyDischarged = false;
   Phase firstPhase = Phase::Lowering;
   for (unsigned i = 0, positional = 0; i < args.size(); ++i) {
     llvm::StringRef kw = strAt(keywords, i);
-    if (kw == "*" || kw == "**") continue;
+    if (kw == "*" || kw == "**")
+      continue;
     int param = -1;
-    if (kw.empty()) param = static_cast<int>(positional++);
+    if (kw.empty())
+      param = static_cast<int>(positional++);
     else
       for (unsigned j = 0; names && j < names.size(); ++j)
-        if (strAt(names, j) == kw) param = static_cast<int>(j);
-    if (param < 0 || static_cast<unsigned>(param) >= block.getNumArguments()) continue;
+        if (strAt(names, j) == kw)
+          param = static_cast<int>(j);
+    if (param < 0 || static_cast<unsigned>(param) >= block.getNumArguments())
+      continue;
     RefState s = stateOf(args[i], strAt(origins, i));
     if (s.discharged()) {
       anyDischarged = true;
@@ -396,7 +462,8 @@ void KernelWalk::onCall(mlir::Operation* site, const Callable& callee, mlir::Val
   // Each (callee, argument states, mode) is walked once: linear in the code
   // reached, however many call sites share a helper.
   llvm::hash_code key = llvm::hash_combine(&block, allDischarged_, allPhase_, cpuLowered_);
-  for (auto& [arg, s] : bound) key = llvm::hash_combine(key, static_cast<int>(s.kind), static_cast<int>(s.phase));
+  for (auto& [arg, s] : bound)
+    key = llvm::hash_combine(key, static_cast<int>(s.kind), static_cast<int>(s.phase));
   if (!walked_.insert(key).second) {
     allDischarged_ = saveAll;
     allPhase_ = savePhase;
@@ -406,7 +473,8 @@ void KernelWalk::onCall(mlir::Operation* site, const Callable& callee, mlir::Val
   std::vector<std::pair<mlir::Value, std::optional<RefState>>> saved;
   for (auto& [arg, s] : bound) {
     auto it = states_.find(arg);
-    saved.push_back({arg, it == states_.end() ? std::nullopt : std::optional<RefState>(it->second)});
+    saved.push_back(
+        {arg, it == states_.end() ? std::nullopt : std::optional<RefState>(it->second)});
     states_[arg] = s;
   }
   std::string saveDoc = doc_;
@@ -419,8 +487,10 @@ void KernelWalk::onCall(mlir::Operation* site, const Callable& callee, mlir::Val
   chain_.pop_back();
   doc_ = saveDoc;
   for (auto& [arg, s] : saved) {
-    if (s) states_[arg] = *s;
-    else states_.erase(arg);
+    if (s)
+      states_[arg] = *s;
+    else
+      states_.erase(arg);
   }
   allDischarged_ = saveAll;
   allPhase_ = savePhase;
@@ -428,7 +498,8 @@ void KernelWalk::onCall(mlir::Operation* site, const Callable& callee, mlir::Val
 
 void KernelWalk::onScope(pd::ScopeOp scope) {
   llvm::StringRef api = scope.getApi();
-  if (scope.getBody().empty()) return;
+  if (scope.getBody().empty())
+    return;
   mlir::Block& block = scope.getBody().front();
   mlir::ArrayAttr argOrigins = scope.getArgOrigins();
   for (unsigned i = 0; i < block.getNumArguments(); ++i) {
@@ -471,7 +542,8 @@ void KernelWalk::onScope(pd::ScopeOp scope) {
   bool saveCpu = cpuLowered_;
   // The GPU interpreter has no run_state arm: it re-binds it, and XLA lowers
   // (and discharges) the whole body.
-  if (path_ == ExecPath::InterpretGpu && api == "pl.run_state") cpuLowered_ = true;
+  if (path_ == ExecPath::InterpretGpu && api == "pl.run_state")
+    cpuLowered_ = true;
   walkBlock(block);
   cpuLowered_ = saveCpu;
 }

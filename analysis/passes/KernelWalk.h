@@ -49,31 +49,33 @@ struct RefState {
 
 // One function of the call chain, from the kernel to the primitive.
 struct Hop {
-  std::string name;           // Python name ("kernel", "helper", "<lambda>")
-  SourceLocation definition;  // its def
-  SourceLocation callSite;    // where the previous hop calls it (empty for the kernel)
+  std::string name;          // Python name ("kernel", "helper", "<lambda>")
+  SourceLocation definition; // its def
+  SourceLocation callSite;   // where the previous hop calls it (empty for the kernel)
 };
 
 // One primitive bound by one call the kernel reaches.
 struct Binding {
-  std::string api;                             // as written, canonical: "plgpu.copy_gmem_to_smem"
+  std::string api; // as written, canonical: "plgpu.copy_gmem_to_smem"
   const knowledge::PrimitiveFacts* prim = nullptr;
-  mlir::Operation* site = nullptr;             // the call JAX blames (its location)
-  RefState refs;                               // the most discharged Ref operand (earliest phase)
-  bool cpuLowered = false; // interpret_gpu: runs through XLA (inside pl.run_state)
-  dialect::InlineMgpuOp inlineMgpu;            // for inline_mgpu_p: the region's op
-  mlir::Operation* inlineCall = nullptr;       // for inline_mgpu_p: the call of the wrapper (null when direct)
-  std::vector<RefState> argStates;             // for inline_mgpu_p: each call argument's state
+  mlir::Operation* site = nullptr;  // the call JAX blames (its location)
+  RefState refs;                    // the most discharged Ref operand (earliest phase)
+  bool cpuLowered = false;          // interpret_gpu: runs through XLA (inside pl.run_state)
+  dialect::InlineMgpuOp inlineMgpu; // for inline_mgpu_p: the region's op
+  mlir::Operation* inlineCall =
+      nullptr;                     // for inline_mgpu_p: the call of the wrapper (null when direct)
+  std::vector<RefState> argStates; // for inline_mgpu_p: each call argument's state
   std::vector<Hop> chain;
-  unsigned order = 0;                          // program order within the launch
-  bool retraceCollective = false;              // a run_scoped with collective axes (interpret_hlo)
+  unsigned order = 0;             // program order within the launch
+  bool retraceCollective = false; // a run_scoped with collective axes (interpret_hlo)
 };
 
 class KernelWalk {
 public:
   KernelWalk(const detail::Workspace& workspace, const knowledge::KnowledgeBase& knowledge,
              ExecPath path, dialect::LaunchOp launch, std::string launchPath)
-      : ws_(workspace), kb_(knowledge), path_(path), launch_(launch), launchPath_(std::move(launchPath)) {}
+      : ws_(workspace), kb_(knowledge), path_(path), launch_(launch),
+        launchPath_(std::move(launchPath)) {}
 
   // Walk the launch's kernel body; false when the body cannot be found.
   bool run();
@@ -83,21 +85,22 @@ public:
 
 private:
   struct Callable {
-    mlir::Block* block = nullptr;   // the body to walk
-    std::string path;               // document holding it
+    mlir::Block* block = nullptr; // the body to walk
+    std::string path;             // document holding it
     std::string name;
     mlir::Operation* defOp = nullptr;
     dialect::InlineMgpuOp inlineMgpu; // set when the callable is an inline_mgpu wrapper
-    bool dischargesAllRefs = false; // reached through jax.jit / checkpoint / custom_vjp ...
+    bool dischargesAllRefs = false;   // reached through jax.jit / checkpoint / custom_vjp ...
   };
 
   void walkBlock(mlir::Block& block);
   void visit(mlir::Operation& op);
   void onPrim(dialect::PrimOp prim);
-  void onCall(mlir::Operation* site, const Callable& callee, mlir::ValueRange args, mlir::ArrayAttr keywords,
-              mlir::ArrayAttr origins);
+  void onCall(mlir::Operation* site, const Callable& callee, mlir::ValueRange args,
+              mlir::ArrayAttr keywords, mlir::ArrayAttr origins);
   void onScope(dialect::ScopeOp scope);
-  void recordInline(mlir::Operation* site, dialect::InlineMgpuOp op, mlir::Operation* call, RefState refs);
+  void recordInline(mlir::Operation* site, dialect::InlineMgpuOp op, mlir::Operation* call,
+                    RefState refs);
   void record(Binding b);
 
   Callable resolve(mlir::Value callee, unsigned depth = 0) const;
@@ -106,7 +109,8 @@ private:
   RefState strongest(mlir::ValueRange args, mlir::ArrayAttr origins) const;
   RefState kernelParamState(unsigned index, unsigned count) const;
   RefState scopedState(llvm::StringRef origin) const;
-  std::vector<const knowledge::PrimitiveFacts*> primitivesOf(llvm::StringRef api, bool& direct) const;
+  std::vector<const knowledge::PrimitiveFacts*> primitivesOf(llvm::StringRef api,
+                                                             bool& direct) const;
 
   const detail::Workspace& ws_;
   const knowledge::KnowledgeBase& kb_;
@@ -114,15 +118,15 @@ private:
   mutable dialect::LaunchOp launch_; // MLIR op handles have non-const accessors
   std::string launchPath_;
 
-  std::string doc_;                                // document of the block being walked
+  std::string doc_; // document of the block being walked
   std::vector<Hop> chain_;
   Hop kernelHop_;
-  llvm::DenseMap<mlir::Value, RefState> states_;  // block arguments in scope
-  bool allDischarged_ = false;                    // inside an all-refs discharge region
+  llvm::DenseMap<mlir::Value, RefState> states_; // block arguments in scope
+  bool allDischarged_ = false;                   // inside an all-refs discharge region
   Phase allPhase_ = Phase::Lowering;
   bool cpuLowered_ = false;
   llvm::DenseSet<mlir::Block*> onStack_;
-  llvm::DenseSet<llvm::hash_code> walked_;        // (callee, argument states) already walked
+  llvm::DenseSet<llvm::hash_code> walked_; // (callee, argument states) already walked
   std::vector<Binding> bindings_;
   unsigned order_ = 0;
 };

@@ -19,19 +19,19 @@ namespace pallas::analysis::passes {
 
 // What the launch tells about a path beyond its kind.
 struct LaunchFacts {
-  bool skipFloatingPointOps = false; // InterpretGPUParams(skip_floating_point_ops=True)
-  bool multiThreaded = false;        // several threads: bodies are compiled in a host callback
+  bool skipFloatingPointOps = false;  // InterpretGPUParams(skip_floating_point_ops=True)
+  bool multiThreaded = false;         // several threads: bodies are compiled in a host callback
   bool inlineMgpuOptionGiven = false; // InterpretGPUParams(inline_mgpu=...) (newer JAX)
   long numThreads = 1;
 };
 
 struct Failure {
-  std::string code;      // PLS001 (inline_mgpu_p) or PLS002
+  std::string code; // PLS001 (inline_mgpu_p) or PLS002
   Phase phase = Phase::Lowering;
-  std::string exception; // "NotImplementedError"
-  std::string jaxError;  // JAX's message, from the table's error templates
-  std::string reason;    // why this path reaches that error
-  std::string advice;    // what to do
+  std::string exception;  // "NotImplementedError"
+  std::string jaxError;   // JAX's message, from the table's error templates
+  std::string reason;     // why this path reaches that error
+  std::string advice;     // what to do
   bool uncertain = false; // fails only for some dtypes: report as a warning
 };
 

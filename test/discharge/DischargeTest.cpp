@@ -2,12 +2,10 @@
 // small kernels, the findings they get, and every field of those findings.
 #include "pallas/analysis/Project.h"
 
-#include <nlohmann/json.hpp>
-
-#include <gtest/gtest.h>
-
 #include <filesystem>
 #include <fstream>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <unistd.h>
@@ -29,8 +27,9 @@ constexpr unsigned kHeaderLines = 6;
 class Discharge : public ::testing::Test {
 protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("pallas-discharge-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("pallas-discharge-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -72,7 +71,8 @@ TEST_F(Discharge, InlineMgpuWithRefOnInterpretTrueIsPLS001WithEveryField) {
   EXPECT_EQ(line(f), 7u);
   EXPECT_EQ(f.location.path, path_);
   EXPECT_EQ(f.executionPath, "interpret=True (HLO interpreter)");
-  EXPECT_NE(f.message.find("NotImplementedError: inline_mgpu_p does not support discharge."), std::string::npos)
+  EXPECT_NE(f.message.find("NotImplementedError: inline_mgpu_p does not support discharge."),
+            std::string::npos)
       << f.message;
   EXPECT_NE(f.message.find("a kernel input/output Ref"), std::string::npos) << f.message;
   EXPECT_NE(f.message.find("compiled on a GPU"), std::string::npos) << f.message;
@@ -102,7 +102,8 @@ def run(x):
   ASSERT_EQ(fs.size(), 1u);
   EXPECT_EQ(fs[0].code, "PLS001");
   EXPECT_EQ(line(fs[0]), 7u);
-  EXPECT_NE(fs[0].message.find("MLIR translation rule for primitive 'inline_mgpu_p' not found for platform cpu"),
+  EXPECT_NE(fs[0].message.find(
+                "MLIR translation rule for primitive 'inline_mgpu_p' not found for platform cpu"),
             std::string::npos)
       << fs[0].message;
 }
@@ -208,10 +209,12 @@ def run(x):
   ASSERT_EQ(fs.size(), 2u);
   EXPECT_EQ(fs[0].code, "PLS002");
   EXPECT_EQ(line(fs[0]), 3u);
-  EXPECT_NE(fs[0].message.find("No state discharge rule implemented for primitive: copy_gmem_to_smem"),
-            std::string::npos)
+  EXPECT_NE(
+      fs[0].message.find("No state discharge rule implemented for primitive: copy_gmem_to_smem"),
+      std::string::npos)
       << fs[0].message;
-  EXPECT_NE(fs[0].message.find("InterpretGPUParams"), std::string::npos) << "suggests GPU interpret mode";
+  EXPECT_NE(fs[0].message.find("InterpretGPUParams"), std::string::npos)
+      << "suggests GPU interpret mode";
   EXPECT_EQ(line(fs[1]), 4u);
 }
 
@@ -243,7 +246,8 @@ def run(x):
   ASSERT_EQ(fs.size(), 1u);
   EXPECT_EQ(fs[0].code, "PLS002");
   EXPECT_EQ(line(fs[0]), 6u);
-  EXPECT_NE(fs[0].message.find("run_scoped interpret rule does not support collective axes"), std::string::npos);
+  EXPECT_NE(fs[0].message.find("run_scoped interpret rule does not support collective axes"),
+            std::string::npos);
 }
 
 TEST_F(Discharge, HelperCallsCarryTheChainAndDischargedParameters) {
@@ -268,7 +272,8 @@ def run(x):
   EXPECT_EQ(fs[0].callChain[1].rfind("touch (k.py:", 0), 0u);
   bool callsTouch = false;
   for (const RelatedInfo& r : fs[0].related)
-    if (r.message == "calls `touch`") callsTouch = r.location.range.start.line + 1 - kHeaderLines == 10u;
+    if (r.message == "calls `touch`")
+      callsTouch = r.location.range.start.line + 1 - kHeaderLines == 10u;
   EXPECT_TRUE(callsTouch);
 }
 
@@ -363,7 +368,8 @@ def run(x):
   ASSERT_EQ(fs.size(), 1u);
   EXPECT_EQ(fs[0].code, "PLS004");
   EXPECT_EQ(line(fs[0]), 7u);
-  EXPECT_NE(fs[0].message.find("Mismatched type shape: PyTreeDef((*, *)) != PyTreeDef((*,))"), std::string::npos)
+  EXPECT_NE(fs[0].message.find("Mismatched type shape: PyTreeDef((*, *)) != PyTreeDef((*,))"),
+            std::string::npos)
       << fs[0].message;
 }
 
@@ -379,7 +385,8 @@ def run(x):
                         scratch_shapes=[plgpu.SMEM((128,), jnp.float32), plgpu.Barrier()])(x)
 )";
   ASSERT_EQ(check(kernel).size(), 1u);
-  std::ifstream in(std::string(PALLAS_DISCHARGE_FIXTURES) + "/../../../analysis/knowledge/jax-0.10.2.json");
+  std::ifstream in(std::string(PALLAS_DISCHARGE_FIXTURES) +
+                   "/../../../analysis/knowledge/jax-0.10.2.json");
   auto table = nlohmann::json::parse(in);
   table["primitives"]["copy_gmem_to_smem"]["discharge"] = {{"status", "exists"}, {"kind", "full"}};
   table["jax_version"] = "9.9.9";
@@ -433,7 +440,8 @@ def run(x):
 )");
   ASSERT_EQ(fs.size(), 1u);
   EXPECT_EQ(fs[0].executionPath, "GPU interpret mode (InterpretGPUParams)");
-  EXPECT_EQ(fs[0].related[0].location.range.start.line + 1 - kHeaderLines, 3u) << "the call selects the path";
+  EXPECT_EQ(fs[0].related[0].location.range.start.line + 1 - kHeaderLines, 3u)
+      << "the call selects the path";
 }
 
 TEST_F(Discharge, IndexingAnArrayInAHelperIsNotARefAccess) {

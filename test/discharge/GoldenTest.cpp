@@ -5,11 +5,10 @@
 // with `# expect(fixture.py): CODE/severity`.
 #include "pallas/analysis/Project.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <gtest/gtest.h>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -42,7 +41,8 @@ std::set<Mark> marksOf(const fs::path& file) {
   static const std::regex item(R"((PLS\d{3})/(\w+))");
   for (unsigned n = 1; std::getline(in, line); ++n) {
     std::smatch m;
-    if (!std::regex_search(line, m, expect)) continue;
+    if (!std::regex_search(line, m, expect))
+      continue;
     std::string rest = m[1];
     for (std::sregex_iterator it(rest.begin(), rest.end(), item), end; it != end; ++it)
       marks.insert({file.string(), n, (*it)[1], (*it)[2]});
@@ -53,7 +53,8 @@ std::set<Mark> marksOf(const fs::path& file) {
 std::vector<fs::path> fixtures() {
   std::vector<fs::path> out;
   for (auto& e : fs::recursive_directory_iterator(PALLAS_DISCHARGE_FIXTURES))
-    if (e.path().extension() == ".py" && e.path().filename() != "__init__.py") out.push_back(e.path());
+    if (e.path().extension() == ".py" && e.path().filename() != "__init__.py")
+      out.push_back(e.path());
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -66,7 +67,8 @@ TEST_P(Golden, FindingsMatchMarks) {
   ProjectOptions options;
   options.workspaceRoots = {fs::absolute(PALLAS_DISCHARGE_FIXTURES).string()};
   Project project(options);
-  for (const fs::path& f : fixtures()) project.setDocument(fs::absolute(f).string(), readAll(f));
+  for (const fs::path& f : fixtures())
+    project.setDocument(fs::absolute(f).string(), readAll(f));
   fs::path file = fs::absolute(GetParam());
   std::set<Mark> want = marksOf(file);
   std::set<Mark> got;
@@ -74,7 +76,8 @@ TEST_P(Golden, FindingsMatchMarks) {
     // Findings the fixture's launches produce in helper files are checked
     // against the helper's marks only when they belong to this fixture's
     // launch (the helper marks say which fixture expects them).
-    got.insert({f.location.path, f.location.range.start.line + 1, f.code, severityName(f.severity)});
+    got.insert(
+        {f.location.path, f.location.range.start.line + 1, f.code, severityName(f.severity)});
   }
   // Marks in helpers: `# expect(fixture_name.py): PLS001/error` is expected
   // both when fixture_name.py is analysed and when the helper itself is (its
@@ -83,16 +86,20 @@ TEST_P(Golden, FindingsMatchMarks) {
     std::istringstream in(readAll(helper));
     std::string line;
     bool self = fs::absolute(helper) == file;
-    std::regex scoped("#\\s*expect\\(" + (self ? std::string("[\\w.]+") : file.filename().string()) +
+    std::regex scoped("#\\s*expect\\(" +
+                      (self ? std::string("[\\w.]+") : file.filename().string()) +
                       "\\):\\s*(PLS\\d{3})/(\\w+)");
     for (unsigned n = 1; std::getline(in, line); ++n) {
       std::smatch m;
-      if (std::regex_search(line, m, scoped)) want.insert({fs::absolute(helper).string(), n, m[1], m[2]});
+      if (std::regex_search(line, m, scoped))
+        want.insert({fs::absolute(helper).string(), n, m[1], m[2]});
     }
   }
   auto show = [](const std::set<Mark>& s) {
     std::string out;
-    for (auto& [f, l, c, sev] : s) out += "  " + fs::path(f).filename().string() + ":" + std::to_string(l) + " " + c + "/" + sev + "\n";
+    for (auto& [f, l, c, sev] : s)
+      out += "  " + fs::path(f).filename().string() + ":" + std::to_string(l) + " " + c + "/" +
+             sev + "\n";
     return out;
   };
   EXPECT_EQ(got, want) << "got:\n" << show(got) << "want:\n" << show(want);
@@ -102,7 +109,8 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, Golden, ::testing::ValuesIn(fixtures()),
                          [](const ::testing::TestParamInfo<fs::path>& info) {
                            std::string n = info.param.stem().string();
                            for (char& c : n)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                             if (!std::isalnum(static_cast<unsigned char>(c)))
+                               c = '_';
                            return n;
                          });
 
