@@ -179,6 +179,17 @@ CheckResult runCheck(const CheckOptions& options) {
   auto sources = std::make_shared<Sources>();
   analysis::ProjectOptions projectOptions;
   projectOptions.workspaceRoots = {root.string()};
+  projectOptions.gpuComputeCapability = options.gpuComputeCapability;
+  if (options.knowledgeFor) {
+    std::string python;
+    if (auto config = configs.forPath(root, /*isDirectory=*/true); config && config->python) {
+      fs::path p(*config->python);
+      // A path with a folder is relative to the pyproject.toml; a bare name
+      // ("python3") is looked up on PATH by the extractor.
+      python = p.is_relative() && p.has_parent_path() ? (config->root / p).string() : p.string();
+    }
+    projectOptions.knowledgePath = options.knowledgeFor(python);
+  }
   analysis::Project project(projectOptions);
 
   // Read every file and hand it to the project first: a kernel's findings

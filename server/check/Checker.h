@@ -11,6 +11,7 @@
 #include "Report.h"
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -26,6 +27,13 @@ struct CheckOptions {
   std::filesystem::path configFile; // for ConfigMode::File
   bool fix = false;
   FixOptions fixOptions;
+  // Compute capability of the local GPU ("9.0"; empty: none), from the device
+  // probe, so PLS003 (hardware requirements) can run.
+  std::string gpuComputeCapability;
+  // The knowledge table for an interpreter: called with the `python` of the
+  // configuration at the common root (made absolute; empty when not set),
+  // returns a table path ("" = the bundled table). Unset: bundled.
+  std::function<std::string(const std::string& python)> knowledgeFor;
 };
 
 struct CheckResult {

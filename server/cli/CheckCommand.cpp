@@ -6,6 +6,8 @@
 #include "check/Config.h"
 #include "check/Report.h"
 #include "check/Rules.h"
+#include "pallas/gpu/DeviceProbe.h"
+#include "pallas/knowledge/KnowledgeBase.h"
 
 #include <charconv>
 #include <iostream>
@@ -117,8 +119,34 @@ Parsed parseArgs(const std::vector<std::string>& args) {
   return parsed;
 }
 
+// The environment facts the analysis uses, as the server gets them: the best
+// local GPU (PLS003; none without a driver) and the knowledge of the JAX of
+// the configured `python` (the bundled table when none is configured).
+void addEnvironment(Parsed& parsed) {
+  gpu::ProbeResult probe = gpu::probeDevices();
+  const gpu::DeviceInfo* best = nullptr;
+  for (const gpu::DeviceInfo& d : probe.devices)
+    if (!best || d.capability > best->capability)
+      best = &d;
+  if (best)
+    parsed.options.gpuComputeCapability =
+        std::to_string(best->capability.major) + "." + std::to_string(best->capability.minor);
+  bool quiet = parsed.quiet;
+  parsed.options.knowledgeFor = [quiet](const std::string& python) -> std::string {
+    if (python.empty())
+      return {};
+    auto loaded = knowledge::KnowledgeBase::forPython(
+        python, knowledge::KnowledgeBase::defaultCacheDir());
+    if (!loaded.fallbackReason.empty() && !quiet)
+      std::cerr << "pallas-lsp: knowledge: the bundled table is used: " << loaded.fallbackReason
+                << '\n';
+    return loaded ? loaded.base->source() : std::string();
+  };
+}
+
 int runCheckCommand(const std::vector<std::string>& args) {
   Parsed parsed = parseArgs(args);
+  addEnvironment(parsed);
   CheckResult result;
   try {
     result = runCheck(parsed.options);

@@ -142,16 +142,30 @@ bool calls(const Function& caller, const std::string& callee) {
 std::vector<RunTarget> findRunTargets(std::string_view source) {
   std::vector<std::string> lines = splitLines(source);
   std::vector<Function> functions = moduleFunctions(lines);
+  // Functions that launch a kernel, directly or through another function of
+  // this file (a fixpoint over the file's own call edges).
+  std::vector<bool> launches(functions.size());
+  for (size_t i = 0; i < functions.size(); ++i)
+    launches[i] = std::regex_search(functions[i].body, launchPattern());
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t i = 0; i < functions.size(); ++i) {
+      if (launches[i]) continue;
+      for (size_t j = 0; j < functions.size() && !launches[i]; ++j)
+        if (j != i && launches[j] && calls(functions[i], functions[j].name))
+          launches[i] = changed = true;
+    }
+  }
   std::vector<RunTarget> out;
   std::vector<const Function*> entries;
   std::vector<const Function*> launchersNeedingArgs;
-  for (const Function& f : functions) {
-    bool launches = std::regex_search(f.body, launchPattern());
+  for (size_t i = 0; i < functions.size(); ++i) {
+    const Function& f = functions[i];
     bool noArgs = callableWithoutArguments(f.params);
     std::string why;
     if (f.marked)
       why = "marked";
-    else if (noArgs && launches)
+    else if (noArgs && launches[i])
       why = "launches a kernel";
     else if (noArgs && f.name == "main")
       why = "main";
@@ -160,7 +174,7 @@ std::vector<RunTarget> findRunTargets(std::string_view source) {
     if (!why.empty()) {
       out.push_back({f.name, f.defLine, f.name, why});
       entries.push_back(&f);
-    } else if (launches) {
+    } else if (launches[i]) {
       launchersNeedingArgs.push_back(&f);
     }
   }
