@@ -1,0 +1,115 @@
+#include "FindingsPipeline.h"
+
+#include "check/Config.h"
+#include "pallas/analysis/Rewrite.h"
+
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+
+namespace pallas::server {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+FindingsPipeline::FindingsPipeline(const analysis::Project& project, TextLookup text, Warn warn)
+    : project_(project), text_(std::move(text)), warn_(std::move(warn)) {}
+
+std::vector<analysis::Finding> FindingsPipeline::findings(const std::string& path) const {
+  std::vector<analysis::Finding> all = project_.findings(path);
+  // GPU interpret mode is never offered until the knowledge table can say,
+  // per kernel, that it runs everything the kernel reaches (docs/fixes.md).
+  analysis::attachFixes(project_, path, all);
+
+  // Resolved per call, not cached: an edit to pyproject.toml then shows at
+  // the next analysis without a watcher, and the lookup is a few stats and
+  // one small file read per folder.
+  check::ConfigResolver configs = check::ConfigResolver::discover();
+  check::SelectionOverrides overrides = selection();
+
+  std::map<std::string, std::vector<analysis::Finding>> byFile;
+  std::vector<std::string> order; // files in first-seen order
+  for (analysis::Finding& f : all) {
+    auto [it, inserted] = byFile.try_emplace(f.location.path);
+    if (inserted)
+      order.push_back(f.location.path);
+    it->second.push_back(std::move(f));
+  }
+  std::vector<analysis::Finding> kept;
+  for (const std::string& file : order) {
+    std::shared_ptr<const check::Config> config;
+    try {
+      config = configs.forPath(fs::path(file));
+    } catch (const check::ConfigError& e) {
+      // A broken pyproject.toml must not hide every diagnostic: say so and
+      // use the defaults, as the user would expect from an editor.
+      {
+        std::lock_guard lock(mutex_);
+        if (warned_.insert(e.what()).second && warn_)
+          warn_(std::string(e.what()) + " (using the default pallas-lsp settings)");
+      }
+      config = std::make_shared<const check::Config>();
+    }
+    std::string text = text_ ? text_(file).value_or(std::string()) : std::string();
+    for (analysis::Finding& f :
+         check::applyPolicy(std::move(byFile[file]), *config, overrides, text, fs::path(file)))
+      kept.push_back(std::move(f));
+  }
+  return kept;
+}
+
+namespace {
+
+// An array of strings, or nullopt when `value` is not one.
+std::optional<std::vector<std::string>> strings(const json& value) {
+  if (!value.is_array())
+    return std::nullopt;
+  std::vector<std::string> out;
+  for (const json& v : value) {
+    if (!v.is_string())
+      return std::nullopt;
+    out.push_back(v.get<std::string>());
+  }
+  return out;
+}
+
+const json* section(const json& settings) {
+  if (!settings.is_object())
+    return nullptr;
+  for (const char* key : {"pallas-lsp", "pallasLsp"})
+    if (auto it = settings.find(key); it != settings.end() && it->is_object())
+      return &*it;
+  return &settings;
+}
+
+} // namespace
+
+bool FindingsPipeline::applySettings(const json& settings) {
+  const json* s = section(settings);
+  if (!s)
+    return false;
+  std::lock_guard lock(mutex_);
+  check::SelectionOverrides next = overrides_;
+  if (auto it = s->find("select"); it != s->end()) {
+    if (it->is_null())
+      next.select.reset();
+    else if (auto v = strings(*it))
+      next.select = std::move(*v);
+  }
+  if (auto it = s->find("ignore"); it != s->end()) {
+    if (it->is_null())
+      next.ignore.clear();
+    else if (auto v = strings(*it))
+      next.ignore = std::move(*v);
+  }
+  bool changed = next.select != overrides_.select || next.ignore != overrides_.ignore;
+  overrides_ = std::move(next);
+  return changed;
+}
+
+check::SelectionOverrides FindingsPipeline::selection() const {
+  std::lock_guard lock(mutex_);
+  return overrides_;
+}
+
+} // namespace pallas::server

@@ -1,0 +1,60 @@
+// The one place the server turns a document into the findings the user sees:
+//
+//   Project::findings(path)  ->  attachFixes  ->  check::applyPolicy
+//
+// Push diagnostics, pull diagnostics (document and workspace) and code
+// actions all call `findings()`, so a code action always acts on exactly the
+// diagnostics the editor shows, and the editor shows exactly what
+// `pallas-lsp check` reports for the same file: the same `[tool.pallas-lsp]`
+// of the nearest pyproject.toml, the same `# pallas-lsp: ignore[...]`
+// comments, the same severity overrides. The client's own `select`/`ignore`
+// settings (section "pallas-lsp") layer over the configuration the way
+// `check --select/--ignore` do.
+#pragma once
+
+#include "check/Policy.h"
+#include "pallas/analysis/Finding.h"
+#include "pallas/analysis/Project.h"
+
+#include <functional>
+#include <mutex>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace pallas::server {
+
+class FindingsPipeline {
+public:
+  // The text of a file as the editor has it (draft, else Project/disk): the
+  // suppression comments are read from it.
+  using TextLookup = std::function<std::optional<std::string>(const std::string& path)>;
+  // Where to say that a pyproject.toml could not be used (once per message).
+  using Warn = std::function<void(const std::string& message)>;
+
+  FindingsPipeline(const analysis::Project& project, TextLookup text, Warn warn);
+
+  // The findings of `path` after fixes and policy, in analysis order.
+  // Findings the analysis places in other files (a helper a kernel calls)
+  // follow the configuration and the comments of the file they are in.
+  std::vector<analysis::Finding> findings(const std::string& path) const;
+
+  // Client settings: `select` / `ignore` (arrays of codes or prefixes) at the
+  // top level or under "pallas-lsp" / "pallasLsp". A missing key keeps the
+  // current value. Returns whether the selection changed.
+  bool applySettings(const nlohmann::json& settings);
+
+  check::SelectionOverrides selection() const;
+
+private:
+  const analysis::Project& project_;
+  TextLookup text_;
+  Warn warn_;
+  mutable std::mutex mutex_;
+  check::SelectionOverrides overrides_;
+  mutable std::set<std::string> warned_;
+};
+
+} // namespace pallas::server
