@@ -599,6 +599,11 @@ void Project::setKnowledgePath(std::string path) {
   impl_->options.knowledgePath = std::move(path);
 }
 
+std::string Project::knowledgePath() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->options.knowledgePath;
+}
+
 void Project::setGpuComputeCapability(std::string capability) {
   std::lock_guard lock(impl_->mutex);
   impl_->options.gpuComputeCapability = std::move(capability);

@@ -395,17 +395,6 @@ void LspServer::requestConfiguration() {
                       return;
                     }
                     const json& cfg = value[0];
-                    // select/ignore changed: what every open document shows changes.
-                    if (self->pipeline_ && self->pipeline_->applySettings(cfg)) {
-                      if (self->client_.pullDiagnostics) {
-                        if (self->client_.diagnosticRefresh)
-                          self->endpoint_->call("workspace/diagnostic/refresh", nullptr,
-                                                [](bool, const json&) {});
-                      } else {
-                        for (const Document& doc : self->documents_.all())
-                          self->scheduleDiagnostics(doc.path);
-                      }
-                    }
                     std::string applied;
                     if (cfg.is_object() && cfg.contains("logLevel") && cfg["logLevel"].is_string()) {
                       if (auto level = protocol::parseLogLevel(cfg["logLevel"].get<std::string>())) {

@@ -94,6 +94,9 @@ public:
   // Settings learnt after construction (the user's JAX knowledge table, the
   // local GPU from the device probe); the next findings() use them.
   void setKnowledgePath(std::string path);
+  // The configured knowledge table (empty: the bundled one), e.g. for the
+  // hover to show the facts the passes decide from.
+  std::string knowledgePath() const;
   void setGpuComputeCapability(std::string capability);
 
   // ---- workspace index (for cross-file call graphs) ----
