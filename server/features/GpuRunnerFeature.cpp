@@ -241,8 +241,8 @@ private:
     }
     if (auto server = weak.lock()) {
       server->project().setGpuComputeCapability(capability);
-      server->logMessage(MessageType::Info,
-                         "GPU for hardware checks (PLS003): " +
+      // Through the Logger: it honours the configured log level.
+      server->log().info("GPU for hardware checks (PLS003): " +
                              (capability.empty() ? "none (" + probe.summary() + ")"
                                                  : "compute capability " + capability + "; " +
                                                        probe.summary()));
@@ -287,7 +287,7 @@ private:
                          info["source"].get<std::string>() + " (python " + python + ")";
       if (!info["fallback"].get<std::string>().empty())
         text += "; bundled table used because: " + info["fallback"].get<std::string>();
-      server->logMessage(MessageType::Info, text);
+      server->log().info(text);
       json gpus = json::array();
       for (const auto& d : probe.devices)
         gpus.push_back({{"name", d.name},
