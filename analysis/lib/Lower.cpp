@@ -228,7 +228,9 @@ private:
   void lowerStatement(TSNode s);
   void lowerAssignment(TSNode a);
   void bindTarget(TSNode target, mlir::Value v, TSNode valueNode);
-  void lowerIf(TSNode s, TSNode cond, TSNode consequence, uint32_t alternativeIndex);
+  // Returns the pallas.if it created (not necessarily the block's last op:
+  // joins of names assigned in its regions follow it).
+  pd::IfOp lowerIf(TSNode s, TSNode cond, TSNode consequence, uint32_t alternativeIndex);
   void lowerWith(TSNode s);
   template <typename F> void inRegion(mlir::Block* block, F&& body);
   std::optional<bool> staticCondition(TSNode cond);
@@ -1237,7 +1239,7 @@ std::optional<bool> Lowerer::staticCondition(TSNode cond) {
   return std::nullopt;
 }
 
-void Lowerer::lowerIf(TSNode s, TSNode cond, TSNode consequence, uint32_t altIndex) {
+pd::IfOp Lowerer::lowerIf(TSNode s, TSNode cond, TSNode consequence, uint32_t altIndex) {
   mlir::Value c = lowerExpr(cond);
   auto st = staticCondition(cond);
   if (is(cond, "identifier") && !findLocal(text(cond))) findGlobal(text(cond));
@@ -1252,16 +1254,15 @@ void Lowerer::lowerIf(TSNode s, TSNode cond, TSNode consequence, uint32_t altInd
     for (uint32_t i = altIndex, n = ts_node_named_child_count(s); i < n; ++i) {
       TSNode alt = ts_node_named_child(s, i);
       if (is(alt, "elif_clause")) {
-        lowerIf(alt, field(alt, "condition"), field(alt, "consequence"), 0xffffffffu);
         // Remaining clauses belong to that elif's else region.
-        mlir::Operation* last = &b_.getInsertionBlock()->back();
-        auto inner = llvm::cast<pd::IfOp>(last);
+        pd::IfOp inner =
+            lowerIf(alt, field(alt, "condition"), field(alt, "consequence"), 0xffffffffu);
         inRegion(&inner.getElseRegion().front(), [&] {
           for (uint32_t j = i + 1; j < n; ++j) {
             TSNode rest = ts_node_named_child(s, j);
             if (is(rest, "elif_clause")) {
-              lowerIf(rest, field(rest, "condition"), field(rest, "consequence"), 0xffffffffu);
-              inner = llvm::cast<pd::IfOp>(&b_.getInsertionBlock()->back());
+              inner =
+                  lowerIf(rest, field(rest, "condition"), field(rest, "consequence"), 0xffffffffu);
               b_.setInsertionPointToEnd(&inner.getElseRegion().front());
             } else if (is(rest, "else_clause")) {
               lowerBlock(field(rest, "body"));
@@ -1273,6 +1274,7 @@ void Lowerer::lowerIf(TSNode s, TSNode cond, TSNode consequence, uint32_t altInd
       if (is(alt, "else_clause")) lowerBlock(field(alt, "body"));
     }
   });
+  return op;
 }
 
 void Lowerer::lowerWith(TSNode s) {

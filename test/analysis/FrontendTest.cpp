@@ -491,6 +491,21 @@ TEST(Robustness, NonAsciiCommentsOnlyAndEmpty) {
   EXPECT_EQ(p.lastUpdate("/v/e.py").functionsTotal, 0u);
 }
 
+// Regression: a name assigned in every branch of an if/elif/else chain gets a
+// join op after each pallas.if, so the chain must not take "the block's last
+// op" for the if it just built (it did, and crashed on ordinary stdlib code).
+TEST(Robustness, ElifChainAssigningTheSameNameLowersAndVerifies) {
+  std::string text = lowerToText("def f(value):\n"
+                                 "    if value[0]:\n        a = g(value)\n"
+                                 "    elif value[1]:\n        a = h(value)\n"
+                                 "    elif value[2]:\n        a = j(value)\n"
+                                 "    else:\n        a = k(value)\n"
+                                 "    return a\n");
+  EXPECT_EQ(count(text, "pallas.if"), 3u) << text;
+  for (const char* callee : {"\"g\"", "\"h\"", "\"j\"", "\"k\""})
+    EXPECT_EQ(linesWith(text, {"pallas.global", callee}).size(), 1u) << callee << "\n" << text;
+}
+
 TEST(Robustness, DeeplyNestedExpressionDoesNotOverflow) {
   std::string src = "x = " + std::string(5000, '(') + "1" + std::string(5000, ')') + "\n";
   src += "y = " + std::string(3000, '[') + std::string(3000, ']') + "\n";
