@@ -566,6 +566,34 @@ SourceRange calleeNameAt(std::string_view text, uint32_t line, uint32_t column) 
   return {{line, static_cast<uint32_t>(begin - at)}, {line, static_cast<uint32_t>(end - at)}};
 }
 
+// The `@...inline_mgpu(...)` decorator of the def at 0-based `defLine` (an
+// inline_mgpu op is located at its def): the nearest decorator line above it
+// whose name ends in "inline_mgpu", walking over decorator lines and their
+// continuations (indented deeper, or closing brackets at the def's indent).
+SourceRange inlineMgpuDecorator(std::string_view text, uint32_t defLine) {
+  std::vector<std::string_view> lines;
+  for (size_t at = 0; at <= text.size();) {
+    size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    lines.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  if (defLine >= lines.size()) return {};
+  auto indent = [](std::string_view l) { return l.find_first_not_of(" \t"); };
+  size_t defIndent = indent(lines[defLine]);
+  for (uint32_t l = defLine; l-- > 0;) {
+    std::string_view line = lines[l];
+    size_t i = indent(line);
+    if (i == std::string_view::npos) return {}; // blank: the decorators ended
+    if (i <= defIndent && line[i] != '@' && line[i] != ')' && line[i] != ']') return {};
+    if (i != defIndent || line[i] != '@') continue;
+    SourceRange r = calleeNameAt(text, l, static_cast<uint32_t>(i));
+    std::string_view name = line.substr(r.start.column, r.end.column - r.start.column);
+    if (name == "inline_mgpu" || name.ends_with(".inline_mgpu")) return r;
+  }
+  return {};
+}
+
 } // namespace
 
 std::optional<ApiAt> Project::apiAt(const std::string& path, SourcePos pos) const {
@@ -586,7 +614,9 @@ std::optional<ApiAt> Project::apiAt(const std::string& path, SourcePos pos) cons
     if (api.empty() || api.starts_with("python.")) return; // Python statements, not APIs
     auto loc = llvm::dyn_cast<mlir::FileLineColLoc>(op->getLoc());
     if (!loc || loc.getLine() == 0) return;
-    SourceRange r = calleeNameAt(text, loc.getLine() - 1, loc.getColumn() - 1);
+    SourceRange r = llvm::isa<pd::InlineMgpuOp>(op)
+                        ? inlineMgpuDecorator(text, loc.getLine() - 1)
+                        : calleeNameAt(text, loc.getLine() - 1, loc.getColumn() - 1);
     if (r.start == r.end || pos < r.start || r.end < pos) return;
     auto width = [](const SourceRange& x) { return x.end.column - x.start.column; };
     if (!best || width(r) < width(best->range)) best = ApiAt{api, r};

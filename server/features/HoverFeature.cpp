@@ -60,7 +60,12 @@ bool resolvedAtBind(const PrimitiveFacts& p) {
 
 std::string compiledVerdict(const PrimitiveFacts& p) {
   if (p.mosaicGpuSemantics.empty())
-    return "no Mosaic GPU lowering rule";
+    // wgmma_ref_p and friends: the compiled path discharges accumulators
+    // (plgpu.ACC) and run_state refs, and the rule rewrites them into
+    // primitives that do lower.
+    return p.discharge == DischargeStatus::Exists
+               ? "only discharged (its Ref operands must be accumulators or run_state refs)"
+               : "no Mosaic GPU lowering rule";
   std::string out = "yes (";
   for (size_t i = 0; i < p.mosaicGpuSemantics.size(); ++i)
     out += (i ? ", " : "") + p.mosaicGpuSemantics[i];
