@@ -13,7 +13,7 @@ def test_initialize_advertises_only_what_works(server):
                                         "save": {"includeText": False}}
     # No pull support offered by this client: diagnostics are pushed.
     assert "diagnosticProvider" not in caps
-    for unimplemented in ("hoverProvider", "completionProvider", "definitionProvider"):
+    for unimplemented in ("completionProvider", "definitionProvider"):
         assert unimplemented not in caps
 
 
