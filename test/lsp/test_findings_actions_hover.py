@@ -308,3 +308,15 @@ def test_hover_inline_mgpu_region_rewrite_status(ready, tmp_path):
     value = hover(ready, ok_uri, line, col)["contents"]["value"]
     assert "plgpu.inline_mgpu" in value and "does not support discharge" in value
     assert "can be rewritten" in value
+
+
+def test_knowledge_version_is_the_table_in_use(tmp_path):
+    """Project::knowledgeJaxVersion: the bundled table's version (was "unknown")."""
+    path = tmp_path / "kern.py"
+    path.write_text(KERNEL)
+    out = subprocess.run([BIN, "check", "--format", "json", "--no-config", str(path)],
+                         check=False, capture_output=True, text=True, timeout=120)
+    reported = json.loads(out.stdout)["jaxVersion"]
+    tables = sorted((Path(__file__).resolve().parents[2] / "analysis" / "knowledge").glob("jax-*.json"))
+    versions = {json.loads(t.read_text())["jax_version"] for t in tables}
+    assert reported in versions, (reported, versions)
