@@ -2,6 +2,7 @@
 
 #include "FileWalker.h"
 #include "pallas/analysis/Project.h"
+#include "pallas/analysis/Rewrite.h"
 
 #include <algorithm>
 #include <atomic>
@@ -118,6 +119,8 @@ std::vector<analysis::Finding> collect(analysis::Project& project,
   parallelFor(documents.size(), jobs, [&](size_t i) {
     try {
       perDocument[i] = project.findings(documents[i]);
+      // The same fixes the editor offers (FindingsPipeline): --fix applies them.
+      analysis::attachFixes(project, documents[i], perDocument[i]);
     } catch (const std::exception& e) {
       failures[i] = documents[i] + ": internal error in the analysis: " + e.what();
     }
