@@ -193,3 +193,13 @@ def test_many_bad_inputs_in_one_write(ready):
             b"Content-Length: 5\r\n\r\n{}" + b"\r\n\r\n")
     ready.send_raw(junk)
     still_serving(ready)
+
+
+def test_number_out_of_range(ready):
+    """Found by fuzz_protocol: a number nlohmann/json cannot represent threw
+    out_of_range (not parse_error) and terminated the server."""
+    n = len(ready.seen)
+    ready.send(b'{"jsonrpc": "2.0", "id": 1E999, "method": "x"}')
+    err = ready.error_with_null_id(n)
+    assert err["error"]["code"] == -32700
+    still_serving(ready)
