@@ -67,11 +67,13 @@ struct RunnerState {
   // Background environment work (probe, knowledge): one thread, latest wins.
   std::condition_variable wake;
   std::optional<std::string> knowledgeFor; // python to extract for (pending)
-  std::string knowledgeUsedFor;            // python the current table came from
+  std::optional<std::string> knowledgeUsedFor; // configured python of the current table
   bool stop = false;
   std::thread worker;
   std::optional<gpu::ProbeResult> probe;
   json knowledge = json::object(); // {jax_version, source, fallback}
+  // Table the Project uses; starts as the bundled one (ProjectOptions default).
+  std::string knowledgePath = knowledge::KnowledgeBase::bundledPath();
 
   ~RunnerState() {
     {
@@ -191,7 +193,7 @@ public:
     server_.onInitialized([this, s] {
       {
         std::lock_guard lock(state_->mutex);
-        if (!state_->knowledgeFor) state_->knowledgeFor = pythonLocked();
+        if (!state_->knowledgeFor) state_->knowledgeFor = state_->settings.python;
         std::weak_ptr<LspServer> weak = s->weak_from_this();
         state_->worker = std::thread([state = state_, weak] { environmentWorker(state, weak); });
       }
@@ -223,8 +225,9 @@ private:
     state_->settingsSeen = true;
     // A different interpreter may have a different JAX: extract again (the
     // worker starts at `initialized`; before that it picks this up).
-    std::string python = pythonLocked();
-    if (python != state_->knowledgeUsedFor && (!state_->knowledgeFor || *state_->knowledgeFor != python)) {
+    const std::string& python = st.python;
+    if (python != state_->knowledgeUsedFor &&
+        (!state_->knowledgeFor || *state_->knowledgeFor != python)) {
       state_->knowledgeFor = python;
       state_->wake.notify_all();
     }
@@ -240,13 +243,14 @@ private:
       state->probe = probe;
     }
     if (auto server = weak.lock()) {
-      server->project().setGpuComputeCapability(capability);
+      if (!capability.empty()) server->project().setGpuComputeCapability(capability);
       // Through the Logger: it honours the configured log level.
       server->log().info("GPU for hardware checks (PLS003): " +
                              (capability.empty() ? "none (" + probe.summary() + ")"
                                                  : "compute capability " + capability + "; " +
                                                        probe.summary()));
-      reanalyse(*server);
+      // Findings change only when there is a GPU to check against.
+      if (!capability.empty()) reanalyse(*server);
     }
     for (;;) {
       std::string python;
@@ -261,30 +265,42 @@ private:
         python = *state->knowledgeFor;
         state->knowledgeFor.reset();
       }
-      auto timeout = std::chrono::seconds(
-          std::stoi(envOr("PALLAS_LSP_KNOWLEDGE_TIMEOUT", "120")));
-      auto loaded = knowledge::KnowledgeBase::forPython(
-          python, envOr("PALLAS_LSP_CACHE_DIR", knowledge::KnowledgeBase::defaultCacheDir()),
-          timeout);
+      // Only an interpreter the user chose (pallasLsp.python) is asked: the
+      // extraction imports JAX (tens of seconds the first time), and
+      // PALLAS_LSP_PYTHON / python3 on PATH may not be the project's.
+      knowledge::KnowledgeBase::Loaded loaded;
+      if (python.empty()) {
+        loaded = knowledge::KnowledgeBase::bundled();
+        loaded.fallbackReason = "no Python configured (setting pallasLsp.python)";
+      } else {
+        auto timeout =
+            std::chrono::seconds(std::stoi(envOr("PALLAS_LSP_KNOWLEDGE_TIMEOUT", "120")));
+        loaded = knowledge::KnowledgeBase::forPython(
+            python, knowledge::KnowledgeBase::defaultCacheDir(), timeout);
+      }
       auto server = weak.lock();
       if (!server) return;
       json info;
+      bool changed = false;
       if (loaded) {
         info = {{"python", python},
                 {"jax_version", loaded.base->jaxVersion()},
                 {"source", loaded.base->source()},
                 {"fallback", loaded.fallbackReason}};
+        changed = loaded.base->source() != state->knowledgePath;
+        state->knowledgePath = loaded.base->source();
         server->project().setKnowledgePath(loaded.base->source());
       } else {
         info = {{"python", python}, {"jax_version", "unknown"}, {"source", ""}, {"fallback", loaded.error}};
       }
       {
+        if (python.empty()) info["python"] = "(none configured)";
         std::lock_guard lock(state->mutex);
         state->knowledge = info;
         state->knowledgeUsedFor = python;
       }
       std::string text = "JAX knowledge: JAX " + info["jax_version"].get<std::string>() + " from " +
-                         info["source"].get<std::string>() + " (python " + python + ")";
+                         info["source"].get<std::string>() + " (python " + info["python"].get<std::string>() + ")";
       if (!info["fallback"].get<std::string>().empty())
         text += "; bundled table used because: " + info["fallback"].get<std::string>();
       server->log().info(text);
@@ -295,11 +311,11 @@ private:
                                                   std::to_string(d.capability.minor)}});
       server->endpoint().notify("pallas/status",
                                 {{"jaxVersion", info["jax_version"]},
-                                 {"python", python},
+                                 {"python", python.empty() ? json(nullptr) : json(python)},
                                  {"knowledge", info["source"]},
                                  {"gpus", gpus},
                                  {"gpu", capability.empty() ? json(probe.summary()) : gpus[0]["name"]}});
-      reanalyse(*server);
+      if (changed) reanalyse(*server);
     }
   }
 
@@ -423,9 +439,10 @@ private:
   static std::string summarise(const gpu::RunResult& r) {
     std::string entry = r.entry.empty() ? "the entry" : r.entry;
     std::string out = "pallas-lsp run " + entry + " (" + r.mode + "): " + gpu::runStatusName(r.status);
-    if (!r.ok()) return out + ". " + r.message;
+    if (!r.ok()) out += ". " + r.message;
     for (const gpu::ModeResult& m : r.modes) {
       out += "\n[" + m.mode + "]";
+      if (m.error) out += " " + m.error->type + ": " + m.error->message.substr(0, 300);
       if (m.compileSeconds) out += " compile " + fmt(*m.compileSeconds) + " s";
       if (m.runSecondsMedian)
         out += ", run " + fmt(*m.runSecondsMedian * 1000) + " ms (median of " +

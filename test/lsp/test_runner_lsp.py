@@ -13,7 +13,6 @@ import textwrap
 import time
 
 import pytest
-
 from lspclient import BIN, StdioServer
 
 PYTHON = os.environ.get("PALLAS_LSP_PYTHON", "")
@@ -350,6 +349,24 @@ def test_compiled_without_a_gpu_fails_plainly(tmp_path, kernel_file):
         s.kill()
 
 
+@needs_jax
+def test_compare_reports_both_sides(tmp_path, kernel_file):
+    s, _ = make_server(tmp_path)
+    try:
+        result = s.response(run_cmd(s, kernel_file.as_uri(), "main", "compare"),
+                            timeout=180)["result"]
+        assert result["mode"] == "compare"
+        sides = {m["mode"]: m for m in result["modes"]}
+        assert set(sides) == {"compiled", "interpret"}, result
+        # No GPU here: the compiled side says so, the interpreted side still runs.
+        assert sides["interpret"]["ok"] and sides["interpret"]["outputs"][0]["shape"] == [8, 128]
+        if not sides["compiled"]["ok"]:
+            assert "[compiled]" in result["summary"] and "GPU" in result["summary"]
+        assert "[interpret]" in result["summary"], result["summary"]
+    finally:
+        s.kill()
+
+
 def test_untrusted_workspace_and_bad_arguments_are_refused(tmp_path, kernel_file):
     s, _ = make_server(tmp_path, init_options={"workspaceTrusted": False})
     try:
@@ -405,17 +422,37 @@ def test_knowledge_falls_back_to_the_bundled_table_with_a_reason(tmp_path):
         s.kill()
 
 
+def test_without_a_configured_python_the_bundled_table_is_used(tmp_path):
+    s, _ = make_server(tmp_path)
+    try:
+        msg = s.log_message("JAX knowledge:", timeout=60)["params"]["message"]
+        assert "no Python configured" in msg, msg
+    finally:
+        s.kill()
+
+
 @needs_jax
 def test_knowledge_of_the_users_jax_is_extracted_and_cached(tmp_path):
-    cache = tmp_path / "cache"
-    s, _ = make_server(tmp_path, init_options={"python": PYTHON})
+    # The real cache (~/.cache/pallas-lsp or $XDG_CACHE_HOME): the extraction
+    # imports JAX, slow the first time, a cache hit afterwards.
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+    s, _ = make_server(tmp_path, init_options={"python": PYTHON},
+                       extra_env={"XDG_CACHE_HOME": cache})
     try:
-        msg = s.log_message("JAX knowledge:", timeout=180)["params"]["message"]
+        msg = s.log_message("JAX knowledge:", timeout=300)["params"]["message"]
         jax_version = json.loads(os.popen(
             f"{PYTHON} -c 'import json, jax; print(json.dumps(jax.__version__))'").read())
-        assert f"JAX {jax_version} from {cache}" in msg, msg
-        assert "bundled table used" not in msg
-        assert list((cache / "pallas-lsp").glob("knowledge-*.json"))
+        table = pathlib.Path(cache) / "pallas-lsp" / f"knowledge-{jax_version}.json"
+        assert f"JAX {jax_version} from {table} (python {PYTHON})" in msg, msg
+        assert "bundled table used" not in msg and table.exists()
+        status = s.wait_for(lambda m: m.get("method") == "pallas/status")["params"]
+        assert status["jaxVersion"] == jax_version and status["knowledge"] == str(table)
+        # A different interpreter in didChangeConfiguration: loaded again.
+        s.notify("workspace/didChangeConfiguration",
+                 {"settings": {"pallasLsp": {"python": str(tmp_path / "other-python")}}})
+        msg = s.wait_for(lambda m: m.get("method") == "window/logMessage"
+                         and "other-python" in m["params"]["message"], timeout=60)
+        assert "bundled table used because" in msg["params"]["message"]
     finally:
         s.kill()
 
@@ -499,7 +536,7 @@ def test_no_gpu_no_pls003(tmp_path):
 def check(tmp_path, env, *args):
     import subprocess
     full = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"), **env)
-    return subprocess.run([BIN, "check", "--format", "json", *args], cwd=tmp_path,
+    return subprocess.run([BIN, "check", "--format", "json", *args], cwd=tmp_path, check=False,
                           env=full, capture_output=True, text=True, timeout=120)
 
 
