@@ -10,7 +10,6 @@
 // whole process group.
 #include "LspServer.h"
 #include "RunnerEntries.h"
-
 #include "pallas/gpu/DeviceProbe.h"
 #include "pallas/gpu/Runner.h"
 #include "pallas/knowledge/KnowledgeBase.h"
@@ -66,7 +65,7 @@ struct RunnerState {
 
   // Background environment work (probe, knowledge): one thread, latest wins.
   std::condition_variable wake;
-  std::optional<std::string> knowledgeFor; // python to extract for (pending)
+  std::optional<std::string> knowledgeFor;     // python to extract for (pending)
   std::optional<std::string> knowledgeUsedFor; // configured python of the current table
   bool stop = false;
   std::thread worker;
@@ -103,7 +102,8 @@ std::string bestCapability(const gpu::ProbeResult& probe) {
     if (!best || std::pair(d.capability.major, d.capability.minor) >
                      std::pair(best->capability.major, best->capability.minor))
       best = &d;
-  if (!best) return {};
+  if (!best)
+    return {};
   return std::to_string(best->capability.major) + "." + std::to_string(best->capability.minor);
 }
 
@@ -111,8 +111,8 @@ json probeJson(const gpu::ProbeResult& probe) {
   json gpus = json::array();
   for (const gpu::DeviceInfo& d : probe.devices)
     gpus.push_back({{"name", d.name},
-                    {"computeCapability", std::to_string(d.capability.major) + "." +
-                                              std::to_string(d.capability.minor)},
+                    {"computeCapability",
+                     std::to_string(d.capability.major) + "." + std::to_string(d.capability.minor)},
                     {"memoryBytes", d.totalMemoryBytes},
                     {"mosaicCapable", d.mosaicCapable()}});
   return {{"status", gpu::probeStatusName(probe.status)},
@@ -127,23 +127,27 @@ std::string lineOf(const std::string& text, unsigned line) {
   size_t start = 0;
   for (unsigned i = 0; i < line; ++i) {
     start = text.find('\n', start);
-    if (start == std::string::npos) return {};
+    if (start == std::string::npos)
+      return {};
     ++start;
   }
   size_t end = text.find('\n', start);
   std::string out = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
-  if (!out.empty() && out.back() == '\r') out.pop_back();
+  if (!out.empty() && out.back() == '\r')
+    out.pop_back();
   return out;
 }
 
 // Length of a UTF-8 string in the client's position units.
 unsigned units(const std::string& s, protocol::PositionEncoding encoding) {
-  if (encoding == protocol::PositionEncoding::UTF8) return static_cast<unsigned>(s.size());
+  if (encoding == protocol::PositionEncoding::UTF8)
+    return static_cast<unsigned>(s.size());
   unsigned n = 0;
   for (size_t i = 0; i < s.size(); ++i) {
     auto c = static_cast<unsigned char>(s[i]);
-    if ((c & 0xC0) == 0x80) continue;  // continuation byte
-    n += (c >= 0xF0) ? 2 : 1;          // astral characters are surrogate pairs
+    if ((c & 0xC0) == 0x80)
+      continue;               // continuation byte
+    n += (c >= 0xF0) ? 2 : 1; // astral characters are surrogate pairs
   }
   return n;
 }
@@ -151,7 +155,8 @@ unsigned units(const std::string& s, protocol::PositionEncoding encoding) {
 json lineRange(const std::string& text, unsigned line, protocol::PositionEncoding encoding) {
   std::string l = lineOf(text, line);
   size_t indent = l.find_first_not_of(" \t");
-  if (indent == std::string::npos) indent = l.size();
+  if (indent == std::string::npos)
+    indent = l.size();
   return {{"start", {{"line", line}, {"character", units(l.substr(0, indent), encoding)}}},
           {"end", {{"line", line}, {"character", units(l, encoding)}}}};
 }
@@ -175,14 +180,14 @@ public:
     server_.addCommand("pallas.run", [this](const json& args, const RequestContext& ctx) {
       return run(args, ctx);
     });
-    server_.addCommand("pallas.doctor", [this](const json& args, const RequestContext&) {
-      return doctor(args);
-    });
+    server_.addCommand("pallas.doctor",
+                       [this](const json& args, const RequestContext&) { return doctor(args); });
     server_.addCodeLensProvider([](LspServer&, const Document& doc) { return lenses(doc); });
     server_.addDiagnosticsProvider([state](const Document& doc) {
       std::lock_guard lock(state->mutex);
       auto it = state->runDiagnostics.find(doc.path);
-      if (it == state->runDiagnostics.end()) return json::array();
+      if (it == state->runDiagnostics.end())
+        return json::array();
       if (it->second.version && *it->second.version != doc.version) {
         state->runDiagnostics.erase(it); // edited since the run
         return json::array();
@@ -193,7 +198,8 @@ public:
     server_.onInitialized([this, s] {
       {
         std::lock_guard lock(state_->mutex);
-        if (!state_->knowledgeFor) state_->knowledgeFor = state_->settings.python;
+        if (!state_->knowledgeFor)
+          state_->knowledgeFor = state_->settings.python;
         std::weak_ptr<LspServer> weak = s->weak_from_this();
         state_->worker = std::thread([state = state_, weak] { environmentWorker(state, weak); });
       }
@@ -206,7 +212,8 @@ private:
 
   void configure(const json& raw) {
     const json& cfg = unwrapSettings(raw);
-    if (!cfg.is_object()) return;
+    if (!cfg.is_object())
+      return;
     std::lock_guard lock(state_->mutex);
     RunnerSettings& st = state_->settings;
     if (cfg.contains("python"))
@@ -234,8 +241,7 @@ private:
   }
 
   // Probe once, then load the knowledge for each interpreter asked for.
-  static void environmentWorker(std::shared_ptr<RunnerState> state,
-                                std::weak_ptr<LspServer> weak) {
+  static void environmentWorker(std::shared_ptr<RunnerState> state, std::weak_ptr<LspServer> weak) {
     gpu::ProbeResult probe = gpu::probeDevices();
     std::string capability = bestCapability(probe);
     {
@@ -243,14 +249,16 @@ private:
       state->probe = probe;
     }
     if (auto server = weak.lock()) {
-      if (!capability.empty()) server->project().setGpuComputeCapability(capability);
+      if (!capability.empty())
+        server->project().setGpuComputeCapability(capability);
       // Through the Logger: it honours the configured log level.
       server->log().info("GPU for hardware checks (PLS003): " +
-                             (capability.empty() ? "none (" + probe.summary() + ")"
-                                                 : "compute capability " + capability + "; " +
-                                                       probe.summary()));
+                         (capability.empty()
+                              ? "none (" + probe.summary() + ")"
+                              : "compute capability " + capability + "; " + probe.summary()));
       // Findings change only when there is a GPU to check against.
-      if (!capability.empty()) reanalyse(*server);
+      if (!capability.empty())
+        reanalyse(*server);
     }
     for (;;) {
       std::string python;
@@ -259,9 +267,11 @@ private:
         // Wakes now and then to notice a server that went away.
         while (!state->stop && !state->knowledgeFor) {
           state->wake.wait_for(lock, std::chrono::milliseconds(500));
-          if (weak.expired()) return;
+          if (weak.expired())
+            return;
         }
-        if (state->stop) return;
+        if (state->stop)
+          return;
         python = *state->knowledgeFor;
         state->knowledgeFor.reset();
       }
@@ -279,7 +289,8 @@ private:
             python, knowledge::KnowledgeBase::defaultCacheDir(), timeout);
       }
       auto server = weak.lock();
-      if (!server) return;
+      if (!server)
+        return;
       json info;
       bool changed = false;
       if (loaded) {
@@ -291,16 +302,21 @@ private:
         state->knowledgePath = loaded.base->source();
         server->project().setKnowledgePath(loaded.base->source());
       } else {
-        info = {{"python", python}, {"jax_version", "unknown"}, {"source", ""}, {"fallback", loaded.error}};
+        info = {{"python", python},
+                {"jax_version", "unknown"},
+                {"source", ""},
+                {"fallback", loaded.error}};
       }
       {
-        if (python.empty()) info["python"] = "(none configured)";
+        if (python.empty())
+          info["python"] = "(none configured)";
         std::lock_guard lock(state->mutex);
         state->knowledge = info;
         state->knowledgeUsedFor = python;
       }
       std::string text = "JAX knowledge: JAX " + info["jax_version"].get<std::string>() + " from " +
-                         info["source"].get<std::string>() + " (python " + info["python"].get<std::string>() + ")";
+                         info["source"].get<std::string>() + " (python " +
+                         info["python"].get<std::string>() + ")";
       if (!info["fallback"].get<std::string>().empty())
         text += "; bundled table used because: " + info["fallback"].get<std::string>();
       server->log().info(text);
@@ -309,18 +325,20 @@ private:
         gpus.push_back({{"name", d.name},
                         {"computeCapability", std::to_string(d.capability.major) + "." +
                                                   std::to_string(d.capability.minor)}});
-      server->endpoint().notify("pallas/status",
-                                {{"jaxVersion", info["jax_version"]},
-                                 {"python", python.empty() ? json(nullptr) : json(python)},
-                                 {"knowledge", info["source"]},
-                                 {"gpus", gpus},
-                                 {"gpu", capability.empty() ? json(probe.summary()) : gpus[0]["name"]}});
-      if (changed) reanalyse(*server);
+      server->endpoint().notify(
+          "pallas/status", {{"jaxVersion", info["jax_version"]},
+                            {"python", python.empty() ? json(nullptr) : json(python)},
+                            {"knowledge", info["source"]},
+                            {"gpus", gpus},
+                            {"gpu", capability.empty() ? json(probe.summary()) : gpus[0]["name"]}});
+      if (changed)
+        reanalyse(*server);
     }
   }
 
   static void reanalyse(LspServer& server) {
-    for (const Document& doc : server.documents().all()) server.scheduleDiagnostics(doc.path);
+    for (const Document& doc : server.documents().all())
+      server.scheduleDiagnostics(doc.path);
   }
 
   // ---- code lenses ----
@@ -331,15 +349,17 @@ private:
     for (const runner::RunTarget& t : runner::findRunTargets(doc.text)) {
       for (const auto& [title, mode] : kinds) {
         std::string label = title;
-        if (t.entry != t.function) label += " (via " + t.entry + ")";
-        out.push_back({{"range",
-                        {{"start", {{"line", t.line}, {"character", 0}}},
-                         {"end", {{"line", t.line}, {"character", 0}}}}},
-                       {"command",
-                        {{"title", label},
-                         {"command", "pallas.run"},
-                         {"arguments", json::array({json{
-                                           {"uri", doc.uri}, {"entry", t.entry}, {"mode", mode}}})}}}});
+        if (t.entry != t.function)
+          label += " (via " + t.entry + ")";
+        out.push_back(
+            {{"range",
+              {{"start", {{"line", t.line}, {"character", 0}}},
+               {"end", {{"line", t.line}, {"character", 0}}}}},
+             {"command",
+              {{"title", label},
+               {"command", "pallas.run"},
+               {"arguments",
+                json::array({json{{"uri", doc.uri}, {"entry", t.entry}, {"mode", mode}}})}}}});
       }
     }
     return out;
@@ -348,8 +368,9 @@ private:
   // ---- pallas.run ----
   json run(const json& args, const RequestContext& ctx) {
     if (!args.is_array() || args.empty() || !args[0].is_object())
-      throw RpcError(ErrorCode::InvalidParams,
-                     "pallas.run takes one argument {uri, entry, mode: compiled|interpret|compare}");
+      throw RpcError(
+          ErrorCode::InvalidParams,
+          "pallas.run takes one argument {uri, entry, mode: compiled|interpret|compare}");
     const json& a = args[0];
     if (!a.contains("uri") || !a["uri"].is_string())
       throw RpcError(ErrorCode::InvalidParams, "pallas.run: `uri` (a string) is required");
@@ -380,9 +401,8 @@ private:
                        "pallas.run refused: a run is already in progress (cancel it first)");
       state_->running = true;
       request.python = st.python;
-      request.launchTemplate = st.launchTemplate.empty()
-                                   ? envOr("PALLAS_LSP_LAUNCH_TEMPLATE", "")
-                                   : st.launchTemplate;
+      request.launchTemplate =
+          st.launchTemplate.empty() ? envOr("PALLAS_LSP_LAUNCH_TEMPLATE", "") : st.launchTemplate;
       request.timeout = std::chrono::milliseconds(static_cast<long long>(st.timeoutSeconds * 1000));
       // Diagnostics of the previous run go away when a new one starts.
       state_->runDiagnostics.clear();
@@ -404,7 +424,8 @@ private:
       return gpu::runKernel(
           request,
           [&](const gpu::Progress& p) {
-            if (p.phase == gpu::Phase::Finished) return;
+            if (p.phase == gpu::Phase::Finished)
+              return;
             progress->report(p.message.empty() ? gpu::phaseName(p.phase) : p.message,
                              p.percent ? std::optional<unsigned>(static_cast<unsigned>(*p.percent))
                                        : std::nullopt);
@@ -412,15 +433,16 @@ private:
           &cancel);
     });
     while (task.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready) {
-      if (ctx.cancel.cancelled() || progress->cancelled()) cancel.cancel();
+      if (ctx.cancel.cancelled() || progress->cancelled())
+        cancel.cancel();
     }
     gpu::RunResult result = task.get();
     std::string summary = summarise(result);
     progress->end(gpu::runStatusName(result.status));
     publishFrames(result);
-    server_.showMessage(result.ok() ? MessageType::Info
+    server_.showMessage(result.ok()                                          ? MessageType::Info
                         : result.status == gpu::RunResult::Status::Cancelled ? MessageType::Warning
-                                                                            : MessageType::Error,
+                                                                             : MessageType::Error,
                         summary);
     ctx.cancel.check(); // $/cancelRequest: the reply is RequestCancelled
     json out = result.toJson();
@@ -438,12 +460,16 @@ private:
 
   static std::string summarise(const gpu::RunResult& r) {
     std::string entry = r.entry.empty() ? "the entry" : r.entry;
-    std::string out = "pallas-lsp run " + entry + " (" + r.mode + "): " + gpu::runStatusName(r.status);
-    if (!r.ok()) out += ". " + r.message;
+    std::string out =
+        "pallas-lsp run " + entry + " (" + r.mode + "): " + gpu::runStatusName(r.status);
+    if (!r.ok())
+      out += ". " + r.message;
     for (const gpu::ModeResult& m : r.modes) {
       out += "\n[" + m.mode + "]";
-      if (m.error) out += " " + m.error->type + ": " + m.error->message.substr(0, 300);
-      if (m.compileSeconds) out += " compile " + fmt(*m.compileSeconds) + " s";
+      if (m.error)
+        out += " " + m.error->type + ": " + m.error->message.substr(0, 300);
+      if (m.compileSeconds)
+        out += " compile " + fmt(*m.compileSeconds) + " s";
       if (m.runSecondsMedian)
         out += ", run " + fmt(*m.runSecondsMedian * 1000) + " ms (median of " +
                std::to_string(m.runs) + ")";
@@ -452,7 +478,8 @@ private:
         for (size_t i = 0; i < o.shape.size(); ++i)
           out += (i ? "," : "") + std::to_string(o.shape[i]);
         out += "] sha256 " + o.checksum;
-        if (o.sum) out += " sum " + fmt(*o.sum);
+        if (o.sum)
+          out += " sum " + fmt(*o.sum);
       }
     }
     for (const gpu::Comparison& c : r.comparisons) {
@@ -461,7 +488,8 @@ private:
         out += "max |a-b| " + fmt(*c.maxAbsDiff) + ", max rel " + fmt(*c.maxRelDiff);
       else
         out += "not comparable";
-      if (!c.note.empty()) out += " (" + c.note + ")";
+      if (!c.note.empty())
+        out += " (" + c.note + ")";
     }
     return out;
   }
@@ -471,21 +499,27 @@ private:
     std::map<std::string, json> byPath; // canonical path -> diagnostics
     auto add = [&](const gpu::PythonError& error, const std::string& prefix) {
       const gpu::Frame* innermost = error.innermostUserFrame();
-      std::string headline = prefix + error.type + (error.message.empty() ? "" : ": " + error.message);
+      std::string headline =
+          prefix + error.type + (error.message.empty() ? "" : ": " + error.message);
       for (const gpu::Frame& f : error.frames) {
-        if (!f.user || f.line <= 0) continue;
+        if (!f.user || f.line <= 0)
+          continue;
         bool inner = &f == innermost;
-        json d{{"severity", inner ? 1 : 3},
-               {"source", "pallas-lsp run"},
-               {"code", "run"},
-               {"message", inner ? headline : "called from here (" + f.function + ") on the way to: " + headline},
-               {"line0", f.line - 1}};
+        json d{
+            {"severity", inner ? 1 : 3},
+            {"source", "pallas-lsp run"},
+            {"code", "run"},
+            {"message",
+             inner ? headline : "called from here (" + f.function + ") on the way to: " + headline},
+            {"line0", f.line - 1}};
         byPath[canonical(f.file)].push_back(std::move(d));
       }
     };
-    if (result.setupError) add(*result.setupError, "");
+    if (result.setupError)
+      add(*result.setupError, "");
     for (const gpu::ModeResult& m : result.modes)
-      if (m.error) add(*m.error, "[" + m.mode + "] ");
+      if (m.error)
+        add(*m.error, "[" + m.mode + "] ");
 
     auto encoding = server_.client().encoding;
     std::vector<std::string> touched;
@@ -493,7 +527,8 @@ private:
       std::lock_guard lock(state_->mutex);
       for (const Document& doc : server_.documents().all()) {
         auto it = byPath.find(canonical(doc.path));
-        if (it == byPath.end()) continue;
+        if (it == byPath.end())
+          continue;
         json diagnostics = json::array();
         for (json d : it->second) {
           unsigned line = d["line0"].get<unsigned>();
@@ -505,7 +540,8 @@ private:
         touched.push_back(doc.path);
       }
     }
-    for (const std::string& path : touched) server_.scheduleDiagnostics(path);
+    for (const std::string& path : touched)
+      server_.scheduleDiagnostics(path);
   }
 
   // ---- pallas.doctor ----
@@ -522,15 +558,17 @@ private:
       probe = state_->probe;
       knowledgeInfo = state_->knowledge;
     }
-    if (!probe) probe = gpu::probeDevices(); // before the worker got to it
+    if (!probe)
+      probe = gpu::probeDevices(); // before the worker got to it
     json environment = gpu::inspectPythonEnvironment(python, launchTemplate);
     json report{{"python", {{"interpreter", python}, {"environment", environment}}},
                 {"gpu", probeJson(*probe)},
                 {"gpuForHardwareChecks", bestCapability(*probe)},
                 {"knowledge", knowledgeInfo},
-                {"launchTemplate",
-                 launchTemplate.empty() ? std::string("{python} {runner} {args}") : launchTemplate}};
-    if (asJson) return report;
+                {"launchTemplate", launchTemplate.empty() ? std::string("{python} {runner} {args}")
+                                                          : launchTemplate}};
+    if (asJson)
+      return report;
     std::string text = "pallas-lsp doctor\n\nPython: " + python + "\n";
     if (environment.contains("error"))
       text += "  cannot inspect it: " + environment["error"].dump() + "\n";
@@ -539,7 +577,8 @@ private:
               environment.value("jaxlib", std::string("?")) + "\n";
     text += "\nGPU (CUDA driver API):\n  " + probe->summary() + "\n";
     std::string cap = bestCapability(*probe);
-    text += "  hardware checks (PLS003) for: " + (cap.empty() ? std::string("no GPU (off)") : "sm " + cap) + "\n";
+    text += "  hardware checks (PLS003) for: " +
+            (cap.empty() ? std::string("no GPU (off)") : "sm " + cap) + "\n";
     text += "\nAnalysis knowledge: ";
     if (knowledgeInfo.empty())
       text += "being loaded\n";
@@ -557,12 +596,13 @@ private:
   std::shared_ptr<RunnerState> state_;
 };
 
-const FeatureRegistration registration{{"gpu-runner", [](LspServer& server) {
-  // The feature lives as long as the handlers that capture it.
-  auto runner = std::make_shared<GpuRunner>(server, std::make_shared<RunnerState>());
-  runner->install();
-  server.onInitialized([runner] {}); // keeps it alive with the server's callbacks
-}}};
+const FeatureRegistration registration{
+    {"gpu-runner", [](LspServer& server) {
+       // The feature lives as long as the handlers that capture it.
+       auto runner = std::make_shared<GpuRunner>(server, std::make_shared<RunnerState>());
+       runner->install();
+       server.onInitialized([runner] {}); // keeps it alive with the server's callbacks
+     }}};
 
 } // namespace
 } // namespace pallas::server

@@ -31,9 +31,11 @@ std::vector<std::string> splitLines(std::string_view text) {
   size_t start = 0;
   while (start <= text.size()) {
     size_t nl = text.find('\n', start);
-    if (nl == std::string_view::npos) nl = text.size();
+    if (nl == std::string_view::npos)
+      nl = text.size();
     std::string line(text.substr(start, nl - start));
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!line.empty() && line.back() == '\r')
+      line.pop_back();
     lines.push_back(std::move(line));
     start = nl + 1;
   }
@@ -62,7 +64,8 @@ std::string parameters(const std::vector<std::string>& lines, unsigned defLine, 
           return out;
         }
       }
-      if (started) out += c;
+      if (started)
+        out += c;
     }
     out += ' ';
   }
@@ -77,8 +80,10 @@ bool callableWithoutArguments(const std::string& params) {
   std::string piece;
   std::vector<std::string> pieces;
   for (char c : params) {
-    if (c == '(' || c == '[' || c == '{') ++depth;
-    if (c == ')' || c == ']' || c == '}') --depth;
+    if (c == '(' || c == '[' || c == '{')
+      ++depth;
+    if (c == ')' || c == ']' || c == '}')
+      --depth;
     if (c == ',' && depth == 0) {
       pieces.push_back(piece);
       piece.clear();
@@ -90,8 +95,10 @@ bool callableWithoutArguments(const std::string& params) {
   for (std::string p : pieces) {
     p.erase(0, p.find_first_not_of(" \t"));
     p.erase(p.find_last_not_of(" \t") + 1);
-    if (p.empty() || p == "/" || p == "*" || p[0] == '*') continue;
-    if (p.find('=') == std::string::npos) return false;
+    if (p.empty() || p == "/" || p == "*" || p[0] == '*')
+      continue;
+    if (p.find('=') == std::string::npos)
+      return false;
   }
   return true;
 }
@@ -101,7 +108,8 @@ std::vector<Function> moduleFunctions(const std::vector<std::string>& lines) {
   std::vector<Function> out;
   for (unsigned i = 0; i < lines.size(); ++i) {
     std::smatch m;
-    if (!std::regex_search(lines[i], m, defRe)) continue;
+    if (!std::regex_search(lines[i], m, defRe))
+      continue;
     Function f;
     f.name = m[2];
     f.defLine = i;
@@ -112,16 +120,20 @@ std::vector<Function> moduleFunctions(const std::vector<std::string>& lines) {
             lines[first - 1][0] == ' ' || lines[first - 1][0] == ')'))
       --first;
     // Skip back over continuation lines only if they belong to a decorator.
-    while (first < i && lines[first][0] != '@' && lines[first][0] != '#') ++first;
+    while (first < i && lines[first][0] != '@' && lines[first][0] != '#')
+      ++first;
     f.firstLine = first;
     unsigned sigEnd = i;
     f.params = parameters(lines, i, &sigEnd);
     unsigned end = sigEnd + 1;
-    while (end < lines.size() && !isTopLevelCode(lines[end])) ++end;
+    while (end < lines.size() && !isTopLevelCode(lines[end]))
+      ++end;
     f.endLine = end;
     for (unsigned k = first; k <= sigEnd; ++k)
-      if (lines[k].find(kMarker) != std::string::npos) f.marked = true;
-    for (unsigned k = first; k < end; ++k) f.body += lines[k] + '\n';
+      if (lines[k].find(kMarker) != std::string::npos)
+        f.marked = true;
+    for (unsigned k = first; k < end; ++k)
+      f.body += lines[k] + '\n';
     out.push_back(std::move(f));
     i = std::max(i, sigEnd);
   }
@@ -150,7 +162,8 @@ std::vector<RunTarget> findRunTargets(std::string_view source) {
   for (bool changed = true; changed;) {
     changed = false;
     for (size_t i = 0; i < functions.size(); ++i) {
-      if (launches[i]) continue;
+      if (launches[i])
+        continue;
       for (size_t j = 0; j < functions.size() && !launches[i]; ++j)
         if (j != i && launches[j] && calls(functions[i], functions[j].name))
           launches[i] = changed = true;
