@@ -94,6 +94,7 @@ public:
   void close() override {
     asio::post(io_, [self = this->shared_from_this()] {
       self->reading_ = false;
+      self->closing_ = true;
       self->cancelRead();
       if (!self->writing_) self->finishOutput();
     });
@@ -131,7 +132,10 @@ protected:
   void writeNext() {
     if (queue_.empty()) {
       writing_ = false;
-      if (!reading_) finishOutput();
+      // Only close() ends the output: the end of input does not (a client
+      // that sends its whole session at once, e.g. `serve < file`, still
+      // gets every reply written after its input ended).
+      if (closing_) finishOutput();
       return;
     }
     writing_ = true;
@@ -159,6 +163,7 @@ protected:
   std::deque<std::string> queue_;
   bool writing_ = false;
   bool reading_ = true;
+  bool closing_ = false; // close() was called: finish output once drained
   bool outClosed_ = false;
   bool closeReported_ = false;
 };

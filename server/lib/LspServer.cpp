@@ -507,7 +507,6 @@ void LspServer::didChangeWatchedFiles(const json& params) {
 }
 
 void LspServer::afterUpdate(const std::string& path, const analysis::UpdateStats& stats) {
-  ++epoch_;
   {
     std::lock_guard lock(scheduleMutex_);
     scheduled_[path].stats = stats;
@@ -523,9 +522,7 @@ void LspServer::afterUpdate(const std::string& path, const analysis::UpdateStats
 void LspServer::scheduleDiagnostics(const std::string& path) {
   if (client_.pullDiagnostics) {
     // Pull clients re-pull the document they edit; other documents whose
-    // results changed need a refresh request (and a new resultId: what is
-    // known may have changed without an edit, e.g. after a GPU run).
-    ++epoch_;
+    // results changed need a refresh request.
     if (client_.diagnosticRefresh)
       endpoint_->call("workspace/diagnostic/refresh", nullptr, [](bool, const json&) {});
     return;
@@ -596,16 +593,21 @@ DiagnosticConverter LspServer::converter() {
 
 json LspServer::pullDiagnostics(const json& params, const RequestContext& ctx) {
   std::string path = documentPath(params);
-  std::string resultId = std::to_string(epoch_.load());
+  json items = json::array();
+  if (project_->hasDocument(path))
+    items = withExtraDiagnostics(path, converter().diagnostics(findings(path)));
+  ctx.cancel.check();
+  // The result id is derived from the document's version and the diagnostics
+  // themselves: a new edit or a change in what is known without an edit (the
+  // knowledge table, a helper file, a GPU run) gives a new id, and nothing
+  // else does (a global counter made ids change under unrelated activity).
+  int64_t version = 0;
+  if (auto doc = documents_.get(path)) version = doc->version;
+  std::string resultId = std::to_string(
+      std::hash<std::string>{}(path + '\n' + std::to_string(version) + '\n' + items.dump()));
   if (const json* prev = protocol::optionalField(params, "previousResultId", V::string))
     if (*prev == resultId) return json{{"kind", "unchanged"}, {"resultId", resultId}};
-  if (!project_->hasDocument(path))
-    return json{{"kind", "full"}, {"resultId", resultId}, {"items", json::array()}};
-  auto findings = this->findings(path);
-  ctx.cancel.check();
-  return json{{"kind", "full"},
-              {"resultId", resultId},
-              {"items", withExtraDiagnostics(path, converter().diagnostics(findings))}};
+  return json{{"kind", "full"}, {"resultId", resultId}, {"items", std::move(items)}};
 }
 
 json LspServer::workspaceDiagnostics(const json& params, const RequestContext& ctx) {

@@ -196,7 +196,6 @@ private:
   std::vector<ConfigurationListener> configurationListeners_;
   std::function<void(int)> onExit_;
   std::atomic<bool> finished_{false};
-  std::atomic<uint64_t> epoch_{0}; // bumps on every content change (resultId)
   std::atomic<uint64_t> nextProgress_{1};
 
   struct Scheduled {
