@@ -91,7 +91,9 @@ bool FindingsPipeline::applySettings(const json& settings) {
   std::lock_guard lock(mutex_);
   check::SelectionOverrides next = overrides_;
   if (auto it = s->find("select"); it != s->end()) {
-    if (it->is_null())
+    // Both editors send `select: []` by default, documented as "all codes":
+    // an empty selection means no override, never "report nothing".
+    if (it->is_null() || (it->is_array() && it->empty()))
       next.select.reset();
     else if (auto v = strings(*it))
       next.select = std::move(*v);

@@ -231,6 +231,18 @@ def test_client_settings_ignore(server, tmp_path):
     assert msg
 
 
+def test_client_default_settings_report_everything(server, tmp_path):
+    """Both editors send `select: []` and `ignore: []` by default ("all codes");
+    an empty selection must not hide every finding."""
+    server.auto_reply["workspace/configuration"] = [{"select": [], "ignore": []}]
+    server.initialize({"workspace": {"configuration": True}})
+    server.wait_for(lambda m: m.get("method") == "workspace/configuration")
+    path = tmp_path / "kern.py"
+    path.write_text(KERNEL)
+    uri = open_doc(server, path, KERNEL)
+    assert "PLS001" in codes(diagnostics(server, uri, 1))
+
+
 def knowledge_table(hover_value):
     """The knowledge table the hover says it used (by its JAX version)."""
     match = re.search(r"Knowledge: JAX ([^*\s]+)", hover_value)
