@@ -9,6 +9,6 @@ tests="$(dirname "$PALLAS_LSP_BIN")/../test/discharge/discharge_tests"
 if [ -x "$tests" ]; then
   "$tests" --gtest_brief=1
 else
-  echo "45-discharge: $tests not built; skipping the C++ half" >&2
+  echo "45-discharge: $tests is not built" >&2; exit 1
 fi
 exec "$py" -m pytest -q -p no:cacheprovider test/discharge/test_pls004_real_jax.py
