@@ -3,12 +3,15 @@
  * Configured by environment:
  *   FAKE_CUDA_DEVICES   "NAME@MAJOR.MINOR@GIB;..."  (empty or unset: none)
  *   FAKE_CUDA_INIT_ERROR  a CUresult for cuInit to return (e.g. 100, 999)
- * Declared by hand (not via cuda.h) so it is a real separate library. */
+ * Declared by hand (not via cuda.h) so it is a real separate library, but with
+ * cuda.h's type names: UBSan's -fsanitize=function compares the caller's
+ * function type (from cuda.h) with the callee's, enum tags included. */
 #include <stdlib.h>
 #include <string.h>
 
-typedef int CUresult;
+typedef enum cudaError_enum { FAKE_CUDA_SUCCESS = 0 } CUresult;
 typedef int CUdevice;
+typedef enum CUdevice_attribute_enum { FAKE_CUDA_ATTRIBUTE = 0 } CUdevice_attribute;
 enum { kMajor = 75, kMinor = 76 }; /* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_* */
 
 static int parse(int index, char* name, int len, int* major, int* minor, size_t* bytes) {
@@ -45,30 +48,30 @@ static int count(void) {
 CUresult cuInit(unsigned flags) {
   (void)flags;
   const char* error = getenv("FAKE_CUDA_INIT_ERROR");
-  if (error) return atoi(error);
-  return count() == 0 ? 100 /* CUDA_ERROR_NO_DEVICE */ : 0;
+  if (error) return (CUresult)atoi(error);
+  return (CUresult)(count() == 0 ? 100 /* CUDA_ERROR_NO_DEVICE */ : 0);
 }
-CUresult cuDriverGetVersion(int* version) { *version = 12080; return 0; }
-CUresult cuDeviceGetCount(int* n) { *n = count(); return 0; }
+CUresult cuDriverGetVersion(int* version) { *version = 12080; return FAKE_CUDA_SUCCESS; }
+CUresult cuDeviceGetCount(int* n) { *n = count(); return FAKE_CUDA_SUCCESS; }
 CUresult cuDeviceGet(CUdevice* device, int ordinal) {
-  if (ordinal >= count()) return 101; /* CUDA_ERROR_INVALID_DEVICE */
+  if (ordinal >= count()) return (CUresult)101; /* CUDA_ERROR_INVALID_DEVICE */
   *device = ordinal;
-  return 0;
+  return FAKE_CUDA_SUCCESS;
 }
 CUresult cuDeviceGetName(char* name, int len, CUdevice device) {
-  return parse(device, name, len, NULL, NULL, NULL) ? 0 : 101;
+  return (CUresult)(parse(device, name, len, NULL, NULL, NULL) ? 0 : 101);
 }
-CUresult cuDeviceGetAttribute(int* value, int attribute, CUdevice device) {
+CUresult cuDeviceGetAttribute(int* value, CUdevice_attribute attribute, CUdevice device) {
   int major = 0, minor = 0;
-  if (!parse(device, NULL, 0, &major, &minor, NULL)) return 101;
-  if (attribute == kMajor) { *value = major; return 0; }
-  if (attribute == kMinor) { *value = minor; return 0; }
-  return 1;
+  if (!parse(device, NULL, 0, &major, &minor, NULL)) return (CUresult)101;
+  if ((int)attribute == kMajor) { *value = major; return FAKE_CUDA_SUCCESS; }
+  if ((int)attribute == kMinor) { *value = minor; return FAKE_CUDA_SUCCESS; }
+  return (CUresult)1;
 }
 CUresult cuDeviceTotalMem_v2(size_t* bytes, CUdevice device) {
-  return parse(device, NULL, 0, NULL, NULL, bytes) ? 0 : 101;
+  return (CUresult)(parse(device, NULL, 0, NULL, NULL, bytes) ? 0 : 101);
 }
 CUresult cuGetErrorName(CUresult error, const char** name) {
-  *name = error == 100 ? "CUDA_ERROR_NO_DEVICE" : error == 999 ? "CUDA_ERROR_UNKNOWN" : "CUDA_ERROR_OTHER";
-  return 0;
+  *name = (int)error == 100 ? "CUDA_ERROR_NO_DEVICE" : (int)error == 999 ? "CUDA_ERROR_UNKNOWN" : "CUDA_ERROR_OTHER";
+  return FAKE_CUDA_SUCCESS;
 }
