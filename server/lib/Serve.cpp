@@ -25,9 +25,13 @@ unsigned poolSize(unsigned requested) {
   return std::max(2u, std::thread::hardware_concurrency());
 }
 
+// The pool is declared before the io_context so that it outlives it: the
+// io_context's destructor destroys handlers still pending (a debounce timer
+// holding the LspServer, whose Endpoint owns a strand on the pool), and those
+// must not outlive the pool's strand service.
 int serveStdio(const ServeOptions& options, protocol::Logger& log) {
-  asio::io_context io;
   asio::thread_pool pool(poolSize(options.threads));
+  asio::io_context io;
   auto transport = protocol::makeStdioTransport(io);
   auto endpoint = std::make_shared<protocol::Endpoint>(io, pool, transport, log);
   auto server = std::make_shared<LspServer>(endpoint, log, options.server);
@@ -130,8 +134,8 @@ private:
 };
 
 int serveTcp(const ServeOptions& options, protocol::Logger& log) {
+  asio::thread_pool pool(poolSize(options.threads)); // outlives io (see serveStdio)
   asio::io_context io;
-  asio::thread_pool pool(poolSize(options.threads));
   auto listener = std::make_shared<Listener>(io, pool, options, log);
   listener->listen();
   asio::signal_set signals(io, SIGINT, SIGTERM);
