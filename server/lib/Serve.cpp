@@ -25,13 +25,29 @@ unsigned poolSize(unsigned requested) {
   return std::max(2u, std::thread::hardware_concurrency());
 }
 
-// The pool is declared before the io_context so that it outlives it: the
-// io_context's destructor destroys handlers still pending (a debounce timer
-// holding the LspServer, whose Endpoint owns a strand on the pool), and those
-// must not outlive the pool's strand service.
-int serveStdio(const ServeOptions& options, protocol::Logger& log) {
-  asio::thread_pool pool(poolSize(options.threads));
+// The io_context and the pool are deliberately never destroyed. When serving
+// ends, handlers still queued on each own objects whose destructors need the
+// *other* executor's services (a debounce timer on the io_context holds an
+// LspServer whose Endpoint owns a strand on the pool; a close notification
+// queued on the pool holds an Endpoint whose transport is registered with the
+// io_context's reactor), so no destruction order is safe (ASan found both).
+// serve() runs once per process and the process exits right after, so they
+// are parked where they stay reachable instead of being torn down.
+struct Executors {
+  explicit Executors(unsigned threads) : pool(threads) {}
+  asio::thread_pool pool;
   asio::io_context io;
+};
+
+Executors& executors(unsigned threads) {
+  static Executors* parked = new Executors(threads);
+  return *parked;
+}
+
+int serveStdio(const ServeOptions& options, protocol::Logger& log) {
+  Executors& ex = executors(poolSize(options.threads));
+  asio::thread_pool& pool = ex.pool;
+  asio::io_context& io = ex.io;
   auto transport = protocol::makeStdioTransport(io);
   auto endpoint = std::make_shared<protocol::Endpoint>(io, pool, transport, log);
   auto server = std::make_shared<LspServer>(endpoint, log, options.server);
@@ -134,8 +150,9 @@ private:
 };
 
 int serveTcp(const ServeOptions& options, protocol::Logger& log) {
-  asio::thread_pool pool(poolSize(options.threads)); // outlives io (see serveStdio)
-  asio::io_context io;
+  Executors& ex = executors(poolSize(options.threads)); // never destroyed: see Executors
+  asio::thread_pool& pool = ex.pool;
+  asio::io_context& io = ex.io;
   auto listener = std::make_shared<Listener>(io, pool, options, log);
   listener->listen();
   asio::signal_set signals(io, SIGINT, SIGTERM);
@@ -156,7 +173,10 @@ int serveTcp(const ServeOptions& options, protocol::Logger& log) {
 int serve(const ServeOptions& options) {
   // A client that disappears must not kill us with SIGPIPE mid-write.
   std::signal(SIGPIPE, SIG_IGN);
-  protocol::Logger log;
+  // Parked like the executors: detached workers (the knowledge extraction a
+  // session starts at `initialized`) may still log while the process exits.
+  static protocol::Logger* parkedLog = new protocol::Logger();
+  protocol::Logger& log = *parkedLog;
   log.setLevel(options.logLevel);
   if (!options.logFile.empty() && !log.openFile(options.logFile))
     throw std::runtime_error("cannot open log file " + options.logFile);
