@@ -197,6 +197,25 @@ Finding makeFinding(const Binding& b, const Failure& f, const PathChoice& pc, pd
   return out;
 }
 
+// Would GPU interpret mode (interpret=InterpretGPUParams(), no options) run
+// everything this launch reaches? Decided by the same walk and rules as that
+// path's findings, so "Use GPU interpret mode" is offered exactly where the
+// switch leaves no finding behind.
+bool gpuInterpretRunsLaunch(detail::PassContext& ctx, const std::string& launchDoc,
+                            pd::LaunchOp launch, const knowledge::KnowledgeBase& kb,
+                            long numThreads) {
+  KernelWalk walk(ctx.workspace, kb, ExecPath::InterpretGpu, launch, launchDoc);
+  if (!walk.run())
+    return false;
+  LaunchFacts facts;
+  facts.numThreads = numThreads;
+  facts.multiThreaded = numThreads > 1;
+  for (const Binding& b : walk.bindings())
+    if (b.retraceCollective || decide(b, ExecPath::InterpretGpu, facts, kb))
+      return false;
+  return true;
+}
+
 void analyzeLaunch(detail::PassContext& ctx, const std::string& launchDoc, pd::LaunchOp launch,
                    const knowledge::KnowledgeBase& kb, const GlobalMode& mode,
                    llvm::DenseSet<mlir::Operation*>& signatureChecked, std::vector<Finding>& out) {
@@ -236,9 +255,16 @@ void analyzeLaunch(detail::PassContext& ctx, const std::string& launchDoc, pd::L
           (!first || std::pair(h.failure.phase, h.binding->order) <
                          std::pair(first->failure.phase, first->binding->order)))
         first = &h;
-    for (const Hit& h : hits)
+    // The quick fix to GPU interpret mode replaces a literal interpret=True;
+    // a run-time value ("may") or a process-wide mode is not the launch's to
+    // rewrite.
+    bool gpuRuns = !hits.empty() && pc.path == ExecPath::InterpretHlo && !pc.may && !global &&
+                   gpuInterpretRunsLaunch(ctx, launchDoc, launch, kb, facts.numThreads);
+    for (const Hit& h : hits) {
       out.push_back(
           makeFinding(*h.binding, h.failure, pc, launch, global, walk, kb, &h == first && !pc.may));
+      out.back().gpuInterpretRunsLaunch = gpuRuns;
+    }
   }
 }
 

@@ -166,6 +166,46 @@ def test_pls001_actions_rewrite_and_fix_all(ready, tmp_path):
     assert not [a for a in resp["result"] if "standard Pallas" in a["title"]]
 
 
+GPU_INTERPRET_TITLE = "Use GPU interpret mode"
+# TMA copy + barrier under interpret=True: no state discharge rule for
+# copy_gmem_to_smem; GPU interpret mode runs them (test/rewrite/gpu_interpret
+# runs the same kernels with real JAX).
+TMA_KERNEL = (Path(__file__).resolve().parents[1] / "rewrite" / "gpu_interpret" /
+              "tma_round_trip.py").read_text()
+
+
+def test_gpu_interpret_action_offered_only_where_it_runs(ready, tmp_path):
+    path = tmp_path / "tma.py"
+    path.write_text(TMA_KERNEL)
+    uri = open_doc(ready, path, TMA_KERNEL)
+    diags = diagnostics(ready, uri, 1)
+    assert diags and all(d["code"] == "PLS002" for d in diags), diags
+    resp = ready.request("textDocument/codeAction", {
+        "textDocument": {"uri": uri}, "range": diags[0]["range"],
+        "context": {"diagnostics": [diags[0]]}})
+    gpu = [a for a in resp["result"] if a["title"].startswith(GPU_INTERPRET_TITLE)]
+    assert len(gpu) == 1, [a["title"] for a in resp["result"]]
+    new_text = apply_edits(TMA_KERNEL, gpu[0]["edit"]["changes"][uri])
+    assert "interpret=InterpretGPUParams()" in new_text and "import InterpretGPUParams" in new_text
+    ready.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2},
+                                            "contentChanges": [{"text": new_text}]})
+    assert diagnostics(ready, uri, 2) == []
+
+    # The inline_mgpu kernel: GPU interpret mode cannot run inline_mgpu_p in
+    # the bundled JAX, so the action is not there.
+    other = tmp_path / "kern.py"
+    other.write_text(KERNEL)
+    uri2 = open_doc(ready, other, KERNEL)
+    diags2 = [d for d in diagnostics(ready, uri2, 1) if d["code"] == "PLS001"]
+    assert diags2
+    resp = ready.request("textDocument/codeAction", {
+        "textDocument": {"uri": uri2}, "range": diags2[0]["range"],
+        "context": {"diagnostics": [diags2[0]]}})
+    titles = [a["title"] for a in resp["result"]]
+    assert any("compiled" in t for t in titles), titles
+    assert not any(t.startswith(GPU_INTERPRET_TITLE) for t in titles), titles
+
+
 def test_suppression_comment_hides_like_check(ready, tmp_path):
     path = tmp_path / "kern.py"
     path.write_text(KERNEL)

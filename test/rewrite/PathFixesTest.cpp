@@ -99,10 +99,13 @@ TEST(PathFixes, PathFixesOrderAndGpuInterpretGate) {
   f.code = "PLS001";
   f.location = {"/a.py", {{1, 2}, {1, 3}}};
   f.launch = SourceLocation{"/a.py", {{1, 6}, {1, 6}}};
-  auto fixes = pathFixes(t, f, false);
+  auto fixes = pathFixes(t, f);
   ASSERT_EQ(fixes.size(), 3u);
   EXPECT_NE(fixes[0].title.find("compiled"), std::string::npos);
   EXPECT_NE(fixes[1].title.find("GPU now"), std::string::npos);
   EXPECT_NE(fixes[2].title.find("Ignore"), std::string::npos);
-  EXPECT_EQ(pathFixes(t, f, true).size(), 4u);
+  f.gpuInterpretRunsLaunch = true; // the analysis found GPU interpret mode runs the launch
+  auto withGpu = pathFixes(t, f);
+  ASSERT_EQ(withGpu.size(), 4u);
+  EXPECT_NE(withGpu[1].title.find("GPU interpret"), std::string::npos);
 }

@@ -146,3 +146,91 @@ def test_check_fix_through_the_real_binary(fixture, tmp_path):
                                     for a in map(np.asarray, args)]))
   np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=2e-2, atol=1e-5,
                              err_msg=rewritten)
+
+
+# ---- "Use GPU interpret mode" (interpret=InterpretGPUParams()) -------------
+
+GPU_FIXTURES = sorted((HERE / "gpu_interpret").glob("*.py"))
+GPU_TITLE = "Use GPU interpret mode"
+
+
+def gpu_header(path):
+  m = re.search(r"^# pallas-lsp-gpu-interpret: (offered|not-offered)$", path.read_text(), re.M)
+  assert m, f"{path.name} lacks its pallas-lsp-gpu-interpret header"
+  return m.group(1)
+
+
+def check_json(path):
+  if not BIN or not os.path.exists(BIN):
+    pytest.fail("PALLAS_LSP_BIN does not name the built pallas-lsp")
+  out = subprocess.run([BIN, "check", "--no-config", "--format", "json", str(path)],
+                       capture_output=True, text=True, timeout=120)
+  assert out.returncode == 1, out.stderr  # the interpret=True launch fails: findings
+  return json.loads(out.stdout)["findings"]
+
+
+def gpu_fix(findings):
+  fixes = [fix for f in findings for fix in f["fixes"] if fix["title"].startswith(GPU_TITLE)]
+  return fixes
+
+
+def with_gpu_interpret_by_hand(text):
+  """What the user would write by hand: the same kernel in GPU interpret mode."""
+  return ("from jax._src.pallas.mosaic_gpu.interpret.params import InterpretGPUParams\n" +
+          text.replace("interpret=True", "interpret=InterpretGPUParams()"))
+
+
+def run_module(path, name):
+  mod = load(path, name)
+  args = mod.inputs()
+  return mod, np.asarray(mod.run(*args)), np.asarray(mod.reference(*map(np.asarray, args)))
+
+
+def test_enough_gpu_interpret_fixtures():
+  kinds = [gpu_header(f) for f in GPU_FIXTURES]
+  assert kinds.count("offered") >= 2 and kinds.count("not-offered") >= 2
+
+
+@pytest.mark.parametrize("fixture", [f for f in GPU_FIXTURES if gpu_header(f) == "offered"],
+                         ids=lambda p: p.stem)
+def test_gpu_interpret_fix_offered_applied_and_runs(fixture, tmp_path):
+  # Why the fix exists: interpret=True cannot run this kernel.
+  with pytest.raises(NotImplementedError):
+    run_module(fixture, "gpu_original_" + fixture.stem)
+  findings = check_json(fixture)
+  launches = {json.dumps(f["launch"]) for f in findings if f["code"] in ("PLS001", "PLS002")}
+  assert launches, findings
+  fixes = gpu_fix(findings)
+  # Offered on every finding of the launch, always as the same edit.
+  assert len(fixes) == len([f for f in findings if f["code"] in ("PLS001", "PLS002")]), findings
+  assert all(fix["safety"] == "unsafe" for fix in fixes)
+  assert len({json.dumps(fix["edits"], sort_keys=True) for fix in fixes}) == 1
+  # check's JSON nests positions under "range" ({line, column}); apply_edits
+  # takes rewrite_tool's flat [line, column] pairs.
+  edits = [{"start": [e["range"]["start"]["line"], e["range"]["start"]["column"]],
+            "end": [e["range"]["end"]["line"], e["range"]["end"]["column"]], "newText": e["newText"]}
+           for e in fixes[0]["edits"]]
+  assert all(e["path"] == str(fixture) for e in fixes[0]["edits"])
+  rewritten = apply_edits(fixture.read_text(), edits)
+  assert "interpret=InterpretGPUParams()" in rewritten and "interpret=True" not in rewritten
+  copy = tmp_path / fixture.name
+  copy.write_text(rewritten)
+  # Real JAX runs the fixed kernel in GPU interpret mode (on CPU) and agrees
+  # with numpy; and pallas-lsp has nothing left to say about it.
+  _, got, want = run_module(copy, "gpu_fixed_" + fixture.stem)
+  np.testing.assert_allclose(got, want, rtol=1e-6, err_msg=rewritten)
+  out = subprocess.run([BIN, "check", "--no-config", "--format", "json", str(copy)],
+                       capture_output=True, text=True, timeout=120)
+  assert out.returncode == 0, out.stdout
+
+
+@pytest.mark.parametrize("fixture", [f for f in GPU_FIXTURES if gpu_header(f) == "not-offered"],
+                         ids=lambda p: p.stem)
+def test_gpu_interpret_fix_not_offered_where_it_cannot_run(fixture, tmp_path):
+  findings = check_json(fixture)
+  assert findings and not gpu_fix(findings), findings
+  # Real JAX agrees: the same kernel in GPU interpret mode fails too.
+  copy = tmp_path / fixture.name
+  copy.write_text(with_gpu_interpret_by_hand(fixture.read_text()))
+  with pytest.raises(NotImplementedError):
+    run_module(copy, "gpu_by_hand_" + fixture.stem)

@@ -16,8 +16,7 @@ void addOnce(Finding& f, Fix fix) {
 
 } // namespace
 
-void attachFixes(const Project& project, const std::string& path, std::vector<Finding>& findings,
-                 const std::function<bool(const Finding&)>& gpuInterpretSupported) {
+void attachFixes(const Project& project, const std::string& path, std::vector<Finding>& findings) {
   if (findings.empty() || !project.hasDocument(path)) return;
   std::string text = project.documentText(path);
   for (Finding& f : findings) {
@@ -27,8 +26,7 @@ void attachFixes(const Project& project, const std::string& path, std::vector<Fi
       if (r.fix) addOnce(f, std::move(*r.fix));
     }
     if (f.code == "PLS001" || f.code == "PLS002") {
-      bool gpu = gpuInterpretSupported && gpuInterpretSupported(f);
-      for (Fix& fix : pathFixes(text, f, gpu)) addOnce(f, std::move(fix));
+      for (Fix& fix : pathFixes(text, f)) addOnce(f, std::move(fix));
     } else if (auto fix = ignoreFix(text, path, f.location.range.start.line, f.code)) {
       addOnce(f, std::move(*fix));
     }

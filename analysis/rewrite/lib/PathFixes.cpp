@@ -186,13 +186,13 @@ std::optional<Fix> ignoreFix(std::string_view text, const std::string& path, uin
   return f;
 }
 
-std::vector<Fix> pathFixes(std::string_view text, const Finding& finding, bool gpuInterpretSupported) {
+std::vector<Fix> pathFixes(std::string_view text, const Finding& finding) {
   std::vector<Fix> out;
   const std::string& path = finding.location.path;
   if (finding.launch) {
     if (finding.launch->path == path || finding.launch->path.empty()) {
       if (auto f = runCompiledFix(text, path, finding.launch->range.start)) out.push_back(*f);
-      if (gpuInterpretSupported)
+      if (finding.gpuInterpretRunsLaunch)
         if (auto f = gpuInterpretFix(text, path, finding.launch->range.start)) out.push_back(*f);
       if (auto f = runOnGpuFix(text, path, finding.launch->range.start)) out.push_back(*f);
     }

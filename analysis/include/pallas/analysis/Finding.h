@@ -68,6 +68,10 @@ struct Finding {
   // From the kernel to the primitive: "kernel (k.py:12)", "helper (h.py:3)".
   std::vector<std::string> callChain;
   std::string jaxVersion; // version of JAX the knowledge came from
+  // Set on findings of the interpret=True path when the knowledge table says
+  // GPU interpret mode (interpret=InterpretGPUParams()) runs every primitive
+  // the finding's launch reaches: "Use GPU interpret mode" then helps.
+  bool gpuInterpretRunsLaunch = false;
   std::vector<Fix> fixes;
 };
 

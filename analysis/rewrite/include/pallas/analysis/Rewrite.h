@@ -67,21 +67,17 @@ std::optional<Fix> ignoreFix(std::string_view text, const std::string& path, uin
                              const std::string& code);
 
 // Every path quick fix that applies to a PLS001/PLS002 finding, in the order
-// the editor should list them. `gpuInterpretSupported`: the knowledge table
-// says GPU interpret mode runs everything the kernel reaches.
-std::vector<Fix> pathFixes(std::string_view text, const Finding& finding,
-                           bool gpuInterpretSupported);
+// the editor should list them. "Use GPU interpret mode" only when the
+// analysis found that GPU interpret mode runs everything the finding's launch
+// reaches (Finding::gpuInterpretRunsLaunch).
+std::vector<Fix> pathFixes(std::string_view text, const Finding& finding);
 
 // What the server and `check` call after Project::findings(path): adds the
 // fixes of docs/fixes.md to the findings, once (a fix whose title is already
 // there is not added again). PLS001: the rewrite first (when rewritable),
 // then the path quick fixes; PLS002: the path quick fixes; every code: the
-// ignore comment. `gpuInterpretSupported(finding)` tells whether the
-// knowledge table of the user's JAX says GPU interpret mode runs everything
-// the finding's kernel reaches; absent, "Use GPU interpret mode" is never
-// offered.
-void attachFixes(const Project& project, const std::string& path, std::vector<Finding>& findings,
-                 const std::function<bool(const Finding&)>& gpuInterpretSupported = {});
+// ignore comment.
+void attachFixes(const Project& project, const std::string& path, std::vector<Finding>& findings);
 
 // A file:// URI for an absolute path (percent-encoding what RFC 3986 needs).
 std::string fileUri(const std::string& path);
