@@ -29,7 +29,16 @@ How each fact is obtained (also written into the table under "methods"):
 * Discharge: membership in ``jax._src.state.discharge._discharge_rules`` /
   ``_partial_discharge_rules``. A rule "raises" when, after its docstring and
   ``del`` statements, its first statement is a ``raise``; the raised message
-  is taken from the rule's AST.
+  is taken from the rule's AST. The primitives a rule binds itself
+  (``wgmma_p.bind`` in wgmma_ref's rule) are its "binds": the functional
+  form the discharged equation becomes, lowered like any value primitive. For
+  a full (not partial) rule, "writesOperands" are the positions of the
+  non-None entries of the new-operand tuple its ``return`` statements build
+  (null when not a literal): a full rule cannot tell which operands are
+  being discharged, and one that writes an operand that is not fails.
+* Conditional binds: an API whose own code has a ``return`` before its first
+  ``.bind(...)`` call ("returnsBeforeBind", e.g. ``pl.broadcast_to`` returns
+  its input unchanged when the shape already matches) may bind nothing.
 * GPU interpret mode: the ``match eqn.primitive`` statement of
   ``JaxprInterpreter.interpret`` is parsed; each ``case module.prim_p:`` is
   resolved to its Primitive. Arms whose body starts with ``raise`` are
@@ -362,6 +371,25 @@ def _referenced_objects(fn):
   return found
 
 
+def returns_before_bind(fn):
+  """True when fn's own body has a `return` before its first `.bind(...)`."""
+  source = _source_of(_unwrap(fn))
+  if source is None:
+    return False
+  try:
+    tree = ast.parse(source)
+  except SyntaxError:
+    return False
+  func = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+  if func is None:
+    return False
+  binds = [n.lineno for n in ast.walk(func) if isinstance(n, ast.Call)
+           and isinstance(n.func, ast.Attribute) and n.func.attr in ("bind", "bind_with_trace")]
+  if not binds:
+    return False
+  return any(r.lineno < min(binds) for r in _own_returns(func))
+
+
 def _follows(obj):
   module = getattr(_unwrap(obj), "__module__", "") or ""
   return isinstance(_unwrap(obj), types.FunctionType) and module.startswith(FOLLOW_PREFIXES)
@@ -406,18 +434,116 @@ def discharge_facts():
   return full, partial
 
 
-def discharge_entry(prim, full, partial):
+def discharge_rule(prim, full, partial):
   if prim in partial:
-    rule, kind = partial[prim], "partial"
-  elif prim in full:
-    rule, kind = full[prim], "full"
-  else:
+    return partial[prim], "partial"
+  if prim in full:
+    return full[prim], "full"
+  return None, None
+
+
+def rule_binds(rule, index):
+  """Ids of the primitives a discharge rule binds itself (`prim.bind(...)`
+  in its own code): the functional form the discharged equation becomes,
+  which is then lowered like any value primitive. Primitives found here that
+  the index does not know yet are added (e.g. wgmma_ref's wgmma_p)."""
+  ids = set()
+  module = getattr(_unwrap(rule), "__module__", "?") or "?"
+  for obj, binds in _referenced_objects(rule):
+    if binds and index.cls is not None and isinstance(obj, index.cls):
+      index.add(obj, module, getattr(obj, "name", "?"))
+      ids.add(id(obj))
+  return ids
+
+
+def _returned_entries(node):
+  """The entries of a returned tuple expression: "none", "value", or
+  "rest-none" (a starred or repeated run of Nones of unknown length); None
+  when the expression is not a literal we can read."""
+  if isinstance(node, (ast.Tuple, ast.List)):
+    out = []
+    for elt in node.elts:
+      if isinstance(elt, ast.Constant) and elt.value is None:
+        out.append("none")
+      elif isinstance(elt, ast.Starred):
+        sub = _returned_entries(elt.value)
+        if sub is None or any(e == "value" for e in sub):
+          return None
+        out.append("rest-none")
+      else:
+        out.append("value")
+    return out
+  if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+    for side in (node.left, node.right):
+      sub = _returned_entries(side)
+      if sub is not None and all(e == "none" for e in sub):
+        return ["rest-none"]
+    return None
+  if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+    left, right = _returned_entries(node.left), _returned_entries(node.right)
+    return None if left is None or right is None else left + right
+  return None
+
+
+def _own_returns(func):
+  """`return` statements of a function, not of the functions nested in it."""
+  stack = list(func.body)
+  while stack:
+    node = stack.pop()
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+      continue
+    if isinstance(node, ast.Return):
+      yield node
+    stack.extend(ast.iter_child_nodes(node))
+
+
+def written_operands(rule):
+  """Which operands a full discharge rule returns a new value for: the
+  positions of the non-None entries of the first element of every `return`
+  ((new_invals, outs)). None when a return is not such a literal."""
+  source = _source_of(_unwrap(rule))
+  if source is None:
+    return None
+  try:
+    tree = ast.parse(source)
+  except SyntaxError:
+    return None
+  func = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+  if func is None:
+    return None
+  written, returns = set(), 0
+  for ret in _own_returns(func):
+    returns += 1
+    if not isinstance(ret.value, ast.Tuple) or len(ret.value.elts) != 2:
+      return None
+    entries = _returned_entries(ret.value.elts[0])
+    if entries is None:
+      return None
+    for i, e in enumerate(entries):
+      if e == "rest-none":
+        if any(x == "value" for x in entries[i:]):
+          return None  # a value after a run of unknown length: position unknown
+        break
+      if e == "value":
+        written.add(i)
+  return sorted(written) if returns else None
+
+
+def discharge_entry(prim, full, partial, keys=None, binds=None):
+  rule, kind = discharge_rule(prim, full, partial)
+  if rule is None:
     return {"status": "none"}
   entry = {"status": "exists", "kind": kind, "rule": _qualname(rule)}
   raised = _first_statement_raise(rule)
   if raised is not None:
     exc, message = raised
     entry.update(status="raises", exception=exc, message=message)
+  else:
+    entry["binds"] = sorted(keys[i] for i in (binds or ())) if keys is not None else []
+    # A full rule cannot see which operands are being discharged: one that
+    # returns a new value for an operand that is not fails (state discharge's
+    # "Did not ask for inval to be discharged"). Partial rules are told.
+    entry["writesOperands"] = written_operands(rule) if kind == "full" else None
   return entry
 
 
@@ -668,10 +794,26 @@ def extract():
       elif kind == "function":
         direct, transitive = api_binds(value, index)
         entry.update(binds=sorted(direct), bindsTransitive=sorted(transitive))
+        if direct:
+          entry["returnsBeforeBind"] = returns_before_bind(value)
         hw = _api_doc_hardware(value)
         if hw:
           entry["docHardwareMentions"] = hw
       apis[f"{alias}.{name}"] = entry
+
+  # What each discharge rule binds; it may add primitives (functional forms)
+  # to the index, so this runs before the keys are fixed.
+  full, partial = discharge_facts()
+  rule_bind_ids, done = {}, set()
+  while True:
+    pending = [(pid, prim) for pid, (prim, _m, _v) in list(index.by_id.items()) if pid not in done]
+    if not pending:
+      break
+    for pid, prim in pending:
+      done.add(pid)
+      rule, _kind = discharge_rule(prim, full, partial)
+      if rule is not None:
+        rule_bind_ids[pid] = rule_binds(rule, index)
 
   keys = index.keys()
   for entry in apis.values():
@@ -679,7 +821,6 @@ def extract():
       if field in entry:
         entry[field] = sorted(keys[i] for i in entry[field])
 
-  full, partial = discharge_facts()
   arms, has_fallback, interp_module = gpu_interpret_arms()
   generic_lowerings, cpu_lowerings = cpu_lowering_sets()
   semantics, have_mgpu = mosaic_gpu_semantics()
@@ -694,7 +835,7 @@ def extract():
         "module": module_name,
         "variable": var,
         "multipleResults": bool(getattr(prim, "multiple_results", False)),
-        "discharge": discharge_entry(prim, full, partial),
+        "discharge": discharge_entry(prim, full, partial, keys, rule_bind_ids.get(prim_id)),
         "gpuInterpret": {"handling": handling, "message": message} if interp_module else None,
         "cpuLowering": has_cpu,
         "mosaicGpuLowering": semantics.get(prim_id, []) if have_mgpu else None,
@@ -718,7 +859,9 @@ def extract():
           "apiBinds": f"bytecode scan of global/attribute chains resolving to Primitive objects, "
                       f"following functions in {', '.join(FOLLOW_PREFIXES)} up to depth {TRANSITIVE_DEPTH}",
           "discharge": "jax._src.state.discharge._discharge_rules / _partial_discharge_rules; "
-                       "'raises' = first statement of the rule is a raise (AST)",
+                       "'raises' = first statement of the rule is a raise (AST); 'binds' = "
+                       "primitives the rule's own bytecode binds (prim.bind); 'writesOperands' = "
+                       "non-None positions of a full rule's returned new_invals (AST)",
           "gpuInterpret": f"AST of {interp_module}.JaxprInterpreter.interpret match arms" if interp_module else None,
           "cpuLowering": "mlir._lowerings or mlir._platform_specific_lowerings['cpu']",
           "mosaicGpuLowering": "jax._src.pallas.mosaic_gpu.lowering.mosaic_lowering_rules keys",

@@ -61,6 +61,21 @@ bool dischargesAllRefs(llvm::StringRef api) {
          api == "jax.custom_batching.custom_vmap";
 }
 
+bool isPipeline(pd::ScopeOp scope) {
+  return scope.getApi() == "plgpu.emit_pipeline" ||
+         scope.getApi() == "plgpu.emit_pipeline_warp_specialized";
+}
+
+// Whether the pipeline a scope builds is run by a call the walk sees
+// (`plgpu.emit_pipeline(body, ...)(x_gmem, o_gmem)`, or through a name).
+bool pipelineIsCalled(pd::ScopeOp scope) {
+  for (mlir::Operation* user : scope->getResult(0).getUsers())
+    if (auto c = llvm::dyn_cast<pd::CallIndirectOp>(user);
+        c && c.getCallee() == scope->getResult(0))
+      return true;
+  return false;
+}
+
 pd::InlineMgpuOp findInline(mlir::Block& block) {
   for (mlir::Operation& op : block)
     if (auto inl = llvm::dyn_cast<pd::InlineMgpuOp>(op))
@@ -87,6 +102,37 @@ mlir::Value blockArgOf(const detail::RefSource& s) {
 
 SourceLocation locOf(mlir::Operation* op) {
   return op ? detail::sourceLocation(op->getLoc()) : SourceLocation{};
+}
+
+// The Mosaic GPU lowering semantics a launch selects, read from a literal
+// `compiler_params=plgpu.CompilerParams(lowering_semantics=...)` among the
+// launch's arguments (the ops the front end emits just before the launch, at
+// or after its source position). Lane is JAX's default, but compiler
+// parameters passed through a variable are not visible: then both.
+std::vector<std::string> launchLoweringSemantics(pd::LaunchOp launch) {
+  static const std::vector<std::string> either{"Lane", "Warpgroup"};
+  detail::LineCol at = detail::lineCol(launch.getLoc());
+  for (mlir::Operation* op = launch->getPrevNode(); op; op = op->getPrevNode()) {
+    detail::LineCol l = detail::lineCol(op->getLoc());
+    if (l.file != at.file || std::pair(l.line, l.column) < std::pair(at.line, at.column))
+      break; // before the launch's call: not one of its arguments
+    auto params = llvm::dyn_cast<pd::PrimOp>(op);
+    if (!params || params.getApi() != "plgpu.CompilerParams")
+      continue;
+    for (unsigned i = 0; i < params.getArgs().size(); ++i) {
+      if (strAt(params.getKeywords(), i) != "lowering_semantics")
+        continue;
+      auto g = params.getArgs()[i].getDefiningOp<pd::GlobalOp>();
+      llvm::StringRef v = g ? g.getResolved() : "";
+      if (v == "plgpu.LoweringSemantics.Lane")
+        return {"Lane"};
+      if (v == "plgpu.LoweringSemantics.Warpgroup")
+        return {"Warpgroup"};
+      return either;
+    }
+    return {"Lane"}; // literal compiler parameters without lowering_semantics
+  }
+  return either;
 }
 
 } // namespace
@@ -250,6 +296,7 @@ bool KernelWalk::run() {
   if (!body.block)
     return false;
   doc_ = body.path.empty() ? launchPath_ : body.path;
+  loweringSemantics_ = launchLoweringSemantics(launch_);
   kernelHop_ = {body.name, locOf(body.defOp), {}};
   chain_ = {kernelHop_};
 
@@ -300,7 +347,10 @@ void KernelWalk::visit(mlir::Operation& op) {
                c.getOrigins());
       })
       .Case<pd::CallIndirectOp>([&](pd::CallIndirectOp c) {
-        onCall(c, resolve(c.getCallee()), c.getArgs(), c.getKeywords(), c.getOrigins());
+        if (auto pipe = c.getCallee().getDefiningOp<pd::ScopeOp>(); pipe && isPipeline(pipe))
+          onPipelineRun(pipe, c, c.getArgs(), c.getOrigins());
+        else
+          onCall(c, resolve(c.getCallee()), c.getArgs(), c.getKeywords(), c.getOrigins());
       })
       .Case<pd::ScopeOp>([&](pd::ScopeOp s) { onScope(s); })
       .Case<pd::IfOp>([&](pd::IfOp i) {
@@ -368,12 +418,19 @@ void KernelWalk::onPrim(pd::PrimOp prim) {
   if (api.starts_with("ref.") && !prim.getArgs().empty() &&
       !stateOf(prim.getArgs()[0], strAt(prim.getOrigins(), 0)).isRef())
     return;
+  std::vector<RefState> operands;
+  for (unsigned i = 0; i < prim.getArgs().size(); ++i)
+    if (strAt(prim.getKeywords(), i).empty())
+      operands.push_back(stateOf(prim.getArgs()[i], strAt(prim.getOrigins(), i)));
+  const knowledge::ApiFacts* facts = kb_.api(api.str());
   for (const knowledge::PrimitiveFacts* p : primitivesOf(api, direct)) {
     Binding b;
     b.api = api.str();
     b.prim = p;
     b.site = prim;
     b.refs = refs;
+    b.operandStates = operands;
+    b.mayNotBind = direct && facts && facts->returnsBeforeBind;
     record(std::move(b));
   }
 }
@@ -397,6 +454,8 @@ void KernelWalk::record(Binding b) {
   b.chain = chain_;
   b.order = order_++;
   b.cpuLowered = b.cpuLowered || cpuLowered_;
+  b.loweringSemantics = loweringSemantics_;
+  b.primitiveSemantics = primitiveSemantics_;
   bindings_.push_back(std::move(b));
 }
 
@@ -496,7 +555,53 @@ void KernelWalk::onCall(mlir::Operation* site, const Callable& callee, mlir::Val
   allPhase_ = savePhase;
 }
 
+// Running a pipeline: it copies blocks of the Refs it is given in and out
+// of its own SMEM buffers around each call of the body, and waits on its own
+// barriers. Primitives that read or write Refs (the table's Read/Write
+// effects: the copies) are bound on the Refs given to the call; the others on
+// the pipeline's own allocations. Earlier-discharged first: at one call JAX
+// reports the first failure, and a discharge of the caller's Refs comes
+// before the lowering of the pipeline's allocations.
+void KernelWalk::onPipelineRun(pd::ScopeOp pipeline, mlir::Operation* call, mlir::ValueRange args,
+                               mlir::ArrayAttr origins) {
+  llvm::StringRef api = pipeline.getApi();
+  bool direct = true;
+  RefState given = strongest(args, origins);
+  RefState own = scopedState(pd::origin::kPipeline);
+  std::vector<Binding> found;
+  for (const knowledge::PrimitiveFacts* p : primitivesOf(api, direct)) {
+    bool touchesRefs = llvm::any_of(
+        p->effects, [](const std::string& e) { return e == "ReadEffect" || e == "WriteEffect"; });
+    Binding b;
+    b.api = api.str();
+    b.prim = p;
+    b.site = call;
+    b.refs = touchesRefs ? given : own;
+    found.push_back(std::move(b));
+  }
+  std::vector<size_t> order(found.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  auto key = [&](size_t i) {
+    const RefState& r = found[i].refs;
+    return std::tuple(!r.discharged(), static_cast<int>(r.phase), i);
+  };
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key(a) < key(b); });
+  for (size_t i : order)
+    record(std::move(found[i]));
+  walkScopeBody(pipeline);
+}
+
 void KernelWalk::onScope(pd::ScopeOp scope) {
+  if (scope.getBody().empty())
+    return;
+  // A pipeline runs (and binds) where it is called.
+  if (isPipeline(scope) && pipelineIsCalled(scope))
+    return;
+  walkScopeBody(scope);
+}
+
+void KernelWalk::walkScopeBody(pd::ScopeOp scope) {
   llvm::StringRef api = scope.getApi();
   if (scope.getBody().empty())
     return;
@@ -525,8 +630,9 @@ void KernelWalk::onScope(pd::ScopeOp scope) {
           record(std::move(b));
         }
   }
-  // Pipelines bind their copies and barriers on the Refs they are given.
-  if (api == "plgpu.emit_pipeline" || api == "plgpu.emit_pipeline_warp_specialized") {
+  // A pipeline whose call the walk does not see: bind its copies and
+  // barriers here, on the Refs it is given.
+  if (isPipeline(scope) && !pipelineIsCalled(scope)) {
     bool direct = true;
     RefState refs = strongest(scope.getArgs(), scope.getOrigins());
     for (const knowledge::PrimitiveFacts* p : primitivesOf(api, direct)) {
@@ -544,7 +650,19 @@ void KernelWalk::onScope(pd::ScopeOp scope) {
   // (and discharges) the whole body.
   if (path_ == ExecPath::InterpretGpu && api == "pl.run_state")
     cpuLowered_ = true;
+  // A core_map inside the kernel runs its body with the mesh's user thread
+  // semantics: Warp for plgpu.WarpMesh, else not known here.
+  std::vector<std::string> savePrimSem = primitiveSemantics_;
+  if (api == "pl.core_map") {
+    auto mesh =
+        scope.getArgs().empty() ? pd::PrimOp() : scope.getArgs()[0].getDefiningOp<pd::PrimOp>();
+    if (mesh && mesh.getApi() == "plgpu.WarpMesh")
+      primitiveSemantics_ = {"Warp"};
+    else
+      primitiveSemantics_ = {"Warpgroup", "Warp"};
+  }
   walkBlock(block);
+  primitiveSemantics_ = std::move(savePrimSem);
   cpuLowered_ = saveCpu;
 }
 

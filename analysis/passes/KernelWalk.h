@@ -65,6 +65,16 @@ struct Binding {
   mlir::Operation* inlineCall =
       nullptr;                     // for inline_mgpu_p: the call of the wrapper (null when direct)
   std::vector<RefState> argStates; // for inline_mgpu_p: each call argument's state
+  // For other primitives: the state of each positional argument of the call,
+  // taken as the primitive's operands in order (a full discharge rule's
+  // written operands are looked up here).
+  std::vector<RefState> operandStates;
+  // The Mosaic GPU semantics the compiled path may lower this binding with:
+  // lowering semantics ("Lane", "Warpgroup"; the first is the launch's when
+  // known, else both) and user thread semantics ("Warpgroup", "Warp").
+  std::vector<std::string> loweringSemantics;
+  std::vector<std::string> primitiveSemantics;
+  bool mayNotBind = false; // the API may return before binding (knowledge: returnsBeforeBind)
   std::vector<Hop> chain;
   unsigned order = 0;             // program order within the launch
   bool retraceCollective = false; // a run_scoped with collective axes (interpret_hlo)
@@ -99,6 +109,9 @@ private:
   void onCall(mlir::Operation* site, const Callable& callee, mlir::ValueRange args,
               mlir::ArrayAttr keywords, mlir::ArrayAttr origins);
   void onScope(dialect::ScopeOp scope);
+  void onPipelineRun(dialect::ScopeOp pipeline, mlir::Operation* call, mlir::ValueRange args,
+                     mlir::ArrayAttr origins);
+  void walkScopeBody(dialect::ScopeOp scope);
   void recordInline(mlir::Operation* site, dialect::InlineMgpuOp op, mlir::Operation* call,
                     RefState refs);
   void record(Binding b);
@@ -125,6 +138,8 @@ private:
   bool allDischarged_ = false;                   // inside an all-refs discharge region
   Phase allPhase_ = Phase::Lowering;
   bool cpuLowered_ = false;
+  std::vector<std::string> loweringSemantics_;               // of the launch (see Binding)
+  std::vector<std::string> primitiveSemantics_{"Warpgroup"}; // Warp inside a WarpMesh core_map
   llvm::DenseSet<mlir::Block*> onStack_;
   llvm::DenseSet<llvm::hash_code> walked_; // (callee, argument states) already walked
   std::vector<Binding> bindings_;

@@ -67,6 +67,117 @@ std::string advice(const Binding& b, ExecPath path, const knowledge::KnowledgeBa
   return "";
 }
 
+// `lowered` is the primitive XLA is asked to lower: the binding's own, or the
+// functional form its discharge rule bound.
+Failure missingLowering(const Binding& b, ExecPath path, const knowledge::KnowledgeBase& kb,
+                        std::string reason, const knowledge::PrimitiveFacts* lowered = nullptr) {
+  const std::string& name = (lowered ? lowered : b.prim)->name;
+  Failure f;
+  f.code = isInline(b) ? "PLS001" : "PLS002";
+  f.phase = Phase::Lowering;
+  f.exception = exceptionOf(kb, "missingLowering", "NotImplementedError");
+  f.jaxError =
+      templ(kb, "missingLowering", {name, "cpu"},
+            "MLIR translation rule for primitive '" + name + "' not found for platform cpu");
+  f.reason = std::move(reason);
+  f.advice = advice(b, path, kb);
+  return f;
+}
+
+std::string semanticsText(const std::vector<std::string>& s, const char* fallback) {
+  return s.empty() ? std::string(fallback) : s.front();
+}
+
+// Mosaic GPU lowers equation by equation and raises for a primitive without
+// a rule for the launch's (lowering, user thread) semantics. Only a table
+// that lists the primitive's rules (an empty list: none) decides.
+std::optional<Failure> mosaicLoweringVerdict(const Binding& b,
+                                             const knowledge::PrimitiveFacts& lowered,
+                                             const knowledge::KnowledgeBase& kb,
+                                             const std::string& how) {
+  static const std::vector<std::string> anyLowering{"Lane", "Warpgroup"};
+  static const std::vector<std::string> anyPrimitive{"Warpgroup", "Warp"};
+  const auto& lowering = b.loweringSemantics.empty() ? anyLowering : b.loweringSemantics;
+  const auto& primitive = b.primitiveSemantics.empty() ? anyPrimitive : b.primitiveSemantics;
+  std::optional<bool> has =
+      knowledge::KnowledgeBase::hasMosaicGpuRule(lowered, lowering, primitive);
+  if (!has || *has)
+    return std::nullopt;
+  std::string ls = "LoweringSemantics." + semanticsText(lowering, "Lane");
+  std::string ps = "PrimitiveSemantics." + semanticsText(primitive, "Warpgroup");
+  Failure f;
+  f.code = isInline(b) ? "PLS001" : "PLS002";
+  f.phase = Phase::Lowering;
+  f.exception = exceptionOf(kb, "mosaicGpuUnimplemented", "NotImplementedError");
+  f.jaxError = templ(kb, "mosaicGpuUnimplemented", {lowered.name, ls, ps},
+                     "Unimplemented primitive in Pallas Mosaic GPU lowering: " + lowered.name +
+                         " for lowering semantics " + ls + " and user thread semantics " + ps);
+  std::string rules;
+  for (const auto& r : lowered.mosaicGpuSemantics)
+    rules += (rules.empty() ? "" : ", ") + r;
+  f.reason = how + ", and Mosaic GPU has no lowering rule for " + lowered.name +
+             (lowering.size() > 1 ? " under either lowering semantics"
+                                  : " under " + lowering.front() + " lowering semantics") +
+             (rules.empty() ? std::string(" (it has none at all)") : " (it has: " + rules + ")");
+  f.advice = "Compute this with jnp/lax operations instead of " + b.api +
+             " in a kernel compiled by Mosaic GPU (" + b.api +
+             " is meant for other Pallas back ends or the interpreters).";
+  f.uncertain = b.mayNotBind;
+  if (b.mayNotBind)
+    f.reason += " (when " + b.api + " binds it at all: it may return its input unchanged)";
+  return f;
+}
+
+// A discharge rule that exists ran: a full rule that writes back an operand
+// that is not being discharged fails; otherwise the functional primitives it
+// binds are lowered in the equation's place.
+std::optional<Failure> dischargedRuleVerdict(const Binding& b, ExecPath path,
+                                             const knowledge::KnowledgeBase& kb,
+                                             const std::string& by) {
+  const auto& p = *b.prim;
+  if (!p.partialDischarge && p.dischargeWrites) {
+    for (int w : *p.dischargeWrites) {
+      if (w < 0 || static_cast<size_t>(w) >= b.operandStates.size())
+        continue;
+      const RefState& s = b.operandStates[static_cast<size_t>(w)];
+      if (!s.isRef() || (s.discharged() && s.phase == b.refs.phase))
+        continue;
+      Failure f;
+      f.code = isInline(b) ? "PLS001" : "PLS002";
+      f.phase = b.refs.phase;
+      f.exception = exceptionOf(kb, "dischargedUnflaggedInput", "ValueError");
+      f.jaxError = templ(kb, "dischargedUnflaggedInput",
+                         {"<operand " + std::to_string(w) + " of " + p.name + ": " + s.what + ">",
+                          "<its new value>"},
+                         "Did not ask for inval to be discharged but it was.");
+      f.reason = by + " discharges " + b.refs.what + " given to " + b.api + " while " + s.what +
+                 " (operand " + std::to_string(w) + ") is " +
+                 (s.discharged() ? "discharged only later" : "not discharged") + ", and " + p.name +
+                 "'s full discharge rule returns a new value for that operand anyway";
+      f.advice = advice(b, path, kb);
+      return f;
+    }
+  }
+  for (const std::string& key : p.dischargeBinds) {
+    const knowledge::PrimitiveFacts* fn = kb.primitive(key);
+    if (!fn)
+      continue;
+    std::string how = by + " discharges " + b.refs.what + " given to " + b.api + ", and " + p.name +
+                      "'s discharge rule binds " + fn->name + " on the values instead";
+    if (path == ExecPath::Compiled) {
+      if (auto f = mosaicLoweringVerdict(b, *fn, kb, how))
+        return f;
+      continue;
+    }
+    if (!fn->cpuLowering)
+      return missingLowering(b, path, kb,
+                             how + ", which is then lowered to XLA for the CPU, which has no "
+                                   "rule for it",
+                             fn);
+  }
+  return std::nullopt;
+}
+
 // The equation has a discharged Ref operand: its discharge rule decides.
 std::optional<Failure> dischargeVerdict(const Binding& b, ExecPath path,
                                         const knowledge::KnowledgeBase& kb) {
@@ -78,7 +189,7 @@ std::optional<Failure> dischargeVerdict(const Binding& b, ExecPath path,
   f.phase = b.refs.phase;
   switch (p.discharge) {
   case DischargeStatus::Exists:
-    return std::nullopt;
+    return dischargedRuleVerdict(b, path, kb, by);
   case DischargeStatus::None:
     f.exception = exceptionOf(kb, "noDischargeRule", "NotImplementedError");
     f.jaxError = templ(kb, "noDischargeRule", {p.name},
@@ -95,20 +206,6 @@ std::optional<Failure> dischargeVerdict(const Binding& b, ExecPath path,
                "'s discharge rule always raises";
     break;
   }
-  f.advice = advice(b, path, kb);
-  return f;
-}
-
-Failure missingLowering(const Binding& b, ExecPath path, const knowledge::KnowledgeBase& kb,
-                        std::string reason) {
-  Failure f;
-  f.code = isInline(b) ? "PLS001" : "PLS002";
-  f.phase = Phase::Lowering;
-  f.exception = exceptionOf(kb, "missingLowering", "NotImplementedError");
-  f.jaxError = templ(kb, "missingLowering", {b.prim->name, "cpu"},
-                     "MLIR translation rule for primitive '" + b.prim->name +
-                         "' not found for platform cpu");
-  f.reason = std::move(reason);
   f.advice = advice(b, path, kb);
   return f;
 }
@@ -176,7 +273,12 @@ std::optional<Failure> decide(const Binding& b, ExecPath path, const LaunchFacts
   case ExecPath::Compiled:
     if (b.refs.discharged())
       return dischargeVerdict(b, path, kb);
-    return std::nullopt;
+    // A primitive with a discharge rule may still be discharged before
+    // lowering by a construct the walk does not see (wgmma_ref on an
+    // accumulator that reached the kernel some other way): no verdict.
+    if (resolvedAtBind(b) || p.discharge != DischargeStatus::None)
+      return std::nullopt;
+    return mosaicLoweringVerdict(b, p, kb, "Mosaic GPU lowers the kernel equation by equation");
   case ExecPath::InterpretGpu: {
     if (b.cpuLowered) {
       // Inside pl.run_state: XLA discharges and lowers the body.

@@ -2,9 +2,14 @@
 // from the knowledge table's facts about the primitive:
 //   * a discharge rule is consulted only for an equation whose Ref operands
 //     are being discharged: none -> "No state discharge rule ...", a rule that
-//     raises (inline_mgpu_p's) -> its message;
+//     raises (inline_mgpu_p's) -> its message; a full rule that writes back
+//     an operand not being discharged -> "Did not ask for inval to be
+//     discharged"; else the functional primitives the rule binds
+//     (wgmma_ref -> wgmma) take the equation's place and are lowered;
 //   * an equation that survives discharge is lowered: to XLA for the CPU on
-//     interpret=True, where it needs a CPU lowering rule;
+//     interpret=True, where it needs a CPU lowering rule; by Mosaic GPU on
+//     the compiled path, where it needs a rule for the launch's lowering and
+//     user thread semantics (only when the table lists the primitive's rules);
 //   * the GPU interpreter runs primitives it has an arm for, re-binds the
 //     rest (which then need a CPU lowering rule), and with
 //     skip_floating_point_ops=True skips those with only float or no outputs.

@@ -458,4 +458,134 @@ def run(x):
                   .empty());
 }
 
+// Oracle compiled_pc_reciprocal / compiled_kernel_reciprocal_warpgroup /
+// interp_pc_reciprocal_ok: reciprocal_p has a CPU lowering but no Mosaic GPU
+// rule under any semantics.
+const char* kReciprocal = R"(
+def kernel(x_ref, o_ref):
+  o_ref[...] = pl.reciprocal(x_ref[...])
+
+def run(x):
+  return pl.pallas_call(kernel, out_shape=x, interpret=%s)(x)
+)";
+
+std::string withInterpret(const char* text, const std::string& interpret) {
+  std::string s = text;
+  s.replace(s.find("%s"), 2, interpret);
+  return s;
+}
+
+TEST_F(Discharge, CompiledPrimitiveWithoutMosaicGpuRuleIsPLS002) {
+  auto fs = check(withInterpret(kReciprocal, "False"));
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(fs[0].code, "PLS002");
+  EXPECT_EQ(fs[0].severity, Severity::Error);
+  EXPECT_EQ(line(fs[0]), 3u);
+  EXPECT_EQ(fs[0].executionPath, "compiled (Mosaic GPU)");
+  EXPECT_NE(fs[0].message.find("NotImplementedError: Unimplemented primitive in Pallas Mosaic GPU "
+                               "lowering: reciprocal for lowering semantics "
+                               "LoweringSemantics.Lane and user thread semantics "
+                               "PrimitiveSemantics.Warpgroup"),
+            std::string::npos)
+      << fs[0].message;
+  EXPECT_TRUE(check(withInterpret(kReciprocal, "True")).empty()) << "it has a CPU lowering";
+  EXPECT_TRUE(check(withInterpret(kReciprocal, "InterpretGPUParams()")).empty());
+}
+
+TEST_F(Discharge, CompilerParamsSelectTheLoweringSemanticsInTheMessage) {
+  auto fs = check(R"(
+def kernel(x_ref, o_ref):
+  o_ref[...] = pl.reciprocal(x_ref[...])
+
+def run(x):
+  unused = plgpu.CompilerParams(lowering_semantics=plgpu.LoweringSemantics.Lane)
+  return plgpu.kernel(kernel, out_shape=x,
+                      compiler_params=plgpu.CompilerParams(
+                          lowering_semantics=plgpu.LoweringSemantics.Warpgroup))(x)
+)");
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_NE(fs[0].message.find("lowering semantics LoweringSemantics.Warpgroup"), std::string::npos)
+      << fs[0].message;
+}
+
+TEST_F(Discharge, CompiledTrapsNumProgramsAndConditionalBinds) {
+  // num_programs has no Mosaic GPU rule but is answered at bind time;
+  // pl.broadcast_to binds only when the shape differs: a warning.
+  auto fs = check(R"(
+def kernel(x_ref, o_ref):
+  o_ref[...] = x_ref[...] * pl.num_programs(0) + pl.program_id(0)
+  o_ref[...] = pl.broadcast_to(x_ref[0], (128,))
+
+def run(x):
+  return pl.pallas_call(kernel, out_shape=x, grid=(2,))(x)
+)");
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(line(fs[0]), 4u);
+  EXPECT_EQ(fs[0].severity, Severity::Warning);
+  EXPECT_NE(fs[0].message.find("broadcast_to"), std::string::npos) << fs[0].message;
+}
+
+TEST_F(Discharge, WarpOnlyPrimitiveInAWarpgroupKernelBody) {
+  auto fs = check(R"(
+def kernel(x_ref, o_ref, barrier):
+  done = plgpu.barrier_test(barrier)
+  o_ref[...] = jnp.where(done, x_ref[...], 0.0)
+
+def run(x):
+  return plgpu.kernel(kernel, out_shape=x, scratch_shapes=[plgpu.Barrier()])(x)
+)");
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(line(fs[0]), 3u);
+  EXPECT_NE(fs[0].message.find("(it has: LanexWarp, WarpgroupxWarp)"), std::string::npos)
+      << fs[0].message;
+}
+
+// Oracle interp_wgmma_kernel_operands / interp_wgmma_functional_form / gpu_wgmma_ok.
+TEST_F(Discharge, InterpretTrueWgmmaDischargesIntoItsFunctionalForm) {
+  const char* kernelOperands = R"(
+def kernel(a_ref, b_ref, o_ref):
+  def scope(acc_ref):
+    plgpu.wgmma(acc_ref, a_ref, b_ref)
+    return acc_ref[...]
+
+  o_ref[...] = pl.run_scoped(scope, plgpu.ACC((64, 64), jnp.float32))
+
+def run(a):
+  return pl.pallas_call(kernel, out_shape=a, interpret=%s)(a, a)
+)";
+  auto fs = check(withInterpret(kernelOperands, "True"));
+  ASSERT_GE(fs.size(), 1u);
+  EXPECT_EQ(fs[0].code, "PLS002");
+  EXPECT_EQ(line(fs[0]), 4u);
+  EXPECT_NE(fs[0].message.find("ValueError: Did not ask for inval to be discharged but it was."),
+            std::string::npos)
+      << fs[0].message;
+  EXPECT_NE(fs[0].message.find("first error JAX raises"), std::string::npos) << fs[0].message;
+  EXPECT_TRUE(check(withInterpret(kernelOperands, "InterpretGPUParams()")).empty());
+  EXPECT_TRUE(check(withInterpret(kernelOperands, "False")).empty())
+      << "compiled: Mosaic GPU lowers wgmma (the accumulator alone is discharged)";
+
+  fs = check(R"(
+def kernel(a_ref, b_ref, o_ref):
+  def scope(acc_ref, a_smem, b_smem):
+    a_smem[...] = a_ref[...]
+    b_smem[...] = b_ref[...]
+    plgpu.wgmma(acc_ref, a_smem, b_smem)
+    return acc_ref[...]
+
+  o_ref[...] = pl.run_scoped(scope, plgpu.ACC((64, 64), jnp.float32),
+                             plgpu.SMEM((64, 64), jnp.float16), plgpu.SMEM((64, 64), jnp.float16))
+
+def run(a):
+  return plgpu.kernel(kernel, out_shape=a, interpret=True)(a, a)
+)");
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(line(fs[0]), 6u);
+  EXPECT_NE(fs[0].message.find("MLIR translation rule for primitive 'wgmma' not found for "
+                               "platform cpu"),
+            std::string::npos)
+      << fs[0].message;
+  EXPECT_NE(fs[0].message.find("binds wgmma on the values"), std::string::npos) << fs[0].message;
+}
+
 } // namespace

@@ -50,6 +50,59 @@ TEST(KnowledgeBase, FormatsErrorTemplates) {
   EXPECT_FALSE(loaded.base->formatError("no-such-template", {}).has_value());
 }
 
+TEST(KnowledgeBase, LoadsDischargeFunctionalFormsAndMosaicRules) {
+  auto loaded = KnowledgeBase::bundled();
+  ASSERT_TRUE(loaded) << loaded.error;
+  const KnowledgeBase& kb = *loaded.base;
+  const auto* wgmmaRef = kb.primitive("wgmma_ref");
+  ASSERT_NE(wgmmaRef, nullptr);
+  EXPECT_EQ(wgmmaRef->discharge, DischargeStatus::Exists);
+  EXPECT_FALSE(wgmmaRef->partialDischarge);
+  EXPECT_EQ(wgmmaRef->dischargeBinds, std::vector<std::string>{"wgmma"});
+  ASSERT_TRUE(wgmmaRef->dischargeWrites.has_value());
+  EXPECT_EQ(*wgmmaRef->dischargeWrites, std::vector<int>{0});
+  const auto* wgmma = kb.primitive("wgmma");
+  ASSERT_NE(wgmma, nullptr);
+  EXPECT_FALSE(wgmma->cpuLowering);
+  // Partial rules see which operands are discharged: no written operands.
+  const auto* scoped = kb.primitive("run_scoped");
+  ASSERT_NE(scoped, nullptr);
+  EXPECT_FALSE(scoped->dischargeWrites.has_value());
+
+  const auto* recip = kb.primitive("reciprocal");
+  ASSERT_NE(recip, nullptr);
+  EXPECT_TRUE(recip->mosaicGpuKnown);
+  EXPECT_TRUE(recip->mosaicGpuSemantics.empty());
+  EXPECT_EQ(KnowledgeBase::hasMosaicGpuRule(*recip, {"Lane", "Warpgroup"}, {"Warpgroup", "Warp"}),
+            std::optional<bool>(false));
+  const auto* test = kb.primitive("barrier_test");
+  ASSERT_NE(test, nullptr);
+  EXPECT_EQ(KnowledgeBase::hasMosaicGpuRule(*test, {"Lane"}, {"Warpgroup"}), std::optional<bool>(false));
+  EXPECT_EQ(KnowledgeBase::hasMosaicGpuRule(*test, {"Lane"}, {"Warp"}), std::optional<bool>(true));
+  EXPECT_TRUE(kb.api("pl.broadcast_to")->returnsBeforeBind);
+  EXPECT_FALSE(kb.api("pl.reciprocal")->returnsBeforeBind);
+}
+
+TEST(KnowledgeBase, OlderTablesWithoutTheNewFieldsLoadAsUnknown) {
+  nlohmann::json t = {
+      {"schemaVersion", pallas::knowledge::kSchemaVersion},
+      {"jax_version", "0.0.1"},
+      {"apis", {{"pl.x", {{"kind", "function"}, {"binds", {"p"}}}}}},
+      {"primitives",
+       {{"p", {{"name", "p"}, {"discharge", {{"status", "exists"}, {"kind", "full"}}}}},
+        {"q", {{"name", "q"}, {"mosaicGpuLowering", nullptr}}}}}};
+  auto loaded = KnowledgeBase::fromJson(t, "inline");
+  ASSERT_TRUE(loaded) << loaded.error;
+  const auto* p = loaded.base->primitive("p");
+  ASSERT_NE(p, nullptr);
+  EXPECT_TRUE(p->dischargeBinds.empty());
+  EXPECT_FALSE(p->dischargeWrites.has_value());
+  EXPECT_FALSE(p->mosaicGpuKnown);
+  EXPECT_FALSE(KnowledgeBase::hasMosaicGpuRule(*p, {"Lane"}, {"Warpgroup"}).has_value());
+  EXPECT_FALSE(loaded.base->primitive("q")->mosaicGpuKnown);
+  EXPECT_FALSE(loaded.base->api("pl.x")->returnsBeforeBind);
+}
+
 TEST(KnowledgeBase, RejectsBadInput) {
   fs::path dir = tempDir("bad");
   std::ofstream(dir / "broken.json") << "{not json";

@@ -158,3 +158,100 @@ def test_extractor_degrades_when_modules_are_missing(monkeypatch):
   table = extract_knowledge.extract()
   assert table["primitives"]["inline_mgpu_p"]["gpuInterpret"] is None
   assert table["errorTemplates"]["x"]["found"] is False
+
+
+def _lower_for_cuda(fn, *args):
+  jax.jit(fn).trace(*args).lower(lowering_platforms=("cuda",))
+
+
+def test_missing_mosaic_gpu_rule_template(table):
+  import re
+  fact = table["primitives"]["reciprocal"]
+  assert fact["mosaicGpuLowering"] == [] and fact["cpuLowering"] is True
+  assert table["apis"]["pl.reciprocal"]["binds"] == ["reciprocal"]
+  template = table["errorTemplates"]["mosaicGpuUnimplemented"]
+  x = jnp.ones((128,), jnp.float32)
+
+  def kernel(x_ref, o_ref):
+    o_ref[...] = pl.reciprocal(x_ref[...])
+
+  for semantics in ("Lane", "Warpgroup"):
+    params = plgpu.CompilerParams(lowering_semantics=getattr(plgpu.LoweringSemantics, semantics))
+    f = plgpu.kernel(kernel, out_type=jax.ShapeDtypeStruct(x.shape, x.dtype), compiler_params=params)
+    with pytest.raises(NotImplementedError) as err:
+      _lower_for_cuda(f, x)
+    assert err.type.__name__ == template["exception"]
+    assert re.fullmatch(template["regex"], str(err.value)), str(err.value)
+    assert f"reciprocal for lowering semantics LoweringSemantics.{semantics}" in str(err.value)
+  # The CPU lowering the table records: interpret=True runs it.
+  assert float(_interpret(kernel, jnp.full((128,), 4.0, jnp.float32), True)[0]) == 0.25
+
+
+def test_warp_only_rule_fails_under_warpgroup_user_semantics(table):
+  assert table["primitives"]["barrier_test"]["mosaicGpuLowering"] == ["LanexWarp", "WarpgroupxWarp"]
+  x = jnp.ones((128,), jnp.float32)
+
+  def kernel(x_ref, o_ref, barrier):
+    done = plgpu.barrier_test(barrier)
+    o_ref[...] = jnp.where(done, x_ref[...], 0.0)
+
+  f = plgpu.kernel(kernel, out_type=jax.ShapeDtypeStruct(x.shape, x.dtype), scratch_types=[plgpu.Barrier()])
+  with pytest.raises(NotImplementedError, match="barrier_test for lowering semantics LoweringSemantics.Lane "
+                                               "and user thread semantics PrimitiveSemantics.Warpgroup"):
+    _lower_for_cuda(f, x)
+
+
+def test_returns_before_bind(table):
+  assert table["apis"]["pl.broadcast_to"]["returnsBeforeBind"] is True
+  assert table["apis"]["pl.reciprocal"]["returnsBeforeBind"] is False
+  same = jax.make_jaxpr(lambda v: pl.broadcast_to(v, (128,)))(jnp.ones((128,), jnp.float32))
+  other = jax.make_jaxpr(lambda v: pl.broadcast_to(v, (128,)))(jnp.ones((), jnp.float32))
+  assert "broadcast_to" not in {e.primitive.name for e in same.jaxpr.eqns}
+  assert "broadcast_to" in {e.primitive.name for e in other.jaxpr.eqns}
+
+
+def _wgmma_kernel(shared_scope):
+  def kernel(a_ref, b_ref, o_ref):
+    if shared_scope:
+      def scope(acc_ref, a_smem, b_smem):
+        a_smem[...] = a_ref[...]
+        b_smem[...] = b_ref[...]
+        plgpu.wgmma(acc_ref, a_smem, b_smem)
+        return acc_ref[...]
+      o_ref[...] = pl.run_scoped(scope, plgpu.ACC((64, 64), jnp.float32),
+                                 plgpu.SMEM((64, 64), jnp.float16), plgpu.SMEM((64, 64), jnp.float16))
+    else:
+      def scope(acc_ref):
+        plgpu.wgmma(acc_ref, a_ref, b_ref)
+        return acc_ref[...]
+      o_ref[...] = pl.run_scoped(scope, plgpu.ACC((64, 64), jnp.float32))
+  return kernel
+
+
+def test_discharge_rule_binds_functional_form(table):
+  import re
+  fact = table["primitives"]["wgmma_ref"]["discharge"]
+  assert fact["status"] == "exists" and fact["kind"] == "full"
+  assert fact["binds"] == ["wgmma"] and fact["writesOperands"] == [0]
+  assert table["primitives"]["wgmma"]["cpuLowering"] is False
+  a = jnp.ones((64, 64), jnp.float16)
+  call = lambda shared: pl.pallas_call(_wgmma_kernel(shared), out_shape=jax.ShapeDtypeStruct((64, 64), jnp.float32),
+                                       interpret=True)(a, a)
+  # All operands discharged together: the rule runs, binds wgmma on values,
+  # which has no CPU lowering.
+  with pytest.raises(NotImplementedError) as err:
+    call(True)
+  assert re.fullmatch(table["errorTemplates"]["missingLowering"]["regex"], str(err.value))
+  assert "'wgmma'" in str(err.value)
+  # Kernel Refs discharged before the accumulator: the full rule writes back
+  # operand 0, which is not being discharged yet.
+  template = table["errorTemplates"]["dischargedUnflaggedInput"]
+  with pytest.raises(ValueError) as err:
+    call(False)
+  assert re.fullmatch(template["regex"], str(err.value)), str(err.value)
+
+
+def test_accumulator_read_rebinds_itself(table):
+  fact = table["primitives"]["wgmma_accumulator_deref_p"]
+  assert fact["discharge"]["binds"] == ["wgmma_accumulator_deref_p"]
+  assert fact["discharge"]["writesOperands"] == [] and fact["cpuLowering"] is False

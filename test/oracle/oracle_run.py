@@ -18,8 +18,10 @@ fixture is traced with ``jax.make_jaxpr`` and the first equation (program
 order, recursing into sub-jaxprs found in params) that matches the error is
 taken; its user frame (``source_info_util.user_frame``) is the blame. Which
 equation matches an error is decided by BLAME_RULES below; for errors that
-name no equation, the innermost traceback frame inside the fixtures tree is
-used (rule "traceback").
+name no equation or whose equation exists only after discharge (RAISING_EQN),
+the equation JAX was processing or the user frame JAX gives as the error's
+cause is used; failing that, the innermost traceback frame inside the
+fixtures tree (rule "traceback").
 """
 from __future__ import annotations
 
@@ -69,10 +71,16 @@ def _sub_jaxprs(params):
 
 def iter_eqns(jaxpr):
   """Every equation in program order, a higher-order equation before its body."""
-  for eqn in jaxpr.eqns:
+  for eqn, _ in iter_eqns_with_parents(jaxpr):
     yield eqn
+
+
+def iter_eqns_with_parents(jaxpr, parents=()):
+  """(equation, enclosing equations outermost first) in program order."""
+  for eqn in jaxpr.eqns:
+    yield eqn, parents
     for sub in _sub_jaxprs(eqn.params):
-      yield from iter_eqns(sub)
+      yield from iter_eqns_with_parents(sub, parents + (eqn,))
 
 
 # (message regex, predicate builder) in priority order. The predicate decides
@@ -92,6 +100,8 @@ BLAME_RULES = [
     (re.compile(r"No state discharge rule implemented for primitive: (\w+)"),
      lambda m: [_named(m.group(1), True), _named(m.group(1))]),
     (re.compile(r"get_global discharge is not supported"), lambda m: [_named("get_global")]),
+    # The primitive may exist only after discharge (wgmma_ref's rule binds
+    # wgmma): then the equation JAX was lowering is blamed (RAISING_EQN).
     (re.compile(r"MLIR translation rule for primitive '(\w+)' not found"), lambda m: [_named(m.group(1))]),
     (re.compile(r"Unimplemented primitive in Pallas Mosaic GPU lowering: (\w+) "), lambda m: [_named(m.group(1))]),
     # The HLO interpreter rejects run_scoped with collective axes: the
@@ -106,6 +116,19 @@ BLAME_RULES = [
                 and any(type(x).__name__ in m.group(1) for x in e.effects)]),
     (re.compile(r"Only interpret mode is supported on CPU backend"),
      lambda m: [lambda e: e.primitive.name in ("pallas_call", "mpmd_map", "core_map")]),
+    # A full discharge rule wrote back an operand that was not being
+    # discharged: the message names no primitive (RAISING_EQN decides).
+    (re.compile(r"Did not ask for inval to be discharged but it was"), lambda m: []),
+]
+# Errors whose equation may not be in the traced program (it is made while
+# discharging) or is not named: blame the equation JAX was processing when
+# it raised, read from the `eqn` local of the innermost JAX frame that has one
+# (state discharge's equation loop), else the user frame JAX attaches as the
+# error's cause (JaxStackTraceBeforeTransformation: "the source of the JAX
+# operation that, once transformed by JAX, triggered the exception").
+RAISING_EQN = [
+    re.compile(r"MLIR translation rule for primitive '(\w+)' not found"),
+    re.compile(r"Did not ask for inval to be discharged but it was"),
 ]
 
 
@@ -116,15 +139,51 @@ def blame_from_jaxpr(trace_fn, message):
     if not match:
       continue
     closed = trace_fn()
-    eqns = list(iter_eqns(closed.jaxpr))
+    eqns = list(iter_eqns_with_parents(closed.jaxpr))
     for pred in build(match):
-      for eqn in eqns:
+      for eqn, _ in eqns:
         if pred(eqn):
           frame = source_info_util.user_frame(eqn.source_info.traceback)
           if frame is not None:
             return {"file": os.path.abspath(frame.file_name), "line": frame.start_line,
                     "primitive": eqn.primitive.name, "rule": regex.pattern}
+    # Equations a JAX helper builds in a nested trace (emit_pipeline's copies)
+    # carry no user frame: the innermost enclosing equation that has one is
+    # the user's call that made them.
+    for pred in build(match):
+      for eqn, parents in eqns:
+        if pred(eqn):
+          for parent in reversed(parents):
+            frame = source_info_util.user_frame(parent.source_info.traceback)
+            if frame is not None:
+              return {"file": os.path.abspath(frame.file_name), "line": frame.start_line,
+                      "primitive": eqn.primitive.name, "rule": regex.pattern + " (enclosing)"}
     return {"rule": regex.pattern, "file": None, "line": None, "primitive": None}
+  return None
+
+
+def blame_from_raising_eqn(exc, message, fixtures_root):
+  from jax._src import core, source_info_util
+  if not any(r.search(message) for r in RAISING_EQN):
+    return None
+  cause = exc.__cause__
+  if isinstance(cause, source_info_util.JaxStackTraceBeforeTransformation):
+    frames = [f for f in traceback.extract_tb(cause.__traceback__)
+              if os.path.abspath(f.filename).startswith(fixtures_root)]
+    if frames:
+      return {"file": os.path.abspath(frames[-1].filename), "line": frames[-1].lineno,
+              "primitive": None, "rule": "jax-source-of-transformed-op"}
+  tb, frames = exc.__traceback__, []
+  while tb is not None:
+    frames.append(tb.tb_frame)
+    tb = tb.tb_next
+  for frame in reversed(frames):
+    eqn = frame.f_locals.get("eqn")
+    if isinstance(eqn, core.JaxprEqn):
+      user = source_info_util.user_frame(eqn.source_info.traceback)
+      if user is not None:
+        return {"file": os.path.abspath(user.file_name), "line": user.start_line,
+                "primitive": eqn.primitive.name, "rule": "raising-eqn"}
   return None
 
 
@@ -174,6 +233,8 @@ def main(path):
       blame = blame_from_jaxpr(trace_fn, full)
     except Exception as trace_exc:  # noqa: BLE001 -- tracing itself may fail
       result["traceError"] = f"{type(trace_exc).__name__}: {str(trace_exc).splitlines()[0] if str(trace_exc) else ''}"
+    if blame is None or blame.get("line") is None:
+      blame = blame_from_raising_eqn(exc, full, fixtures_root) or blame
     if blame is None or blame.get("line") is None:
       blame = blame_from_traceback(exc, fixtures_root) or blame
     result["blame"] = blame

@@ -118,7 +118,8 @@ KnowledgeBase::Loaded KnowledgeBase::fromJson(const json& t, std::string source)
   kb.jaxlibVersion_ = str(t, "jaxlib_version");
   if (auto it = t.find("apis"); it != t.end() && it->is_object())
     for (const auto& [name, a] : it->items())
-      kb.apis_[name] = ApiFacts{name, str(a, "kind"), strings(a, "binds"), strings(a, "bindsTransitive")};
+      kb.apis_[name] = ApiFacts{name, str(a, "kind"), strings(a, "binds"), strings(a, "bindsTransitive"),
+                                a.value("returnsBeforeBind", false)};
   if (auto it = t.find("primitives"); it != t.end() && it->is_object())
     for (const auto& [key, p] : it->items()) {
       PrimitiveFacts f;
@@ -130,6 +131,13 @@ KnowledgeBase::Loaded KnowledgeBase::fromJson(const json& t, std::string source)
         f.partialDischarge = str(*d, "kind") == "partial";
         f.dischargeException = str(*d, "exception");
         f.dischargeMessage = str(*d, "message");
+        f.dischargeBinds = strings(*d, "binds");
+        if (auto w = d->find("writesOperands"); w != d->end() && w->is_array()) {
+          std::vector<int> ops;
+          for (const auto& v : *w)
+            if (v.is_number_integer()) ops.push_back(v.get<int>());
+          f.dischargeWrites = std::move(ops);
+        }
       }
       if (auto g = p.find("gpuInterpret"); g != p.end() && g->is_object()) {
         f.gpuInterpret = parseHandling(str(*g, "handling"));
@@ -137,6 +145,8 @@ KnowledgeBase::Loaded KnowledgeBase::fromJson(const json& t, std::string source)
       }
       f.cpuLowering = p.value("cpuLowering", false);
       f.mosaicGpuSemantics = strings(p, "mosaicGpuLowering");
+      if (auto m = p.find("mosaicGpuLowering"); m != p.end() && m->is_array())
+        f.mosaicGpuKnown = true;
       f.effects = strings(p, "effects");
       if (auto h = p.find("hardware"); h != p.end() && h->is_object())
         f.hardware = str(*h, "requires") + " [" + str(*h, "source") + "]";
@@ -245,6 +255,18 @@ std::vector<const PrimitiveFacts*> KnowledgeBase::primitivesOf(const std::string
         if (const PrimitiveFacts* p = primitive(key)) out.push_back(p);
   }
   return out;
+}
+
+std::optional<bool> KnowledgeBase::hasMosaicGpuRule(const PrimitiveFacts& p,
+                                                    const std::vector<std::string>& lowering,
+                                                    const std::vector<std::string>& primitive) {
+  if (!p.mosaicGpuKnown) return std::nullopt;
+  for (const auto& l : lowering)
+    for (const auto& q : primitive)
+      if (std::find(p.mosaicGpuSemantics.begin(), p.mosaicGpuSemantics.end(), l + "x" + q) !=
+          p.mosaicGpuSemantics.end())
+        return true;
+  return false;
 }
 
 const ErrorTemplate* KnowledgeBase::errorTemplate(const std::string& key) const {

@@ -24,10 +24,18 @@ struct PrimitiveFacts {
   DischargeStatus discharge = DischargeStatus::None;
   bool partialDischarge = false; // registered as a partial rule (sees which refs are flagged)
   std::string dischargeException, dischargeMessage; // when Raises
+  // When Exists: the primitives the rule binds itself (table keys), i.e. the
+  // functional form the discharged equation becomes (wgmma_ref -> wgmma),
+  // which is then lowered like any primitive on values.
+  std::vector<std::string> dischargeBinds;
+  // For a full rule: the operand positions it returns a new value for
+  // (wgmma_ref: {0}, the accumulator); empty optional when not known.
+  std::optional<std::vector<int>> dischargeWrites;
   GpuInterpretHandling gpuInterpret = GpuInterpretHandling::Unknown;
   std::string gpuInterpretMessage; // when ArmRaises
   bool cpuLowering = false;
   std::vector<std::string> mosaicGpuSemantics; // "LanexWarpgroup", ...
+  bool mosaicGpuKnown = false; // the table lists mosaicGpuLowering (an empty list means no rule)
   std::vector<std::string> effects;
   std::optional<std::string> hardware; // "Hopper sm_90a (wgmma)", with its source
 };
@@ -37,6 +45,7 @@ struct ApiFacts {
   std::string kind; // function | type | constant | primitive
   std::vector<std::string> binds;           // primitive keys bound directly
   std::vector<std::string> bindsTransitive; // through JAX helpers
+  bool returnsBeforeBind = false; // may return before binding (pl.broadcast_to of a matching shape)
 };
 
 struct InterpretOption {
@@ -73,6 +82,12 @@ public:
 
   const ApiFacts* api(const std::string& name) const;
   const PrimitiveFacts* primitive(const std::string& key) const;
+  // Whether Mosaic GPU has a lowering rule for `p` under any of the
+  // (lowering, primitive) semantics pairs given ("Lane"/"Warpgroup",
+  // "Warpgroup"/"Warp"); nullopt when the table does not say.
+  static std::optional<bool> hasMosaicGpuRule(const PrimitiveFacts& p,
+                                              const std::vector<std::string>& lowering,
+                                              const std::vector<std::string>& primitive);
   // Direct then transitive primitives of an API (empty if unknown).
   std::vector<const PrimitiveFacts*> primitivesOf(const std::string& apiName) const;
   const ErrorTemplate* errorTemplate(const std::string& key) const;
