@@ -483,6 +483,17 @@ std::string Project::mlirText(const std::string& path) const {
   return out;
 }
 
+bool Project::withModule(const std::string& path,
+                         const std::function<void(mlir::ModuleOp, std::string_view)>& fn) const {
+  std::lock_guard lock(impl_->mutex);
+  DocState* d = impl_->find(path);
+  if (!d) return false;
+  impl_->ensureCurrent(*d);
+  if (!d->module) return false;
+  fn(*d->module, d->doc.text());
+  return true;
+}
+
 std::vector<Finding> Project::findings(const std::string& path) const {
   std::lock_guard lock(impl_->mutex);
   DocState* d = impl_->find(path);

@@ -1,6 +1,7 @@
 #include "Checker.h"
 
 #include "FileWalker.h"
+#include "Relevance.h"
 #include "pallas/analysis/Project.h"
 #include "pallas/analysis/Rewrite.h"
 
@@ -111,25 +112,84 @@ void dedupe(std::vector<analysis::Finding>& findings) {
   findings.erase(std::unique(findings.begin(), findings.end(), same), findings.end());
 }
 
-std::vector<analysis::Finding> collect(analysis::Project& project,
-                                       const std::vector<std::string>& documents, unsigned jobs,
-                                       std::vector<std::string>& errors) {
-  std::vector<std::vector<analysis::Finding>> perDocument(documents.size());
-  std::vector<std::string> failures(documents.size());
-  parallelFor(documents.size(), jobs, [&](size_t i) {
-    try {
-      perDocument[i] = project.findings(documents[i]);
-      // The same fixes the editor offers (FindingsPipeline): --fix applies them.
-      analysis::attachFixes(project, documents[i], perDocument[i]);
-    } catch (const std::exception& e) {
-      failures[i] = documents[i] + ": internal error in the analysis: " + e.what();
+// Files a worker takes at a time: one folder (helpers usually live next to
+// the kernels that import them, so a worker reads each helper once).
+std::vector<std::vector<std::string>> byFolder(const std::vector<std::string>& documents) {
+  std::map<std::string, std::vector<std::string>> folders;
+  for (const std::string& d : documents)
+    folders[fs::path(d).parent_path().string()].push_back(d);
+  std::vector<std::vector<std::string>> groups;
+  for (auto& [_, files] : folders)
+    groups.push_back(std::move(files));
+  // Largest first, so the last group handed out is a small one.
+  std::sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) {
+    return a.size() != b.size() ? a.size() > b.size() : a.front() < b.front();
+  });
+  return groups;
+}
+
+// Analyse `documents` on up to `jobs` workers, each with a Project of its own
+// (its own MLIR context and lock, so the workers never wait on each other).
+// A kernel's helpers in other files are read by its worker's Project on
+// demand, whichever worker the helper file itself went to; a finding located
+// in such a file gets that file's fixes from the same Project.
+std::vector<analysis::Finding> collect(const analysis::ProjectOptions& projectOptions,
+                                       const std::vector<std::string>& documents,
+                                       const std::set<std::string>& runFiles, Sources& sources,
+                                       unsigned jobs, std::vector<std::string>& errors) {
+  std::vector<std::vector<std::string>> groups = byFolder(documents);
+  if (jobs == 0)
+    jobs = std::max(1u, std::thread::hardware_concurrency());
+  jobs = static_cast<unsigned>(std::max<size_t>(1, std::min<size_t>(jobs, groups.size())));
+  std::vector<std::vector<analysis::Finding>> perWorker(jobs);
+  std::vector<std::vector<std::string>> failuresPerWorker(jobs);
+  std::atomic<size_t> next{0};
+  parallelFor(jobs, jobs, [&](size_t worker) {
+    analysis::Project project(projectOptions);
+    auto& found = perWorker[worker];
+    auto& failures = failuresPerWorker[worker];
+    auto open = [&](const std::string& path) {
+      // One file the analysis cannot handle must not stop the others: it is
+      // reported (exit 2) and left out.
+      try {
+        if (!project.hasDocument(path))
+          project.setDocument(path, std::string(sources.text(path)));
+        return true;
+      } catch (const std::exception& e) {
+        failures.push_back(path + ": internal error in the analysis: " + e.what());
+        return false;
+      }
+    };
+    for (size_t g; (g = next.fetch_add(1)) < groups.size();) {
+      std::vector<std::string> opened;
+      for (const std::string& path : groups[g])
+        if (open(path))
+          opened.push_back(path);
+      for (const std::string& path : opened) {
+        try {
+          std::vector<analysis::Finding> list = project.findings(path);
+          // The same fixes the editor offers (FindingsPipeline), per file the
+          // findings are in: --fix applies them.
+          std::set<std::string> files;
+          for (const analysis::Finding& f : list)
+            files.insert(f.location.path);
+          for (const std::string& file : files)
+            if (file == path || (runFiles.count(file) && open(file)))
+              analysis::attachFixes(project, file, list);
+          for (auto& f : list)
+            found.push_back(std::move(f));
+        } catch (const std::exception& e) {
+          failures.push_back(path + ": internal error in the analysis: " + e.what());
+        }
+      }
     }
   });
-  for (std::string& f : failures) // once each, also when collect runs again after --fix
-    if (!f.empty() && std::find(errors.begin(), errors.end(), f) == errors.end())
-      errors.push_back(std::move(f));
+  for (auto& list : failuresPerWorker) // once each, also when collect runs again after --fix
+    for (std::string& f : list)
+      if (std::find(errors.begin(), errors.end(), f) == errors.end())
+        errors.push_back(std::move(f));
   std::vector<analysis::Finding> all;
-  for (auto& list : perDocument)
+  for (auto& list : perWorker)
     for (auto& f : list)
       all.push_back(std::move(f));
   dedupe(all);
@@ -193,25 +253,13 @@ CheckResult runCheck(const CheckOptions& options) {
     }
     projectOptions.knowledgePath = options.knowledgeFor(python);
   }
-  analysis::Project project(projectOptions);
 
-  // Read every file and hand it to the project first: a kernel's findings
-  // may depend on helpers in any other file of the run.
+  // Read every file (the texts also serve the report's columns and the
+  // suppression comments), then analyse the ones that can hold findings.
   std::vector<std::optional<std::string>> texts(walk.files.size());
   std::vector<std::string> readErrors(walk.files.size());
-  parallelFor(walk.files.size(), options.jobs, [&](size_t i) {
-    texts[i] = readFile(walk.files[i], readErrors[i]);
-    if (!texts[i])
-      return;
-    // One file the analysis cannot handle must not stop the others: it is
-    // reported (exit 2) and left out.
-    try {
-      project.setDocument(walk.files[i].string(), *texts[i]);
-    } catch (const std::exception& e) {
-      readErrors[i] = walk.files[i].string() + ": internal error in the analysis: " + e.what();
-      texts[i].reset();
-    }
-  });
+  parallelFor(walk.files.size(), options.jobs,
+              [&](size_t i) { texts[i] = readFile(walk.files[i], readErrors[i]); });
   std::vector<std::string> documents;
   for (size_t i = 0; i < walk.files.size(); ++i) {
     if (!texts[i]) {
@@ -221,9 +269,22 @@ CheckResult runCheck(const CheckOptions& options) {
     documents.push_back(walk.files[i].string());
     sources->texts.emplace(documents.back(), std::move(*texts[i]));
   }
+  std::vector<fs::path> paths;
+  std::vector<std::string_view> views;
+  for (const std::string& d : documents) {
+    paths.emplace_back(d);
+    views.emplace_back(sources->texts.at(d));
+  }
+  std::vector<bool> relevant = relevantFiles(paths, views, root);
+  const std::set<std::string> runFiles(documents.begin(), documents.end());
+  std::vector<std::string> analysed;
+  for (size_t i = 0; i < documents.size(); ++i)
+    if (relevant[i])
+      analysed.push_back(documents[i]);
 
   std::vector<analysis::Finding> findings =
-      filter(collect(project, documents, options.jobs, result.errors), configs, options, *sources);
+      filter(collect(projectOptions, analysed, runFiles, *sources, options.jobs, result.errors), configs,
+             options, *sources);
 
   if (options.fix) {
     FixOutcome outcome = applyFixes(findings, sources->texts, options.fixOptions);
@@ -233,8 +294,8 @@ CheckResult runCheck(const CheckOptions& options) {
     result.report.fixesApplied = outcome.findingsFixed;
     result.fixedFiles = outcome.changedFiles;
     if (!outcome.changedFiles.empty()) {
-      // Re-analyse what changed, so what is reported is what is left (the
-      // positions of the remaining findings moved with the edits).
+      // Re-analyse with the new texts, so what is reported is what is left
+      // (the positions of the remaining findings moved with the edits).
       for (const std::string& path : outcome.changedFiles) {
         std::string error;
         std::optional<std::string> text = readFile(path, error);
@@ -242,17 +303,12 @@ CheckResult runCheck(const CheckOptions& options) {
           result.errors.push_back(error);
           continue;
         }
-        try {
-          project.setDocument(path, *text);
-        } catch (const std::exception& e) {
-          result.errors.push_back(path + ": internal error in the analysis: " + e.what());
-        }
         std::lock_guard lock(sources->mutex);
         sources->texts[path] = std::move(*text);
         sources->lines.erase(path);
       }
-      findings = filter(collect(project, documents, options.jobs, result.errors), configs, options,
-                        *sources);
+      findings = filter(collect(projectOptions, analysed, runFiles, *sources, options.jobs, result.errors),
+                        configs, options, *sources);
     }
   }
 
@@ -265,7 +321,7 @@ CheckResult runCheck(const CheckOptions& options) {
   }
   result.report.findings = std::move(findings);
   result.report.files = documents.size();
-  result.report.jaxVersion = project.knowledgeJaxVersion();
+  result.report.jaxVersion = analysis::Project(projectOptions).knowledgeJaxVersion();
   std::error_code ec;
   result.report.base = fs::current_path(ec);
   result.report.lines = [sources](const std::string& path) { return sources->index(path); };

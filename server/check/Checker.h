@@ -1,8 +1,8 @@
 // One `pallas-lsp check` run, without the command line: discover the files,
-// read them, give them all to one analysis Project (so cross-file helpers
-// resolve), collect findings in parallel, apply the policy (selection,
-// per-file-ignores, suppressions, severities), optionally apply fixes and
-// re-analyse the files they changed.
+// read them, keep those that can hold findings (Relevance.h), analyse them
+// on parallel workers with a Project each (cross-file helpers are read on
+// demand), apply the policy (selection, per-file-ignores, suppressions,
+// severities), optionally apply fixes and analyse again.
 #pragma once
 
 #include "Config.h"

@@ -2,6 +2,8 @@
 // docs/fixes.md onto a document's findings.
 #include "pallas/analysis/Rewrite.h"
 
+#include "PathFixesImpl.h"
+
 #include <algorithm>
 
 namespace pallas::analysis {
@@ -18,16 +20,23 @@ void addOnce(Finding& f, Fix fix) {
 
 void attachFixes(const Project& project, const std::string& path, std::vector<Finding>& findings) {
   if (findings.empty() || !project.hasDocument(path)) return;
-  std::string text = project.documentText(path);
+  bool any = std::any_of(findings.begin(), findings.end(),
+                         [&](const Finding& f) { return f.location.path == path; });
+  if (!any) return;
+  // One parse of the document and one read of each module for every finding.
+  std::shared_ptr<const rewrite::SourceIndex> index =
+      rewrite::SourceIndex::of(project.documentText(path));
+  const rewrite::SourceIndex& src = *index;
+  ProjectRewriter rewriter(project);
   for (Finding& f : findings) {
     if (f.location.path != path) continue; // findings of other documents are theirs to fix
     if (f.code == "PLS001") {
-      RewriteResult r = rewriteInlineMgpu(project, path, f.location.range.start);
+      RewriteResult r = rewriter.rewrite(path, f.location.range.start);
       if (r.fix) addOnce(f, std::move(*r.fix));
     }
     if (f.code == "PLS001" || f.code == "PLS002") {
-      for (Fix& fix : pathFixes(text, f)) addOnce(f, std::move(fix));
-    } else if (auto fix = ignoreFix(text, path, f.location.range.start.line, f.code)) {
+      for (Fix& fix : rewrite::pathFixes(src, f)) addOnce(f, std::move(fix));
+    } else if (auto fix = rewrite::ignoreFix(src, path, f.location.range.start.line, f.code)) {
       addOnce(f, std::move(*fix));
     }
   }

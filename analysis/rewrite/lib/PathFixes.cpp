@@ -1,5 +1,6 @@
 // Path quick fixes (docs/fixes.md): edits of the launch call found in the
 // syntax tree at the launch position the finding carries.
+#include "PathFixesImpl.h"
 #include "SourceIndex.h"
 
 #include "pallas/analysis/Rewrite.h"
@@ -55,7 +56,10 @@ std::string fileUri(const std::string& path) {
 }
 
 std::optional<Fix> runCompiledFix(std::string_view text, const std::string& path, SourcePos launchPos) {
-  SourceIndex src(text);
+  return rewrite::runCompiledFix(*SourceIndex::of(text), path, launchPos);
+}
+
+std::optional<Fix> rewrite::runCompiledFix(const SourceIndex& src, const std::string& path, SourcePos launchPos) {
   TSNode kw = interpretKeyword(src, launchPos);
   if (isNull(kw)) return std::nullopt;
   // Remove the argument with one adjacent comma: the one before it when there
@@ -79,7 +83,10 @@ std::optional<Fix> runCompiledFix(std::string_view text, const std::string& path
 }
 
 std::optional<Fix> gpuInterpretFix(std::string_view text, const std::string& path, SourcePos launchPos) {
-  SourceIndex src(text);
+  return rewrite::gpuInterpretFix(*SourceIndex::of(text), path, launchPos);
+}
+
+std::optional<Fix> rewrite::gpuInterpretFix(const SourceIndex& src, const std::string& path, SourcePos launchPos) {
   TSNode kw = interpretKeyword(src, launchPos);
   Fix f;
   f.title = "Use GPU interpret mode (interpret=InterpretGPUParams())";
@@ -118,7 +125,10 @@ std::optional<Fix> gpuInterpretFix(std::string_view text, const std::string& pat
 }
 
 std::optional<Fix> runOnGpuFix(std::string_view text, const std::string& path, SourcePos launchPos) {
-  SourceIndex src(text);
+  return rewrite::runOnGpuFix(*SourceIndex::of(text), path, launchPos);
+}
+
+std::optional<Fix> rewrite::runOnGpuFix(const SourceIndex& src, const std::string& path, SourcePos launchPos) {
   TSNode top{};
   for (TSNode n = src.nodeAt(launchPos); !isNull(n); n = ts_node_parent(n))
     if (typeOf(n) == "function_definition") top = n; // the outermost def wins
@@ -138,7 +148,12 @@ std::optional<Fix> runOnGpuFix(std::string_view text, const std::string& path, S
 
 std::optional<Fix> ignoreFix(std::string_view text, const std::string& path, uint32_t line,
                              const std::string& code) {
-  SourceIndex src(text);
+  return rewrite::ignoreFix(*SourceIndex::of(text), path, line, code);
+}
+
+std::optional<Fix> rewrite::ignoreFix(const SourceIndex& src, const std::string& path, uint32_t line,
+                                      const std::string& code) {
+  std::string_view text = src.text();
   size_t start = src.offset({line, 0});
   if (start == std::string::npos) return std::nullopt;
   size_t end = text.find('\n', start);
@@ -187,17 +202,22 @@ std::optional<Fix> ignoreFix(std::string_view text, const std::string& path, uin
 }
 
 std::vector<Fix> pathFixes(std::string_view text, const Finding& finding) {
+  return rewrite::pathFixes(*SourceIndex::of(text), finding);
+}
+
+std::vector<Fix> rewrite::pathFixes(const SourceIndex& src, const Finding& finding) {
   std::vector<Fix> out;
   const std::string& path = finding.location.path;
   if (finding.launch) {
     if (finding.launch->path == path || finding.launch->path.empty()) {
-      if (auto f = runCompiledFix(text, path, finding.launch->range.start)) out.push_back(*f);
+      SourcePos at = finding.launch->range.start;
+      if (auto f = runCompiledFix(src, path, at)) out.push_back(*f);
       if (finding.gpuInterpretRunsLaunch)
-        if (auto f = gpuInterpretFix(text, path, finding.launch->range.start)) out.push_back(*f);
-      if (auto f = runOnGpuFix(text, path, finding.launch->range.start)) out.push_back(*f);
+        if (auto f = gpuInterpretFix(src, path, at)) out.push_back(*f);
+      if (auto f = runOnGpuFix(src, path, at)) out.push_back(*f);
     }
   }
-  if (auto f = ignoreFix(text, path, finding.location.range.start.line, finding.code)) out.push_back(*f);
+  if (auto f = ignoreFix(src, path, finding.location.range.start.line, finding.code)) out.push_back(*f);
   return out;
 }
 

@@ -80,7 +80,8 @@ std::string filePath(pd::InlineMgpuOp op) {
 } // namespace
 
 pd::InlineMgpuOp findInlineMgpu(mlir::ModuleOp module, std::string_view text, SourcePos pos) {
-  SourceIndex src(text);
+  std::shared_ptr<const SourceIndex> index = SourceIndex::of(text);
+  const SourceIndex& src = *index;
   pd::InlineMgpuOp best;
   uint32_t bestSize = UINT32_MAX;
   module.walk([&](pd::InlineMgpuOp op) {
@@ -147,7 +148,8 @@ CalledInlineMgpu findInlineMgpuCalledAt(mlir::ModuleOp module, SourcePos pos) {
 RewriteResult rewriteInlineMgpuOp(pd::InlineMgpuOp op, std::string_view text) {
   RewriteResult r;
   if (!op) return r;
-  SourceIndex src(text);
+  std::shared_ptr<const SourceIndex> index = SourceIndex::of(text);
+  const SourceIndex& src = *index;
   DefNodes d = defOf(op, src);
   std::string path = filePath(op);
   if (rewrite::isNull(d.def)) {

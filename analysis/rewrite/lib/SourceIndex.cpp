@@ -18,6 +18,21 @@ SourceIndex::SourceIndex(std::string_view text) : text_(text) {
     if (text_[i] == '\n') lineStarts_.push_back(i + 1);
 }
 
+std::shared_ptr<const SourceIndex> SourceIndex::of(std::string_view text) {
+  // Thread-local: no lock, and an index is read-only once built.
+  thread_local std::vector<std::shared_ptr<const SourceIndex>> recent;
+  for (size_t i = 0; i < recent.size(); ++i)
+    if (recent[i]->text() == text) {
+      std::rotate(recent.begin(), recent.begin() + static_cast<long>(i),
+                  recent.begin() + static_cast<long>(i) + 1);
+      return recent.front();
+    }
+  auto made = std::make_shared<const SourceIndex>(text);
+  recent.insert(recent.begin(), made);
+  if (recent.size() > 4) recent.pop_back();
+  return made;
+}
+
 SourceIndex::~SourceIndex() {
   if (tree_) ts_tree_delete(tree_);
   if (parser_) ts_parser_delete(parser_);

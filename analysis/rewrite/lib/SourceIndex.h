@@ -9,6 +9,7 @@
 #include "pallas/analysis/Finding.h"
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <tree_sitter/api.h>
@@ -22,6 +23,11 @@ class SourceIndex {
 public:
   explicit SourceIndex(std::string_view text);
   ~SourceIndex();
+  // The index of `text`, shared with the last few callers on this thread
+  // that asked for the same text: one finding's fixes look at the same
+  // document many times (each quick fix, the rewrite's region lookup and
+  // its translation), and each parse is a full tree-sitter parse.
+  static std::shared_ptr<const SourceIndex> of(std::string_view text);
   SourceIndex(const SourceIndex&) = delete;
   SourceIndex& operator=(const SourceIndex&) = delete;
 

@@ -18,6 +18,10 @@
 #include <string_view>
 #include <vector>
 
+namespace mlir {
+class ModuleOp; // only named here: callers of withModule include MLIR themselves
+}
+
 namespace pallas::analysis {
 
 // An edit in UTF-8 byte offsets of the document text before the edit.
@@ -78,6 +82,12 @@ public:
 
   // The module kept for the document, printed with locations.
   std::string mlirText(const std::string& path) const;
+  // Run `fn` on the document's current module and text, under the Project's
+  // lock (neither may escape `fn`; `fn` may call withModule for another
+  // document). For readers that need the ops themselves (the rewrite), without
+  // a print and re-parse. False, without calling `fn`, for an unknown path.
+  bool withModule(const std::string& path,
+                  const std::function<void(mlir::ModuleOp, std::string_view text)>& fn) const;
   // Findings for one document (its kernels and everything they reach).
   std::vector<Finding> findings(const std::string& path) const;
   // Documents whose analysis depends on `path` (they import from it).

@@ -13,6 +13,7 @@
 #include "pallas/analysis/Project.h"
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,6 +36,21 @@ struct RewriteResult {
 // blocker. Never throws on bad input.
 RewriteResult rewriteInlineMgpu(const Project& project, const std::string& path,
                                 SourcePos regionPos);
+
+// The same for many positions (attachFixes): each position is rewritten
+// once. Holds a reference to the Project; use it within one request.
+class ProjectRewriter {
+public:
+  explicit ProjectRewriter(const Project& project);
+  ~ProjectRewriter();
+  ProjectRewriter(const ProjectRewriter&) = delete;
+  ProjectRewriter& operator=(const ProjectRewriter&) = delete;
+  RewriteResult rewrite(const std::string& path, SourcePos regionPos);
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 // ---- path quick fixes (text level, over the document's syntax) ------------
 

@@ -1,0 +1,123 @@
+#include "Relevance.h"
+
+#include <cctype>
+#include <cstring>
+#include <set>
+#include <string>
+
+namespace pallas::check {
+
+namespace {
+
+bool identChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+         static_cast<unsigned char>(c) >= 0x80;
+}
+
+bool spellsJax(std::string_view text) {
+  return memmem(text.data(), text.size(), "jax", 3) != nullptr;
+}
+
+// Splits "a.b.c" / "a.b as x, d" / "(a, b as c)" into identifiers, leaving
+// out the names after `as` (local aliases, not modules).
+void addIdentifiers(std::string_view s, std::vector<std::string_view>& out) {
+  bool afterAs = false;
+  for (size_t i = 0; i < s.size();) {
+    if (!identChar(s[i])) {
+      if (s[i] == ',')
+        afterAs = false;
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < s.size() && identChar(s[j]))
+      ++j;
+    std::string_view word = s.substr(i, j - i);
+    if (word == "as")
+      afterAs = true;
+    else if (!afterAs && word != "import")
+      out.push_back(word);
+    i = j;
+  }
+}
+
+} // namespace
+
+std::vector<std::string_view> importedNames(std::string_view text) {
+  std::vector<std::string_view> out;
+  for (size_t at = 0; at < text.size();) {
+    size_t end = text.find('\n', at);
+    if (end == std::string_view::npos)
+      end = text.size();
+    std::string_view line = text.substr(at, end - at);
+    at = end + 1;
+    size_t i = line.find_first_not_of(" \t");
+    if (i == std::string_view::npos)
+      continue;
+    line.remove_prefix(i);
+    if (size_t hash = line.find('#'); hash != std::string_view::npos)
+      line = line.substr(0, hash);
+    // `from M import names` and `import M[, N]`; the names of a
+    // parenthesised list on the next lines are covered by the folder test
+    // (the package M matches a relevant file inside it).
+    if (line.starts_with("from ") || line.starts_with("import "))
+      addIdentifiers(line.substr(line.starts_with("from ") ? 5 : 7), out);
+  }
+  return out;
+}
+
+std::vector<bool> relevantFiles(const std::vector<std::filesystem::path>& files,
+                                const std::vector<std::string_view>& texts,
+                                const std::filesystem::path& root) {
+  std::vector<bool> relevant(files.size(), false);
+  std::set<std::string, std::less<>> names; // stems and folder names of relevant files
+  auto addNames = [&](const std::filesystem::path& p) {
+    std::string stem = p.stem().string();
+    if (stem != "__init__")
+      names.insert(stem);
+    // Up to the root's own name (a checked package folder is a package).
+    for (auto dir = p.parent_path(); dir.has_filename(); dir = dir.parent_path()) {
+      names.insert(dir.filename().string());
+      if (dir == root || dir == dir.parent_path())
+        break;
+    }
+  };
+  std::vector<size_t> pending;
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (spellsJax(texts[i])) {
+      relevant[i] = true;
+      addNames(files[i]);
+    } else {
+      pending.push_back(i);
+    }
+  }
+  if (names.empty())
+    return relevant;
+  // Imports of imports: repeat until nothing new becomes relevant.
+  std::vector<std::vector<std::string_view>> imports(files.size());
+  for (size_t i : pending)
+    imports[i] = importedNames(texts[i]);
+  for (bool grew = true; grew;) {
+    grew = false;
+    std::vector<size_t> still;
+    for (size_t i : pending) {
+      bool hit = false;
+      for (std::string_view n : imports[i])
+        if (names.find(n) != names.end()) {
+          hit = true;
+          break;
+        }
+      if (!hit) {
+        still.push_back(i);
+        continue;
+      }
+      relevant[i] = true;
+      addNames(files[i]);
+      grew = true;
+    }
+    pending = std::move(still);
+  }
+  return relevant;
+}
+
+} // namespace pallas::check

@@ -1,0 +1,34 @@
+// Which files of a `check` run can hold anything pallas-lsp reports.
+//
+// Every way to name JAX, Pallas or Mosaic GPU starts with an import of a
+// module under `jax`, so a file that never spells "jax" can only reach them
+// by importing a module of the run that does (a re-export such as
+// `from mykernels import pl`, or a helper module). Files that do neither are
+// plain Python: `check` neither parses nor lowers them, which is most of a
+// large repository. Helpers they define are still found when a kernel file
+// imports them (the analysis reads those on demand).
+//
+// The import test is textual and errs on the side of analysing: an import
+// matches when any dotted component of the module (or an imported name)
+// equals the stem of a relevant file or the name of a folder holding one.
+#pragma once
+
+#include <filesystem>
+#include <string_view>
+#include <vector>
+
+namespace pallas::check {
+
+// relevant[i] is true when files[i] (with text texts[i]) may hold findings.
+// Folder names count up to `root` (the run's common folder) included: a
+// package is named by its folders inside the project, not by where it is
+// checked out.
+std::vector<bool> relevantFiles(const std::vector<std::filesystem::path>& files,
+                                const std::vector<std::string_view>& texts,
+                                const std::filesystem::path& root);
+
+// The names a file's import statements mention (module path components and
+// imported names), for the test above. Exposed for the unit tests.
+std::vector<std::string_view> importedNames(std::string_view text);
+
+} // namespace pallas::check

@@ -1,0 +1,150 @@
+// Which files `check` analyses (server/check/Relevance.h), and that skipping
+// the rest and splitting the run over workers loses no finding: runCheck on
+// real files, with the real analysis.
+#include "check/Checker.h"
+#include "check/Relevance.h"
+
+#include "TempDir.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace pallas::check {
+namespace {
+
+using testing::TempDir;
+
+std::vector<std::string> names(std::string_view text) {
+  std::vector<std::string> out;
+  for (std::string_view n : importedNames(text))
+    out.emplace_back(n);
+  return out;
+}
+
+TEST(Relevance, ImportedNamesKeepModulesAndNamesButNotAliases) {
+  EXPECT_EQ(names("import os.path as p, sys\n"), (std::vector<std::string>{"os", "path", "sys"}));
+  EXPECT_EQ(names("  from .pkg.mod import (a as b, c)  # comment import zzz\n"),
+            (std::vector<std::string>{"pkg", "mod", "a", "c"}));
+  EXPECT_EQ(names("x = 1  # import nothing\nprint('from x import y')\n"), std::vector<std::string>{});
+}
+
+TEST(Relevance, FilesThatSpellJaxAndWhatImportsThemTransitively) {
+  std::vector<std::filesystem::path> files{"/r/lib/reexport.py", "/r/app/uses.py", "/r/app/deeper.py",
+                                           "/r/plain.py", "/r/other/pkg/__init__.py"};
+  std::vector<std::string> texts{
+      "from jax.experimental import pallas as pl\n",     // spells jax
+      "from lib.reexport import pl\n",                   // imports it
+      "import uses\n",                                   // imports what imports it
+      "import os\nfrom collections import OrderedDict\n", // plain Python
+      "from .x import y\n",
+  };
+  std::vector<std::string_view> views(texts.begin(), texts.end());
+  EXPECT_EQ(relevantFiles(files, views, "/r"), (std::vector<bool>{true, true, true, false, false}));
+  // Nothing spells jax: nothing to analyse.
+  std::vector<std::string_view> none{"import os\n", "import plain\n"};
+  EXPECT_EQ(relevantFiles({"/r/a.py", "/r/plain.py"}, none, "/r"), (std::vector<bool>{false, false}));
+}
+
+TEST(Relevance, APackageImportedByItsFolderName) {
+  // `from kernels import (\n  tma,\n)`: the names on later lines are not
+  // read, but the package's folder name matches.
+  std::vector<std::filesystem::path> files{"/r/kernels/tma.py", "/r/main.py"};
+  std::vector<std::string_view> texts{"import jax\n", "from kernels import (\n    tma,\n)\n"};
+  EXPECT_EQ(relevantFiles(files, texts, "/r"), (std::vector<bool>{true, true}));
+}
+
+constexpr const char* kReexport = R"(from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+)";
+
+// No "j-a-x" anywhere in this file: its names come through mylib.
+constexpr const char* kKernel = R"(from mylib import pl, plgpu
+
+
+def kernel(x_ref, o_ref):
+  @plgpu.inline_mgpu(arg_types=(plgpu.RefType(),), return_type=None)
+  def touch(ctx, ref):
+    del ctx, ref
+
+  touch(x_ref)
+
+
+def run(x):
+  return pl.pallas_call(kernel, out_shape=x, interpret=True)(x)
+)";
+
+std::vector<std::string> findingsAt(const CheckResult& r) {
+  std::vector<std::string> out;
+  for (const auto& f : r.report.findings)
+    out.push_back(std::filesystem::path(f.location.path).filename().string() + ":" +
+                  std::to_string(f.location.range.start.line + 1) + ":" + f.code);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(Relevance, ReexportedNamesStillFoundAndPlainFilesStillCounted) {
+  TempDir dir;
+  dir.write("mylib.py", kReexport);
+  dir.write("app/kern.py", kKernel);
+  dir.write("plain/util.py", "import os\n\ndef helper():\n  return os.getcwd()\n");
+  CheckOptions options;
+  options.paths = {dir.path()};
+  options.configMode = CheckOptions::ConfigMode::None;
+  CheckResult r = runCheck(options);
+  EXPECT_TRUE(r.errors.empty());
+  EXPECT_EQ(r.report.files, 3u);
+  EXPECT_EQ(findingsAt(r), (std::vector<std::string>{"kern.py:9:PLS001"}));
+}
+
+TEST(Relevance, WorkersAgreeWithOneWorker) {
+  // Kernels in several folders using a helper in another folder: split over
+  // workers (each with its own Project), the findings and their fixes are
+  // those of a single worker.
+  TempDir dir;
+  dir.write("shared/helpers.py", R"(from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+def stage(src, smem, barrier):
+  plgpu.copy_gmem_to_smem(src, smem, barrier)
+  plgpu.barrier_wait(barrier)
+)");
+  for (int i = 0; i < 6; ++i)
+    dir.write("k" + std::to_string(i) + "/kern.py", R"(import jax
+import jax.numpy as jnp
+from jax.experimental.pallas import mosaic_gpu as plgpu
+from shared.helpers import stage
+
+
+def kernel(x_ref, o_ref, smem, barrier):
+  stage(x_ref, smem, barrier)
+  o_ref[...] = smem[...]
+
+
+def run(x):
+  return plgpu.kernel(kernel, out_shape=x, scratch_shapes=[plgpu.SMEM((128,), jnp.float32), plgpu.Barrier()], interpret=True)(x)
+)");
+  auto run = [&](unsigned jobs) {
+    CheckOptions options;
+    options.paths = {dir.path()};
+    options.configMode = CheckOptions::ConfigMode::None;
+    options.jobs = jobs;
+    return runCheck(options);
+  };
+  CheckResult one = run(1), three = run(3);
+  ASSERT_EQ(findingsAt(one), findingsAt(three));
+  // The helper's two primitives, once each however many kernels reach them.
+  EXPECT_EQ(findingsAt(one), (std::vector<std::string>{"helpers.py:5:PLS002", "helpers.py:6:PLS002"}));
+  for (size_t i = 0; i < one.report.findings.size(); ++i) {
+    const auto& a = one.report.findings[i];
+    const auto& b = three.report.findings[i];
+    ASSERT_EQ(a.fixes.size(), b.fixes.size()) << a.message;
+    for (size_t k = 0; k < a.fixes.size(); ++k)
+      EXPECT_EQ(a.fixes[k].title, b.fixes[k].title);
+    // The helper's findings carry fixes made in the helper's file.
+    EXPECT_FALSE(a.fixes.empty());
+  }
+}
+
+} // namespace
+} // namespace pallas::check
