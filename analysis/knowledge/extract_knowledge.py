@@ -36,6 +36,11 @@ How each fact is obtained (also written into the table under "methods"):
   non-None entries of the new-operand tuple its ``return`` statements build
   (null when not a literal): a full rule cannot tell which operands are
   being discharged, and one that writes an operand that is not fails.
+* Ref indexing: for allocations whose Ref type overrides indexing (a
+  ``plgpu.ACC`` makes a ``WGMMAAbstractAccumulatorRef``), the primitives its
+  ``_getitem`` / ``_setitem`` bind, following the functions they import
+  inside their bodies ("refIndexing"; null for an operation that is not
+  overridden, i.e. plain ``get`` / ``swap``).
 * Conditional binds: an API whose own code has a ``return`` before its first
   ``.bind(...)`` call ("returnsBeforeBind", e.g. ``pl.broadcast_to`` returns
   its input unchanged when the shape already matches) may bind nothing.
@@ -145,6 +150,11 @@ ERROR_ANCHORS = {
     "inlineMgpuReturnTypes": ("jax._src.pallas.mosaic_gpu.primitives", "only supports plgpu.ShapeDtypeStruct"),
     "inlineMgpuArgTypes": ("jax._src.pallas.mosaic_gpu.primitives", "only supports only SomeLayout and RefType"),
     "inlineMgpuTypeMismatch": ("jax._src.pallas.mosaic_gpu.primitives", "Mismatched type"),
+}
+# Allocations (as the analysis names them) whose Ref type may override
+# indexing, and where to find them.
+REF_INDEXING = {
+    "plgpu.ACC": ("jax.experimental.pallas.mosaic_gpu", "ACC"),
 }
 EFFECT_NAME = re.compile(r"(^|_)(Read|Write|Accum)Effect$|_effect$|Effect$")
 
@@ -388,6 +398,54 @@ def returns_before_bind(fn):
   if not binds:
     return False
   return any(r.lineno < min(binds) for r in _own_returns(func))
+
+
+def _imported_objects(fn):
+  """Objects a function imports inside its body (`from m import f`)."""
+  code = getattr(_unwrap(fn), "__code__", None)
+  out = []
+  if code is None:
+    return out
+  for sub in _code_objects(code):
+    module = None
+    for ins in dis.get_instructions(sub):
+      if ins.opname == "IMPORT_NAME":
+        module = ins.argval
+      elif ins.opname == "IMPORT_FROM" and module:
+        imported = _try_import(module)
+        obj = getattr(imported, ins.argval, None) if imported else None
+        if obj is not None:
+          out.append(obj)
+  return out
+
+
+def ref_indexing(index):
+  """{allocation: {"refType", "getitem", "setitem"}} with primitive ids."""
+  import jax.numpy as jnp  # noqa: PLC0415
+  state_types = _try_import("jax._src.state.types")
+  base = getattr(state_types, "AbstractRef", None)
+  out = {}
+  for name, (module_name, attr) in sorted(REF_INDEXING.items()):
+    module = _try_import(module_name)
+    alloc = getattr(module, attr, None) if module else None
+    try:
+      aval = alloc((8, 8), jnp.float32).get_ref_aval()
+    except Exception:  # noqa: BLE001 -- moved or changed: not described
+      continue
+    cls = type(aval)
+    entry = {"refType": _qualname(cls)}
+    for op, method in (("getitem", "_getitem"), ("setitem", "_setitem")):
+      fn = getattr(cls, method, None)
+      if fn is None or fn is getattr(base, method, None):
+        entry[op] = None
+        continue
+      ids = set()
+      for f in [fn] + [o for o in _imported_objects(fn) if isinstance(o, types.FunctionType)]:
+        direct, transitive = api_binds(f, index)
+        ids |= direct | transitive
+      entry[op] = ids
+    out[name] = entry
+  return out
 
 
 def _follows(obj):
@@ -801,6 +859,8 @@ def extract():
           entry["docHardwareMentions"] = hw
       apis[f"{alias}.{name}"] = entry
 
+  indexing = ref_indexing(index)
+
   # What each discharge rule binds; it may add primitives (functional forms)
   # to the index, so this runs before the keys are fixed.
   full, partial = discharge_facts()
@@ -820,6 +880,10 @@ def extract():
     for field in ("binds", "bindsTransitive"):
       if field in entry:
         entry[field] = sorted(keys[i] for i in entry[field])
+  for entry in indexing.values():
+    for op in ("getitem", "setitem"):
+      if entry.get(op) is not None:
+        entry[op] = sorted(keys[i] for i in entry[op])
 
   arms, has_fallback, interp_module = gpu_interpret_arms()
   generic_lowerings, cpu_lowerings = cpu_lowering_sets()
@@ -866,11 +930,14 @@ def extract():
           "cpuLowering": "mlir._lowerings or mlir._platform_specific_lowerings['cpu']",
           "mosaicGpuLowering": "jax._src.pallas.mosaic_gpu.lowering.mosaic_lowering_rules keys",
           "effects": "effect names referenced by the primitive's abstract_eval code",
+          "refIndexing": "bytecode scan of the allocation's Ref type's _getitem/_setitem, "
+                         "following functions they import",
           "hardware": "name rule (wgmma, tcgen05/tmem) + capability gates parsed from jax._src.test_util",
       },
       "modules": modules,
       "apis": apis,
       "primitives": primitives,
+      "refIndexing": indexing,
       "interpretGPUParams": interpret_gpu_params(),
       "hardwareGates": gates,
       "errorTemplates": error_templates(),

@@ -160,13 +160,23 @@ RefState KernelWalk::kernelParamState(unsigned index, unsigned count) const {
   return {};
 }
 
+RefState KernelWalk::kernelParamStateOf(unsigned index, unsigned count) const {
+  RefState s = kernelParamState(index, count);
+  s.accumulator = detail::kernelParamOrigin(launch_, index, count) == "acc";
+  return s;
+}
+
 RefState KernelWalk::scopedState(llvm::StringRef origin) const {
   if (origin == pd::origin::kValue || origin.empty())
     return {};
   bool hlo = path_ == ExecPath::InterpretHlo;
-  if (origin == pd::origin::kAcc)
-    return path_ == ExecPath::InterpretGpu ? plainRef("a plgpu.ACC accumulator")
-                                           : discharged(Phase::Lowering, "a plgpu.ACC accumulator");
+  if (origin == pd::origin::kAcc) {
+    RefState s = path_ == ExecPath::InterpretGpu
+                     ? plainRef("a plgpu.ACC accumulator")
+                     : discharged(Phase::Lowering, "a plgpu.ACC accumulator");
+    s.accumulator = true;
+    return s;
+  }
   if (origin == pd::origin::kRunState)
     // Mosaic GPU discharges the refs run_state builds from values; XLA (the
     // HLO interpreter, and the GPU interpreter's fallback) discharges all.
@@ -206,8 +216,11 @@ RefState KernelWalk::stateOf(mlir::Value v, llvm::StringRef origin) const {
   } else {
     st = scopedState(origin);
   }
-  if (allDischarged_ && st.kind == Kind::Ref)
+  if (allDischarged_ && st.kind == Kind::Ref) {
+    bool acc = st.accumulator;
     st = discharged(allPhase_, st.what);
+    st.accumulator = acc;
+  }
   return st;
 }
 
@@ -302,7 +315,7 @@ bool KernelWalk::run() {
 
   unsigned n = body.block->getNumArguments();
   for (unsigned i = 0; i < n; ++i)
-    states_[body.block->getArgument(i)] = kernelParamState(i, n);
+    states_[body.block->getArgument(i)] = kernelParamStateOf(i, n);
 
   // A multi-threaded plgpu.kernel wraps its body in run_scoped with
   // collective axes: the HLO interpreter rejects that before anything else.
@@ -423,7 +436,21 @@ void KernelWalk::onPrim(pd::PrimOp prim) {
     if (strAt(prim.getKeywords(), i).empty())
       operands.push_back(stateOf(prim.getArgs()[i], strAt(prim.getOrigins(), i)));
   const knowledge::ApiFacts* facts = kb_.api(api.str());
-  for (const knowledge::PrimitiveFacts* p : primitivesOf(api, direct)) {
+  std::vector<const knowledge::PrimitiveFacts*> prims = primitivesOf(api, direct);
+  // Indexing a plgpu.ACC: its Ref type binds the table's primitives instead
+  // of get / swap (acc[...] reads with wgmma_accumulator_deref_p).
+  if ((api == "ref.__getitem__" || api == "ref.__setitem__") && !operands.empty() &&
+      operands[0].accumulator)
+    if (const knowledge::RefIndexing* ri = kb_.refIndexing("plgpu.ACC")) {
+      const auto& keys = api == "ref.__getitem__" ? ri->getitem : ri->setitem;
+      if (keys) {
+        prims.clear();
+        for (const std::string& key : *keys)
+          if (const auto* p = kb_.primitive(key))
+            prims.push_back(p);
+      }
+    }
+  for (const knowledge::PrimitiveFacts* p : prims) {
     Binding b;
     b.api = api.str();
     b.prim = p;

@@ -43,6 +43,7 @@ struct RefState {
   Kind kind = Kind::NotRef;
   Phase phase = Phase::Lowering; // when Discharged
   const char* what = "";         // what the Ref is, for messages ("a kernel input/output Ref")
+  bool accumulator = false;      // a plgpu.ACC: its Ref type overrides indexing
   bool isRef() const { return kind != Kind::NotRef; }
   bool discharged() const { return kind == Kind::Discharged; }
 };
@@ -121,6 +122,7 @@ private:
   RefState stateOf(mlir::Value v, llvm::StringRef origin) const;
   RefState strongest(mlir::ValueRange args, mlir::ArrayAttr origins) const;
   RefState kernelParamState(unsigned index, unsigned count) const;
+  RefState kernelParamStateOf(unsigned index, unsigned count) const; // + accumulator
   RefState scopedState(llvm::StringRef origin) const;
   std::vector<const knowledge::PrimitiveFacts*> primitivesOf(llvm::StringRef api,
                                                              bool& direct) const;

@@ -579,13 +579,39 @@ def kernel(a_ref, b_ref, o_ref):
 def run(a):
   return plgpu.kernel(kernel, out_shape=a, interpret=True)(a, a)
 )");
-  ASSERT_EQ(fs.size(), 1u);
+  ASSERT_EQ(fs.size(), 2u);
   EXPECT_EQ(line(fs[0]), 6u);
   EXPECT_NE(fs[0].message.find("MLIR translation rule for primitive 'wgmma' not found for "
                                "platform cpu"),
             std::string::npos)
       << fs[0].message;
   EXPECT_NE(fs[0].message.find("binds wgmma on the values"), std::string::npos) << fs[0].message;
+  EXPECT_NE(fs[0].message.find("first error JAX raises"), std::string::npos) << fs[0].message;
+  EXPECT_EQ(line(fs[1]), 7u) << "reading the accumulator fails too";
+}
+
+// Oracle interp_acc_read / gpu_wgmma_ok / compiled_acc_smem_ok: acc[...] on
+// a plgpu.ACC binds wgmma_accumulator_deref_p (the table's refIndexing),
+// whose discharge rule re-binds it on the value.
+TEST_F(Discharge, ReadingAnAccumulatorBindsItsDeref) {
+  const char* kernel = R"(
+def kernel(x_ref, o_ref):
+  def scope(acc_ref):
+    return acc_ref[...]
+
+  o_ref[...] = x_ref[...] + pl.run_scoped(scope, plgpu.ACC((64, 64), jnp.float32))
+
+def run(x):
+  return pl.pallas_call(kernel, out_shape=x, interpret=%s)(x)
+)";
+  auto fs = check(withInterpret(kernel, "True"));
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(line(fs[0]), 4u);
+  EXPECT_NE(fs[0].message.find("'wgmma_accumulator_deref_p' not found for platform cpu"),
+            std::string::npos)
+      << fs[0].message;
+  EXPECT_TRUE(check(withInterpret(kernel, "False")).empty());
+  EXPECT_TRUE(check(withInterpret(kernel, "InterpretGPUParams()")).empty());
 }
 
 } // namespace

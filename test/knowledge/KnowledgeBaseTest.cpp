@@ -79,6 +79,11 @@ TEST(KnowledgeBase, LoadsDischargeFunctionalFormsAndMosaicRules) {
   ASSERT_NE(test, nullptr);
   EXPECT_EQ(KnowledgeBase::hasMosaicGpuRule(*test, {"Lane"}, {"Warpgroup"}), std::optional<bool>(false));
   EXPECT_EQ(KnowledgeBase::hasMosaicGpuRule(*test, {"Lane"}, {"Warp"}), std::optional<bool>(true));
+  const auto* acc = kb.refIndexing("plgpu.ACC");
+  ASSERT_NE(acc, nullptr);
+  ASSERT_TRUE(acc->getitem.has_value());
+  EXPECT_EQ(*acc->getitem, std::vector<std::string>{"wgmma_accumulator_deref_p"});
+  EXPECT_EQ(kb.refIndexing("plgpu.SMEM"), nullptr);
   EXPECT_TRUE(kb.api("pl.broadcast_to")->returnsBeforeBind);
   EXPECT_FALSE(kb.api("pl.reciprocal")->returnsBeforeBind);
 }

@@ -255,3 +255,28 @@ def test_accumulator_read_rebinds_itself(table):
   fact = table["primitives"]["wgmma_accumulator_deref_p"]
   assert fact["discharge"]["binds"] == ["wgmma_accumulator_deref_p"]
   assert fact["discharge"]["writesOperands"] == [] and fact["cpuLowering"] is False
+  indexing = table["refIndexing"]["plgpu.ACC"]
+  assert indexing["getitem"] == ["wgmma_accumulator_deref_p"]
+  assert indexing["setitem"] == ["wgmma_accumulator_store_p"]
+
+  def kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] + pl.run_scoped(lambda acc: acc[...], plgpu.ACC((64, 64), jnp.float32))
+
+  x = jnp.ones((64, 64), jnp.float32)
+  call = lambda x: pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret=True)(x)
+  scoped = [e for e in _all_eqns(jax.make_jaxpr(call)(x).jaxpr) if e.primitive.name == "run_scoped"]
+  assert [e.primitive.name for e in scoped[0].params["jaxpr"].eqns] == ["wgmma_accumulator_deref_p"]
+  with pytest.raises(NotImplementedError, match="'wgmma_accumulator_deref_p' not found for platform cpu"):
+    call(x)
+
+
+def _all_eqns(jaxpr):
+  from jax._src import core
+  for eqn in jaxpr.eqns:
+    yield eqn
+    for v in eqn.params.values():
+      for sub in (v if isinstance(v, (tuple, list)) else (v,)):
+        if isinstance(sub, core.ClosedJaxpr):
+          yield from _all_eqns(sub.jaxpr)
+        elif isinstance(sub, core.Jaxpr):
+          yield from _all_eqns(sub)

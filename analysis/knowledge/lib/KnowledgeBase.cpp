@@ -152,6 +152,13 @@ KnowledgeBase::Loaded KnowledgeBase::fromJson(const json& t, std::string source)
         f.hardware = str(*h, "requires") + " [" + str(*h, "source") + "]";
       kb.primitives_[key] = std::move(f);
     }
+  if (auto it = t.find("refIndexing"); it != t.end() && it->is_object())
+    for (const auto& [alloc, r] : it->items()) {
+      RefIndexing ri;
+      if (r.contains("getitem") && r["getitem"].is_array()) ri.getitem = strings(r, "getitem");
+      if (r.contains("setitem") && r["setitem"].is_array()) ri.setitem = strings(r, "setitem");
+      kb.refIndexing_[alloc] = std::move(ri);
+    }
   if (auto it = t.find("errorTemplates"); it != t.end() && it->is_object())
     for (const auto& [key, e] : it->items())
       if (e.value("found", false))
@@ -267,6 +274,11 @@ std::optional<bool> KnowledgeBase::hasMosaicGpuRule(const PrimitiveFacts& p,
           p.mosaicGpuSemantics.end())
         return true;
   return false;
+}
+
+const RefIndexing* KnowledgeBase::refIndexing(const std::string& allocation) const {
+  auto it = refIndexing_.find(allocation);
+  return it == refIndexing_.end() ? nullptr : &it->second;
 }
 
 const ErrorTemplate* KnowledgeBase::errorTemplate(const std::string& key) const {

@@ -48,6 +48,13 @@ struct ApiFacts {
   bool returnsBeforeBind = false; // may return before binding (pl.broadcast_to of a matching shape)
 };
 
+// What indexing a Ref of one allocation binds when its Ref type overrides
+// indexing (`acc[...]` on a plgpu.ACC binds wgmma_accumulator_deref_p, not
+// get). An empty optional: not overridden (plain get / swap).
+struct RefIndexing {
+  std::optional<std::vector<std::string>> getitem, setitem; // primitive keys
+};
+
 struct InterpretOption {
   std::string name, type, defaultValue; // defaultValue is JSON text
 };
@@ -91,6 +98,8 @@ public:
   // Direct then transitive primitives of an API (empty if unknown).
   std::vector<const PrimitiveFacts*> primitivesOf(const std::string& apiName) const;
   const ErrorTemplate* errorTemplate(const std::string& key) const;
+  // For an allocation ("plgpu.ACC"); null when the table does not describe it.
+  const RefIndexing* refIndexing(const std::string& allocation) const;
   // Fills the template's {holes} in order with `values`.
   std::optional<std::string> formatError(const std::string& key,
                                          const std::vector<std::string>& values) const;
@@ -105,6 +114,7 @@ private:
   std::map<std::string, ApiFacts> apis_;
   std::map<std::string, PrimitiveFacts> primitives_;
   std::map<std::string, ErrorTemplate> errors_;
+  std::map<std::string, RefIndexing> refIndexing_;
   std::vector<InterpretOption> interpretOptions_;
 };
 
