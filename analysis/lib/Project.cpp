@@ -494,6 +494,16 @@ bool Project::withModule(const std::string& path,
   return true;
 }
 
+bool Project::withSyntax(const std::string& path,
+                         const std::function<void(TSTree*, std::string_view)>& fn) const {
+  std::lock_guard lock(impl_->mutex);
+  DocState* d = impl_->find(path);
+  if (!d) return false;
+  d->doc.reparse(); // a no-op unless edits are pending
+  fn(ts_tree_copy(d->doc.tree()), d->doc.text());
+  return true;
+}
+
 std::vector<Finding> Project::findings(const std::string& path) const {
   std::lock_guard lock(impl_->mutex);
   DocState* d = impl_->find(path);

@@ -34,6 +34,7 @@ public:
 
   const std::string& text() const { return text_; }
   TSNode root() const { return ts_tree_root_node(tree_); }
+  const TSTree* tree() const { return tree_; }
   std::string_view textOf(TSNode node) const;
 
   // Error recovery beyond tree-sitter's: a top-level ERROR node that spans

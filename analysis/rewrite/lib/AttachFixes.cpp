@@ -24,8 +24,13 @@ void attachFixes(const Project& project, const std::string& path, std::vector<Fi
                          [&](const Finding& f) { return f.location.path == path; });
   if (!any) return;
   // One parse of the document and one read of each module for every finding.
-  std::shared_ptr<const rewrite::SourceIndex> index =
-      rewrite::SourceIndex::of(project.documentText(path));
+  // One syntax tree for every finding: the Project's own (no second parse).
+  std::shared_ptr<const rewrite::SourceIndex> index;
+  project.withSyntax(path, [&](TSTree* tree, std::string_view text) {
+    index = std::make_shared<const rewrite::SourceIndex>(text, tree);
+  });
+  if (!index) return;
+  rewrite::SourceIndex::remember(index); // the rewrite's own lookups find it
   const rewrite::SourceIndex& src = *index;
   ProjectRewriter rewriter(project);
   for (Finding& f : findings) {

@@ -13,14 +13,30 @@ SourceIndex::SourceIndex(std::string_view text) : text_(text) {
   parser_ = ts_parser_new();
   ts_parser_set_language(parser_, tree_sitter_python());
   tree_ = ts_parser_parse_string(parser_, nullptr, text_.data(), static_cast<uint32_t>(text_.size()));
+  indexLines();
+}
+
+SourceIndex::SourceIndex(std::string_view text, TSTree* tree) : text_(text), tree_(tree) {
+  indexLines();
+}
+
+void SourceIndex::indexLines() {
   lineStarts_.push_back(0);
   for (size_t i = 0; i < text_.size(); ++i)
     if (text_[i] == '\n') lineStarts_.push_back(i + 1);
 }
 
+namespace {
+// Thread-local: no lock, and an index is read-only once built.
+thread_local std::vector<std::shared_ptr<const SourceIndex>> recent;
+} // namespace
+
+void SourceIndex::remember(std::shared_ptr<const SourceIndex> index) {
+  recent.insert(recent.begin(), std::move(index));
+  if (recent.size() > 4) recent.pop_back();
+}
+
 std::shared_ptr<const SourceIndex> SourceIndex::of(std::string_view text) {
-  // Thread-local: no lock, and an index is read-only once built.
-  thread_local std::vector<std::shared_ptr<const SourceIndex>> recent;
   for (size_t i = 0; i < recent.size(); ++i)
     if (recent[i]->text() == text) {
       std::rotate(recent.begin(), recent.begin() + static_cast<long>(i),
@@ -28,8 +44,7 @@ std::shared_ptr<const SourceIndex> SourceIndex::of(std::string_view text) {
       return recent.front();
     }
   auto made = std::make_shared<const SourceIndex>(text);
-  recent.insert(recent.begin(), made);
-  if (recent.size() > 4) recent.pop_back();
+  remember(made);
   return made;
 }
 

@@ -22,12 +22,16 @@ namespace pallas::analysis::rewrite {
 class SourceIndex {
 public:
   explicit SourceIndex(std::string_view text);
+  // Over a tree already parsed from `text` (taken over: deleted with this).
+  SourceIndex(std::string_view text, TSTree* tree);
   ~SourceIndex();
   // The index of `text`, shared with the last few callers on this thread
   // that asked for the same text: one finding's fixes look at the same
   // document many times (each quick fix, the rewrite's region lookup and
   // its translation), and each parse is a full tree-sitter parse.
   static std::shared_ptr<const SourceIndex> of(std::string_view text);
+  // Remember an index made over an existing tree, for of() to find.
+  static void remember(std::shared_ptr<const SourceIndex> index);
   SourceIndex(const SourceIndex&) = delete;
   SourceIndex& operator=(const SourceIndex&) = delete;
 
@@ -51,6 +55,7 @@ public:
   SourcePos importInsertionPoint() const;
 
 private:
+  void indexLines();
   std::string text_;
   TSParser* parser_ = nullptr;
   TSTree* tree_ = nullptr;

@@ -21,6 +21,7 @@
 namespace mlir {
 class ModuleOp; // only named here: callers of withModule include MLIR themselves
 }
+struct TSTree; // likewise tree-sitter, for withSyntax
 
 namespace pallas::analysis {
 
@@ -90,6 +91,12 @@ public:
                   const std::function<void(mlir::ModuleOp, std::string_view text)>& fn) const;
   // Findings for one document (its kernels and everything they reach).
   std::vector<Finding> findings(const std::string& path) const;
+  // Run `fn` on a copy of the document's tree-sitter tree (ts_tree_copy: the
+  // caller owns it and may keep it; it is safe to read on any thread) and
+  // its text, so readers of the syntax need not parse the document again.
+  // False, without calling `fn`, for an unknown path.
+  bool withSyntax(const std::string& path,
+                  const std::function<void(TSTree* copy, std::string_view text)>& fn) const;
   // Documents whose analysis depends on `path` (they import from it).
   std::vector<std::string> dependents(const std::string& path) const;
 
