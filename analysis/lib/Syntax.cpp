@@ -164,8 +164,26 @@ std::vector<TSNode> namedChildren(TSNode n) {
   return out;
 }
 
+TSFieldId fieldId(std::string_view name) {
+  // The grammar's field names, looked up once each: by-name lookups compare
+  // the name against every field of the language (a tenth of lowering time).
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    const TSLanguage* lang = tree_sitter_python();
+    for (uint32_t id = 1, n = ts_language_field_count(lang); id <= n; ++id) {
+      const char* name = ts_language_field_name_for_id(lang, static_cast<TSFieldId>(id));
+      out.emplace_back(name ? name : "");
+    }
+    return out;
+  }();
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name) return static_cast<TSFieldId>(i + 1);
+  return 0;
+}
+
 TSNode field(TSNode n, std::string_view name) {
-  return ts_node_child_by_field_name(n, name.data(), static_cast<uint32_t>(name.size()));
+  TSFieldId id = fieldId(name);
+  return id == 0 ? TSNode{} : ts_node_child_by_field_id(n, id);
 }
 
 } // namespace pallas::analysis::syntax
