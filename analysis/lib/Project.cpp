@@ -494,6 +494,32 @@ bool Project::withModule(const std::string& path,
   return true;
 }
 
+namespace {
+SourceRange calleeNameAt(std::string_view text, uint32_t line, uint32_t column);
+
+// The passes locate a finding where its op starts (the dialect keeps start
+// positions only); an editor needs a range to underline. Widen each empty
+// range to the name written there: the callee of a call (`plgpu.wgmma`,
+// `touch`), the Ref of a subscript, the name after `def`.
+void widen(SourceLocation& at, const std::function<const std::string*(const std::string&)>& textOf) {
+  if (at.range.start != at.range.end) return;
+  const std::string* text = textOf(at.path);
+  if (!text) return;
+  SourceRange r = calleeNameAt(*text, at.range.start.line, at.range.start.column);
+  // `def name` / `async def name` / `class name`: the name, not the keyword.
+  for (int hops = 0; hops < 2 && r.start != r.end; ++hops) {
+    size_t lineStart = 0;
+    for (uint32_t l = 0; l < r.start.line; ++l) lineStart = text->find('\n', lineStart) + 1;
+    std::string_view word(text->data() + lineStart + r.start.column, r.end.column - r.start.column);
+    if (word != "def" && word != "async" && word != "class") break;
+    uint32_t next = r.end.column;
+    while (lineStart + next < text->size() && (*text)[lineStart + next] == ' ') ++next;
+    r = calleeNameAt(*text, r.start.line, next);
+  }
+  if (r.start != r.end) at.range = r;
+}
+} // namespace
+
 bool Project::withSyntax(const std::string& path,
                          const std::function<void(TSTree*, std::string_view)>& fn) const {
   std::lock_guard lock(impl_->mutex);
@@ -529,6 +555,15 @@ std::vector<Finding> Project::findings(const std::string& path) const {
       // A pass bug must not take the server down; say which pass failed.
       impl_->log("pallas: pass " + pass.name + " failed on " + path + ": " + e.what());
     }
+  }
+  auto textOf = [this](const std::string& p) -> const std::string* {
+    DocState* doc = impl_->find(p);
+    return doc ? &doc->doc.text() : nullptr;
+  };
+  for (Finding& f : out) {
+    widen(f.location, textOf);
+    if (f.launch) widen(*f.launch, textOf);
+    for (RelatedInfo& r : f.related) widen(r.location, textOf);
   }
   return out;
 }

@@ -218,6 +218,36 @@ def run(x):
   EXPECT_EQ(line(fs[1]), 4u);
 }
 
+TEST_F(Discharge, RangesCoverTheNamesWritten) {
+  // Editors underline ranges: the callee of the failing call, the launch's
+  // callee, the kernel's name at its def (not `def`), the called helper.
+  auto fs = check(R"(
+def stage(x_ref, smem, barrier):
+  plgpu.copy_gmem_to_smem(x_ref, smem, barrier)
+
+def kernel(x_ref, o_ref, smem, barrier):
+  stage(x_ref, smem, barrier)
+
+def run(x):
+  return pl.pallas_call(kernel, out_shape=x, interpret=True,
+                        scratch_shapes=[plgpu.SMEM((128,), jnp.float32), plgpu.Barrier()])(x)
+)");
+  ASSERT_EQ(fs.size(), 1u);
+  const std::string text = project_->documentText(path_);
+  auto written = [&](const SourceRange& r) {
+    EXPECT_EQ(r.start.line, r.end.line);
+    size_t at = 0;
+    for (uint32_t l = 0; l < r.start.line; ++l) at = text.find('\n', at) + 1;
+    return text.substr(at + r.start.column, r.end.column - r.start.column);
+  };
+  EXPECT_EQ(written(fs[0].location.range), "plgpu.copy_gmem_to_smem");
+  ASSERT_TRUE(fs[0].launch);
+  EXPECT_EQ(written(fs[0].launch->range), "pl.pallas_call");
+  std::vector<std::string> related;
+  for (const RelatedInfo& r : fs[0].related) related.push_back(written(r.location.range));
+  EXPECT_EQ(related, (std::vector<std::string>{"pl.pallas_call", "kernel", "stage"}));
+}
+
 TEST_F(Discharge, RunTimeInterpretIsAWarning) {
   auto fs = check(R"(
 def kernel(x_ref, o_ref):
