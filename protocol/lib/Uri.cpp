@@ -39,10 +39,9 @@ std::string uriToPath(std::string_view uri) {
   return out;
 }
 
-std::string pathToUri(std::string_view path) {
-  if (path.empty() || path.front() != '/') return std::string(path);
+std::string percentEncodePath(std::string_view path) {
   static const char* hex = "0123456789ABCDEF";
-  std::string out = "file://";
+  std::string out;
   for (unsigned char c : path) {
     if (unreserved(c)) {
       out += static_cast<char>(c);
@@ -53,6 +52,11 @@ std::string pathToUri(std::string_view path) {
     }
   }
   return out;
+}
+
+std::string pathToUri(std::string_view path) {
+  if (path.empty() || path.front() != '/') return std::string(path);
+  return "file://" + percentEncodePath(path);
 }
 
 } // namespace pallas::protocol

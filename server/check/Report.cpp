@@ -1,5 +1,7 @@
 #include "Report.h"
 
+#include "pallas/protocol/Uri.h"
+
 #include <algorithm>
 #include <tuple>
 
@@ -93,23 +95,7 @@ std::string githubEscapeProperty(std::string_view s) {
   return out;
 }
 
-std::string uriPath(std::string_view path) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (char ch : path) {
-    auto c = static_cast<unsigned char>(ch);
-    bool unreserved = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                      c == '-' || c == '.' || c == '_' || c == '~' || c == '/';
-    if (unreserved) {
-      out += ch;
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
+std::string uriPath(std::string_view path) { return protocol::percentEncodePath(path); }
 
 std::string fileUri(const std::filesystem::path& absolute) {
   return "file://" + uriPath(absolute.generic_string());

@@ -4,6 +4,7 @@
 #include "SourceIndex.h"
 
 #include "pallas/analysis/Rewrite.h"
+#include "pallas/protocol/Uri.h"
 
 #include <nlohmann/json.hpp>
 
@@ -40,20 +41,7 @@ SourceRange rangeOf(TSNode n) {
 
 } // namespace
 
-std::string fileUri(const std::string& path) {
-  static const char* hex = "0123456789ABCDEF";
-  std::string out = "file://";
-  for (unsigned char c : path) {
-    if (std::isalnum(c) || c == '/' || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  return out;
-}
+std::string fileUri(const std::string& path) { return protocol::pathToUri(path); }
 
 std::optional<Fix> runCompiledFix(std::string_view text, const std::string& path, SourcePos launchPos) {
   return rewrite::runCompiledFix(*SourceIndex::of(text), path, launchPos);

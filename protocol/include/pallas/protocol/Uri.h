@@ -1,5 +1,7 @@
 // file:// URIs <-> absolute paths (RFC 3986 percent-encoding). Other schemes
-// (untitled:, ...) are kept verbatim as their own "path" key.
+// (untitled:, ...) are kept verbatim as their own "path" key. Built as its own
+// dependency-free library (pallas_uri), so the analysis's fixes and `check`'s
+// SARIF output encode paths the same way as the server.
 #pragma once
 
 #include <string>
@@ -12,5 +14,8 @@ std::string uriToPath(std::string_view uri);
 // "/a b/c.py" -> "file:///a%20b/c.py". A string that is not an absolute path
 // (a non-file URI used as a key) is returned unchanged.
 std::string pathToUri(std::string_view path);
+// A path (absolute or relative) percent-encoded for a URI: everything but
+// RFC 3986's unreserved characters and '/'. "a b/c#d.py" -> "a%20b/c%23d.py".
+std::string percentEncodePath(std::string_view path);
 
 } // namespace pallas::protocol
