@@ -109,30 +109,63 @@ SourceLocation locOf(mlir::Operation* op) {
 // launch's arguments (the ops the front end emits just before the launch, at
 // or after its source position). Lane is JAX's default, but compiler
 // parameters passed through a variable are not visible: then both.
-std::vector<std::string> launchLoweringSemantics(pd::LaunchOp launch) {
-  static const std::vector<std::string> either{"Lane", "Warpgroup"};
+// The ops the front end emits for a launch's arguments: just before the
+// launch, at or after its source position.
+template <typename Fn> void forEachLaunchArgumentOp(pd::LaunchOp launch, Fn fn) {
   detail::LineCol at = detail::lineCol(launch.getLoc());
   for (mlir::Operation* op = launch->getPrevNode(); op; op = op->getPrevNode()) {
     detail::LineCol l = detail::lineCol(op->getLoc());
     if (l.file != at.file || std::pair(l.line, l.column) < std::pair(at.line, at.column))
       break; // before the launch's call: not one of its arguments
+    if (!fn(op))
+      break;
+  }
+}
+
+// A pl.core_map launch (also one nested in a kernel, which the front end
+// makes a launch of its own) runs its body with its mesh's user thread
+// semantics: Warp for plgpu.WarpMesh, Warpgroup for plgpu.Mesh, either when
+// the mesh is not written in the call. Other launches: Warpgroup.
+std::vector<std::string> launchPrimitiveSemantics(pd::LaunchOp launch) {
+  if (launch.getApi() != "pl.core_map")
+    return {"Warpgroup"};
+  std::vector<std::string> out{"Warpgroup", "Warp"};
+  forEachLaunchArgumentOp(launch, [&](mlir::Operation* op) {
+    auto mesh = llvm::dyn_cast<pd::PrimOp>(op);
+    if (mesh && mesh.getApi() == "plgpu.WarpMesh")
+      out = {"Warp"};
+    else if (mesh && mesh.getApi() == "plgpu.Mesh")
+      out = {"Warpgroup"};
+    else
+      return true;
+    return false;
+  });
+  return out;
+}
+
+std::vector<std::string> launchLoweringSemantics(pd::LaunchOp launch) {
+  static const std::vector<std::string> either{"Lane", "Warpgroup"};
+  std::vector<std::string> out = either;
+  forEachLaunchArgumentOp(launch, [&](mlir::Operation* op) {
     auto params = llvm::dyn_cast<pd::PrimOp>(op);
     if (!params || params.getApi() != "plgpu.CompilerParams")
-      continue;
+      return true;
+    out = {"Lane"}; // literal compiler parameters without lowering_semantics
     for (unsigned i = 0; i < params.getArgs().size(); ++i) {
       if (strAt(params.getKeywords(), i) != "lowering_semantics")
         continue;
       auto g = params.getArgs()[i].getDefiningOp<pd::GlobalOp>();
       llvm::StringRef v = g ? g.getResolved() : "";
       if (v == "plgpu.LoweringSemantics.Lane")
-        return {"Lane"};
-      if (v == "plgpu.LoweringSemantics.Warpgroup")
-        return {"Warpgroup"};
-      return either;
+        out = {"Lane"};
+      else if (v == "plgpu.LoweringSemantics.Warpgroup")
+        out = {"Warpgroup"};
+      else
+        out = either;
     }
-    return {"Lane"}; // literal compiler parameters without lowering_semantics
-  }
-  return either;
+    return false;
+  });
+  return out;
 }
 
 } // namespace
@@ -310,6 +343,7 @@ bool KernelWalk::run() {
     return false;
   doc_ = body.path.empty() ? launchPath_ : body.path;
   loweringSemantics_ = launchLoweringSemantics(launch_);
+  primitiveSemantics_ = launchPrimitiveSemantics(launch_);
   kernelHop_ = {body.name, locOf(body.defOp), {}};
   chain_ = {kernelHop_};
 

@@ -119,9 +119,17 @@ std::optional<Failure> mosaicLoweringVerdict(const Binding& b,
              (lowering.size() > 1 ? " under either lowering semantics"
                                   : " under " + lowering.front() + " lowering semantics") +
              (rules.empty() ? std::string(" (it has none at all)") : " (it has: " + rules + ")");
-  f.advice = "Compute this with jnp/lax operations instead of " + b.api +
-             " in a kernel compiled by Mosaic GPU (" + b.api +
-             " is meant for other Pallas back ends or the interpreters).";
+  if (rules.empty())
+    f.advice = "Compute this with jnp/lax operations instead of " + b.api +
+               " in a kernel compiled by Mosaic GPU (" + b.api +
+               " is meant for other Pallas back ends or the interpreters).";
+  else
+    f.advice = "Call " + b.api + " only where Mosaic GPU has a rule for " + lowered.name + " (" +
+               rules +
+               ", as <lowering>x<user thread> semantics): a pl.core_map over plgpu.WarpMesh "
+               "gives its body Warp user thread semantics, and "
+               "compiler_params=plgpu.CompilerParams(lowering_semantics=...) selects the "
+               "lowering semantics.";
   f.uncertain = b.mayNotBind;
   if (b.mayNotBind)
     f.reason += " (when " + b.api + " binds it at all: it may return its input unchanged)";

@@ -568,6 +568,20 @@ def run(x):
   EXPECT_EQ(line(fs[0]), 3u);
   EXPECT_NE(fs[0].message.find("(it has: LanexWarp, WarpgroupxWarp)"), std::string::npos)
       << fs[0].message;
+  // Oracle compiled_warp_mesh_barrier_test_ok: a WarpMesh core_map's body
+  // has Warp user thread semantics.
+  EXPECT_TRUE(check(R"(
+def kernel(x_ref, o_ref, barrier):
+  @pl.core_map(plgpu.WarpMesh(axis_name="warp"))
+  def _():
+    plgpu.barrier_test(barrier)
+
+  o_ref[...] = x_ref[...]
+
+def run(x):
+  return plgpu.kernel(kernel, out_shape=x, scratch_shapes=[plgpu.Barrier()])(x)
+)")
+                  .empty());
 }
 
 // Oracle interp_wgmma_kernel_operands / interp_wgmma_functional_form / gpu_wgmma_ok.
