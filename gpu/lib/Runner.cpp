@@ -80,12 +80,30 @@ const Frame* PythonError::innermostUserFrame() const {
   return nullptr;
 }
 
-std::string resolvePython(const std::string& explicitPython) {
+std::string resolvePython(const std::string& explicitPython, const std::string& detected) {
   if (!explicitPython.empty())
     return explicitPython;
   if (const char* env = std::getenv("PALLAS_LSP_PYTHON"); env != nullptr && *env != '\0')
     return env;
+  if (!detected.empty())
+    return detected;
   return "python3";
+}
+
+std::string detectProjectPython(const std::vector<std::string>& workspaceRoots) {
+  auto usable = [](const fs::path& prefix) {
+    fs::path python = prefix / "bin" / "python";
+    return ::access(python.c_str(), X_OK) == 0 ? python.string() : std::string();
+  };
+  for (const std::string& root : workspaceRoots)
+    for (const char* name : {".venv", "venv", "env"})
+      if (std::string p = usable(fs::path(root) / name); !p.empty())
+        return p;
+  for (const char* var : {"VIRTUAL_ENV", "CONDA_PREFIX"})
+    if (const char* prefix = std::getenv(var); prefix != nullptr && *prefix != '\0')
+      if (std::string p = usable(prefix); !p.empty())
+        return p;
+  return "";
 }
 
 std::string locateRunnerScript() {

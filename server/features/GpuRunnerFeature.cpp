@@ -67,6 +67,9 @@ struct RunnerState {
   std::condition_variable wake;
   std::optional<std::string> knowledgeFor;     // python to extract for (pending)
   std::optional<std::string> knowledgeUsedFor; // configured python of the current table
+  // The project's own interpreter (a workspace virtual environment), used
+  // when none is configured: for runs and for the knowledge of its JAX.
+  std::string detectedPython;
   bool stop = false;
   std::thread worker;
   std::optional<gpu::ProbeResult> probe;
@@ -198,6 +201,7 @@ public:
     server_.onInitialized([this, s] {
       {
         std::lock_guard lock(state_->mutex);
+        state_->detectedPython = gpu::detectProjectPython(s->workspaceRoots());
         if (!state_->knowledgeFor)
           state_->knowledgeFor = state_->settings.python;
         std::weak_ptr<LspServer> weak = s->weak_from_this();
@@ -208,7 +212,9 @@ public:
   }
 
 private:
-  std::string pythonLocked() const { return gpu::resolvePython(state_->settings.python); }
+  std::string pythonLocked() const {
+    return gpu::resolvePython(state_->settings.python, state_->detectedPython);
+  }
 
   void configure(const json& raw) {
     const json& cfg = unwrapSettings(raw);
@@ -261,7 +267,7 @@ private:
         reanalyse(*server);
     }
     for (;;) {
-      std::string python;
+      std::string python, detected;
       {
         std::unique_lock lock(state->mutex);
         // Wakes now and then to notice a server that went away.
@@ -274,19 +280,25 @@ private:
           return;
         python = *state->knowledgeFor;
         state->knowledgeFor.reset();
+        if (python.empty())
+          detected = state->detectedPython;
       }
-      // Only an interpreter the user chose (pallasLsp.python) is asked: the
-      // extraction imports JAX (tens of seconds the first time), and
-      // PALLAS_LSP_PYTHON / python3 on PATH may not be the project's.
+      // Only an interpreter the user chose (pallasLsp.python) or the
+      // project's own virtual environment is asked: the extraction imports
+      // JAX (tens of seconds the first time, then cached per JAX version),
+      // and PALLAS_LSP_PYTHON / python3 on PATH may not be the project's.
       knowledge::KnowledgeBase::Loaded loaded;
-      if (python.empty()) {
+      const std::string& asked = python.empty() ? detected : python;
+      if (asked.empty()) {
         loaded = knowledge::KnowledgeBase::bundled();
-        loaded.fallbackReason = "no Python configured (setting pallasLsp.python)";
+        loaded.fallbackReason =
+            "no Python configured (setting pallasLsp.python) and no virtual environment in the "
+            "workspace";
       } else {
         auto timeout =
             std::chrono::seconds(std::stoi(envOr("PALLAS_LSP_KNOWLEDGE_TIMEOUT", "120")));
         loaded = knowledge::KnowledgeBase::forPython(
-            python, knowledge::KnowledgeBase::defaultCacheDir(), timeout);
+            asked, knowledge::KnowledgeBase::defaultCacheDir(), timeout);
       }
       auto server = weak.lock();
       if (!server)
@@ -294,7 +306,7 @@ private:
       json info;
       bool changed = false;
       if (loaded) {
-        info = {{"python", python},
+        info = {{"python", asked},
                 {"jax_version", loaded.base->jaxVersion()},
                 {"source", loaded.base->source()},
                 {"fallback", loaded.fallbackReason}};
@@ -302,14 +314,16 @@ private:
         state->knowledgePath = loaded.base->source();
         server->project().setKnowledgePath(loaded.base->source());
       } else {
-        info = {{"python", python},
+        info = {{"python", asked},
                 {"jax_version", "unknown"},
                 {"source", ""},
                 {"fallback", loaded.error}};
       }
       {
-        if (python.empty())
+        if (asked.empty())
           info["python"] = "(none configured)";
+        else if (python.empty())
+          info["python"] = asked + ", the workspace's virtual environment";
         std::lock_guard lock(state->mutex);
         state->knowledge = info;
         state->knowledgeUsedFor = python;
@@ -327,7 +341,7 @@ private:
                                                   std::to_string(d.capability.minor)}});
       server->endpoint().notify(
           "pallas/status", {{"jaxVersion", info["jax_version"]},
-                            {"python", python.empty() ? json(nullptr) : json(python)},
+                            {"python", asked.empty() ? json(nullptr) : json(asked)},
                             {"knowledge", info["source"]},
                             {"gpus", gpus},
                             {"gpu", capability.empty() ? json(probe.summary()) : gpus[0]["name"]}});

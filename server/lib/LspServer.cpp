@@ -332,6 +332,7 @@ json LspServer::initialize(const json& params) {
   } else if (const json* rootPath = protocol::optionalField(params, "rootPath", V::string)) {
     projectOptions.workspaceRoots.push_back(rootPath->get<std::string>());
   }
+  workspaceRoots_ = projectOptions.workspaceRoots;
   project_ = std::make_unique<analysis::Project>(projectOptions);
   pipeline_ = std::make_unique<FindingsPipeline>(
       *project_, [this](const std::string& path) { return textOf(path); },

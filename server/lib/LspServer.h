@@ -130,6 +130,8 @@ public:
 
   // ---- services (thread-safe; valid after initialize) ----
   analysis::Project& project() { return *project_; }
+  // The workspace folders the client named at initialize (absolute paths).
+  const std::vector<std::string>& workspaceRoots() const { return workspaceRoots_; }
   // The findings the user sees (analysis -> fixes -> policy, see
   // FindingsPipeline.h): what the diagnostics show and code actions act on.
   std::vector<analysis::Finding> findings(const std::string& path) {
@@ -186,6 +188,7 @@ private:
   std::atomic<State> state_{State::Uninitialized};
   ClientInfo client_;
   std::unique_ptr<analysis::Project> project_;
+  std::vector<std::string> workspaceRoots_;
   std::unique_ptr<FindingsPipeline> pipeline_;
   DocumentStore documents_;
   json extraCapabilities_ = json::object();

@@ -69,7 +69,7 @@ def open_doc(client, uri, text, version=1):
         "uri": uri, "languageId": "python", "version": version, "text": text}})
 
 
-def make_server(tmp_path, init_options=None, extra_env=None, capabilities=None):
+def make_server(tmp_path, init_options=None, extra_env=None, capabilities=None, init_params=None):
     env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "PALLAS_LSP_PIDFILE_DIR": str(tmp_path)}
     env.update(extra_env or {})
     s = StdioServer("--debounce-ms", "5", extra_env=env)
@@ -79,6 +79,7 @@ def make_server(tmp_path, init_options=None, extra_env=None, capabilities=None):
     params = {}
     if init_options is not None:
         params["initializationOptions"] = init_options
+    params.update(init_params or {})
     result = s.initialize(caps, **params)
     return s, result
 
@@ -453,6 +454,33 @@ def test_knowledge_of_the_users_jax_is_extracted_and_cached(tmp_path):
         msg = s.wait_for(lambda m: m.get("method") == "window/logMessage"
                          and "other-python" in m["params"]["message"], timeout=60)
         assert "bundled table used because" in msg["params"]["message"]
+    finally:
+        s.kill()
+
+
+@needs_jax
+def test_the_workspace_virtual_environment_is_detected(tmp_path):
+    """No python configured: the workspace's .venv is the project's
+    interpreter, for the knowledge of its JAX and for runs."""
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+    workspace = tmp_path / "proj"
+    workspace.mkdir()
+    # The project's .venv: the test's own virtual environment (a link to its
+    # folder, so the interpreter finds its pyvenv.cfg and site-packages).
+    (workspace / ".venv").symlink_to(pathlib.Path(PYTHON).parent.parent)
+    venv_python = workspace / ".venv" / "bin" / "python"
+    assert venv_python.exists()
+    s, _ = make_server(tmp_path, extra_env={"XDG_CACHE_HOME": cache, "PALLAS_LSP_PYTHON": ""},
+                       init_params={"rootUri": workspace.as_uri()})
+    try:
+        msg = s.log_message("JAX knowledge:", timeout=300)["params"]["message"]
+        assert f"(python {venv_python}, the workspace's virtual environment)" in msg, msg
+        assert "bundled table used" not in msg, msg
+        status = s.wait_for(lambda m: m.get("method") == "pallas/status")["params"]
+        assert status["python"] == str(venv_python)
+        doctor = s.request("workspace/executeCommand", {
+            "command": "pallas.doctor", "arguments": [{"format": "json"}]})["result"]
+        assert doctor["python"]["interpreter"] == str(venv_python)
     finally:
         s.kill()
 

@@ -145,8 +145,15 @@ RunResult runKernel(const RunRequest& request, const ProgressCallback& progress 
                     const CancelToken* cancel = nullptr);
 
 // Python to use: `explicitPython` if set, else env PALLAS_LSP_PYTHON, else
+// `detected` (the project's own, see detectProjectPython) if set, else
 // "python3" (looked up on PATH at launch, or remotely by the template).
-std::string resolvePython(const std::string& explicitPython);
+std::string resolvePython(const std::string& explicitPython, const std::string& detected = "");
+
+// The project's own interpreter, when one is plainly there: a virtual
+// environment in a workspace root (.venv, venv, env), else the activated one
+// the server was started from ($VIRTUAL_ENV, $CONDA_PREFIX). Empty when none.
+// Its bin/python must be executable; nothing is run.
+std::string detectProjectPython(const std::vector<std::string>& workspaceRoots);
 
 // The runner script: env PALLAS_LSP_RUNNER, else <exe>/../share/pallas-lsp/,
 // else the source tree it was built from. Empty if none exists.
