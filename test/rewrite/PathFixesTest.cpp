@@ -52,6 +52,14 @@ TEST(PathFixes, RunCompiledInDecoratorAndMultiline) {
 
 TEST(PathFixes, RunCompiledAbsentKeyword) {
   EXPECT_FALSE(runCompiledFix("f = pl.pallas_call(k, out_shape=s)\n", "/a.py", {0, 4}));
+  // A decorator launch without interpret= (a compiled-path finding): no fix,
+  // and the walk up from the decorator ends (it once looped forever).
+  std::string t = "@functools.partial(pl.pallas_call, out_shape=s)\ndef k(x_ref, o_ref):\n  pass\n";
+  EXPECT_FALSE(runCompiledFix(t, "/a.py", {0, 0}));
+  EXPECT_FALSE(runCompiledFix(t, "/a.py", {0, 1}));
+  auto gpu = gpuInterpretFix(t, "/a.py", {0, 1});
+  ASSERT_TRUE(gpu);
+  EXPECT_NE(applyFix(t, *gpu).find("out_shape=s, interpret=InterpretGPUParams())"), std::string::npos);
 }
 
 TEST(PathFixes, GpuInterpretReplacesValueAndImports) {

@@ -21,12 +21,11 @@ using rewrite::typeOf;
 // `@functools.partial(pl.pallas_call, ..., interpret=True)` included).
 TSNode interpretKeyword(const SourceIndex& src, SourcePos pos) {
   for (TSNode n = src.nodeAt(pos); !isNull(n); n = ts_node_parent(n)) {
-    if (typeOf(n) == "decorator") {
-      // The call is the decorator's expression.
-      n = ts_node_named_child(n, 0);
-    }
-    if (typeOf(n) != "call") continue;
-    TSNode args = fieldOf(n, "arguments");
+    // The call, or the decorator's expression (without moving `n`: its
+    // parent is the decorator again, and the walk would never end).
+    TSNode call = typeOf(n) == "decorator" ? ts_node_named_child(n, 0) : n;
+    if (typeOf(call) != "call") continue;
+    TSNode args = fieldOf(call, "arguments");
     for (uint32_t i = 0, c = isNull(args) ? 0 : ts_node_named_child_count(args); i < c; ++i) {
       TSNode a = ts_node_named_child(args, i);
       if (typeOf(a) == "keyword_argument" && src.textOf(fieldOf(a, "name")) == "interpret") return a;
