@@ -17,14 +17,18 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <cctype>
 #include <chrono>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -32,6 +36,7 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 #include <unordered_map>
 
 namespace fs = std::filesystem;
@@ -210,6 +215,10 @@ struct Project::Impl : names::ModuleResolver {
   }
 
   // ---- incremental lowering ----
+  // Lower units[i] into next[i] for every i in `which` (fresh ops).
+  void lowerUnits(const lower::LowerInput& in, const std::vector<lower::Unit>& units,
+                  const std::vector<std::string>& symbols, std::vector<UnitState>& next,
+                  const std::vector<size_t>& which);
   // `namesMayChange`: rebind the module-level names even when no unit's
   // header changed (new text, a changed dependency).
   UpdateStats update(DocState& d, bool reparse, bool namesMayChange = true);
@@ -267,19 +276,23 @@ UpdateStats Project::Impl::update(DocState& d, bool reparse, bool namesMayChange
   }
   mlir::ModuleOp module = *d.module;
 
-  // Old units by content hash, for reuse.
-  std::multimap<uint64_t, size_t> byHash;
-  for (size_t i = 0; i < d.units.size(); ++i) byHash.emplace(d.units[i].hash, i);
+  // Old units by content hash, for reuse (a hash table: an edit looks up
+  // every unit of the file, so this is on the keystroke path).
+  llvm::DenseMap<uint64_t, llvm::SmallVector<size_t, 1>> byHash;
+  byHash.reserve(d.units.size());
+  for (size_t i = 0; i < d.units.size(); ++i) byHash[d.units[i].hash].push_back(i);
   std::vector<bool> used(d.units.size(), false);
 
   // Symbols: the last definition of a name keeps it (Python rebinding).
-  llvm::StringMap<unsigned> remaining;
+  llvm::StringMap<unsigned> remaining(static_cast<unsigned>(units.size()));
   for (const auto& u : units)
     if (u.kind != "module") ++remaining[u.name];
   unsigned moduleIndex = 0;
 
   std::vector<UnitState> next;
   next.reserve(units.size());
+  std::vector<std::string> symbols; // each unit's symbol, in order
+  symbols.reserve(units.size());
   // What each looked-up name resolves to now, computed once per update.
   std::unordered_map<std::string, std::string> fingerprints;
   lower::LowerInput in{context.get(), d.doc, d.globals, d.path};
@@ -298,10 +311,12 @@ UpdateStats Project::Impl::update(DocState& d, bool reparse, bool namesMayChange
     s.startRow = u.startRow;
     s.startColumn = u.startColumn;
     // Reuse an old unit with the same text, column and still-valid lookups.
-    auto range = u.hasError ? std::make_pair(byHash.end(), byHash.end()) : byHash.equal_range(hash);
-    for (auto it = range.first; it != range.second; ++it) {
-      UnitState& old = d.units[it->second];
-      if (used[it->second] || old.kind != u.kind || old.startColumn != u.startColumn || !old.op) continue;
+    auto candidates = u.hasError ? byHash.end() : byHash.find(hash);
+    llvm::ArrayRef<size_t> sameText;
+    if (candidates != byHash.end()) sameText = candidates->second;
+    for (size_t index : sameText) {
+      UnitState& old = d.units[index];
+      if (used[index] || old.kind != u.kind || old.startColumn != u.startColumn || !old.op) continue;
       bool valid = true;
       if (rebind)
         for (const auto& [key, fp] : old.deps.lookups) {
@@ -314,7 +329,7 @@ UpdateStats Project::Impl::update(DocState& d, bool reparse, bool namesMayChange
           }
         }
       if (!valid) continue;
-      used[it->second] = true;
+      used[index] = true;
       s.op = old.op;
       s.deps = std::move(old.deps);
       old.op = nullptr;
@@ -323,14 +338,18 @@ UpdateStats Project::Impl::update(DocState& d, bool reparse, bool namesMayChange
       s.op->remove();
       break;
     }
-    if (!s.op) {
-      s.op = lower::lowerUnit(in, u, symbol, s.deps);
-      s.fresh = true;
-      ++stats.functionsRelowered;
-    }
-    auto func = llvm::cast<pd::FuncOp>(s.op);
-    if (func.getSymName() != symbol) func.setSymName(symbol);
+    symbols.push_back(std::move(symbol));
     next.push_back(std::move(s));
+  }
+  // Lower what could not be reused (on two threads when there is a lot).
+  std::vector<size_t> fresh;
+  for (size_t i = 0; i < next.size(); ++i)
+    if (!next[i].op) fresh.push_back(i);
+  lowerUnits(in, units, symbols, next, fresh);
+  stats.functionsRelowered = static_cast<unsigned>(fresh.size());
+  for (size_t i = 0; i < next.size(); ++i) {
+    auto func = llvm::cast<pd::FuncOp>(next[i].op);
+    if (func.getSymName() != symbols[i]) func.setSymName(symbols[i]);
   }
   // Units that are gone.
   for (UnitState& old : d.units)
@@ -372,6 +391,44 @@ UpdateStats Project::Impl::update(DocState& d, bool reparse, bool namesMayChange
       std::to_string(stats.functionsTotal) + " functions lowered again (parse " +
       std::to_string(stats.parseMillis) + " ms, lower " + std::to_string(stats.lowerMillis) + " ms)");
   return stats;
+}
+
+// Opening a large file lowers every unit: that work is split over two
+// threads (units are independent: each reads the immutable syntax tree and
+// module-level names, and builds its own detached function). The context is
+// made thread-safe only for that span. Small updates (an edit re-lowers one
+// unit) stay on the calling thread.
+void Project::Impl::lowerUnits(const lower::LowerInput& in, const std::vector<lower::Unit>& units,
+                               const std::vector<std::string>& symbols,
+                               std::vector<UnitState>& next, const std::vector<size_t>& which) {
+  auto lowerOne = [&](size_t i) {
+    next[i].op = lower::lowerUnit(in, units[i], symbols[i], next[i].deps);
+    next[i].fresh = true;
+  };
+  constexpr size_t kParallelFrom = 64;
+  if (which.size() < kParallelFrom || std::thread::hardware_concurrency() < 2) {
+    for (size_t i : which) lowerOne(i);
+    return;
+  }
+  context->enableMultithreading(true);
+  std::atomic<size_t> cursor{0};
+  std::exception_ptr failure;
+  std::mutex failureMutex;
+  auto work = [&] {
+    for (size_t k; (k = cursor.fetch_add(1)) < which.size();) {
+      try {
+        lowerOne(which[k]);
+      } catch (...) {
+        std::lock_guard lock(failureMutex);
+        if (!failure) failure = std::current_exception();
+      }
+    }
+  };
+  std::thread helper(work);
+  work();
+  helper.join();
+  context->enableMultithreading(false);
+  if (failure) std::rethrow_exception(failure);
 }
 
 // Lower an indexed document on first use, and refresh a document whose
