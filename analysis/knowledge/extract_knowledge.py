@@ -381,16 +381,21 @@ def _referenced_objects(fn):
   return found
 
 
-def returns_before_bind(fn):
-  """True when fn's own body has a `return` before its first `.bind(...)`."""
+def _function_ast(fn):
+  """The ast of fn's own def (its source parsed); None when unavailable."""
   source = _source_of(_unwrap(fn))
   if source is None:
-    return False
+    return None
   try:
     tree = ast.parse(source)
   except SyntaxError:
-    return False
-  func = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+    return None
+  return next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+
+
+def returns_before_bind(fn):
+  """True when fn's own body has a `return` before its first `.bind(...)`."""
+  func = _function_ast(fn)
   if func is None:
     return False
   binds = [n.lineno for n in ast.walk(func) if isinstance(n, ast.Call)
@@ -559,14 +564,7 @@ def written_operands(rule):
   """Which operands a full discharge rule returns a new value for: the
   positions of the non-None entries of the first element of every `return`
   ((new_invals, outs)). None when a return is not such a literal."""
-  source = _source_of(_unwrap(rule))
-  if source is None:
-    return None
-  try:
-    tree = ast.parse(source)
-  except SyntaxError:
-    return None
-  func = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+  func = _function_ast(rule)
   if func is None:
     return None
   written, returns = set(), 0
