@@ -25,6 +25,7 @@ void attachFixes(const Project& project, const std::string& path, std::vector<Fi
   if (!any) return;
   // One parse of the document and one read of each module for every finding.
   // One syntax tree for every finding: the Project's own (no second parse).
+  rewrite::SourceIndex::CacheScope scope;
   std::shared_ptr<const rewrite::SourceIndex> index;
   project.withSyntax(path, [&](TSTree* tree, std::string_view text) {
     index = std::make_shared<const rewrite::SourceIndex>(text, tree);

@@ -4,6 +4,8 @@
 #include "pallas/analysis/Rewrite.h"
 #include "pallas/analysis/detail/RewriteInlineMgpu.h"
 
+#include "SourceIndex.h"
+
 #include "mlir/IR/BuiltinOps.h"
 
 #include <map>
@@ -57,6 +59,7 @@ ProjectRewriter::ProjectRewriter(const Project& project) : impl_(new Impl{projec
 ProjectRewriter::~ProjectRewriter() = default;
 
 RewriteResult ProjectRewriter::rewrite(const std::string& path, SourcePos regionPos) {
+  rewrite::SourceIndex::CacheScope scope; // the region lookup and its translation share one parse
   auto key = std::make_pair(path, regionPos);
   if (auto it = impl_->results.find(key); it != impl_->results.end()) return it->second;
   RewriteResult r;

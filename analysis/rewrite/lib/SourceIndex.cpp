@@ -29,9 +29,16 @@ void SourceIndex::indexLines() {
 namespace {
 // Thread-local: no lock, and an index is read-only once built.
 thread_local std::vector<std::shared_ptr<const SourceIndex>> recent;
+thread_local int scopes = 0;
 } // namespace
 
+SourceIndex::CacheScope::CacheScope() { ++scopes; }
+SourceIndex::CacheScope::~CacheScope() {
+  if (--scopes == 0) recent.clear();
+}
+
 void SourceIndex::remember(std::shared_ptr<const SourceIndex> index) {
+  if (scopes == 0) return;
   recent.insert(recent.begin(), std::move(index));
   if (recent.size() > 4) recent.pop_back();
 }

@@ -25,13 +25,24 @@ public:
   // Over a tree already parsed from `text` (taken over: deleted with this).
   SourceIndex(std::string_view text, TSTree* tree);
   ~SourceIndex();
-  // The index of `text`, shared with the last few callers on this thread
-  // that asked for the same text: one finding's fixes look at the same
-  // document many times (each quick fix, the rewrite's region lookup and
-  // its translation), and each parse is a full tree-sitter parse.
+  // The index of `text`, shared with the other callers on this thread that
+  // ask for the same text within one CacheScope: one request's fixes look at
+  // the same document many times (each quick fix, the rewrite's region
+  // lookup and its translation), and each parse is a full tree-sitter parse.
+  // Outside a scope it is parsed afresh.
   static std::shared_ptr<const SourceIndex> of(std::string_view text);
-  // Remember an index made over an existing tree, for of() to find.
+  // Remember an index made over an existing tree, for of() to find (within
+  // the current scope).
   static void remember(std::shared_ptr<const SourceIndex> index);
+  // While one is alive on a thread, of() reuses indexes; when the outermost
+  // ends, they are let go (a server must not keep trees of closed files).
+  class CacheScope {
+  public:
+    CacheScope();
+    ~CacheScope();
+    CacheScope(const CacheScope&) = delete;
+    CacheScope& operator=(const CacheScope&) = delete;
+  };
   SourceIndex(const SourceIndex&) = delete;
   SourceIndex& operator=(const SourceIndex&) = delete;
 
