@@ -552,29 +552,57 @@ bool Project::withModule(const std::string& path,
 }
 
 namespace {
-SourceRange calleeNameAt(std::string_view text, uint32_t line, uint32_t column);
+
+// A document's lines (without their '\n'), split once per request: looking a
+// position up by rescanning the text from its start would make a request
+// over many positions quadratic in the file's size.
+std::vector<std::string_view> splitLines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  for (size_t at = 0; at <= text.size();) {
+    size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    lines.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  return lines;
+}
+
+// The name written at a 0-based (line, byte column): a dotted name, after an
+// optional '@' of a decorator. Empty range when there is none.
+SourceRange nameAt(const std::vector<std::string_view>& lines, uint32_t line, uint32_t column) {
+  if (line >= lines.size()) return {};
+  std::string_view text = lines[line];
+  size_t begin = column;
+  if (begin >= text.size()) return {};
+  if (text[begin] == '@') ++begin;
+  size_t end = begin;
+  auto nameChar = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' ||
+           static_cast<unsigned char>(c) >= 0x80;
+  };
+  while (end < text.size() && nameChar(text[end])) ++end;
+  return {{line, static_cast<uint32_t>(begin)}, {line, static_cast<uint32_t>(end)}};
+}
 
 // The passes locate a finding where its op starts (the dialect keeps start
-// positions only); an editor needs a range to underline. Widen each empty
+// positions only); an editor needs a range to underline. Widen an empty
 // range to the name written there: the callee of a call (`plgpu.wgmma`,
-// `touch`), the Ref of a subscript, the name after `def`.
-void widen(SourceLocation& at, const std::function<const std::string*(const std::string&)>& textOf) {
-  if (at.range.start != at.range.end) return;
-  const std::string* text = textOf(at.path);
-  if (!text) return;
-  SourceRange r = calleeNameAt(*text, at.range.start.line, at.range.start.column);
-  // `def name` / `async def name` / `class name`: the name, not the keyword.
+// `touch`), the Ref of a subscript, the name after `def` / `async def` /
+// `class` (not the keyword).
+void widen(SourceLocation& at, const std::vector<std::string_view>* lines) {
+  if (at.range.start != at.range.end || !lines) return;
+  SourceRange r = nameAt(*lines, at.range.start.line, at.range.start.column);
   for (int hops = 0; hops < 2 && r.start != r.end; ++hops) {
-    size_t lineStart = 0;
-    for (uint32_t l = 0; l < r.start.line; ++l) lineStart = text->find('\n', lineStart) + 1;
-    std::string_view word(text->data() + lineStart + r.start.column, r.end.column - r.start.column);
+    std::string_view line = (*lines)[r.start.line];
+    std::string_view word = line.substr(r.start.column, r.end.column - r.start.column);
     if (word != "def" && word != "async" && word != "class") break;
-    uint32_t next = r.end.column;
-    while (lineStart + next < text->size() && (*text)[lineStart + next] == ' ') ++next;
-    r = calleeNameAt(*text, r.start.line, next);
+    size_t next = line.find_first_not_of(' ', r.end.column);
+    if (next == std::string_view::npos) break;
+    r = nameAt(*lines, r.start.line, static_cast<uint32_t>(next));
   }
   if (r.start != r.end) at.range = r;
 }
+
 } // namespace
 
 bool Project::withSyntax(const std::string& path,
@@ -613,14 +641,20 @@ std::vector<Finding> Project::findings(const std::string& path) const {
       impl_->log("pallas: pass " + pass.name + " failed on " + path + ": " + e.what());
     }
   }
-  auto textOf = [this](const std::string& p) -> const std::string* {
-    DocState* doc = impl_->find(p);
-    return doc ? &doc->doc.text() : nullptr;
+  std::map<std::string, std::vector<std::string_view>> lines; // per document, split once
+  auto linesOf = [&](const std::string& p) -> const std::vector<std::string_view>* {
+    auto it = lines.find(p);
+    if (it == lines.end()) {
+      DocState* doc = impl_->find(p);
+      if (!doc) return nullptr;
+      it = lines.emplace(p, splitLines(doc->doc.text())).first;
+    }
+    return &it->second;
   };
   for (Finding& f : out) {
-    widen(f.location, textOf);
-    if (f.launch) widen(*f.launch, textOf);
-    for (RelatedInfo& r : f.related) widen(r.location, textOf);
+    widen(f.location, linesOf(f.location.path));
+    if (f.launch) widen(*f.launch, linesOf(f.launch->path));
+    for (RelatedInfo& r : f.related) widen(r.location, linesOf(r.location.path));
   }
   return out;
 }
@@ -656,41 +690,11 @@ std::string Project::knowledgeJaxVersion() const {
 
 namespace {
 
-// The callee name written at a 0-based (line, byte column): a dotted name,
-// after an optional '@' of a decorator. Empty range when there is none.
-SourceRange calleeNameAt(std::string_view text, uint32_t line, uint32_t column) {
-  size_t at = 0;
-  for (uint32_t l = 0; l < line; ++l) {
-    at = text.find('\n', at);
-    if (at == std::string_view::npos) return {};
-    ++at;
-  }
-  size_t lineEnd = text.find('\n', at);
-  if (lineEnd == std::string_view::npos) lineEnd = text.size();
-  size_t begin = at + column;
-  if (begin >= lineEnd) return {};
-  if (text[begin] == '@') ++begin;
-  size_t end = begin;
-  auto nameChar = [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' ||
-           static_cast<unsigned char>(c) >= 0x80;
-  };
-  while (end < lineEnd && nameChar(text[end])) ++end;
-  return {{line, static_cast<uint32_t>(begin - at)}, {line, static_cast<uint32_t>(end - at)}};
-}
-
 // The `@...inline_mgpu(...)` decorator of the def at 0-based `defLine` (an
 // inline_mgpu op is located at its def): the nearest decorator line above it
 // whose name ends in "inline_mgpu", walking over decorator lines and their
 // continuations (indented deeper, or closing brackets at the def's indent).
-SourceRange inlineMgpuDecorator(std::string_view text, uint32_t defLine) {
-  std::vector<std::string_view> lines;
-  for (size_t at = 0; at <= text.size();) {
-    size_t end = text.find('\n', at);
-    if (end == std::string_view::npos) end = text.size();
-    lines.push_back(text.substr(at, end - at));
-    at = end + 1;
-  }
+SourceRange inlineMgpuDecorator(const std::vector<std::string_view>& lines, uint32_t defLine) {
   if (defLine >= lines.size()) return {};
   auto indent = [](std::string_view l) { return l.find_first_not_of(" \t"); };
   size_t defIndent = indent(lines[defLine]);
@@ -700,7 +704,7 @@ SourceRange inlineMgpuDecorator(std::string_view text, uint32_t defLine) {
     if (i == std::string_view::npos) return {}; // blank: the decorators ended
     if (i <= defIndent && line[i] != '@' && line[i] != ')' && line[i] != ']') return {};
     if (i != defIndent || line[i] != '@') continue;
-    SourceRange r = calleeNameAt(text, l, static_cast<uint32_t>(i));
+    SourceRange r = nameAt(lines, l, static_cast<uint32_t>(i));
     std::string_view name = line.substr(r.start.column, r.end.column - r.start.column);
     if (name == "inline_mgpu" || name.ends_with(".inline_mgpu")) return r;
   }
@@ -715,7 +719,7 @@ std::optional<ApiAt> Project::apiAt(const std::string& path, SourcePos pos) cons
   if (!d) return std::nullopt;
   impl_->ensureCurrent(*d);
   if (!d->module) return std::nullopt;
-  std::string text = d->doc.text();
+  std::vector<std::string_view> lines = splitLines(d->doc.text());
   std::optional<ApiAt> best;
   d->module->getOperation()->walk([&](mlir::Operation* op) {
     std::string api;
@@ -728,8 +732,8 @@ std::optional<ApiAt> Project::apiAt(const std::string& path, SourcePos pos) cons
     auto loc = llvm::dyn_cast<mlir::FileLineColLoc>(op->getLoc());
     if (!loc || loc.getLine() == 0) return;
     SourceRange r = llvm::isa<pd::InlineMgpuOp>(op)
-                        ? inlineMgpuDecorator(text, loc.getLine() - 1)
-                        : calleeNameAt(text, loc.getLine() - 1, loc.getColumn() - 1);
+                        ? inlineMgpuDecorator(lines, loc.getLine() - 1)
+                        : nameAt(lines, loc.getLine() - 1, loc.getColumn() - 1);
     if (r.start == r.end || pos < r.start || r.end < pos) return;
     auto width = [](const SourceRange& x) { return x.end.column - x.start.column; };
     if (!best || width(r) < width(best->range)) best = ApiAt{api, r};
