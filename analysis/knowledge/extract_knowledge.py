@@ -259,18 +259,23 @@ def _qualname(obj):
   return f"{module}.{getattr(obj, '__qualname__', type(obj).__name__)}"
 
 
-def _first_statement_raise(fn):
-  """If fn's first real statement is `raise`, return (exc type, message)."""
-  fn = _unwrap(fn)
-  source = _source_of(fn)
+def _function_ast(fn, lambdas=False):
+  """The ast of fn's own def (its source parsed, the first def in it, or the
+  first lambda too when `lambdas`); None when unavailable."""
+  source = _source_of(_unwrap(fn))
   if source is None:
     return None
   try:
     tree = ast.parse(source)
   except SyntaxError:
     return None
-  func = next((n for n in ast.walk(tree)
-               if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))), None)
+  kinds = (ast.FunctionDef, ast.AsyncFunctionDef) + ((ast.Lambda,) if lambdas else ())
+  return next((n for n in ast.walk(tree) if isinstance(n, kinds)), None)
+
+
+def _first_statement_raise(fn):
+  """If fn's first real statement is `raise`, return (exc type, message)."""
+  func = _function_ast(fn, lambdas=True)
   if func is None or isinstance(func, ast.Lambda):
     return None
   for stmt in func.body:
@@ -379,18 +384,6 @@ def _referenced_objects(fn):
       else:
         i += 1
   return found
-
-
-def _function_ast(fn):
-  """The ast of fn's own def (its source parsed); None when unavailable."""
-  source = _source_of(_unwrap(fn))
-  if source is None:
-    return None
-  try:
-    tree = ast.parse(source)
-  except SyntaxError:
-    return None
-  return next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
 
 
 def returns_before_bind(fn):
