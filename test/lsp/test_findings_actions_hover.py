@@ -14,41 +14,11 @@ from lspclient import BIN
 
 FIX_ALL = "source.fixAll.pallas-lsp"
 
+FIXTURES = Path(__file__).resolve().parents[1] / "rewrite"
 # JAX's own test_inline_mgpu body (x + x + 1 on a sliced ref) under
 # interpret=True: JAX raises "inline_mgpu_p does not support discharge."
-KERNEL = '''import jax
-import jax.numpy as jnp
-from jax.experimental import pallas as pl
-from jax.experimental.pallas import mosaic_gpu as plgpu
-import jax.experimental.mosaic.gpu as mgpu
-
-shape = (128, 128)
-tile = (64, 64)
-
-
-def kernel(x_ref, o_ref):
-  sliced = x_ref.at[0]
-
-  @plgpu.inline_mgpu(
-      arg_types=(plgpu.RefType((plgpu.TilingTransform(tile), plgpu.SwizzleTransform(128))),),
-      return_type=plgpu.ShapeDtypeStruct(shape, jnp.bfloat16, layout=plgpu.Layout.WGMMA),
-  )
-  def foo(ctx, smem_ref):
-    del ctx
-    x = mgpu.FragmentedArray.load_tiled(smem_ref, swizzle=128, is_signed=None)
-    y = mgpu.FragmentedArray.splat(
-        mgpu.c(1, x.mlir_dtype), shape=x.shape, layout=x.layout, is_signed=None
-    )
-    return (x + x + y)
-
-  o_ref[...] = foo(sliced)
-
-
-def run(x):
-  return pl.pallas_call(
-      kernel, out_shape=jax.ShapeDtypeStruct(shape, jnp.bfloat16), interpret=True
-  )(x)
-'''
+# (test/rewrite runs the same file with real JAX).
+KERNEL = (FIXTURES / "fixtures" / "jax_test_inline_mgpu.py").read_text()
 
 # A region that cannot be rewritten (a TMA copy), and calls through an alias.
 HOVER_KERNEL = '''import jax.numpy as jnp
@@ -170,8 +140,7 @@ GPU_INTERPRET_TITLE = "Use GPU interpret mode"
 # TMA copy + barrier under interpret=True: no state discharge rule for
 # copy_gmem_to_smem; GPU interpret mode runs them (test/rewrite/gpu_interpret
 # runs the same kernels with real JAX).
-TMA_KERNEL = (Path(__file__).resolve().parents[1] / "rewrite" / "gpu_interpret" /
-              "tma_round_trip.py").read_text()
+TMA_KERNEL = (FIXTURES / "gpu_interpret" / "tma_round_trip.py").read_text()
 
 
 def test_gpu_interpret_action_offered_only_where_it_runs(ready, tmp_path):
