@@ -202,14 +202,13 @@ Finding makeFinding(const Binding& b, const Failure& f, const PathChoice& pc, pd
 // path's findings, so "Use GPU interpret mode" is offered exactly where the
 // switch leaves no finding behind.
 bool gpuInterpretRunsLaunch(detail::PassContext& ctx, const std::string& launchDoc,
-                            pd::LaunchOp launch, const knowledge::KnowledgeBase& kb,
-                            long numThreads) {
+                            pd::LaunchOp launch, const knowledge::KnowledgeBase& kb) {
   KernelWalk walk(ctx.workspace, kb, ExecPath::InterpretGpu, launch, launchDoc);
   if (!walk.run())
     return false;
-  LaunchFacts facts;
-  facts.numThreads = numThreads;
-  facts.multiThreaded = numThreads > 1;
+  // The launch's own facts: its thread count; no InterpretGPUParams options
+  // (interpret=True has none, and the fix writes InterpretGPUParams()).
+  LaunchFacts facts = factsOf(launch);
   for (const Binding& b : walk.bindings())
     if (b.retraceCollective || decide(b, ExecPath::InterpretGpu, facts, kb))
       return false;
@@ -259,7 +258,7 @@ void analyzeLaunch(detail::PassContext& ctx, const std::string& launchDoc, pd::L
     // a run-time value ("may") or a process-wide mode is not the launch's to
     // rewrite.
     bool gpuRuns = !hits.empty() && pc.path == ExecPath::InterpretHlo && !pc.may && !global &&
-                   gpuInterpretRunsLaunch(ctx, launchDoc, launch, kb, facts.numThreads);
+                   gpuInterpretRunsLaunch(ctx, launchDoc, launch, kb);
     for (const Hit& h : hits) {
       out.push_back(
           makeFinding(*h.binding, h.failure, pc, launch, global, walk, kb, &h == first && !pc.may));

@@ -23,7 +23,6 @@ void attachFixes(const Project& project, const std::string& path, std::vector<Fi
   bool any = std::any_of(findings.begin(), findings.end(),
                          [&](const Finding& f) { return f.location.path == path; });
   if (!any) return;
-  // One parse of the document and one read of each module for every finding.
   // One syntax tree for every finding: the Project's own (no second parse).
   rewrite::SourceIndex::CacheScope scope;
   std::shared_ptr<const rewrite::SourceIndex> index;
