@@ -664,17 +664,12 @@ std::vector<std::string> Project::dependents(const std::string& path) const {
   return impl_->dependentsOf(path);
 }
 
-std::string Project::knowledgeJaxVersion() const {
-  std::string configured;
-  {
-    std::lock_guard lock(impl_->mutex);
-    configured = impl_->options.knowledgePath;
-  }
+std::string knowledgeJaxVersion(const std::string& knowledgePath) {
   // The same choice as the passes make (passes/PassKnowledge.cpp): the
   // configured table when it loads, else the bundled one. The bundled
   // table's version is read once per process.
-  if (!configured.empty())
-    if (auto text = readFile(configured)) {
+  if (!knowledgePath.empty())
+    if (auto text = readFile(knowledgePath)) {
       auto j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
       if (j.is_object() && j.contains("jax_version") && j["jax_version"].is_string())
         return j["jax_version"].get<std::string>();
@@ -685,6 +680,8 @@ std::string Project::knowledgeJaxVersion() const {
   }();
   return bundled;
 }
+
+std::string Project::knowledgeJaxVersion() const { return analysis::knowledgeJaxVersion(knowledgePath()); }
 
 // ---- apiAt (the hover's lookup) ----------------------------------------------
 

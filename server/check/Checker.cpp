@@ -321,7 +321,7 @@ CheckResult runCheck(const CheckOptions& options) {
   }
   result.report.findings = std::move(findings);
   result.report.files = documents.size();
-  result.report.jaxVersion = analysis::Project(projectOptions).knowledgeJaxVersion();
+  result.report.jaxVersion = analysis::knowledgeJaxVersion(projectOptions.knowledgePath);
   std::error_code ec;
   result.report.base = fs::current_path(ec);
   result.report.lines = [sources](const std::string& path) { return sources->index(path); };

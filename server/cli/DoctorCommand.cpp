@@ -126,7 +126,7 @@ int runDoctor(const std::vector<std::string>& args) {
   const std::string interpreter = gpu::resolvePython(python);
   const json environment = gpu::inspectPythonEnvironment(interpreter, launchTemplate);
   const gpu::ProbeResult probe = gpu::probeDevices();
-  analysis::Project project;
+  const std::string jaxVersion = analysis::knowledgeJaxVersion(""); // the bundled table
   const std::vector<std::string> tables = knowledgeTables();
   const std::string runner = gpu::locateRunnerScript();
 
@@ -134,7 +134,7 @@ int runDoctor(const std::vector<std::string>& args) {
     json out = {
         {"python", {{"interpreter", interpreter}, {"environment", environment}}},
         {"gpu", probeJson(probe)},
-        {"knowledge", {{"jax_version", project.knowledgeJaxVersion()}, {"tables", tables}}},
+        {"knowledge", {{"jax_version", jaxVersion}, {"tables", tables}}},
         {"runner", runner},
         {"launch_template", launchTemplate.empty() ? "{python} {runner} {args}" : launchTemplate}};
     std::printf("%s\n", out.dump(2).c_str());
@@ -145,7 +145,7 @@ int runDoctor(const std::vector<std::string>& args) {
     for (std::size_t at = 0; (at = summary.find('\n', at)) != std::string::npos; at += 3)
       summary.replace(at, 1, "\n  ");
     text += summary + "\n";
-    text += "Analysis knowledge: JAX " + project.knowledgeJaxVersion() + "\n";
+    text += "Analysis knowledge: JAX " + jaxVersion + "\n";
     for (const std::string& table : tables)
       text += "  table: " + table + "\n";
     if (tables.empty())

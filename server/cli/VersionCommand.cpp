@@ -14,9 +14,8 @@ namespace {
 
 int runVersion(const std::vector<std::string>& args) {
   if (!args.empty()) throw UsageError{"version: unexpected argument '" + args[0] + "'"};
-  analysis::Project project;
   std::printf("pallas-lsp %s (JAX knowledge: %s)\n", PALLAS_LSP_VERSION,
-              project.knowledgeJaxVersion().c_str());
+              analysis::knowledgeJaxVersion("").c_str());
   return kExitOk;
 }
 

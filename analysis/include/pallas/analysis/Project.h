@@ -64,6 +64,12 @@ struct ApiAt {
   SourceRange range;
 };
 
+// The JAX version of the knowledge table the passes decide from for a
+// configured table path (empty: the bundled table): the configured table
+// when it loads, else the bundled one; "unknown" only when neither loads.
+// Needs no Project (the CLI's version/doctor/check reports use it).
+std::string knowledgeJaxVersion(const std::string& knowledgePath);
+
 class Project {
 public:
   explicit Project(ProjectOptions options = {});
