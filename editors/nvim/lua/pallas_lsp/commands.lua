@@ -118,24 +118,30 @@ function M.run(mode, name)
   M.run_args(client, bufnr, { uri = vim.uri_from_bufnr(bufnr), entry = name, mode = mode })
 end
 
---- :PallasCancel: cancels the run in flight ($/cancelRequest; the server
---- kills the run's process group).
+--- :PallasCancel: cancels the run in flight. Through its progress token
+--- (window/workDoneProgress/cancel) when the progress has begun: the server
+--- kills the run's process group and still replies, so the run buffer says
+--- "cancelled". Before that, $/cancelRequest (Neovim then drops the reply).
 function M.cancel()
   local run = M.current_run
   if not run then
     M.echo("pallas-lsp: no run in progress")
     return
   end
-  if run.client.cancel_request then
-    if vim.fn.has("nvim-0.11") == 1 then
-      run.client:cancel_request(run.request_id)
-    else
-      run.client.cancel_request(run.request_id)
-    end
-  else
-    compat.notify(run.client, "$/cancelRequest", { id = run.request_id })
-  end
+  local tokens = require("pallas_lsp").run_tokens or {}
+  local token = tokens[run.client.id]
   M.echo("pallas-lsp: cancelling the " .. run.label)
+  if token ~= nil then
+    compat.notify(run.client, "window/workDoneProgress/cancel", { token = token })
+    return
+  end
+  M.current_run = nil
+  if vim.fn.has("nvim-0.11") == 1 then
+    run.client:cancel_request(run.request_id)
+  else
+    run.client.cancel_request(run.request_id)
+  end
+  M.echo("pallas-lsp: " .. run.label .. " cancelled", "WarningMsg")
 end
 
 function M.mlir()

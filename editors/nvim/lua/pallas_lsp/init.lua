@@ -117,8 +117,16 @@ function M.progress_handler(err, result, ctx, config)
   end
   M.progress = M.progress or {}
   local key = tostring(ctx.client_id) .. ":" .. tostring(result.token)
+  M.run_tokens = M.run_tokens or {}
   if value.kind == "begin" then
     M.progress[key] = value.title or "pallas-lsp"
+    -- A run's progress ("Pallas: compare run of f"): :PallasCancel cancels
+    -- it through this token, and the run still replies (status cancelled).
+    if (value.title or ""):find("^Pallas: ") and value.cancellable then
+      M.run_tokens[ctx.client_id] = result.token
+    end
+  elseif value.kind == "end" and M.run_tokens[ctx.client_id] == result.token then
+    M.run_tokens[ctx.client_id] = nil
   end
   local title = M.progress[key] or "pallas-lsp"
   local text = title
