@@ -24,7 +24,7 @@ bool needsGpu(const json& action) {
 
 // Titles name the tool (next to ruff's "Ruff: ..." the user sees who offers
 // what). Where the probe found no GPU, GPU-only actions say so, and a compiled
-// run is paired with the same run in interpret mode, which works here.
+// run is paired with the same run in interpret mode, which can work here.
 json presented(const json& actions, GpuPresence gpu) {
   json out = json::array();
   for (json a : actions) {
@@ -33,7 +33,13 @@ json presented(const json& actions, GpuPresence gpu) {
     a["title"] = title;
     if (a.contains("command"))
       a["command"]["title"] = title;
-    bool compiledRun = gpuOnly && a.contains("command");
+    // ... unless the finding is about interpret=True itself: run that way,
+    // the kernel fails with the very error the finding predicts.
+    std::string path;
+    if (a.contains("diagnostics") && a["diagnostics"].is_array() && !a["diagnostics"].empty() &&
+        a["diagnostics"][0].contains("data") && a["diagnostics"][0]["data"].is_object())
+      path = a["diagnostics"][0]["data"].value("executionPath", "");
+    bool compiledRun = gpuOnly && a.contains("command") && path.rfind("interpret=True", 0) != 0;
     json interpreted;
     if (compiledRun) {
       interpreted = a;

@@ -95,6 +95,9 @@ end
 
 local function main()
   assert(bin and bin ~= "", "PALLAS_LSP_BIN is not set")
+  -- The server gets its Python from the settings only, as a user's does (the
+  -- suite's PALLAS_LSP_PYTHON would hide what happens with none configured).
+  vim.env.PALLAS_LSP_PYTHON = nil
   assert(kernel and kernel ~= "", "E2E_KERNEL is not set")
   vim.opt.runtimepath:prepend(root .. "/editors/nvim")
   vim.cmd("filetype on")
@@ -347,9 +350,12 @@ local function main()
   end
   local joined = table.concat(titles, "\n")
   if #gpus == 0 then
+    -- No interpreted run next to them: this finding is about interpret=True,
+    -- where the run fails with the predicted error.
     if not joined:find("Run this kernel compiled %(remove `interpret=True`%) %(needs a GPU%)")
-      or not joined:find("Pallas: Run in interpret mode now (run)", 1, true) then
-      fail("no GPU here: GPU actions should say (needs a GPU) next to an interpreted run: " .. joined)
+      or not joined:find("Run on GPU now (run, compiled) (needs a GPU)", 1, true)
+      or joined:find("Run in interpret mode now", 1, true) then
+      fail("no GPU here: GPU actions should say (needs a GPU): " .. joined)
     end
   elseif joined:find("needs a GPU", 1, true) then
     fail("a GPU is here, yet: " .. joined)
@@ -404,6 +410,10 @@ local function main()
   vim.notify = notify
   if doctor_err then
     fail(":PallasDoctor with no python: " .. doctor_err)
+  end
+  local doctor_text = table.concat(vim.api.nvim_buf_get_lines(doctor_buf, 0, -1, false), "\n")
+  if not doctor_text:find("Python: ", 1, true) or not doctor_text:find("GPU (CUDA driver API):", 1, true) then
+    fail(":PallasDoctor's report: " .. doctor_text)
   end
   settings.python = python_before
   require("pallas_lsp.compat").notify(client, "workspace/didChangeConfiguration", { settings = { pallasLsp = settings } })
