@@ -511,7 +511,7 @@ private:
       if (m.error)
         out += " " + m.error->type + ": " + m.error->message.substr(0, 300);
       if (m.compileSeconds)
-        out += " compile " + fmt(*m.compileSeconds) + " s";
+        out += " first call (with compiling) " + fmt(*m.compileSeconds) + " s";
       if (m.runSecondsMedian)
         out += ", run " + fmt(*m.runSecondsMedian * 1000) + " ms (median of " +
                std::to_string(m.runs) + ")";

@@ -68,10 +68,11 @@ function M.lines(result, args)
     local timing = m.timing or {}
     local head = "[" .. str(m.mode) .. "] " .. (m.ok and "ok" or "failed")
     if type(timing.compile_s) == "number" then
-      head = head .. ", compile " .. num(timing.compile_s) .. " s"
+      head = head .. ", first call (with compiling) " .. num(timing.compile_s) .. " s"
     end
     if type(timing.run_s_median) == "number" then
-      head = head .. (", run %s ms (median of %s)"):format(num(timing.run_s_median * 1000), tostring(timing.runs))
+      head = head .. (", %s %s ms (median of %s)"):format(str(timing.method) == "returned function"
+        and "returned function" or "kernels", num(timing.run_s_median * 1000), tostring(timing.runs))
     end
     add(head)
     if type(m.error) == "table" then
