@@ -377,6 +377,10 @@ local function main()
     if line:match("^[^#]*inline_mgpu") then
       fail("the rewrite left inline_mgpu in the buffer: " .. line)
     end
+    -- The imports only the region used went with it (ruff's F401 otherwise).
+    if line:match("^from .* import .*gpu as m?p?l?gpu") or line:match("^import .*mosaic") then
+      fail("the rewrite left an import it made unused: " .. line)
+    end
   end
   wait("the PLS001 to go away after the rewrite", DIAGNOSTIC_TIMEOUT_MS, function()
     return #pls001(vim.diagnostic.get(buf)) == 0

@@ -178,6 +178,8 @@ test('the rewrite code action removes the finding', { skip: skipIfPending('codeA
   }
   assert.ok(version > 1, 'the document changed');
   assert.doesNotMatch(session.text(uri), /^[^#\n]*inline_mgpu/m, 'the region is gone (outside comments)');
+  assert.doesNotMatch(session.text(uri), /^(from|import) .*(mosaic_gpu as plgpu|mosaic import gpu)/m,
+    'the imports only the region used are gone');
   const republished = await session.diagnosticsFor(uri, version, DIAGNOSTIC_TIMEOUT_MS, before);
   assert.deepEqual(republished.diagnostics.filter(isPls001), [], 'no PLS001 after the rewrite');
   // Save it, as an editor does before a run: the runner runs the file on disk.
