@@ -50,6 +50,11 @@ struct Expr {
   // printed as int/uint once `is_signed` is known; `bits` its width.
   bool signless = false;
   int bits = 0;
+  // Array only: Mosaic GPU treats the value as unsigned (loaded or made with
+  // is_signed=False) while the standard code's dtype may be signed (a ref's
+  // int32). Ops whose result depends on signedness (>>, //, %, /, <, max,
+  // astype) must not be printed as plain jnp operators on it.
+  bool unsignedView = false;
 };
 
 struct Stmt {
