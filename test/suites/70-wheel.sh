@@ -170,3 +170,60 @@ git -C "$repo" add kernel.py
   || { cat "$work/pc-ok.txt"; fail "pre-commit refused a clean kernel"; }
 grep -q "Passed" "$work/pc-ok.txt" || { cat "$work/pc-ok.txt"; fail "pre-commit: the hook did not run"; }
 echo "clean kernel: passed"
+
+echo "--- VS Code: the linux-x64 .vsix carries the self-contained server"
+vsix="$(bash scripts/package-vscode.sh --target linux-x64 2>"$work/vsix.log" | tail -n1)" \
+  || { tail -n 30 "$work/vsix.log"; fail "scripts/package-vscode.sh --target linux-x64"; }
+python3 - "$vsix" "$work/vsix" <<'PY' || fail "the linux-x64 .vsix"
+import json, os, stat, sys, zipfile
+vsix = zipfile.ZipFile(sys.argv[1])
+names = vsix.namelist()
+manifest = vsix.read("extension.vsixmanifest").decode()
+assert 'TargetPlatform="linux-x64"' in manifest, "the .vsix is not marked linux-x64"
+assert not [n for n in names if "node_modules/" in n], "node_modules in the .vsix"
+binary = vsix.getinfo("extension/bundled/bin/pallas-lsp")
+assert stat.S_IMODE(binary.external_attr >> 16) & 0o111, "the bundled binary is not executable in the zip"
+for need in ("extension/bundled/share/pallas-lsp/pallas_lsp_runner.py", "extension/dist/extension.js"):
+    assert need in names, need
+assert [n for n in names if n.startswith("extension/bundled/share/pallas-lsp/knowledge/jax-")], "no knowledge table"
+vsix.extractall(sys.argv[2])
+os.chmod(os.path.join(sys.argv[2], "extension/bundled/bin/pallas-lsp"), 0o755)  # zipfile drops modes; VS Code keeps them
+print(f"{os.path.basename(sys.argv[1])}: {len(names)} files, {os.path.getsize(sys.argv[1]) / 1e6:.1f} MB")
+PY
+bundled="$work/vsix/extension/bundled"
+LD_LIBRARY_PATH= "$bundled/bin/pallas-lsp" doctor --json --python "$venv/bin/python" >"$work/vsix-doctor.json" || true
+python3 - "$work/vsix-doctor.json" "$bundled" <<'PY' || fail "the bundled server does not find its runner and tables in bundled/share"
+import json, os, sys
+doctor, share = json.load(open(sys.argv[1])), os.path.join(os.path.realpath(sys.argv[2]), "share", "pallas-lsp")
+assert os.path.realpath(doctor["runner"]).startswith(share + os.sep), doctor["runner"]
+assert all(os.path.realpath(t).startswith(share + os.sep) for t in doctor["knowledge"]["tables"]), doctor["knowledge"]
+print("bundled server: runner and tables from bundled/share/pallas-lsp")
+PY
+
+echo "--- VS Code: no server found -> the extension installs the wheel into the interpreter's environment"
+# The extension's own install module (editors/vscode/out/install.js, compiled by
+# the package step) with a real pip, into an environment with no pallas-lsp;
+# pip takes the wheel just built (PIP_FIND_LINKS) instead of a package index.
+fresh="$work/fresh-venv"
+python3 -m venv "$fresh"
+ext_out="$root/editors/vscode/out"
+PIP_NO_INDEX=1 PIP_FIND_LINKS="$(dirname "$wheel")" PATH="/usr/bin:/bin" node - "$ext_out" "$fresh/bin/python" <<'JS' || fail "the extension's install flow"
+const path = require('path');
+const [out, python] = process.argv.slice(2);
+const { installServer, installedServerPath, requirementFor } = require(path.join(out, 'install.js'));
+const { resolveServer } = require(path.join(out, 'serverPath.js'));
+const version = require(path.join(out, '..', 'package.json')).version;
+(async () => {
+  const before = resolveServer(undefined, python, { trusted: true });
+  if (before.source !== 'fallback') throw new Error(`a server was found before the install: ${JSON.stringify(before)}`);
+  const result = await installServer(python, requirementFor(version));
+  if (!result.ok) throw new Error(`pip failed:\n${result.output}`);
+  const after = resolveServer(undefined, python, { trusted: true });
+  if (after.source !== 'python-environment' || after.command !== installedServerPath(python))
+    throw new Error(`after the install: ${JSON.stringify(after)}`);
+  const { execFileSync } = require('child_process');
+  const said = execFileSync(after.command, ['--version']).toString().trim();
+  if (said !== `pallas-lsp ${version}`) throw new Error(`the installed server says ${said}`);
+  console.log(`installed ${requirementFor(version)} into ${path.dirname(python)}: resolveServer -> ${after.command} (${said})`);
+})().catch((e) => { console.error(e.message); process.exit(1); });
+JS
