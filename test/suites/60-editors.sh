@@ -80,3 +80,24 @@ cp -r test/editors/fixtures/project/. "$work/nvim/"
 E2E_KERNEL="$work/nvim/kernel.py" XDG_STATE_HOME="$work/state" XDG_DATA_HOME="$work/data" \
   timeout 180 nvim --headless -u NONE -i NONE -n -c "luafile test/editors/nvim_e2e.lua" \
   || fail "the Neovim end-to-end test failed (exit $?)"
+
+echo "--- neovim :checkhealth pallas_lsp"
+run_health() {  # OUT [VAR=VALUE...]: the report of :checkhealth pallas_lsp in headless Neovim
+  local out="$1"; shift
+  env "$@" HEALTH_OUT="$out" XDG_STATE_HOME="$work/state" XDG_DATA_HOME="$work/data" \
+    timeout 120 nvim --headless -u NONE -i NONE -n -c "luafile test/editors/nvim_health.lua" \
+    || fail ":checkhealth pallas_lsp did not run (exit $?)"
+}
+run_health "$work/health.txt" HEALTH_CMD="$bin" HEALTH_PYTHON="$PALLAS_LSP_PYTHON"
+cat "$work/health.txt"
+jax_version="$("$PALLAS_LSP_PYTHON" -c 'import jax; print(jax.__version__)')"
+for want in "OK: binary: $(readlink -f "$bin")" "OK: version: $("$bin" version)" \
+            "interpreter: $PALLAS_LSP_PYTHON" "OK: JAX $jax_version" "OK: knowledge: bundled table for JAX" \
+            "OK: runner: " "## pallas-lsp: GPU"; do
+  grep -qF -- "$want" "$work/health.txt" || fail ":checkhealth pallas_lsp lacks '$want'"
+done
+python3 test/wheel/check_versions.py "$root" ":checkhealth pallas_lsp=$(grep -F 'version: ' "$work/health.txt")"
+run_health "$work/health-missing.txt" HEALTH_CMD="$work/no-such-pallas-lsp"
+grep -q "ERROR.*no-such-pallas-lsp.*is not an executable" "$work/health-missing.txt" \
+  || { cat "$work/health-missing.txt"; fail ":checkhealth pallas_lsp does not report a missing binary as an error"; }
+echo "ok: a missing binary is an ERROR"

@@ -227,3 +227,14 @@ const version = require(path.join(out, '..', 'package.json')).version;
   console.log(`installed ${requirementFor(version)} into ${path.dirname(python)}: resolveServer -> ${after.command} (${said})`);
 })().catch((e) => { console.error(e.message); process.exit(1); });
 JS
+
+echo "--- Neovim :checkhealth pallas_lsp with the wheel's environment active (\$VIRTUAL_ENV)"
+(cd "$work" && env PATH="/usr/bin:/bin" VIRTUAL_ENV="$venv" HEALTH_OUT="$work/health.txt" PALLAS_LSP_ROOT="$root" \
+  XDG_STATE_HOME="$work/state" XDG_DATA_HOME="$work/data" \
+  timeout 120 nvim --headless -u NONE -i NONE -n -c "luafile $root/test/editors/nvim_health.lua") \
+  || fail ":checkhealth pallas_lsp did not run"
+for want in "OK: binary: $bin" "interpreter: $venv/bin/python" "OK: JAX " \
+            "OK: knowledge: bundled table for JAX" "($venv/share/pallas-lsp/knowledge/" "OK: runner: $venv/share/pallas-lsp/"; do
+  grep -qF -- "$want" "$work/health.txt" || { cat "$work/health.txt"; fail ":checkhealth pallas_lsp lacks '$want'"; }
+done
+python3 test/wheel/check_versions.py "$root" ":checkhealth pallas_lsp (wheel)=$(grep -F 'version: ' "$work/health.txt")"
