@@ -46,10 +46,15 @@ elseif(PALLAS_LSP_STATIC)
   message(FATAL_ERROR "PALLAS_LSP_STATIC: libtree-sitter.a not found (libtree-sitter-dev)")
 endif()
 
+set(PALLAS_GLIBC_COMPAT_SOURCE "${CMAKE_CURRENT_LIST_DIR}/glibc_compat.c")
+
 # Marks an executable as self-contained: static archives (above), static
-# libstdc++/libgcc, unused sections dropped, symbols stripped.
+# libstdc++/libgcc, unused sections dropped, symbols stripped, and no glibc
+# symbol newer than 2.35 (glibc_compat.c).
 function(pallas_static_executable target)
   set_target_properties(${target} PROPERTIES PALLAS_LSP_STATIC_LINK ON)
+  target_sources(${target} PRIVATE "${PALLAS_GLIBC_COMPAT_SOURCE}")
   target_link_options(${target} PRIVATE
-    -static-libstdc++ -static-libgcc LINKER:--gc-sections LINKER:--as-needed LINKER:--strip-all)
+    -static-libstdc++ -static-libgcc LINKER:--gc-sections LINKER:--as-needed LINKER:--strip-all
+    LINKER:--wrap=arc4random)
 endfunction()
