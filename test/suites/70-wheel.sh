@@ -33,6 +33,9 @@ case "$(basename "$wheel")" in
   pallas_lsp-*-py3-none-manylinux_*_x86_64.whl) ;;
   *) fail "the wheel is not tagged py3-none-manylinux_*: $(basename "$wheel")" ;;
 esac
+# The documented floor (README, docs/ci.md): glibc 2.35, Ubuntu 22.04.
+glibc_minor="$(basename "$wheel" | sed -E 's/.*manylinux_2_([0-9]+)_x86_64.*/\1/')"
+[ "$glibc_minor" -le 35 ] || fail "the wheel needs glibc 2.$glibc_minor; the documented floor is 2.35"
 "$tools/bin/auditwheel" show "$wheel" >"$work/auditwheel.txt" 2>&1 || { cat "$work/auditwheel.txt"; fail "auditwheel show failed"; }
 grep -q "is consistent with" "$work/auditwheel.txt" || { cat "$work/auditwheel.txt"; fail "auditwheel: no manylinux policy fits"; }
 sed -n '/is consistent with/,/platform tag/p' "$work/auditwheel.txt" | tr '\n' ' ' | sed 's/  */ /g'; echo
