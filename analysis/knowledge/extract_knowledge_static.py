@@ -45,7 +45,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import extract_knowledge as ref  # noqa: E402 -- imports no JAX at module level
 
 SCHEMA_VERSION = ref.SCHEMA_VERSION
-_NOT_FOUND = object()
+_MAX_FILE_BYTES = 8 << 20  # JAX's largest module is ~0.3 MB
 
 
 # ------------------------------------------------------------ object model
@@ -249,6 +249,9 @@ class Source:
       mod = None
       if path is not None:
         try:
+          # The tree may be a workspace's: a planted huge file is skipped.
+          if os.path.getsize(path) > _MAX_FILE_BYTES:
+            raise ValueError(f"{path} is larger than {_MAX_FILE_BYTES} bytes")
           with open(path, encoding="utf-8") as f:
             mod = Module(name, path, f.read())
         except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
@@ -1312,6 +1315,11 @@ def main(argv=None):
   table = extract(args.site_packages)
   if not table.get("jax_version"):
     print(f"cannot read the JAX version under {args.site_packages}", file=sys.stderr)
+    return 2
+  if not table["primitives"] or not table["apis"]:
+    # Not a usable JAX (a stub, a broken install): an empty table would make
+    # every kernel look clean, so none is written.
+    print(f"no Pallas primitives or APIs found under {args.site_packages}", file=sys.stderr)
     return 2
   text = json.dumps(table, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
   if args.output:
