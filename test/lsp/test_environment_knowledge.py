@@ -14,7 +14,6 @@ import shutil
 import signal
 import stat
 import subprocess
-import sys
 import textwrap
 import time
 import zipfile
@@ -156,7 +155,7 @@ def test_jax_0112_environment_uses_its_table_and_never_runs_its_python(tmp_path,
     # doctor says which JAX and how its knowledge was obtained.
     r = cli(["doctor"], ws, clean_env(tmp_path))
     assert "Analysis knowledge: JAX 0.11.2, bundled table for JAX 0.11.2" in r.stdout, r.stdout
-    assert f"(workspace .venv)" in r.stdout
+    assert "(workspace .venv)" in r.stdout
     doc = json.loads(cli(["doctor", "--json"], ws, clean_env(tmp_path)).stdout)
     assert doc["knowledge"]["jax_version"] == "0.11.2"
     assert doc["knowledge"]["how"].startswith("bundled table for JAX 0.11.2")
