@@ -43,8 +43,8 @@ std::string headline(const Finding& f) {
       return line;
     // A long subject gives way first: the path and the launch line matter more.
     size_t room = kHeadlineMax - (line.size() - f.subject.size());
-    return shortened(f.subject, std::max<size_t>(room, 12)) + verb + shortPathName(f.executionPath) +
-           tail;
+    return shortened(f.subject, std::max<size_t>(room, 12)) + verb +
+           shortPathName(f.executionPath) + tail;
   }
   // The first sentence of the message (PLS003/PLS004 and runs).
   std::string first = f.message.substr(0, f.message.find('\n'));

@@ -320,7 +320,8 @@ private:
     static const std::set<std::string> same = {"+", "-", "*", "&", "|", "^", "<<", "==", "!="};
     if (same.count(tok)) return asUnsigned(mkExpr(Expr::Op::Binary, ty, tok, std::move(args)));
     if (tok == ">>")
-      return asUnsigned(mkExpr(Expr::Op::Call, ty, prog_.lax + ".shift_right_logical", std::move(args)));
+      return asUnsigned(
+          mkExpr(Expr::Op::Call, ty, prog_.lax + ".shift_right_logical", std::move(args)));
     return block(o, "`" + tok + "` on an unsigned (is_signed=False) value, which standard code "
                     "would compute signed");
   }
@@ -357,9 +358,9 @@ private:
   // Python builtins of plain Python values (`slice(0, 64)`, `min(a, b)`):
   // the same call in standard code. nullptr when it is not one.
   ExprP builtinCall(pd::CallIndirectOp ci) {
-    static const std::set<std::string> pure = {"builtins.slice", "builtins.min", "builtins.max",
-                                               "builtins.abs",   "builtins.int", "builtins.float",
-                                               "builtins.len",   "builtins.tuple", "builtins.range"};
+    static const std::set<std::string> pure = {
+        "builtins.slice", "builtins.min", "builtins.max",   "builtins.abs",  "builtins.int",
+        "builtins.float", "builtins.len", "builtins.tuple", "builtins.range"};
     auto g = ci.getCallee().getDefiningOp<pd::GlobalOp>();
     if (!g || !pure.count(g.getResolved().str())) return nullptr;
     mlir::ArrayAttr kws = ci.getKeywords();
@@ -371,7 +372,8 @@ private:
       if (!a) return nullptr;
       if (a->ty != Ty::Py) return nullptr; // of arrays: jnp's own functions, not these
       args.push_back(a);
-      names.push_back(i - 1 < kws.size() ? llvm::cast<mlir::StringAttr>(kws[i - 1]).getValue().str() : "");
+      names.push_back(
+          i - 1 < kws.size() ? llvm::cast<mlir::StringAttr>(kws[i - 1]).getValue().str() : "");
     }
     return mkExpr(Expr::Op::Call, Ty::Py, g.getName().str(), std::move(args), std::move(names));
   }
