@@ -213,3 +213,20 @@ TEST(Rewrite, KeepsImportsStillUsedAndAddsShortNames) {
   EXPECT_NE(all.find("jnp.full((4,), 1.0, dtype=jnp.float32)"), std::string::npos) << all;
   EXPECT_EQ(all.find("jax.numpy.full"), std::string::npos) << all;
 }
+
+// Issue 15: locals only the Mosaic GPU code needed (ir types) are not kept as
+// dead assignments in the standard code.
+TEST(Rewrite, DropsDeadLocals) {
+  RewriteResult r = rewrite("def kernel(x_ref, o_ref):\n"
+                            "  @plgpu.inline_mgpu(arg_types=(plgpu.RefType(), plgpu.RefType()))\n"
+                            "  def twice(ctx, x, o):\n"
+                            "    i32 = ir.IntegerType.get_signless(32)\n"
+                            "    h = mgpu.FragmentedArray.load_strided(x)\n"
+                            "    (h + h).store_untiled(o)\n"
+                            "  twice(x_ref, o_ref)\n",
+                            {6, 4});
+  ASSERT_TRUE(r.fix) << r.blocker;
+  const std::string& code = r.fix->edits.back().newText;
+  EXPECT_EQ(code.find("i32"), std::string::npos) << code;
+  EXPECT_NE(code.find("    h = x[...]\n    o[...] = h + h"), std::string::npos) << code;
+}

@@ -185,6 +185,7 @@ RewriteResult rewriteInlineMgpuOp(pd::InlineMgpuOp op, std::string_view text) {
     return r;
   }
   t.program->name = std::string(src.textOf(rewrite::fieldOf(d.def, "name")));
+  rewrite::pruneDeadAssignments(*t.program);
   collectComments(d.whole, src, t.program->comments);
   SourcePos start = SourceIndex::pos(ts_node_start_point(d.whole));
   SourcePos end = SourceIndex::pos(ts_node_end_point(d.whole));

@@ -82,6 +82,11 @@ ExprP mkExpr(Expr::Op op, Ty ty, std::string text, std::vector<ExprP> args,
 ExprP mkDType(std::string text);
 ExprP mkSignless(int bits);
 
+// Drops assignments nothing later reads (`i32 = jnp.int32` left from an
+// ir.IntegerType the region only needed for Mosaic GPU): standard code has no
+// side effects in an assignment, so this never changes what it computes.
+void pruneDeadAssignments(StdProgram& program);
+
 // Python source of the program: `def name(params):` prefixed with `indent`,
 // its body lines with `bodyIndent` (the file's own indentation), ending with
 // a newline.
