@@ -168,6 +168,18 @@ std::string whatIsBound(const Binding& b) {
   return "`" + b.api + "` (primitive " + b.prim->name + ")";
 }
 
+// The short name of what fails, for the headline: "region 'touch'".
+std::string subjectOf(const Binding& b) {
+  std::string what = whatIsBound(b);
+  if (b.prim->name == "inline_mgpu_p") {
+    size_t open = what.find('`');
+    return open == std::string::npos
+               ? std::string("an inline_mgpu region")
+               : "region '" + what.substr(open + 1, what.rfind('`') - open - 1) + "'";
+  }
+  return "`" + b.api + "`";
+}
+
 Finding makeFinding(const Binding& b, const Failure& f, const PathChoice& pc, pd::LaunchOp launch,
                     const GlobalMode* global, const KernelWalk& walk,
                     const knowledge::KnowledgeBase& kb, bool first) {
@@ -182,6 +194,8 @@ Finding makeFinding(const Binding& b, const Failure& f, const PathChoice& pc, pd
                 f.reason + "). " + f.advice;
   if (first)
     out.message += " This is the first error JAX raises for this launch.";
+  out.subject = subjectOf(b);
+  out.selectedAt = selector(launch, global);
   out.executionPath = path;
   out.launch = detail::sourceLocation(launch.getLoc());
   out.related.push_back({selector(launch, global),

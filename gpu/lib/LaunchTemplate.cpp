@@ -89,11 +89,26 @@ std::string joinQuoted(const std::vector<std::string>& args) {
 
 std::vector<std::string> expandLaunchTemplate(std::string_view launchTemplate,
                                               const LaunchValues& values) {
-  if (launchTemplate.find("{runner}") == std::string_view::npos)
-    throw LaunchTemplateError("launch template must contain {runner} (the runner script)");
+  if (launchTemplate.find("{runner}") == std::string_view::npos &&
+      launchTemplate.find("{cmd}") == std::string_view::npos)
+    throw LaunchTemplateError(
+        "launch template must contain {cmd} (the whole run command) or {runner} (the runner script)");
   std::vector<std::string> argv;
-  for (Word& word : splitWords(launchTemplate)) {
-    if (!word.quoted && word.text == "{python}") {
+  std::vector<Word> words = splitWords(launchTemplate);
+  // ssh joins its arguments into one command line for the remote shell: there
+  // {cmd} is that line, shell-quoted, so paths with spaces survive.
+  bool ssh = !words.empty() && (words[0].text == "ssh" || words[0].text.ends_with("/ssh"));
+  std::string cmdLine = shellQuote(values.python) + " " + shellQuote(values.runner) +
+                        (values.args.empty() ? "" : " " + joinQuoted(values.args));
+  for (Word& word : words) {
+    if (!word.quoted && word.text == "{cmd}" && ssh) {
+      argv.push_back(cmdLine);
+    } else if (!word.quoted && word.text == "{cmd}") {
+      // {cmd} is {python} {runner} {args}: `srun --gpus=1 {cmd}`.
+      argv.push_back(values.python);
+      argv.push_back(values.runner);
+      argv.insert(argv.end(), values.args.begin(), values.args.end());
+    } else if (!word.quoted && word.text == "{python}") {
       argv.push_back(values.python);
     } else if (!word.quoted && word.text == "{runner}") {
       argv.push_back(values.runner);
@@ -105,6 +120,7 @@ std::vector<std::string> expandLaunchTemplate(std::string_view launchTemplate,
           {"{python}", shellQuote(values.python)},
           {"{runner}", shellQuote(values.runner)},
           {"{args}", joinQuoted(values.args)},
+          {"{cmd}", cmdLine},
       };
       std::string out;
       std::string_view text = word.text;

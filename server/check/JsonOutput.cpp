@@ -50,6 +50,9 @@ json findingJson(const analysis::Finding& f) {
       {"path", f.location.path},
       {"range", range(f.location.range)},
       {"message", f.message},
+      // The one-line form (<= 100 characters) editors and `--format text` show
+      // first; `message` keeps every detail.
+      {"headline", analysis::headline(f)},
       {"executionPath", f.executionPath},
       {"launch", f.launch ? json{{"path", f.launch->path}, {"range", range(f.launch->range)}}
                           : json(nullptr)},

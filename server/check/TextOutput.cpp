@@ -1,4 +1,5 @@
-// `text`: one line per finding, then ruff's summary lines.
+// `text`: one line per finding (its headline, with the details on an indented
+// line below when it has one), then ruff's summary lines.
 #include "Report.h"
 
 namespace pallas::check {
@@ -16,7 +17,14 @@ void writeText(std::ostream& out, const Report& report) {
     const auto& start = f.location.range.start;
     out << displayPath(f.location.path, report.base) << ':' << start.line + 1 << ':'
         << displayColumn(report, f.location.path, start) << ": "
-        << analysis::severityName(f.severity) << '[' << f.code << "] " << f.message << '\n';
+        << analysis::severityName(f.severity) << '[' << f.code << "] ";
+    // A finding with a headline prints it, then its details indented below
+    // (ruff's full format); one without keeps the message on its one line.
+    std::string head = analysis::headline(f);
+    if (f.subject.empty() || head == f.message)
+      out << f.message << '\n';
+    else
+      out << head << "\n    " << f.message << '\n';
     (f.severity == analysis::Severity::Error ? errors : others) += 1;
   }
   if (report.quiet)

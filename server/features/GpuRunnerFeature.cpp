@@ -9,6 +9,7 @@
 // work-done progress into gpu::CancelToken::cancel(), which kills the run's
 // whole process group.
 #include "ExecutionTrust.h"
+#include "GpuPresence.h"
 #include "LspServer.h"
 #include "RunnerEntries.h"
 #include "pallas/gpu/DeviceProbe.h"
@@ -38,6 +39,9 @@ struct RunnerSettings {
   std::string launchTemplate; // empty: env PALLAS_LSP_LAUNCH_TEMPLATE, else the default
   double timeoutSeconds = 300;
   bool workspaceTrusted = true;
+  // The client shows a run's result itself (the Neovim plugin's run buffer):
+  // no window/showMessage repeating it.
+  bool clientShowsResults = false;
 };
 
 // Accepts the settings object itself or one wrapped as {pallasLsp: {...}} /
@@ -126,6 +130,16 @@ json probeJson(const gpu::ProbeResult& probe) {
           {"summary", probe.summary()},
           {"driverVersion", probe.driverVersionString()},
           {"gpus", gpus}};
+}
+
+// Can a compiled run happen from here? A local GPU, or a launch template that
+// sends runs to one. Unknown until the probe has run. Call with the lock held.
+GpuPresence presenceLocked(const RunnerState& state) {
+  if (!state.probe)
+    return GpuPresence::Unknown;
+  bool remote = !state.settings.launchTemplate.empty() ||
+                !envOr("PALLAS_LSP_LAUNCH_TEMPLATE", "").empty();
+  return remote || !state.probe->devices.empty() ? GpuPresence::Present : GpuPresence::None;
 }
 
 // ---- position helpers --------------------------------------------------
@@ -242,6 +256,8 @@ private:
       if (r.contains("launchTemplate"))
         st.launchTemplate =
             r["launchTemplate"].is_string() ? r["launchTemplate"].get<std::string>() : "";
+      if (r.contains("clientShowsResults") && r["clientShowsResults"].is_boolean())
+        st.clientShowsResults = r["clientShowsResults"].get<bool>();
       if (r.contains("timeoutSeconds") && r["timeoutSeconds"].is_number() &&
           r["timeoutSeconds"].get<double>() > 0)
         st.timeoutSeconds = r["timeoutSeconds"].get<double>();
@@ -249,6 +265,7 @@ private:
     if (cfg.contains("workspaceTrusted") && cfg["workspaceTrusted"].is_boolean())
       st.workspaceTrusted = cfg["workspaceTrusted"].get<bool>();
     state_->settingsSeen = true;
+    setGpuPresence(server_, presenceLocked(*state_));
     // A different interpreter may have a different JAX, and trust decides
     // what may be executed for it: load again (the worker starts at
     // `initialized`; before that it picks this up).
@@ -266,6 +283,8 @@ private:
     {
       std::lock_guard lock(state->mutex);
       state->probe = probe;
+      if (auto server = weak.lock())
+        setGpuPresence(*server, presenceLocked(*state));
     }
     if (auto server = weak.lock()) {
       if (!capability.empty())
@@ -367,7 +386,10 @@ private:
                             {"knowledgeHow", info["how"]},
                             {"knowledge", info["source"]},
                             {"gpus", gpus},
-                            {"gpu", capability.empty() ? json(probe.summary()) : gpus[0]["name"]}});
+                            // Short for status lines; the probe's own words
+                            // (a dlopen error) are for :PallasDoctor.
+                            {"gpu", capability.empty() ? json("no GPU") : gpus[0]["name"]},
+                            {"gpuDetail", probe.summary()}});
       if (changed)
         reanalyse(*server);
     }
@@ -479,7 +501,13 @@ private:
     std::string summary = summarise(result);
     progress->end(gpu::runStatusName(result.status));
     publishFrames(result);
-    server_.showMessage(result.ok()                                          ? MessageType::Info
+    bool clientShows;
+    {
+      std::lock_guard lock(state_->mutex);
+      clientShows = state_->settings.clientShowsResults;
+    }
+    if (!clientShows)
+      server_.showMessage(result.ok()                                          ? MessageType::Info
                         : result.status == gpu::RunResult::Status::Cancelled ? MessageType::Warning
                                                                              : MessageType::Error,
                         summary);
@@ -508,7 +536,7 @@ private:
       if (m.error)
         out += " " + m.error->type + ": " + m.error->message.substr(0, 300);
       if (m.compileSeconds)
-        out += " compile " + fmt(*m.compileSeconds) + " s";
+        out += " first call (with compiling) " + fmt(*m.compileSeconds) + " s";
       if (m.runSecondsMedian)
         out += ", run " + fmt(*m.runSecondsMedian * 1000) + " ms (median of " +
                std::to_string(m.runs) + ")";
@@ -614,12 +642,18 @@ private:
                                                           : launchTemplate}};
     if (asJson)
       return report;
+    // A field that is missing or null (no JAX in that interpreter, nothing
+    // configured) reads as "?": json::value() throws on null.
+    auto str = [](const json& o, const char* key, const std::string& fallback = "?") {
+      return o.is_object() && o.contains(key) && o[key].is_string() ? o[key].get<std::string>()
+                                                                    : fallback;
+    };
     std::string text = "pallas-lsp doctor\n\nPython: " + python + "\n";
     if (environment.contains("error"))
       text += "  cannot inspect it: " + environment["error"].dump() + "\n";
     else
-      text += "  JAX " + environment.value("jax", std::string("?")) + ", jaxlib " +
-              environment.value("jaxlib", std::string("?")) + "\n";
+      text += "  JAX " + str(environment, "jax", "not installed") + ", jaxlib " +
+              str(environment, "jaxlib", "not installed") + "\n";
     text += "\nGPU (CUDA driver API):\n  " + probe->summary() + "\n";
     std::string cap = bestCapability(*probe);
     text += "  hardware checks (PLS003) for: " +
@@ -628,12 +662,11 @@ private:
     if (knowledgeInfo.empty())
       text += "being loaded\n";
     else
-      text += "JAX " + knowledgeInfo.value("jax_version", std::string("?")) + ", " +
-              knowledgeInfo.value("how", std::string("?")) + "\n  table: " +
-              knowledgeInfo.value("source", std::string("?")) +
-              (knowledgeInfo.value("fallback", std::string()).empty()
+      text += "JAX " + str(knowledgeInfo, "jax_version") + ", " + str(knowledgeInfo, "how") +
+              "\n  table: " + str(knowledgeInfo, "source") +
+              (str(knowledgeInfo, "fallback", "").empty()
                    ? std::string("\n")
-                   : "\n  (bundled table: " + knowledgeInfo["fallback"].get<std::string>() + ")\n");
+                   : "\n  (bundled table: " + str(knowledgeInfo, "fallback", "") + ")\n");
     text += "\nLaunch template: " + report["launchTemplate"].get<std::string>() + "\n";
     return text;
   }

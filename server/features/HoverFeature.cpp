@@ -10,6 +10,8 @@
 #include "pallas/knowledge/KnowledgeBase.h"
 #include "pallas/protocol/Text.h"
 
+#include <algorithm>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -58,6 +60,39 @@ bool resolvedAtBind(const PrimitiveFacts& p) {
   return p.name == "program_id" || p.name == "num_programs";
 }
 
+// Mosaic GPU registers a lowering rule per (lowering, primitive) thread
+// semantics pair, which the table records as "LanexWarpgroup" etc. Said in
+// words: under which lowering (compiler_params thread_semantics; Lane is the
+// default) and in which code (a whole warpgroup's, or per-warp code inside
+// plgpu.WarpMesh) the primitive lowers.
+std::string semanticsInWords(const std::vector<std::string>& pairs) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> byLowering;
+  for (const std::string& pair : pairs) {
+    size_t x = pair.find('x');
+    std::string lowering = x == std::string::npos ? pair : pair.substr(0, x);
+    std::string code = x == std::string::npos ? "" : pair.substr(x + 1);
+    auto it = std::find_if(byLowering.begin(), byLowering.end(),
+                           [&](const auto& e) { return e.first == lowering; });
+    if (it == byLowering.end()) {
+      byLowering.push_back({lowering, {}});
+      it = std::prev(byLowering.end());
+    }
+    if (!code.empty())
+      it->second.push_back(code == "Warp" ? "per-warp code" : "warpgroup code");
+  }
+  std::string out;
+  for (const auto& [lowering, codes] : byLowering) {
+    out += out.empty() ? "" : "; ";
+    out += lowering == "Lane" ? "default (Lane) lowering" : lowering + " lowering";
+    if (!codes.empty()) {
+      out += ", in ";
+      for (size_t i = 0; i < codes.size(); ++i)
+        out += (i ? " and " : "") + codes[i];
+    }
+  }
+  return out;
+}
+
 std::string compiledVerdict(const PrimitiveFacts& p) {
   if (p.mosaicGpuSemantics.empty())
     // wgmma_ref_p and friends: the compiled path discharges accumulators
@@ -66,10 +101,7 @@ std::string compiledVerdict(const PrimitiveFacts& p) {
     return p.discharge == DischargeStatus::Exists
                ? "only discharged (its Ref operands must be accumulators or run_state refs)"
                : "no Mosaic GPU lowering rule";
-  std::string out = "yes (";
-  for (size_t i = 0; i < p.mosaicGpuSemantics.size(); ++i)
-    out += (i ? ", " : "") + p.mosaicGpuSemantics[i];
-  return out + ")";
+  return "yes (" + semanticsInWords(p.mosaicGpuSemantics) + ")";
 }
 
 std::string noRefsVerdict(const PrimitiveFacts& p) {
@@ -116,40 +148,57 @@ std::string gpuInterpretVerdict(const PrimitiveFacts& p) {
   return "unknown";
 }
 
+// What an API binds and where each primitive runs, as short bullet lists
+// (hover windows are narrow; a wide table wraps into raw pipes). Empty when
+// the API binds no primitive pallas-lsp knows of: the hover then says nothing
+// and the user keeps their other servers' hovers.
 std::string apiMarkdown(const std::string& api, const KnowledgeBase* kb,
                         const std::string& jaxVersion) {
-  std::ostringstream md;
-  md << "```python\n" << api << "\n```\n";
   std::vector<const PrimitiveFacts*> prims =
       kb ? kb->primitivesOf(api) : std::vector<const PrimitiveFacts*>{};
-  if (prims.empty()) {
-    md << "\nBinds no primitive pallas-lsp knows of";
-    if (kb && !kb->api(api))
-      md << " (not in the knowledge table)";
-    md << ".\n";
-  } else {
-    md << "\nBinds ";
-    for (size_t i = 0; i < prims.size(); ++i)
-      md << (i ? ", " : "") << "`" << prims[i]->name << "`";
-    md << ".\n\n| primitive | compiled (Mosaic GPU) | `interpret=True` | GPU interpret mode |\n"
-          "|---|---|---|---|\n";
-    for (const PrimitiveFacts* p : prims)
-      md << "| `" << p->name << "` | " << compiledVerdict(*p) << " | " << interpretVerdict(*p)
-         << " | " << gpuInterpretVerdict(*p) << " |\n";
-    std::vector<std::string> hardware;
-    for (const PrimitiveFacts* p : prims)
-      if (p->hardware)
-        hardware.push_back("`" + p->name + "`: " + *p->hardware);
-    md << "\n**Hardware:** ";
-    if (hardware.empty())
-      md << "no specific GPU generation required.\n";
-    for (size_t i = 0; i < hardware.size(); ++i)
-      md << (i ? "; " : "") << hardware[i];
-    if (!hardware.empty())
-      md << "\n";
+  if (prims.empty())
+    return "";
+  std::ostringstream md;
+  md << "```python\n" << api << "\n```\n";
+  for (const PrimitiveFacts* p : prims) {
+    md << "\nBinds `" << p->name << "`:\n"
+       << "- compiled (Mosaic GPU): " << compiledVerdict(*p) << "\n"
+       << "- `interpret=True`: " << interpretVerdict(*p) << "\n"
+       << "- GPU interpret mode: " << gpuInterpretVerdict(*p) << "\n";
+    if (p->hardware)
+      md << "- hardware: " << *p->hardware << "\n";
   }
   md << "\n*Knowledge: JAX " << jaxVersion << "*\n";
   return md.str();
+}
+
+bool contains(const analysis::SourceRange& r, const analysis::SourcePos& p) {
+  return !(p < r.start) && !(r.end < p);
+}
+
+// Hover on a finding's site: its headline and details (the same text as the
+// diagnostic, which some editors cut); on a launch: the path it selects and
+// what stops it there.
+std::string findingsMarkdown(const std::vector<analysis::Finding>& findings,
+                             const std::string& path, const analysis::SourcePos& pos) {
+  std::string site, launch;
+  for (const analysis::Finding& f : findings) {
+    if (f.location.path == path && contains(f.location.range, pos))
+      site += "**" + f.code + "** " + analysis::headline(f) + "\n\n" + f.message + "\n\n";
+    // Launch locations are where the call starts: its whole first line counts.
+    bool onLaunch = f.launch && f.launch->path == path && f.launch->range.start.line == pos.line;
+    bool onSelector = f.selectedAt && f.selectedAt->path == path &&
+                      f.selectedAt->range.start.line == pos.line;
+    if ((onLaunch || onSelector) && !f.executionPath.empty()) {
+      if (launch.empty())
+        launch = "**This launch** " +
+                 std::string(f.severity == analysis::Severity::Error ? "selects " : "may select ") +
+                 f.executionPath + ". What stops it there:\n";
+      launch += "- " + (f.subject.empty() ? f.code : f.subject) + " at line " +
+                std::to_string(f.location.range.start.line + 1) + " (" + f.code + ")\n";
+    }
+  }
+  return site + launch;
 }
 
 std::optional<json> hover(LspServer& server, const json& params) {
@@ -171,12 +220,16 @@ std::optional<json> hover(LspServer& server, const json& params) {
       line, static_cast<uint32_t>(protocol::unitsToByteColumn(
                 lineText, position["character"].get<uint32_t>(), server.client().encoding))};
 
-  std::string markdown;
+  std::string markdown = findingsMarkdown(server.findings(path), path, pos);
   std::optional<analysis::SourceRange> range;
   if (auto api = server.project().apiAt(path, pos)) {
     auto kb = knowledgeBase(server.project().knowledgePath());
-    markdown = apiMarkdown(api->api, kb.get(), kb ? kb->jaxVersion() : std::string("unknown"));
-    range = api->range;
+    std::string facts =
+        apiMarkdown(api->api, kb.get(), kb ? kb->jaxVersion() : std::string("unknown"));
+    if (!facts.empty()) {
+      markdown += (markdown.empty() ? "" : "\n---\n\n") + facts;
+      range = api->range;
+    }
   }
   analysis::RewriteResult rewrite = analysis::rewriteInlineMgpu(server.project(), path, pos);
   std::string status = rewrite.fix ? "can be rewritten with standard Pallas primitives (code "

@@ -2,6 +2,8 @@
 
 #include "pallas/protocol/Uri.h"
 
+#include <algorithm>
+
 namespace pallas::server {
 
 using protocol::json;
@@ -16,7 +18,9 @@ const char* fixSafetyName(analysis::FixSafety s) {
 }
 
 std::string diagnosticMessage(const analysis::Finding& f) {
-  std::string m = f.message;
+  // The headline first: virtual text and one-line displays show only it.
+  std::string m = analysis::headline(f);
+  if (m != f.message) m += "\n" + f.message;
   if (!f.executionPath.empty()) m += "\nexecution path: " + f.executionPath;
   if (!f.callChain.empty()) {
     m += "\ncall chain: ";
@@ -97,9 +101,100 @@ json DiagnosticConverter::diagnostic(const analysis::Finding& f) {
   return d;
 }
 
+namespace {
+
+std::string lineText(uint32_t line0) { return "line " + std::to_string(line0 + 1); }
+
+bool sameSite(const analysis::Finding& a, const analysis::Finding& b) {
+  return a.code == b.code && a.location.path == b.location.path &&
+         a.location.range == b.location.range && a.subject == b.subject && !a.subject.empty();
+}
+
+} // namespace
+
+json DiagnosticConverter::mergedDiagnostic(const std::vector<const analysis::Finding*>& group) {
+  const analysis::Finding& first = *group.front();
+  json d = diagnostic(first);
+  if (group.size() == 1) return d;
+  // One diagnostic listing every launch that reaches the site: the same
+  // finding from two launches looked like a duplicate.
+  bool samePath = true;
+  int severity = static_cast<int>(first.severity);
+  std::string lines;
+  for (const analysis::Finding* f : group) {
+    samePath &= f->executionPath == first.executionPath;
+    severity = std::min(severity, static_cast<int>(f->severity));
+    if (f->launch) lines += (lines.empty() ? "" : ", ") + std::to_string(f->launch->range.start.line + 1);
+  }
+  std::string verb = severity == static_cast<int>(analysis::Severity::Error) ? " can't run under "
+                                                                            : " may not run under ";
+  std::string head = first.subject + verb +
+                     (samePath ? analysis::shortPathName(first.executionPath)
+                               : std::to_string(group.size()) + " launches' paths") +
+                     " (launches at lines " + lines + ")";
+  std::string message = analysis::shortened(head, analysis::kHeadlineMax);
+  json related = json::array();
+  json launches = json::array();
+  json fixes = json::array();
+  for (const analysis::Finding* f : group) {
+    std::string from = f->launch ? "launch at " + lineText(f->launch->range.start.line) : "a launch";
+    message += "\n\n" + from + " (" + f->executionPath + "): " + f->message;
+    json one = diagnostic(*f);
+    for (auto& r : one.value("relatedInformation", json::array())) related.push_back(r);
+    if (f->launch) launches.push_back(location(*f->launch));
+    for (auto& fix : one["data"]["fixes"]) {
+      bool seen = false;
+      for (const auto& g : fixes) seen |= g["title"] == fix["title"];
+      if (!seen) fixes.push_back(fix);
+    }
+  }
+  if (!first.jaxVersion.empty()) message += "\n(JAX " + first.jaxVersion + ")";
+  d["message"] = message;
+  d["severity"] = severity;
+  if (!related.empty()) d["relatedInformation"] = related;
+  d["data"]["launches"] = launches;
+  d["data"]["fixes"] = fixes;
+  return d;
+}
+
+json DiagnosticConverter::selectionHint(const analysis::Finding& f) {
+  // The line that selects the failing path gets its own hint, since most
+  // editors (Neovim among them) do not show relatedInformation.
+  bool may = f.severity != analysis::Severity::Error;
+  std::string message = std::string(may ? "may select " : "selects ") +
+                        analysis::shortPathName(f.executionPath) + ", which cannot run " +
+                        f.subject + " (" + lineText(f.location.range.start.line) + ")";
+  return json{{"range", range(f.selectedAt->path, f.selectedAt->range)},
+              {"severity", static_cast<int>(analysis::Severity::Hint)},
+              {"code", f.code},
+              {"source", kDiagnosticSource},
+              {"message", message},
+              {"data", {{"selects", true}, {"site", location(f.location)}}}};
+}
+
 json DiagnosticConverter::diagnostics(const std::vector<analysis::Finding>& findings) {
   json out = json::array();
-  for (const auto& f : findings) out.push_back(diagnostic(f));
+  std::vector<bool> taken(findings.size(), false);
+  std::vector<std::string> hinted; // "line:col:message", one hint per selector and text
+  for (size_t i = 0; i < findings.size(); ++i) {
+    if (taken[i]) continue;
+    std::vector<const analysis::Finding*> group{&findings[i]};
+    for (size_t j = i + 1; j < findings.size(); ++j)
+      if (!taken[j] && sameSite(findings[i], findings[j])) {
+        taken[j] = true;
+        group.push_back(&findings[j]);
+      }
+    out.push_back(mergedDiagnostic(group));
+    for (const analysis::Finding* f : group) {
+      // Hints in this document only: the findings given are this document's.
+      if (!f->selectedAt || f->selectedAt->path != f->location.path || f->subject.empty()) continue;
+      json hint = selectionHint(*f);
+      std::string key = hint["range"].dump() + hint["message"].get<std::string>();
+      if (std::find(hinted.begin(), hinted.end(), key) != hinted.end()) continue;
+      hinted.push_back(key);
+      out.push_back(std::move(hint));
+    }
+  }
   return out;
 }
 

@@ -32,7 +32,11 @@ public:
   protocol::json range(const std::string& path, const analysis::SourceRange& r);
   protocol::json location(const analysis::SourceLocation& loc);
   protocol::json diagnostic(const analysis::Finding& f);
+  // One diagnostic per site (findings of several launches at one site are
+  // merged), plus a hint at each line that selects a failing path.
   protocol::json diagnostics(const std::vector<analysis::Finding>& findings);
+  protocol::json mergedDiagnostic(const std::vector<const analysis::Finding*>& group);
+  protocol::json selectionHint(const analysis::Finding& f);
 
 private:
   protocol::json position(const std::string& path, const analysis::SourcePos& p);
@@ -44,8 +48,8 @@ private:
   std::vector<std::pair<std::string, std::optional<std::string>>> cache_;
 };
 
-// The message shown in the editor: the finding's message, then the execution
-// path and the call chain on their own lines.
+// The message shown in the editor: the one-line headline, the finding's
+// message, then the execution path and the call chain on their own lines.
 std::string diagnosticMessage(const analysis::Finding& f);
 const char* fixSafetyName(analysis::FixSafety s);
 

@@ -139,8 +139,22 @@ TEST(JsonOutput, Schema) {
     keys.push_back(it.key());
   std::sort(keys.begin(), keys.end());
   EXPECT_EQ(keys, (std::vector<std::string>{"callChain", "code", "executionPath", "fixes",
-                                            "jaxVersion", "launch", "message", "path", "range",
-                                            "related", "severity"}));
+                                            "headline", "jaxVersion", "launch", "message", "path",
+                                            "range", "related", "severity"}));
+  // No subject: the headline is the message's first sentence, cut to 100.
+  EXPECT_EQ(f["headline"], "inline_mgpu_p does not support discharge, 100% sure: a,b");
+}
+
+// Issue 15: a finding with a subject prints its headline (region, path,
+// launch line), then the details on an indented line.
+TEST(TextOutput, HeadlineThenDetails) {
+  Report report = sampleReport();
+  report.findings.resize(1);
+  report.findings[0].subject = "region 'touch'";
+  std::string text = render(OutputFormat::Text, report);
+  EXPECT_EQ(text.substr(0, text.find("Found")),
+            "src/k.py:2:10: error[PLS001] region 'touch' can't run under interpret=True (launch at "
+            "line 5)\n    inline_mgpu_p does not support discharge, 100% sure: a,b\n");
 }
 
 TEST(JsonOutput, InvalidUtf8DoesNotThrow) {

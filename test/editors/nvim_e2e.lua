@@ -41,10 +41,39 @@ local function wait(what, timeout, predicate)
   end
 end
 
+-- The findings themselves; the hint at the line that selects the failing
+-- path carries the same code at severity HINT.
 local function pls001(diagnostics)
   return vim.tbl_filter(function(d)
-    return tostring(d.code) == "PLS001"
+    return tostring(d.code) == "PLS001" and d.severity ~= vim.diagnostic.severity.HINT
   end, diagnostics or {})
+end
+
+local function hints(diagnostics)
+  return vim.tbl_filter(function(d)
+    return d.severity == vim.diagnostic.severity.HINT
+  end, diagnostics or {})
+end
+
+local function line_of(buf, needle)
+  for i, line in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
+    if line:find(needle, 1, true) then
+      return i - 1, line:find(needle, 1, true) - 1
+    end
+  end
+  fail("no line with " .. needle)
+end
+
+-- What the plugin echoed (progress, run summaries), recorded by wrapping
+-- commands.echo, through which the plugin echoes everything.
+local echoed = {}
+local function echoed_matching(pattern)
+  for _, line in ipairs(echoed) do
+    if line:find(pattern) then
+      return line
+    end
+  end
+  return nil
 end
 
 -- The LSP form of a vim.diagnostic entry, for codeAction's context: the
@@ -66,6 +95,9 @@ end
 
 local function main()
   assert(bin and bin ~= "", "PALLAS_LSP_BIN is not set")
+  -- The server gets its Python from the settings only, as a user's does (the
+  -- suite's PALLAS_LSP_PYTHON would hide what happens with none configured).
+  vim.env.PALLAS_LSP_PYTHON = nil
   assert(kernel and kernel ~= "", "E2E_KERNEL is not set")
   vim.opt.runtimepath:prepend(root .. "/editors/nvim")
   vim.cmd("filetype on")
@@ -91,6 +123,12 @@ local function main()
       end
     end,
   })
+  local commands = require("pallas_lsp.commands")
+  local echo = commands.echo
+  commands.echo = function(text, highlight)
+    table.insert(echoed, tostring(text))
+    return echo(text, highlight)
+  end
   vim.cmd("edit " .. vim.fn.fnameescape(kernel))
   local buf = vim.api.nvim_get_current_buf()
   wait("the client to attach", 15000, function()
@@ -147,6 +185,128 @@ local function main()
   end
   out(("ok: PLS001 at line %d: %s"):format(found[1].lnum + 1, found[1].message:gsub("\n.*", "")))
 
+  -- Messages (issue 15): a first line of at most 100 characters naming the
+  -- region, the path and the launch line; the details after it; a hint at the
+  -- line that selects interpret=True.
+  local launch_line = line_of(buf, "pl.pallas_call(")
+  local first_line = found[1].message:match("^[^\n]*")
+  local want = ("region 'double' can't run under interpret=True (launch at line %d)"):format(launch_line + 1)
+  if #first_line > 100 or first_line ~= want then
+    fail(("first line %q, wanted %q"):format(first_line, want))
+  end
+  if not found[1].message:find("will raise NotImplementedError: inline_mgpu_p does not support discharge.", 1, true) then
+    fail("the details lack JAX's predicted error: " .. found[1].message)
+  end
+  local hint = hints(vim.diagnostic.get(buf))
+  local want_hint = ("selects interpret=True, which cannot run region 'double' (line %d)"):format(marker + 1)
+  if #hint ~= 1 or hint[1].lnum ~= launch_line or hint[1].message ~= want_hint then
+    fail("one hint at the launch line: " .. want_hint .. ", got " .. vim.inspect(hint))
+  end
+  out("ok: headline and launch hint: " .. hint[1].message)
+
+  -- Hover: null where pallas-lsp knows nothing (other servers' hovers stay),
+  -- the finding on its site, the selected path on the launch.
+  local function hover(line, needle)
+    local _, col = line_of(buf, needle)
+    local responses = vim.lsp.buf_request_sync(buf, "textDocument/hover", {
+      textDocument = { uri = uri },
+      position = { line = line, character = col + 1 },
+    }, 15000)
+    for _, response in pairs(responses or {}) do
+      if response.err then
+        fail("hover failed: " .. vim.inspect(response.err))
+      end
+      return response.result ~= vim.NIL and response.result or nil
+    end
+    fail("no hover response")
+  end
+  local arange = hover((line_of(buf, "jnp.arange")), "jnp.arange")
+  if arange ~= nil then
+    fail("hover on jnp.arange should be null, got " .. vim.inspect(arange))
+  end
+  local site = hover(marker, "double(x_ref")
+  if not (site and site.contents.value:find("region 'double' can't run under interpret=True", 1, true)) then
+    fail("hover on the failing call: " .. vim.inspect(site))
+  end
+  local on_launch = hover(launch_line, "pallas_call")
+  local value = on_launch and on_launch.contents.value or ""
+  if not value:find("This launch** selects interpret=True (HLO interpreter)", 1, true)
+    or not value:find(("region 'double' at line %d"):format(marker + 1), 1, true) or value:find("|---", 1, true) then
+    fail("hover on the launch: " .. value)
+  end
+  out("ok: hover null on jnp.arange, finding on the call, path on the launch")
+
+  if not skipped("run") then
+    -- An unsaved edit, then a run as a code lens starts it: the plugin saves
+    -- first, so the run's frames are the lines on screen.
+    vim.api.nvim_buf_set_lines(buf, 0, 0, false, { "# an unsaved edit above everything" })
+    marker = marker + 1
+    local windows = #vim.api.nvim_list_wins()
+    local window = vim.api.nvim_get_current_win()
+    vim.lsp.commands["pallas.run"]({ command = "pallas.run", arguments = { { uri = uri, entry = "run", mode = "interpret" } } },
+      { client_id = client.id, bufnr = buf })
+    local commands = require("pallas_lsp.commands")
+    if not commands.current_run then
+      fail("the lens run did not start")
+    end
+    wait("the interpret run to end", 240000, function()
+      return commands.current_run == nil
+    end)
+    if vim.bo[buf].modified or vim.fn.readfile(kernel)[1] ~= "# an unsaved edit above everything" then
+      fail("the buffer was not saved before the run")
+    end
+    if vim.api.nvim_get_current_win() ~= window or #vim.api.nvim_list_wins() ~= windows + 1 then
+      fail("the run buffer opened in a new window without taking the focus")
+    end
+    local run_buf = vim.fn.bufnr("pallas://run")
+    local run_text = table.concat(vim.api.nvim_buf_get_lines(run_buf, 0, -1, false), "\n")
+    if not run_text:find("NotImplementedError: inline_mgpu_p does not support discharge", 1, true)
+      or run_text:find("^{") or run_text:find("%[\"") then
+      fail("the run buffer shows the failure as text: " .. run_text)
+    end
+    -- The user's frames, at the lines of the text on screen (the edit moved
+    -- them down one): the launch in run() (JAX hides the kernel's own frames).
+    local qf = vim.fn.getqflist()
+    local lines_now = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+    local at_call = vim.tbl_filter(function(item)
+      return vim.api.nvim_buf_get_name(item.bufnr) == vim.fn.fnamemodify(kernel, ":p")
+        and (lines_now[item.lnum] or ""):find("pl.pallas_call(", 1, true) ~= nil
+    end, qf)
+    if #at_call == 0 then
+      fail("no quickfix entry at the failing call in the current text: " .. vim.inspect(qf))
+    end
+    local messages = vim.fn.execute("messages")
+    if messages:find("pallas-lsp run run", 1, true) then
+      fail("the server repeated the run's result as a message: " .. messages)
+    end
+    out(("ok: lens run saved first, result in pallas://run (not focused), %d quickfix frames"):format(#qf))
+
+    -- :PallasCompare with no argument (0.7 passes ""), its progress echoed,
+    -- and :PallasCancel.
+    vim.api.nvim_win_set_cursor(0, { launch_line + 1, 4 })
+    vim.cmd("PallasCompare")
+    if not commands.current_run then
+      fail(":PallasCompare with no argument did not start a run of the function at the cursor")
+    end
+    wait("the compare run's progress echo", 30000, function()
+      return echoed_matching("Pallas: compare run of run") ~= nil
+    end)
+    vim.cmd("PallasCancel")
+    wait("the cancelled run to end", 60000, function()
+      return commands.current_run == nil
+    end)
+    if not echoed_matching("run %(compare%): cancelled") and not echoed_matching("compare run of run cancelled") then
+      fail("no 'cancelled' echo: " .. vim.inspect(echoed))
+    end
+    out("ok: :PallasCompare (no argument) progress echoed, :PallasCancel cancelled it")
+
+    -- The saved edit moved the finding down a line: take it from there.
+    wait("PLS001 on the moved line", DIAGNOSTIC_TIMEOUT_MS, function()
+      found = pls001(vim.diagnostic.get(buf))
+      return #found == 1 and found[1].lnum == marker
+    end)
+  end
+
   if skipped("codeActions") then
     return
   end
@@ -168,6 +328,40 @@ local function main()
     fail("no rewrite code action in " .. vim.inspect(responses))
   end
   out("ok: code action: " .. action.title)
+  local titles = {}
+  for _, response in pairs(responses or {}) do
+    for _, a in ipairs(response.result or {}) do
+      table.insert(titles, a.title)
+      if a.title:sub(1, 8) ~= "Pallas: " then
+        fail("code action titles start with 'Pallas: ': " .. a.title)
+      end
+    end
+  end
+  -- GPU-only actions say so where the probe finds no GPU, and an interpreted
+  -- run is offered next to them (the probe's answer read from :PallasDoctor's JSON).
+  local doctor = vim.lsp.buf_request_sync(buf, "workspace/executeCommand",
+    { command = "pallas.doctor", arguments = { { format = "json" } } }, 60000)
+  local gpus
+  for _, response in pairs(doctor or {}) do
+    gpus = response.result and response.result.gpu and response.result.gpu.gpus
+  end
+  if type(gpus) ~= "table" then
+    fail("pallas.doctor (json) has no gpu.gpus: " .. vim.inspect(doctor))
+  end
+  local joined = table.concat(titles, "\n")
+  if #gpus == 0 then
+    -- No interpreted run next to them: this finding is about interpret=True,
+    -- where the run fails with the predicted error.
+    if not joined:find("Run this kernel compiled %(remove `interpret=True`%) %(needs a GPU%)")
+      or not joined:find("Run on GPU now (run, compiled) (needs a GPU)", 1, true)
+      or joined:find("Run in interpret mode now", 1, true) then
+      fail("no GPU here: GPU actions should say (needs a GPU): " .. joined)
+    end
+  elseif joined:find("needs a GPU", 1, true) then
+    fail("a GPU is here, yet: " .. joined)
+  end
+  out(("ok: %d actions titled Pallas:, %d GPU(s) seen by the probe"):format(#titles, #gpus))
+
   if not action.edit and not action.command then
     local resolved = vim.lsp.buf_request_sync(buf, "codeAction/resolve", action, 15000)
     for _, response in pairs(resolved or {}) do
@@ -183,6 +377,10 @@ local function main()
     if line:match("^[^#]*inline_mgpu") then
       fail("the rewrite left inline_mgpu in the buffer: " .. line)
     end
+    -- The imports only the region used went with it (ruff's F401 otherwise).
+    if line:match("^from .* import .*gpu as m?p?l?gpu") or line:match("^import .*mosaic") then
+      fail("the rewrite left an import it made unused: " .. line)
+    end
   end
   wait("the PLS001 to go away after the rewrite", DIAGNOSTIC_TIMEOUT_MS, function()
     return #pls001(vim.diagnostic.get(buf)) == 0
@@ -191,6 +389,51 @@ local function main()
     fail("vim.diagnostic still has PLS001")
   end
   out("ok: PLS001 gone after the rewrite")
+
+  -- :PallasDoctor with no python configured (the README's default setup):
+  -- the server falls back to python3 and says what it finds, no error.
+  local settings = client.config.settings.pallasLsp
+  local python_before = settings.python
+  settings.python = vim.NIL
+  require("pallas_lsp.compat").notify(client, "workspace/didChangeConfiguration", { settings = { pallasLsp = settings } })
+  local doctor_err
+  local notify = vim.notify
+  vim.notify = function(msg, level)
+    if level == vim.log.levels.ERROR then
+      doctor_err = msg
+    end
+    return notify(msg, level)
+  end
+  vim.cmd("PallasDoctor")
+  local doctor_buf
+  wait(":PallasDoctor's buffer", 60000, function()
+    doctor_buf = vim.fn.bufnr("pallas://doctor")
+    return doctor_err ~= nil or (doctor_buf ~= -1
+      and table.concat(vim.api.nvim_buf_get_lines(doctor_buf, 0, -1, false), "\n"):find("pallas-lsp doctor", 1, true) ~= nil)
+  end)
+  vim.notify = notify
+  if doctor_err then
+    fail(":PallasDoctor with no python: " .. doctor_err)
+  end
+  local doctor_text = table.concat(vim.api.nvim_buf_get_lines(doctor_buf, 0, -1, false), "\n")
+  if not doctor_text:find("Python: ", 1, true) or not doctor_text:find("GPU (CUDA driver API):", 1, true) then
+    fail(":PallasDoctor's report: " .. doctor_text)
+  end
+  settings.python = python_before
+  require("pallas_lsp.compat").notify(client, "workspace/didChangeConfiguration", { settings = { pallasLsp = settings } })
+  out("ok: :PallasDoctor with no python configured")
+
+  -- The status line: the GPU's name or "no GPU", never the probe's raw error.
+  wait("pallas/status", 120000, function()
+    return require("pallas_lsp").status[client.id] ~= nil
+  end)
+  local line = require("pallas_lsp").statusline(buf)
+  local status = require("pallas_lsp").status[client.id]
+  if line:find("dlopen", 1, true) or line:find("libcuda", 1, true) or #line > 60
+    or (type(status.gpus) == "table" and #status.gpus == 0 and not line:find("no GPU", 1, true)) then
+    fail("status line: " .. line)
+  end
+  out("ok: status line: " .. line)
 end
 
 local ok, err = xpcall(main, debug.traceback)

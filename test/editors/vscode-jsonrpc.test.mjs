@@ -28,7 +28,11 @@ function skipIfPending(part) {
   return false;
 }
 
-const isPls001 = (d) => String(d.code) === 'PLS001';
+// The finding itself; the hint at the line that selects the failing path
+// (severity 4) carries the same code.
+const isPls001 = (d) => String(d.code) === 'PLS001' && d.severity !== 4;
+const isHint = (d) => d.severity === 4;
+const lineOf = (text, needle) => text.split('\n').findIndex((l) => l.includes(needle));
 
 let session;
 let project;
@@ -87,6 +91,31 @@ test('PLS001 at the line JAX blames', { skip: skipIfPending('diagnostics') }, as
   assert.equal(d.range.start.line, expectedLine, 'PLS001 on the inline_mgpu call');
   assert.equal(d.severity, 1, 'an error: interpret=True certainly discharges');
   assert.match(d.message, /inline_mgpu_p does not support discharge/);
+  // Issue 15: a short first line naming the region, the path and the launch
+  // line; the details (JAX's predicted error) after it.
+  const launchLine = lineOf(session.text(uri), 'pl.pallas_call(') + 1;
+  const [first, ...rest] = d.message.split('\n');
+  assert.ok(first.length <= 100, `first line <= 100 chars: ${first}`);
+  assert.equal(first, `region 'double' can't run under interpret=True (launch at line ${launchLine})`);
+  assert.match(rest.join('\n'), /will raise NotImplementedError: inline_mgpu_p does not support discharge\./);
+  // The launch line gets its own hint.
+  const hints = published.diagnostics.filter(isHint);
+  assert.equal(hints.length, 1, JSON.stringify(hints));
+  assert.equal(hints[0].range.start.line, launchLine - 1);
+  assert.equal(hints[0].message, `selects interpret=True, which cannot run region 'double' (line ${expectedLine + 1})`);
+});
+
+test('hover: nothing where nothing is known, the finding on its site', async () => {
+  const text = session.text(uri);
+  const hover = (line, needle) =>
+    session.request('textDocument/hover', { textDocument: { uri }, position: { line, character: text.split('\n')[line].indexOf(needle) + 1 } });
+  assert.equal(await hover(lineOf(text, 'jnp.arange'), 'jnp.arange'), null, 'no hover on jnp.arange');
+  const site = await hover(expectedLine, 'double(');
+  assert.match(site.contents.value, /region 'double' can't run under interpret=True/);
+  const launch = await hover(lineOf(text, 'pl.pallas_call('), 'pallas_call');
+  assert.match(launch.contents.value, /This launch\*\* selects interpret=True \(HLO interpreter\)/);
+  assert.match(launch.contents.value, /region 'double' at line \d+/);
+  assert.doesNotMatch(launch.contents.value, /\|---/, 'no markdown tables');
 });
 
 test('code lenses offer runs of the entry function', { skip: skipIfPending('codeLenses') }, async () => {
@@ -131,6 +160,8 @@ test('the rewrite code action removes the finding', { skip: skipIfPending('codeA
   });
   let action = (actions ?? []).find((a) => /rewrite/i.test(a.title));
   assert.ok(action, `a rewrite action, got ${JSON.stringify((actions ?? []).map((a) => a.title))}`);
+  const titles = actions.map((a) => a.title);
+  assert.ok(titles.every((t) => t.startsWith('Pallas: ')), `titles name the tool: ${JSON.stringify(titles)}`);
   if (!action.edit && !action.command && capabilities.codeActionProvider?.resolveProvider) {
     action = await session.request('codeAction/resolve', action);
   }
@@ -147,6 +178,8 @@ test('the rewrite code action removes the finding', { skip: skipIfPending('codeA
   }
   assert.ok(version > 1, 'the document changed');
   assert.doesNotMatch(session.text(uri), /^[^#\n]*inline_mgpu/m, 'the region is gone (outside comments)');
+  assert.doesNotMatch(session.text(uri), /^(from|import) .*(mosaic_gpu as plgpu|mosaic import gpu)/m,
+    'the imports only the region used are gone');
   const republished = await session.diagnosticsFor(uri, version, DIAGNOSTIC_TIMEOUT_MS, before);
   assert.deepEqual(republished.diagnostics.filter(isPls001), [], 'no PLS001 after the rewrite');
   // Save it, as an editor does before a run: the runner runs the file on disk.

@@ -43,6 +43,25 @@ TEST(LaunchTemplate, BadTemplatesThrow) {
   EXPECT_THROW(expandLaunchTemplate("{runner} \\", kValues), LaunchTemplateError);
 }
 
+// Issue 15: the documented `ssh gpu-box {cmd}` / `srun --gpus=1 {cmd}` work;
+// {cmd} is the whole run command.
+TEST(LaunchTemplate, CmdIsTheWholeCommand) {
+  EXPECT_EQ(expandLaunchTemplate("srun --gpus=1 {cmd}", kValues),
+            (Argv{"srun", "--gpus=1", "/opt/py/bin/python", "/srv/runner.py", "--file",
+                  "/home/me/my kernels/k.py", "--mode", "interpret"}));
+  // ssh passes its words to the remote shell joined: the embedded form quotes.
+  Argv ssh = expandLaunchTemplate("ssh gpu-box \"cd /w && {cmd}\"", kValues);
+  ASSERT_EQ(ssh.size(), 3u);
+  EXPECT_EQ(ssh[2], "cd /w && /opt/py/bin/python /srv/runner.py --file '/home/me/my kernels/k.py' "
+                    "--mode interpret");
+  // `ssh gpu-box {cmd}`: ssh joins its words for the remote shell, so {cmd}
+  // is one shell-quoted line there.
+  EXPECT_EQ(expandLaunchTemplate("ssh gpu-box {cmd}", kValues),
+            (Argv{"ssh", "gpu-box",
+                  "/opt/py/bin/python /srv/runner.py --file '/home/me/my kernels/k.py' --mode "
+                  "interpret"}));
+}
+
 TEST(LaunchTemplate, ShellQuote) {
   EXPECT_EQ(shellQuote("plain/path-1.py"), "plain/path-1.py");
   EXPECT_EQ(shellQuote("a b"), "'a b'");

@@ -216,3 +216,66 @@ def test_doctor_document():
 
     assert env["jax"] == jax.__version__
     assert env["devices"] and env["python"] == sys.version.split()[0]
+
+
+# Issue 15: the entry is called as the user wrote it (not wrapped in
+# jax.jit), and only the kernels it calls, or the function it returns as
+# (fn, args), are timed.
+ENTRY_AS_WRITTEN = textwrap.dedent(
+    """
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental import pallas as pl
+
+
+    def double_kernel(x_ref, o_ref):
+        o_ref[...] = x_ref[...] * 2.0
+
+
+    double = pl.pallas_call(double_kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))
+
+
+    def prints():
+        x = jnp.arange(4, dtype=jnp.float32)
+        print("value:", x)
+        return x + 1
+
+
+    def calls_kernel():
+        return double(jnp.ones((8, 128), jnp.float32))
+
+
+    def returns_function():
+        return jax.jit(lambda v: double(v) + 1.0), (jnp.ones((8, 128), jnp.float32),)
+    """
+)
+
+
+def test_entry_called_as_written_and_only_kernels_timed(tmp_path):
+    path = tmp_path / "entries.py"
+    path.write_text(ENTRY_AS_WRITTEN)
+
+    code, events, _, stderr = run_runner(
+        "--file", str(path), "--entry", "prints", "--mode", "interpret", "--runs", "3", channel="stdout"
+    )
+    result = events[-1]
+    assert code == 0 and result["ok"], result
+    assert "value: [0. 1. 2. 3.]" in stderr and "Tracer" not in stderr
+    assert stderr.count("value:") == 1  # called once, not repeated for timing
+    out = result["modes"][0]["outputs"][0]
+    assert out["shape"] == [4] and out["sum"] == 10.0
+    assert result["modes"][0]["timing"]["method"] == "none"
+    assert result["modes"][0]["timing"]["runs"] == 0
+
+    code, events, _, _ = run_runner(
+        "--file", str(path), "--entry", "calls_kernel", "--mode", "interpret", "--runs", "2"
+    )
+    timing = events[-1]["modes"][0]["timing"]
+    assert code == 0 and timing["method"] == "kernels called" and timing["runs"] == 2, events[-1]
+
+    code, events, _, _ = run_runner(
+        "--file", str(path), "--entry", "returns_function", "--mode", "interpret", "--runs", "2"
+    )
+    mode = events[-1]["modes"][0]
+    assert code == 0 and mode["timing"]["method"] == "returned function" and mode["timing"]["runs"] == 2
+    assert mode["outputs"][0]["sum"] == 3.0 * 8 * 128  # fn(*args), not the tuple

@@ -36,7 +36,7 @@ def kernel(a_ref, b_ref, acc_ref, smem_ref, o_ref):
     ctx.await_async_copy(0)
 
   store(smem_ref, o_ref)
-  o_ref[i] = acc_ref[...]
+  o_ref[i] = acc_ref[...] + jnp.zeros((8,), jnp.float32)
 '''
 
 
@@ -136,7 +136,7 @@ def test_pls001_actions_rewrite_and_fix_all(ready, tmp_path):
     assert not [a for a in resp["result"] if "standard Pallas" in a["title"]]
 
 
-GPU_INTERPRET_TITLE = "Use GPU interpret mode"
+GPU_INTERPRET_TITLE = "Pallas: Use GPU interpret mode"
 # TMA copy + barrier under interpret=True: no state discharge rule for
 # copy_gmem_to_smem; GPU interpret mode runs them (test/rewrite/gpu_interpret
 # runs the same kernels with real JAX).
@@ -292,7 +292,7 @@ def test_hover_api_calls_through_alias(ready, tmp_path):
             assert facts["hardware"]["requires"] in value  # hardware needs
         # Accumulator-only primitives lower only after discharge.
         if not facts["mosaicGpuLowering"] and facts["discharge"]["status"] == "exists":
-            assert f"| `{facts['name']}` | only discharged" in value
+            assert f"Binds `{facts['name']}`:\n- compiled (Mosaic GPU): only discharged" in value
     assert h["range"]["start"] == {"line": line, "character": col - 5}
     assert h["range"]["end"] == {"line": line, "character": col - 5 + len("mgp.wgmma")}
 
@@ -301,12 +301,20 @@ def test_hover_api_calls_through_alias(ready, tmp_path):
     assert "pl.program_id" in value and "`program_id`" in value
     assert "plgpu.wgmma" not in value
     # program_id takes no Ref and JAX resolves it from the grid on every path.
-    assert "| `program_id` | yes (" in value
+    assert "Binds `program_id`:\n- compiled (Mosaic GPU): yes (" in value
     assert "without: yes" in value
+    # Bullet lists, not a wide table; the thread semantics said in words.
+    assert "|---" not in value and "LanexWarp" not in value
+    assert "default (Lane) lowering" in value
 
     # Not on a call: nothing.
     line, col = position_of(HOVER_KERNEL, "def kernel")
     assert hover(ready, uri, line, 0) is None
+    # A call pallas-lsp knows nothing about: null (issue 15; an empty "binds
+    # no primitive" hover replaced other servers' hovers in Neovim).
+    for needle in ("jnp.zeros", "jnp.float32"):
+        line, col = position_of(HOVER_KERNEL, needle, 5)
+        assert hover(ready, uri, line, col) is None, needle
 
 
 def test_hover_inline_mgpu_region_rewrite_status(ready, tmp_path):
@@ -341,3 +349,30 @@ def test_knowledge_version_is_the_table_in_use(tmp_path):
     tables = sorted((Path(__file__).resolve().parents[2] / "analysis" / "knowledge").glob("jax-*.json"))
     versions = {json.loads(t.read_text())["jax_version"] for t in tables}
     assert reported in versions, (reported, versions)
+
+
+def test_action_titles_name_pallas_and_gpu_actions_say_they_need_one(ready, tmp_path):
+    """Issue 15: every action's title starts with "Pallas: "; where the device
+    probe finds no GPU, a compiled run says "(needs a GPU)" and the same run
+    in interpret mode is offered next to it (not for a finding about
+    interpret=True itself, which that run would only repeat)."""
+    text = (Path(__file__).resolve().parents[1] / "oracle" / "fixtures" / "compiled_acc_inline.py").read_text()
+    path = tmp_path / "acc.py"
+    path.write_text(text)
+    uri = open_doc(ready, path, text)
+    diags = [d for d in diagnostics(ready, uri, 1) if d["severity"] != 4]
+    assert diags and diags[0]["data"]["executionPath"].startswith("compiled"), diags
+    gpus = ready.request("workspace/executeCommand", {
+        "command": "pallas.doctor", "arguments": [{"format": "json"}]})["result"]["gpu"]["gpus"]
+    actions = ready.request("textDocument/codeAction", {
+        "textDocument": {"uri": uri}, "range": diags[0]["range"],
+        "context": {"diagnostics": [diags[0]]}})["result"]
+    titles = [a["title"] for a in actions]
+    assert titles and all(t.startswith("Pallas: ") for t in titles), titles
+    interpreted = [a for a in actions if a["title"] == "Pallas: Run in interpret mode now (run)"]
+    if not gpus:
+        assert "Pallas: Run on GPU now (run, compiled) (needs a GPU)" in titles, titles
+        assert len(interpreted) == 1, titles
+        assert interpreted[0]["command"]["arguments"] == [{"uri": uri, "entry": "run", "mode": "interpret"}]
+    else:
+        assert not [t for t in titles if "needs a GPU" in t] and not interpreted, titles

@@ -39,8 +39,15 @@ TEST(Rewrite, ReplacesDecoratorAndDefKeepingNameAndCallSites) {
   RewriteResult r = rewrite(kAdd, {6, 4}, &text);
   ASSERT_TRUE(r.fix) << r.blocker;
   EXPECT_EQ(r.fix->safety, FixSafety::Unsafe);
-  ASSERT_EQ(r.fix->edits.size(), 1u);
-  const TextEdit& e = r.fix->edits[0];
+  // The imports only the region used (plgpu, mgpu) go; `ir`, unused before
+  // the rewrite too, is not the rewrite's to remove.
+  ASSERT_EQ(r.fix->edits.size(), 3u);
+  EXPECT_EQ(r.fix->edits[0].range.start, (SourcePos{1, 0}));
+  EXPECT_EQ(r.fix->edits[0].range.end, (SourcePos{2, 0}));
+  EXPECT_EQ(r.fix->edits[1].range.start, (SourcePos{2, 0}));
+  EXPECT_EQ(r.fix->edits[1].range.end, (SourcePos{3, 0}));
+  EXPECT_EQ(r.fix->edits[0].newText + r.fix->edits[1].newText, "");
+  const TextEdit& e = r.fix->edits[2];
   EXPECT_EQ(e.range.start, (SourcePos{5, 2})); // the `@` of the decorator
   EXPECT_EQ(e.range.end, (SourcePos{8, 20}));  // end of `return x + x * x`
   EXPECT_NE(e.newText.find("def foo(ref):"), std::string::npos) << e.newText;
@@ -73,13 +80,17 @@ TEST(Rewrite, AddsMissingNumpyImport) {
   p.setDocument("/tmp/rw/i.py", src);
   RewriteResult r = rewriteInlineMgpu(p, "/tmp/rw/i.py", {4, 0});
   ASSERT_TRUE(r.fix) << r.blocker;
-  ASSERT_EQ(r.fix->edits.size(), 2u);
-  EXPECT_EQ(r.fix->edits[0].newText, "import jax.numpy as jnp\n");
-  EXPECT_EQ(r.fix->edits[0].range.start, (SourcePos{3, 0}));
-  EXPECT_NE(r.fix->edits[1].newText.find("return jnp.full((4,), 1.0, dtype=jnp.float32)"),
+  // plgpu, mgpu and ir were used by the region only: their lines go, the
+  // last one replaced by the import the new code needs.
+  ASSERT_EQ(r.fix->edits.size(), 4u);
+  EXPECT_EQ(r.fix->edits[0].newText + r.fix->edits[1].newText, "");
+  EXPECT_EQ(r.fix->edits[2].newText, "import jax.numpy as jnp\n");
+  EXPECT_EQ(r.fix->edits[2].range.start, (SourcePos{2, 0}));
+  EXPECT_EQ(r.fix->edits[2].range.end, (SourcePos{3, 0}));
+  EXPECT_NE(r.fix->edits[3].newText.find("return jnp.full((4,), 1.0, dtype=jnp.float32)"),
             std::string::npos)
-      << r.fix->edits[1].newText;
-  EXPECT_NE(r.fix->edits[1].newText.find("def fn():"), std::string::npos);
+      << r.fix->edits[3].newText;
+  EXPECT_NE(r.fix->edits[3].newText.find("def fn():"), std::string::npos);
 }
 
 TEST(Rewrite, TmaThroughContextBlocksWithLocation) {
@@ -175,4 +186,47 @@ TEST(Rewrite, KeepsTheUsersComments) {
   const std::string& code = r.fix->edits.back().newText;
   EXPECT_NE(code.find("    # load it all\n"), std::string::npos) << code;
   EXPECT_NE(code.find("    # strided\n"), std::string::npos) << code;
+}
+
+// Issue 15: an import the rest of the file still uses stays; `import jax`
+// alone gets `import jax.numpy as jnp` added rather than jax.numpy written out.
+TEST(Rewrite, KeepsImportsStillUsedAndAddsShortNames) {
+  Project p;
+  std::string src = "import jax\n"
+                    "from jax.experimental.pallas import mosaic_gpu as plgpu\n"
+                    "import jax.experimental.mosaic.gpu as mgpu\n"
+                    "from jax._src.lib.mlir import ir\n"
+                    "@plgpu.inline_mgpu()\n"
+                    "def fn(_):\n"
+                    "  return mgpu.FragmentedArray.splat(mgpu.c(1.0, ir.F32Type.get()), (4,))\n"
+                    "K = plgpu.kernel\n";
+  p.setDocument("/tmp/rw/j.py", src);
+  RewriteResult r = rewriteInlineMgpu(p, "/tmp/rw/j.py", {5, 0});
+  ASSERT_TRUE(r.fix) << r.blocker;
+  std::string all;
+  for (const TextEdit& e : r.fix->edits)
+    all += std::to_string(e.range.start.line) + "-" + std::to_string(e.range.end.line) + ":" +
+           e.newText + "|";
+  EXPECT_EQ(all.find("1-2:"), std::string::npos) << all; // plgpu is still used below
+  EXPECT_NE(all.find("2-3:|"), std::string::npos) << all; // mgpu goes
+  EXPECT_NE(all.find("3-4:import jax.numpy as jnp\n|"), std::string::npos) << all;
+  EXPECT_NE(all.find("jnp.full((4,), 1.0, dtype=jnp.float32)"), std::string::npos) << all;
+  EXPECT_EQ(all.find("jax.numpy.full"), std::string::npos) << all;
+}
+
+// Issue 15: locals only the Mosaic GPU code needed (ir types) are not kept as
+// dead assignments in the standard code.
+TEST(Rewrite, DropsDeadLocals) {
+  RewriteResult r = rewrite("def kernel(x_ref, o_ref):\n"
+                            "  @plgpu.inline_mgpu(arg_types=(plgpu.RefType(), plgpu.RefType()))\n"
+                            "  def twice(ctx, x, o):\n"
+                            "    i32 = ir.IntegerType.get_signless(32)\n"
+                            "    h = mgpu.FragmentedArray.load_strided(x)\n"
+                            "    (h + h).store_untiled(o)\n"
+                            "  twice(x_ref, o_ref)\n",
+                            {6, 4});
+  ASSERT_TRUE(r.fix) << r.blocker;
+  const std::string& code = r.fix->edits.back().newText;
+  EXPECT_EQ(code.find("i32"), std::string::npos) << code;
+  EXPECT_NE(code.find("    h = x[...]\n    o[...] = h + h"), std::string::npos) << code;
 }

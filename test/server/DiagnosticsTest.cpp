@@ -93,3 +93,46 @@ TEST(Diagnostics, MinimalFinding) {
 }
 
 } // namespace
+
+// Issue 15: the first line is the headline (region, path, launch line); the
+// same site reached from two launches is one diagnostic listing both; the
+// line that selects the failing path gets a hint of its own.
+TEST(Diagnostics, HeadlineMergeAndSelectionHint) {
+  Finding a = sample();
+  a.subject = "region 'touch'";
+  a.location = {"/w/k.py", {{1, 4}, {1, 9}}};
+  a.launch = SourceLocation{"/w/k.py", {{23, 2}, {23, 16}}};
+  a.selectedAt = a.launch;
+  DiagnosticConverter one(PositionEncoding::UTF8, nullptr);
+  json d = one.diagnostics({a});
+  ASSERT_EQ(d.size(), 2u);
+  std::string message = d[0]["message"];
+  EXPECT_EQ(message.substr(0, message.find('\n')),
+            "region 'touch' can't run under interpret=True (launch at line 24)");
+  EXPECT_NE(message.find("inline_mgpu cannot be discharged"), std::string::npos);
+  EXPECT_EQ(d[1]["severity"], 4);
+  EXPECT_EQ(d[1]["range"]["start"]["line"], 23);
+  EXPECT_EQ(d[1]["message"], "selects interpret=True, which cannot run region 'touch' (line 2)");
+
+  Finding b = a;
+  b.launch = SourceLocation{"/w/k.py", {{30, 2}, {30, 16}}};
+  b.selectedAt = b.launch;
+  b.fixes.clear();
+  json merged = one.diagnostics({a, b});
+  std::vector<json> main, hints;
+  for (const json& x : merged) (x["severity"] == 4 ? hints : main).push_back(x);
+  ASSERT_EQ(main.size(), 1u);
+  EXPECT_EQ(hints.size(), 2u);
+  std::string m = main[0]["message"];
+  EXPECT_EQ(m.substr(0, m.find('\n')),
+            "region 'touch' can't run under interpret=True (launches at lines 24, 31)");
+  EXPECT_NE(m.find("launch at line 31"), std::string::npos);
+  EXPECT_EQ(main[0]["data"]["launches"].size(), 2u);
+  EXPECT_EQ(main[0]["data"]["fixes"].size(), 1u);
+
+  // A long subject is cut so the line stays within 100 characters.
+  a.subject = "region '" + std::string(150, 'x') + "'";
+  std::string head = headline(a);
+  EXPECT_LE(head.size(), kHeadlineMax);
+  EXPECT_NE(head.find("(launch at line 24)"), std::string::npos);
+}

@@ -1,11 +1,15 @@
 // The "Rewrite with standard Pallas primitives" fix: finds the decorated def
 // of a `pallas.inline_mgpu` op in the syntax, translates the region
 // (Translate.cpp), prints the standard program, and makes one edit that
-// replaces decorator + def (plus import edits when `jnp`/`lax` are missing).
+// replaces decorator + def (plus import edits when `jnp`/`lax` are missing,
+// and deletions of the imports only the region used).
 #include "pallas/analysis/detail/RewriteInlineMgpu.h"
 
 #include "SourceIndex.h"
 #include "Translate.h"
+#include "UnusedImports.h"
+
+#include <algorithm>
 
 namespace pd = pallas::dialect;
 
@@ -168,6 +172,10 @@ RewriteResult rewriteInlineMgpuOp(pd::InlineMgpuOp op, std::string_view text) {
     params.emplace_back(src.textOf(p));
   }
   std::string jnp = src.aliasOf("jax.numpy"), lax = src.aliasOf("jax.lax");
+  // `import jax` alone reaches jax.numpy only as written out in full: import
+  // the short names the docs use instead.
+  if (jnp.find('.') != std::string::npos) jnp.clear();
+  if (lax.find('.') != std::string::npos) lax.clear();
   rewrite::Translation t =
       rewrite::translateInlineMgpu(op, src, params, jnp.empty() ? "jnp" : jnp, lax.empty() ? "lax" : lax);
   if (!t.program) {
@@ -177,6 +185,7 @@ RewriteResult rewriteInlineMgpuOp(pd::InlineMgpuOp op, std::string_view text) {
     return r;
   }
   t.program->name = std::string(src.textOf(rewrite::fieldOf(d.def, "name")));
+  rewrite::pruneDeadAssignments(*t.program);
   collectComments(d.whole, src, t.program->comments);
   SourcePos start = SourceIndex::pos(ts_node_start_point(d.whole));
   SourcePos end = SourceIndex::pos(ts_node_end_point(d.whole));
@@ -197,13 +206,29 @@ RewriteResult rewriteInlineMgpuOp(pd::InlineMgpuOp op, std::string_view text) {
   std::string imports;
   if (jnp.empty() && code.find("jnp.") != std::string::npos) imports += "import jax.numpy as jnp\n";
   if (lax.empty() && code.find("lax.") != std::string::npos) imports += "from jax import lax\n";
+  // Imports only the region used (mgpu, ir, plgpu ...) go with it.
+  std::vector<TextEdit> removals = rewrite::unusedImportRemovals(src, path, start, end, code);
   if (!imports.empty()) {
     SourcePos at = src.importInsertionPoint();
     // The insertion point is after the last import; never inside the def.
     if (at > start) at = {0, 0};
-    fix.edits.push_back({path, {at, at}, imports});
+    // Where a removed import ends at the insertion point, the new imports
+    // replace it (edits must not touch).
+    bool merged = false;
+    for (TextEdit& r : removals)
+      if (!merged && r.range.end == at) {
+        r.newText = imports;
+        merged = true;
+      }
+    if (!merged) removals.push_back({path, {at, at}, imports});
   }
+  std::sort(removals.begin(), removals.end(),
+            [](const TextEdit& a, const TextEdit& b) { return a.range.start < b.range.start; });
+  for (TextEdit& r : removals)
+    if (r.range.start < start) fix.edits.push_back(std::move(r));
   fix.edits.push_back({path, {start, end}, code});
+  for (TextEdit& r : removals)
+    if (!(r.range.start < start)) fix.edits.push_back(std::move(r));
   r.fix = std::move(fix);
   return r;
 }

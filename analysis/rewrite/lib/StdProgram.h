@@ -50,6 +50,11 @@ struct Expr {
   // printed as int/uint once `is_signed` is known; `bits` its width.
   bool signless = false;
   int bits = 0;
+  // Array only: Mosaic GPU treats the value as unsigned (loaded or made with
+  // is_signed=False) while the standard code's dtype may be signed (a ref's
+  // int32). Ops whose result depends on signedness (>>, //, %, /, <, max,
+  // astype) must not be printed as plain jnp operators on it.
+  bool unsignedView = false;
 };
 
 struct Stmt {
@@ -76,6 +81,11 @@ ExprP mkExpr(Expr::Op op, Ty ty, std::string text, std::vector<ExprP> args,
              std::vector<std::string> keywords = {});
 ExprP mkDType(std::string text);
 ExprP mkSignless(int bits);
+
+// Drops assignments nothing later reads (`i32 = jnp.int32` left from an
+// ir.IntegerType the region only needed for Mosaic GPU): standard code has no
+// side effects in an assignment, so this never changes what it computes.
+void pruneDeadAssignments(StdProgram& program);
 
 // Python source of the program: `def name(params):` prefixed with `indent`,
 // its body lines with `bodyIndent` (the file's own indentation), ending with

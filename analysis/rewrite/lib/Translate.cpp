@@ -16,6 +16,7 @@
 #include "llvm/ADT/DenseSet.h"
 
 #include <map>
+#include <set>
 
 namespace pd = pallas::dialect;
 
@@ -294,6 +295,37 @@ private:
     return mkDType(prog_.jnp + prefix + std::to_string(dtype->bits));
   }
 
+  static bool isFalse(const ExprP& e) {
+    return e && e->op == Expr::Op::Literal && e->text == "False";
+  }
+
+  // `e` marked as an unsigned view (see Expr::unsignedView).
+  static ExprP asUnsigned(ExprP e, bool unsignedView = true) {
+    if (!e || e->unsignedView == unsignedView) return e;
+    auto copy = std::make_shared<Expr>(*e);
+    copy->unsignedView = unsignedView;
+    return copy;
+  }
+
+  static bool anyUnsigned(const std::vector<ExprP>& args) {
+    for (const ExprP& a : args)
+      if (a && a->unsignedView) return true;
+    return false;
+  }
+
+  // A binary operator on an operand Mosaic GPU treats as unsigned: the
+  // two's-complement ones are the same on a signed dtype; `>>` becomes a
+  // logical shift; the rest would compute a different answer: refused.
+  ExprP unsignedBinary(mlir::Operation* o, const std::string& tok, std::vector<ExprP> args, Ty ty) {
+    static const std::set<std::string> same = {"+", "-", "*", "&", "|", "^", "<<", "==", "!="};
+    if (same.count(tok)) return asUnsigned(mkExpr(Expr::Op::Binary, ty, tok, std::move(args)));
+    if (tok == ">>")
+      return asUnsigned(
+          mkExpr(Expr::Op::Call, ty, prog_.lax + ".shift_right_logical", std::move(args)));
+    return block(o, "`" + tok + "` on an unsigned (is_signed=False) value, which standard code "
+                    "would compute signed");
+  }
+
   ExprP jnp(const std::string& fn) { return mkName(prog_.jnp + "." + fn, Ty::Py); }
   std::string jnpName(const std::string& fn) { return prog_.jnp + "." + fn; }
 
@@ -318,7 +350,32 @@ private:
     if (auto s = llvm::dyn_cast<pd::ScopeOp>(o)) return block(o, s.getApi().str() + " (a nested construct)");
     if (llvm::isa<pd::ClosureOp>(o)) return block(o, "a nested function");
     if (llvm::isa<pd::InlineMgpuOp>(o)) return block(o, "a nested inline_mgpu");
+    if (auto ci = llvm::dyn_cast<pd::CallIndirectOp>(o))
+      if (ExprP b = builtinCall(ci)) return b;
     return block(o, "a call of an unknown callable");
+  }
+
+  // Python builtins of plain Python values (`slice(0, 64)`, `min(a, b)`):
+  // the same call in standard code. nullptr when it is not one.
+  ExprP builtinCall(pd::CallIndirectOp ci) {
+    static const std::set<std::string> pure = {
+        "builtins.slice", "builtins.min", "builtins.max",   "builtins.abs",  "builtins.int",
+        "builtins.float", "builtins.len", "builtins.tuple", "builtins.range"};
+    auto g = ci.getCallee().getDefiningOp<pd::GlobalOp>();
+    if (!g || !pure.count(g.getResolved().str())) return nullptr;
+    mlir::ArrayAttr kws = ci.getKeywords();
+    std::vector<ExprP> args;
+    std::vector<std::string> names;
+    mlir::Operation* o = ci.getOperation();
+    for (unsigned i = 1; i < o->getNumOperands(); ++i) {
+      ExprP a = usable(o, operand(o, i));
+      if (!a) return nullptr;
+      if (a->ty != Ty::Py) return nullptr; // of arrays: jnp's own functions, not these
+      args.push_back(a);
+      names.push_back(
+          i - 1 < kws.size() ? llvm::cast<mlir::StringAttr>(kws[i - 1]).getValue().str() : "");
+    }
+    return mkExpr(Expr::Op::Call, Ty::Py, g.getName().str(), std::move(args), std::move(names));
   }
 
   ExprP prim(pd::PrimOp p) {
@@ -458,6 +515,10 @@ private:
         {"round", "round"}, {"round_even", "round"}};
     static const std::map<std::string, std::string> binaryJnp = {
         {"max", "maximum"}, {"min", "minimum"}, {"atan2", "arctan2"}, {"copysign", "copysign"}};
+    // Signedness decides max/min/astype and the float functions' inputs.
+    if (self->unsignedView && (binaryJnp.count(m) || unaryJnp.count(m) || m == "astype" ||
+                               m == "rsqrt" || m == "erf"))
+      return block(o, "FragmentedArray." + m + " of an unsigned (is_signed=False) value");
     if (auto it = unaryJnp.find(m); it != unaryJnp.end())
       return mkExpr(Expr::Op::Call, Ty::Array, jnpName(it->second), {self});
     if (m == "rsqrt" || m == "erf")
@@ -550,7 +611,7 @@ private:
         m == "FragmentedArray.load_strided") {
       ExprP ref = arg("ref", 0);
       if (!ref) return block(o, m + " without a ref");
-      return mkExpr(Expr::Op::Index, Ty::Array, "", {ref});
+      return asUnsigned(mkExpr(Expr::Op::Index, Ty::Array, "", {ref}), isFalse(arg("is_signed", 99)));
     }
     if (m == "FragmentedArray.splat") {
       ExprP v = arg("value", 0), shape = arg("shape", 1);
@@ -678,6 +739,10 @@ private:
       std::string tok(src_.textOf(fieldOf(n, "operator")));
       if (tok.empty()) return block(o, "an operator whose token is not known");
       if (what == "augmented_assignment") tok.pop_back(); // "+=" -> "+"
+      if (anyUnsigned(args)) {
+        Ty ty = resultTy(args); // before args is moved from
+        return unsignedBinary(o, tok, std::move(args), ty);
+      }
       return mkExpr(Expr::Op::Binary, resultTy(args), tok, std::move(args));
     }
     if (what == "comparison_operator") {
@@ -690,13 +755,18 @@ private:
         if (!ts_node_is_named(ch)) tok += (tok.empty() ? "" : " ") + std::string(src_.textOf(ch));
       }
       if (tok.empty()) return block(o, "a comparison whose operator is not known");
+      if (anyUnsigned(args)) {
+        Ty ty = resultTy(args); // before args is moved from
+        return unsignedBinary(o, tok, std::move(args), ty);
+      }
       return mkExpr(Expr::Op::Binary, resultTy(args), tok, std::move(args));
     }
     if (what == "unary_operator" || what == "not_operator") {
       if (!ops(args) || args.size() != 1) return nullptr;
       TSNode n = syntaxOf(o);
       std::string tok = what == "not_operator" ? "not " : std::string(src_.textOf(fieldOf(n, "operator")));
-      return mkExpr(Expr::Op::Unary, resultTy(args), tok, std::move(args));
+      // -x and ~x are two's complement whatever the signedness.
+      return asUnsigned(mkExpr(Expr::Op::Unary, resultTy(args), tok, args), anyUnsigned(args));
     }
     if (what == "tuple" || what == "expression_list") {
       if (!ops(args)) return nullptr;
@@ -764,7 +834,8 @@ private:
         s.name = name;
         s.value = e;
         prog_.body.push_back(s);
-        auto named = mkName(name, e->ty);
+        // The name stands for the value from now on, its signedness included.
+        auto named = asUnsigned(mkName(name, e->ty), e->unsignedView);
         vals_[result] = named;
       }
     }

@@ -60,6 +60,13 @@ struct Finding {
   Severity severity = Severity::Error;
   SourceLocation location;
   std::string message;
+  // What fails, named for the one-line headline ("region 'touch'",
+  // "`plgpu.copy_gmem_to_smem`"); empty: the headline is the message's first
+  // sentence. See headline().
+  std::string subject;
+  // Where the launch selects the failing path (its interpret= argument, or the
+  // context manager that decides): editors mark that line with a hint.
+  std::optional<SourceLocation> selectedAt;
   // The execution path that fails ("interpret=True (HLO interpreter)", ...)
   // and the launch that selects it.
   std::string executionPath;
@@ -76,5 +83,18 @@ struct Finding {
 };
 
 const char* severityName(Severity s);
+
+// The execution path without its parenthesised detail: "interpret=True",
+// "compiled", "GPU interpret mode".
+std::string shortPathName(const std::string& executionPath);
+
+// The finding in one line of at most kHeadlineMax characters, for virtual
+// text and `check`'s text output: "region 'touch' can't run under
+// interpret=True (launch at line 24)". The message holds the details.
+inline constexpr size_t kHeadlineMax = 100;
+std::string headline(const Finding& f);
+
+// Cuts `text` to at most `max` characters at a word boundary, with "...".
+std::string shortened(const std::string& text, size_t max);
 
 } // namespace pallas::analysis

@@ -1,12 +1,18 @@
 -- User commands. Runs and the doctor go to the server as
 -- workspace/executeCommand ("pallas.run", "pallas.doctor"); :PallasMlir is the
--- custom "pallas/mlir" request. Output goes to scratch buffers.
+-- custom "pallas/mlir" request. Results go to scratch buffers that never take
+-- the focus; a failed run's frames go to the quickfix list.
 local compat = require("pallas_lsp.compat")
 local entry = require("pallas_lsp.entry")
+local results = require("pallas_lsp.results")
 
 local M = {}
 
 local MODES = { compiled = true, interpret = true, compare = true }
+
+-- The run in flight (one at a time, as the server allows):
+-- { client = ..., request_id = ..., label = ... }.
+M.current_run = nil
 
 local function client_for(bufnr)
   local client = compat.clients(bufnr, require("pallas_lsp").name)[1]
@@ -16,7 +22,8 @@ local function client_for(bufnr)
   return client
 end
 
---- Shows `text` (string or list of lines) in a read-only scratch buffer named `name`.
+--- Shows `text` (string or list of lines) in a read-only scratch buffer named
+--- `name`, in a split at the bottom; the cursor stays where it was.
 function M.scratch(name, text, filetype)
   local lines = type(text) == "table" and text or vim.split(text, "\n", { plain = true })
   local buf = vim.fn.bufnr(name)
@@ -25,6 +32,7 @@ function M.scratch(name, text, filetype)
     vim.api.nvim_buf_set_name(buf, name)
   end
   vim.bo[buf].buftype = "nofile"
+  vim.bo[buf].bufhidden = "hide"
   vim.bo[buf].swapfile = false
   vim.bo[buf].modifiable = true
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
@@ -32,32 +40,60 @@ function M.scratch(name, text, filetype)
   if filetype then
     vim.bo[buf].filetype = filetype
   end
-  local win = vim.fn.bufwinid(buf)
-  if win == -1 then
-    vim.cmd("botright split")
+  if vim.fn.bufwinid(buf) == -1 then
+    local previous = vim.api.nvim_get_current_win()
+    vim.cmd("botright " .. math.min(math.max(#lines, 3), 15) .. "split")
     vim.api.nvim_win_set_buf(0, buf)
+    if vim.api.nvim_win_is_valid(previous) then
+      vim.api.nvim_set_current_win(previous)
+    end
   end
   return buf
 end
 
-local function result_text(result)
-  if type(result) == "string" then
-    return result
+--- Echoes one line without a hit-enter prompt (cut to the screen width).
+function M.echo(text, highlight)
+  local line = tostring(text):gsub("\n.*", "")
+  local width = math.max(vim.o.columns - 12, 20)
+  if #line > width then
+    line = line:sub(1, width - 3) .. "..."
   end
-  return vim.inspect(result)
+  vim.api.nvim_echo({ { line, highlight or "None" } }, false, {})
 end
 
-local function summary(result)
-  if type(result) == "string" then
-    return vim.split(result, "\n", { plain = true })[1]
-  elseif type(result) == "table" then
-    for _, key in ipairs({ "summary", "message", "status" }) do
-      if type(result[key]) == "string" then
-        return result[key]
-      end
-    end
+--- Runs `args` ({uri, entry, mode}) through the server; what :PallasRun,
+--- :PallasCompare and the code lenses (vim.lsp.commands["pallas.run"]) call.
+function M.run_args(client, bufnr, args)
+  if M.current_run then
+    M.echo("pallas-lsp: a run is in progress (:PallasCancel stops it)", "WarningMsg")
+    return
   end
-  return "finished"
+  if bufnr and vim.api.nvim_buf_is_valid(bufnr) and vim.bo[bufnr].modified then
+    -- The run executes the file on disk: save the buffer first, so the run
+    -- and its frames are the text on screen.
+    vim.api.nvim_buf_call(bufnr, function()
+      vim.cmd("silent noautocmd write")
+    end)
+    compat.notify(client, "textDocument/didSave", { textDocument = { uri = vim.uri_from_bufnr(bufnr) } })
+  end
+  local label = ("%s run of %s"):format(args.mode or "interpret", args.entry or "the entry")
+  M.echo("pallas-lsp: " .. label .. " started (:PallasCancel stops it)")
+  local ok, request_id = compat.request(client, "workspace/executeCommand",
+    { command = "pallas.run", arguments = { args } },
+    function(err, result)
+      M.current_run = nil
+      if err then
+        local cancelled = err.code == -32800
+        M.echo(("pallas-lsp: %s %s"):format(label, cancelled and "cancelled" or ("failed: " .. (err.message or "?"))),
+          cancelled and "WarningMsg" or "ErrorMsg")
+        return
+      end
+      local shown = results.show(result, args, M.scratch)
+      M.echo("pallas-lsp: " .. shown.summary, shown.ok and "None" or "WarningMsg")
+    end, bufnr)
+  if ok then
+    M.current_run = { client = client, request_id = request_id, label = label }
+  end
 end
 
 --- :PallasRun [compiled|interpret|compare] [ENTRY]
@@ -66,6 +102,9 @@ function M.run(mode, name)
   local client = client_for(bufnr)
   if not client then
     return
+  end
+  if name == "" then
+    name = nil -- Neovim 0.7 passes "" for an omitted optional argument
   end
   if not name then
     local lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
@@ -76,21 +115,33 @@ function M.run(mode, name)
       return
     end
   end
-  if vim.bo[bufnr].modified then
-    vim.cmd("silent write") -- the run executes the file on disk
+  M.run_args(client, bufnr, { uri = vim.uri_from_bufnr(bufnr), entry = name, mode = mode })
+end
+
+--- :PallasCancel: cancels the run in flight. Through its progress token
+--- (window/workDoneProgress/cancel) when the progress has begun: the server
+--- kills the run's process group and still replies, so the run buffer says
+--- "cancelled". Before that, $/cancelRequest (Neovim then drops the reply).
+function M.cancel()
+  local run = M.current_run
+  if not run then
+    M.echo("pallas-lsp: no run in progress")
+    return
   end
-  local args = { uri = vim.uri_from_bufnr(bufnr), entry = name, mode = mode }
-  vim.notify(("pallas-lsp: %s run of %s started"):format(mode, name))
-  compat.request(client, "workspace/executeCommand", { command = "pallas.run", arguments = { args } },
-    function(err, result)
-      if err then
-        vim.notify(("pallas-lsp: %s run of %s failed: %s"):format(mode, name, err.message or vim.inspect(err)),
-          vim.log.levels.ERROR)
-        return
-      end
-      vim.notify(("pallas-lsp: %s (%s): %s"):format(name, mode, summary(result)))
-      M.scratch("pallas://run/" .. name .. "/" .. mode, result_text(result))
-    end, bufnr)
+  local tokens = require("pallas_lsp").run_tokens or {}
+  local token = tokens[run.client.id]
+  M.echo("pallas-lsp: cancelling the " .. run.label)
+  if token ~= nil then
+    compat.notify(run.client, "window/workDoneProgress/cancel", { token = token })
+    return
+  end
+  M.current_run = nil
+  if vim.fn.has("nvim-0.11") == 1 then
+    run.client:cancel_request(run.request_id)
+  else
+    run.client.cancel_request(run.request_id)
+  end
+  M.echo("pallas-lsp: " .. run.label .. " cancelled", "WarningMsg")
 end
 
 function M.mlir()
@@ -118,17 +169,17 @@ function M.doctor()
   compat.request(client, "workspace/executeCommand", { command = "pallas.doctor", arguments = {} },
     function(err, result)
       if err then
-        vim.notify("pallas-lsp: doctor failed: " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+        vim.notify("pallas-lsp: doctor failed: " .. (err.message or "?"), vim.log.levels.ERROR)
         return
       end
-      M.scratch("pallas://doctor", result_text(result))
+      M.scratch("pallas://doctor", type(result) == "string" and result or vim.fn.json_encode(result))
     end, bufnr)
 end
 
 local function complete_run(arglead, cmdline)
   local words = vim.split(cmdline, "%s+")
   local candidates = {}
-  if #words <= 2 then
+  if #words <= 2 and words[1]:match("PallasRun") then
     candidates = { "compiled", "interpret", "compare" }
   end
   for _, f in ipairs(entry.top_level_functions(vim.api.nvim_buf_get_lines(0, 0, -1, false))) do
@@ -145,7 +196,7 @@ local function parse_run_args(fargs, default_mode)
   for _, a in ipairs(fargs) do
     if MODES[a] then
       mode = a
-    else
+    elseif a ~= "" then
       name = a
     end
   end
@@ -165,8 +216,24 @@ function M.register()
   create("PallasCompare", function(opts)
     M.run("compare", opts.fargs[1])
   end, { nargs = "?", complete = complete_run, desc = "pallas-lsp: run compiled and interpreted and compare" })
+  create("PallasCancel", M.cancel, { desc = "pallas-lsp: cancel the run in progress" })
   create("PallasMlir", M.mlir, { desc = "pallas-lsp: show the MLIR module of this file" })
   create("PallasDoctor", M.doctor, { desc = "pallas-lsp: Python, JAX and GPUs the server sees" })
+  -- Code lenses ("Run on GPU", "Run interpreted", "Compare") and code actions
+  -- that run a kernel come back to the client as this command: the plugin
+  -- runs them itself, so every run saves first, can be cancelled and shows
+  -- its result in the same place.
+  vim.lsp.commands["pallas.run"] = function(command, ctx)
+    local client = vim.lsp.get_client_by_id(ctx.client_id)
+    local args = (command.arguments or {})[1]
+    if client and type(args) == "table" then
+      local bufnr = ctx.bufnr
+      if not bufnr or bufnr == 0 then
+        bufnr = vim.uri_to_bufnr(args.uri)
+      end
+      M.run_args(client, bufnr, args)
+    end
+  end
 end
 
 return M

@@ -42,10 +42,24 @@ local function venv_file(dir, name)
   return nil
 end
 
+--- `path` made absolute against the project root (the README's
+--- `python = ".venv/bin/python"` means the project's, not the one of the
+--- folder Neovim was started in).
+function M.resolve(path, root)
+  if type(path) ~= "string" or path == "" then
+    return path
+  end
+  path = vim.fn.expand(path)
+  if path:sub(1, 1) == "/" or not root then
+    return path
+  end
+  return root .. "/" .. path:gsub("^%./", "")
+end
+
 --- The Python interpreter for a project root (nil: let the server decide).
 function M.python_for(root)
   if M.options.python then
-    return M.options.python
+    return M.resolve(M.options.python, root)
   end
   return venv_file(vim.env.VIRTUAL_ENV, "python")
     or (root and venv_file(root .. "/.venv", "python"))
@@ -80,7 +94,52 @@ function M.server_settings(root)
     runner = { launchTemplate = vim.NIL, timeoutSeconds = 300 },
     workspaceTrusted = true,
   }, user)
+  if type(merged.python) == "string" then
+    merged.python = M.resolve(merged.python, root)
+  end
+  -- The plugin shows a run's result in its run buffer: the server need not
+  -- repeat it as a message.
+  merged.runner = vim.tbl_extend("force", merged.runner or {}, { clientShowsResults = true })
   return merged
+end
+
+--- $/progress: Neovim's own handler (0.7 only stores it; 0.10+ feeds
+--- vim.lsp.status), then one echoed line, so a run's progress shows on every
+--- version without a hit-enter prompt.
+function M.progress_handler(err, result, ctx, config)
+  local default = vim.lsp.handlers["$/progress"]
+  if default then
+    pcall(default, err, result, ctx, config)
+  end
+  local value = type(result) == "table" and result.value or nil
+  if type(value) ~= "table" then
+    return
+  end
+  M.progress = M.progress or {}
+  local key = tostring(ctx.client_id) .. ":" .. tostring(result.token)
+  M.run_tokens = M.run_tokens or {}
+  if value.kind == "begin" then
+    M.progress[key] = value.title or "pallas-lsp"
+    -- A run's progress ("Pallas: compare run of f"): :PallasCancel cancels
+    -- it through this token, and the run still replies (status cancelled).
+    if (value.title or ""):find("^Pallas: ") and value.cancellable then
+      M.run_tokens[ctx.client_id] = result.token
+    end
+  elseif value.kind == "end" and M.run_tokens[ctx.client_id] == result.token then
+    M.run_tokens[ctx.client_id] = nil
+  end
+  local title = M.progress[key] or "pallas-lsp"
+  local text = title
+  if value.kind == "end" then
+    M.progress[key] = nil
+    text = text .. ": " .. (value.message or "done")
+  elseif value.message then
+    text = text .. ": " .. value.message
+  end
+  if type(value.percentage) == "number" then
+    text = text .. (" (%d%%)"):format(value.percentage)
+  end
+  require("pallas_lsp.commands").echo(text)
 end
 
 local function on_attach(client, bufnr)
@@ -109,6 +168,7 @@ function M.client_config(root)
     ["pallas/status"] = function(_, result, ctx)
       M.status[ctx.client_id] = result
     end,
+    ["$/progress"] = M.progress_handler,
   }, M.options.handlers or {})
   return {
     name = M.name,
@@ -126,6 +186,12 @@ function M.client_config(root)
     before_init = function(params, config)
       -- On 0.11 the root is known only now: fill in that project's interpreter.
       local root_dir = config.root_dir
+      local given = params.initializationOptions and params.initializationOptions.python
+      if root_dir and type(given) == "string" and given:sub(1, 1) ~= "/" then
+        given = M.resolve(given, root_dir)
+        params.initializationOptions.python = given
+        config.settings[M.section].python = given
+      end
       if root_dir and params.initializationOptions and params.initializationOptions.python == vim.NIL then
         local python = M.python_for(root_dir)
         if python then
@@ -235,10 +301,12 @@ function M.statusline(bufnr)
   if status.jaxVersion and status.jaxVersion ~= vim.NIL then
     table.insert(parts, "JAX " .. status.jaxVersion)
   end
-  if type(status.gpu) == "string" then
-    table.insert(parts, status.gpu)
-  elseif type(status.gpus) == "table" then
+  -- The GPU's name, or "no GPU" (never the probe's own words, such as a
+  -- dlopen error: :PallasDoctor shows those).
+  if type(status.gpus) == "table" then
     table.insert(parts, #status.gpus == 0 and "no GPU" or (status.gpus[1].name or "GPU"))
+  elseif type(status.gpu) == "string" then
+    table.insert(parts, #status.gpu <= 40 and status.gpu or "no GPU")
   end
   return table.concat(parts, " · ")
 end

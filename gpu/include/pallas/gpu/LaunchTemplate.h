@@ -2,6 +2,7 @@
 // go to the local Python, a remote GPU box or a Slurm cluster without code
 // changes:
 //   {python} {runner} {args}                        (the default)
+//   srun --gpus=1 {cmd}                             ({cmd} = {python} {runner} {args})
 //   ssh gpu-box "cd /work && {python} {runner} {args}"
 //   srun --gpus=1 --time=5 {python} {runner} {args}
 //   env CUDA_VISIBLE_DEVICES=1 {python} {runner} {args}
@@ -34,7 +35,7 @@ struct LaunchTemplateError : std::runtime_error {
 };
 
 // Throws LaunchTemplateError for an unterminated quote, a trailing backslash,
-// an empty template, or a template without {runner} (the run could not work).
+// an empty template, or a template without {runner} or {cmd} (the run could not work).
 std::vector<std::string> expandLaunchTemplate(std::string_view launchTemplate,
                                               const LaunchValues& values);
 

@@ -1,0 +1,96 @@
+#include "UnusedImports.h"
+
+#include <regex>
+
+namespace pallas::analysis::rewrite {
+namespace {
+
+// The names an import statement binds.
+std::vector<std::string> boundNames(const SourceIndex& src, TSNode stmt) {
+  std::vector<std::string> out;
+  bool from = typeOf(stmt) == "import_from_statement";
+  TSNode moduleName = from ? fieldOf(stmt, "module_name") : TSNode{};
+  for (uint32_t i = 0, c = ts_node_named_child_count(stmt); i < c; ++i) {
+    TSNode n = ts_node_named_child(stmt, i);
+    if (from && !isNull(moduleName) && ts_node_eq(n, moduleName))
+      continue;
+    std::string_view t = typeOf(n);
+    if (t == "aliased_import") {
+      out.emplace_back(src.textOf(fieldOf(n, "alias")));
+    } else if (t == "dotted_name") {
+      std::string name(src.textOf(n));
+      // `import a.b` binds `a`; `from m import a` binds `a`.
+      out.push_back(name.substr(0, name.find('.')));
+    } else if (t == "wildcard_import") {
+      return {}; // binds names nobody can list: never removed
+    }
+  }
+  return out;
+}
+
+struct ByteRange {
+  uint32_t from, to;
+  bool contains(uint32_t a, uint32_t b) const { return a >= from && b <= to; }
+};
+
+// Identifiers named `name` in `node`, inside `within` and outside `skip`.
+int countUses(const SourceIndex& src, TSNode node, const std::string& name, ByteRange within,
+              ByteRange skip) {
+  uint32_t start = ts_node_start_byte(node), end = ts_node_end_byte(node);
+  if (end <= within.from || start >= within.to || skip.contains(start, end))
+    return 0;
+  if (typeOf(node) == "identifier")
+    return src.textOf(node) == name && within.contains(start, end) ? 1 : 0;
+  int n = 0;
+  for (uint32_t i = 0, c = ts_node_child_count(node); i < c; ++i)
+    n += countUses(src, ts_node_child(node, i), name, within, skip);
+  return n;
+}
+
+} // namespace
+
+std::vector<TextEdit> unusedImportRemovals(const SourceIndex& src, const std::string& path,
+                                           SourcePos from, SourcePos to,
+                                           const std::string& replacement) {
+  std::vector<TextEdit> out;
+  size_t fromByte = src.offset(from), toByte = src.offset(to);
+  if (fromByte == std::string::npos || toByte == std::string::npos)
+    return out;
+  ByteRange region{static_cast<uint32_t>(fromByte), static_cast<uint32_t>(toByte)};
+  ByteRange everything{0, static_cast<uint32_t>(src.text().size())};
+  // The new code without its comments ("Rewritten from plgpu.inline_mgpu"
+  // names the module it no longer uses).
+  std::string code = std::regex_replace(replacement, std::regex("#[^\n]*"), "");
+  TSNode root = src.root();
+  for (uint32_t i = 0, c = ts_node_named_child_count(root); i < c; ++i) {
+    TSNode stmt = ts_node_named_child(root, i);
+    std::string_view t = typeOf(stmt);
+    if (t != "import_statement" && t != "import_from_statement")
+      continue;
+    std::vector<std::string> names = boundNames(src, stmt);
+    ByteRange self{ts_node_start_byte(stmt), ts_node_end_byte(stmt)};
+    bool allUnused = !names.empty(), regionUsedOne = false;
+    for (const std::string& n : names) {
+      // Only imports the rewrite made unused: the region used the name ...
+      regionUsedOne |= countUses(src, root, n, region, {0, 0}) > 0;
+      // ... and nothing else does: the rest of the file, or the new code.
+      bool usedElsewhere = countUses(src, root, n, everything, region) -
+                               countUses(src, stmt, n, self, {0, 0}) >
+                           0;
+      std::regex word("(^|[^A-Za-z0-9_.])" + n + "([^A-Za-z0-9_]|$)");
+      allUnused &= !usedElsewhere && !std::regex_search(code, word);
+    }
+    if (!allUnused || !regionUsedOne)
+      continue;
+    SourcePos s = SourceIndex::pos(ts_node_start_point(stmt));
+    SourcePos e = SourceIndex::pos(ts_node_end_point(stmt));
+    // The whole line with its newline (a statement alone on its lines).
+    SourcePos next{e.line + 1, 0};
+    if (src.offset(next) == std::string::npos)
+      next = e;
+    out.push_back({path, {{s.line, 0}, next}, ""});
+  }
+  return out;
+}
+
+} // namespace pallas::analysis::rewrite
