@@ -182,6 +182,8 @@ Finding makeFinding(const Binding& b, const Failure& f, const PathChoice& pc, pd
                 f.reason + "). " + f.advice;
   if (first)
     out.message += " This is the first error JAX raises for this launch.";
+  out.jaxException = f.exception;
+  out.jaxErrorFirstLine = f.jaxError.substr(0, f.jaxError.find('\n'));
   out.executionPath = path;
   out.launch = detail::sourceLocation(launch.getLoc());
   out.related.push_back({selector(launch, global),
