@@ -6,7 +6,7 @@ set -uo pipefail
 cd "$PALLAS_LSP_ROOT"
 junit="$PALLAS_LSP_ROOT/build/ctest-junit.xml"
 rm -f "$junit"
-ctest --test-dir build --output-on-failure -j 2 --output-junit "$junit"
+ctest --test-dir build --output-on-failure --no-tests=error -j 2 --output-junit "$junit"
 rc=$?
 "${PALLAS_LSP_PYTHON:-python3}" - "$junit" <<'PY' || rc=1
 import sys, xml.etree.ElementTree as ET
