@@ -408,7 +408,12 @@ def returns_before_bind_guard(fn):
   is known to differ from parameter j (a Python number, shape (), against a
   non-empty literal shape)."""
   func = _function_ast(fn)
-  if func is None:
+  return None if func is None else returns_before_bind_guard_of(func)
+
+
+def returns_before_bind_guard_of(func):
+  """returns_before_bind_guard on a parsed def (the static extractor's too)."""
+  if isinstance(func, ast.Lambda):
     return None
   params = [a.arg for a in func.args.posonlyargs + func.args.args]
   for node in ast.walk(func):
@@ -813,6 +818,19 @@ def interpret_gpu_params():
   return info
 
 
+def mosaic_gpu_defaults():
+  """The lowering semantics a kernel gets when its CompilerParams do not say
+  (Lane in 0.10, Warpgroup from 0.11): the analysis follows it."""
+  out = {"loweringSemantics": None}
+  core = _try_import("jax._src.pallas.mosaic_gpu.core")
+  cls = getattr(core, "CompilerParams", None) if core else None
+  if cls is not None and dataclasses.is_dataclass(cls):
+    for f in dataclasses.fields(cls):
+      if f.name == "lowering_semantics" and isinstance(f.default, enum.Enum):
+        out["loweringSemantics"] = f.default.name
+  return out
+
+
 # --------------------------------------------------------------------- main
 
 
@@ -963,6 +981,7 @@ def extract():
       "interpretGPUParams": interpret_gpu_params(),
       "hardwareGates": gates,
       "errorTemplates": error_templates(),
+      "mosaicGpuDefaults": mosaic_gpu_defaults(),
   }
 
 
