@@ -43,7 +43,9 @@ How each fact is obtained (also written into the table under "methods"):
   overridden, i.e. plain ``get`` / ``swap``).
 * Conditional binds: an API whose own code has a ``return`` before its first
   ``.bind(...)`` call ("returnsBeforeBind", e.g. ``pl.broadcast_to`` returns
-  its input unchanged when the shape already matches) may bind nothing.
+  its input unchanged when the shape already matches) may bind nothing;
+  when that return's condition compares an operand's shape with a shape
+  parameter, "returnsBeforeBindIf" names the two parameters.
 * GPU interpret mode: the ``match eqn.primitive`` statement of
   ``JaxprInterpreter.interpret`` is parsed; each ``case module.prim_p:`` is
   resolved to its Primitive. Arms whose body starts with ``raise`` are
@@ -396,6 +398,37 @@ def returns_before_bind(fn):
   if not binds:
     return False
   return any(r.lineno < min(binds) for r in _own_returns(func))
+
+
+def returns_before_bind_guard(fn):
+  """The condition of an early return, when it compares an operand's shape
+  with a shape parameter (`if a.shape == shape: return a`, pl.broadcast_to):
+  {"shapeOf": i, "equals": j} with i, j the positional parameter indices;
+  None otherwise. Then the API binds for certain where parameter i's shape
+  is known to differ from parameter j (a Python number, shape (), against a
+  non-empty literal shape)."""
+  func = _function_ast(fn)
+  return None if func is None else returns_before_bind_guard_of(func)
+
+
+def returns_before_bind_guard_of(func):
+  """returns_before_bind_guard on a parsed def (the static extractor's too)."""
+  if isinstance(func, ast.Lambda):
+    return None
+  params = [a.arg for a in func.args.posonlyargs + func.args.args]
+  for node in ast.walk(func):
+    if not (isinstance(node, ast.If) and node.body and isinstance(node.body[0], ast.Return)):
+      continue
+    test = node.test
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+      continue
+    left, right = test.left, test.comparators[0]
+    if (isinstance(left, ast.Attribute) and left.attr == "shape" and isinstance(left.value, ast.Name)
+        and isinstance(right, ast.Name)):
+      # `a` may be rebound first (a = jnp.asarray(a)): still the parameter's value.
+      if left.value.id in params and right.id in params:
+        return {"shapeOf": params.index(left.value.id), "equals": params.index(right.id)}
+  return None
 
 
 def _imported_objects(fn):
@@ -858,6 +891,9 @@ def extract():
         entry.update(binds=sorted(direct), bindsTransitive=sorted(transitive))
         if direct:
           entry["returnsBeforeBind"] = returns_before_bind(value)
+          guard = returns_before_bind_guard(value) if entry["returnsBeforeBind"] else None
+          if guard:
+            entry["returnsBeforeBindIf"] = guard
         hw = _api_doc_hardware(value)
         if hw:
           entry["docHardwareMentions"] = hw

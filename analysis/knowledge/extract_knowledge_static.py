@@ -1218,6 +1218,9 @@ def extract(site_packages):
         entry.update(binds=sorted(direct, key=repr), bindsTransitive=sorted(transitive, key=repr))
         if direct:
           entry["returnsBeforeBind"] = ex.returns_before_bind(obj)
+          guard = ref.returns_before_bind_guard_of(obj.node) if entry["returnsBeforeBind"] else None
+          if guard:
+            entry["returnsBeforeBindIf"] = guard
         hw = ex.doc_hardware(obj)
         if hw:
           entry["docHardwareMentions"] = hw

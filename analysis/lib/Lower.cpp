@@ -1152,6 +1152,19 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
       b_.getStringAttr(eval.source), eval.text.empty() ? mlir::StringAttr() : b_.getStringAttr(eval.text), params,
       scratch ? strArray(*scratch) : mlir::ArrayAttr(), numThreads, threadName, contextAttr, contextLine,
       contextColumn);
+  // Whether compiler_params= is given at all (JAX's defaults apply when not):
+  // a discardable attribute, read by the compiled path's semantics.
+  bool compilerParams = false;
+  if (!isNull(kwCall)) {
+    TSNode args = field(kwCall, "arguments");
+    for (uint32_t i = 0, c = isNull(args) ? 0 : ts_node_named_child_count(args); i < c; ++i) {
+      TSNode a = ts_node_named_child(args, i);
+      compilerParams |= is(a, "keyword_argument") && doc_.textOf(field(a, "name")) == "compiler_params";
+    }
+  }
+  if (partial)
+    for (auto& [k, _] : partial->keywords) compilerParams |= k == "compiler_params";
+  if (compilerParams) op->setAttr("pallas.compiler_params", b_.getUnitAttr());
   return op.getResult();
 }
 

@@ -104,7 +104,11 @@ std::vector<PathChoice> pathsOf(pd::LaunchOp launch) {
     out.push_back({ExecPath::InterpretHlo, may});
   if (s.count(pd::path::kInterpretGpu))
     out.push_back({ExecPath::InterpretGpu, may});
+#if PALLAS_LSP_MUTANT == 4 // mutant (test/mutation): a run-time interpret= loses its compiled path
+  if (s.count(pd::path::kCompiled))
+#else
   if (s.count(pd::path::kCompiled) || unknown)
+#endif
     out.push_back({ExecPath::Compiled, may});
   return out;
 }
@@ -186,6 +190,9 @@ Finding makeFinding(const Binding& b, const Failure& f, const PathChoice& pc, pd
   Finding out;
   out.code = f.code;
   out.severity = pc.may || f.uncertain ? Severity::Warning : Severity::Error;
+#if PALLAS_LSP_MUTANT == 2 // mutant (test/mutation): PLS001/PLS002 demoted to warnings
+  out.severity = Severity::Warning;
+#endif
   out.location = detail::sourceLocation(b.site->getLoc());
   std::string path = pathLabel(pc.path);
   out.message = whatIsBound(b) + " cannot run on " + path +
@@ -196,6 +203,8 @@ Finding makeFinding(const Binding& b, const Failure& f, const PathChoice& pc, pd
     out.message += " This is the first error JAX raises for this launch.";
   out.subject = subjectOf(b);
   out.selectedAt = selector(launch, global);
+  out.jaxException = f.exception;
+  out.jaxErrorFirstLine = f.jaxError.substr(0, f.jaxError.find('\n'));
   out.executionPath = path;
   out.launch = detail::sourceLocation(launch.getLoc());
   out.related.push_back({selector(launch, global),
@@ -264,9 +273,13 @@ void analyzeLaunch(detail::PassContext& ctx, const std::string& launchDoc, pd::L
     // The error JAX reports: earliest phase, then program order.
     const Hit* first = nullptr;
     for (const Hit& h : hits)
+#if PALLAS_LSP_MUTANT == 5 // mutant (test/mutation): the first error by program order, phases ignored
+      if (!h.failure.uncertain && (!first || h.binding->order < first->binding->order))
+#else
       if (!h.failure.uncertain &&
           (!first || std::pair(h.failure.phase, h.binding->order) <
                          std::pair(first->failure.phase, first->binding->order)))
+#endif
         first = &h;
     // The quick fix to GPU interpret mode replaces a literal interpret=True;
     // a run-time value ("may") or a process-wide mode is not the launch's to
@@ -274,6 +287,10 @@ void analyzeLaunch(detail::PassContext& ctx, const std::string& launchDoc, pd::L
     bool gpuRuns = !hits.empty() && pc.path == ExecPath::InterpretHlo && !pc.may && !global &&
                    gpuInterpretRunsLaunch(ctx, launchDoc, launch, kb);
     for (const Hit& h : hits) {
+#if PALLAS_LSP_MUTANT == 3 // mutant (test/mutation): findings in a helper file are dropped
+      if (detail::sourceLocation(h.binding->site->getLoc()).path != launchDoc)
+        continue;
+#endif
       out.push_back(
           makeFinding(*h.binding, h.failure, pc, launch, global, walk, kb, &h == first && !pc.may));
       out.back().gpuInterpretRunsLaunch = gpuRuns;

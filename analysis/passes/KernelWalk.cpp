@@ -148,6 +148,10 @@ std::vector<std::string> launchPrimitiveSemantics(pd::LaunchOp launch) {
 std::vector<std::string> launchLoweringSemantics(pd::LaunchOp launch,
                                                  const std::string& defaultLowering) {
   static const std::vector<std::string> either{"Lane", "Warpgroup"};
+  // No compiler_params= at all (the front end marks the launch when there
+  // is): the JAX version's default (a table that does not say: Lane).
+  if (!launch->hasAttr("pallas.compiler_params"))
+    return {defaultLowering.empty() ? std::string("Lane") : defaultLowering};
   std::vector<std::string> out = either;
   forEachLaunchArgumentOp(launch, [&](mlir::Operation* op) {
     auto params = llvm::dyn_cast<pd::PrimOp>(op);
@@ -171,6 +175,38 @@ std::vector<std::string> launchLoweringSemantics(pd::LaunchOp launch,
     return false;
   });
   return out;
+}
+
+// The index-th positional argument of a call; null when not written so.
+mlir::Value positionalArg(pd::PrimOp prim, int index) {
+  int seen = 0;
+  for (unsigned i = 0; i < prim.getArgs().size(); ++i) {
+    if (!strAt(prim.getKeywords(), i).empty())
+      continue;
+    if (seen++ == index)
+      return prim.getArgs()[i];
+  }
+  return {};
+}
+
+// An API that returns before binding when one operand's shape equals a shape
+// argument (knowledge: returnsBeforeBindIf; pl.broadcast_to) binds for
+// certain when the source shows they differ: a Python number (shape ()) and
+// a literal tuple of integer literals with at least one entry.
+bool shapesDifferForCertain(pd::PrimOp prim, const knowledge::ApiFacts& facts) {
+  if (facts.returnsUnlessShapeOf < 0 || facts.returnsUnlessShapeEquals < 0)
+    return false;
+  mlir::Value operand = positionalArg(prim, facts.returnsUnlessShapeOf);
+  mlir::Value shape = positionalArg(prim, facts.returnsUnlessShapeEquals);
+  auto number = operand ? operand.getDefiningOp<pd::ConstantOp>() : pd::ConstantOp();
+  auto tuple = shape ? shape.getDefiningOp<pd::OpaqueOp>() : pd::OpaqueOp();
+  if (!number || (number.getKind() != "int" && number.getKind() != "float") || !tuple ||
+      tuple.getWhat() != "tuple" || tuple.getArgs().empty())
+    return false;
+  return llvm::all_of(tuple.getArgs(), [](mlir::Value v) {
+    auto c = v.getDefiningOp<pd::ConstantOp>();
+    return c && c.getKind() == "int";
+  });
 }
 
 } // namespace
@@ -496,7 +532,8 @@ void KernelWalk::onPrim(pd::PrimOp prim) {
     b.site = prim;
     b.refs = refs;
     b.operandStates = operands;
-    b.mayNotBind = direct && facts && facts->returnsBeforeBind;
+    b.mayNotBind =
+        direct && facts && facts->returnsBeforeBind && !shapesDifferForCertain(prim, *facts);
     record(std::move(b));
   }
 }

@@ -84,8 +84,16 @@ Failure missingLowering(const Binding& b, ExecPath path, const knowledge::Knowle
   return f;
 }
 
-std::string semanticsText(const std::vector<std::string>& s, const char* fallback) {
-  return s.empty() ? std::string(fallback) : s.front();
+// The semantics JAX's message names: the one the launch selects, else a
+// `<...>` placeholder (the oracle's notation for what only JAX knows):
+// compiler parameters passed through a variable are not visible.
+std::string semanticsText(const std::vector<std::string>& s) {
+  if (s.size() == 1)
+    return s.front();
+  std::string alternatives;
+  for (const auto& x : s)
+    alternatives += (alternatives.empty() ? "" : " or ") + x;
+  return "<" + alternatives + ">";
 }
 
 // Mosaic GPU lowers equation by equation and raises for a primitive without
@@ -103,8 +111,8 @@ std::optional<Failure> mosaicLoweringVerdict(const Binding& b,
       knowledge::KnowledgeBase::hasMosaicGpuRule(lowered, lowering, primitive);
   if (!has || *has)
     return std::nullopt;
-  std::string ls = "LoweringSemantics." + semanticsText(lowering, "Lane");
-  std::string ps = "PrimitiveSemantics." + semanticsText(primitive, "Warpgroup");
+  std::string ls = "LoweringSemantics." + semanticsText(lowering);
+  std::string ps = "PrimitiveSemantics." + semanticsText(primitive);
   Failure f;
   f.code = isInline(b) ? "PLS001" : "PLS002";
   f.phase = Phase::Lowering;
@@ -342,11 +350,11 @@ std::optional<Failure> decide(const Binding& b, ExecPath path, const LaunchFacts
       // Several threads: each thread's body is traced and compiled inside a
       // host callback, where the primitive's effects fail first.
       f.exception = "ValueError";
-      f.jaxError = "Cannot lower jaxpr with effects: {...} (the " + p.name +
-                   " equation's effects, inside the per-thread host callback)";
+      f.jaxError = "Cannot lower jaxpr with effects: {<the thread body's effects, " + p.name +
+                   "'s among them>}";
       f.reason = "with several threads the GPU interpreter compiles each thread's body in a host "
                  "callback, and " +
-                 p.name + " (which it does not interpret) cannot be lowered there";
+                 p.name + " (which it does not interpret) cannot be lowered there with its effects";
     }
     f.uncertain = uncertain;
     return f;

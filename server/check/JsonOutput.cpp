@@ -59,6 +59,9 @@ json findingJson(const analysis::Finding& f) {
       {"callChain", f.callChain},
       {"related", std::move(related)},
       {"jaxVersion", f.jaxVersion},
+      {"jaxError", f.jaxException.empty()
+                       ? json(nullptr)
+                       : json{{"type", f.jaxException}, {"firstLine", f.jaxErrorFirstLine}}},
       {"fixes", std::move(fixes)},
   };
 }

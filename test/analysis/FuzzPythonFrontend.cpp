@@ -1,5 +1,7 @@
 // libFuzzer target: arbitrary bytes as a Python document, then edits derived
-// from the same bytes, through parse, lower and the MLIR verifier. Any crash,
+// from the same bytes, through parse, lower, the MLIR verifier and the
+// passes. Seeded with the repository's kernels (test/suites/80-sanitizers.sh)
+// and test/fuzz/python.dict. Any crash,
 // sanitizer report or verifier failure is a bug (bad input never kills the
 // server).
 #include "pallas/analysis/Project.h"
@@ -21,6 +23,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       "from jax.experimental.pallas import mosaic_gpu as plgpu\n";
   auto s = project->setDocument(path, prelude + text);
   if (!s.verified || !project->verify(path)) std::abort();
+  // The passes (discharge walk, path rules, PLS003/PLS004) on the module.
+  (void)project->findings(path);
   // Edits: move a slice of the input to another place, a byte at a time.
   size_t docSize = prelude.size() + text.size();
   for (size_t i = 0; i + 2 < size && i < 24; i += 3) {

@@ -32,6 +32,8 @@ Finding sampleFinding() {
   f.related = {{{"/repo/src/launch.py", {{4, 2}, {4, 16}}}, "pallas_call with interpret=True"}};
   f.callChain = {"kernel (k.py:1)", "helper (k.py:2)"};
   f.jaxVersion = "0.10.2";
+  f.jaxException = "NotImplementedError";
+  f.jaxErrorFirstLine = "inline_mgpu_p does not support discharge.";
   Fix fix;
   fix.title = "Run on the compiled path";
   fix.safety = FixSafety::Unsafe;
@@ -52,6 +54,8 @@ Report sampleReport() {
   warning.related.clear();
   warning.callChain.clear();
   warning.fixes.clear();
+  warning.jaxException.clear();
+  warning.jaxErrorFirstLine.clear();
   report.findings.push_back(warning);
   report.files = 3;
   report.jaxVersion = "0.10.2";
@@ -132,14 +136,18 @@ TEST(JsonOutput, Schema) {
   EXPECT_EQ(f["jaxVersion"], "0.10.2");
   EXPECT_EQ(f["fixes"][0]["safety"], "unsafe");
   EXPECT_EQ(f["fixes"][0]["edits"][0]["newText"], "pl.load()");
+  EXPECT_EQ(f["jaxError"], (json{{"type", "NotImplementedError"},
+                                  {"firstLine", "inline_mgpu_p does not support discharge."}}));
   EXPECT_TRUE(doc["findings"][1]["launch"].is_null());
+  EXPECT_TRUE(doc["findings"][1]["jaxError"].is_null()); // PLS003 predicts no JAX error
   // Exactly these keys, no more.
   std::vector<std::string> keys;
   for (auto it = f.begin(); it != f.end(); ++it)
     keys.push_back(it.key());
   std::sort(keys.begin(), keys.end());
   EXPECT_EQ(keys, (std::vector<std::string>{"callChain", "code", "executionPath", "fixes",
-                                            "headline", "jaxVersion", "launch", "message", "path",
+                                            "headline", "jaxError", "jaxVersion", "launch", "message",
+                                            "path",
                                             "range", "related", "severity"}));
   // No subject: the headline is the message's first sentence, cut to 100.
   EXPECT_EQ(f["headline"], "inline_mgpu_p does not support discharge, 100% sure: a,b");

@@ -522,6 +522,44 @@ TEST_F(Discharge, CompiledPrimitiveWithoutMosaicGpuRuleIsPLS002) {
   EXPECT_TRUE(check(withInterpret(kReciprocal, "InterpretGPUParams()")).empty());
 }
 
+// Oracle compiled_kernel_reciprocal_warpgroup: compiler parameters passed
+// through a variable are not visible, so the predicted message names the
+// semantics as a `<...>` placeholder instead of guessing Lane.
+TEST_F(Discharge, CompilerParamsThroughAVariableArePlaceholdersInTheMessage) {
+  auto fs = check(R"(
+def kernel(x_ref, o_ref):
+  o_ref[...] = pl.reciprocal(x_ref[...])
+
+def run(x, params):
+  return plgpu.kernel(kernel, out_shape=x, compiler_params=params)(x)
+)");
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(fs[0].jaxException, "NotImplementedError");
+  EXPECT_NE(fs[0].jaxErrorFirstLine.find("lowering semantics LoweringSemantics.<Lane or Warpgroup> "),
+            std::string::npos)
+      << fs[0].jaxErrorFirstLine;
+}
+
+// Oracle compiled_broadcast_to_scalar_literal / compiled_broadcast_to: a
+// Python number (shape ()) broadcast to a literal shape always binds
+// broadcast_to_p (knowledge: returnsBeforeBindIf); an operand whose shape is
+// not in the source may match and bind nothing.
+TEST_F(Discharge, BroadcastOfANumberToALiteralShapeIsCertain) {
+  auto fs = check(R"(
+def kernel(x_ref, o_ref):
+  o_ref[...] = x_ref[...] + pl.broadcast_to(1.0, (128,))
+  o_ref[...] = pl.broadcast_to(x_ref[0], (128,))
+
+def run(x):
+  return pl.pallas_call(kernel, out_shape=x)(x)
+)");
+  ASSERT_EQ(fs.size(), 2u);
+  EXPECT_EQ(line(fs[0]), 3u);
+  EXPECT_EQ(fs[0].severity, Severity::Error);
+  EXPECT_EQ(line(fs[1]), 4u);
+  EXPECT_EQ(fs[1].severity, Severity::Warning);
+}
+
 TEST_F(Discharge, CompilerParamsSelectTheLoweringSemanticsInTheMessage) {
   auto fs = check(R"(
 def kernel(x_ref, o_ref):

@@ -25,7 +25,7 @@ class Runner : public ::testing::Test {
 protected:
   void SetUp() override {
     if (access(PALLAS_TEST_PYTHON, X_OK) != 0)
-      GTEST_SKIP() << "no Python at " << PALLAS_TEST_PYTHON << " (run scripts/bootstrap.sh)";
+      GTEST_FAIL() << "no Python at " << PALLAS_TEST_PYTHON << " (run scripts/bootstrap.sh)";
   }
   RunRequest request(const std::string& file, const std::string& entry, RunMode mode) {
     RunRequest r;

@@ -208,6 +208,11 @@ def test_returns_before_bind(table):
   other = jax.make_jaxpr(lambda v: pl.broadcast_to(v, (128,)))(jnp.ones((), jnp.float32))
   assert "broadcast_to" not in {e.primitive.name for e in same.jaxpr.eqns}
   assert "broadcast_to" in {e.primitive.name for e in other.jaxpr.eqns}
+  # The early return compares parameter 0's shape with parameter 1: a Python
+  # number (shape ()) against a non-empty literal shape always binds.
+  assert table["apis"]["pl.broadcast_to"]["returnsBeforeBindIf"] == {"shapeOf": 0, "equals": 1}
+  number = jax.make_jaxpr(lambda: pl.broadcast_to(1.0, (128,)))()
+  assert "broadcast_to" in {e.primitive.name for e in number.jaxpr.eqns}
 
 
 def _wgmma_kernel(shared_scope):

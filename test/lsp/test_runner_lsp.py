@@ -18,8 +18,15 @@ from lspclient import BIN, StdioServer
 PYTHON = os.environ.get("PALLAS_LSP_PYTHON", "")
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
-needs_jax = pytest.mark.skipif(not PYTHON or not os.access(PYTHON, os.X_OK),
-                               reason="PALLAS_LSP_PYTHON (a Python with JAX) is not set")
+# The bootstrap installs a Python with JAX: without it these tests fail (a
+# skip would hide a broken setup, issue 19).
+@pytest.fixture
+def _python_with_jax():
+  if not PYTHON or not os.access(PYTHON, os.X_OK):
+    pytest.fail("PALLAS_LSP_PYTHON (a Python with JAX) is not set: run scripts/run-tests.sh")
+
+
+needs_jax = pytest.mark.usefixtures("_python_with_jax")
 
 KERNEL = textwrap.dedent('''\
     import os

@@ -7,7 +7,19 @@ A fixture declares how it is run in a header comment:
 
     # oracle: path=<interpret|gpu-interpret|compiled|may> launch=<...> how=<call|lower-cuda> expect=<ok|error:Type>
 
-and defines ``run()``. With ``how=call`` the harness calls ``run()`` and
+and defines ``run()``. Optional fields (issue 19: the agreement test reads them):
+
+* ``choice=<path>`` (with ``path=may``): the path the harness's run takes
+  (the fixture's run-time value as the harness leaves the environment).
+* ``also=<path> also-expect=<ok|error:Type>`` (with ``path=may``): run the
+  fixture a second time with ``ORACLE_CHOICE=<path>`` in the environment,
+  which the fixture reads to select that path; ``compiled`` is lowered for
+  CUDA (``run()`` then returns ``(fn, args)``). Its blamed line carries
+  ``# <- blame(<path>)``.
+* ``binds=may``: whether the failing primitive is bound at all depends on
+  shapes, which pallas-lsp does not track (``pl.broadcast_to`` returns its
+  input unchanged when the shape already matches): it may only warn.
+ With ``how=call`` the harness calls ``run()`` and
 blocks on its result. With ``how=lower-cuda`` ``run()`` returns ``(fn, args)``
 and the harness lowers ``jax.jit(fn)`` for the ``cuda`` platform, which JAX
 does on a CPU-only machine (Mosaic GPU lowering needs no device).
@@ -205,6 +217,10 @@ def main(path):
   result = {"fixture": path, "header": header, "jaxVersion": jax.__version__}
   module = load_fixture(path)
   how = header.get("how", "call")
+  choice = os.environ.get("ORACLE_CHOICE")
+  if choice:  # the `also=` run: the fixture selects the path from ORACLE_CHOICE
+    how = "lower-cuda" if choice == "compiled" else "call"
+    result["choice"] = choice
   try:
     if how == "lower-cuda":
       fn, args = module.run()

@@ -48,7 +48,8 @@ run "bad jobs" 2 --jobs zero clean && expect_one_line_stderr "bad jobs: one line
 run "missing value" 2 clean --format && expect_one_line_stderr "missing value: one line" "--format needs a value"
 run "bad selector" 2 --select E501 clean && expect_one_line_stderr "bad selector: one line" "unknown rule selector 'E501'"
 run "config and no-config" 2 --config x.toml --no-config clean && expect_one_line_stderr "config conflict: one line" "cannot be combined"
-run "missing path" 2 does-not-exist.py && grep -q "does-not-exist.py" "$work/err" && ok "missing path named on stderr"
+run "missing path" 2 does-not-exist.py && { grep -q "does-not-exist.py" "$work/err" && ok "missing path named on stderr" \
+  || bad "missing path named on stderr" "stderr: $(cat "$work/err")"; }
 
 # ---- clean files: exit 0 in every format -------------------------------------
 run "clean text" 0 clean && expect_eq "clean text output" "$(cat "$work/out")" "All checks passed!"
@@ -134,8 +135,16 @@ cwd="$work"
 # ---- --jobs does not change the output ----------------------------------------
 many="$work/many"; mkdir -p "$many"
 for i in $(seq 1 40); do cp "$fixtures/interpret_inline.py" "$many/k$i.py"; cp "$fixtures/standard_ok.py" "$many/s$i.py"; done
-(cd "$many" && "$bin" check --format json --jobs 1 . >"$work/j1"; "$bin" check --format json --jobs 8 . >"$work/j8")
-if cmp -s "$work/j1" "$work/j8"; then ok "--jobs 1 and --jobs 8 give identical output"; else bad "--jobs determinism" "$(diff "$work/j1" "$work/j8" | head)"; fi
+# Both runs must find the 40 failing kernels (exit 1, non-empty JSON with 40
+# PLS001 findings): two empty or crashed runs would otherwise compare equal.
+(cd "$many" && "$bin" check --format json --jobs 1 . >"$work/j1"); rc1=$?
+(cd "$many" && "$bin" check --format json --jobs 8 . >"$work/j8"); rc8=$?
+pls001() { "$python" -c "import json,sys; print(sum(f['code']=='PLS001' for f in json.load(open(sys.argv[1]))['findings']))" "$1" 2>/dev/null; }
+if [ "$rc1" -ne 1 ] || [ "$rc8" -ne 1 ]; then bad "--jobs runs exit 1 on findings" "--jobs 1: exit $rc1, --jobs 8: exit $rc8"
+elif [ "$(pls001 "$work/j1")" != 40 ] || [ "$(pls001 "$work/j8")" != 40 ]; then
+  bad "--jobs runs report the 40 PLS001 findings" "--jobs 1: $(pls001 "$work/j1"), --jobs 8: $(pls001 "$work/j8")"
+elif cmp -s "$work/j1" "$work/j8"; then ok "--jobs 1 and --jobs 8 give identical output"
+else bad "--jobs determinism" "$(diff "$work/j1" "$work/j8" | head)"; fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

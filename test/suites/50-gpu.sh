@@ -51,9 +51,14 @@ check "run interpret: entry from the marker, two outputs" \
 gpu_here="$(json_get "$work/interp.json" "any(x['platform'] in ('gpu','cuda') for x in d['environment']['devices'])")"
 "$bin" run "$kernels/add.py" --entry main --mode compiled --python "$python" >"$work/compiled.txt" 2>&1; code=$?
 cat "$work/compiled.txt"
+# Either branch checks something: an unreadable report is a failure, not a
+# silently skipped check.
+check "run interpret reports the devices JAX sees" bash -c "test '$gpu_here' = True || test '$gpu_here' = False"
 if [ "$gpu_here" = False ]; then
   check "run compiled without a GPU exits 1" test $code -eq 1
   check "run compiled without a GPU says why" grep -q "compute capability 9.0 or newer" "$work/compiled.txt"
+elif [ "$gpu_here" = True ]; then
+  check "run compiled on the GPU exits 0" test $code -eq 0
 fi
 
 "$bin" run "$kernels/add.py" --entry main --compare interpret,gpu-interpret --json --python "$python" >"$work/compare.json"; code=$?

@@ -3,17 +3,22 @@
 # sanitizers and the libFuzzer targets, runs the unit tests (ctest) and the
 # LSP transcripts against the sanitized binary, then every fuzz_* executable
 # for a bounded time (PALLAS_LSP_FUZZ_SECONDS, default 20) from its seeds.
+# Each fuzzer must execute at least PALLAS_LSP_FUZZ_MIN_RUNS inputs (default
+# 200: a fuzzer that runs nothing fails) and prints its coverage (cov:, ft:).
+# fuzz_python_frontend starts from real Python (the repository's kernels,
+# copied at test time) with test/fuzz/python.dict.
 set -euo pipefail
 cd "$PALLAS_LSP_ROOT"
 build="$PALLAS_LSP_ROOT/build-asan"
 fuzz_seconds="${PALLAS_LSP_FUZZ_SECONDS:-20}"
+fuzz_min_runs="${PALLAS_LSP_FUZZ_MIN_RUNS:-200}"
 
 bash scripts/build.sh "$build" -DPALLAS_LSP_SANITIZE=ON -DPALLAS_LSP_FUZZ=ON
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 
-ctest --test-dir "$build" --output-on-failure -j 2
+ctest --test-dir "$build" --output-on-failure --no-tests=error -j 2
 
 PALLAS_LSP_BIN="$build/server/pallas-lsp" "$PALLAS_LSP_PYTHON" -m pytest -q -p no:cacheprovider test/lsp
 
@@ -25,17 +30,35 @@ for fuzzer in "${fuzzers[@]}"; do
   corpus="$(mktemp -d)"
   seeds="$PALLAS_LSP_ROOT/test/fuzz/seeds"
   [ -d "$PALLAS_LSP_ROOT/test/fuzz/seeds/$name" ] && seeds="$PALLAS_LSP_ROOT/test/fuzz/seeds/$name"
+  extra=()
+  if [ "$name" = fuzz_python_frontend ]; then
+    # Real Python seeds, copied here rather than checked in twice.
+    seeds="$(mktemp -d)"
+    find test/oracle/fixtures test/discharge/fixtures test/rewrite test/check/fixtures test/analysis/golden \
+      test/gpu/kernels examples -name '*.py' -size -64k | while read -r f; do cp "$f" "$seeds/$(echo "$f" | tr / _)"; done
+    extra=(-dict="$PALLAS_LSP_ROOT/test/fuzz/python.dict")
+    echo "$name: $(ls "$seeds" | wc -l) Python seeds, dictionary test/fuzz/python.dict"
+  fi
   artifacts="$build/fuzz-artifacts/$name/"
   mkdir -p "$artifacts"
+  log="$build/fuzz-artifacts/$name.log"
   echo "--- $name for ${fuzz_seconds}s"
   if "$fuzzer" -max_total_time="$fuzz_seconds" -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
-      -artifact_prefix="$artifacts" -print_final_stats=1 "$corpus" $( [ -d "$seeds" ] && echo "$seeds" ) \
-      2>"$build/fuzz-artifacts/$name.log"; then
-    grep -E "^stat::number_of_executed_units|^#[0-9]+.*DONE" "$build/fuzz-artifacts/$name.log" | tail -2 || true
+      -artifact_prefix="$artifacts" -print_final_stats=1 "${extra[@]}" "$corpus" $( [ -d "$seeds" ] && echo "$seeds" ) \
+      2>"$log"; then
+    # The inputs it ran (libFuzzer's final stats) and the coverage it reached.
+    runs="$(grep -Eo '^stat::number_of_executed_units: *[0-9]+' "$log" | grep -Eo '[0-9]+$' | tail -1)"
+    cov="$(grep -E '^#[0-9]+' "$log" | grep -Eo 'cov: [0-9]+ ft: [0-9]+' | tail -1)"
+    echo "$name: ${runs:-no} inputs executed, ${cov:-no coverage reported}"
+    if [ -z "$runs" ] || [ "$runs" -lt "$fuzz_min_runs" ]; then
+      echo "$name FAILED: executed ${runs:-no} inputs, fewer than $fuzz_min_runs"; tail -20 "$log"
+      status=1
+    fi
   else
-    echo "$name FAILED (crash input in $artifacts):"; tail -40 "$build/fuzz-artifacts/$name.log"
+    echo "$name FAILED (crash input in $artifacts):"; tail -40 "$log"
     status=1
   fi
+  [ "$name" = fuzz_python_frontend ] && rm -rf "$seeds"
   rm -rf "$corpus"
 done
 exit $status

@@ -87,9 +87,15 @@ KnowledgeBase::Loaded KnowledgeBase::fromJsonChecked(const json& t, std::string 
   if (auto d = t.find("mosaicGpuDefaults"); d != t.end() && d->is_object())
     kb.defaultLowering_ = str(*d, "loweringSemantics");
   if (auto it = t.find("apis"); it != t.end() && it->is_object())
-    for (const auto& [name, a] : it->items())
-      kb.apis_[name] = ApiFacts{name, str(a, "kind"), strings(a, "binds"), strings(a, "bindsTransitive"),
-                                a.value("returnsBeforeBind", false)};
+    for (const auto& [name, a] : it->items()) {
+      ApiFacts& facts = kb.apis_[name] = ApiFacts{name, str(a, "kind"), strings(a, "binds"),
+                                                  strings(a, "bindsTransitive"),
+                                                  a.value("returnsBeforeBind", false)};
+      if (auto g = a.find("returnsBeforeBindIf"); g != a.end() && g->is_object()) {
+        facts.returnsUnlessShapeOf = g->value("shapeOf", -1);
+        facts.returnsUnlessShapeEquals = g->value("equals", -1);
+      }
+    }
   if (auto it = t.find("primitives"); it != t.end() && it->is_object())
     for (const auto& [key, p] : it->items()) {
       PrimitiveFacts f;

@@ -75,6 +75,12 @@ struct Finding {
   // From the kernel to the primitive: "kernel (k.py:12)", "helper (h.py:3)".
   std::vector<std::string> callChain;
   std::string jaxVersion; // version of JAX the knowledge came from
+  // PLS001/PLS002: what JAX is predicted to raise on the failing path, as the
+  // message says ("JAX 0.10.2 will raise <jaxException>: <jaxErrorFirstLine>").
+  // Placeholders in <...> stand for values only JAX knows (an operand, an
+  // effect set). The oracle compares both with what JAX raised.
+  std::string jaxException;
+  std::string jaxErrorFirstLine;
   // Set on findings of the interpret=True path when the knowledge table says
   // GPU interpret mode (interpret=InterpretGPUParams()) runs every primitive
   // the finding's launch reaches: "Use GPU interpret mode" then helps.

@@ -48,6 +48,9 @@ struct ApiFacts {
   std::vector<std::string> binds;           // primitive keys bound directly
   std::vector<std::string> bindsTransitive; // through JAX helpers
   bool returnsBeforeBind = false; // may return before binding (pl.broadcast_to of a matching shape)
+  // When that early return is `if <param shapeOf>.shape == <param equals>:`
+  // (positional indices): -1 when unknown.
+  int returnsUnlessShapeOf = -1, returnsUnlessShapeEquals = -1;
 };
 
 // What indexing a Ref of one allocation binds when its Ref type overrides
