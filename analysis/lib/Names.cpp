@@ -299,7 +299,36 @@ void Globals::scanBlock(TSNode block, const syntax::Document& doc) {
       auto chunks = doc.recoveredChunks(s);
       if (chunks.empty()) scanBlock(s, doc);
       for (TSNode chunk : chunks) scanBlock(chunk, doc);
-    } else if (t == "if_statement" || t == "try_statement" || t == "with_statement" ||
+    } else if (t == "try_statement") {
+      // `try: from jax... import X` / `except ImportError: X = None`: the
+      // import is what runs where the module works; a fallback in an except
+      // clause binds only names the try body did not.
+      for (TSNode c : syntax::namedChildren(s)) {
+        if (is(c, "except_clause") || is(c, "except_group_clause")) {
+          std::map<std::string, Binding> kept = bindings_;
+          scanBlock(c, doc);
+          for (auto& [name, b] : kept) bindings_[name] = b;
+        } else {
+          scanBlock(c, doc);
+        }
+      }
+    } else if (t == "if_statement") {
+      // `if ok: from jax... import X` / `else: X = None`: a None fallback in
+      // another branch does not hide the import (the branch where the
+      // module is usable is the one the analysis is for).
+      for (TSNode c : syntax::namedChildren(s)) {
+        if (!is(c, "elif_clause") && !is(c, "else_clause")) {
+          scanBlock(c, doc);
+          continue;
+        }
+        std::map<std::string, Binding> kept = bindings_;
+        scanBlock(c, doc);
+        for (auto& [name, b] : kept) {
+          const Binding& now = bindings_[name];
+          if (now.kind == Binding::Kind::Constant && now.target == "None") bindings_[name] = b;
+        }
+      }
+    } else if (t == "with_statement" ||
                t == "elif_clause" || t == "else_clause" || t == "except_clause" ||
                t == "finally_clause" || t == "block" || t == "ERROR")
       scanBlock(s, doc);

@@ -269,7 +269,10 @@ void analyzeLaunch(detail::PassContext& ctx, const std::string& launchDoc, pd::L
 
 std::vector<pd::LaunchOp> launchesOf(mlir::ModuleOp module) {
   std::vector<pd::LaunchOp> launches;
-  module.walk([&](pd::LaunchOp l) { launches.push_back(l); });
+  module.walk([&](pd::LaunchOp l) {
+    if (isMosaicGpuLaunch(l) && isStaticallyReachable(l))
+      launches.push_back(l);
+  });
   return launches;
 }
 

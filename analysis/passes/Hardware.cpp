@@ -119,7 +119,10 @@ void runHardware(detail::PassContext& ctx) {
     return;
   std::string capText = ctx.options.gpuComputeCapability;
   std::vector<pd::LaunchOp> launches;
-  ctx.module.walk([&](pd::LaunchOp l) { launches.push_back(l); });
+  ctx.module.walk([&](pd::LaunchOp l) {
+    if (isMosaicGpuLaunch(l) && isStaticallyReachable(l))
+      launches.push_back(l);
+  });
   std::set<std::pair<mlir::Operation*, std::string>> seen;
   for (pd::LaunchOp launch : launches) {
     bool compiled = false;

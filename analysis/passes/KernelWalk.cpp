@@ -170,6 +170,23 @@ std::vector<std::string> launchLoweringSemantics(pd::LaunchOp launch) {
 
 } // namespace
 
+bool isMosaicGpuLaunch(pd::LaunchOp launch) {
+  auto backend = launch.getBackend();
+  return !backend || *backend == "mosaic_gpu";
+}
+
+bool isStaticallyReachable(mlir::Operation* op) {
+  for (mlir::Operation* cur = op; cur; cur = cur->getParentOp()) {
+    auto i = llvm::dyn_cast_or_null<pd::IfOp>(cur->getParentOp());
+    if (!i || !i.getStaticCond())
+      continue;
+    bool inThen = cur->getParentRegion() == &i.getThenRegion();
+    if (inThen != *i.getStaticCond())
+      return false;
+  }
+  return true;
+}
+
 // ---- Ref states ----------------------------------------------------------------
 
 RefState KernelWalk::kernelParamState(unsigned index, unsigned count) const {
@@ -244,6 +261,14 @@ RefState KernelWalk::stateOf(mlir::Value v, llvm::StringRef origin) const {
     auto it = arg ? states_.find(arg) : states_.end();
     if (it != states_.end())
       st = it->second;
+    else if ((s.kind == SK::FuncArg || s.kind == SK::ClosureArg) &&
+             launch_.getApi() != "pl.core_map")
+      // A parameter of a function outside the kernel that the kernel closes
+      // over (`bm` of `def matmul(x, y, *, bm)` used in its nested kernel):
+      // a pallas_call / plgpu.kernel body cannot capture a Ref from outside
+      // (JAX rejects captured Refs and lifts captured arrays to values), so
+      // it is a value: nothing is discharged there.
+      st = {};
     else
       st = scopedState(s.kind == SK::ScopeArg ? s.scopeOrigin : origin);
   } else {

@@ -148,6 +148,14 @@ private:
   unsigned order_ = 0;
 };
 
+// A launch the Mosaic GPU analysis applies to: not one whose arguments select
+// another Pallas backend (TPU compiler/interpret params or mesh, Triton).
+bool isMosaicGpuLaunch(dialect::LaunchOp launch);
+// False for an op inside a region that cannot run: a `pallas.if` branch its
+// static condition excludes (code after raise / return / skipTest is lowered
+// into such a region).
+bool isStaticallyReachable(mlir::Operation* op);
+
 const char* pathLabel(ExecPath p);
 const char* pathShortName(ExecPath p);
 
