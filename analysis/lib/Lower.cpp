@@ -1131,6 +1131,12 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
     eval = names::evaluateInterpret(interpretNode, doc_, globals_, lookupLocal);
     // Record the module-level names the evaluation consulted.
     if (is(interpretNode, "identifier") && !findLocal(text(interpretNode))) findGlobal(text(interpretNode));
+    // A parameter without a default: its value is whatever each caller
+    // passes (the discharge pass follows the callers).
+    if (is(interpretNode, "identifier"))
+      if (const Var* v = findLocal(text(interpretNode)))
+        if (ValInfo* vi = infoOf(v->value); vi && vi->isParam && isNull(vi->paramDefault))
+          eval.source = "param";
   } else if (partial && partial->interpret) {
     eval = *partial->interpret;
   } else {
