@@ -222,6 +222,7 @@ private:
                     llvm::ArrayRef<mlir::Value> args);
   void emitInlineMgpu(TSNode site, TSNode def, const Factory* f, mlir::Block* wrapper);
   bool innermostIsInlineMgpu(TSNode decorated);
+  std::optional<std::vector<std::string>> typeSequenceKinds(TSNode expr, unsigned depth = 0);
   std::vector<std::string> paramNames(TSNode def);
   void bindParams(TSNode def, mlir::Block* block, const std::vector<std::string>& argOrigins);
   mlir::Value decorate(TSNode decorated, TSNode def);
@@ -881,30 +882,9 @@ void Lowerer::emitInlineMgpu(TSNode site, TSNode def, const Factory* f, mlir::Bl
       }
       if (k == "arg_types") {
         argTypes = b_.getStringAttr(text(v));
-        TSNode seq = v;
-        while (is(seq, "parenthesized_expression")) seq = ts_node_named_child(seq, 0);
-        if (is(seq, "tuple") || is(seq, "list")) {
-          std::vector<std::string> ks;
-          for (uint32_t j = 0, cc = ts_node_named_child_count(seq); j < cc; ++j) {
-            TSNode el = ts_node_named_child(seq, j);
-            if (is(el, "comment")) continue;
-            TSNode callee = is(el, "call") ? field(el, "function") : el;
-            auto b = resolveBinding(callee);
-            std::string api = b && b->file.empty() ? names::canonicalApi(b->target) : "";
-            ks.push_back(api == "plgpu.RefType" ? "ref" : "array");
-          }
-          count = static_cast<int64_t>(ks.size());
-          kinds = strArray(ks);
-        } else if (!is(seq, "none")) {
-          // A single type, not a sequence: one argument.
-          TSNode callee = is(seq, "call") ? field(seq, "function") : seq;
-          auto b = resolveBinding(callee);
-          std::string api = b && b->file.empty() ? names::canonicalApi(b->target) : "";
-          count = 1;
-          kinds = strArray({api == "plgpu.RefType" ? "ref" : "array"});
-        } else {
-          count = 0;
-          kinds = strArray({});
+        if (auto ks = typeSequenceKinds(v)) {
+          count = static_cast<int64_t>(ks->size());
+          kinds = strArray(*ks);
         }
       } else if (k == "return_type") {
         returnType = b_.getStringAttr(text(v));
@@ -1246,6 +1226,70 @@ std::string Lowerer::backendOf(TSNode expr, unsigned depth) {
     }
   }
   return {};
+}
+
+// The kinds ("ref" for plgpu.RefType(...), "array" otherwise) of the types an
+// inline_mgpu `arg_types=` declares, evaluating what Python would: a tuple or
+// list literal, `+` of sequences, `*` by an integer literal, None (no
+// argument), a single type (one argument). nullopt when the source does not
+// determine it (a name bound elsewhere, a splat): then nothing is checked.
+std::optional<std::vector<std::string>> Lowerer::typeSequenceKinds(TSNode expr, unsigned depth) {
+  while (is(expr, "parenthesized_expression")) expr = ts_node_named_child(expr, 0);
+  if (isNull(expr) || depth > 16) return std::nullopt;
+  auto single = [&](TSNode el) -> std::optional<std::string> {
+    TSNode callee = is(el, "call") ? field(el, "function") : el;
+    auto b = resolveBinding(callee);
+    std::string api = b && b->file.empty() ? names::canonicalApi(b->target) : "";
+    if (api == "plgpu.RefType") return std::string("ref");
+    if (is(el, "call") || (b && names::isJaxName(b->target))) return std::string("array");
+    return std::nullopt;
+  };
+  if (is(expr, "none")) return std::vector<std::string>{};
+  if (is(expr, "tuple") || is(expr, "list")) {
+    std::vector<std::string> ks;
+    for (TSNode el : syntax::namedChildren(expr)) {
+      if (is(el, "comment")) continue;
+      auto k = single(el);
+      if (!k) return std::nullopt;
+      ks.push_back(*k);
+    }
+    return ks;
+  }
+  if (is(expr, "binary_operator")) {
+    std::string_view op = doc_.textOf(field(expr, "operator"));
+    TSNode l = field(expr, "left"), r = field(expr, "right");
+    auto strip = [](TSNode n) {
+      while (is(n, "parenthesized_expression")) n = ts_node_named_child(n, 0);
+      return n;
+    };
+    auto isSeq = [&](TSNode n) {
+      n = strip(n);
+      return is(n, "tuple") || is(n, "list") || is(n, "binary_operator");
+    };
+    if (op == "+") {
+      if (!isSeq(l) || !isSeq(r)) return std::nullopt;
+      auto a = typeSequenceKinds(l, depth + 1), b = typeSequenceKinds(r, depth + 1);
+      if (!a || !b) return std::nullopt;
+      a->insert(a->end(), b->begin(), b->end());
+      return a;
+    }
+    if (op == "*") {
+      l = strip(l);
+      r = strip(r);
+      if (is(l, "integer")) std::swap(l, r);
+      int64_t n = 0;
+      if (!isSeq(l) || !is(r, "integer") || llvm::StringRef(doc_.textOf(r)).getAsInteger(0, n) || n < 0)
+        return std::nullopt;
+      auto a = typeSequenceKinds(l, depth + 1);
+      if (!a) return std::nullopt;
+      std::vector<std::string> out;
+      for (int64_t i = 0; i < n && out.size() < 4096; ++i) out.insert(out.end(), a->begin(), a->end());
+      return out;
+    }
+    return std::nullopt;
+  }
+  if (auto k = single(expr)) return std::vector<std::string>{*k};
+  return std::nullopt;
 }
 
 bool Lowerer::innermostIsInlineMgpu(TSNode decorated) {
