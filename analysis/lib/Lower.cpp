@@ -380,6 +380,10 @@ mlir::Value Lowerer::lowerExprImpl(TSNode n) {
   if (t == "string" || t == "concatenated_string") return constant(n, "str");
   if (t == "true" || t == "false") return constant(n, "bool");
   if (t == "none") return constant(n, "none");
+  // A negative integer literal (`helpers[-1]`) is a constant too.
+  if (t == "unary_operator" && doc_.textOf(field(n, "operator")) == "-" &&
+      is(field(n, "argument"), "integer"))
+    return constant(n, "int");
   if (t == "parenthesized_expression" && ts_node_named_child_count(n) == 1)
     return lowerExpr(ts_node_named_child(n, 0));
   if (t == "lambda") return lowerLambda(n);
@@ -1065,6 +1069,8 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
   // a TPU interpret-params object, a TPU mesh): kernels for another backend
   // are not Mosaic GPU kernels.
   std::string backend;
+  bool splatUnknown = false; // a **mapping whose keys are not known statically
+  std::string splatName;     // "**kwargs" when that mapping is a name
   auto noteBackend = [&](TSNode v) {
     if (backend.empty()) backend = backendOf(v);
   };
@@ -1072,6 +1078,49 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
     TSNode args = field(kwCall, "arguments");
     for (uint32_t i = 0, c = isNull(args) ? 0 : ts_node_named_child_count(args); i < c; ++i) {
       TSNode a = ts_node_named_child(args, i);
+      if (is(a, "dictionary_splat")) {
+        // **opts: a dict literal or dict(...) bound to a local name gives its
+        // keywords; anything else may hold interpret= (a run-time choice).
+        TSNode d = ts_node_named_child(a, 0);
+        while (is(d, "parenthesized_expression")) d = ts_node_named_child(d, 0);
+        if (is(d, "identifier"))
+          if (const Var* v = findLocal(text(d)))
+            if (ValInfo* vi = infoOf(v->value); vi && !isNull(vi->constant)) d = vi->constant;
+        bool known = false;
+        auto take = [&](std::string_view k, TSNode v) {
+          if (k == "interpret") interpretNode = v;
+          else if (k == "scratch_shapes" || k == "scratch_types") scratchNode = v;
+          if (k == "compiler_params" || k == "backend" || k == "interpret" || k == "mesh") noteBackend(v);
+        };
+        if (is(d, "dictionary")) {
+          known = true;
+          for (TSNode pair : syntax::namedChildren(d)) {
+            if (!is(pair, "pair")) {
+              if (!is(pair, "comment")) known = false;
+              continue;
+            }
+            TSNode key = field(pair, "key");
+            if (!is(key, "string")) {
+              known = false;
+              continue;
+            }
+            std::string k = text(key);
+            if (k.size() >= 2) take(std::string_view(k).substr(1, k.size() - 2), field(pair, "value"));
+          }
+        } else if (is(d, "call") && doc_.textOf(field(d, "function")) == "dict" && !findLocal("dict")) {
+          known = true;
+          for (TSNode kw : syntax::namedChildren(field(d, "arguments"))) {
+            if (is(kw, "keyword_argument")) take(doc_.textOf(field(kw, "name")), field(kw, "value"));
+            else if (!is(kw, "comment")) known = false;
+          }
+        }
+        if (!known) {
+          splatUnknown = true;
+          // `**kwargs` of the enclosing def: its callers' keywords decide.
+          if (is(d, "identifier") && splatName.empty()) splatName = "**" + text(d);
+        }
+        continue;
+      }
       if (!is(a, "keyword_argument")) {
         if (i == 0 && api == "pl.core_map") noteBackend(a); // the mesh
         continue;
@@ -1119,6 +1168,11 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
           eval.source = "param";
   } else if (partial && partial->interpret) {
     eval = *partial->interpret;
+  } else if (splatUnknown) {
+    // interpret= may come in through **kwargs: a run-time choice ("may").
+    eval.paths = {pd::path::kUnknown};
+    eval.source = "unknown";
+    eval.text = splatName.empty() ? "**" : splatName;
   } else {
     eval = names::evaluateInterpret(TSNode{}, doc_, globals_, nullptr);
   }

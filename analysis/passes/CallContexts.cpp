@@ -125,9 +125,12 @@ std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& do
   mlir::ArrayAttr names = func.getArgNames();
   int param = -1;
   bool positional = true; // no *args before it
+  // `**kwargs` forwarded to the launch: each caller's `interpret=` keyword;
+  // left out, the launch's own default (False: compiled).
+  bool viaKwargs = llvm::StringRef(name).starts_with("**");
   for (unsigned i = 0; i < names.size(); ++i) {
     std::string n = strAt(names, i);
-    if (stripStars(n) == name) {
+    if (viaKwargs ? n == name : stripStars(n) == name) {
       param = static_cast<int>(i);
       break;
     }
@@ -136,6 +139,13 @@ std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& do
   }
   if (param < 0)
     return {};
+  Default kwDefault;
+  kwDefault.known = true;
+  kwDefault.paths = {ExecPath::Compiled};
+  const Default& absent = viaKwargs ? kwDefault : dflt;
+  std::string keyword = viaKwargs ? "interpret" : name;
+  if (viaKwargs)
+    positional = false;
   std::vector<CallContext> out;
   for (const detail::CallEdge& e : index.callersOf(doc, func.getSymName())) {
     auto call = llvm::dyn_cast_or_null<pd::CallOp>(e.site);
@@ -148,7 +158,7 @@ std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& do
       std::string kw = strAt(call.getKeywords(), j);
       if (kw == "*" || kw == "**")
         splat = true;
-      else if (kw == name)
+      else if (kw == keyword)
         value = call.getArgs()[j];
       else if (kw.empty() && !splat) {
         if (positional && pos == param)
@@ -157,7 +167,7 @@ std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& do
       }
     }
     if (value) {
-      for (CallContext& c : evaluate(index, e, value, name, depth))
+      for (CallContext& c : evaluate(index, e, value, keyword, depth))
         out.push_back(std::move(c));
       continue;
     }
@@ -167,11 +177,11 @@ std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& do
     c.selector = detail::sourceLocation(call->getLoc());
     if (splat) {
       c.argumentText = name + " (through *args / **kwargs)";
-    } else if (dflt.known) {
-      c.paths = dflt.paths;
-      c.facts = dflt.facts;
-      c.usesDefault = true;
-      c.argumentText = name + " (its default)";
+    } else if (absent.known) {
+      c.paths = absent.paths;
+      c.facts = absent.facts;
+      c.usesDefault = !viaKwargs;
+      c.argumentText = viaKwargs ? "no interpret= in " + name : name + " (its default)";
     } else if (depth == 0) {
       continue; // a required argument left out: the call raises TypeError
     } else {
@@ -198,9 +208,10 @@ const std::vector<detail::CallEdge>& CallIndex::callersOf(const std::string& pat
 std::vector<CallContext> interpretCallContexts(CallIndex& index, const std::string& doc,
                                                pd::LaunchOp launch) {
   llvm::StringRef source = launch.getInterpretSource();
-  if (source != "param" && source != "default_param")
-    return {};
   auto text = launch.getInterpretText();
+  bool viaKwargs = source == "unknown" && text && text->starts_with("**");
+  if (source != "param" && source != "default_param" && !viaKwargs)
+    return {};
   if (!text || text->contains('.'))
     return {};
   std::string name = text->trim().str();
@@ -217,7 +228,7 @@ std::vector<CallContext> interpretCallContexts(CallIndex& index, const std::stri
       continue;
     bool has = false;
     for (unsigned i = 0; i < names.size(); ++i)
-      has |= stripStars(strAt(names, i)) == name;
+      has |= viaKwargs ? strAt(names, i) == name : stripStars(strAt(names, i)) == name;
     if (!has)
       continue;
     owner = llvm::dyn_cast<pd::FuncOp>(op);

@@ -102,6 +102,10 @@ private:
     mlir::Operation* defOp = nullptr;
     dialect::InlineMgpuOp inlineMgpu; // set when the callable is an inline_mgpu wrapper
     bool dischargesAllRefs = false;   // reached through jax.jit / checkpoint / custom_vjp ...
+    // Arguments bound before the call's own: a functools.partial's, or the
+    // instance / class of a bound method. Keywords "" are positional.
+    llvm::SmallVector<mlir::Value> boundArgs;
+    std::vector<std::string> boundKeywords, boundOrigins;
   };
 
   void walkBlock(mlir::Block& block);
@@ -117,7 +121,10 @@ private:
                     RefState refs);
   void record(Binding b);
 
-  Callable resolve(mlir::Value callee, unsigned depth = 0) const;
+  Callable resolve(mlir::Value callee, unsigned depth = 0, const std::string& doc = "") const;
+  Callable resolveMethod(mlir::Value object, llvm::StringRef attr, unsigned depth,
+                         const std::string& doc) const;
+  Callable resolveReturned(const detail::FunctionRef& f, unsigned depth) const;
   Callable fromFunction(const detail::FunctionRef& f) const;
   RefState stateOf(mlir::Value v, llvm::StringRef origin) const;
   RefState strongest(mlir::ValueRange args, mlir::ArrayAttr origins) const;
