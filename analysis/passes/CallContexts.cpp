@@ -258,4 +258,81 @@ std::vector<CallContext> interpretCallContexts(CallIndex& index, const std::stri
   return contextsOfParam(index, doc, owner, name, dflt, 0);
 }
 
+namespace {
+
+// The `with force_gpu_interpret_mode(...)` scope around an op, if any.
+pd::ScopeOp gpuModeScopeAround(mlir::Operation* op) {
+  for (mlir::Operation* cur = op->getParentOp(); cur; cur = cur->getParentOp())
+    if (auto s = llvm::dyn_cast<pd::ScopeOp>(cur))
+      if (s.getApi() == "python.with" && s.getContext() &&
+          *s.getContext() == "force_gpu_interpret_mode")
+        return s;
+  return {};
+}
+
+LaunchFacts factsOfScope(pd::ScopeOp with) {
+  for (mlir::Value v : with.getArgs())
+    if (auto mode = v.getDefiningOp<pd::PrimOp>();
+        mode && mode.getApi() == "interpret.force_gpu_interpret_mode" && !mode.getArgs().empty())
+      if (auto params = mode.getArgs()[0].getDefiningOp<pd::PrimOp>();
+          params && params.getApi() == "interpret.InterpretGPUParams")
+        return factsOfParams(params);
+  return {};
+}
+
+// Callers of `func` (to `depth` more calls) that run it inside the mode.
+void gpuModeCallers(CallIndex& index, const std::string& doc, pd::FuncOp func, unsigned depth,
+                    std::vector<CallContext>& gpu, std::vector<CallContext>& plain) {
+  for (const detail::CallEdge& e : index.callersOf(doc, func.getSymName())) {
+    auto call = llvm::dyn_cast_or_null<pd::CallOp>(e.site);
+    if (!call)
+      continue;
+    CallContext c;
+    c.caller = nameOf(e.caller.func);
+    c.callee = func.getSymName().str();
+    if (pd::ScopeOp with = gpuModeScopeAround(call)) {
+      c.paths = {ExecPath::InterpretGpu};
+      c.facts = factsOfScope(with);
+      c.selector = detail::sourceLocation(with->getLoc());
+      c.argumentText = "inside `with force_gpu_interpret_mode(...)`";
+      gpu.push_back(std::move(c));
+      continue;
+    }
+    size_t before = gpu.size();
+    pd::FuncOp callerFunc = e.caller.func;
+    std::vector<CallContext> outerPlain;
+    if (callerFunc && callerFunc.getKind() == "def" && depth + 1 < kMaxDepth)
+      gpuModeCallers(index, e.caller.path, callerFunc, depth + 1, gpu, outerPlain);
+    // Compiled through this caller unless every way to it is in the mode.
+    if (gpu.size() == before || !outerPlain.empty() ||
+        index.callersOf(e.caller.path, nameOf(e.caller.func)).empty()) {
+      c.paths = {ExecPath::Compiled};
+      c.selector = detail::sourceLocation(call->getLoc());
+      c.argumentText = "outside GPU interpret mode";
+      plain.push_back(std::move(c));
+    }
+  }
+}
+
+} // namespace
+
+std::vector<CallContext> gpuModeCallContexts(CallIndex& index, const std::string& doc,
+                                             pd::LaunchOp launch) {
+  llvm::StringRef source = launch.getInterpretSource();
+  auto text = launch.getInterpretText();
+  bool own = source == "absent" || (source == "literal" && text && text->trim() == "False");
+  if (!own || launch.getContext())
+    return {};
+  auto owner = launch->getParentOfType<pd::FuncOp>();
+  if (!owner || owner.getKind() != "def")
+    return {};
+  std::vector<CallContext> gpu, plain;
+  gpuModeCallers(index, doc, owner, 0, gpu, plain);
+  if (gpu.empty())
+    return {};
+  for (CallContext& c : plain)
+    gpu.push_back(std::move(c));
+  return gpu;
+}
+
 } // namespace pallas::analysis::passes

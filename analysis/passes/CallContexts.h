@@ -52,4 +52,12 @@ private:
 std::vector<CallContext> interpretCallContexts(CallIndex& index, const std::string& doc,
                                                dialect::LaunchOp launch);
 
+// The caller contexts of a launch without its own interpret= (or with
+// interpret=False) whose function is called, directly or through up to 3
+// calls, inside `with force_gpu_interpret_mode(...)`: the process-wide mode
+// makes it run in GPU interpret mode there, compiled elsewhere. Empty when
+// no caller runs it in that mode.
+std::vector<CallContext> gpuModeCallContexts(CallIndex& index, const std::string& doc,
+                                             dialect::LaunchOp launch);
+
 } // namespace pallas::analysis::passes

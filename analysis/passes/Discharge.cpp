@@ -308,6 +308,8 @@ void analyzeLaunch(detail::PassContext& ctx, const std::string& launchDoc, pd::L
     paths = {{ExecPath::InterpretGpu, false}};
   } else {
     contexts = interpretCallContexts(calls, launchDoc, launch);
+    if (contexts.empty())
+      contexts = gpuModeCallContexts(calls, launchDoc, launch);
   }
   for (const Run& run : runsOf(launch, facts, paths, contexts)) {
     const PathChoice& pc = run.pc;
