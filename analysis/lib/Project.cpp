@@ -615,6 +615,34 @@ bool Project::withSyntax(const std::string& path,
   return true;
 }
 
+std::vector<LaunchPaths> Project::launchPaths(const std::string& path) const {
+  std::lock_guard lock(impl_->mutex);
+  DocState* d = impl_->find(path);
+  if (!d) return {};
+  impl_->ensureCurrent(*d);
+  detail::WorkspaceImpl ws(
+      [this](const std::string& p) -> DocState* {
+        DocState* doc = impl_->ensureIndexed(p, 0);
+        if (doc) impl_->ensureCurrent(*doc);
+        return doc;
+      },
+      [this] {
+        std::vector<std::string> paths;
+        for (auto& [p, _] : impl_->docs) paths.push_back(p);
+        return paths;
+      });
+  std::vector<Finding> unused;
+  detail::PassContext ctx{ws, path, *d->module, impl_->options, unused};
+  const auto& matrix = detail::passRegistry().pathMatrix();
+  if (!matrix) return {};
+  try {
+    return matrix(ctx);
+  } catch (const std::exception& e) {
+    impl_->log("pallas: path matrix failed on " + path + ": " + e.what());
+    return {};
+  }
+}
+
 std::vector<Finding> Project::findings(const std::string& path) const {
   std::lock_guard lock(impl_->mutex);
   DocState* d = impl_->find(path);

@@ -110,29 +110,7 @@ std::vector<PathChoice> pathsOf(pd::LaunchOp launch) {
   return out;
 }
 
-LaunchFacts factsOf(pd::LaunchOp launch) {
-  LaunchFacts f;
-  if (auto n = launch.getNumThreads())
-    f.numThreads = static_cast<long>(*n);
-  if (auto params = launch.getInterpretParamsAttr()) {
-    for (mlir::NamedAttribute kv : params) {
-      auto text = llvm::dyn_cast<mlir::StringAttr>(kv.getValue());
-      llvm::StringRef v = text ? text.getValue().trim() : "";
-      if (kv.getName() == "skip_floating_point_ops")
-        f.skipFloatingPointOps = v == "True";
-      if (kv.getName() == "inline_mgpu")
-        f.inlineMgpuOptionGiven = true;
-      if (kv.getName() == "num_cores_or_threads") {
-        long n = 0;
-        if (!v.getAsInteger(10, n) && n > 1)
-          f.multiThreaded = true;
-      }
-    }
-  }
-  if (f.numThreads > 1)
-    f.multiThreaded = true;
-  return f;
-}
+LaunchFacts factsOf(pd::LaunchOp launch) { return launchFactsOf(launch); }
 
 std::string hopText(const Hop& h) {
   return h.name + " (" + llvm::sys::path::filename(h.definition.path).str() + ":" +
@@ -306,10 +284,23 @@ void analyzeLaunch(detail::PassContext& ctx, const std::string& launchDoc, pd::L
     facts.numThreads = threads;
     facts.multiThreaded = facts.multiThreaded || threads > 1;
     paths = {{ExecPath::InterpretGpu, false}};
-  } else {
+  } else if (ctx.options.assumePath.empty()) {
     contexts = interpretCallContexts(calls, launchDoc, launch);
     if (contexts.empty())
       contexts = gpuModeCallContexts(calls, launchDoc, launch);
+  }
+  // `check --assume-path`: every launch judged as if that path were chosen.
+  if (const std::string& assumed = ctx.options.assumePath; !assumed.empty()) {
+    ExecPath p = assumed == "interpret"       ? ExecPath::InterpretHlo
+                 : assumed == "gpu-interpret" ? ExecPath::InterpretGpu
+                                              : ExecPath::Compiled;
+    global = nullptr;
+    contexts.clear();
+    paths = {{p, false}};
+    if (p == ExecPath::InterpretHlo) {
+      facts.skipFloatingPointOps = facts.inlineMgpuOptionGiven = false;
+      facts.multiThreaded = facts.numThreads > 1;
+    }
   }
   for (const Run& run : runsOf(launch, facts, paths, contexts)) {
     const PathChoice& pc = run.pc;

@@ -107,6 +107,22 @@ std::string hopText(const Hop& h) {
          std::to_string(h.definition.range.start.line + 1) + ")";
 }
 
+} // namespace
+
+std::string hardwareBlocks(const knowledge::KnowledgeBase& kb, const std::string& primKey,
+                           llvm::StringRef capability) {
+  auto cap = parseCapability(capability);
+  const auto& reqs = requirements(kb);
+  auto it = reqs.find(primKey);
+  if (!cap || it == reqs.end() || it->second.allows(*cap))
+    return {};
+  return it->second.requires_.empty() ? "compute capability " + it->second.constraint()
+                                      : it->second.requires_ + " (compute capability " +
+                                            it->second.constraint() + ")";
+}
+
+namespace {
+
 void runHardware(detail::PassContext& ctx) {
   if (ctx.options.gpuComputeCapability.empty() || !ctx.module)
     return;

@@ -34,6 +34,11 @@ struct CheckOptions {
   // configuration at the common root (made absolute; empty when not set),
   // returns a table path ("" = the bundled table). Unset: bundled.
   std::function<std::string(const std::string& python)> knowledgeFor;
+  // Judge every launch as if this path were chosen ("interpret",
+  // "gpu-interpret", "compiled"; empty: each launch's own paths).
+  std::string assumePath;
+  // Also compute each launch's path matrix (Report::launches; JSON output).
+  bool launchMatrix = false;
 };
 
 struct CheckResult {
