@@ -279,6 +279,7 @@ InterpretEval evaluateInterpret(TSNode expr, const syntax::Document& doc, const 
 void Globals::build(const syntax::Document& doc, const std::string& path, ModuleResolver* resolver,
                     int depth) {
   bindings_.clear();
+  dunderAll_.reset();
   path_ = path;
   resolver_ = resolver;
   depth_ = depth;
@@ -378,6 +379,13 @@ void Globals::bindImportFrom(TSNode stmt, const syntax::Document& doc) {
   // ts_node_field_name_for_child is unreliable in tree-sitter 0.20).
   for (uint32_t i = 0, n = ts_node_named_child_count(stmt); i < n; ++i) {
     TSNode c = ts_node_named_child(stmt, i);
+    if (is(c, "wildcard_import")) {
+      // `from .m import *`: every name m exports (its __all__), as if named.
+      if (file && depth_ < kMaxDepth)
+        for (const std::string& name : resolver_->exportedNames(*file, depth_ + 1))
+          if (auto b = resolver_->exported(*file, name, depth_ + 1)) bindings_[name] = *b;
+      continue;
+    }
     if (ts_node_eq(c, mod) || !(is(c, "dotted_name") || is(c, "aliased_import"))) continue;
     std::string name, alias;
     if (is(c, "aliased_import")) {
@@ -425,6 +433,24 @@ void Globals::bindAssignment(TSNode assign, const syntax::Document& doc) {
   std::string name = str(doc.textOf(left));
   Binding b;
   while (is(right, "parenthesized_expression")) right = ts_node_named_child(right, 0);
+  if (name == "__all__") {
+    // The names `from this import *` binds, when written as a literal.
+    dunderAll_.reset();
+    if (is(right, "list") || is(right, "tuple")) {
+      std::vector<std::string> names;
+      bool literal = true;
+      for (TSNode el : syntax::namedChildren(right)) {
+        if (is(el, "comment")) continue;
+        std::string t = str(doc.textOf(el));
+        if (!is(el, "string") || t.size() < 2) {
+          literal = false;
+          break;
+        }
+        names.push_back(t.substr(1, t.size() - 2));
+      }
+      if (literal) dunderAll_ = std::move(names);
+    }
+  }
   if (isNull(right)) {
     bindings_[name] = b;
     return;

@@ -171,6 +171,17 @@ struct Project::Impl : names::ModuleResolver {
     return out;
   }
 
+  std::vector<std::string> exportedNames(const std::string& file, int depth) override {
+    DocState* d = ensureIndexed(file, depth);
+    if (!d) return {};
+    refreshGlobals(*d, depth);
+    if (const auto& all = d->globals.dunderAll()) return *all;
+    std::vector<std::string> out;
+    for (const auto& [name, _] : d->globals.all())
+      if (!name.empty() && name[0] != '_') out.push_back(name);
+    return out;
+  }
+
   // A document known from disk (not open): parsed and its names bound; its
   // module is lowered on demand.
   DocState* ensureIndexed(const std::string& path, int depth) {
