@@ -643,6 +643,23 @@ void KernelWalk::onPrim(pd::PrimOp prim) {
   // The decorator factory binds nothing; calling the decorated def does.
   if (api == "plgpu.inline_mgpu")
     return;
+  // `self.helper(ref)`, `Class.helper(ref)`: a method of the user's class
+  // called on its instance / class is a call, not an API.
+  if ((api.starts_with("value.") || api.starts_with("ref.")) && !prim.getArgs().empty() &&
+      !detail::isRefTransform(api)) {
+    Callable method = resolveMethod(prim.getArgs()[0], api.substr(api.find('.') + 1), 0, doc_);
+    if (method.block) {
+      llvm::SmallVector<llvm::StringRef> kws, orgs;
+      for (unsigned i = 1; i < prim.getArgs().size(); ++i) {
+        kws.push_back(strAt(prim.getKeywords(), i));
+        orgs.push_back(strAt(prim.getOrigins(), i));
+      }
+      mlir::Builder b(prim->getContext());
+      onCall(prim, method, prim.getArgs().drop_front(), b.getStrArrayAttr(kws),
+             b.getStrArrayAttr(orgs));
+      return;
+    }
+  }
   bool direct = true;
   RefState refs = strongest(prim.getArgs(), prim.getOrigins());
   // Indexing something the walk knows is not a Ref (a helper parameter
