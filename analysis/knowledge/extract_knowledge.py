@@ -785,6 +785,19 @@ def interpret_gpu_params():
   return info
 
 
+def mosaic_gpu_defaults():
+  """The lowering semantics a kernel gets when its CompilerParams do not say
+  (Lane in 0.10, Warpgroup from 0.11): the analysis follows it."""
+  out = {"loweringSemantics": None}
+  core = _try_import("jax._src.pallas.mosaic_gpu.core")
+  cls = getattr(core, "CompilerParams", None) if core else None
+  if cls is not None and dataclasses.is_dataclass(cls):
+    for f in dataclasses.fields(cls):
+      if f.name == "lowering_semantics" and isinstance(f.default, enum.Enum):
+        out["loweringSemantics"] = f.default.name
+  return out
+
+
 # --------------------------------------------------------------------- main
 
 
@@ -932,6 +945,7 @@ def extract():
       "interpretGPUParams": interpret_gpu_params(),
       "hardwareGates": gates,
       "errorTemplates": error_templates(),
+      "mosaicGpuDefaults": mosaic_gpu_defaults(),
   }
 
 

@@ -109,8 +109,10 @@ SourceLocation locOf(mlir::Operation* op) {
 // The Mosaic GPU lowering semantics a launch selects, read from a literal
 // `compiler_params=plgpu.CompilerParams(lowering_semantics=...)` among the
 // launch's arguments (the ops the front end emits just before the launch, at
-// or after its source position). Lane is JAX's default, but compiler
-// parameters passed through a variable are not visible: then both.
+// or after its source position). Literal parameters that do not choose get
+// the JAX version's default (`defaultLowering`, from the knowledge table:
+// Lane up to 0.10, Warpgroup from 0.11); compiler parameters passed through
+// a variable are not visible: then both.
 // The ops the front end emits for a launch's arguments: just before the
 // launch, at or after its source position.
 template <typename Fn> void forEachLaunchArgumentOp(pd::LaunchOp launch, Fn fn) {
@@ -145,14 +147,17 @@ std::vector<std::string> launchPrimitiveSemantics(pd::LaunchOp launch) {
   return out;
 }
 
-std::vector<std::string> launchLoweringSemantics(pd::LaunchOp launch) {
+std::vector<std::string> launchLoweringSemantics(pd::LaunchOp launch,
+                                                 const std::string& defaultLowering) {
   static const std::vector<std::string> either{"Lane", "Warpgroup"};
   std::vector<std::string> out = either;
   forEachLaunchArgumentOp(launch, [&](mlir::Operation* op) {
     auto params = llvm::dyn_cast<pd::PrimOp>(op);
     if (!params || params.getApi() != "plgpu.CompilerParams")
       return true;
-    out = {"Lane"}; // literal compiler parameters without lowering_semantics
+    // Literal compiler parameters without lowering_semantics; a table that
+    // does not say is older than the field: Lane, JAX's default then.
+    out = {defaultLowering.empty() ? std::string("Lane") : defaultLowering};
     for (unsigned i = 0; i < params.getArgs().size(); ++i) {
       if (strAt(params.getKeywords(), i) != "lowering_semantics")
         continue;
@@ -503,7 +508,7 @@ bool KernelWalk::run() {
   if (!body.block)
     return false;
   doc_ = body.path.empty() ? launchPath_ : body.path;
-  loweringSemantics_ = launchLoweringSemantics(launch_);
+  loweringSemantics_ = launchLoweringSemantics(launch_, kb_.defaultLoweringSemantics());
   primitiveSemantics_ = launchPrimitiveSemantics(launch_);
   kernelHop_ = {body.name, locOf(body.defOp), {}};
   chain_ = {kernelHop_};

@@ -259,14 +259,15 @@ CheckResult runCheck(const CheckOptions& options) {
   projectOptions.gpuComputeCapability = options.gpuComputeCapability;
   projectOptions.assumePath = options.assumePath;
   if (options.knowledgeFor) {
-    std::string python;
-    if (auto config = configs.forPath(root, /*isDirectory=*/true); config && config->python) {
+    std::string python = options.python;
+    if (auto config = configs.forPath(root, /*isDirectory=*/true);
+        python.empty() && config && config->python) {
       fs::path p(*config->python);
       // A path with a folder is relative to the pyproject.toml; a bare name
       // ("python3") is looked up on PATH by the extractor.
       python = p.is_relative() && p.has_parent_path() ? (config->root / p).string() : p.string();
     }
-    projectOptions.knowledgePath = options.knowledgeFor(python);
+    projectOptions.knowledgePath = options.knowledgeFor(python, root.string());
   }
 
   // Read every file (the texts also serve the report's columns and the

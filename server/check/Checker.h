@@ -30,10 +30,14 @@ struct CheckOptions {
   // Compute capability of the local GPU ("9.0"; empty: none), from the device
   // probe, so PLS003 (hardware requirements) can run.
   std::string gpuComputeCapability;
-  // The knowledge table for an interpreter: called with the `python` of the
-  // configuration at the common root (made absolute; empty when not set),
-  // returns a table path ("" = the bundled table). Unset: bundled.
-  std::function<std::string(const std::string& python)> knowledgeFor;
+  // The knowledge table for the checked workspace: called with the
+  // interpreter the user named (`python` below, else the `python` of the
+  // configuration at the common root, made absolute; empty when neither)
+  // and the common root; returns a table path ("" = the bundled table).
+  // Unset: bundled.
+  std::function<std::string(const std::string& python, const std::string& root)> knowledgeFor;
+  // `--python`: overrides the configuration's `python`.
+  std::string python;
   // Judge every launch as if this path were chosen ("interpret",
   // "gpu-interpret", "compiled"; empty: each launch's own paths).
   std::string assumePath;

@@ -2,6 +2,7 @@
 // Exit codes: 0 nothing reported, 1 findings reported, 2 usage error, bad
 // configuration or a path that could not be read.
 #include "Command.h"
+#include "ExecutionTrust.h"
 #include "check/Checker.h"
 #include "check/Config.h"
 #include "check/Report.h"
@@ -36,7 +37,7 @@ std::vector<std::string> parseSelectors(const std::string& option, const std::st
 
 Parsed parseArgs(const std::vector<std::string>& args) {
   Parsed parsed;
-  bool noConfig = false, haveConfig = false, fix = false;
+  bool noConfig = false, haveConfig = false, fix = false, isolated = false;
   bool optionsDone = false;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string arg = args[i];
@@ -91,6 +92,13 @@ Parsed parseArgs(const std::vector<std::string>& args) {
     } else if (name == "--unsafe-fixes") {
       flag();
       parsed.options.fixOptions.unsafe = true;
+    } else if (name == "--python") {
+      // The interpreter whose JAX the knowledge describes; executed only
+      // when its files cannot be read statically.
+      parsed.options.python = value();
+    } else if (name == "--isolated") {
+      flag();
+      isolated = true;
     } else if (name == "--config") {
       parsed.options.configFile = value();
       haveConfig = true;
@@ -116,7 +124,9 @@ Parsed parseArgs(const std::vector<std::string>& args) {
     throw UsageError{"--config and --no-config cannot be combined"};
   if (haveConfig)
     parsed.options.configMode = CheckOptions::ConfigMode::File;
-  if (noConfig)
+  // --isolated: no configuration file is read, so none can name an
+  // interpreter to execute (like ruff's --isolated).
+  if (noConfig || isolated)
     parsed.options.configMode = CheckOptions::ConfigMode::None;
   parsed.options.fix = fix;
   if (parsed.options.paths.empty())
@@ -137,14 +147,32 @@ void addEnvironment(Parsed& parsed) {
     parsed.options.gpuComputeCapability =
         std::to_string(best->capability.major) + "." + std::to_string(best->capability.minor);
   bool quiet = parsed.quiet;
-  parsed.options.knowledgeFor = [quiet](const std::string& python) -> std::string {
-    if (python.empty())
-      return {};
-    auto loaded = knowledge::KnowledgeBase::forPython(
-        python, knowledge::KnowledgeBase::defaultCacheDir());
-    if (!loaded.fallbackReason.empty() && !quiet)
-      std::cerr << "pallas-lsp: knowledge: the bundled table is used: " << loaded.fallbackReason
-                << '\n';
+  parsed.options.knowledgeFor = [quiet](const std::string& python,
+                                        const std::string& root) -> std::string {
+    // The trust rule of the command line (server/lib/ExecutionTrust.h):
+    // the workspace's environment is read, and only an interpreter the user
+    // named (--python, the config's `python`) may be executed.
+    server::ExecutionContext ctx;
+    ctx.configuredPython = python;
+    ctx.workspaceRoots = {root};
+    knowledge::KnowledgeBase::Loaded loaded;
+    try {
+      loaded = knowledge::KnowledgeBase::forEnvironment(server::knowledgeRequestFor(ctx));
+    } catch (const std::exception& e) {
+      loaded = knowledge::KnowledgeBase::bundled();
+      loaded.fallbackReason = e.what();
+    }
+    // Nothing configured and no environment with JAX: the bundled table, as
+    // always, without a message.
+    bool located = loaded.how != "bundled" || !python.empty() ||
+                   loaded.fallbackReason.rfind("no JAX found", 0) != 0;
+    if (!quiet && located) {
+      if (!loaded.fallbackReason.empty())
+        std::cerr << "pallas-lsp: knowledge: the bundled table is used: " << loaded.fallbackReason
+                  << '\n';
+      for (const std::string& note : loaded.notes)
+        std::cerr << "pallas-lsp: knowledge: " << note << '\n';
+    }
     return loaded ? loaded.base->source() : std::string();
   };
 }
@@ -184,8 +212,8 @@ int runCheckCommand(const std::vector<std::string>& args) {
 const CommandRegistration registration{Command{
     "check",
     "check [PATH...] [--format text|json|sarif|github] [--jobs N] [--select CODES] "
-    "[--ignore CODES] [--assume-path interpret|gpu-interpret|compiled] [--fix] [--unsafe-fixes] [--config FILE | --no-config] [--exit-zero] "
-    "[--quiet]",
+    "[--ignore CODES] [--assume-path interpret|gpu-interpret|compiled] [--fix] [--unsafe-fixes] "
+    "[--config FILE | --no-config | --isolated] [--python PYTHON] [--exit-zero] [--quiet]",
     "analyse Python files and folders for Pallas Mosaic GPU findings (CI; exit 1 on findings)",
     &runCheckCommand,
 }};

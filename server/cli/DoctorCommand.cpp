@@ -3,7 +3,9 @@
 // driver and GPUs (gpu::probeDevices), and where the analysis knowledge
 // comes from.
 #include "Command.h"
+#include "ExecutionTrust.h"
 #include "pallas/analysis/Project.h"
+#include "pallas/knowledge/KnowledgeBase.h"
 #include "pallas/gpu/DeviceProbe.h"
 #include "pallas/gpu/Runner.h"
 
@@ -123,10 +125,28 @@ int runDoctor(const std::vector<std::string>& args) {
       launchTemplate.empty() && env != nullptr)
     launchTemplate = env;
 
-  const std::string interpreter = gpu::resolvePython(python);
+  // The trust rule of the command line (server/lib/ExecutionTrust.h): the
+  // interpreter a run would use is the one named (--python,
+  // $PALLAS_LSP_PYTHON) or python3; the workspace's environment is read for
+  // the knowledge, not executed.
+  server::ExecutionContext ctx;
+  ctx.configuredPython = python;
+  std::error_code cwdError;
+  ctx.workspaceRoots = {fs::current_path(cwdError).string()};
+  const std::string interpreter = server::runInterpreterFor(ctx).python;
   const json environment = gpu::inspectPythonEnvironment(interpreter, launchTemplate);
   const gpu::ProbeResult probe = gpu::probeDevices();
-  const std::string jaxVersion = analysis::knowledgeJaxVersion(""); // the bundled table
+  knowledge::KnowledgeBase::Loaded loaded;
+  try {
+    loaded = knowledge::KnowledgeBase::forEnvironment(server::knowledgeRequestFor(ctx));
+  } catch (const std::exception& e) {
+    loaded = knowledge::KnowledgeBase::bundled();
+    loaded.how = "bundled";
+    loaded.fallbackReason = e.what();
+  }
+  const std::string jaxVersion = loaded ? loaded.base->jaxVersion() : std::string("unknown");
+  const std::optional<knowledge::JaxLocation> located =
+      knowledge::locateJax(server::knowledgeRequestFor(ctx).environment);
   const std::vector<std::string> tables = knowledgeTables();
   const std::string runner = gpu::locateRunnerScript();
 
@@ -134,7 +154,17 @@ int runDoctor(const std::vector<std::string>& args) {
     json out = {
         {"python", {{"interpreter", interpreter}, {"environment", environment}}},
         {"gpu", probeJson(probe)},
-        {"knowledge", {{"jax_version", jaxVersion}, {"tables", tables}}},
+        {"knowledge",
+         {{"jax_version", jaxVersion},
+          {"how", loaded.how},
+          {"source", loaded ? loaded.base->source() : std::string()},
+          {"environment_jax", located ? json{{"version", located->version},
+                                              {"site_packages", located->sitePackages},
+                                              {"found_via", located->foundVia}}
+                                      : json(nullptr)},
+          {"fallback", loaded.fallbackReason},
+          {"notes", loaded.notes},
+          {"tables", tables}}},
         {"runner", runner},
         {"launch_template", launchTemplate.empty() ? "{python} {runner} {args}" : launchTemplate}};
     std::printf("%s\n", out.dump(2).c_str());
@@ -145,7 +175,16 @@ int runDoctor(const std::vector<std::string>& args) {
     for (std::size_t at = 0; (at = summary.find('\n', at)) != std::string::npos; at += 3)
       summary.replace(at, 1, "\n  ");
     text += summary + "\n";
-    text += "Analysis knowledge: JAX " + jaxVersion + "\n";
+    text += "Analysis knowledge: JAX " + jaxVersion + ", " + loaded.how + "\n";
+    if (located)
+      text += "  environment: JAX " + located->version + " at " + located->sitePackages + " (" +
+              located->foundVia + ")\n";
+    if (!loaded.fallbackReason.empty())
+      text += "  bundled table used because: " + loaded.fallbackReason + "\n";
+    for (const std::string& note : loaded.notes)
+      text += "  note: " + note + "\n";
+    if (loaded)
+      text += "  in use: " + loaded.base->source() + "\n";
     for (const std::string& table : tables)
       text += "  table: " + table + "\n";
     if (tables.empty())

@@ -2,6 +2,7 @@
 // runs a kernel's entry function in the user's Python with JAX (gpu::runKernel)
 // and prints what happened. Ctrl-C cancels the run and kills its process group.
 #include "Command.h"
+#include "ExecutionTrust.h"
 #include "pallas/gpu/Runner.h"
 
 #include <csignal>
@@ -95,6 +96,13 @@ int runRun(const std::vector<std::string>& args) {
   }
   if (request.file.empty())
     throw UsageError{"run: FILE is required"};
+  {
+    // The trust rule of the command line (server/lib/ExecutionTrust.h), as
+    // doctor reports it: --python, else $PALLAS_LSP_PYTHON, else python3.
+    server::ExecutionContext ctx;
+    ctx.configuredPython = request.python;
+    request.python = server::runInterpreterFor(ctx).python;
+  }
   if (const char* env = std::getenv("PALLAS_LSP_LAUNCH_TEMPLATE");
       request.launchTemplate.empty() && env != nullptr)
     request.launchTemplate = env;

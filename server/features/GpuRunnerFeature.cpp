@@ -8,6 +8,7 @@
 // own; the request waits for it and turns $/cancelRequest or a cancel of the
 // work-done progress into gpu::CancelToken::cancel(), which kills the run's
 // whole process group.
+#include "ExecutionTrust.h"
 #include "LspServer.h"
 #include "RunnerEntries.h"
 #include "pallas/gpu/DeviceProbe.h"
@@ -65,8 +66,11 @@ struct RunnerState {
 
   // Background environment work (probe, knowledge): one thread, latest wins.
   std::condition_variable wake;
-  std::optional<std::string> knowledgeFor;     // python to extract for (pending)
-  std::optional<std::string> knowledgeUsedFor; // configured python of the current table
+  // Knowledge to (re)load for this (configured python, trusted) pair, and
+  // the pair the current table was loaded for.
+  std::optional<std::pair<std::string, bool>> knowledgeFor;
+  std::optional<std::pair<std::string, bool>> knowledgeUsedFor;
+  std::vector<std::string> workspaceRoots;
   // The project's own interpreter (a workspace virtual environment), used
   // when none is configured: for runs and for the knowledge of its JAX.
   std::string detectedPython;
@@ -201,9 +205,11 @@ public:
     server_.onInitialized([this, s] {
       {
         std::lock_guard lock(state_->mutex);
+        // Found by its layout (bin/python exists); not started here.
         state_->detectedPython = gpu::detectProjectPython(s->workspaceRoots());
+        state_->workspaceRoots = s->workspaceRoots();
         if (!state_->knowledgeFor)
-          state_->knowledgeFor = state_->settings.python;
+          state_->knowledgeFor = std::pair(state_->settings.python, state_->settings.workspaceTrusted);
         std::weak_ptr<LspServer> weak = s->weak_from_this();
         state_->worker = std::thread([state = state_, weak] { environmentWorker(state, weak); });
       }
@@ -212,8 +218,15 @@ public:
   }
 
 private:
-  std::string pythonLocked() const {
-    return gpu::resolvePython(state_->settings.python, state_->detectedPython);
+  // The trust rule's inputs (server/lib/ExecutionTrust.h), under the mutex.
+  static ExecutionContext contextLocked(const RunnerState& state) {
+    ExecutionContext ctx;
+    ctx.workspaceTrusted = state.settings.workspaceTrusted;
+    ctx.configuredPython = state.settings.python;
+    ctx.detectedPython = state.detectedPython;
+    ctx.workspaceEnvMayRun = true;
+    ctx.workspaceRoots = state.workspaceRoots;
+    return ctx;
   }
 
   void configure(const json& raw) {
@@ -236,12 +249,12 @@ private:
     if (cfg.contains("workspaceTrusted") && cfg["workspaceTrusted"].is_boolean())
       st.workspaceTrusted = cfg["workspaceTrusted"].get<bool>();
     state_->settingsSeen = true;
-    // A different interpreter may have a different JAX: extract again (the
-    // worker starts at `initialized`; before that it picks this up).
-    const std::string& python = st.python;
-    if (python != state_->knowledgeUsedFor &&
-        (!state_->knowledgeFor || *state_->knowledgeFor != python)) {
-      state_->knowledgeFor = python;
+    // A different interpreter may have a different JAX, and trust decides
+    // what may be executed for it: load again (the worker starts at
+    // `initialized`; before that it picks this up).
+    std::pair<std::string, bool> want(st.python, st.workspaceTrusted);
+    if (want != state_->knowledgeUsedFor && (!state_->knowledgeFor || *state_->knowledgeFor != want)) {
+      state_->knowledgeFor = want;
       state_->wake.notify_all();
     }
   }
@@ -267,7 +280,8 @@ private:
         reanalyse(*server);
     }
     for (;;) {
-      std::string python, detected;
+      ExecutionContext ctx;
+      std::pair<std::string, bool> asked;
       {
         std::unique_lock lock(state->mutex);
         // Wakes now and then to notice a server that went away.
@@ -278,27 +292,25 @@ private:
         }
         if (state->stop)
           return;
-        python = *state->knowledgeFor;
+        asked = *state->knowledgeFor;
         state->knowledgeFor.reset();
-        if (python.empty())
-          detected = state->detectedPython;
+        ctx = contextLocked(*state);
+        ctx.configuredPython = asked.first;
+        ctx.workspaceTrusted = asked.second;
       }
-      // Only an interpreter the user chose (pallasLsp.python) or the
-      // project's own virtual environment is asked: the extraction imports
-      // JAX (tens of seconds the first time, then cached per JAX version),
-      // and PALLAS_LSP_PYTHON / python3 on PATH may not be the project's.
+      // The environment's JAX is located by its layout and read from disk
+      // (bundled table of its version, else a static read by our own
+      // Python); its interpreter runs only when the trust rule allows and
+      // static reading failed. A failure is a message, never an exception
+      // out of this thread.
       knowledge::KnowledgeBase::Loaded loaded;
-      const std::string& asked = python.empty() ? detected : python;
-      if (asked.empty()) {
+      const std::string python = interpreterFor(ctx).python;
+      try {
+        loaded = knowledge::KnowledgeBase::forEnvironment(knowledgeRequestFor(ctx));
+      } catch (const std::exception& e) {
         loaded = knowledge::KnowledgeBase::bundled();
-        loaded.fallbackReason =
-            "no Python configured (setting pallasLsp.python) and no virtual environment in the "
-            "workspace";
-      } else {
-        auto timeout =
-            std::chrono::seconds(std::stoi(envOr("PALLAS_LSP_KNOWLEDGE_TIMEOUT", "120")));
-        loaded = knowledge::KnowledgeBase::forPython(
-            asked, knowledge::KnowledgeBase::defaultCacheDir(), timeout);
+        loaded.how = "bundled";
+        loaded.fallbackReason = std::string("loading the environment's knowledge failed: ") + e.what();
       }
       auto server = weak.lock();
       if (!server)
@@ -306,33 +318,43 @@ private:
       json info;
       bool changed = false;
       if (loaded) {
-        info = {{"python", asked},
+        info = {{"python", python},
                 {"jax_version", loaded.base->jaxVersion()},
                 {"source", loaded.base->source()},
+                {"how", loaded.how},
+                {"notes", loaded.notes},
+                {"workspaceTrusted", ctx.workspaceTrusted},
                 {"fallback", loaded.fallbackReason}};
         changed = loaded.base->source() != state->knowledgePath;
         state->knowledgePath = loaded.base->source();
         server->project().setKnowledgePath(loaded.base->source());
       } else {
-        info = {{"python", asked},
+        info = {{"python", python},
                 {"jax_version", "unknown"},
                 {"source", ""},
+                {"how", "none"},
+                {"notes", loaded.notes},
+                {"workspaceTrusted", ctx.workspaceTrusted},
                 {"fallback", loaded.error}};
       }
       {
-        if (asked.empty())
-          info["python"] = "(none configured)";
+        if (!ctx.workspaceTrusted)
+          info["python"] = std::string("(none executed: ") + kUntrustedRefusal + ")";
         else if (python.empty())
-          info["python"] = asked + ", the workspace's virtual environment";
+          info["python"] = "(none configured)";
+        else if (asked.first.empty())
+          info["python"] = python + ", the workspace's virtual environment";
         std::lock_guard lock(state->mutex);
         state->knowledge = info;
-        state->knowledgeUsedFor = python;
+        state->knowledgeUsedFor = asked;
       }
-      std::string text = "JAX knowledge: JAX " + info["jax_version"].get<std::string>() + " from " +
-                         info["source"].get<std::string>() + " (python " +
-                         info["python"].get<std::string>() + ")";
+      std::string text = "JAX knowledge: JAX " + info["jax_version"].get<std::string>() + ", " +
+                         info["how"].get<std::string>() + " (" + info["source"].get<std::string>() +
+                         "; python " + info["python"].get<std::string>() + ")";
       if (!info["fallback"].get<std::string>().empty())
         text += "; bundled table used because: " + info["fallback"].get<std::string>();
+      for (const std::string& note : loaded.notes)
+        text += "; " + note;
       server->log().info(text);
       json gpus = json::array();
       for (const auto& d : probe.devices)
@@ -341,7 +363,8 @@ private:
                                                   std::to_string(d.capability.minor)}});
       server->endpoint().notify(
           "pallas/status", {{"jaxVersion", info["jax_version"]},
-                            {"python", asked.empty() ? json(nullptr) : json(asked)},
+                            {"python", python.empty() ? json(nullptr) : json(python)},
+                            {"knowledgeHow", info["how"]},
                             {"knowledge", info["source"]},
                             {"gpus", gpus},
                             {"gpu", capability.empty() ? json(probe.summary()) : gpus[0]["name"]}});
@@ -407,14 +430,16 @@ private:
     {
       std::lock_guard lock(state_->mutex);
       const RunnerSettings& st = state_->settings;
-      if (!st.workspaceTrusted)
-        throw RpcError(ErrorCode::RequestFailed,
-                       "pallas.run refused: the workspace is not trusted, so its code is not run");
+      ExecutionDecision decision = runInterpreterFor(contextLocked(*state_));
+      if (decision.python.empty())
+        throw RpcError(ErrorCode::RequestFailed, "pallas.run refused: " + decision.refusal);
       if (state_->running)
         throw RpcError(ErrorCode::RequestFailed,
                        "pallas.run refused: a run is already in progress (cancel it first)");
       state_->running = true;
-      request.python = st.python;
+      // The interpreter the analysis uses (setting, else the workspace's
+      // environment), not python3 from PATH.
+      request.python = decision.python;
       request.launchTemplate =
           st.launchTemplate.empty() ? envOr("PALLAS_LSP_LAUNCH_TEMPLATE", "") : st.launchTemplate;
       request.timeout = std::chrono::milliseconds(static_cast<long long>(st.timeoutSeconds * 1000));
@@ -565,16 +590,22 @@ private:
     std::string python, launchTemplate;
     std::optional<gpu::ProbeResult> probe;
     json knowledgeInfo;
+    ExecutionDecision decision;
     {
       std::lock_guard lock(state_->mutex);
-      python = pythonLocked();
+      // The interpreter a run would use; inspecting it runs it, so only
+      // where the trust rule allows.
+      decision = runInterpreterFor(contextLocked(*state_));
+      python = decision.python.empty() ? std::string("(not executed)") : decision.python;
       launchTemplate = state_->settings.launchTemplate;
       probe = state_->probe;
       knowledgeInfo = state_->knowledge;
     }
     if (!probe)
       probe = gpu::probeDevices(); // before the worker got to it
-    json environment = gpu::inspectPythonEnvironment(python, launchTemplate);
+    json environment = decision.python.empty()
+                           ? json{{"error", "not inspected: " + decision.refusal}}
+                           : gpu::inspectPythonEnvironment(python, launchTemplate);
     json report{{"python", {{"interpreter", python}, {"environment", environment}}},
                 {"gpu", probeJson(*probe)},
                 {"gpuForHardwareChecks", bestCapability(*probe)},
@@ -597,7 +628,8 @@ private:
     if (knowledgeInfo.empty())
       text += "being loaded\n";
     else
-      text += "JAX " + knowledgeInfo.value("jax_version", std::string("?")) + " from " +
+      text += "JAX " + knowledgeInfo.value("jax_version", std::string("?")) + ", " +
+              knowledgeInfo.value("how", std::string("?")) + "\n  table: " +
               knowledgeInfo.value("source", std::string("?")) +
               (knowledgeInfo.value("fallback", std::string()).empty()
                    ? std::string("\n")

@@ -99,3 +99,50 @@ test('parseDoctorText finds the JAX version and the GPU or its absence', () => {
   });
   assert.deepEqual(parseDoctorText('nothing useful'), {});
 });
+
+const { bundledServer } = require(join(out, 'serverPath.js'));
+
+test('resolveServer: the bundled binary is the last fallback, and the only choice when untrusted', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pallas-vscode-'));
+  const savedPath = process.env.PATH;
+  try {
+    const extensionDir = join(dir, 'extension');
+    const venvBin = join(dir, 'venv', 'bin');
+    const onPath = join(dir, 'path');
+    mkdirSync(venvBin, { recursive: true });
+    mkdirSync(onPath);
+    assert.equal(bundledServer(extensionDir), undefined, 'a universal .vsix has no bundled/');
+    mkdirSync(join(extensionDir, 'bundled', 'bin'), { recursive: true });
+    const bundled = join(extensionDir, 'bundled', 'bin', 'pallas-lsp');
+    writeFileSync(bundled, '#!/bin/sh\n');
+    assert.equal(bundledServer(extensionDir), undefined, 'not executable: not a server');
+    executable(bundled);
+    assert.equal(bundledServer(extensionDir), bundled);
+    const python = join(venvBin, 'python');
+    process.env.PATH = join(dir, 'empty');
+    assert.deepEqual(resolveServer(undefined, python, { bundled, trusted: true }), { command: bundled, source: 'bundled' },
+      'nothing else found');
+    executable(join(onPath, 'pallas-lsp'));
+    process.env.PATH = onPath;
+    assert.deepEqual(resolveServer(undefined, python, { bundled, trusted: true }), { command: join(onPath, 'pallas-lsp'), source: 'PATH' },
+      'PATH before the bundled binary');
+    executable(join(venvBin, 'pallas-lsp'));
+    assert.deepEqual(resolveServer(undefined, python, { bundled, trusted: true }).source, 'python-environment');
+    assert.deepEqual(resolveServer('/opt/x/pallas-lsp', python, { bundled, trusted: true }).source, 'setting');
+    assert.deepEqual(resolveServer('/opt/x/pallas-lsp', python, { bundled, trusted: false }), { command: bundled, source: 'bundled' },
+      'untrusted: neither the settings nor the workspace\'s environments nor PATH choose the executable');
+    assert.deepEqual(resolveServer(undefined, undefined, { trusted: false }), { command: join(onPath, 'pallas-lsp'), source: 'PATH' },
+      'untrusted without a bundled binary: PATH, as before');
+  } finally {
+    process.env.PATH = savedPath;
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+const { installedServerPath, pipInstallArgs, requirementFor } = require(join(out, 'install.js'));
+
+test('install: the wheel of the extension\'s own version, into the interpreter\'s environment', () => {
+  assert.equal(requirementFor('0.1.0'), 'pallas-lsp==0.1.0');
+  assert.deepEqual(pipInstallArgs('pallas-lsp==0.1.0'), ['-m', 'pip', 'install', '--disable-pip-version-check', 'pallas-lsp==0.1.0']);
+  assert.equal(installedServerPath('/p/venv/bin/python'), '/p/venv/bin/pallas-lsp');
+});

@@ -155,4 +155,89 @@ TEST(KnowledgeBase, ForPythonFallsBackWithReason) {
   fs::remove_all(cache);
 }
 
+// Issue 14, item 4: a table with a wrongly typed field (a cache written by
+// another version, or damaged) is an error to report, never an exception
+// (one escaping the server's worker thread aborted it).
+TEST(KnowledgeBase, WronglyTypedFieldsAreAnErrorNotAnException) {
+  for (const char* text : {R"({"schemaVersion": "1"})",
+                           R"({"schemaVersion": 1, "apis": {"pl.x": {"returnsBeforeBind": "yes"}}})",
+                           R"({"schemaVersion": 1, "primitives": {"p": {"cpuLowering": 3}}})",
+                           R"({"schemaVersion": 1, "errorTemplates": {"e": {"found": true, "line": "7"}}})"}) {
+    KnowledgeBase::Loaded loaded;
+    EXPECT_NO_THROW(loaded = KnowledgeBase::fromJson(nlohmann::json::parse(text), "t.json")) << text;
+    EXPECT_FALSE(loaded) << text;
+    EXPECT_NE(loaded.error.find("wrongly typed"), std::string::npos) << loaded.error;
+    EXPECT_NE(loaded.error.find("t.json"), std::string::npos) << loaded.error;
+  }
+}
+
+void fakeJax(const fs::path& site, const std::string& version) {
+  fs::create_directories(site / "jax");
+  std::ofstream(site / "jax" / "__init__.py") << "";
+  if (!version.empty())
+    std::ofstream(site / "jax" / "version.py") << "_version = \"" << version << "\"\n";
+}
+
+// Issue 18: the user's JAX is found by the environment's layout, no
+// interpreter started.
+TEST(JaxEnvironment, LocatesJaxByLayout) {
+  using namespace pallas::knowledge;
+  fs::path dir = tempDir("layout");
+  // venv / uv: <env>/lib/python3.X/site-packages; the newest Python first.
+  fakeJax(dir / "venv/lib/python3.12/site-packages", "0.11.1");
+  fakeJax(dir / "venv/lib/python3.13/site-packages", "0.11.2");
+  EXPECT_EQ(sitePackagesWithJax((dir / "venv").string()).front(),
+            (dir / "venv/lib/python3.13/site-packages").string());
+  // Windows-style conda, and a bare site-packages (an unpacked wheel).
+  fakeJax(dir / "conda/Lib/site-packages", "0.10.2");
+  EXPECT_EQ(sitePackagesWithJax((dir / "conda").string()).size(), 1u);
+  fakeJax(dir / "wheel", "0.11.2");
+  EXPECT_EQ(sitePackagesWithJax((dir / "wheel").string()).front(), (dir / "wheel").string());
+  // The version from the dist-info when version.py does not say.
+  fakeJax(dir / "distinfo/lib/python3.12/site-packages", "");
+  fs::create_directories(dir / "distinfo/lib/python3.12/site-packages/jax-0.12.0.dist-info");
+  EXPECT_EQ(jaxVersionAt((dir / "distinfo/lib/python3.12/site-packages").string()).value_or(""),
+            "0.12.0");
+  // The configured interpreter's environment before the workspace's .venv.
+  fs::create_directories(dir / "ws");
+  fs::create_directory_symlink(dir / "conda", dir / "ws/.venv");
+  EnvironmentQuery q;
+  q.workspaceRoots = {(dir / "ws").string()};
+  q.processEnvironment = false;
+  auto found = locateJax(q);
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->version, "0.10.2");
+  EXPECT_EQ(found->foundVia, "workspace .venv");
+  q.configuredPython = (dir / "venv/bin/python").string();
+  found = locateJax(q);
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->version, "0.11.2");
+  EXPECT_EQ(found->foundVia, "python setting");
+  EnvironmentQuery none;
+  none.workspaceRoots = {(dir / "nowhere").string()};
+  none.processEnvironment = false;
+  EXPECT_FALSE(locateJax(none));
+  fs::remove_all(dir);
+}
+
+// Issue 18: an environment with JAX 0.11.2 gets the bundled 0.11.2 table and
+// its default lowering semantics (Warpgroup; 0.10.2: Lane).
+TEST(KnowledgeBase, ForEnvironmentUsesTheTableOfTheEnvironmentsVersion) {
+  fs::path dir = tempDir("forenv");
+  for (auto [version, lowering] : {std::pair("0.11.2", "Warpgroup"), std::pair("0.10.2", "Lane")}) {
+    fs::remove_all(dir / "env");
+    fakeJax(dir / "env/lib/python3.12/site-packages", version);
+    pallas::knowledge::KnowledgeRequest r;
+    r.environment.configuredPython = (dir / "env/bin/python").string();
+    r.environment.processEnvironment = false;
+    r.cacheDir = (dir / "cache").string();
+    auto loaded = KnowledgeBase::forEnvironment(r);
+    ASSERT_TRUE(loaded) << loaded.error;
+    EXPECT_EQ(loaded.base->jaxVersion(), version);
+    EXPECT_EQ(loaded.base->defaultLoweringSemantics(), lowering);
+    EXPECT_EQ(loaded.how.rfind(std::string("bundled table for JAX ") + version, 0), 0u) << loaded.how;
+  }
+  fs::remove_all(dir);
+}
+
 } // namespace

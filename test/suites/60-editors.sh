@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The editor integrations, end to end with real clients:
-#  1. the VS Code extension compiles (tsc) and packages into a .vsix (@vscode/vsce, offline);
+#  1. the VS Code extension compiles (tsc), bundles into one file (esbuild) and packages into a
+#     .vsix without node_modules (@vscode/vsce, offline); the bundle loads on its own;
 #  2. its VS Code-free modules pass their unit tests (node --test);
 #  3. a vscode-jsonrpc client drives the real pallas-lsp binary (node --test);
 #  4. headless Neovim with the Lua plugin drives it (nvim --headless).
@@ -18,24 +19,54 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-echo "--- vscode: tsc + vsce package"
-(cd editors/vscode && ./node_modules/.bin/tsc -p . \
-  && ./node_modules/.bin/vsce package --skip-license --allow-missing-repository --out "$work/pallas-lsp.vsix" >"$work/vsce.log" 2>&1) \
+echo "--- vscode: tsc, esbuild bundle, vsce package"
+# vsce runs the prepublish script (tsc, then esbuild into dist/extension.js) and,
+# with --no-dependencies, packages no node_modules: the bundle carries them.
+(cd editors/vscode \
+  && ./node_modules/.bin/vsce package --no-dependencies --out "$work/pallas-lsp.vsix" >"$work/vsce.log" 2>&1) \
   || { cat "$work/vsce.log" 2>/dev/null; fail "the VS Code extension did not build or package"; }
-# A .vsix is a zip: it must carry the compiled entry point and its runtime dependency.
-python3 - "$work/pallas-lsp.vsix" <<'PY' || fail "the .vsix lacks what the extension needs at run time"
+# A .vsix is a zip: the bundle, the manifest and the Marketplace assets, nothing else.
+python3 - "$work/pallas-lsp.vsix" "$work/vsix" <<'PY' || fail "the .vsix is not the bundled extension with its assets"
 import json, sys, zipfile
 vsix = zipfile.ZipFile(sys.argv[1])
 names = set(vsix.namelist())
 manifest = json.loads(vsix.read("extension/package.json"))
-need = ["extension/" + manifest["main"].removeprefix("./"), "extension/node_modules/vscode-languageclient/node.js"]
+main = "extension/" + manifest["main"].removeprefix("./")
+need = [main, "extension/" + manifest["icon"], "extension/LICENSE.txt", "extension/changelog.md", "extension/readme.md"]
 missing = [n for n in need if n not in names]
-leaked = sorted(n for n in names if n.startswith("extension/src/") or "/typescript/" in n or "/@vscode/vsce/" in n)
-print(f"vsix: {len(names)} files, main {manifest['main']}")
-if missing or leaked:
-    print("missing:", missing, "should not be packaged:", leaked[:5])
-    sys.exit(1)
+leaked = sorted(n for n in names if "node_modules/" in n or n.startswith("extension/src/")
+                or n.startswith("extension/out/") or n.endswith(".map") or n.startswith("extension/bundled/"))
+problems = []
+if missing: problems.append(f"missing {missing}")
+if leaked: problems.append(f"should not be packaged: {leaked[:5]}")
+if main != "extension/dist/extension.js": problems.append(f"main is {manifest['main']}, not the esbuild bundle")
+for key in ("repository", "license", "icon"):
+    if not manifest.get(key): problems.append(f"package.json has no {key}")
+icon = vsix.read("extension/" + manifest["icon"])
+if not icon.startswith(b"\x89PNG"): problems.append("the icon is not a PNG")
+print(f"vsix: {len(names)} files ({sorted(n.removeprefix('extension/') for n in names if n.startswith('extension/'))})")
+if problems:
+    print("; ".join(problems)); sys.exit(1)
+vsix.extract(main, sys.argv[2])
 PY
+# The bundle stands alone: loading it needs only Node's built-ins and the
+# `vscode` module the host provides (a stub here; nothing is activated).
+node - "$work/vsix/extension/dist/extension.js" <<'JS' || fail "the bundle needs modules it does not carry"
+const Module = require('module');
+const wanted = new Set();
+const resolve = Module._resolveFilename;
+Module._resolveFilename = function (request, ...rest) {
+  if (request === 'vscode') return request;
+  if (!Module.isBuiltin(request) && request !== process.argv[2]) wanted.add(request);
+  return resolve.call(this, request, ...rest);
+};
+const stub = new Proxy(function () {}, { get: (t, k) => (k === 'then' ? undefined : stub), apply: () => stub, construct: () => stub });
+require.cache.vscode = { id: 'vscode', filename: 'vscode', loaded: true, exports: stub };
+const ext = require(process.argv[2]);
+if (wanted.size) { console.error('the bundle requires', [...wanted]); process.exit(1); }
+if (typeof ext.activate !== 'function' || typeof ext.deactivate !== 'function') { console.error('no activate/deactivate'); process.exit(1); }
+console.log('bundle: loads with only node built-ins and vscode; exports activate, deactivate');
+JS
 
 echo "--- vscode: extension unit tests"
 node --test test/editors/vscode-extension.test.mjs
@@ -49,3 +80,24 @@ cp -r test/editors/fixtures/project/. "$work/nvim/"
 E2E_KERNEL="$work/nvim/kernel.py" XDG_STATE_HOME="$work/state" XDG_DATA_HOME="$work/data" \
   timeout 180 nvim --headless -u NONE -i NONE -n -c "luafile test/editors/nvim_e2e.lua" \
   || fail "the Neovim end-to-end test failed (exit $?)"
+
+echo "--- neovim :checkhealth pallas_lsp"
+run_health() {  # OUT [VAR=VALUE...]: the report of :checkhealth pallas_lsp in headless Neovim
+  local out="$1"; shift
+  env "$@" HEALTH_OUT="$out" XDG_STATE_HOME="$work/state" XDG_DATA_HOME="$work/data" \
+    timeout 120 nvim --headless -u NONE -i NONE -n -c "luafile test/editors/nvim_health.lua" \
+    || fail ":checkhealth pallas_lsp did not run (exit $?)"
+}
+run_health "$work/health.txt" HEALTH_CMD="$bin" HEALTH_PYTHON="$PALLAS_LSP_PYTHON"
+cat "$work/health.txt"
+jax_version="$("$PALLAS_LSP_PYTHON" -c 'import jax; print(jax.__version__)')"
+for want in "OK: binary: $(readlink -f "$bin")" "OK: version: $("$bin" version)" \
+            "interpreter: $PALLAS_LSP_PYTHON" "OK: JAX $jax_version" "OK: knowledge: bundled table for JAX" \
+            "OK: runner: " "## pallas-lsp: GPU"; do
+  grep -qF -- "$want" "$work/health.txt" || fail ":checkhealth pallas_lsp lacks '$want'"
+done
+python3 test/wheel/check_versions.py "$root" ":checkhealth pallas_lsp=$(grep -F 'version: ' "$work/health.txt")"
+run_health "$work/health-missing.txt" HEALTH_CMD="$work/no-such-pallas-lsp"
+grep -q "ERROR.*no-such-pallas-lsp.*is not an executable" "$work/health-missing.txt" \
+  || { cat "$work/health-missing.txt"; fail ":checkhealth pallas_lsp does not report a missing binary as an error"; }
+echo "ok: a missing binary is an ERROR"

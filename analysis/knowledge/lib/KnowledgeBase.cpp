@@ -12,13 +12,10 @@
 #include <thread>
 
 #include <nlohmann/json.hpp>
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-extern char** environ;
+#include "ChildProcess.h"
+#include "PrivateCache.h"
 
 namespace pallas::knowledge {
 namespace fs = std::filesystem;
@@ -53,46 +50,6 @@ GpuInterpretHandling parseHandling(const std::string& s) {
   return GpuInterpretHandling::Unknown;
 }
 
-// Runs argv (no shell) with stdout to `outPath`; kills it after `timeout`.
-// Returns "" on exit status 0, otherwise why it failed.
-std::string runBounded(const std::vector<std::string>& argv, const std::string& outPath,
-                       std::chrono::seconds timeout) {
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, outPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  pid_t pid = 0;
-  int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return "cannot start " + argv[0] + ": " + std::strerror(rc);
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  int status = 0;
-  for (;;) {
-    pid_t done = waitpid(pid, &status, WNOHANG);
-    if (done == pid) break;
-    if (done < 0 && errno != EINTR) return "waitpid failed";
-    if (std::chrono::steady_clock::now() >= deadline) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      return argv[0] + " timed out after " + std::to_string(timeout.count()) + "s";
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
-  return argv[0] + " failed (status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ")";
-}
-
-std::string readFirstLine(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  while (!line.empty() && (line.back() == '\n' || line.back() == '\r' || line.back() == ' ')) line.pop_back();
-  return line;
-}
-
 bool safeVersion(const std::string& v) {
   return !v.empty() && v.size() < 64 &&
          std::all_of(v.begin(), v.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '+' || c == '-' || c == '_'; });
@@ -101,6 +58,17 @@ bool safeVersion(const std::string& v) {
 } // namespace
 
 KnowledgeBase::Loaded KnowledgeBase::fromJson(const json& t, std::string source) {
+  // A table is data from disk (a cache another version or a crash wrote):
+  // a wrongly typed field makes it unusable, never an exception for the
+  // caller (a worker thread would abort the server).
+  try {
+    return fromJsonChecked(t, source);
+  } catch (const json::exception& e) {
+    return Loaded::failure(source + ": wrongly typed field (" + e.what() + ")");
+  }
+}
+
+KnowledgeBase::Loaded KnowledgeBase::fromJsonChecked(const json& t, std::string source) {
   Loaded out;
   if (!t.is_object()) {
     out.error = source + ": not a JSON object";
@@ -116,6 +84,8 @@ KnowledgeBase::Loaded KnowledgeBase::fromJson(const json& t, std::string source)
   kb.source_ = std::move(source);
   kb.jaxVersion_ = str(t, "jax_version");
   kb.jaxlibVersion_ = str(t, "jaxlib_version");
+  if (auto d = t.find("mosaicGpuDefaults"); d != t.end() && d->is_object())
+    kb.defaultLowering_ = str(*d, "loweringSemantics");
   if (auto it = t.find("apis"); it != t.end() && it->is_object())
     for (const auto& [name, a] : it->items())
       kb.apis_[name] = ApiFacts{name, str(a, "kind"), strings(a, "binds"), strings(a, "bindsTransitive"),
@@ -174,9 +144,9 @@ KnowledgeBase::Loaded KnowledgeBase::fromJson(const json& t, std::string source)
 
 KnowledgeBase::Loaded KnowledgeBase::fromFile(const std::string& path) {
   std::ifstream in(path);
-  if (!in) return Loaded{std::nullopt, "cannot read " + path, ""};
+  if (!in) return Loaded::failure("cannot read " + path);
   json t = json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (t.is_discarded()) return Loaded{std::nullopt, path + ": invalid JSON", ""};
+  if (t.is_discarded()) return Loaded::failure(path + ": invalid JSON");
   return fromJson(t, path);
 }
 
@@ -205,43 +175,192 @@ std::string KnowledgeBase::defaultCacheDir() {
 
 KnowledgeBase::Loaded KnowledgeBase::bundled() { return fromFile(bundledPath()); }
 
+namespace {
+
+constexpr size_t kMaxTableBytes = 64u << 20;
+
+// A cached table: read without following links; one that cannot be read
+// or used (truncated, wrongly typed, another JAX) is removed, saying why.
+KnowledgeBase::Loaded loadCache(const fs::path& file, const std::string& version,
+                                std::vector<std::string>& notes) {
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(file, ec)))
+    return {};
+  std::string error;
+  std::optional<std::string> text = detail::readPrivateFile(file.string(), kMaxTableBytes, &error);
+  KnowledgeBase::Loaded c;
+  if (text) {
+    json t = json::parse(*text, nullptr, /*allow_exceptions=*/false);
+    c = t.is_discarded() ? KnowledgeBase::Loaded::failure(file.string() + ": invalid JSON")
+                         : KnowledgeBase::fromJson(t, file.string());
+    if (c && c.base->jaxVersion() != version)
+      c = KnowledgeBase::Loaded::failure(file.string() + ": describes JAX " + c.base->jaxVersion() +
+                                    ", not " + version);
+    error = c ? "" : c.error;
+  }
+  if (c)
+    return c;
+  notes.push_back("cached table discarded: " + error);
+  fs::remove(file, ec); // a fresh extraction replaces it
+  return {};
+}
+
+// Runs an extractor and keeps its table (in the cache when it can be
+// written; a full disk or a read-only cache only costs the caching).
+KnowledgeBase::Loaded extractInto(const std::vector<std::string>& argv, const std::string& cacheDir,
+                                  const std::string& cacheName, std::chrono::seconds timeout,
+                                  std::vector<std::string>& notes, std::string& error) {
+  detail::ChildResult r = detail::runCaptured(argv, timeout, kMaxTableBytes);
+  if (!r.ok) {
+    error = r.error;
+    return {};
+  }
+  json t = json::parse(r.output, nullptr, /*allow_exceptions=*/false);
+  if (t.is_discarded()) {
+    error = argv[0] + " wrote no JSON table";
+    return {};
+  }
+  fs::path cached = fs::path(cacheDir) / cacheName;
+  KnowledgeBase::Loaded fresh = KnowledgeBase::fromJson(t, cached.string());
+  if (!fresh) {
+    error = "extracted table unusable: " + fresh.error;
+    return {};
+  }
+  // The analysis loads tables by path: a table that cannot be stored (full
+  // disk, unwritable cache) cannot be used; what was cached before stays.
+  std::string dirError = cacheDir.empty() ? "no usable cache directory" : detail::preparePrivateDir(cacheDir);
+  std::string writeError =
+      dirError.empty() ? detail::writeFileAtomically(cacheDir, cacheName, r.output) : dirError;
+  if (!writeError.empty()) {
+    error = "the extracted table could not be stored: " + writeError;
+    return {};
+  }
+  return fresh;
+}
+
+} // namespace
+
 KnowledgeBase::Loaded KnowledgeBase::forPython(const std::string& python, const std::string& cacheDir,
                                                std::chrono::seconds timeout) {
+  std::vector<std::string> notes;
   auto fallback = [&](std::string reason) {
     Loaded b = bundled();
     b.fallbackReason = std::move(reason);
+    b.how = "bundled";
+    b.notes = notes;
     return b;
   };
-  std::error_code ec;
-  fs::create_directories(cacheDir, ec);
-  if (ec) return fallback("cannot create cache dir " + cacheDir + ": " + ec.message());
-  // The version costs a metadata lookup, not a JAX import: cheap enough per start.
-  fs::path versionFile = fs::path(cacheDir) / ("jax-version." + std::to_string(getpid()));
-  std::string err = runBounded({python, "-c", "import importlib.metadata as m; print(m.version('jax'))"},
-                               versionFile.string(), timeout);
-  std::string version = err.empty() ? readFirstLine(versionFile.string()) : "";
-  fs::remove(versionFile, ec);
-  if (!err.empty()) return fallback("cannot ask " + python + " for its JAX version: " + err);
-  if (!safeVersion(version)) return fallback(python + " has no usable JAX (version '" + version + "')");
-  fs::path cached = fs::path(cacheDir) / ("knowledge-" + version + ".json");
-  if (fs::exists(cached, ec)) {
-    Loaded c = fromFile(cached.string());
-    if (c && c.base->jaxVersion() == version) return c;
+  if (std::string err = detail::preparePrivateDir(cacheDir); !err.empty())
+    notes.push_back("knowledge cache unusable: " + err);
+  else
+    detail::cleanStaleFiles(cacheDir);
+  // The version costs a metadata lookup, not a JAX import: cheap enough per
+  // start. Its answer comes through a pipe, never a file.
+  detail::ChildResult v = detail::runCaptured(
+      {python, "-c", "import importlib.metadata as m; print(m.version('jax'))"},
+      std::chrono::duration_cast<std::chrono::milliseconds>(timeout), 4096);
+  if (!v.ok)
+    return fallback("cannot ask " + python + " for its JAX version: " + v.error);
+  std::string version = v.output.substr(0, v.output.find('\n'));
+  while (!version.empty() && (version.back() == '\r' || version.back() == ' '))
+    version.pop_back();
+  if (!safeVersion(version))
+    return fallback(python + " has no usable JAX (version '" + version + "')");
+  const std::string name = "knowledge-" + version + ".json";
+  if (Loaded c = loadCache(fs::path(cacheDir) / name, version, notes)) {
+    c.how = "cache " + c.base->source() + " (import-based, " + python + ")";
+    c.notes = notes;
+    return c;
   }
-  fs::path tmp = fs::path(cacheDir) / ("knowledge-" + version + ".json.tmp" + std::to_string(getpid()));
-  err = runBounded({python, extractorPath()}, tmp.string(), timeout);
-  if (!err.empty()) {
-    fs::remove(tmp, ec);
-    return fallback("extracting knowledge with " + python + " failed: " + err);
-  }
-  Loaded fresh = fromFile(tmp.string());
-  if (!fresh) {
-    fs::remove(tmp, ec);
-    return fallback("extracted table unusable: " + fresh.error);
-  }
-  fs::rename(tmp, cached, ec); // atomic: concurrent servers never see a partial file
-  if (!ec) fresh.base->source_ = cached.string();
+  std::string error;
+  Loaded fresh = extractInto({python, extractorPath()}, cacheDir, name, timeout, notes, error);
+  if (!fresh)
+    return fallback("extracting knowledge with " + python + " failed: " + error);
+  fresh.how = "import-based (" + python + ")";
+  fresh.notes = notes;
   return fresh;
+}
+
+std::string KnowledgeBase::bundledPathFor(const std::string& version) {
+  if (!safeVersion(version))
+    return {};
+  fs::path p = fs::path(bundledPath()).parent_path() / ("jax-" + version + ".json");
+  std::error_code ec;
+  return fs::is_regular_file(p, ec) ? p.string() : std::string();
+}
+
+std::string KnowledgeBase::pinnedPython() {
+  if (const char* p = std::getenv("PALLAS_LSP_KNOWLEDGE_PYTHON"); p && *p)
+    return p;
+#ifdef PALLAS_KNOWLEDGE_PINNED_PYTHON
+  if (::access(PALLAS_KNOWLEDGE_PINNED_PYTHON, X_OK) == 0)
+    return PALLAS_KNOWLEDGE_PINNED_PYTHON;
+#endif
+  return "/usr/bin/python3";
+}
+
+std::string KnowledgeBase::staticExtractorPath() {
+  return (fs::path(bundledPath()).parent_path() / "extract_knowledge_static.py").string();
+}
+
+KnowledgeBase::Loaded KnowledgeBase::forEnvironment(const KnowledgeRequest& request) {
+  std::vector<std::string> notes;
+  auto finish = [&](Loaded l, std::string how) {
+    l.how = std::move(how);
+    l.notes.insert(l.notes.begin(), notes.begin(), notes.end());
+    return l;
+  };
+  auto fallback = [&](std::string reason) {
+    Loaded b = bundled();
+    b.fallbackReason = std::move(reason);
+    return finish(std::move(b), "bundled");
+  };
+  std::optional<JaxLocation> jax = locateJax(request.environment);
+  if (!jax) {
+    if (!request.python.empty()) { // a named interpreter whose JAX is not laid out as expected
+      Loaded imported = forPython(request.python, request.cacheDir, request.timeout);
+      std::string how = imported.how;
+      return finish(std::move(imported), std::move(how));
+    }
+    return fallback("no JAX found in the environment (searched: the python setting's "
+                    "environment, the workspace's .venv/venv/env, $VIRTUAL_ENV, $CONDA_PREFIX)");
+  }
+  if (std::string path = bundledPathFor(jax->version); !path.empty()) {
+    Loaded b = fromFile(path);
+    if (b)
+      return finish(std::move(b), "bundled table for JAX " + jax->version + " (found at " +
+                                      jax->sitePackages + ")");
+  }
+  const std::string name = "knowledge-static-" + jax->version + ".json";
+  bool cacheUsable = false;
+  if (!request.cacheDir.empty()) {
+    std::string err = detail::preparePrivateDir(request.cacheDir);
+    if (err.empty()) {
+      cacheUsable = true;
+      detail::cleanStaleFiles(request.cacheDir);
+    } else {
+      notes.push_back("knowledge cache unusable: " + err);
+    }
+  }
+  if (cacheUsable)
+    if (Loaded c = loadCache(fs::path(request.cacheDir) / name, jax->version, notes))
+      return finish(std::move(c), "cache " + (fs::path(request.cacheDir) / name).string() +
+                                      " (static read of " + jax->sitePackages + ")");
+  std::string error;
+  Loaded fresh = extractInto({pinnedPython(), "-I", staticExtractorPath(), jax->sitePackages},
+                             cacheUsable ? request.cacheDir : std::string(), name, request.timeout,
+                             notes, error);
+  if (fresh)
+    return finish(std::move(fresh), "static read of " + jax->sitePackages);
+  notes.push_back("static read of " + jax->sitePackages + " failed: " + error);
+  if (!request.python.empty()) {
+    Loaded imported = forPython(request.python, request.cacheDir, request.timeout);
+    std::string how = imported.how;
+    return finish(std::move(imported), std::move(how));
+  }
+  return fallback("JAX " + jax->version + " at " + jax->sitePackages +
+                  " could not be read statically (" + error +
+                  ") and its interpreter may not be executed");
 }
 
 const ApiFacts* KnowledgeBase::api(const std::string& name) const {

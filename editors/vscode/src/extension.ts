@@ -13,7 +13,8 @@ import {
 import { errorText, registerCommands, ServerHandle } from './commands';
 import { Commands, StatusNotification } from './protocol';
 import { onInterpreterChanged } from './pythonEnv';
-import { resolveServer } from './serverPath';
+import { installedServerPath, installServer, requirementFor } from './install';
+import { bundledServer, resolveServer } from './serverPath';
 import { ClientSettings, isTrusted, needsRestart, readSettings, SECTION } from './settings';
 import { StatusBar } from './statusBar';
 import { SCHEME, VirtualDocuments } from './virtualDocuments';
@@ -32,6 +33,10 @@ class Extension implements ServerHandle, vscode.Disposable {
   private settings?: ClientSettings;
   /** Serialises start/stop so that quick successive restarts cannot interleave. */
   private lifecycle: Promise<void> = Promise.resolve();
+  /** Offer the install once per session, not on every restart. */
+  private offeredInstall = false;
+
+  constructor(private readonly extensionDir: string, private readonly version: string) {}
 
   client(): LanguageClient | undefined {
     return this.current;
@@ -83,7 +88,10 @@ class Extension implements ServerHandle, vscode.Disposable {
   private async startNow(): Promise<void> {
     const settings = await readSettings();
     this.settings = settings;
-    const server = resolveServer(settings.serverPath, settings.python);
+    const server = resolveServer(settings.serverPath, settings.python, {
+      bundled: bundledServer(this.extensionDir),
+      trusted: isTrusted(),
+    });
     this.output.appendLine(
       `[client] starting ${server.command} (found via ${server.source}); python: ${settings.python ?? 'not set'}` +
         ` (${settings.pythonSource}); workspace ${isTrusted() ? 'trusted' : 'untrusted: limited mode'}`,
@@ -155,6 +163,11 @@ class Extension implements ServerHandle, vscode.Disposable {
           : '';
       this.statusBar.setState('failed', errorText(err));
       this.output.appendLine(`[client] the server did not start: ${errorText(err)}`);
+      if (server.source === 'fallback' && settings.python && isTrusted() && !this.offeredInstall) {
+        this.offeredInstall = true;
+        void this.offerInstall(settings.python);
+        return;
+      }
       void vscode.window.showErrorMessage(`Pallas LSP: the server did not start: ${errorText(err)}.${hint}`);
       return;
     }
@@ -171,6 +184,36 @@ class Extension implements ServerHandle, vscode.Disposable {
     }, 2000);
   }
 
+  /** No pallas-lsp anywhere: offer to pip-install the wheel into the selected
+   *  interpreter's environment (where resolveServer looks first after the setting). */
+  private async offerInstall(python: string): Promise<void> {
+    const requirement = requirementFor(this.version);
+    const choice = await vscode.window.showInformationMessage(
+      `Pallas LSP: no pallas-lsp was found. Install ${requirement} into the environment of ${python}?`,
+      'Install',
+      'Set pallasLsp.path',
+    );
+    if (choice === 'Set pallasLsp.path') {
+      void vscode.commands.executeCommand('workbench.action.openSettings', `${SECTION}.path`);
+      return;
+    }
+    if (choice !== 'Install') {
+      return;
+    }
+    const result = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Installing ${requirement}` },
+      () => installServer(python, requirement),
+    );
+    this.output.appendLine(`[client] ${python} -m pip install ${requirement}:\n${result.output}`);
+    if (result.ok) {
+      this.output.appendLine(`[client] installed ${installedServerPath(python)}`);
+      await this.restart();
+    } else {
+      this.output.show(true);
+      void vscode.window.showErrorMessage(`Pallas LSP: pip could not install ${requirement} (see the output channel).`);
+    }
+  }
+
   dispose(): void {
     void this.stop();
     this.statusBar.dispose();
@@ -182,7 +225,7 @@ class Extension implements ServerHandle, vscode.Disposable {
 let extension: Extension | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
-  const ext = new Extension();
+  const ext = new Extension(context.extensionPath, String(context.extension.packageJSON.version ?? ''));
   extension = ext;
   const docs = new VirtualDocuments();
   context.subscriptions.push(

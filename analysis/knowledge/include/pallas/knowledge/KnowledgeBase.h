@@ -12,6 +12,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "pallas/knowledge/JaxEnvironment.h"
+
 namespace pallas::knowledge {
 
 enum class DischargeStatus { None, Exists, Raises };
@@ -64,6 +66,19 @@ struct ErrorTemplate {
   int line = 0;
 };
 
+// What may be done to get the knowledge of a workspace's JAX (the one trust
+// rule, see docs/security-execution.md): the environment is always located and
+// read from disk with pallas-lsp's own interpreter; the environment's
+// interpreter is executed (the import-based extractor) only when `python` is
+// set, i.e. the entry point allowed it (trusted workspace, an interpreter
+// from the settings, `--python` or the config), and static reading failed.
+struct KnowledgeRequest {
+  EnvironmentQuery environment;
+  std::string python; // may be executed; empty: nothing of the environment runs
+  std::string cacheDir;
+  std::chrono::seconds timeout{120};
+};
+
 class KnowledgeBase {
 public:
   struct Loaded; // result of a load: a base or an error
@@ -77,6 +92,19 @@ public:
   // falls back to the bundled table, saying why, when that fails.
   static Loaded forPython(const std::string& pythonExe, const std::string& cacheDir,
                           std::chrono::seconds timeout = std::chrono::seconds(120));
+  // The table of the environment's JAX, located by its layout: a bundled
+  // table of that version, else a cached or fresh static read of its source
+  // (extract_knowledge_static.py run by pinnedPython()), else, only when
+  // `request.python` is set, the import-based extraction; else the default
+  // bundled table. `Loaded::how` says which.
+  static Loaded forEnvironment(const KnowledgeRequest& request);
+  // The bundled table made for JAX `version`, "" when none ships.
+  static std::string bundledPathFor(const std::string& version);
+  // pallas-lsp's own interpreter, which runs the static extractor (never
+  // the user's): $PALLAS_LSP_KNOWLEDGE_PYTHON, the build's pinned one, else
+  // /usr/bin/python3.
+  static std::string pinnedPython();
+  static std::string staticExtractorPath();
 
   static std::string defaultCacheDir(); // ~/.cache/pallas-lsp
   static std::string bundledPath();
@@ -85,6 +113,10 @@ public:
   const std::string& jaxVersion() const { return jaxVersion_; }
   const std::string& jaxlibVersion() const { return jaxlibVersion_; }
   int schemaVersion() const { return schemaVersion_; }
+  // The Mosaic GPU lowering semantics a kernel gets when its CompilerParams
+  // do not choose ("Lane" up to 0.10, "Warpgroup" from 0.11); "" when the
+  // table does not say.
+  const std::string& defaultLoweringSemantics() const { return defaultLowering_; }
   const std::string& source() const { return source_; } // file it came from
 
   const ApiFacts* api(const std::string& name) const;
@@ -109,7 +141,9 @@ public:
   const std::map<std::string, PrimitiveFacts>& primitives() const { return primitives_; }
 
 private:
-  std::string jaxVersion_, jaxlibVersion_, source_;
+  static Loaded fromJsonChecked(const nlohmann::json& table, std::string source);
+
+  std::string jaxVersion_, jaxlibVersion_, source_, defaultLowering_;
   int schemaVersion_ = 0;
   std::map<std::string, ApiFacts> apis_;
   std::map<std::string, PrimitiveFacts> primitives_;
@@ -122,7 +156,17 @@ struct KnowledgeBase::Loaded {
   std::optional<KnowledgeBase> base;
   std::string error;          // why loading failed (base empty)
   std::string fallbackReason; // forPython: why the bundled table is used
+  // How the knowledge was obtained, for doctor and the log: "bundled",
+  // "bundled table for JAX 0.11.2", "static read of <site-packages>",
+  // "cache <file> (static read of <site-packages>)", "import-based (<python>)".
+  std::string how;
+  std::vector<std::string> notes; // what went wrong on the way (a bad cache discarded, ...)
   explicit operator bool() const { return base.has_value(); }
+  static Loaded failure(std::string why) {
+    Loaded l;
+    l.error = std::move(why);
+    return l;
+  }
 };
 
 // The schema this loader understands; tables with another major version are refused.
