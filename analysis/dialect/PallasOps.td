@@ -90,6 +90,8 @@ def Pallas_LaunchOp : Pallas_Op<"launch"> {
     "module_constant" | "default_param" | "interpret_gpu_params" | "context" |
     "unknown". `scratch`: one entry per scratch allocation when statically
     known ("acc", "smem", "tmem", "gmem", "barrier", "semaphore", "other").
+    `backend`: the Pallas backend the launch targets when its arguments say
+    so ("mosaic_tpu", "triton", "mosaic_gpu"); absent when they do not.
   }];
   let arguments = (ins StrAttr:$api, StrAttr:$form, StrAttr:$body_text,
                        OptionalAttr<FlatSymbolRefAttr>:$body,
@@ -103,7 +105,8 @@ def Pallas_LaunchOp : Pallas_Op<"launch"> {
                        OptionalAttr<StrAttr>:$thread_name,
                        OptionalAttr<StrAttr>:$context,
                        OptionalAttr<I64Attr>:$context_line,
-                       OptionalAttr<I64Attr>:$context_column);
+                       OptionalAttr<I64Attr>:$context_column,
+                       OptionalAttr<StrAttr>:$backend);
   let results = (outs Pallas_ValueType:$result);
   let assemblyFormat = "$api ($body_value^ `:` type($body_value))? attr-dict";
   let hasVerifier = 1;

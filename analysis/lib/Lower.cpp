@@ -12,6 +12,7 @@
 #include "llvm/Support/xxhash.h"
 #include "llvm/ADT/Hashing.h"
 
+#include <map>
 #include <optional>
 #include <unordered_map>
 
@@ -161,6 +162,7 @@ private:
   // value with a binding), honouring local shadowing.
   std::optional<Binding> resolveBinding(TSNode expr);
   void setVar(const std::string& name, mlir::Value v) {
+    forgetFacts(name);
     scopes_.back().vars[name] = Var{v, regionDepth_};
     if (!assigned_.empty()) assigned_.back().push_back(name);
   }
@@ -214,11 +216,13 @@ private:
                         const std::optional<std::vector<std::string>>& allocations,
                         const CallableRef& body, llvm::ArrayRef<CallableRef> extraBodies = {});
   CallableRef callableOf(TSNode expr);
+  std::string backendOf(TSNode expr, unsigned depth = 0);
   mlir::Value closure(TSNode def, std::optional<Factory> inlineMgpu = std::nullopt);
   void lowerDefInto(mlir::Block* block, TSNode def, const std::vector<std::string>& argOrigins,
                     llvm::ArrayRef<mlir::Value> args);
   void emitInlineMgpu(TSNode site, TSNode def, const Factory* f, mlir::Block* wrapper);
   bool innermostIsInlineMgpu(TSNode decorated);
+  std::optional<std::vector<std::string>> typeSequenceKinds(TSNode expr, unsigned depth = 0);
   std::vector<std::string> paramNames(TSNode def);
   void bindParams(TSNode def, mlir::Block* block, const std::vector<std::string>& argOrigins);
   mlir::Value decorate(TSNode decorated, TSNode def);
@@ -234,6 +238,12 @@ private:
   void lowerWith(TSNode s);
   template <typename F> void inRegion(mlir::Block* block, F&& body);
   std::optional<bool> staticCondition(TSNode cond);
+  // ---- path facts (docs/analysis.md, "Paths that cannot execute") ----
+  bool neverCompletes(TSNode stmt);
+  bool neverCompletesBlock(TSNode block);
+  void learnCondition(TSNode cond, bool truth, std::map<std::string, bool>& into);
+  std::optional<bool> knownFact(TSNode expr);
+  void forgetFacts(const std::string& name);
 
   // ---- interpret context ----
   struct Context {
@@ -253,6 +263,10 @@ private:
   std::vector<FnScope> scopes_;
   std::vector<std::vector<std::string>> assigned_; // names assigned per open region
   std::vector<Context> contexts_;
+  // Truth values of conditions (an identifier or attribute chain, by text)
+  // known on the path being lowered, one frame per open block: inside
+  // `if C:` C is true; after `if C: raise/skipTest/return` C is false.
+  std::vector<std::map<std::string, bool>> facts_;
   unsigned regionDepth_ = 0;
   unsigned nesting_ = 0;
 };
@@ -366,6 +380,10 @@ mlir::Value Lowerer::lowerExprImpl(TSNode n) {
   if (t == "string" || t == "concatenated_string") return constant(n, "str");
   if (t == "true" || t == "false") return constant(n, "bool");
   if (t == "none") return constant(n, "none");
+  // A negative integer literal (`helpers[-1]`) is a constant too.
+  if (t == "unary_operator" && doc_.textOf(field(n, "operator")) == "-" &&
+      is(field(n, "argument"), "integer"))
+    return constant(n, "int");
   if (t == "parenthesized_expression" && ts_node_named_child_count(n) == 1)
     return lowerExpr(ts_node_named_child(n, 0));
   if (t == "lambda") return lowerLambda(n);
@@ -868,30 +886,9 @@ void Lowerer::emitInlineMgpu(TSNode site, TSNode def, const Factory* f, mlir::Bl
       }
       if (k == "arg_types") {
         argTypes = b_.getStringAttr(text(v));
-        TSNode seq = v;
-        while (is(seq, "parenthesized_expression")) seq = ts_node_named_child(seq, 0);
-        if (is(seq, "tuple") || is(seq, "list")) {
-          std::vector<std::string> ks;
-          for (uint32_t j = 0, cc = ts_node_named_child_count(seq); j < cc; ++j) {
-            TSNode el = ts_node_named_child(seq, j);
-            if (is(el, "comment")) continue;
-            TSNode callee = is(el, "call") ? field(el, "function") : el;
-            auto b = resolveBinding(callee);
-            std::string api = b && b->file.empty() ? names::canonicalApi(b->target) : "";
-            ks.push_back(api == "plgpu.RefType" ? "ref" : "array");
-          }
-          count = static_cast<int64_t>(ks.size());
-          kinds = strArray(ks);
-        } else if (!is(seq, "none")) {
-          // A single type, not a sequence: one argument.
-          TSNode callee = is(seq, "call") ? field(seq, "function") : seq;
-          auto b = resolveBinding(callee);
-          std::string api = b && b->file.empty() ? names::canonicalApi(b->target) : "";
-          count = 1;
-          kinds = strArray({api == "plgpu.RefType" ? "ref" : "array"});
-        } else {
-          count = 0;
-          kinds = strArray({});
+        if (auto ks = typeSequenceKinds(v)) {
+          count = static_cast<int64_t>(ks->size());
+          kinds = strArray(*ks);
         }
       } else if (k == "return_type") {
         returnType = b_.getStringAttr(text(v));
@@ -1068,13 +1065,70 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
                                 TSNode kwCall, const Binding* partial, const CallableRef& body) {
   // Keyword arguments: those of the partial (module level) and of the call.
   TSNode interpretNode{}, scratchNode{}, threadsNode{}, threadNameNode{};
+  // The backend the launch's arguments select (compiler_params=, backend=,
+  // a TPU interpret-params object, a TPU mesh): kernels for another backend
+  // are not Mosaic GPU kernels.
+  std::string backend;
+  bool splatUnknown = false; // a **mapping whose keys are not known statically
+  std::string splatName;     // "**kwargs" when that mapping is a name
+  auto noteBackend = [&](TSNode v) {
+    if (backend.empty()) backend = backendOf(v);
+  };
   if (!isNull(kwCall)) {
     TSNode args = field(kwCall, "arguments");
     for (uint32_t i = 0, c = isNull(args) ? 0 : ts_node_named_child_count(args); i < c; ++i) {
       TSNode a = ts_node_named_child(args, i);
-      if (!is(a, "keyword_argument")) continue;
+      if (is(a, "dictionary_splat")) {
+        // **opts: a dict literal or dict(...) bound to a local name gives its
+        // keywords; anything else may hold interpret= (a run-time choice).
+        TSNode d = ts_node_named_child(a, 0);
+        while (is(d, "parenthesized_expression")) d = ts_node_named_child(d, 0);
+        if (is(d, "identifier"))
+          if (const Var* v = findLocal(text(d)))
+            if (ValInfo* vi = infoOf(v->value); vi && !isNull(vi->constant)) d = vi->constant;
+        bool known = false;
+        auto take = [&](std::string_view k, TSNode v) {
+          if (k == "interpret") interpretNode = v;
+          else if (k == "scratch_shapes" || k == "scratch_types") scratchNode = v;
+          if (k == "compiler_params" || k == "backend" || k == "interpret" || k == "mesh") noteBackend(v);
+        };
+        if (is(d, "dictionary")) {
+          known = true;
+          for (TSNode pair : syntax::namedChildren(d)) {
+            if (!is(pair, "pair")) {
+              if (!is(pair, "comment")) known = false;
+              continue;
+            }
+            TSNode key = field(pair, "key");
+            if (!is(key, "string")) {
+              known = false;
+              continue;
+            }
+            std::string k = text(key);
+            if (k.size() >= 2) take(std::string_view(k).substr(1, k.size() - 2), field(pair, "value"));
+          }
+        } else if (is(d, "call") && doc_.textOf(field(d, "function")) == "dict" && !findLocal("dict")) {
+          known = true;
+          for (TSNode kw : syntax::namedChildren(field(d, "arguments"))) {
+            if (is(kw, "keyword_argument")) take(doc_.textOf(field(kw, "name")), field(kw, "value"));
+            else if (!is(kw, "comment")) known = false;
+          }
+        }
+        if (!known) {
+          splatUnknown = true;
+          // `**kwargs` of the enclosing def: its callers' keywords decide.
+          if (is(d, "identifier") && splatName.empty()) splatName = "**" + text(d);
+        }
+        continue;
+      }
+      if (!is(a, "keyword_argument")) {
+        if (i == 0 && api == "pl.core_map") noteBackend(a); // the mesh
+        continue;
+      }
       std::string_view k = doc_.textOf(field(a, "name"));
       TSNode v = field(a, "value");
+      if (k == "compiler_params" || k == "backend" || k == "interpret" || k == "mesh")
+        noteBackend(v);
       if (k == "interpret") interpretNode = v;
       else if (k == "scratch_shapes" || k == "scratch_types") scratchNode = v;
       else if (k == "num_threads") threadsNode = v;
@@ -1094,12 +1148,31 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
     if (vi && !isNull(vi->constant)) return std::make_pair(vi->constant, std::string("local"));
     return std::make_pair(TSNode{}, std::string("unknown"));
   };
-  if (!isNull(interpretNode)) {
+  std::optional<bool> interpretFact = isNull(interpretNode) ? std::nullopt : knownFact(interpretNode);
+  if (interpretFact && !*interpretFact) {
+    // Falsy on every path that reaches the launch (`if self.INTERPRET:
+    // self.skipTest(...)` before it): compiled. A truthy value may be True
+    // or an InterpretGPUParams, so only falsity is used.
+    eval.paths = {pd::path::kCompiled};
+    eval.source = "condition";
+    eval.text = text(interpretNode);
+  } else if (!isNull(interpretNode)) {
     eval = names::evaluateInterpret(interpretNode, doc_, globals_, lookupLocal);
     // Record the module-level names the evaluation consulted.
     if (is(interpretNode, "identifier") && !findLocal(text(interpretNode))) findGlobal(text(interpretNode));
+    // A parameter without a default: its value is whatever each caller
+    // passes (the discharge pass follows the callers).
+    if (is(interpretNode, "identifier"))
+      if (const Var* v = findLocal(text(interpretNode)))
+        if (ValInfo* vi = infoOf(v->value); vi && vi->isParam && isNull(vi->paramDefault))
+          eval.source = "param";
   } else if (partial && partial->interpret) {
     eval = *partial->interpret;
+  } else if (splatUnknown) {
+    // interpret= may come in through **kwargs: a run-time choice ("may").
+    eval.paths = {pd::path::kUnknown};
+    eval.source = "unknown";
+    eval.text = splatName.empty() ? "**" : splatName;
   } else {
     eval = names::evaluateInterpret(TSNode{}, doc_, globals_, nullptr);
   }
@@ -1151,7 +1224,7 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
       body.file.empty() ? mlir::StringAttr() : b_.getStringAttr(body.file), bodyValue, strArray(eval.paths),
       b_.getStringAttr(eval.source), eval.text.empty() ? mlir::StringAttr() : b_.getStringAttr(eval.text), params,
       scratch ? strArray(*scratch) : mlir::ArrayAttr(), numThreads, threadName, contextAttr, contextLine,
-      contextColumn);
+      contextColumn, backend.empty() ? mlir::StringAttr() : b_.getStringAttr(backend));
   // Whether compiler_params= is given at all (JAX's defaults apply when not):
   // a discardable attribute, read by the compiled path's semantics.
   bool compilerParams = false;
@@ -1166,6 +1239,124 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
     for (auto& [k, _] : partial->keywords) compilerParams |= k == "compiler_params";
   if (compilerParams) op->setAttr("pallas.compiler_params", b_.getUnitAttr());
   return op.getResult();
+}
+
+// The Pallas backend an argument of a launch names: "mosaic_tpu" for
+// `pltpu.CompilerParams(...)`, `pltpu.InterpretParams(...)`, a TPU mesh,
+// `backend="mosaic_tpu"` or a `{"mosaic": ...}` params dict; "triton" for the
+// Triton backend's; "mosaic_gpu" for Mosaic GPU's; "" when it does not say.
+std::string Lowerer::backendOf(TSNode expr, unsigned depth) {
+  while (is(expr, "parenthesized_expression")) expr = ts_node_named_child(expr, 0);
+  if (isNull(expr) || depth > 4) return {};
+  auto ofQualified = [](const std::string& q) -> std::string {
+    llvm::StringRef api(q);
+    if (api.starts_with("pl.tpu.") || api.starts_with("jax._src.pallas.mosaic.") ||
+        api.starts_with("jax._src.tpu"))
+      return "mosaic_tpu";
+    if (api.starts_with("pl.triton.") || api.starts_with("jax._src.pallas.triton."))
+      return "triton";
+    if (api.starts_with("plgpu.") || api.starts_with("interpret.")) return "mosaic_gpu";
+    return {};
+  };
+  auto ofName = [](llvm::StringRef key) -> std::string {
+    key = key.trim("\"'");
+    if (key == "mosaic" || key == "mosaic_tpu") return "mosaic_tpu";
+    if (key == "triton") return "triton";
+    if (key == "mosaic_gpu") return "mosaic_gpu";
+    return {};
+  };
+  if (is(expr, "string")) return ofName(doc_.textOf(expr));
+  if (is(expr, "dictionary")) {
+    for (TSNode pair : syntax::namedChildren(expr))
+      if (is(pair, "pair"))
+        if (std::string b = ofName(doc_.textOf(field(pair, "key"))); !b.empty()) return b;
+    return {};
+  }
+  if (is(expr, "call")) {
+    TSNode callee = field(expr, "function");
+    std::optional<Binding> b = resolveBinding(callee);
+    if (b && (b->kind == Binding::Kind::Module || b->kind == Binding::Kind::Symbol) &&
+        b->file.empty() && names::isJaxName(b->target))
+      return ofQualified(names::canonicalApi(b->target));
+    if (doc_.textOf(callee) == "dict") { // dict(mosaic=...) / dict(triton=...)
+      TSNode args = field(expr, "arguments");
+      for (TSNode a : syntax::namedChildren(args))
+        if (is(a, "keyword_argument"))
+          if (std::string k = ofName(doc_.textOf(field(a, "name"))); !k.empty()) return k;
+    }
+    return {};
+  }
+  if (is(expr, "identifier")) {
+    if (const Var* v = findLocal(text(expr))) {
+      ValInfo* vi = infoOf(v->value);
+      if (vi && !isNull(vi->constant)) return backendOf(vi->constant, depth + 1);
+    }
+  }
+  return {};
+}
+
+// The kinds ("ref" for plgpu.RefType(...), "array" otherwise) of the types an
+// inline_mgpu `arg_types=` declares, evaluating what Python would: a tuple or
+// list literal, `+` of sequences, `*` by an integer literal, None (no
+// argument), a single type (one argument). nullopt when the source does not
+// determine it (a name bound elsewhere, a splat): then nothing is checked.
+std::optional<std::vector<std::string>> Lowerer::typeSequenceKinds(TSNode expr, unsigned depth) {
+  while (is(expr, "parenthesized_expression")) expr = ts_node_named_child(expr, 0);
+  if (isNull(expr) || depth > 16) return std::nullopt;
+  auto single = [&](TSNode el) -> std::optional<std::string> {
+    TSNode callee = is(el, "call") ? field(el, "function") : el;
+    auto b = resolveBinding(callee);
+    std::string api = b && b->file.empty() ? names::canonicalApi(b->target) : "";
+    if (api == "plgpu.RefType") return std::string("ref");
+    if (is(el, "call") || (b && names::isJaxName(b->target))) return std::string("array");
+    return std::nullopt;
+  };
+  if (is(expr, "none")) return std::vector<std::string>{};
+  if (is(expr, "tuple") || is(expr, "list")) {
+    std::vector<std::string> ks;
+    for (TSNode el : syntax::namedChildren(expr)) {
+      if (is(el, "comment")) continue;
+      auto k = single(el);
+      if (!k) return std::nullopt;
+      ks.push_back(*k);
+    }
+    return ks;
+  }
+  if (is(expr, "binary_operator")) {
+    std::string_view op = doc_.textOf(field(expr, "operator"));
+    TSNode l = field(expr, "left"), r = field(expr, "right");
+    auto strip = [](TSNode n) {
+      while (is(n, "parenthesized_expression")) n = ts_node_named_child(n, 0);
+      return n;
+    };
+    auto isSeq = [&](TSNode n) {
+      n = strip(n);
+      return is(n, "tuple") || is(n, "list") || is(n, "binary_operator");
+    };
+    if (op == "+") {
+      if (!isSeq(l) || !isSeq(r)) return std::nullopt;
+      auto a = typeSequenceKinds(l, depth + 1), b = typeSequenceKinds(r, depth + 1);
+      if (!a || !b) return std::nullopt;
+      a->insert(a->end(), b->begin(), b->end());
+      return a;
+    }
+    if (op == "*") {
+      l = strip(l);
+      r = strip(r);
+      if (is(l, "integer")) std::swap(l, r);
+      int64_t n = 0;
+      if (!isSeq(l) || !is(r, "integer") || llvm::StringRef(doc_.textOf(r)).getAsInteger(0, n) || n < 0)
+        return std::nullopt;
+      auto a = typeSequenceKinds(l, depth + 1);
+      if (!a) return std::nullopt;
+      std::vector<std::string> out;
+      for (int64_t i = 0; i < n && out.size() < 4096; ++i) out.insert(out.end(), a->begin(), a->end());
+      return out;
+    }
+    return std::nullopt;
+  }
+  if (auto k = single(expr)) return std::vector<std::string>{*k};
+  return std::nullopt;
 }
 
 bool Lowerer::innermostIsInlineMgpu(TSNode decorated) {
@@ -1228,11 +1419,111 @@ mlir::Value Lowerer::decorate(TSNode decorated, TSNode def) {
 
 void Lowerer::lowerBlock(TSNode block) {
   if (isNull(block)) return;
-  for (TSNode s : syntax::namedChildren(block)) lowerStatement(s);
+  facts_.emplace_back();
+  std::vector<TSNode> stmts = syntax::namedChildren(block);
+  for (size_t i = 0; i < stmts.size(); ++i) {
+    lowerStatement(stmts[i]);
+    if (i + 1 == stmts.size() || !neverCompletes(stmts[i])) continue;
+    // The statements after one that never completes (raise, return,
+    // self.skipTest(...), pytest.skip(...), sys.exit(...)) cannot run: they
+    // are lowered (names, hover) into a region that is statically dead, so
+    // the walk skips them and a launch there is not analysed.
+    size_t j = i + 1;
+    while (j < stmts.size() && is(stmts[j], "comment")) ++j;
+    if (j == stmts.size()) break;
+    mlir::Value c = constant(stmts[j], "bool");
+    auto op = pd::IfOp::create(b_, loc(stmts[j]), c, b_.getBoolAttr(false));
+    mlir::Block* thenBlock = new mlir::Block();
+    op.getThenRegion().push_back(thenBlock);
+    op.getElseRegion().push_back(new mlir::Block());
+    inRegion(thenBlock, [&] {
+      for (size_t k = j; k < stmts.size(); ++k) lowerStatement(stmts[k]);
+    });
+    break;
+  }
+  facts_.pop_back();
+}
+
+// Calls that never return normally: the test frameworks' skips and
+// failures and the process exits.
+static bool isNoReturnCall(llvm::StringRef callee) {
+  return callee == "self.skipTest" || callee == "self.fail" || callee == "pytest.skip" ||
+         callee == "pytest.fail" || callee == "pytest.xfail" || callee == "pytest.exit" ||
+         callee == "sys.exit" || callee == "os._exit" || callee == "exit" || callee == "quit";
+}
+
+bool Lowerer::neverCompletes(TSNode s) {
+  std::string_view t = syntax::type(s);
+  if (t == "raise_statement" || t == "return_statement" || t == "continue_statement" ||
+      t == "break_statement")
+    return true;
+  if (t == "expression_statement" && ts_node_named_child_count(s) == 1) {
+    TSNode e = ts_node_named_child(s, 0);
+    return is(e, "call") && isNoReturnCall(names::dottedName(field(e, "function"), doc_)) &&
+           !findLocal(names::dottedName(field(e, "function"), doc_));
+  }
+  if (t == "if_statement") {
+    // Every branch (an else included) never completes.
+    if (!neverCompletesBlock(field(s, "consequence"))) return false;
+    bool hasElse = false;
+    for (TSNode alt : syntax::namedChildren(s)) {
+      if (is(alt, "elif_clause") && !neverCompletesBlock(field(alt, "consequence"))) return false;
+      if (is(alt, "else_clause")) {
+        hasElse = true;
+        if (!neverCompletesBlock(field(alt, "body"))) return false;
+      }
+    }
+    return hasElse;
+  }
+  if (t == "block") return neverCompletesBlock(s);
+  return false;
+}
+
+bool Lowerer::neverCompletesBlock(TSNode block) {
+  if (isNull(block)) return false;
+  for (TSNode s : syntax::namedChildren(block))
+    if (neverCompletes(s)) return true;
+  return false;
+}
+
+// What `cond` being `truth` tells about the names in it: `not`, `and` (all
+// true), `or` (all false); a plain name or attribute chain is recorded.
+void Lowerer::learnCondition(TSNode cond, bool truth, std::map<std::string, bool>& into) {
+  while (is(cond, "parenthesized_expression")) cond = ts_node_named_child(cond, 0);
+  if (is(cond, "not_operator")) return learnCondition(field(cond, "argument"), !truth, into);
+  if (is(cond, "boolean_operator")) {
+    std::string_view op = doc_.textOf(field(cond, "operator"));
+    if ((op == "and" && truth) || (op == "or" && !truth)) {
+      learnCondition(field(cond, "left"), truth, into);
+      learnCondition(field(cond, "right"), truth, into);
+    }
+    return;
+  }
+  std::string name = names::dottedName(cond, doc_);
+  if (!name.empty()) into[name] = truth;
+}
+
+std::optional<bool> Lowerer::knownFact(TSNode expr) {
+  while (is(expr, "parenthesized_expression")) expr = ts_node_named_child(expr, 0);
+  std::string name = names::dottedName(expr, doc_);
+  if (name.empty()) return std::nullopt;
+  for (auto it = facts_.rbegin(); it != facts_.rend(); ++it)
+    if (auto f = it->find(name); f != it->end()) return f->second;
+  return std::nullopt;
+}
+
+// An assignment to `name` (or to an attribute of it) ends what was known.
+void Lowerer::forgetFacts(const std::string& name) {
+  for (auto& frame : facts_)
+    for (auto it = frame.begin(); it != frame.end();)
+      it = (it->first == name || llvm::StringRef(it->first).starts_with(name + "."))
+               ? frame.erase(it)
+               : std::next(it);
 }
 
 std::optional<bool> Lowerer::staticCondition(TSNode cond) {
   while (is(cond, "parenthesized_expression")) cond = ts_node_named_child(cond, 0);
+  if (auto f = knownFact(cond)) return f;
   if (is(cond, "true")) return true;
   if (is(cond, "false") || is(cond, "none")) return false;
   if (is(cond, "integer")) return doc_.textOf(cond) != "0";
@@ -1261,7 +1552,17 @@ pd::IfOp Lowerer::lowerIf(TSNode s, TSNode cond, TSNode consequence, uint32_t al
   op.getThenRegion().push_back(thenBlock);
   mlir::Block* elseBlock = new mlir::Block();
   op.getElseRegion().push_back(elseBlock);
+  std::map<std::string, bool> whenTrue, whenFalse;
+  learnCondition(cond, true, whenTrue);
+  learnCondition(cond, false, whenFalse);
+  facts_.push_back(whenTrue);
   inRegion(thenBlock, [&] { lowerBlock(consequence); });
+  facts_.pop_back();
+  facts_.push_back(whenFalse);
+  struct PopFacts {
+    std::vector<std::map<std::string, bool>>& f;
+    ~PopFacts() { f.pop_back(); }
+  } popFacts{facts_};
   // Alternatives: the named children of the if statement after the block.
   inRegion(elseBlock, [&] {
     for (uint32_t i = altIndex, n = ts_node_named_child_count(s); i < n; ++i) {
@@ -1347,7 +1648,8 @@ void Lowerer::bindTarget(TSNode target, mlir::Value v, TSNode valueNode) {
       TSNode vn = valueNode;
       while (is(vn, "parenthesized_expression")) vn = ts_node_named_child(vn, 0);
       std::string_view vt = syntax::type(vn);
-      if (vt == "true" || vt == "false" || vt == "none" || vt == "integer" || vt == "call")
+      if (vt == "true" || vt == "false" || vt == "none" || vt == "integer" || vt == "call" ||
+          vt == "dictionary" || vt == "string")
         info_[v].constant = vn;
     }
     return;
@@ -1396,6 +1698,7 @@ void Lowerer::bindTarget(TSNode target, mlir::Value v, TSNode valueNode) {
     return;
   }
   if (t == "attribute") {
+    forgetFacts(text(target));
     mlir::Value obj = lowerExpr(field(target, "object"));
     opaque(target, "setattr", {obj, v});
     return;
@@ -1463,6 +1766,21 @@ void Lowerer::lowerStatement(TSNode s) {
       altIndex = c;
     }
     lowerIf(s, field(s, "condition"), field(s, "consequence"), altIndex);
+    // A branch that never completes: after the statement, its condition has
+    // the other truth value (`if self.INTERPRET: self.skipTest(...)`).
+    if (!facts_.empty()) {
+      TSNode cond = field(s, "condition");
+      bool thenDead = neverCompletesBlock(field(s, "consequence"));
+      TSNode elseBody{};
+      bool elif = false;
+      for (TSNode alt : syntax::namedChildren(s)) {
+        elif |= is(alt, "elif_clause");
+        if (is(alt, "else_clause")) elseBody = field(alt, "body");
+      }
+      bool elseDead = !isNull(elseBody) && neverCompletesBlock(elseBody);
+      if (!elif && thenDead && !elseDead) learnCondition(cond, false, facts_.back());
+      else if (!elif && elseDead && !thenDead) learnCondition(cond, true, facts_.back());
+    }
   } else if (t == "for_statement" || t == "while_statement") {
     Args ops;
     TSNode head = t == "for_statement" ? field(s, "right") : field(s, "condition");

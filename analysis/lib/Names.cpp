@@ -279,6 +279,7 @@ InterpretEval evaluateInterpret(TSNode expr, const syntax::Document& doc, const 
 void Globals::build(const syntax::Document& doc, const std::string& path, ModuleResolver* resolver,
                     int depth) {
   bindings_.clear();
+  dunderAll_.reset();
   path_ = path;
   resolver_ = resolver;
   depth_ = depth;
@@ -299,7 +300,36 @@ void Globals::scanBlock(TSNode block, const syntax::Document& doc) {
       auto chunks = doc.recoveredChunks(s);
       if (chunks.empty()) scanBlock(s, doc);
       for (TSNode chunk : chunks) scanBlock(chunk, doc);
-    } else if (t == "if_statement" || t == "try_statement" || t == "with_statement" ||
+    } else if (t == "try_statement") {
+      // `try: from jax... import X` / `except ImportError: X = None`: the
+      // import is what runs where the module works; a fallback in an except
+      // clause binds only names the try body did not.
+      for (TSNode c : syntax::namedChildren(s)) {
+        if (is(c, "except_clause") || is(c, "except_group_clause")) {
+          std::map<std::string, Binding> kept = bindings_;
+          scanBlock(c, doc);
+          for (auto& [name, b] : kept) bindings_[name] = b;
+        } else {
+          scanBlock(c, doc);
+        }
+      }
+    } else if (t == "if_statement") {
+      // `if ok: from jax... import X` / `else: X = None`: a None fallback in
+      // another branch does not hide the import (the branch where the
+      // module is usable is the one the analysis is for).
+      for (TSNode c : syntax::namedChildren(s)) {
+        if (!is(c, "elif_clause") && !is(c, "else_clause")) {
+          scanBlock(c, doc);
+          continue;
+        }
+        std::map<std::string, Binding> kept = bindings_;
+        scanBlock(c, doc);
+        for (auto& [name, b] : kept) {
+          const Binding& now = bindings_[name];
+          if (now.kind == Binding::Kind::Constant && now.target == "None") bindings_[name] = b;
+        }
+      }
+    } else if (t == "with_statement" ||
                t == "elif_clause" || t == "else_clause" || t == "except_clause" ||
                t == "finally_clause" || t == "block" || t == "ERROR")
       scanBlock(s, doc);
@@ -349,6 +379,13 @@ void Globals::bindImportFrom(TSNode stmt, const syntax::Document& doc) {
   // ts_node_field_name_for_child is unreliable in tree-sitter 0.20).
   for (uint32_t i = 0, n = ts_node_named_child_count(stmt); i < n; ++i) {
     TSNode c = ts_node_named_child(stmt, i);
+    if (is(c, "wildcard_import")) {
+      // `from .m import *`: every name m exports (its __all__), as if named.
+      if (file && depth_ < kMaxDepth)
+        for (const std::string& name : resolver_->exportedNames(*file, depth_ + 1))
+          if (auto b = resolver_->exported(*file, name, depth_ + 1)) bindings_[name] = *b;
+      continue;
+    }
     if (ts_node_eq(c, mod) || !(is(c, "dotted_name") || is(c, "aliased_import"))) continue;
     std::string name, alias;
     if (is(c, "aliased_import")) {
@@ -396,6 +433,24 @@ void Globals::bindAssignment(TSNode assign, const syntax::Document& doc) {
   std::string name = str(doc.textOf(left));
   Binding b;
   while (is(right, "parenthesized_expression")) right = ts_node_named_child(right, 0);
+  if (name == "__all__") {
+    // The names `from this import *` binds, when written as a literal.
+    dunderAll_.reset();
+    if (is(right, "list") || is(right, "tuple")) {
+      std::vector<std::string> names;
+      bool literal = true;
+      for (TSNode el : syntax::namedChildren(right)) {
+        if (is(el, "comment")) continue;
+        std::string t = str(doc.textOf(el));
+        if (!is(el, "string") || t.size() < 2) {
+          literal = false;
+          break;
+        }
+        names.push_back(t.substr(1, t.size() - 2));
+      }
+      if (literal) dunderAll_ = std::move(names);
+    }
+  }
   if (isNull(right)) {
     bindings_[name] = b;
     return;

@@ -62,6 +62,13 @@ public:
   // What `name` is bound to at module level in `file` (depth guards cycles).
   virtual std::optional<Binding> exported(const std::string& file, const std::string& name,
                                           int depth) = 0;
+  // The names `from file import *` binds: its `__all__` when it is a literal
+  // list/tuple of strings, else its module-level names without a leading _.
+  virtual std::vector<std::string> exportedNames(const std::string& file, int depth) {
+    (void)file;
+    (void)depth;
+    return {};
+  }
 };
 
 // Canonical API name for a qualified Python name: "jax.experimental.pallas.
@@ -83,6 +90,8 @@ public:
   // Files this module's bindings resolved into.
   std::vector<std::string> dependencies() const;
   const std::map<std::string, Binding>& all() const { return bindings_; }
+  // A literal `__all__` of this module (nullopt when absent or computed).
+  const std::optional<std::vector<std::string>>& dunderAll() const { return dunderAll_; }
 
 private:
   void bindImport(TSNode stmt, const syntax::Document& doc);
@@ -93,6 +102,7 @@ private:
   std::optional<Binding> followExport(Binding b) const;
 
   std::map<std::string, Binding> bindings_;
+  std::optional<std::vector<std::string>> dunderAll_;
   std::string path_;
   ModuleResolver* resolver_ = nullptr;
   int depth_ = 0;

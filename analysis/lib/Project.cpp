@@ -171,6 +171,17 @@ struct Project::Impl : names::ModuleResolver {
     return out;
   }
 
+  std::vector<std::string> exportedNames(const std::string& file, int depth) override {
+    DocState* d = ensureIndexed(file, depth);
+    if (!d) return {};
+    refreshGlobals(*d, depth);
+    if (const auto& all = d->globals.dunderAll()) return *all;
+    std::vector<std::string> out;
+    for (const auto& [name, _] : d->globals.all())
+      if (!name.empty() && name[0] != '_') out.push_back(name);
+    return out;
+  }
+
   // A document known from disk (not open): parsed and its names bound; its
   // module is lowered on demand.
   DocState* ensureIndexed(const std::string& path, int depth) {
@@ -613,6 +624,34 @@ bool Project::withSyntax(const std::string& path,
   d->doc.reparse(); // a no-op unless edits are pending
   fn(ts_tree_copy(d->doc.tree()), d->doc.text());
   return true;
+}
+
+std::vector<LaunchPaths> Project::launchPaths(const std::string& path) const {
+  std::lock_guard lock(impl_->mutex);
+  DocState* d = impl_->find(path);
+  if (!d) return {};
+  impl_->ensureCurrent(*d);
+  detail::WorkspaceImpl ws(
+      [this](const std::string& p) -> DocState* {
+        DocState* doc = impl_->ensureIndexed(p, 0);
+        if (doc) impl_->ensureCurrent(*doc);
+        return doc;
+      },
+      [this] {
+        std::vector<std::string> paths;
+        for (auto& [p, _] : impl_->docs) paths.push_back(p);
+        return paths;
+      });
+  std::vector<Finding> unused;
+  detail::PassContext ctx{ws, path, *d->module, impl_->options, unused};
+  const auto& matrix = detail::passRegistry().pathMatrix();
+  if (!matrix) return {};
+  try {
+    return matrix(ctx);
+  } catch (const std::exception& e) {
+    impl_->log("pallas: path matrix failed on " + path + ": " + e.what());
+    return {};
+  }
 }
 
 std::vector<Finding> Project::findings(const std::string& path) const {

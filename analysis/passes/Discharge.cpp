@@ -4,6 +4,7 @@
 // (PathRules), and report PLS001 (inline_mgpu) / PLS002 (other primitives)
 // where it cannot, and PLS004 where an inline_mgpu call does not match its
 // declared types. See docs/analysis.md.
+#include "CallContexts.h"
 #include "InlineMgpuSignature.h"
 #include "KernelWalk.h"
 #include "PassKnowledge.h"
@@ -113,29 +114,7 @@ std::vector<PathChoice> pathsOf(pd::LaunchOp launch) {
   return out;
 }
 
-LaunchFacts factsOf(pd::LaunchOp launch) {
-  LaunchFacts f;
-  if (auto n = launch.getNumThreads())
-    f.numThreads = static_cast<long>(*n);
-  if (auto params = launch.getInterpretParamsAttr()) {
-    for (mlir::NamedAttribute kv : params) {
-      auto text = llvm::dyn_cast<mlir::StringAttr>(kv.getValue());
-      llvm::StringRef v = text ? text.getValue().trim() : "";
-      if (kv.getName() == "skip_floating_point_ops")
-        f.skipFloatingPointOps = v == "True";
-      if (kv.getName() == "inline_mgpu")
-        f.inlineMgpuOptionGiven = true;
-      if (kv.getName() == "num_cores_or_threads") {
-        long n = 0;
-        if (!v.getAsInteger(10, n) && n > 1)
-          f.multiThreaded = true;
-      }
-    }
-  }
-  if (f.numThreads > 1)
-    f.multiThreaded = true;
-  return f;
-}
+LaunchFacts factsOf(pd::LaunchOp launch) { return launchFactsOf(launch); }
 
 std::string hopText(const Hop& h) {
   return h.name + " (" + llvm::sys::path::filename(h.definition.path).str() + ":" +
@@ -184,9 +163,26 @@ std::string subjectOf(const Binding& b) {
   return "`" + b.api + "`";
 }
 
+// The callers that select the path, for the message: "when `run` calls
+// `square` (interpret=True)".
+std::string viaText(const std::vector<const CallContext*>& via) {
+  if (via.empty())
+    return {};
+  std::string out = " when ";
+  for (size_t i = 0; i < via.size() && i < 3; ++i) {
+    if (i)
+      out += i + 1 == via.size() || i == 2 ? " or " : ", ";
+    out += "`" + via[i]->caller + "` calls `" + via[i]->callee + "` (" + via[i]->argumentText + ")";
+  }
+  if (via.size() > 3)
+    out += " and " + std::to_string(via.size() - 3) + " more callers";
+  return out;
+}
+
 Finding makeFinding(const Binding& b, const Failure& f, const PathChoice& pc, pd::LaunchOp launch,
                     const GlobalMode* global, const KernelWalk& walk,
-                    const knowledge::KnowledgeBase& kb, bool first) {
+                    const knowledge::KnowledgeBase& kb, bool first,
+                    const std::vector<const CallContext*>& via = {}) {
   Finding out;
   out.code = f.code;
   out.severity = pc.may || f.uncertain ? Severity::Warning : Severity::Error;
@@ -195,7 +191,7 @@ Finding makeFinding(const Binding& b, const Failure& f, const PathChoice& pc, pd
 #endif
   out.location = detail::sourceLocation(b.site->getLoc());
   std::string path = pathLabel(pc.path);
-  out.message = whatIsBound(b) + " cannot run on " + path +
+  out.message = whatIsBound(b) + " cannot run on " + path + viaText(via) +
                 (pc.may ? " (which the launch may select at run time)" : "") + ": JAX " +
                 kb.jaxVersion() + " will raise " + f.exception + ": " + f.jaxError + " (" +
                 f.reason + "). " + f.advice;
@@ -207,8 +203,13 @@ Finding makeFinding(const Binding& b, const Failure& f, const PathChoice& pc, pd
   out.jaxErrorFirstLine = f.jaxError.substr(0, f.jaxError.find('\n'));
   out.executionPath = path;
   out.launch = detail::sourceLocation(launch.getLoc());
-  out.related.push_back({selector(launch, global),
-                         std::string(pc.may ? "may select " : "selects ") + path + " here"});
+  if (via.empty())
+    out.related.push_back({selector(launch, global),
+                           std::string(pc.may ? "may select " : "selects ") + path + " here"});
+  for (const CallContext* c : via)
+    out.related.push_back({c->selector, std::string(pc.may ? "may select " : "selects ") + path +
+                                            " here: `" + c->caller + "` calls `" + c->callee +
+                                            "` with " + c->argumentText});
   const Hop& kernel = walk.kernelHop();
   if (!kernel.definition.path.empty())
     out.related.push_back({kernel.definition, "kernel body `" + kernel.name + "`"});
@@ -238,12 +239,67 @@ bool gpuInterpretRunsLaunch(detail::PassContext& ctx, const std::string& launchD
   return true;
 }
 
+// One judgement of a launch: a path, the launch facts it runs with, and the
+// caller contexts that select it (empty: the launch's own interpret=).
+struct Run {
+  PathChoice pc;
+  LaunchFacts facts;
+  std::vector<const CallContext*> via;
+};
+
+// Per caller context when the launch's interpret= is a parameter whose
+// callers are known; else the launch's own paths.
+std::vector<Run> runsOf(pd::LaunchOp launch, const LaunchFacts& facts,
+                        const std::vector<PathChoice>& own,
+                        const std::vector<CallContext>& contexts) {
+  std::vector<Run> runs;
+  if (contexts.empty()) {
+    for (const PathChoice& pc : own)
+      runs.push_back({pc, facts, {}});
+    return runs;
+  }
+  auto add = [&](ExecPath p, bool may, const CallContext& c) {
+    for (Run& r : runs)
+      if (r.pc.path == p && r.pc.may == may) {
+        r.via.push_back(&c);
+        return;
+      }
+    LaunchFacts f = facts;
+    if (p == ExecPath::InterpretGpu && !c.usesDefault) {
+      f = c.facts;
+      f.numThreads = facts.numThreads;
+      f.multiThreaded = f.multiThreaded || facts.numThreads > 1;
+    }
+    runs.push_back({{p, may}, f, {&c}});
+  };
+  for (const CallContext& c : contexts) {
+    if (c.paths.empty()) {
+      add(ExecPath::InterpretHlo, true, c);
+      add(ExecPath::Compiled, true, c);
+    }
+    for (ExecPath p : c.paths)
+      add(p, c.paths.size() > 1, c);
+  }
+  // A path some caller certainly selects is reported once, as certain.
+  std::vector<Run> kept;
+  for (Run& r : runs) {
+    bool certainToo = false;
+    for (const Run& o : runs)
+      certainToo |= r.pc.may && !o.pc.may && o.pc.path == r.pc.path;
+    if (!certainToo)
+      kept.push_back(std::move(r));
+  }
+  (void)launch;
+  return kept;
+}
+
 void analyzeLaunch(detail::PassContext& ctx, const std::string& launchDoc, pd::LaunchOp launch,
-                   const knowledge::KnowledgeBase& kb, const GlobalMode& mode,
+                   const knowledge::KnowledgeBase& kb, const GlobalMode& mode, CallIndex& calls,
                    llvm::DenseSet<mlir::Operation*>& signatureChecked, std::vector<Finding>& out) {
   LaunchFacts facts = factsOf(launch);
   std::vector<PathChoice> paths = pathsOf(launch);
   const GlobalMode* global = nullptr;
+  std::vector<CallContext> contexts;
   if (usesGlobalMode(launch, mode)) {
     global = &mode;
     long threads = facts.numThreads;
@@ -251,8 +307,27 @@ void analyzeLaunch(detail::PassContext& ctx, const std::string& launchDoc, pd::L
     facts.numThreads = threads;
     facts.multiThreaded = facts.multiThreaded || threads > 1;
     paths = {{ExecPath::InterpretGpu, false}};
+  } else if (ctx.options.assumePath.empty()) {
+    contexts = interpretCallContexts(calls, launchDoc, launch);
+    if (contexts.empty())
+      contexts = gpuModeCallContexts(calls, launchDoc, launch);
   }
-  for (const PathChoice& pc : paths) {
+  // `check --assume-path`: every launch judged as if that path were chosen.
+  if (const std::string& assumed = ctx.options.assumePath; !assumed.empty()) {
+    ExecPath p = assumed == "interpret"       ? ExecPath::InterpretHlo
+                 : assumed == "gpu-interpret" ? ExecPath::InterpretGpu
+                                              : ExecPath::Compiled;
+    global = nullptr;
+    contexts.clear();
+    paths = {{p, false}};
+    if (p == ExecPath::InterpretHlo) {
+      facts.skipFloatingPointOps = facts.inlineMgpuOptionGiven = false;
+      facts.multiThreaded = facts.numThreads > 1;
+    }
+  }
+  for (const Run& run : runsOf(launch, facts, paths, contexts)) {
+    const PathChoice& pc = run.pc;
+    const LaunchFacts& runFacts = run.facts;
     KernelWalk walk(ctx.workspace, kb, pc.path, launch, launchDoc);
     if (!walk.run())
       continue;
@@ -265,7 +340,7 @@ void analyzeLaunch(detail::PassContext& ctx, const std::string& launchDoc, pd::L
     for (const Binding& b : walk.bindings()) {
       if (b.inlineCall && signatureChecked.insert(b.inlineCall).second)
         checkInlineMgpuSignature(b, kb, out);
-      auto failure = decide(b, pc.path, facts, kb);
+      auto failure = decide(b, pc.path, runFacts, kb);
       if (!failure || !sites.insert(b.site).second)
         continue;
       hits.push_back({&b, std::move(*failure)});
@@ -285,14 +360,14 @@ void analyzeLaunch(detail::PassContext& ctx, const std::string& launchDoc, pd::L
     // a run-time value ("may") or a process-wide mode is not the launch's to
     // rewrite.
     bool gpuRuns = !hits.empty() && pc.path == ExecPath::InterpretHlo && !pc.may && !global &&
-                   gpuInterpretRunsLaunch(ctx, launchDoc, launch, kb);
+                   run.via.empty() && gpuInterpretRunsLaunch(ctx, launchDoc, launch, kb);
     for (const Hit& h : hits) {
 #if PALLAS_LSP_MUTANT == 3 // mutant (test/mutation): findings in a helper file are dropped
       if (detail::sourceLocation(h.binding->site->getLoc()).path != launchDoc)
         continue;
 #endif
-      out.push_back(
-          makeFinding(*h.binding, h.failure, pc, launch, global, walk, kb, &h == first && !pc.may));
+      out.push_back(makeFinding(*h.binding, h.failure, pc, launch, global, walk, kb,
+                                &h == first && !pc.may, run.via));
       out.back().gpuInterpretRunsLaunch = gpuRuns;
     }
   }
@@ -300,7 +375,10 @@ void analyzeLaunch(detail::PassContext& ctx, const std::string& launchDoc, pd::L
 
 std::vector<pd::LaunchOp> launchesOf(mlir::ModuleOp module) {
   std::vector<pd::LaunchOp> launches;
-  module.walk([&](pd::LaunchOp l) { launches.push_back(l); });
+  module.walk([&](pd::LaunchOp l) {
+    if (isMosaicGpuLaunch(l) && isStaticallyReachable(l))
+      launches.push_back(l);
+  });
   return launches;
 }
 
@@ -320,18 +398,20 @@ bool isKernelHelper(mlir::ModuleOp module) {
 }
 
 void analyzeDocument(detail::PassContext& ctx, const std::string& doc, mlir::ModuleOp module,
-                     const knowledge::KnowledgeBase& kb, std::vector<Finding>& out) {
+                     const knowledge::KnowledgeBase& kb, CallIndex& calls,
+                     std::vector<Finding>& out) {
   llvm::DenseSet<mlir::Operation*> signatureChecked;
   GlobalMode mode = globalInterpretMode(module);
   for (pd::LaunchOp l : launchesOf(module))
-    analyzeLaunch(ctx, doc, l, kb, mode, signatureChecked, out);
+    analyzeLaunch(ctx, doc, l, kb, mode, calls, signatureChecked, out);
 }
 
 void runDischarge(detail::PassContext& ctx) {
   auto kb = knowledgeFor(ctx.options);
   if (!kb || !ctx.module)
     return;
-  analyzeDocument(ctx, ctx.path, ctx.module, *kb, ctx.findings);
+  CallIndex calls(ctx.workspace);
+  analyzeDocument(ctx, ctx.path, ctx.module, *kb, calls, ctx.findings);
   if (!isKernelHelper(ctx.module))
     return;
   // The files whose launches reach this helper (through any chain of calls),
@@ -352,7 +432,7 @@ void runDischarge(detail::PassContext& ctx) {
     if (!module)
       continue;
     std::vector<Finding> found;
-    analyzeDocument(ctx, doc, module, *kb, found);
+    analyzeDocument(ctx, doc, module, *kb, calls, found);
     for (Finding& f : found)
       if (f.location.path == ctx.path)
         ctx.findings.push_back(std::move(f));

@@ -107,6 +107,22 @@ std::string hopText(const Hop& h) {
          std::to_string(h.definition.range.start.line + 1) + ")";
 }
 
+} // namespace
+
+std::string hardwareBlocks(const knowledge::KnowledgeBase& kb, const std::string& primKey,
+                           llvm::StringRef capability) {
+  auto cap = parseCapability(capability);
+  const auto& reqs = requirements(kb);
+  auto it = reqs.find(primKey);
+  if (!cap || it == reqs.end() || it->second.allows(*cap))
+    return {};
+  return it->second.requires_.empty() ? "compute capability " + it->second.constraint()
+                                      : it->second.requires_ + " (compute capability " +
+                                            it->second.constraint() + ")";
+}
+
+namespace {
+
 void runHardware(detail::PassContext& ctx) {
   if (ctx.options.gpuComputeCapability.empty() || !ctx.module)
     return;
@@ -119,7 +135,10 @@ void runHardware(detail::PassContext& ctx) {
     return;
   std::string capText = ctx.options.gpuComputeCapability;
   std::vector<pd::LaunchOp> launches;
-  ctx.module.walk([&](pd::LaunchOp l) { launches.push_back(l); });
+  ctx.module.walk([&](pd::LaunchOp l) {
+    if (isMosaicGpuLaunch(l) && isStaticallyReachable(l))
+      launches.push_back(l);
+  });
   std::set<std::pair<mlir::Operation*, std::string>> seen;
   for (pd::LaunchOp launch : launches) {
     bool compiled = false;

@@ -1,5 +1,7 @@
 #include "KernelWalk.h"
 
+#include "mlir/IR/Builders.h"
+
 #include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -211,6 +213,23 @@ bool shapesDifferForCertain(pd::PrimOp prim, const knowledge::ApiFacts& facts) {
 
 } // namespace
 
+bool isMosaicGpuLaunch(pd::LaunchOp launch) {
+  auto backend = launch.getBackend();
+  return !backend || *backend == "mosaic_gpu";
+}
+
+bool isStaticallyReachable(mlir::Operation* op) {
+  for (mlir::Operation* cur = op; cur; cur = cur->getParentOp()) {
+    auto i = llvm::dyn_cast_or_null<pd::IfOp>(cur->getParentOp());
+    if (!i || !i.getStaticCond())
+      continue;
+    bool inThen = cur->getParentRegion() == &i.getThenRegion();
+    if (inThen != *i.getStaticCond())
+      return false;
+  }
+  return true;
+}
+
 // ---- Ref states ----------------------------------------------------------------
 
 RefState KernelWalk::kernelParamState(unsigned index, unsigned count) const {
@@ -285,6 +304,14 @@ RefState KernelWalk::stateOf(mlir::Value v, llvm::StringRef origin) const {
     auto it = arg ? states_.find(arg) : states_.end();
     if (it != states_.end())
       st = it->second;
+    else if ((s.kind == SK::FuncArg || s.kind == SK::ClosureArg) &&
+             launch_.getApi() != "pl.core_map")
+      // A parameter of a function outside the kernel that the kernel closes
+      // over (`bm` of `def matmul(x, y, *, bm)` used in its nested kernel):
+      // a pallas_call / plgpu.kernel body cannot capture a Ref from outside
+      // (JAX rejects captured Refs and lifts captured arrays to values), so
+      // it is a value: nothing is discharged there.
+      st = {};
     else
       st = scopedState(s.kind == SK::ScopeArg ? s.scopeOrigin : origin);
   } else {
@@ -323,9 +350,18 @@ KernelWalk::Callable KernelWalk::fromFunction(const detail::FunctionRef& f) cons
   return c;
 }
 
-KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth) const {
+// The value-resolution part of the walk: which function a callable value
+// is. Values resolve through closures, module functions, functools.partial
+// (bound arguments kept, partial of partial too), jax.jit-like wrappers,
+// factories (a call of a function whose returns resolve to one callable),
+// constant-key / constant-index lookups in dict / list / tuple literals, and
+// methods (`self.m`, `obj.m` of a class instance, `Class.m`, static and class
+// methods). Anything else is unknown: not walked (no finding from it).
+KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
+                                         const std::string& docIn) const {
   if (!callee || depth > 8)
     return {};
+  const std::string& doc = docIn.empty() ? doc_ : docIn;
   mlir::Operation* def = callee.getDefiningOp();
   if (!def)
     return {};
@@ -334,7 +370,7 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth) con
     if (closure.getBody().empty())
       return c;
     c.block = &closure.getBody().front();
-    c.path = doc_;
+    c.path = doc;
     c.name = closure.getName().str();
     c.defOp = closure;
     c.inlineMgpu = findInline(*c.block);
@@ -343,31 +379,156 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth) con
   if (auto global = llvm::dyn_cast<pd::GlobalOp>(def)) {
     llvm::StringRef target = global.getResolved();
     if (target.consume_front("local:"))
-      return fromFunction(ws_.function(doc_, target));
+      return fromFunction(ws_.function(doc, target));
     return {};
   }
+  if (auto call = llvm::dyn_cast<pd::CallOp>(def))
+    return resolveReturned(ws_.resolveCall(doc, call), depth + 1);
   if (auto prim = llvm::dyn_cast<pd::PrimOp>(def)) {
     if (prim.getArgs().empty())
       return {};
     if (dischargesAllRefs(prim.getApi())) {
-      Callable c = resolve(prim.getArgs()[0], depth + 1);
+      Callable c = resolve(prim.getArgs()[0], depth + 1, doc);
       c.dischargesAllRefs = true;
       return c;
     }
-    if (prim.getApi() == "functools.partial")
-      return resolve(prim.getArgs()[0], depth + 1);
+    if (prim.getApi() == "functools.partial") {
+      Callable c = resolve(prim.getArgs()[0], depth + 1, doc);
+      for (unsigned i = 1; i < prim.getArgs().size(); ++i) {
+        std::string kw = strAt(prim.getKeywords(), i).str();
+        if (kw == "*" || kw == "**")
+          return {}; // unknown bound arguments: their positions are unknown
+        c.boundArgs.push_back(prim.getArgs()[i]);
+        c.boundKeywords.push_back(kw);
+        c.boundOrigins.push_back(strAt(prim.getOrigins(), i).str());
+      }
+      return c;
+    }
+    llvm::StringRef api = prim.getApi();
+    if ((api == "value.__getitem__" || api == "ref.__getitem__") && prim.getArgs().size() == 2) {
+      // OPS["fast"], KERNELS[0]: a literal container indexed by a constant.
+      auto container = prim.getArgs()[0].getDefiningOp<pd::OpaqueOp>();
+      auto key = prim.getArgs()[1].getDefiningOp<pd::ConstantOp>();
+      if (!container || !key)
+        return {};
+      auto elems = container.getArgs();
+      if (container.getWhat() == "dictionary") {
+        if (elems.size() % 2)
+          return {};
+        for (unsigned i = 0; i + 1 < elems.size(); i += 2) {
+          auto k = elems[i].getDefiningOp<pd::ConstantOp>();
+          if (!k)
+            return {}; // a splat or a computed key: positions unknown
+          if (k.getValue() == key.getValue())
+            return resolve(elems[i + 1], depth + 1, doc);
+        }
+        return {};
+      }
+      if (container.getWhat() == "list" || container.getWhat() == "tuple") {
+        long index = 0;
+        if (key.getKind() != "int" || key.getValue().getAsInteger(10, index))
+          return {};
+        for (mlir::Value e : elems)
+          if (auto o = e.getDefiningOp<pd::OpaqueOp>(); o && o.getWhat().contains("splat"))
+            return {};
+        long n = static_cast<long>(elems.size());
+        if (index < 0)
+          index += n;
+        if (index < 0 || index >= n)
+          return {};
+        return resolve(elems[static_cast<unsigned>(index)], depth + 1, doc);
+      }
+      return {};
+    }
+    // obj.method / Class.method / self.method (lowered as an attribute read).
+    if ((api.starts_with("value.") || api.starts_with("ref.")) && prim.getArgs().size() == 1)
+      return resolveMethod(prim.getArgs()[0], api.substr(api.find('.') + 1), depth + 1, doc);
     return {};
   }
   // A decorator applied to a closure: `@jax.jit def f` is a call of jax.jit.
   if (auto call = llvm::dyn_cast<pd::CallIndirectOp>(def); call && call.getArgs().size() == 1) {
     if (auto g = call.getCallee().getDefiningOp<pd::GlobalOp>();
         g && dischargesAllRefs(g.getResolved())) {
-      Callable c = resolve(call.getArgs()[0], depth + 1);
+      Callable c = resolve(call.getArgs()[0], depth + 1, doc);
       c.dischargesAllRefs = true;
       return c;
     }
   }
   return {};
+}
+
+// A factory: the callable its function returns, when every `return` of its
+// body (outside nested closures) resolves to the same one.
+KernelWalk::Callable KernelWalk::resolveReturned(const detail::FunctionRef& f,
+                                                 unsigned depth) const {
+  pd::FuncOp func = f.func;
+  if (!func || func.getBody().empty() || depth > 8)
+    return {};
+  Callable out;
+  bool conflict = false;
+  func.getBody().walk([&](pd::ReturnOp r) {
+    mlir::Operation* owner = r->getParentOp();
+    while (owner && !llvm::isa<pd::FuncOp, pd::ClosureOp>(owner))
+      owner = owner->getParentOp();
+    if (owner != func.getOperation() || !r.getValue())
+      return;
+    Callable c = resolve(r.getValue(), depth + 1, f.path);
+    if (!c.block || (out.block && out.block != c.block))
+      conflict = true;
+    else
+      out = c;
+  });
+  return conflict ? Callable{} : out;
+}
+
+// `self.m` inside a method of class C, `C().m` / `obj = C(); obj.m`, `C.m`:
+// the method `C.m` of the same module. A method reached through an instance
+// is bound: the instance (or, for a classmethod, the class) is its first
+// argument; a staticmethod and a method read from the class are not bound.
+KernelWalk::Callable KernelWalk::resolveMethod(mlir::Value object, llvm::StringRef attr,
+                                               unsigned depth, const std::string& doc) const {
+  std::string cls;
+  bool instance = false;
+  if (auto g = object.getDefiningOp<pd::GlobalOp>()) {
+    llvm::StringRef r = g.getResolved();
+    if (!r.consume_front("class:"))
+      return {};
+    cls = r.str();
+  } else if (auto ci = object.getDefiningOp<pd::CallIndirectOp>()) {
+    auto g = ci.getCallee().getDefiningOp<pd::GlobalOp>();
+    llvm::StringRef r = g ? g.getResolved() : "";
+    if (!r.consume_front("class:"))
+      return {};
+    cls = r.str();
+    instance = true;
+  } else if (auto arg = llvm::dyn_cast<mlir::BlockArgument>(object); arg && arg.getArgNumber() == 0) {
+    auto f = llvm::dyn_cast_or_null<pd::FuncOp>(arg.getOwner()->getParentOp());
+    if (!f || f.getKind() != "method")
+      return {};
+    llvm::StringRef sym = f.getSymName();
+    cls = sym.substr(0, sym.rfind('.')).str();
+    instance = true; // self (a classmethod's cls binds the same way)
+  } else {
+    return {};
+  }
+  Callable c = fromFunction(ws_.function(doc, cls + "." + attr.str()));
+  if (!c.block)
+    return {};
+  // Decorators: staticmethod leaves the function unbound; classmethod binds
+  // the class whether read from the class or an instance.
+  bool isStatic = false, isClass = false;
+  if (auto f = llvm::dyn_cast<pd::FuncOp>(c.defOp))
+    f.getDecorators().walk([&](pd::GlobalOp g) {
+      isStatic |= g.getName() == "staticmethod";
+      isClass |= g.getName() == "classmethod";
+    });
+  if (!isStatic && (instance || isClass)) {
+    c.boundArgs.push_back(object);
+    c.boundKeywords.push_back("");
+    c.boundOrigins.push_back(pd::origin::kValue);
+  }
+  (void)depth;
+  return c;
 }
 
 // ---- the walk ----------------------------------------------------------------------
@@ -388,9 +549,33 @@ bool KernelWalk::run() {
   kernelHop_ = {body.name, locOf(body.defOp), {}};
   chain_ = {kernelHop_};
 
+  // The kernel's parameters: those a functools.partial or a bound method
+  // fills come first (positional) or by name; the launch passes its Refs to
+  // the others, in order.
   unsigned n = body.block->getNumArguments();
-  for (unsigned i = 0; i < n; ++i)
-    states_[body.block->getArgument(i)] = kernelParamStateOf(i, n);
+  std::vector<bool> taken(n, false);
+  mlir::ArrayAttr names;
+  if (auto f = llvm::dyn_cast_or_null<pd::FuncOp>(body.defOp))
+    names = f.getArgNames();
+  else if (auto c = llvm::dyn_cast_or_null<pd::ClosureOp>(body.defOp))
+    names = c.getArgNames();
+  for (unsigned i = 0, positional = 0; i < body.boundArgs.size(); ++i) {
+    int param = -1;
+    if (body.boundKeywords[i].empty())
+      param = static_cast<int>(positional++);
+    else
+      for (unsigned j = 0; names && j < names.size(); ++j)
+        if (strAt(names, j) == body.boundKeywords[i])
+          param = static_cast<int>(j);
+    if (param < 0 || static_cast<unsigned>(param) >= n)
+      continue;
+    taken[param] = true;
+    states_[body.block->getArgument(param)] = stateOf(body.boundArgs[i], body.boundOrigins[i]);
+  }
+  unsigned free = static_cast<unsigned>(llvm::count(taken, false));
+  for (unsigned i = 0, k = 0; i < n; ++i)
+    if (!taken[i])
+      states_[body.block->getArgument(i)] = kernelParamStateOf(k++, free);
 
   // A multi-threaded plgpu.kernel wraps its body in run_scoped with
   // collective axes: the HLO interpreter rejects that before anything else.
@@ -499,6 +684,23 @@ void KernelWalk::onPrim(pd::PrimOp prim) {
   // The decorator factory binds nothing; calling the decorated def does.
   if (api == "plgpu.inline_mgpu")
     return;
+  // `self.helper(ref)`, `Class.helper(ref)`: a method of the user's class
+  // called on its instance / class is a call, not an API.
+  if ((api.starts_with("value.") || api.starts_with("ref.")) && !prim.getArgs().empty() &&
+      !detail::isRefTransform(api)) {
+    Callable method = resolveMethod(prim.getArgs()[0], api.substr(api.find('.') + 1), 0, doc_);
+    if (method.block) {
+      llvm::SmallVector<llvm::StringRef> kws, orgs;
+      for (unsigned i = 1; i < prim.getArgs().size(); ++i) {
+        kws.push_back(strAt(prim.getKeywords(), i));
+        orgs.push_back(strAt(prim.getOrigins(), i));
+      }
+      mlir::Builder b(prim->getContext());
+      onCall(prim, method, prim.getArgs().drop_front(), b.getStrArrayAttr(kws),
+             b.getStrArrayAttr(orgs));
+      return;
+    }
+  }
   bool direct = true;
   RefState refs = strongest(prim.getArgs(), prim.getOrigins());
   // Indexing something the walk knows is not a Ref (a helper parameter
@@ -566,6 +768,22 @@ void KernelWalk::onCall(mlir::Operation* site, const Callable& callee, mlir::Val
                         mlir::ArrayAttr keywords, mlir::ArrayAttr origins) {
   if (!callee.block)
     return;
+  if (!callee.boundArgs.empty()) {
+    // functools.partial / bound method: its arguments come first.
+    llvm::SmallVector<mlir::Value> all(callee.boundArgs.begin(), callee.boundArgs.end());
+    std::vector<std::string> kws = callee.boundKeywords, orgs = callee.boundOrigins;
+    for (unsigned i = 0; i < args.size(); ++i) {
+      all.push_back(args[i]);
+      kws.push_back(strAt(keywords, i).str());
+      orgs.push_back(strAt(origins, i).str());
+    }
+    mlir::Builder b(site->getContext());
+    llvm::SmallVector<llvm::StringRef> kwRefs(kws.begin(), kws.end()), orgRefs(orgs.begin(), orgs.end());
+    Callable plain = callee;
+    plain.boundArgs.clear();
+    onCall(site, plain, all, b.getStrArrayAttr(kwRefs), b.getStrArrayAttr(orgRefs));
+    return;
+  }
   if (callee.inlineMgpu) {
     RefState refs = strongest(args, origins);
     if (callee.dischargesAllRefs && refs.kind == Kind::Ref)

@@ -102,6 +102,10 @@ private:
     mlir::Operation* defOp = nullptr;
     dialect::InlineMgpuOp inlineMgpu; // set when the callable is an inline_mgpu wrapper
     bool dischargesAllRefs = false;   // reached through jax.jit / checkpoint / custom_vjp ...
+    // Arguments bound before the call's own: a functools.partial's, or the
+    // instance / class of a bound method. Keywords "" are positional.
+    llvm::SmallVector<mlir::Value> boundArgs;
+    std::vector<std::string> boundKeywords, boundOrigins;
   };
 
   void walkBlock(mlir::Block& block);
@@ -117,7 +121,10 @@ private:
                     RefState refs);
   void record(Binding b);
 
-  Callable resolve(mlir::Value callee, unsigned depth = 0) const;
+  Callable resolve(mlir::Value callee, unsigned depth = 0, const std::string& doc = "") const;
+  Callable resolveMethod(mlir::Value object, llvm::StringRef attr, unsigned depth,
+                         const std::string& doc) const;
+  Callable resolveReturned(const detail::FunctionRef& f, unsigned depth) const;
   Callable fromFunction(const detail::FunctionRef& f) const;
   RefState stateOf(mlir::Value v, llvm::StringRef origin) const;
   RefState strongest(mlir::ValueRange args, mlir::ArrayAttr origins) const;
@@ -147,6 +154,14 @@ private:
   std::vector<Binding> bindings_;
   unsigned order_ = 0;
 };
+
+// A launch the Mosaic GPU analysis applies to: not one whose arguments select
+// another Pallas backend (TPU compiler/interpret params or mesh, Triton).
+bool isMosaicGpuLaunch(dialect::LaunchOp launch);
+// False for an op inside a region that cannot run: a `pallas.if` branch its
+// static condition excludes (code after raise / return / skipTest is lowered
+// into such a region).
+bool isStaticallyReachable(mlir::Operation* op);
 
 const char* pathLabel(ExecPath p);
 const char* pathShortName(ExecPath p);

@@ -40,6 +40,14 @@ struct Failure {
   bool uncertain = false; // fails only for some dtypes: report as a warning
 };
 
+// The facts a launch states itself (thread count, InterpretGPUParams options).
+LaunchFacts launchFactsOf(dialect::LaunchOp launch);
+
+// The hardware a primitive needs when the knowledge table gates it and a GPU
+// of `capability` ("9.0") lacks it; "" when it runs there (Hardware.cpp).
+std::string hardwareBlocks(const knowledge::KnowledgeBase& kb, const std::string& primKey,
+                           llvm::StringRef capability);
+
 std::optional<Failure> decide(const Binding& b, ExecPath path, const LaunchFacts& launch,
                               const knowledge::KnowledgeBase& kb);
 

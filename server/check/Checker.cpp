@@ -136,13 +136,15 @@ std::vector<std::vector<std::string>> byFolder(const std::vector<std::string>& d
 std::vector<analysis::Finding> collect(const analysis::ProjectOptions& projectOptions,
                                        const std::vector<std::string>& documents,
                                        const std::set<std::string>& runFiles, Sources& sources,
-                                       unsigned jobs, std::vector<std::string>& errors) {
+                                       unsigned jobs, std::vector<std::string>& errors,
+                                       std::vector<analysis::LaunchPaths>* launches = nullptr) {
   std::vector<std::vector<std::string>> groups = byFolder(documents);
   if (jobs == 0)
     jobs = std::max(1u, std::thread::hardware_concurrency());
   jobs = static_cast<unsigned>(std::max<size_t>(1, std::min<size_t>(jobs, groups.size())));
   std::vector<std::vector<analysis::Finding>> perWorker(jobs);
   std::vector<std::vector<std::string>> failuresPerWorker(jobs);
+  std::vector<std::vector<analysis::LaunchPaths>> launchesPerWorker(jobs);
   std::atomic<size_t> next{0};
   parallelFor(jobs, jobs, [&](size_t worker) {
     analysis::Project project(projectOptions);
@@ -178,6 +180,9 @@ std::vector<analysis::Finding> collect(const analysis::ProjectOptions& projectOp
               analysis::attachFixes(project, file, list);
           for (auto& f : list)
             found.push_back(std::move(f));
+          if (launches)
+            for (auto& l : project.launchPaths(path))
+              launchesPerWorker[worker].push_back(std::move(l));
         } catch (const std::exception& e) {
           failures.push_back(path + ": internal error in the analysis: " + e.what());
         }
@@ -193,6 +198,15 @@ std::vector<analysis::Finding> collect(const analysis::ProjectOptions& projectOp
     for (auto& f : list)
       all.push_back(std::move(f));
   dedupe(all);
+  if (launches) {
+    for (auto& list : launchesPerWorker)
+      for (auto& l : list)
+        launches->push_back(std::move(l));
+    std::sort(launches->begin(), launches->end(), [](const auto& a, const auto& b) {
+      return std::tie(a.launch.path, a.launch.range.start.line, a.launch.range.start.column) <
+             std::tie(b.launch.path, b.launch.range.start.line, b.launch.range.start.column);
+    });
+  }
   return all;
 }
 
@@ -243,6 +257,7 @@ CheckResult runCheck(const CheckOptions& options) {
   analysis::ProjectOptions projectOptions;
   projectOptions.workspaceRoots = {root.string()};
   projectOptions.gpuComputeCapability = options.gpuComputeCapability;
+  projectOptions.assumePath = options.assumePath;
   if (options.knowledgeFor) {
     std::string python = options.python;
     if (auto config = configs.forPath(root, /*isDirectory=*/true);
@@ -284,8 +299,9 @@ CheckResult runCheck(const CheckOptions& options) {
       analysed.push_back(documents[i]);
 
   std::vector<analysis::Finding> findings =
-      filter(collect(projectOptions, analysed, runFiles, *sources, options.jobs, result.errors), configs,
-             options, *sources);
+      filter(collect(projectOptions, analysed, runFiles, *sources, options.jobs, result.errors,
+                     options.launchMatrix ? &result.report.launches : nullptr),
+             configs, options, *sources);
 
   if (options.fix) {
     FixOutcome outcome = applyFixes(findings, sources->texts, options.fixOptions);

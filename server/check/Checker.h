@@ -38,6 +38,11 @@ struct CheckOptions {
   std::function<std::string(const std::string& python, const std::string& root)> knowledgeFor;
   // `--python`: overrides the configuration's `python`.
   std::string python;
+  // Judge every launch as if this path were chosen ("interpret",
+  // "gpu-interpret", "compiled"; empty: each launch's own paths).
+  std::string assumePath;
+  // Also compute each launch's path matrix (Report::launches; JSON output).
+  bool launchMatrix = false;
 };
 
 struct CheckResult {

@@ -66,6 +66,26 @@ json findingJson(const analysis::Finding& f) {
   };
 }
 
+// The path matrix of one launch: {"compiled_sm90a": {"runs": "yes"}, ...}.
+json launchJson(const analysis::LaunchPaths& l) {
+  json paths = json::object();
+  for (const analysis::LaunchPathVerdict& v : l.paths) {
+    json p = {{"runs", v.verdict}};
+    if (v.verdict != "yes") {
+      p["primitive"] = v.primitive;
+      p["api"] = v.api;
+      p["error"] = v.error;
+      p["at"] = v.at ? json{{"path", v.at->path}, {"range", range(v.at->range)}} : json(nullptr);
+    }
+    paths[v.path] = std::move(p);
+  }
+  return {{"path", l.launch.path},
+          {"range", range(l.launch.range)},
+          {"api", l.api},
+          {"selects", l.selects},
+          {"paths", std::move(paths)}};
+}
+
 } // namespace
 
 void writeJson(std::ostream& out, const Report& report) {
@@ -88,6 +108,12 @@ void writeJson(std::ostream& out, const Report& report) {
         {"errors", errors},
         {"warnings", warnings}}},
   };
+  if (!report.launches.empty()) {
+    json launches = json::array();
+    for (const analysis::LaunchPaths& l : report.launches)
+      launches.push_back(launchJson(l));
+    doc["launches"] = std::move(launches);
+  }
   // Invalid UTF-8 in a message or path (from a file on disk) must not abort
   // the run: replace it with U+FFFD.
   out << doc.dump(2, ' ', false, json::error_handler_t::replace) << '\n';

@@ -9,6 +9,7 @@
 
 #include "SourceText.h"
 #include "pallas/analysis/Finding.h"
+#include "pallas/analysis/Project.h"
 
 #include <filesystem>
 #include <functional>
@@ -35,6 +36,8 @@ struct Report {
   size_t fixableSafe = 0;   // remaining findings with a safe fix
   size_t fixableUnsafe = 0; // remaining findings with only unsafe fixes
   bool quiet = false;       // text: no summary lines
+  // The path matrix of each Mosaic GPU launch (when asked for: JSON).
+  std::vector<analysis::LaunchPaths> launches;
 };
 
 // Orders findings by path, line, column, code, then message.

@@ -105,6 +105,11 @@ Parsed parseArgs(const std::vector<std::string>& args) {
     } else if (name == "--no-config") {
       flag();
       noConfig = true;
+    } else if (name == "--assume-path") {
+      std::string v = value();
+      if (v != "interpret" && v != "gpu-interpret" && v != "compiled")
+        throw UsageError{"--assume-path must be interpret, gpu-interpret or compiled, got '" + v + "'"};
+      parsed.options.assumePath = v;
     } else if (name == "--exit-zero") {
       flag();
       parsed.exitZero = true;
@@ -175,6 +180,8 @@ void addEnvironment(Parsed& parsed) {
 int runCheckCommand(const std::vector<std::string>& args) {
   Parsed parsed = parseArgs(args);
   addEnvironment(parsed);
+  // The JSON report carries each launch's path matrix.
+  parsed.options.launchMatrix = parsed.format == OutputFormat::Json;
   CheckResult result;
   try {
     result = runCheck(parsed.options);
@@ -205,8 +212,8 @@ int runCheckCommand(const std::vector<std::string>& args) {
 const CommandRegistration registration{Command{
     "check",
     "check [PATH...] [--format text|json|sarif|github] [--jobs N] [--select CODES] "
-    "[--ignore CODES] [--fix] [--unsafe-fixes] [--config FILE | --no-config | --isolated] "
-    "[--python PYTHON] [--exit-zero] [--quiet]",
+    "[--ignore CODES] [--assume-path interpret|gpu-interpret|compiled] [--fix] [--unsafe-fixes] "
+    "[--config FILE | --no-config | --isolated] [--python PYTHON] [--exit-zero] [--quiet]",
     "analyse Python files and folders for Pallas Mosaic GPU findings (CI; exit 1 on findings)",
     &runCheckCommand,
 }};

@@ -230,6 +230,29 @@ std::optional<json> hover(LspServer& server, const json& params) {
       markdown += (markdown.empty() ? "" : "\n---\n\n") + facts;
       range = api->range;
     }
+    // On a launch: its path matrix, one line per path.
+    for (const analysis::LaunchPaths& l : server.project().launchPaths(path)) {
+      if (l.launch.range.start.line != api->range.start.line)
+        continue;
+      std::string matrix = "**Paths that can run this launch:**\n\n";
+      for (const analysis::LaunchPathVerdict& v : l.paths) {
+        std::string name = v.path == "compiled_sm90a"    ? "compiled, Hopper (sm_90a)"
+                           : v.path == "compiled_sm100a" ? "compiled, Blackwell (sm_100a)"
+                           : v.path == "interpret"       ? "`interpret=True`"
+                                                         : "GPU interpret mode";
+        matrix += "- " + name + ": " + v.verdict;
+        if (v.verdict != "yes" && !v.primitive.empty()) {
+          std::string error = v.error.size() > 120 ? v.error.substr(0, 117) + "..." : v.error;
+          matrix += " (`" + v.primitive + "`" +
+                    (v.at ? " line " + std::to_string(v.at->range.start.line + 1) : "") + ": " +
+                    error + ")";
+        }
+        matrix += "\n";
+      }
+      markdown += (markdown.empty() ? "" : "\n---\n\n") + matrix;
+      range = api->range;
+      break;
+    }
   }
   analysis::RewriteResult rewrite = analysis::rewriteInlineMgpu(server.project(), path, pos);
   std::string status = rewrite.fix ? "can be rewritten with standard Pallas primitives (code "

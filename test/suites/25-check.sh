@@ -57,7 +57,7 @@ run "clean quiet" 0 --quiet clean && expect_eq "quiet prints nothing when clean"
 run "clean github" 0 --format github clean && expect_eq "clean github output" "$(cat "$work/out")" ""
 run "clean json" 0 --format=json clean && {
   expect_eq "json summary" "$(json_get 'd["summary"]')" "{'files': 1, 'findings': 0, 'errors': 0, 'warnings': 0}"
-  expect_eq "json key order as documented" "$(json_get 'list(d)')" "['version', 'jaxVersion', 'findings', 'summary']"
+  expect_eq "json key order as documented" "$(json_get 'list(d)')" "['version', 'jaxVersion', 'findings', 'summary', 'launches']"
   expect_eq "json version is the binary's" "$(json_get 'd["version"]')" "$("$bin" version 2>/dev/null | grep -Eo '[0-9]+\.[0-9]+\.[0-9]+' | head -1)"
 }
 run "clean sarif" 0 --format sarif clean && {

@@ -12,4 +12,4 @@ if [ -x "$tests" ]; then
 else
   echo "45-discharge: $tests is not built" >&2; exit 1
 fi
-exec "$py" -m pytest -q -p no:cacheprovider test/discharge/test_pls004_real_jax.py test/discharge/test_fixture_labels.py
+exec "$py" -m pytest -q -p no:cacheprovider test/discharge/test_pls004_real_jax.py test/discharge/test_fixture_labels.py test/discharge/test_path_matrix.py

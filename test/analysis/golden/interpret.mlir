@@ -61,7 +61,7 @@ module attributes {pallas.path = "GOLDEN/interpret.py"} {
   ^bb0(%arg0: !pallas.value loc("GOLDEN/interpret.py":29:1)):
     %0 = pallas.constant "2" {kind = "int"} loc("GOLDEN/interpret.py":30:102)
     %1 = pallas.prim "interpret.InterpretGPUParams"(%0) {arg_indices = array<i64: -1>, keywords = ["num_tma_threads_per_device"], origins = ["value"]} : (!pallas.value) -> !pallas.value loc("GOLDEN/interpret.py":30:56)
-    %2 = pallas.launch "pl.pallas_call" {body = @kernel, body_text = "kernel", form = "call", interpret_params = {num_tma_threads_per_device = "2"}, interpret_source = "interpret_gpu_params", interpret_text = "InterpretGPUParams(num_tma_threads_per_device=2)", paths = ["interpret_gpu"], scratch = []} loc("GOLDEN/interpret.py":30:10)
+    %2 = pallas.launch "pl.pallas_call" {backend = "mosaic_gpu", body = @kernel, body_text = "kernel", form = "call", interpret_params = {num_tma_threads_per_device = "2"}, interpret_source = "interpret_gpu_params", interpret_text = "InterpretGPUParams(num_tma_threads_per_device=2)", paths = ["interpret_gpu"], scratch = []} loc("GOLDEN/interpret.py":30:10)
     %3 = pallas.call_indirect %2(%arg0) {arg_indices = array<i64: 0>, keywords = [""], origins = ["arg"]} : (!pallas.value, !pallas.value) -> !pallas.value loc("GOLDEN/interpret.py":30:10)
     pallas.return %3 : !pallas.value loc("GOLDEN/interpret.py":30:3)
   } loc("GOLDEN/interpret.py":29:1)
@@ -76,7 +76,7 @@ module attributes {pallas.path = "GOLDEN/interpret.py"} {
   pallas.func @unknown attributes {arg_names = ["x", "mode"], kind = "def"} {
   } {
   ^bb0(%arg0: !pallas.value loc("GOLDEN/interpret.py":37:1), %arg1: !pallas.value loc("GOLDEN/interpret.py":37:1)):
-    %0 = pallas.launch "pl.pallas_call" {body = @kernel, body_text = "kernel", form = "call", interpret_source = "unknown", interpret_text = "mode", paths = ["unknown"], scratch = []} loc("GOLDEN/interpret.py":38:10)
+    %0 = pallas.launch "pl.pallas_call" {body = @kernel, body_text = "kernel", form = "call", interpret_source = "param", interpret_text = "mode", paths = ["unknown"], scratch = []} loc("GOLDEN/interpret.py":38:10)
     %1 = pallas.call_indirect %0(%arg0) {arg_indices = array<i64: 0>, keywords = [""], origins = ["arg"]} : (!pallas.value, !pallas.value) -> !pallas.value loc("GOLDEN/interpret.py":38:10)
     pallas.return %1 : !pallas.value loc("GOLDEN/interpret.py":38:3)
   } loc("GOLDEN/interpret.py":37:1)

@@ -53,6 +53,30 @@ struct ProjectOptions {
   // "9.0"), from gpu/'s device probe; empty: unknown. When set, PLS003 warns
   // about primitives whose hardware requirements it does not meet.
   std::string gpuComputeCapability;
+  // Judge every launch as if this path were chosen, whatever its
+  // interpret= says: "interpret" (interpret=True), "gpu-interpret"
+  // (InterpretGPUParams()), "compiled"; empty: the paths each launch selects.
+  // (`check --assume-path`: "can I debug this on the CPU?")
+  std::string assumePath;
+};
+
+// One path of a launch's path matrix: whether it can run the launch, and
+// when not, the first primitive and error JAX stops it with.
+struct LaunchPathVerdict {
+  std::string path;          // "compiled_sm90a" | "compiled_sm100a" | "interpret" | "gpu_interpret"
+  std::string verdict;       // "yes" | "no" | "may" (fails only for some values / dtypes)
+  std::string primitive;     // when "no"/"may": the primitive ("inline_mgpu_p")
+  std::string api;           // the call that binds it ("plgpu.copy_gmem_to_smem")
+  std::string error;         // the exception and JAX's message
+  std::optional<SourceLocation> at; // where JAX blames it
+};
+
+// The path matrix of one Mosaic GPU launch.
+struct LaunchPaths {
+  SourceLocation launch;
+  std::string api;                   // "pl.pallas_call", "plgpu.kernel", ...
+  std::vector<std::string> selects;  // the paths the launch itself may select
+  std::vector<LaunchPathVerdict> paths;
 };
 
 // A Pallas / Mosaic GPU API call at a position (for the hover): the
@@ -97,6 +121,10 @@ public:
                   const std::function<void(mlir::ModuleOp, std::string_view text)>& fn) const;
   // Findings for one document (its kernels and everything they reach).
   std::vector<Finding> findings(const std::string& path) const;
+  // The path matrix of every Mosaic GPU launch in the document (compiled on
+  // sm_90a and sm_100a, interpret=True, GPU interpret mode), each path judged
+  // whatever the launch selects.
+  std::vector<LaunchPaths> launchPaths(const std::string& path) const;
   // Run `fn` on a copy of the document's tree-sitter tree (ts_tree_copy: the
   // caller owns it and may keep it; it is safe to read on any thread) and
   // its text, so readers of the syntax need not parse the document again.

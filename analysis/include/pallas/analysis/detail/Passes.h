@@ -76,9 +76,14 @@ public:
     PassFn fn;
   };
   const std::vector<Entry>& passes() const { return passes_; }
+  // The per-launch path matrix (analysis/passes/PathMatrix.cpp registers it).
+  using MatrixFn = std::function<std::vector<LaunchPaths>(PassContext&)>;
+  void setPathMatrix(MatrixFn fn) { matrix_ = std::move(fn); }
+  const MatrixFn& pathMatrix() const { return matrix_; }
 
 private:
   std::vector<Entry> passes_;
+  MatrixFn matrix_;
 };
 
 // Generated from analysis/passes/*.cpp (see analysis/CMakeLists.txt).

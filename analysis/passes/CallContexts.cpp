@@ -1,0 +1,338 @@
+// Call-site values of a launch's `interpret=` parameter (see CallContexts.h).
+//
+// The abstract value of an `interpret` argument is an element of the flat
+// lattice  {compiled | interpret_hlo | interpret_gpu(params)} + unknown:
+// a literal or module constant is one of the first three, an
+// InterpretGPUParams(...) call is interpret_gpu with its options, a
+// parameter of the caller is the join over *its* callers (call strings up to
+// kMaxDepth deep), anything else is unknown ("may": warnings, never
+// "absent"). Contexts are kept apart, not joined, so each caller gets its
+// own verdict.
+#include "CallContexts.h"
+
+#include "llvm/Support/Path.h"
+
+namespace pallas::analysis::passes {
+
+namespace pd = pallas::dialect;
+
+namespace {
+
+constexpr unsigned kMaxDepth = 3;
+
+std::string strAt(mlir::ArrayAttr a, unsigned i) {
+  if (!a || i >= a.size())
+    return {};
+  auto s = llvm::dyn_cast<mlir::StringAttr>(a[i]);
+  return s ? s.getValue().str() : std::string();
+}
+
+std::string stripStars(llvm::StringRef name) { return name.ltrim('*').str(); }
+
+mlir::Operation* opOf(pd::FuncOp f) { return f.getOperation(); }
+
+std::string nameOf(pd::FuncOp f) { return f ? f.getSymName().str() : "?"; }
+
+// The paths a literal's text selects; nullopt when it is not a literal.
+std::optional<ExecPath> pathOfLiteral(llvm::StringRef text) {
+  text = text.trim();
+  if (text == "True")
+    return ExecPath::InterpretHlo;
+  if (text == "False" || text == "None" || text == "0")
+    return ExecPath::Compiled;
+  long n = 0;
+  if (!text.getAsInteger(10, n))
+    return n ? ExecPath::InterpretHlo : ExecPath::Compiled;
+  return std::nullopt;
+}
+
+LaunchFacts factsOfParams(pd::PrimOp params) {
+  LaunchFacts f;
+  for (unsigned i = 0; i < params.getArgs().size(); ++i) {
+    std::string kw = strAt(params.getKeywords(), i);
+    auto c = params.getArgs()[i].getDefiningOp<pd::ConstantOp>();
+    llvm::StringRef v = c ? c.getValue() : "";
+    long n = 0;
+    if (kw == "skip_floating_point_ops")
+      f.skipFloatingPointOps = v == "True";
+    if (kw == "inline_mgpu")
+      f.inlineMgpuOptionGiven = true;
+    if (kw == "num_cores_or_threads" && !v.getAsInteger(10, n) && n > 1)
+      f.multiThreaded = true;
+  }
+  return f;
+}
+
+struct Default {
+  bool known = false;         // the parameter's default is known
+  std::vector<ExecPath> paths; // empty: unknown
+  LaunchFacts facts;
+};
+
+std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& doc, pd::FuncOp func,
+                                         const std::string& name, const Default& dflt,
+                                         unsigned depth);
+
+// What the value a caller passes selects.
+std::vector<CallContext> evaluate(CallIndex& index, const detail::CallEdge& edge, mlir::Value v,
+                                  const std::string& name, unsigned depth) {
+  CallContext c;
+  c.caller = nameOf(edge.caller.func);
+  c.callee = edge.calleeSymbol;
+  mlir::Operation* def = v.getDefiningOp();
+  c.selector = detail::sourceLocation(def ? def->getLoc() : edge.site->getLoc());
+  if (auto k = llvm::dyn_cast_or_null<pd::ConstantOp>(def)) {
+    c.argumentText = name + "=" + k.getValue().str();
+    if (auto p = pathOfLiteral(k.getValue()))
+      c.paths = {*p};
+    return {c};
+  }
+  if (auto g = llvm::dyn_cast_or_null<pd::GlobalOp>(def)) {
+    llvm::StringRef r = g.getResolved();
+    c.argumentText = name + "=" + g.getName().str();
+    if (r.consume_front("const:"))
+      if (auto p = pathOfLiteral(r))
+        c.paths = {*p};
+    return {c};
+  }
+  if (auto p = llvm::dyn_cast_or_null<pd::PrimOp>(def)) {
+    c.argumentText = name + "=" + p.getApi().str() + "(...)";
+    if (p.getApi() == "interpret.InterpretGPUParams") {
+      c.paths = {ExecPath::InterpretGpu};
+      c.facts = factsOfParams(p);
+    }
+    return {c};
+  }
+  // A parameter of the caller: the values its own callers pass.
+  if (auto arg = llvm::dyn_cast<mlir::BlockArgument>(v); arg && depth + 1 < kMaxDepth) {
+    auto callerFunc = llvm::dyn_cast_or_null<pd::FuncOp>(arg.getOwner()->getParentOp());
+    if (callerFunc && callerFunc.getOperation() == opOf(edge.caller.func) &&
+        callerFunc.getKind() == "def") {
+      std::string callerParam = stripStars(strAt(callerFunc.getArgNames(), arg.getArgNumber()));
+      std::vector<CallContext> outer =
+          contextsOfParam(index, edge.caller.path, callerFunc, callerParam, Default{}, depth + 1);
+      if (!outer.empty())
+        return outer;
+    }
+  }
+  c.argumentText = name + " from a run-time value";
+  return {c};
+}
+
+std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& doc, pd::FuncOp func,
+                                         const std::string& name, const Default& dflt,
+                                         unsigned depth) {
+  mlir::ArrayAttr names = func.getArgNames();
+  int param = -1;
+  bool positional = true; // no *args before it
+  // `**kwargs` forwarded to the launch: each caller's `interpret=` keyword;
+  // left out, the launch's own default (False: compiled).
+  bool viaKwargs = llvm::StringRef(name).starts_with("**");
+  for (unsigned i = 0; i < names.size(); ++i) {
+    std::string n = strAt(names, i);
+    if (viaKwargs ? n == name : stripStars(n) == name) {
+      param = static_cast<int>(i);
+      break;
+    }
+    if (llvm::StringRef(n).starts_with("*"))
+      positional = false;
+  }
+  if (param < 0)
+    return {};
+  Default kwDefault;
+  kwDefault.known = true;
+  kwDefault.paths = {ExecPath::Compiled};
+  const Default& absent = viaKwargs ? kwDefault : dflt;
+  std::string keyword = viaKwargs ? "interpret" : name;
+  if (viaKwargs)
+    positional = false;
+  std::vector<CallContext> out;
+  for (const detail::CallEdge& e : index.callersOf(doc, func.getSymName())) {
+    auto call = llvm::dyn_cast_or_null<pd::CallOp>(e.site);
+    if (!call)
+      continue;
+    mlir::Value value;
+    bool splat = false;
+    int pos = 0;
+    for (unsigned j = 0; j < call.getArgs().size(); ++j) {
+      std::string kw = strAt(call.getKeywords(), j);
+      if (kw == "*" || kw == "**")
+        splat = true;
+      else if (kw == keyword)
+        value = call.getArgs()[j];
+      else if (kw.empty() && !splat) {
+        if (positional && pos == param)
+          value = call.getArgs()[j];
+        ++pos;
+      }
+    }
+    if (value) {
+      for (CallContext& c : evaluate(index, e, value, keyword, depth))
+        out.push_back(std::move(c));
+      continue;
+    }
+    CallContext c;
+    c.caller = nameOf(e.caller.func);
+    c.callee = func.getSymName().str();
+    c.selector = detail::sourceLocation(call->getLoc());
+    if (splat) {
+      c.argumentText = name + " (through *args / **kwargs)";
+    } else if (absent.known) {
+      c.paths = absent.paths;
+      c.facts = absent.facts;
+      c.usesDefault = !viaKwargs;
+      c.argumentText = viaKwargs ? "no interpret= in " + name : name + " (its default)";
+    } else if (depth == 0) {
+      continue; // a required argument left out: the call raises TypeError
+    } else {
+      c.argumentText = name + " (its default)";
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+} // namespace
+
+const std::vector<detail::CallEdge>& CallIndex::callersOf(const std::string& path,
+                                                          llvm::StringRef symbol) {
+  if (!built_) {
+    for (detail::CallEdge& e : ws_.callEdges())
+      byCallee_[{e.calleePath, e.calleeSymbol}].push_back(std::move(e));
+    built_ = true;
+  }
+  auto it = byCallee_.find({path, symbol.str()});
+  return it == byCallee_.end() ? none_ : it->second;
+}
+
+std::vector<CallContext> interpretCallContexts(CallIndex& index, const std::string& doc,
+                                               pd::LaunchOp launch) {
+  llvm::StringRef source = launch.getInterpretSource();
+  auto text = launch.getInterpretText();
+  bool viaKwargs = source == "unknown" && text && text->starts_with("**");
+  if (source != "param" && source != "default_param" && !viaKwargs)
+    return {};
+  if (!text || text->contains('.'))
+    return {};
+  std::string name = text->trim().str();
+  // The function whose parameter it is: the innermost enclosing def with a
+  // parameter of that name (a closure's parameter has no call edges).
+  pd::FuncOp owner;
+  for (mlir::Operation* op = launch->getParentOp(); op; op = op->getParentOp()) {
+    mlir::ArrayAttr names;
+    if (auto c = llvm::dyn_cast<pd::ClosureOp>(op))
+      names = c.getArgNames();
+    else if (auto f = llvm::dyn_cast<pd::FuncOp>(op))
+      names = f.getArgNames();
+    else
+      continue;
+    bool has = false;
+    for (unsigned i = 0; i < names.size(); ++i)
+      has |= viaKwargs ? strAt(names, i) == name : stripStars(strAt(names, i)) == name;
+    if (!has)
+      continue;
+    owner = llvm::dyn_cast<pd::FuncOp>(op);
+    break;
+  }
+  if (!owner || owner.getKind() != "def")
+    return {};
+  Default dflt;
+  if (source == "default_param") {
+    dflt.known = true;
+    for (mlir::Attribute a : launch.getPaths()) {
+      llvm::StringRef p = llvm::cast<mlir::StringAttr>(a).getValue();
+      if (p == pd::path::kCompiled)
+        dflt.paths.push_back(ExecPath::Compiled);
+      else if (p == pd::path::kInterpretHlo)
+        dflt.paths.push_back(ExecPath::InterpretHlo);
+      else if (p == pd::path::kInterpretGpu)
+        dflt.paths.push_back(ExecPath::InterpretGpu);
+      else {
+        dflt.paths.clear();
+        break;
+      }
+    }
+    if (dflt.paths.size() > 1)
+      dflt.paths.clear();
+  }
+  return contextsOfParam(index, doc, owner, name, dflt, 0);
+}
+
+namespace {
+
+// The `with force_gpu_interpret_mode(...)` scope around an op, if any.
+pd::ScopeOp gpuModeScopeAround(mlir::Operation* op) {
+  for (mlir::Operation* cur = op->getParentOp(); cur; cur = cur->getParentOp())
+    if (auto s = llvm::dyn_cast<pd::ScopeOp>(cur))
+      if (s.getApi() == "python.with" && s.getContext() &&
+          *s.getContext() == "force_gpu_interpret_mode")
+        return s;
+  return {};
+}
+
+LaunchFacts factsOfScope(pd::ScopeOp with) {
+  for (mlir::Value v : with.getArgs())
+    if (auto mode = v.getDefiningOp<pd::PrimOp>();
+        mode && mode.getApi() == "interpret.force_gpu_interpret_mode" && !mode.getArgs().empty())
+      if (auto params = mode.getArgs()[0].getDefiningOp<pd::PrimOp>();
+          params && params.getApi() == "interpret.InterpretGPUParams")
+        return factsOfParams(params);
+  return {};
+}
+
+// Callers of `func` (to `depth` more calls) that run it inside the mode.
+void gpuModeCallers(CallIndex& index, const std::string& doc, pd::FuncOp func, unsigned depth,
+                    std::vector<CallContext>& gpu, std::vector<CallContext>& plain) {
+  for (const detail::CallEdge& e : index.callersOf(doc, func.getSymName())) {
+    auto call = llvm::dyn_cast_or_null<pd::CallOp>(e.site);
+    if (!call)
+      continue;
+    CallContext c;
+    c.caller = nameOf(e.caller.func);
+    c.callee = func.getSymName().str();
+    if (pd::ScopeOp with = gpuModeScopeAround(call)) {
+      c.paths = {ExecPath::InterpretGpu};
+      c.facts = factsOfScope(with);
+      c.selector = detail::sourceLocation(with->getLoc());
+      c.argumentText = "inside `with force_gpu_interpret_mode(...)`";
+      gpu.push_back(std::move(c));
+      continue;
+    }
+    size_t before = gpu.size();
+    pd::FuncOp callerFunc = e.caller.func;
+    std::vector<CallContext> outerPlain;
+    if (callerFunc && callerFunc.getKind() == "def" && depth + 1 < kMaxDepth)
+      gpuModeCallers(index, e.caller.path, callerFunc, depth + 1, gpu, outerPlain);
+    // Compiled through this caller unless every way to it is in the mode.
+    if (gpu.size() == before || !outerPlain.empty() ||
+        index.callersOf(e.caller.path, nameOf(e.caller.func)).empty()) {
+      c.paths = {ExecPath::Compiled};
+      c.selector = detail::sourceLocation(call->getLoc());
+      c.argumentText = "outside GPU interpret mode";
+      plain.push_back(std::move(c));
+    }
+  }
+}
+
+} // namespace
+
+std::vector<CallContext> gpuModeCallContexts(CallIndex& index, const std::string& doc,
+                                             pd::LaunchOp launch) {
+  llvm::StringRef source = launch.getInterpretSource();
+  auto text = launch.getInterpretText();
+  bool own = source == "absent" || (source == "literal" && text && text->trim() == "False");
+  if (!own || launch.getContext())
+    return {};
+  auto owner = launch->getParentOfType<pd::FuncOp>();
+  if (!owner || owner.getKind() != "def")
+    return {};
+  std::vector<CallContext> gpu, plain;
+  gpuModeCallers(index, doc, owner, 0, gpu, plain);
+  if (gpu.empty())
+    return {};
+  for (CallContext& c : plain)
+    gpu.push_back(std::move(c));
+  return gpu;
+}
+
+} // namespace pallas::analysis::passes

@@ -1,0 +1,63 @@
+// Call-site values of a launch's `interpret=` parameter. A launch written
+// `pl.pallas_call(..., interpret=interpret)` inside `def square(x, interpret
+// =False)` runs with whatever each caller of `square` passes: the default
+// only where a caller leaves the argument out. This module finds the callers
+// (through the workspace's call edges, up to a bounded call-string depth)
+// and evaluates the argument each passes, so the discharge pass can judge
+// the launch once per caller context and name the caller that selects a
+// failing path. See docs/analysis.md, "Call-site arguments".
+#pragma once
+
+#include "KernelWalk.h"
+#include "PathRules.h"
+
+#include "pallas/analysis/detail/Passes.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pallas::analysis::passes {
+
+// One caller context of a launch: the paths that caller's value selects.
+// `paths` empty means the value is not known statically ("may" both ways).
+struct CallContext {
+  std::vector<ExecPath> paths;
+  LaunchFacts facts;         // from an InterpretGPUParams(...) the caller passes
+  SourceLocation selector;   // the argument (or the call, for a default) that selects it
+  std::string caller;        // the calling function's name
+  std::string callee;        // the function holding the launch (or the next hop)
+  std::string argumentText;  // "interpret=True", "interpret (its default)", ...
+  bool usesDefault = false;  // the caller leaves the argument out
+};
+
+// The workspace's call edges indexed by callee, built once per pass run.
+class CallIndex {
+public:
+  explicit CallIndex(const detail::Workspace& ws) : ws_(ws) {}
+  const std::vector<detail::CallEdge>& callersOf(const std::string& path, llvm::StringRef symbol);
+
+private:
+  const detail::Workspace& ws_;
+  bool built_ = false;
+  std::map<std::pair<std::string, std::string>, std::vector<detail::CallEdge>> byCallee_;
+  std::vector<detail::CallEdge> none_;
+};
+
+// The caller contexts of `launch` (in document `doc`) when its `interpret=`
+// is a parameter of the module-level function around it and that function
+// has callers in the workspace; empty otherwise (the launch's own `paths`
+// then stand).
+std::vector<CallContext> interpretCallContexts(CallIndex& index, const std::string& doc,
+                                               dialect::LaunchOp launch);
+
+// The caller contexts of a launch without its own interpret= (or with
+// interpret=False) whose function is called, directly or through up to 3
+// calls, inside `with force_gpu_interpret_mode(...)`: the process-wide mode
+// makes it run in GPU interpret mode there, compiled elsewhere. Empty when
+// no caller runs it in that mode.
+std::vector<CallContext> gpuModeCallContexts(CallIndex& index, const std::string& doc,
+                                             dialect::LaunchOp launch);
+
+} // namespace pallas::analysis::passes

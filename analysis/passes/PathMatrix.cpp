@@ -1,0 +1,144 @@
+// The path matrix of each Mosaic GPU launch: for compiled on Hopper
+// (sm_90a), compiled on Blackwell (sm_100a), interpret=True and GPU
+// interpret mode, whether that path can run the launch, and when not, the
+// first primitive and error JAX stops it with. Every path is judged whatever
+// the launch's own interpret= selects (the question is "could I run it
+// this way?"), with the same walk and rules as the findings (KernelWalk,
+// PathRules). Shown by `check --format json` ("launches") and the hover.
+#include "KernelWalk.h"
+#include "PassKnowledge.h"
+#include "PathRules.h"
+
+#include "pallas/analysis/detail/Passes.h"
+
+namespace pallas::analysis::passes {
+
+namespace pd = pallas::dialect;
+
+LaunchFacts launchFactsOf(pd::LaunchOp launch) {
+  LaunchFacts f;
+  if (auto n = launch.getNumThreads())
+    f.numThreads = static_cast<long>(*n);
+  if (auto params = launch.getInterpretParamsAttr()) {
+    for (mlir::NamedAttribute kv : params) {
+      auto text = llvm::dyn_cast<mlir::StringAttr>(kv.getValue());
+      llvm::StringRef v = text ? text.getValue().trim() : "";
+      if (kv.getName() == "skip_floating_point_ops")
+        f.skipFloatingPointOps = v == "True";
+      if (kv.getName() == "inline_mgpu")
+        f.inlineMgpuOptionGiven = true;
+      if (kv.getName() == "num_cores_or_threads") {
+        long n = 0;
+        if (!v.getAsInteger(10, n) && n > 1)
+          f.multiThreaded = true;
+      }
+    }
+  }
+  if (f.numThreads > 1)
+    f.multiThreaded = true;
+  return f;
+}
+
+namespace {
+
+// One path of the matrix: the first failure JAX raises (earliest phase, then
+// program order), or a hardware gate for the compiled columns.
+LaunchPathVerdict judge(detail::PassContext& ctx, pd::LaunchOp launch, ExecPath path,
+                        const char* name, llvm::StringRef capability,
+                        const knowledge::KnowledgeBase& kb) {
+  LaunchPathVerdict v;
+  v.path = name;
+  v.verdict = "yes";
+  KernelWalk walk(ctx.workspace, kb, path, launch, ctx.path);
+  if (!walk.run()) {
+    v.verdict = "may"; // the kernel body is not known statically
+    v.error = "the kernel body is not known statically";
+    return v;
+  }
+  LaunchFacts facts = launchFactsOf(launch);
+  if (path == ExecPath::InterpretHlo) { // interpret=True has no GPU options
+    facts.skipFloatingPointOps = facts.inlineMgpuOptionGiven = false;
+    facts.multiThreaded = facts.numThreads > 1;
+  }
+  const Binding* first = nullptr;
+  const Binding* uncertain = nullptr;
+  std::optional<Failure> firstFailure, uncertainFailure;
+  for (const Binding& b : walk.bindings()) {
+    auto f = decide(b, path, facts, kb);
+    if (!f)
+      continue;
+    if (f->uncertain) {
+      if (!uncertain) {
+        uncertain = &b;
+        uncertainFailure = f;
+      }
+      continue;
+    }
+    if (!first || std::pair(f->phase, b.order) < std::pair(firstFailure->phase, first->order)) {
+      first = &b;
+      firstFailure = f;
+    }
+  }
+  auto fill = [&](const Binding& b, const Failure& f, const char* verdict) {
+    v.verdict = verdict;
+    v.primitive = b.prim ? b.prim->name : "";
+    v.api = b.api;
+    v.error = f.exception + ": " + f.jaxError;
+    v.at = detail::sourceLocation(b.site->getLoc());
+  };
+  if (first)
+    fill(*first, *firstFailure, "no");
+  else if (uncertain)
+    fill(*uncertain, *uncertainFailure, "may");
+  if (!capability.empty() && v.verdict != "no") {
+    for (const Binding& b : walk.bindings()) {
+      if (!b.prim)
+        continue;
+      std::string needs = hardwareBlocks(kb, b.prim->key, capability);
+      if (needs.empty())
+        continue;
+      v.verdict = "no";
+      v.primitive = b.prim->name;
+      v.api = b.api;
+      v.error = "needs " + needs;
+      v.at = detail::sourceLocation(b.site->getLoc());
+      break;
+    }
+  }
+  return v;
+}
+
+std::vector<LaunchPaths> matrix(detail::PassContext& ctx) {
+  std::vector<LaunchPaths> out;
+  auto kb = knowledgeFor(ctx.options);
+  if (!kb || !ctx.module)
+    return out;
+  std::vector<pd::LaunchOp> launches;
+  ctx.module.walk([&](pd::LaunchOp l) {
+    if (isMosaicGpuLaunch(l) && isStaticallyReachable(l))
+      launches.push_back(l);
+  });
+  for (pd::LaunchOp launch : launches) {
+    LaunchPaths lp;
+    lp.launch = detail::sourceLocation(launch.getLoc());
+    lp.api = launch.getApi().str();
+    for (mlir::Attribute a : launch.getPaths())
+      lp.selects.push_back(llvm::cast<mlir::StringAttr>(a).getValue().str());
+    lp.paths.push_back(judge(ctx, launch, ExecPath::Compiled, "compiled_sm90a", "9.0", *kb));
+    lp.paths.push_back(judge(ctx, launch, ExecPath::Compiled, "compiled_sm100a", "10.0", *kb));
+    lp.paths.push_back(judge(ctx, launch, ExecPath::InterpretHlo, "interpret", "", *kb));
+    lp.paths.push_back(judge(ctx, launch, ExecPath::InterpretGpu, "gpu_interpret", "", *kb));
+    out.push_back(std::move(lp));
+  }
+  return out;
+}
+
+} // namespace
+
+} // namespace pallas::analysis::passes
+
+namespace pallas::analysis::detail {
+void pallasRegisterPasses_PathMatrix(PassRegistry& registry) {
+  registry.setPathMatrix([](PassContext& ctx) { return passes::matrix(ctx); });
+}
+} // namespace pallas::analysis::detail
