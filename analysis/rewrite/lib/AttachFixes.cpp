@@ -32,11 +32,17 @@ void attachFixes(const Project& project, const std::string& path, std::vector<Fi
   if (!index) return;
   rewrite::SourceIndex::remember(index); // the rewrite's own lookups find it
   const rewrite::SourceIndex& src = *index;
-  ProjectRewriter rewriter(project);
+  // Every PLS001 rewrite in one pass over the module (per finding, it was a
+  // walk of the whole module each: findings x file size).
+  std::vector<SourcePos> regionPositions;
+  for (const Finding& f : findings)
+    if (f.location.path == path && f.code == "PLS001") regionPositions.push_back(f.location.range.start);
+  std::vector<RewriteResult> rewrites = ProjectRewriter(project).rewriteAll(path, regionPositions);
+  size_t next = 0;
   for (Finding& f : findings) {
     if (f.location.path != path) continue; // findings of other documents are theirs to fix
     if (f.code == "PLS001") {
-      RewriteResult r = rewriter.rewrite(path, f.location.range.start);
+      RewriteResult& r = rewrites[next++];
       if (r.fix) addOnce(f, std::move(*r.fix));
     }
     if (f.code == "PLS001" || f.code == "PLS002") {

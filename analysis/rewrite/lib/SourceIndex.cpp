@@ -73,9 +73,95 @@ size_t SourceIndex::offset(SourcePos p) const {
   return o > text_.size() ? std::string::npos : o;
 }
 
+namespace {
+bool pointLess(TSPoint a, TSPoint b) { return a.row < b.row || (a.row == b.row && a.column < b.column); }
+} // namespace
+
+const std::vector<TSNode>& SourceIndex::topLevel() const {
+  std::call_once(topOnce_, [this] {
+    TSTreeCursor cursor = ts_tree_cursor_new(root());
+    if (ts_tree_cursor_goto_first_child(&cursor)) {
+      do top_.push_back(ts_tree_cursor_current_node(&cursor));
+      while (ts_tree_cursor_goto_next_sibling(&cursor));
+    }
+    ts_tree_cursor_delete(&cursor);
+  });
+  return top_;
+}
+
+size_t SourceIndex::topLevelAt(TSPoint p) const {
+  const std::vector<TSNode>& top = topLevel();
+  // Children are in order and do not overlap, so their ends are sorted.
+  auto it = std::partition_point(top.begin(), top.end(), [&](TSNode n) {
+    return !pointLess(p, ts_node_end_point(n)); // end <= p
+  });
+  if (it == top.end() || pointLess(p, ts_node_start_point(*it))) return std::string::npos;
+  return static_cast<size_t>(it - top.begin());
+}
+
 TSNode SourceIndex::nodeAt(SourcePos p) const {
   TSPoint pt{p.line, p.column};
-  return ts_node_named_descendant_for_point_range(root(), pt, pt);
+  size_t i = topLevelAt(pt);
+  if (i == std::string::npos) return ts_node_named_descendant_for_point_range(root(), pt, pt);
+  TSNode n = ts_node_named_descendant_for_point_range(top_[i], pt, pt);
+  // From the root, an unnamed top-level child is passed over for the root.
+  return ts_node_is_named(n) ? n : root();
+}
+
+TSNode SourceIndex::descendantFor(TSPoint a, TSPoint b) const {
+  size_t i = topLevelAt(a);
+  // Only when one top-level child holds the whole range is it the answer's
+  // ancestor; otherwise the root is (and its lookup is a single step).
+  if (i == std::string::npos || pointLess(ts_node_end_point(top_[i]), b) ||
+      !pointLess(b, ts_node_end_point(top_[i])))
+    return ts_node_descendant_for_point_range(root(), a, b);
+  return ts_node_descendant_for_point_range(top_[i], a, b);
+}
+
+TSNode SourceIndex::parent(TSNode n) const {
+  if (isNull(n)) return n;
+  const std::vector<TSNode>& top = topLevel();
+  uint32_t start = ts_node_start_byte(n), end = ts_node_end_byte(n);
+  // The top-level children that could hold `n`: those whose range covers it
+  // (a zero-width node at a boundary may touch two).
+  auto first = std::partition_point(top.begin(), top.end(),
+                                    [&](TSNode t) { return ts_node_end_byte(t) < end; });
+  std::lock_guard lock(parentsMutex_);
+  if (topIndexed_.empty()) topIndexed_.assign(top.size(), false);
+  for (auto it = first; it != top.end() && ts_node_start_byte(*it) <= start; ++it) {
+    if (ts_node_eq(*it, n)) return root();
+    size_t i = static_cast<size_t>(it - top.begin());
+    if (!topIndexed_[i]) {
+      topIndexed_[i] = true;
+      // One pre-order walk with a cursor (iterative: any depth), recording
+      // each node's parent.
+      TSTreeCursor cursor = ts_tree_cursor_new(*it);
+      std::vector<TSNode> stack{*it};
+      if (ts_tree_cursor_goto_first_child(&cursor)) {
+        for (;;) {
+          TSNode cur = ts_tree_cursor_current_node(&cursor);
+          parents_[cur.id] = stack.back();
+          if (ts_tree_cursor_goto_first_child(&cursor)) {
+            stack.push_back(cur);
+            continue;
+          }
+          bool done = false;
+          while (!ts_tree_cursor_goto_next_sibling(&cursor)) {
+            if (stack.size() == 1 || !ts_tree_cursor_goto_parent(&cursor)) {
+              done = true;
+              break;
+            }
+            stack.pop_back();
+          }
+          if (done) break;
+        }
+      }
+      ts_tree_cursor_delete(&cursor);
+    }
+    if (auto found = parents_.find(n.id); found != parents_.end()) return found->second;
+  }
+  if (ts_node_eq(n, root())) return TSNode{};
+  return ts_node_parent(n); // not in this tree's index (should not happen)
 }
 
 std::vector<TSNode> SourceIndex::nodesStartingAt(SourcePos p,
@@ -104,11 +190,20 @@ std::string SourceIndex::indentOf(uint32_t line) const {
 }
 
 std::string SourceIndex::aliasOf(const std::string& module) const {
+  {
+    std::lock_guard lock(parentsMutex_);
+    if (auto it = aliases_.find(module); it != aliases_.end()) return it->second;
+  }
+  std::string alias = aliasUncached(module);
+  std::lock_guard lock(parentsMutex_);
+  aliases_.emplace(module, alias);
+  return alias;
+}
+
+std::string SourceIndex::aliasUncached(const std::string& module) const {
   // A short name (`jnp`, `lax`) wins over the dotted path `import jax` gives.
   std::string dotted;
-  TSNode r = root();
-  for (uint32_t i = 0, c = ts_node_named_child_count(r); i < c; ++i) {
-    TSNode s = ts_node_named_child(r, i);
+  for (TSNode s : topLevel()) {
     std::string_view t = typeOf(s);
     if (t == "import_statement") {
       // import jax.numpy as jnp / import jax.numpy / import jax
@@ -144,10 +239,8 @@ std::string SourceIndex::aliasOf(const std::string& module) const {
 }
 
 SourcePos SourceIndex::importInsertionPoint() const {
-  TSNode r = root();
   uint32_t line = 0;
-  for (uint32_t i = 0, c = ts_node_named_child_count(r); i < c; ++i) {
-    TSNode s = ts_node_named_child(r, i);
+  for (TSNode s : topLevel()) {
     std::string_view t = typeOf(s);
     if (t == "import_statement" || t == "import_from_statement" || t == "future_import_statement")
       line = ts_node_end_point(s).row + 1;

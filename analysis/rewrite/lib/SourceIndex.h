@@ -10,9 +10,11 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <tree_sitter/api.h>
+#include <unordered_map>
 #include <vector>
 
 extern "C" const TSLanguage* tree_sitter_python();
@@ -54,8 +56,18 @@ public:
   size_t offset(SourcePos p) const;
   // Nodes that start exactly at `p`, innermost first, that satisfy `keep`.
   std::vector<TSNode> nodesStartingAt(SourcePos p, const std::function<bool(TSNode)>& keep) const;
-  // The smallest named node that contains `p`.
+  // The smallest named node that contains `p`. Found from the top-level
+  // statement that holds `p` (binary search), not from the root: tree-sitter
+  // steps through every sibling on the way down, so from the root each lookup
+  // cost the number of statements in the file (findings x file size).
   TSNode nodeAt(SourcePos p) const;
+  // ts_node_descendant_for_point_range(root(), a, b), the same way.
+  TSNode descendantFor(TSPoint a, TSPoint b) const;
+  // The parent of `n` (null for the root). ts_node_parent walks down from the
+  // root on every call; this indexes, on first use, the parents inside the
+  // top-level statement that holds `n`, so walking up from a node costs its
+  // depth and each statement is indexed at most once per SourceIndex.
+  TSNode parent(TSNode n) const;
   // Leading whitespace of a line.
   std::string indentOf(uint32_t line) const;
   // The name a module-level import binds for `module` ("jax.numpy" -> "jnp"
@@ -65,7 +77,24 @@ public:
   // import (0 when there is none), as a position at column 0.
   SourcePos importInsertionPoint() const;
 
+  // The root's children (named or not), in order; built on first use. Loop
+  // over these, not ts_node_named_child(root, i): that call is linear in i.
+  const std::vector<TSNode>& topLevel() const;
+
 private:
+  // Index of the first top-level child that ends after `p` and starts at or
+  // before it (what tree-sitter's descent picks at the root), or npos.
+  size_t topLevelAt(TSPoint p) const;
+  mutable std::once_flag topOnce_;
+  mutable std::vector<TSNode> top_;
+  mutable std::mutex parentsMutex_;
+  mutable std::vector<bool> topIndexed_;
+  mutable std::unordered_map<const void*, TSNode> parents_; // node id -> parent
+  // aliasOf's answers: each is a scan of every top-level statement, asked
+  // for every rewrite (findings x statements).
+  std::string aliasUncached(const std::string& module) const;
+  mutable std::unordered_map<std::string, std::string> aliases_;
+
   void indexLines();
   std::string text_;
   TSParser* parser_ = nullptr;

@@ -46,6 +46,11 @@ public:
   ProjectRewriter(const ProjectRewriter&) = delete;
   ProjectRewriter& operator=(const ProjectRewriter&) = delete;
   RewriteResult rewrite(const std::string& path, SourcePos regionPos);
+  // The same for every position at once, in order: the module is read once
+  // and its inline_mgpu ops are indexed once, so the cost is the module's
+  // size plus the positions', not their product.
+  std::vector<RewriteResult> rewriteAll(const std::string& path,
+                                        const std::vector<SourcePos>& regionPositions);
 
 private:
   struct Impl;
