@@ -120,4 +120,56 @@ std::vector<bool> relevantFiles(const std::vector<std::filesystem::path>& files,
   return relevant;
 }
 
+namespace {
+
+bool spellsWord(std::string_view text, std::string_view word) {
+  for (size_t at = 0; (at = text.find(word, at)) != std::string_view::npos; at += word.size()) {
+    bool before = at > 0 && identChar(text[at - 1]);
+    bool after = at + word.size() < text.size() && identChar(text[at + word.size()]);
+    if (!before && !after)
+      return true;
+  }
+  return false;
+}
+
+bool spellsLaunch(std::string_view text) {
+  return memmem(text.data(), text.size(), "pallas_call", 11) != nullptr ||
+         memmem(text.data(), text.size(), "core_map", 8) != nullptr || spellsWord(text, "kernel");
+}
+
+} // namespace
+
+std::vector<bool> launchingFiles(const std::vector<std::filesystem::path>& files,
+                                 const std::vector<std::string_view>& texts) {
+  std::vector<bool> launching(files.size(), false);
+  std::set<std::string, std::less<>> stems; // of the files that spell a launch
+  for (size_t i = 0; i < files.size(); ++i)
+    if (spellsLaunch(texts[i])) {
+      launching[i] = true;
+      std::string stem = files[i].stem().string();
+      if (stem != "__init__")
+        stems.insert(stem);
+    }
+  // One step of imports: a name bound to a launch (a wrapper, a partial of
+  // pallas_call) is called where it is imported. Deeper re-exports are not
+  // followed: each step would bring most of a package whose modules import
+  // each other.
+  // Only files that name Pallas or Mosaic at all: in a large package almost
+  // every module imports some module whose name a launching file has
+  // (`core`, `api`), and the importer that calls a launch wrapper is a
+  // Pallas user.
+  for (size_t i = 0; i < files.size(); ++i) {
+    std::string_view t = texts[i];
+    if (launching[i] || (memmem(t.data(), t.size(), "pallas", 6) == nullptr &&
+                         memmem(t.data(), t.size(), "mosaic", 6) == nullptr))
+      continue;
+    for (std::string_view n : importedNames(texts[i]))
+      if (stems.find(n) != stems.end()) {
+        launching[i] = true;
+        break;
+      }
+  }
+  return launching;
+}
+
 } // namespace pallas::check
