@@ -525,6 +525,15 @@ void Project::closeDocument(const std::string& path) {
   }
 }
 
+void Project::releaseDocument(const std::string& path) {
+  std::lock_guard lock(impl_->mutex);
+  if (DocState* d = impl_->find(path)) {
+    d->units.clear();
+    d->module = nullptr;
+    impl_->docs.erase(path);
+  }
+}
+
 bool Project::hasDocument(const std::string& path) const {
   std::lock_guard lock(impl_->mutex);
   DocState* d = impl_->find(path);

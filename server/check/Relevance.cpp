@@ -1,5 +1,6 @@
 #include "Relevance.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <set>
@@ -122,11 +123,21 @@ std::vector<bool> relevantFiles(const std::vector<std::filesystem::path>& files,
 
 namespace {
 
-bool spellsWord(std::string_view text, std::string_view word) {
-  for (size_t at = 0; (at = text.find(word, at)) != std::string_view::npos; at += word.size()) {
-    bool before = at > 0 && identChar(text[at - 1]);
-    bool after = at + word.size() < text.size() && identChar(text[at + word.size()]);
-    if (!before && !after)
+// `kernel` launches as `plgpu.kernel` / `pl.kernel`, or under a name
+// imported on an import line; a bare `kernel` (most kernels are called
+// that) is not a launch.
+bool spellsKernelLaunch(std::string_view text) {
+  for (size_t at = 0; (at = text.find("kernel", at)) != std::string_view::npos; at += 6) {
+    if (at + 6 < text.size() && identChar(text[at + 6]))
+      continue;
+    if (at > 0 && text[at - 1] == '.')
+      return true;
+    if (at > 0 && identChar(text[at - 1]))
+      continue;
+    size_t lineStart = text.rfind('\n', at);
+    std::string_view line = text.substr(lineStart == std::string_view::npos ? 0 : lineStart + 1);
+    line.remove_prefix(std::min(line.size(), line.find_first_not_of(" \t")));
+    if (line.starts_with("from ") || line.starts_with("import "))
       return true;
   }
   return false;
@@ -134,7 +145,7 @@ bool spellsWord(std::string_view text, std::string_view word) {
 
 bool spellsLaunch(std::string_view text) {
   return memmem(text.data(), text.size(), "pallas_call", 11) != nullptr ||
-         memmem(text.data(), text.size(), "core_map", 8) != nullptr || spellsWord(text, "kernel");
+         memmem(text.data(), text.size(), "core_map", 8) != nullptr || spellsKernelLaunch(text);
 }
 
 } // namespace

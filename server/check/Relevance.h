@@ -32,7 +32,8 @@ std::vector<bool> relevantFiles(const std::vector<std::filesystem::path>& files,
 // plgpu.kernel / pl.kernel, pl.core_map) and what it reaches, and is found
 // when the launching file is analysed; helpers it reaches are read on
 // demand. So `check` analyses only these (of the relevant files): a file
-// that spells none of `pallas_call`, `core_map`, `kernel` (as a word), and
+// that spells none of `pallas_call`, `core_map`, `.kernel` (or `kernel` on
+// an import line), and
 // (when it names pallas or mosaic) imports nothing by the name of a file
 // that does (a launch wrapper or a partial bound there), cannot launch. On JAX's own repository this skips
 // most of the files that spell "jax".
