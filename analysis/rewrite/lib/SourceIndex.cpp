@@ -119,49 +119,41 @@ TSNode SourceIndex::descendantFor(TSPoint a, TSPoint b) const {
 }
 
 TSNode SourceIndex::parent(TSNode n) const {
-  if (isNull(n)) return n;
+  if (isNull(n) || ts_node_eq(n, root())) return TSNode{};
+  std::lock_guard lock(parentsMutex_);
+  // Walking up asks for the parent of the last answer: the path from the
+  // root to the last node asked about answers every step after the first.
+  for (size_t k = path_.size(); k-- > 1;)
+    if (ts_node_eq(path_[k], n)) return path_[k - 1];
+  // Otherwise descend to `n` from the top-level statement that holds it
+  // (binary search), choosing at each level the child that covers it: the
+  // cost is the node's depth times the siblings on the way, never the file.
   const std::vector<TSNode>& top = topLevel();
   uint32_t start = ts_node_start_byte(n), end = ts_node_end_byte(n);
-  // The top-level children that could hold `n`: those whose range covers it
-  // (a zero-width node at a boundary may touch two).
   auto first = std::partition_point(top.begin(), top.end(),
                                     [&](TSNode t) { return ts_node_end_byte(t) < end; });
-  std::lock_guard lock(parentsMutex_);
-  if (topIndexed_.empty()) topIndexed_.assign(top.size(), false);
   for (auto it = first; it != top.end() && ts_node_start_byte(*it) <= start; ++it) {
-    if (ts_node_eq(*it, n)) return root();
-    size_t i = static_cast<size_t>(it - top.begin());
-    if (!topIndexed_[i]) {
-      topIndexed_[i] = true;
-      // One pre-order walk with a cursor (iterative: any depth), recording
-      // each node's parent.
-      TSTreeCursor cursor = ts_tree_cursor_new(*it);
-      std::vector<TSNode> stack{*it};
-      if (ts_tree_cursor_goto_first_child(&cursor)) {
-        for (;;) {
-          TSNode cur = ts_tree_cursor_current_node(&cursor);
-          parents_[cur.id] = stack.back();
-          if (ts_tree_cursor_goto_first_child(&cursor)) {
-            stack.push_back(cur);
-            continue;
-          }
-          bool done = false;
-          while (!ts_tree_cursor_goto_next_sibling(&cursor)) {
-            if (stack.size() == 1 || !ts_tree_cursor_goto_parent(&cursor)) {
-              done = true;
-              break;
-            }
-            stack.pop_back();
-          }
-          if (done) break;
-        }
-      }
-      ts_tree_cursor_delete(&cursor);
+    path_.assign({root(), *it});
+    TSTreeCursor cursor = ts_tree_cursor_new(*it);
+    bool found = ts_node_eq(*it, n);
+    while (!found && ts_tree_cursor_goto_first_child(&cursor)) {
+      bool descended = false;
+      do {
+        TSNode c = ts_tree_cursor_current_node(&cursor);
+        if (ts_node_start_byte(c) > start) break;
+        if (ts_node_end_byte(c) < end) continue;
+        path_.push_back(c);
+        found = ts_node_eq(c, n);
+        descended = true;
+        break;
+      } while (ts_tree_cursor_goto_next_sibling(&cursor));
+      if (!descended) break;
     }
-    if (auto found = parents_.find(n.id); found != parents_.end()) return found->second;
+    ts_tree_cursor_delete(&cursor);
+    if (found) return path_[path_.size() - 2];
   }
-  if (ts_node_eq(n, root())) return TSNode{};
-  return ts_node_parent(n); // not in this tree's index (should not happen)
+  path_.clear();
+  return ts_node_parent(n); // not reached by the descent (a zero-width node at a boundary)
 }
 
 std::vector<TSNode> SourceIndex::nodesStartingAt(SourcePos p,

@@ -64,9 +64,9 @@ public:
   // ts_node_descendant_for_point_range(root(), a, b), the same way.
   TSNode descendantFor(TSPoint a, TSPoint b) const;
   // The parent of `n` (null for the root). ts_node_parent walks down from the
-  // root on every call; this indexes, on first use, the parents inside the
-  // top-level statement that holds `n`, so walking up from a node costs its
-  // depth and each statement is indexed at most once per SourceIndex.
+  // root on every call (through every top-level statement before `n`); this
+  // descends from the top-level statement that holds `n` and keeps the path,
+  // so walking up from a node costs one descent, whatever the file's size.
   TSNode parent(TSNode n) const;
   // Leading whitespace of a line.
   std::string indentOf(uint32_t line) const;
@@ -88,8 +88,7 @@ private:
   mutable std::once_flag topOnce_;
   mutable std::vector<TSNode> top_;
   mutable std::mutex parentsMutex_;
-  mutable std::vector<bool> topIndexed_;
-  mutable std::unordered_map<const void*, TSNode> parents_; // node id -> parent
+  mutable std::vector<TSNode> path_; // root .. the last node parent() was asked about
   // aliasOf's answers: each is a scan of every top-level statement, asked
   // for every rewrite (findings x statements).
   std::string aliasUncached(const std::string& module) const;
