@@ -466,6 +466,7 @@ void LspServer::didClose(const json& params) {
     return;
   }
   project_->closeDocument(path);
+  pipeline_->forget(path);
   {
     // Forget the document's schedule (its generation, stats and timer): kept,
     // 20,000 open/close cycles of distinct documents grew memory for good.
