@@ -178,12 +178,12 @@ std::vector<analysis::Finding> collect(const analysis::ProjectOptions& projectOp
               analysis::attachFixes(project, file, list);
           for (auto& f : list)
             found.push_back(std::move(f));
-          // Its findings are out: let go of its tree and module (a run over
-          // a large repository held every analysed file until the end).
-          project.releaseDocument(path);
         } catch (const std::exception& e) {
           failures.push_back(path + ": internal error in the analysis: " + e.what());
         }
+        // Its findings are out: let go of its tree and module (a run over a
+        // large repository held every analysed file until the end).
+        project.releaseDocument(path);
       }
     }
   });

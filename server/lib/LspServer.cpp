@@ -522,10 +522,8 @@ void LspServer::didChangeWatchedFiles(const json& params) {
 
 void LspServer::afterUpdate(const std::string& path, const analysis::UpdateStats& stats) {
   {
-    // Open documents only: a watched file that is not open must not leave
-    // an entry behind (pallas/mlir then reports the Project's own stats).
     std::lock_guard lock(scheduleMutex_);
-    if (documents_.isOpen(path)) scheduled_[path].stats = stats;
+    scheduled_[path].stats = stats;
   }
   log_.debug("updated " + path + ": " + std::to_string(stats.functionsRelowered) + "/" +
              std::to_string(stats.functionsTotal) + " functions relowered");

@@ -56,11 +56,12 @@ public:
   size_t offset(SourcePos p) const;
   // Nodes that start exactly at `p`, innermost first, that satisfy `keep`.
   std::vector<TSNode> nodesStartingAt(SourcePos p, const std::function<bool(TSNode)>& keep) const;
-  // The smallest named node that contains `p`. Found from the top-level
-  // statement that holds `p` (binary search), not from the root: tree-sitter
-  // steps through every sibling on the way down, so from the root each lookup
-  // cost the number of statements in the file (findings x file size).
+  // The smallest named node that contains `p`.
   TSNode nodeAt(SourcePos p) const;
+  // (nodeAt descends from the top-level statement that holds `p`, found by
+  // binary search, not from the root: tree-sitter steps through every
+  // sibling on the way down, so from the root each lookup cost the number of
+  // statements in the file: findings x file size.)
   // ts_node_descendant_for_point_range(root(), a, b), the same way.
   TSNode descendantFor(TSPoint a, TSPoint b) const;
   // The parent of `n` (null for the root). ts_node_parent walks down from the
