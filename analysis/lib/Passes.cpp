@@ -31,9 +31,18 @@ mlir::ModuleOp WorkspaceImpl::module(const std::string& path) const {
 }
 
 FunctionRef WorkspaceImpl::function(const std::string& path, llvm::StringRef symbol) const {
-  mlir::ModuleOp m = module(path);
-  if (!m) return {path, {}};
-  return {path, llvm::dyn_cast_or_null<pd::FuncOp>(mlir::SymbolTable::lookupSymbolIn(m, symbol))};
+  DocState* d = lookup_(path);
+  if (!d || !d->module) return {path, {}};
+  mlir::ModuleOp m = *d->module;
+  // Keyed by the document's generation too: looking another document up may
+  // lower this one again (its imports changed), and then the map is stale.
+  FunctionsOf& fns = functions_[d];
+  if (!fns.valid || fns.generation != d->generation || fns.module != m.getOperation()) {
+    fns = FunctionsOf{true, d->generation, m.getOperation(), {}};
+    for (auto f : m.getOps<pd::FuncOp>()) fns.byName.try_emplace(f.getSymName(), f); // first wins, as lookupSymbolIn's
+  }
+  auto f = fns.byName.find(symbol);
+  return {path, f == fns.byName.end() ? pd::FuncOp() : f->second};
 }
 
 FunctionRef WorkspaceImpl::resolveCall(const std::string& fromPath, pd::CallOp call) const {

@@ -101,10 +101,21 @@ struct Project::Impl : names::ModuleResolver {
   std::map<std::string, std::unique_ptr<DocState>> docs;
   uint64_t generationCounter = 0;
   std::set<std::string> building; // documents whose globals are being built (cycle guard)
+  // Held by every ModuleResolver call: lowerUnits lowers on two threads, and
+  // both resolve imports, which index files on demand (inserting into `docs`,
+  // `building`, generationCounter). Unlocked, `check` over JAX's repository
+  // crashed now and then in a std::map of an indexed file's globals.
+  // Separate from `mutex`, which the lowering thread's caller holds while it
+  // waits for the helper thread.
+  std::recursive_mutex resolveMutex;
 
   Impl() {
     context = std::make_unique<mlir::MLIRContext>(mlir::MLIRContext::Threading::DISABLED);
     context->getOrLoadDialect<pd::PallasDialect>();
+    // A verifier error printed the whole failing op into its diagnostic
+    // (AsmState over the module): 8% of `check` over JAX's repository. The
+    // message alone says what failed.
+    context->printOpOnDiagnostic(false);
     // Lowering bugs must not print to the user's stderr: collect instead.
     context->getDiagEngine().registerHandler([this](mlir::Diagnostic& d) {
       lastDiagnostic = d.str();
@@ -126,6 +137,7 @@ struct Project::Impl : names::ModuleResolver {
 
   std::optional<std::string> moduleFile(const std::string& dotted, int level,
                                         const std::string& fromPath) override {
+    std::lock_guard resolving(resolveMutex);
     std::vector<fs::path> bases;
     fs::path from = fs::path(fromPath).parent_path();
     if (level > 0) {
@@ -157,6 +169,7 @@ struct Project::Impl : names::ModuleResolver {
 
   std::optional<names::Binding> exported(const std::string& file, const std::string& name,
                                          int depth) override {
+    std::lock_guard resolving(resolveMutex);
     DocState* d = ensureIndexed(file, depth);
     if (!d) return std::nullopt;
     refreshGlobals(*d, depth);
@@ -521,6 +534,15 @@ void Project::closeDocument(const std::string& path) {
     d->globals.build(d->doc, path, impl_.get(), 0);
     impl_->building.erase(path);
   } else {
+    d->units.clear();
+    d->module = nullptr;
+    impl_->docs.erase(path);
+  }
+}
+
+void Project::releaseDocument(const std::string& path) {
+  std::lock_guard lock(impl_->mutex);
+  if (DocState* d = impl_->find(path)) {
     d->units.clear();
     d->module = nullptr;
     impl_->docs.erase(path);

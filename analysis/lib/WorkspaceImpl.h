@@ -11,6 +11,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/StringMap.h"
 
 #include <functional>
 #include <map>
@@ -60,6 +61,17 @@ public:
 private:
   Lookup lookup_;
   List list_;
+  // Functions of each module by name, built on first lookup: a workspace
+  // lives for one findings() call, under the Project's lock, and
+  // SymbolTable::lookupSymbolIn scans every function of the module per call
+  // (launches x functions on a large module).
+  struct FunctionsOf {
+    bool valid = false;
+    uint64_t generation = 0;
+    mlir::Operation* module = nullptr;
+    llvm::StringMap<dialect::FuncOp> byName;
+  };
+  mutable std::map<const DocState*, FunctionsOf> functions_;
 };
 
 } // namespace pallas::analysis::detail

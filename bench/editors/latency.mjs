@@ -7,7 +7,9 @@
 // diagnostics time and resident memory (/proc VmRSS now, VmHWM peak, and the
 // RSS of the server's whole process tree).
 //
-//   node bench/editors/latency.mjs [--edits N] [--lines N] [--only pallas|pyright] [--json OUT]
+//   node bench/editors/latency.mjs [--edits N] [--lines N] [--module mixed|inline] [--only pallas|pyright] [--json OUT]
+// --module inline: the scale module (generate-inline.mjs: every kernel reaches an
+// inline_mgpu helper, half under interpret=True; ~160 findings per 10k lines).
 // env: PALLAS_LSP_BIN (default build/server/pallas-lsp), PALLAS_LSP_PYTHON (default .venv/bin/python)
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,13 +17,15 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { LspSession, percentile, readRss, treeRssKiB } from '../../test/editors/lib/lsp.mjs';
-import { generate } from './generate.mjs';
+import { generate as generateMixed } from './generate.mjs';
+import { generate as generateInline } from './generate-inline.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const { values: args } = parseArgs({
   options: {
     edits: { type: 'string', default: '60' },
     lines: { type: 'string', default: '10000' },
+    module: { type: 'string', default: 'mixed' },
     only: { type: 'string' },
     json: { type: 'string' },
     'timeout-ms': { type: 'string', default: '60000' },
@@ -126,6 +130,7 @@ async function measure(server, file, generated) {
 const fmt = (v, digits = 1) => (typeof v === 'number' && Number.isFinite(v) ? v.toFixed(digits) : '-');
 
 async function main() {
+  const generate = args.module === 'inline' ? generateInline : generateMixed;
   const generated = generate(Number(args.lines));
   const dir = mkdtempSync(join(tmpdir(), 'pallas-bench-editors-'));
   const file = join(dir, 'kernels.py');
@@ -162,7 +167,7 @@ async function main() {
   }
   const out = args.json ?? join(root, 'bench', 'results', `editors-latency-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
   mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, JSON.stringify({ lines: Number(args.lines), edits: EDITS, node: process.version, results }, null, 2));
+  writeFileSync(out, JSON.stringify({ lines: Number(args.lines), module: args.module, edits: EDITS, node: process.version, results }, null, 2));
   console.log(`results: ${out}`);
 }
 

@@ -186,6 +186,9 @@ std::vector<analysis::Finding> collect(const analysis::ProjectOptions& projectOp
         } catch (const std::exception& e) {
           failures.push_back(path + ": internal error in the analysis: " + e.what());
         }
+        // Its findings are out: let go of its tree and module (a run over a
+        // large repository held every analysed file until the end).
+        project.releaseDocument(path);
       }
     }
   });
@@ -292,10 +295,11 @@ CheckResult runCheck(const CheckOptions& options) {
     views.emplace_back(sources->texts.at(d));
   }
   std::vector<bool> relevant = relevantFiles(paths, views, root);
+  std::vector<bool> launching = launchingFiles(paths, views); // findings start at launches
   const std::set<std::string> runFiles(documents.begin(), documents.end());
   std::vector<std::string> analysed;
   for (size_t i = 0; i < documents.size(); ++i)
-    if (relevant[i])
+    if (relevant[i] && launching[i])
       analysed.push_back(documents[i]);
 
   std::vector<analysis::Finding> findings =

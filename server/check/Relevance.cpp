@@ -1,5 +1,6 @@
 #include "Relevance.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <set>
@@ -118,6 +119,68 @@ std::vector<bool> relevantFiles(const std::vector<std::filesystem::path>& files,
     pending = std::move(still);
   }
   return relevant;
+}
+
+namespace {
+
+// `kernel` launches as `plgpu.kernel` / `pl.kernel`, or under a name
+// imported on an import line; a bare `kernel` (most kernels are called
+// that) is not a launch.
+bool spellsKernelLaunch(std::string_view text) {
+  for (size_t at = 0; (at = text.find("kernel", at)) != std::string_view::npos; at += 6) {
+    if (at + 6 < text.size() && identChar(text[at + 6]))
+      continue;
+    if (at > 0 && text[at - 1] == '.')
+      return true;
+    if (at > 0 && identChar(text[at - 1]))
+      continue;
+    size_t lineStart = text.rfind('\n', at);
+    std::string_view line = text.substr(lineStart == std::string_view::npos ? 0 : lineStart + 1);
+    line.remove_prefix(std::min(line.size(), line.find_first_not_of(" \t")));
+    if (line.starts_with("from ") || line.starts_with("import "))
+      return true;
+  }
+  return false;
+}
+
+bool spellsLaunch(std::string_view text) {
+  return memmem(text.data(), text.size(), "pallas_call", 11) != nullptr ||
+         memmem(text.data(), text.size(), "core_map", 8) != nullptr || spellsKernelLaunch(text);
+}
+
+} // namespace
+
+std::vector<bool> launchingFiles(const std::vector<std::filesystem::path>& files,
+                                 const std::vector<std::string_view>& texts) {
+  std::vector<bool> launching(files.size(), false);
+  std::set<std::string, std::less<>> stems; // of the files that spell a launch
+  for (size_t i = 0; i < files.size(); ++i)
+    if (spellsLaunch(texts[i])) {
+      launching[i] = true;
+      std::string stem = files[i].stem().string();
+      if (stem != "__init__")
+        stems.insert(stem);
+    }
+  // One step of imports: a name bound to a launch (a wrapper, a partial of
+  // pallas_call) is called where it is imported. Deeper re-exports are not
+  // followed: each step would bring most of a package whose modules import
+  // each other.
+  // Only files that name Pallas or Mosaic at all: in a large package almost
+  // every module imports some module whose name a launching file has
+  // (`core`, `api`), and the importer that calls a launch wrapper is a
+  // Pallas user.
+  for (size_t i = 0; i < files.size(); ++i) {
+    std::string_view t = texts[i];
+    if (launching[i] || (memmem(t.data(), t.size(), "pallas", 6) == nullptr &&
+                         memmem(t.data(), t.size(), "mosaic", 6) == nullptr))
+      continue;
+    for (std::string_view n : importedNames(texts[i]))
+      if (stems.find(n) != stems.end()) {
+        launching[i] = true;
+        break;
+      }
+  }
+  return launching;
 }
 
 } // namespace pallas::check

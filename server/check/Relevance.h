@@ -27,6 +27,19 @@ std::vector<bool> relevantFiles(const std::vector<std::filesystem::path>& files,
                                 const std::vector<std::string_view>& texts,
                                 const std::filesystem::path& root);
 
+// launching[i] is true when files[i] may launch a kernel, the only place
+// findings start: every finding comes from a launch (pallas_call,
+// plgpu.kernel / pl.kernel, pl.core_map) and what it reaches, and is found
+// when the launching file is analysed; helpers it reaches are read on
+// demand. So `check` analyses only these (of the relevant files): a file
+// that spells none of `pallas_call`, `core_map`, `.kernel` (or `kernel` on
+// an import line), and
+// (when it names pallas or mosaic) imports nothing by the name of a file
+// that does (a launch wrapper or a partial bound there), cannot launch. On JAX's own repository this skips
+// most of the files that spell "jax".
+std::vector<bool> launchingFiles(const std::vector<std::filesystem::path>& files,
+                                 const std::vector<std::string_view>& texts);
+
 // The names a file's import statements mention (module path components and
 // imported names), for the test above. Exposed for the unit tests.
 std::vector<std::string_view> importedNames(std::string_view text);

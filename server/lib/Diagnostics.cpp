@@ -30,20 +30,29 @@ std::string diagnosticMessage(const analysis::Finding& f) {
   return m;
 }
 
-const std::string* DiagnosticConverter::text(const std::string& path) {
-  for (auto& [p, t] : cache_)
-    if (p == path) return t ? &*t : nullptr;
-  cache_.emplace_back(path, lookup_ ? lookup_(path) : std::nullopt);
-  return cache_.back().second ? &*cache_.back().second : nullptr;
+const DiagnosticConverter::Cached& DiagnosticConverter::cached(const std::string& path) {
+  for (const Cached& c : cache_)
+    if (c.path == path) return c;
+  Cached c{path, lookup_ ? lookup_(path) : std::nullopt, {}};
+  if (c.text) {
+    c.lineStarts.push_back(0);
+    for (size_t i = 0; i < c.text->size(); ++i)
+      if ((*c.text)[i] == '\n') c.lineStarts.push_back(i + 1);
+  }
+  cache_.push_back(std::move(c));
+  return cache_.back();
 }
 
 json DiagnosticConverter::position(const std::string& path, const analysis::SourcePos& p) {
   uint32_t character = p.column;
-  if (const std::string* t = text(path)) {
-    if (auto bounds = protocol::lineBounds(*t, p.line)) {
-      std::string_view line(t->data() + bounds->first, bounds->second - bounds->first);
-      character = protocol::byteColumnToUnits(line, p.column, enc_);
-    }
+  const Cached& c = cached(path);
+  if (c.text && p.line < c.lineStarts.size()) {
+    // The same line as protocol::lineBounds gives, without the scan.
+    size_t start = c.lineStarts[p.line];
+    size_t end = p.line + 1 < c.lineStarts.size() ? c.lineStarts[p.line + 1] - 1 : c.text->size();
+    if (end > start && (*c.text)[end - 1] == '\r') --end;
+    std::string_view line(c.text->data() + start, end - start);
+    character = protocol::byteColumnToUnits(line, p.column, enc_);
   }
   return json{{"line", p.line}, {"character", character}};
 }

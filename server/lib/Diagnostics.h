@@ -40,12 +40,19 @@ public:
 
 private:
   protocol::json position(const std::string& path, const analysis::SourcePos& p);
-  const std::string* text(const std::string& path);
 
   protocol::PositionEncoding enc_;
   TextLookup lookup_;
-  // Texts fetched during one conversion (a finding set refers to few files).
-  std::vector<std::pair<std::string, std::optional<std::string>>> cache_;
+  // Texts fetched during one conversion (a finding set refers to few files),
+  // with where each line starts: found per position by scanning from the
+  // start of the text, it made a conversion findings x file size.
+  struct Cached {
+    std::string path;
+    std::optional<std::string> text;
+    std::vector<size_t> lineStarts;
+  };
+  const Cached& cached(const std::string& path);
+  std::vector<Cached> cache_;
 };
 
 // The message shown in the editor: the one-line headline, the finding's

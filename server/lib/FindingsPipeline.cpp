@@ -19,7 +19,7 @@ std::vector<analysis::Finding> FindingsPipeline::findings(const std::string& pat
   std::vector<analysis::Finding> all = project_.findings(path);
   // GPU interpret mode is never offered until the knowledge table can say,
   // per kernel, that it runs everything the kernel reaches (docs/fixes.md).
-  analysis::attachFixes(project_, path, all);
+  analysis::attachFixes(project_, path, all, &fixCache_);
 
   // Resolved per call, not cached: an edit to pyproject.toml then shows at
   // the next analysis without a watcher, and the lookup is a few stats and

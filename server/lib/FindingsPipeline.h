@@ -15,6 +15,7 @@
 #include "check/Policy.h"
 #include "pallas/analysis/Finding.h"
 #include "pallas/analysis/Project.h"
+#include "pallas/analysis/Rewrite.h"
 
 #include <functional>
 #include <mutex>
@@ -48,6 +49,9 @@ public:
 
   check::SelectionOverrides selection() const;
 
+  // Lets go of what is kept for a document (didClose).
+  void forget(const std::string& path) { fixCache_.forget(path); }
+
 private:
   const analysis::Project& project_;
   TextLookup text_;
@@ -55,6 +59,8 @@ private:
   mutable std::mutex mutex_;
   check::SelectionOverrides overrides_;
   mutable std::set<std::string> warned_;
+  // Fixes of earlier versions, reused for findings whose code did not change.
+  mutable analysis::FixCache fixCache_;
 };
 
 } // namespace pallas::server

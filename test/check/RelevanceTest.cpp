@@ -83,6 +83,59 @@ std::vector<std::string> findingsAt(const CheckResult& r) {
   return out;
 }
 
+TEST(Relevance, LaunchingFilesSpellALaunchOrImportAFileThatDoes) {
+  std::vector<std::filesystem::path> files{
+      "/r/a.py", "/r/b.py", "/r/c.py", "/r/d.py", "/r/wrappers.py", "/r/user.py", "/r/other.py", "/r/e.py"};
+  std::vector<std::string_view> texts{
+      "y = pl.pallas_call(k, out_shape=s)(x)\n",                   // pallas_call
+      "plgpu.kernel(body, out_shape=s)(x)\n",                      // .kernel
+      "from jax.experimental.pallas.mosaic_gpu import kernel\n",   // kernel on an import line
+      "def kernel(x_ref, o_ref):\n  o_ref[...] = x_ref[...]\n",   // a bare kernel: not a launch
+      "run = functools.partial(pl.pallas_call, interpret=True)\n", // a wrapper
+      "from jax.experimental import pallas as pl\nfrom wrappers import run\n", // imports it, names pallas
+      "import jax\nfrom wrappers import run\n",                   // imports it, never names pallas
+      "mesh = plgpu.Mesh()\npl.core_map(mesh)\n"};                 // core_map
+  EXPECT_EQ(launchingFiles(files, texts),
+            (std::vector<bool>{true, true, true, false, true, true, false, true}));
+}
+
+TEST(Relevance, AWrapperLaunchedFromAnotherFileIsStillFound) {
+  // The file that calls the launch wrapper spells no launch; the wrapper's
+  // file does, so the finding is found and reported once.
+  TempDir dir;
+  dir.write("wrappers.py", R"(import functools
+
+from jax.experimental import pallas as pl
+
+launch = functools.partial(pl.pallas_call, interpret=True)
+)");
+  dir.write("app/kern.py", R"(import jax
+from jax.experimental.pallas import mosaic_gpu as plgpu
+from wrappers import launch
+
+
+def kernel(x_ref, o_ref):
+  @plgpu.inline_mgpu(arg_types=(plgpu.RefType(),))
+  def region(ctx, r):
+    del ctx, r
+
+  region(o_ref)
+  o_ref[...] = x_ref[...]
+
+
+def run(x):
+  return launch(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
+)");
+  dir.write("plain/notes.py", "import jax\n\ndef kernel_count():\n  return 0\n");
+  CheckOptions options;
+  options.paths = {dir.path()};
+  options.configMode = CheckOptions::ConfigMode::None;
+  CheckResult r = runCheck(options);
+  EXPECT_TRUE(r.errors.empty());
+  EXPECT_EQ(r.report.files, 3u); // skipped files still count as checked
+  EXPECT_EQ(findingsAt(r), (std::vector<std::string>{"kern.py:11:PLS001"}));
+}
+
 TEST(Relevance, ReexportedNamesStillFoundAndPlainFilesStillCounted) {
   TempDir dir;
   dir.write("mylib.py", kReexport);

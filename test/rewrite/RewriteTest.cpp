@@ -175,6 +175,53 @@ TEST(AttachFixes, Pls001GetsRewriteFirstThenPathFixes) {
   EXPECT_EQ(std::count(titles.begin(), titles.end(), titles[0]), 1);
 }
 
+// FixCache: the fixes of an edited document equal those computed afresh,
+// whether the edit touched the finding's code (recomputed) or another
+// function (reused).
+TEST(AttachFixes, CacheGivesWhatAFreshComputationGives) {
+  auto source = [](const std::string& scale, const std::string& other) {
+    return std::string(kHeader) +
+           "from jax.experimental import pallas as pl\n"
+           "import jax\n"
+           "def kernel(x_ref, o_ref):\n"
+           "  @plgpu.inline_mgpu(arg_types=(plgpu.RefType(),),\n"
+           "      return_type=plgpu.ShapeDtypeStruct((8,), jnp.float32, layout=plgpu.Layout.WG_SPLAT))\n"
+           "  def foo(ctx, ref):\n"
+           "    return mgpu.FragmentedArray.load_strided(ref) * " + scale + "\n"
+           "  o_ref[...] = foo(x_ref)\n"
+           "def other(x):\n"
+           "  return x + " + other + "\n"
+           "def main(x):\n"
+           "  return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8,), jnp.float32),\n"
+           "                        interpret=True)(x)\n";
+  };
+  const std::string path = "/tmp/rw/cached.py";
+  auto fixesOf = [&](Project& p, FixCache* cache) {
+    std::vector<Finding> findings = p.findings(path);
+    attachFixes(p, path, findings, cache);
+    std::vector<std::string> out;
+    for (const Finding& f : findings)
+      for (const Fix& fix : f.fixes)
+        for (const TextEdit& e : fix.edits)
+          out.push_back(f.code + ":" + fix.title + ":" + std::to_string(e.range.start.line) + ":" + e.newText);
+    return out;
+  };
+  Project p;
+  FixCache cache;
+  for (auto [scale, other] : {std::pair{"2.0", "1"}, {"2.0", "7"}, {"3.0", "7"}, {"3.0", "7"}}) {
+    p.setDocument(path, source(scale, other));
+    std::vector<std::string> cached = fixesOf(p, &cache), fresh = fixesOf(p, nullptr);
+    ASSERT_FALSE(fresh.empty());
+    EXPECT_EQ(cached, fresh) << "scale " << scale << ", other " << other;
+    bool mentionsScale = std::any_of(cached.begin(), cached.end(), [&](const std::string& s) {
+      return s.find(std::string("* ") + scale) != std::string::npos;
+    });
+    EXPECT_TRUE(mentionsScale) << "the rewrite shows the current body";
+  }
+  cache.forget(path);
+  EXPECT_EQ(fixesOf(p, &cache), fixesOf(p, nullptr));
+}
+
 TEST(Rewrite, KeepsTheUsersComments) {
   RewriteResult r = rewrite("def kernel(x_ref):\n"
                             "  @plgpu.inline_mgpu(arg_types=(plgpu.RefType(),))\n"

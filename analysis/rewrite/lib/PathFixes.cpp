@@ -20,7 +20,7 @@ using rewrite::typeOf;
 // that starts there or contains it and has one (the decorator form
 // `@functools.partial(pl.pallas_call, ..., interpret=True)` included).
 TSNode interpretKeyword(const SourceIndex& src, SourcePos pos) {
-  for (TSNode n = src.nodeAt(pos); !isNull(n); n = ts_node_parent(n)) {
+  for (TSNode n = src.nodeAt(pos); !isNull(n); n = src.parent(n)) {
     // The call, or the decorator's expression (without moving `n`: its
     // parent is the decorator again, and the walk would never end).
     TSNode call = typeOf(n) == "decorator" ? ts_node_named_child(n, 0) : n;
@@ -82,9 +82,7 @@ std::optional<Fix> rewrite::gpuInterpretFix(const SourceIndex& src, const std::s
   // JAX 0.10.2 does not export it from a public module (checked: neither
   // jax.experimental.pallas nor .mosaic_gpu has it); import it from where it lives.
   bool imported = false;
-  TSNode root = src.root();
-  for (uint32_t i = 0, c = ts_node_named_child_count(root); i < c; ++i) {
-    TSNode s = ts_node_named_child(root, i);
+  for (TSNode s : src.topLevel()) {
     if (typeOf(s) == "import_from_statement" && src.textOf(s).find("InterpretGPUParams") != std::string_view::npos)
       imported = true;
   }
@@ -98,7 +96,7 @@ std::optional<Fix> rewrite::gpuInterpretFix(const SourceIndex& src, const std::s
     return f;
   }
   // No interpret= yet: add it as the launch call's last argument.
-  for (TSNode n = src.nodeAt(launchPos); !isNull(n); n = ts_node_parent(n)) {
+  for (TSNode n = src.nodeAt(launchPos); !isNull(n); n = src.parent(n)) {
     if (typeOf(n) != "call") continue;
     TSNode args = fieldOf(n, "arguments");
     if (isNull(args) || typeOf(args) != "argument_list") continue;
@@ -117,11 +115,11 @@ std::optional<Fix> runOnGpuFix(std::string_view text, const std::string& path, S
 
 std::optional<Fix> rewrite::runOnGpuFix(const SourceIndex& src, const std::string& path, SourcePos launchPos) {
   TSNode top{};
-  for (TSNode n = src.nodeAt(launchPos); !isNull(n); n = ts_node_parent(n))
+  for (TSNode n = src.nodeAt(launchPos); !isNull(n); n = src.parent(n))
     if (typeOf(n) == "function_definition") top = n; // the outermost def wins
-  if (isNull(top) || typeOf(ts_node_parent(top)) == "class_definition") return std::nullopt;
-  TSNode parent = ts_node_parent(top);
-  if (typeOf(parent) == "decorated_definition") parent = ts_node_parent(parent);
+  if (isNull(top) || typeOf(src.parent(top)) == "class_definition") return std::nullopt;
+  TSNode parent = src.parent(top);
+  if (typeOf(parent) == "decorated_definition") parent = src.parent(parent);
   if (typeOf(parent) != "module") return std::nullopt; // a method: no runnable entry
   std::string entry(src.textOf(fieldOf(top, "name")));
   Fix f;
@@ -153,13 +151,12 @@ std::optional<Fix> rewrite::ignoreFix(const SourceIndex& src, const std::string&
   // A comment token on the line (tree-sitter knows strings from comments).
   TSNode comment{};
   for (TSNode n = src.nodeAt({line, static_cast<uint32_t>(l.size() ? l.size() - 1 : 0)}); !isNull(n);
-       n = ts_node_parent(n))
+       n = src.parent(n))
     if (typeOf(n) == "comment") comment = n;
   if (isNull(comment)) {
     // nodeAt may land on the statement; look for a comment child on this line.
-    TSNode root = src.root();
     TSPoint a{line, 0}, b{line, static_cast<uint32_t>(l.size())};
-    TSNode n = ts_node_descendant_for_point_range(root, a, b);
+    TSNode n = src.descendantFor(a, b);
     for (uint32_t i = 0, c = isNull(n) ? 0 : ts_node_child_count(n); i < c; ++i) {
       TSNode ch = ts_node_child(n, i);
       if (typeOf(ch) == "comment" && ts_node_start_point(ch).row == line) comment = ch;

@@ -4,11 +4,13 @@
 #include "pallas/analysis/Rewrite.h"
 #include "pallas/analysis/detail/RewriteInlineMgpu.h"
 
+#include "InlineMgpuLocator.h"
 #include "SourceIndex.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
 #include <map>
+#include <optional>
 #include <utility>
 
 namespace pallas::analysis {
@@ -24,28 +26,46 @@ RewriteResult rewriteIn(const std::string& path, std::string_view text, dialect:
   return r;
 }
 
-RewriteResult compute(const Project& project, const std::string& path, SourcePos regionPos) {
-  RewriteResult r;
-  if (!project.hasDocument(path)) return r;
+// Every position's rewrite, reading the module once (under the Project's
+// lock: the ops stay valid for the whole call, and the indexes with them).
+std::vector<RewriteResult> computeAll(const Project& project, const std::string& path,
+                                      const std::vector<SourcePos>& positions) {
+  std::vector<RewriteResult> out(positions.size());
+  if (!project.hasDocument(path)) return out;
   project.withModule(path, [&](mlir::ModuleOp module, std::string_view text) {
-    // A position in the decorated def (the hover), or the call a PLS001
-    // finding points at.
-    if (dialect::InlineMgpuOp op = detail::findInlineMgpu(module, text, regionPos)) {
-      r = rewriteIn(path, text, op);
-      return;
+    std::shared_ptr<const rewrite::SourceIndex> index = rewrite::SourceIndex::of(text);
+    rewrite::InlineMgpuDefs defs(module, *index);
+    std::optional<rewrite::InlineMgpuCalls> calls;
+    std::map<std::string, std::optional<rewrite::InlineMgpuCalls>> otherCalls;
+    for (size_t i = 0; i < positions.size(); ++i) {
+      SourcePos regionPos = positions[i];
+      RewriteResult& r = out[i];
+      try {
+        // A position in the decorated def (the hover), or the call a PLS001
+        // finding points at.
+        if (dialect::InlineMgpuOp op = defs.innermostAt(regionPos)) {
+          r = rewriteIn(path, text, op);
+          continue;
+        }
+        if (!calls) calls.emplace(module);
+        detail::CalledInlineMgpu called = calls->at(regionPos);
+        if (called.op) {
+          r = rewriteIn(path, text, called.op);
+          continue;
+        }
+        if (called.calleeFile.empty() || !project.hasDocument(called.calleeFile)) continue;
+        project.withModule(called.calleeFile, [&](mlir::ModuleOp other, std::string_view otherText) {
+          std::optional<rewrite::InlineMgpuCalls>& c = otherCalls[called.calleeFile];
+          if (!c) c.emplace(other);
+          if (auto op = c->ofFunction(called.calleeSymbol)) r = rewriteIn(called.calleeFile, otherText, op);
+        });
+      } catch (const std::exception&) {
+        // Bad input never kills the server: no fix.
+        r = RewriteResult{};
+      }
     }
-    detail::CalledInlineMgpu called = detail::findInlineMgpuCalledAt(module, regionPos);
-    if (called.op) {
-      r = rewriteIn(path, text, called.op);
-      return;
-    }
-    if (called.calleeFile.empty() || !project.hasDocument(called.calleeFile)) return;
-    project.withModule(called.calleeFile, [&](mlir::ModuleOp other, std::string_view otherText) {
-      if (auto op = detail::inlineMgpuOfFunction(other, called.calleeSymbol))
-        r = rewriteIn(called.calleeFile, otherText, op);
-    });
   });
-  return r;
+  return out;
 }
 
 } // namespace
@@ -59,17 +79,35 @@ ProjectRewriter::ProjectRewriter(const Project& project) : impl_(new Impl{projec
 ProjectRewriter::~ProjectRewriter() = default;
 
 RewriteResult ProjectRewriter::rewrite(const std::string& path, SourcePos regionPos) {
-  rewrite::SourceIndex::CacheScope scope; // the region lookup and its translation share one parse
-  auto key = std::make_pair(path, regionPos);
-  if (auto it = impl_->results.find(key); it != impl_->results.end()) return it->second;
-  RewriteResult r;
-  try {
-    r = compute(impl_->project, path, regionPos);
-  } catch (const std::exception&) {
-    // Bad input never kills the server: no fix.
-    r = RewriteResult{};
+  return rewriteAll(path, {regionPos}).front();
+}
+
+std::vector<RewriteResult> ProjectRewriter::rewriteAll(const std::string& path,
+                                                       const std::vector<SourcePos>& positions) {
+  rewrite::SourceIndex::CacheScope scope; // the region lookups and translations share one parse
+  std::vector<RewriteResult> out(positions.size());
+  std::vector<SourcePos> todo;
+  std::vector<size_t> slots;
+  std::map<SourcePos, size_t> firstSlot;
+  for (size_t i = 0; i < positions.size(); ++i) {
+    auto key = std::make_pair(path, positions[i]);
+    if (auto it = impl_->results.find(key); it != impl_->results.end()) {
+      out[i] = it->second;
+    } else if (firstSlot.emplace(positions[i], todo.size()).second) {
+      todo.push_back(positions[i]);
+    }
   }
-  return impl_->results.emplace(key, std::move(r)).first->second;
+  std::vector<RewriteResult> computed;
+  try {
+    computed = computeAll(impl_->project, path, todo);
+  } catch (const std::exception&) {
+    computed.assign(todo.size(), RewriteResult{});
+  }
+  for (size_t k = 0; k < todo.size(); ++k)
+    impl_->results.emplace(std::make_pair(path, todo[k]), std::move(computed[k]));
+  for (size_t i = 0; i < positions.size(); ++i)
+    if (auto it = impl_->results.find({path, positions[i]}); it != impl_->results.end()) out[i] = it->second;
+  return out;
 }
 
 RewriteResult rewriteInlineMgpu(const Project& project, const std::string& path, SourcePos regionPos) {

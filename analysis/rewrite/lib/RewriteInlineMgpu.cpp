@@ -5,9 +5,12 @@
 // and deletions of the imports only the region used).
 #include "pallas/analysis/detail/RewriteInlineMgpu.h"
 
+#include "InlineMgpuLocator.h"
 #include "SourceIndex.h"
 #include "Translate.h"
 #include "UnusedImports.h"
+
+#include <algorithm>
 
 #include <algorithm>
 
@@ -49,14 +52,14 @@ DefNodes defOf(pd::InlineMgpuOp op, const SourceIndex& src) {
   }
   if (!p.valid) return {};
   DefNodes d;
-  for (TSNode n = src.nodeAt(p.pos); !rewrite::isNull(n); n = ts_node_parent(n)) {
+  for (TSNode n = src.nodeAt(p.pos); !rewrite::isNull(n); n = src.parent(n)) {
     if (rewrite::typeOf(n) == "function_definition") {
       d.def = n;
       break;
     }
   }
   if (rewrite::isNull(d.def)) return {};
-  TSNode parent = ts_node_parent(d.def);
+  TSNode parent = src.parent(d.def);
   d.whole = rewrite::typeOf(parent) == "decorated_definition" ? parent : d.def;
   return d;
 }
@@ -67,11 +70,6 @@ void collectComments(TSNode n, const SourceIndex& src, std::vector<std::string>&
     if (rewrite::typeOf(ch) == "comment") out.emplace_back(src.textOf(ch));
     else collectComments(ch, src, out);
   }
-}
-
-bool contains(TSNode n, SourcePos p) {
-  SourcePos s = SourceIndex::pos(ts_node_start_point(n)), e = SourceIndex::pos(ts_node_end_point(n));
-  return s <= p && p <= e;
 }
 
 std::string filePath(pd::InlineMgpuOp op) {
@@ -85,19 +83,7 @@ std::string filePath(pd::InlineMgpuOp op) {
 
 pd::InlineMgpuOp findInlineMgpu(mlir::ModuleOp module, std::string_view text, SourcePos pos) {
   std::shared_ptr<const SourceIndex> index = SourceIndex::of(text);
-  const SourceIndex& src = *index;
-  pd::InlineMgpuOp best;
-  uint32_t bestSize = UINT32_MAX;
-  module.walk([&](pd::InlineMgpuOp op) {
-    DefNodes d = defOf(op, src);
-    if (rewrite::isNull(d.whole) || !contains(d.whole, pos)) return;
-    uint32_t size = ts_node_end_byte(d.whole) - ts_node_start_byte(d.whole);
-    if (size < bestSize) {
-      best = op;
-      bestSize = size;
-    }
-  });
-  return best;
+  return rewrite::InlineMgpuDefs(module, *index).innermostAt(pos);
 }
 
 namespace {
@@ -110,17 +96,6 @@ pd::InlineMgpuOp firstInlineMgpu(mlir::Operation* root) {
   return found;
 }
 
-bool at(mlir::Operation* o, SourcePos pos) {
-  rewrite::OpPos p = rewrite::opPos(o->getLoc());
-  if (p.valid && p.pos == pos) return true;
-  // An inlined op: the caller end is where the finding points.
-  if (auto c = llvm::dyn_cast<mlir::CallSiteLoc>(o->getLoc())) {
-    rewrite::OpPos q = rewrite::opPos(c.getCaller());
-    return q.valid && q.pos == pos;
-  }
-  return false;
-}
-
 } // namespace
 
 pd::InlineMgpuOp inlineMgpuOfFunction(mlir::ModuleOp module, llvm::StringRef symbol) {
@@ -130,23 +105,7 @@ pd::InlineMgpuOp inlineMgpuOfFunction(mlir::ModuleOp module, llvm::StringRef sym
 }
 
 CalledInlineMgpu findInlineMgpuCalledAt(mlir::ModuleOp module, SourcePos pos) {
-  CalledInlineMgpu out;
-  module.walk([&](mlir::Operation* o) {
-    if (out.op || !out.calleeFile.empty() || !at(o, pos)) return;
-    if (auto op = llvm::dyn_cast<pd::InlineMgpuOp>(o)) {
-      out.op = op;
-    } else if (auto ci = llvm::dyn_cast<pd::CallIndirectOp>(o)) {
-      if (auto c = ci.getCallee().getDefiningOp<pd::ClosureOp>()) out.op = firstInlineMgpu(c);
-    } else if (auto call = llvm::dyn_cast<pd::CallOp>(o)) {
-      if (auto file = call.getCalleeFile(); file && !file->empty()) {
-        out.calleeFile = file->str();
-        out.calleeSymbol = call.getCallee().str();
-      } else {
-        out.op = inlineMgpuOfFunction(module, call.getCallee());
-      }
-    }
-  });
-  return out;
+  return rewrite::InlineMgpuCalls(module).at(pos);
 }
 
 RewriteResult rewriteInlineMgpuOp(pd::InlineMgpuOp op, std::string_view text) {
@@ -234,3 +193,90 @@ RewriteResult rewriteInlineMgpuOp(pd::InlineMgpuOp op, std::string_view text) {
 }
 
 } // namespace pallas::analysis::detail
+
+namespace pallas::analysis::rewrite {
+
+InlineMgpuDefs::InlineMgpuDefs(mlir::ModuleOp module, const SourceIndex& src) {
+  std::map<std::pair<SourcePos, SourcePos>, size_t> seen;
+  module.walk([&](pd::InlineMgpuOp op) {
+    detail::DefNodes d = detail::defOf(op, src);
+    if (isNull(d.whole)) return;
+    Def def;
+    def.start = SourceIndex::pos(ts_node_start_point(d.whole));
+    def.end = SourceIndex::pos(ts_node_end_point(d.whole));
+    def.size = ts_node_end_byte(d.whole) - ts_node_start_byte(d.whole);
+    def.op = op;
+    // Several ops from one def (a helper inlined twice): the first in walk
+    // order answers, as the walk that kept the first strictly smaller did.
+    if (seen.emplace(std::make_pair(def.start, def.end), defs_.size()).second) defs_.push_back(def);
+  });
+  // Syntax nodes nest or are apart: by start, the outer first, each def's
+  // enclosing def is the nearest open one on a stack.
+  std::sort(defs_.begin(), defs_.end(), [](const Def& a, const Def& b) { // ranges are distinct
+    return a.start != b.start ? a.start < b.start : a.end > b.end;
+  });
+  std::vector<int> open;
+  for (size_t i = 0; i < defs_.size(); ++i) {
+    while (!open.empty() && defs_[open.back()].end < defs_[i].start) open.pop_back();
+    defs_[i].enclosing = open.empty() ? -1 : open.back();
+    open.push_back(static_cast<int>(i));
+  }
+}
+
+pd::InlineMgpuOp InlineMgpuDefs::innermostAt(SourcePos pos) const {
+  // The last def starting at or before `pos`; if it ended before, one of its
+  // enclosing defs may still hold `pos`.
+  auto it = std::upper_bound(defs_.begin(), defs_.end(), pos,
+                             [](SourcePos p, const Def& d) { return p < d.start; });
+  if (it == defs_.begin()) return {};
+  for (int i = static_cast<int>(it - defs_.begin()) - 1; i >= 0; i = defs_[i].enclosing)
+    if (defs_[i].start <= pos && pos <= defs_[i].end) return defs_[i].op;
+  return {};
+}
+
+InlineMgpuCalls::InlineMgpuCalls(mlir::ModuleOp module) {
+  for (auto f : module.getOps<pd::FuncOp>()) functions_.try_emplace(f.getSymName().str(), f.getOperation());
+  module.walk([&](mlir::Operation* o) {
+    if (!llvm::isa<pd::InlineMgpuOp, pd::CallIndirectOp, pd::CallOp>(o)) return;
+    // Both positions `at` accepts: the op's own and, for an inlined op, its caller's.
+    OpPos p = opPos(o->getLoc());
+    if (p.valid) byPos_[p.pos].push_back(o);
+    if (auto c = llvm::dyn_cast<mlir::CallSiteLoc>(o->getLoc())) {
+      OpPos q = opPos(c.getCaller());
+      if (q.valid && !(p.valid && q.pos == p.pos)) byPos_[q.pos].push_back(o);
+    }
+  });
+}
+
+pd::InlineMgpuOp InlineMgpuCalls::ofFunction(llvm::StringRef symbol) const {
+  if (auto it = firstOf_.find(symbol); it != firstOf_.end()) return it->second;
+  pd::InlineMgpuOp op;
+  if (auto f = functions_.find(symbol); f != functions_.end()) op = detail::firstInlineMgpu(f->second);
+  firstOf_.emplace(symbol.str(), op);
+  return op;
+}
+
+detail::CalledInlineMgpu InlineMgpuCalls::at(SourcePos pos) const {
+  detail::CalledInlineMgpu out;
+  auto it = byPos_.find(pos);
+  if (it == byPos_.end()) return out;
+  // In walk order, the first op that binds something answers.
+  for (mlir::Operation* o : it->second) {
+    if (auto op = llvm::dyn_cast<pd::InlineMgpuOp>(o)) {
+      out.op = op;
+    } else if (auto ci = llvm::dyn_cast<pd::CallIndirectOp>(o)) {
+      if (auto c = ci.getCallee().getDefiningOp<pd::ClosureOp>()) out.op = detail::firstInlineMgpu(c);
+    } else if (auto call = llvm::dyn_cast<pd::CallOp>(o)) {
+      if (auto file = call.getCalleeFile(); file && !file->empty()) {
+        out.calleeFile = file->str();
+        out.calleeSymbol = call.getCallee().str();
+      } else {
+        out.op = ofFunction(call.getCallee());
+      }
+    }
+    if (out.op || !out.calleeFile.empty()) break;
+  }
+  return out;
+}
+
+} // namespace pallas::analysis::rewrite

@@ -73,9 +73,87 @@ size_t SourceIndex::offset(SourcePos p) const {
   return o > text_.size() ? std::string::npos : o;
 }
 
+namespace {
+bool pointLess(TSPoint a, TSPoint b) { return a.row < b.row || (a.row == b.row && a.column < b.column); }
+} // namespace
+
+const std::vector<TSNode>& SourceIndex::topLevel() const {
+  std::call_once(topOnce_, [this] {
+    TSTreeCursor cursor = ts_tree_cursor_new(root());
+    if (ts_tree_cursor_goto_first_child(&cursor)) {
+      do top_.push_back(ts_tree_cursor_current_node(&cursor));
+      while (ts_tree_cursor_goto_next_sibling(&cursor));
+    }
+    ts_tree_cursor_delete(&cursor);
+  });
+  return top_;
+}
+
+size_t SourceIndex::topLevelAt(TSPoint p) const {
+  const std::vector<TSNode>& top = topLevel();
+  // Children are in order and do not overlap, so their ends are sorted.
+  auto it = std::partition_point(top.begin(), top.end(), [&](TSNode n) {
+    return !pointLess(p, ts_node_end_point(n)); // end <= p
+  });
+  if (it == top.end() || pointLess(p, ts_node_start_point(*it))) return std::string::npos;
+  return static_cast<size_t>(it - top.begin());
+}
+
 TSNode SourceIndex::nodeAt(SourcePos p) const {
   TSPoint pt{p.line, p.column};
-  return ts_node_named_descendant_for_point_range(root(), pt, pt);
+  size_t i = topLevelAt(pt);
+  if (i == std::string::npos) return ts_node_named_descendant_for_point_range(root(), pt, pt);
+  TSNode n = ts_node_named_descendant_for_point_range(top_[i], pt, pt);
+  // From the root, an unnamed top-level child is passed over for the root.
+  return ts_node_is_named(n) ? n : root();
+}
+
+TSNode SourceIndex::descendantFor(TSPoint a, TSPoint b) const {
+  size_t i = topLevelAt(a);
+  // Only when one top-level child holds the whole range is it the answer's
+  // ancestor; otherwise the root is (and its lookup is a single step).
+  if (i == std::string::npos || pointLess(ts_node_end_point(top_[i]), b) ||
+      !pointLess(b, ts_node_end_point(top_[i])))
+    return ts_node_descendant_for_point_range(root(), a, b);
+  return ts_node_descendant_for_point_range(top_[i], a, b);
+}
+
+TSNode SourceIndex::parent(TSNode n) const {
+  if (isNull(n) || ts_node_eq(n, root())) return TSNode{};
+  std::lock_guard lock(parentsMutex_);
+  // Walking up asks for the parent of the last answer: the path from the
+  // root to the last node asked about answers every step after the first.
+  for (size_t k = path_.size(); k-- > 1;)
+    if (ts_node_eq(path_[k], n)) return path_[k - 1];
+  // Otherwise descend to `n` from the top-level statement that holds it
+  // (binary search), choosing at each level the child that covers it: the
+  // cost is the node's depth times the siblings on the way, never the file.
+  const std::vector<TSNode>& top = topLevel();
+  uint32_t start = ts_node_start_byte(n), end = ts_node_end_byte(n);
+  auto first = std::partition_point(top.begin(), top.end(),
+                                    [&](TSNode t) { return ts_node_end_byte(t) < end; });
+  for (auto it = first; it != top.end() && ts_node_start_byte(*it) <= start; ++it) {
+    path_.assign({root(), *it});
+    TSTreeCursor cursor = ts_tree_cursor_new(*it);
+    bool found = ts_node_eq(*it, n);
+    while (!found && ts_tree_cursor_goto_first_child(&cursor)) {
+      bool descended = false;
+      do {
+        TSNode c = ts_tree_cursor_current_node(&cursor);
+        if (ts_node_start_byte(c) > start) break;
+        if (ts_node_end_byte(c) < end) continue;
+        path_.push_back(c);
+        found = ts_node_eq(c, n);
+        descended = true;
+        break;
+      } while (ts_tree_cursor_goto_next_sibling(&cursor));
+      if (!descended) break;
+    }
+    ts_tree_cursor_delete(&cursor);
+    if (found) return path_[path_.size() - 2];
+  }
+  path_.clear();
+  return ts_node_parent(n); // not reached by the descent (a zero-width node at a boundary)
 }
 
 std::vector<TSNode> SourceIndex::nodesStartingAt(SourcePos p,
@@ -104,11 +182,20 @@ std::string SourceIndex::indentOf(uint32_t line) const {
 }
 
 std::string SourceIndex::aliasOf(const std::string& module) const {
+  {
+    std::lock_guard lock(parentsMutex_);
+    if (auto it = aliases_.find(module); it != aliases_.end()) return it->second;
+  }
+  std::string alias = aliasUncached(module);
+  std::lock_guard lock(parentsMutex_);
+  aliases_.emplace(module, alias);
+  return alias;
+}
+
+std::string SourceIndex::aliasUncached(const std::string& module) const {
   // A short name (`jnp`, `lax`) wins over the dotted path `import jax` gives.
   std::string dotted;
-  TSNode r = root();
-  for (uint32_t i = 0, c = ts_node_named_child_count(r); i < c; ++i) {
-    TSNode s = ts_node_named_child(r, i);
+  for (TSNode s : topLevel()) {
     std::string_view t = typeOf(s);
     if (t == "import_statement") {
       // import jax.numpy as jnp / import jax.numpy / import jax
@@ -144,10 +231,8 @@ std::string SourceIndex::aliasOf(const std::string& module) const {
 }
 
 SourcePos SourceIndex::importInsertionPoint() const {
-  TSNode r = root();
   uint32_t line = 0;
-  for (uint32_t i = 0, c = ts_node_named_child_count(r); i < c; ++i) {
-    TSNode s = ts_node_named_child(r, i);
+  for (TSNode s : topLevel()) {
     std::string_view t = typeOf(s);
     if (t == "import_statement" || t == "import_from_statement" || t == "future_import_statement")
       line = ts_node_end_point(s).row + 1;

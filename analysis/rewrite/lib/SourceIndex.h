@@ -10,9 +10,11 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <tree_sitter/api.h>
+#include <unordered_map>
 #include <vector>
 
 extern "C" const TSLanguage* tree_sitter_python();
@@ -56,6 +58,17 @@ public:
   std::vector<TSNode> nodesStartingAt(SourcePos p, const std::function<bool(TSNode)>& keep) const;
   // The smallest named node that contains `p`.
   TSNode nodeAt(SourcePos p) const;
+  // (nodeAt descends from the top-level statement that holds `p`, found by
+  // binary search, not from the root: tree-sitter steps through every
+  // sibling on the way down, so from the root each lookup cost the number of
+  // statements in the file: findings x file size.)
+  // ts_node_descendant_for_point_range(root(), a, b), the same way.
+  TSNode descendantFor(TSPoint a, TSPoint b) const;
+  // The parent of `n` (null for the root). ts_node_parent walks down from the
+  // root on every call (through every top-level statement before `n`); this
+  // descends from the top-level statement that holds `n` and keeps the path,
+  // so walking up from a node costs one descent, whatever the file's size.
+  TSNode parent(TSNode n) const;
   // Leading whitespace of a line.
   std::string indentOf(uint32_t line) const;
   // The name a module-level import binds for `module` ("jax.numpy" -> "jnp"
@@ -65,7 +78,23 @@ public:
   // import (0 when there is none), as a position at column 0.
   SourcePos importInsertionPoint() const;
 
+  // The root's children (named or not), in order; built on first use. Loop
+  // over these, not ts_node_named_child(root, i): that call is linear in i.
+  const std::vector<TSNode>& topLevel() const;
+
 private:
+  // Index of the first top-level child that ends after `p` and starts at or
+  // before it (what tree-sitter's descent picks at the root), or npos.
+  size_t topLevelAt(TSPoint p) const;
+  mutable std::once_flag topOnce_;
+  mutable std::vector<TSNode> top_;
+  mutable std::mutex parentsMutex_;
+  mutable std::vector<TSNode> path_; // root .. the last node parent() was asked about
+  // aliasOf's answers: each is a scan of every top-level statement, asked
+  // for every rewrite (findings x statements).
+  std::string aliasUncached(const std::string& module) const;
+  mutable std::unordered_map<std::string, std::string> aliases_;
+
   void indexLines();
   std::string text_;
   TSParser* parser_ = nullptr;

@@ -795,7 +795,7 @@ private:
       TSNode left = fieldOf(n, "left");
       return typeOf(left) == "identifier" ? std::string(src_.textOf(left)) : "";
     }
-    TSNode parent = ts_node_parent(n);
+    TSNode parent = src_.parent(n);
     if (typeOf(parent) != "assignment" || !ts_node_eq(fieldOf(parent, "right"), n)) return "";
     TSNode left = fieldOf(parent, "left");
     return typeOf(left) == "identifier" ? std::string(src_.textOf(left)) : "";

@@ -108,6 +108,10 @@ public:
   UpdateStats editDocument(const std::string& path, const std::vector<ByteEdit>& edits);
   // The editor closed it; the disk version (if any) stays in the index.
   void closeDocument(const std::string& path);
+  // Forget a document entirely (tree, module, names), without reading the
+  // disk version back: `check` lets go of each file once its findings are
+  // out. If another document needs it later, it is read again from disk.
+  void releaseDocument(const std::string& path);
   bool hasDocument(const std::string& path) const;
   std::string documentText(const std::string& path) const;
 

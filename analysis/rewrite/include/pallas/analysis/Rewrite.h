@@ -46,6 +46,11 @@ public:
   ProjectRewriter(const ProjectRewriter&) = delete;
   ProjectRewriter& operator=(const ProjectRewriter&) = delete;
   RewriteResult rewrite(const std::string& path, SourcePos regionPos);
+  // The same for every position at once, in order: the module is read once
+  // and its inline_mgpu ops are indexed once, so the cost is the module's
+  // size plus the positions', not their product.
+  std::vector<RewriteResult> rewriteAll(const std::string& path,
+                                        const std::vector<SourcePos>& regionPositions);
 
 private:
   struct Impl;
@@ -94,6 +99,33 @@ std::vector<Fix> pathFixes(std::string_view text, const Finding& finding);
 // then the path quick fixes; PLS002: the path quick fixes; every code: the
 // ignore comment.
 void attachFixes(const Project& project, const std::string& path, std::vector<Finding>& findings);
+
+// Fixes computed for earlier versions of documents, reused when nothing they
+// were computed from changed (the server keeps one; an edit then pays only
+// for the findings whose code it touched). A finding's fixes are reused when
+// the finding is the same (code, message, ranges, launch, path facts), the
+// top-level statements holding the finding, its launch and every edit of
+// its fixes have the same text at the same place, and so do all module-level
+// statements that are not function definitions (imports, constants, classes:
+// what names in a region resolve to). Fixes that edit another file are not
+// kept. Thread-safe.
+class FixCache {
+public:
+  FixCache();
+  ~FixCache();
+  FixCache(const FixCache&) = delete;
+  FixCache& operator=(const FixCache&) = delete;
+  // Lets go of what was kept for `path` (didClose).
+  void forget(const std::string& path);
+  void clear();
+
+private:
+  friend void attachFixes(const Project&, const std::string&, std::vector<Finding>&, FixCache*);
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+void attachFixes(const Project& project, const std::string& path, std::vector<Finding>& findings,
+                 FixCache* cache);
 
 // A file:// URI for an absolute path (percent-encoding what RFC 3986 needs).
 std::string fileUri(const std::string& path);
