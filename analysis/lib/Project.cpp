@@ -185,6 +185,7 @@ struct Project::Impl : names::ModuleResolver {
   }
 
   std::vector<std::string> exportedNames(const std::string& file, int depth) override {
+    std::lock_guard resolving(resolveMutex); // indexes files, like exported()
     DocState* d = ensureIndexed(file, depth);
     if (!d) return {};
     refreshGlobals(*d, depth);
