@@ -85,6 +85,15 @@ void Endpoint::endOfInput(const std::string& reason) {
 }
 
 void Endpoint::handleBody(std::string body) {
+  if (auto at = findExcessNesting(body)) {
+    // Refused before parsing (see kMaxJsonDepth); a request still gets its
+    // answer, so the client does not wait for it.
+    std::string why = "message nests arrays/objects deeper than " + std::to_string(kMaxJsonDepth) +
+                      " levels (at byte " + std::to_string(*at) + "); refused";
+    log_.warn(why);
+    send(makeErrorResponse(idOfDeepMessage(body), ErrorCode::InvalidRequest, why));
+    return;
+  }
   json j;
   try {
     j = json::parse(body);
@@ -107,7 +116,7 @@ void Endpoint::handleBody(std::string body) {
     send(makeErrorResponse(nullptr, ErrorCode::ParseError, why));
     return;
   }
-  Message m = classifyMessage(j);
+  Message m = classifyMessage(std::move(j));
   if (auto* invalid = std::get_if<InvalidMessage>(&m)) {
     log_.warn("invalid JSON-RPC message: " + invalid->reason);
     send(makeErrorResponse(invalid->id, ErrorCode::InvalidRequest,
