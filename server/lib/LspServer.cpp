@@ -425,7 +425,7 @@ void LspServer::didChange(const json& params) {
                " ignored: the document was never opened (send didOpen first)");
     return;
   }
-  auto result = documents_.change(path, version ? version->get<int64_t>() : 0, changes,
+  auto result = documents_.change(path, version ? version->get<int64_t>() : -1, changes,
                                   client_.encoding);
   if (!result.error.empty()) {
     log_.error("didChange for " + uri.get<std::string>() + " rejected: " + result.error +

@@ -76,3 +76,87 @@ def test_deep_json_over_tcp_leaves_other_connections_alive():
         still_serving(c)
     finally:
         assert listener.stop() == 0
+
+
+# ---- 12. lone-CR line ends and document versions ------------------------------
+
+KERNEL = """import jax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+def kernel(x_ref, o_ref):
+  @plgpu.inline_mgpu(arg_types=(plgpu.RefType(),))
+  def region(ctx, r):
+    del ctx, r
+
+  region(o_ref)
+  o_ref[...] = x_ref[...]
+
+
+def run(x):
+  return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret=True)(x)
+"""
+REGION_LINE = 10  # 0-based line of `region(o_ref)`
+
+
+def open_doc(client, uri, text, version=1):
+    client.notify("textDocument/didOpen", {"textDocument": {
+        "uri": uri, "languageId": "python", "version": version, "text": text}})
+
+
+def diagnostics(client, uri, version):
+    msg = client.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                          and m["params"]["uri"] == uri and m["params"].get("version") == version,
+                          timeout=60)
+    return msg["params"]["diagnostics"]
+
+
+def document(client, uri):
+    return client.request("pallas/test/documentText", {"textDocument": {"uri": uri}})["result"]
+
+
+def test_lone_cr_document_gets_findings_at_the_right_lines(ready):
+    for ending, name in (("\r", "cr"), ("\r\n", "crlf"), ("\n", "lf")):
+        uri = "file:///tmp/pallas-hardening-%s.py" % name
+        open_doc(ready, uri, KERNEL.replace("\n", ending))
+        diags = diagnostics(ready, uri, 1)
+        assert [d["code"] for d in diags] == ["PLS001"], (name, diags)
+        assert diags[0]["range"]["start"]["line"] == REGION_LINE, (name, diags)
+        assert diags[0]["range"]["start"]["character"] == 2, (name, diags)
+
+
+def test_lone_cr_document_accepts_edits_past_line_0(ready):
+    uri = "file:///tmp/pallas-hardening-cr-edit.py"
+    open_doc(ready, uri, KERNEL.replace("\n", "\r"))
+    diagnostics(ready, uri, 1)
+    # Insert a line above the region call: line 10 exists only if "\r" ends lines.
+    ready.notify("textDocument/didChange", {
+        "textDocument": {"uri": uri, "version": 2},
+        "contentChanges": [{"range": {"start": {"line": REGION_LINE, "character": 0},
+                                      "end": {"line": REGION_LINE, "character": 0}},
+                            "text": "  pass\r"}]})
+    diags = diagnostics(ready, uri, 2)
+    assert [d["range"]["start"]["line"] for d in diags] == [REGION_LINE + 1], diags
+    doc = document(ready, uri)
+    assert doc["version"] == 2
+    assert doc["draft"].split("\r")[REGION_LINE] == "  pass"
+
+
+def test_decreasing_version_is_rejected_and_logged(ready):
+    uri = "file:///tmp/pallas-hardening-versions.py"
+    open_doc(ready, uri, "x = 1\n", version=5)
+    ready.notify("textDocument/didChange", {
+        "textDocument": {"uri": uri, "version": 3},
+        "contentChanges": [{"text": "x = 2\n"}]})
+    msg = ready.log_message("older than the document's version 5", type_=1)
+    assert uri in msg["params"]["message"]
+    doc = document(ready, uri)
+    assert doc["draft"] == "x = 1\n" and doc["version"] == 5
+    # The next real version is applied.
+    ready.notify("textDocument/didChange", {
+        "textDocument": {"uri": uri, "version": 6},
+        "contentChanges": [{"text": "x = 3\n"}]})
+    still_serving(ready)
+    doc = document(ready, uri)
+    assert doc["draft"] == "x = 3\n" and doc["version"] == 6
