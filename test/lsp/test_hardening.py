@@ -5,7 +5,7 @@ import json
 import os
 import socket
 import subprocess
-import tempfile
+import threading
 
 import pytest
 
@@ -160,3 +160,95 @@ def test_decreasing_version_is_rejected_and_logged(ready):
     still_serving(ready)
     doc = document(ready, uri)
     assert doc["draft"] == "x = 3\n" and doc["version"] == 6
+
+
+# ---- 8. TCP beyond loopback: refused, or with a token --------------------------
+
+def serve(*args, timeout=20):
+    return subprocess.run([BIN, "serve", *args], capture_output=True, text=True, timeout=timeout,
+                          stdin=subprocess.DEVNULL)
+
+
+def token_file(tmp_path, token="s3cret-token-0123456789", mode=0o600):
+    path = tmp_path / "token"
+    path.write_text(token + "\n")
+    path.chmod(mode)
+    return str(path)
+
+
+def test_non_loopback_listen_is_refused_without_allow_remote(tmp_path):
+    r = serve("--listen", "0.0.0.0:0")
+    assert r.returncode == 2, r
+    assert "not a loopback address" in r.stderr
+    r = serve("--listen", "0.0.0.0:0", "--allow-remote")
+    assert r.returncode == 2 and "needs --token-file" in r.stderr, r
+    for mode, why in ((0o644, "readable or writable by others"), (0o620, "readable or writable")):
+        r = serve("--listen", "0.0.0.0:0", "--allow-remote", "--token-file",
+                  token_file(tmp_path, mode=mode))
+        assert r.returncode == 2 and why in r.stderr, r
+    r = serve("--listen", "0.0.0.0:0", "--allow-remote", "--token-file",
+              token_file(tmp_path, token="short"))
+    assert r.returncode == 2 and "at least 16 characters" in r.stderr, r
+    link = tmp_path / "link"
+    link.symlink_to(token_file(tmp_path))
+    r = serve("--listen", "0.0.0.0:0", "--allow-remote", "--token-file", str(link))
+    assert r.returncode == 2 and "symbolic link" in r.stderr, r
+    r = serve("--stdio", "--token-file", token_file(tmp_path))
+    assert r.returncode == 2 and "--listen only" in r.stderr, r
+
+
+class RemoteListener(TcpListener):
+    """serve --listen 0.0.0.0:0 --allow-remote --token-file F, reached on 127.0.0.1."""
+
+    def __init__(self, token_path):
+        self.proc = subprocess.Popen([BIN, "serve", "--listen", "0.0.0.0:0", "--allow-remote",
+                                      "--token-file", token_path, "--test-methods",
+                                      "--log-level", "debug"],
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE)
+        line = self.proc.stderr.readline().decode()
+        assert "listening on 0.0.0.0:" in line, line
+        self.port = int(line.strip().rsplit(":", 1)[1])
+        self.log = []
+        threading.Thread(target=lambda: [self.log.append(l.decode()) for l in self.proc.stderr],
+                         daemon=True).start()
+
+
+def init_params(**options):
+    return {"processId": None, "rootUri": None, "capabilities": {},
+            "initializationOptions": options}
+
+
+def refused(client, first):
+    """Sends `first`; expects one error reply, then the connection closes."""
+    client.send(first)
+    reply = client.wait_for(lambda m: "error" in m)
+    assert reply["error"]["code"] == -32803, reply
+    client.drain_until_eof(timeout=10)
+    assert client.eof
+    return reply
+
+
+def test_remote_tcp_requires_the_token(tmp_path):
+    token = "s3cret-token-0123456789"
+    listener = RemoteListener(token_file(tmp_path, token))
+    try:
+        good = listener.connect()
+        good.initialize(initializationOptions={"authToken": token})
+        reply = refused(listener.connect(), {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                                             "params": init_params()})
+        assert "authentication required" in reply["error"]["message"]
+        reply = refused(listener.connect(), {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                                             "params": init_params(authToken=token + "x")})
+        assert "authentication failed" in reply["error"]["message"]
+        refused(listener.connect(), {"jsonrpc": "2.0", "id": 2, "method": "pallas/test/sleep",
+                                     "params": {"ms": 0}})
+        refused(listener.connect(), {"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        # The authenticated client was never disturbed.
+        still_serving(good)
+        another = listener.connect()
+        another.initialize(initializationOptions={"authToken": token})
+        still_serving(another)
+    finally:
+        assert listener.stop() == 0
+    assert not any(token in line for line in listener.log), "the token reached the log"
