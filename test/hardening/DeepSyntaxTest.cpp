@@ -160,3 +160,17 @@ TEST(DeepSyntax, LegitimateLargeLiteralsAreNotBlanked) {
                           "'\n# " + repeat("(", 70000) + "\n");
   EXPECT_FALSE(s.tooDeepAt);
 }
+
+TEST(ManyUnits, IdenticalStatementsAreReusedInLinearTime) {
+  // Found by fuzz_python_structured: reusing units looked through every old
+  // unit with the same text for each new one (quadratic per keystroke).
+  Project project;
+  const std::string path = "/hardening/same.py";
+  std::string text = kImports + repeat("x = 1\n", 70000);
+  project.setDocument(path, text);
+  for (int i = 0; i < 3; ++i) {
+    UpdateStats s = project.editDocument(path, {ByteEdit{kImports.size(), kImports.size(), "y = 2\n"}});
+    EXPECT_EQ(s.functionsRelowered, 1u);
+    EXPECT_TRUE(s.verified);
+  }
+}
