@@ -8,6 +8,7 @@
 #include "pallas/analysis/Rewrite.h"
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -46,6 +47,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string path = "/fuzz/structured.py";
   FuzzedDataProvider in(data, size);
   std::string text = pallas::fuzz::PythonGenerator(in).file();
+  if (const char* dump = std::getenv("PALLAS_FUZZ_DUMP")) { // to see what an input means
+    if (FILE* f = std::fopen(dump, "wb")) {
+      std::fwrite(text.data(), 1, text.size(), f);
+      std::fclose(f);
+    }
+  }
   auto stats = project->setDocument(path, text);
   if (!stats.verified || !project->verify(path)) std::abort();
   analyse(*project, path, text);
