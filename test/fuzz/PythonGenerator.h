@@ -42,7 +42,7 @@ public:
   }
 
 private:
-  static constexpr size_t kMaxBytes = 200 * 1024;
+  static constexpr size_t kMaxBytes = 128 * 1024; // keeps one input under a second or so
 
   std::string lineEnd() {
     switch (in_.ConsumeIntegralInRange(0, 7)) {
