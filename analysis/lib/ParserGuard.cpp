@@ -8,7 +8,8 @@ namespace pallas::analysis::syntax {
 namespace {
 
 bool isWordChar(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || static_cast<unsigned char>(c) >= 0x80;
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+         static_cast<unsigned char>(c) >= 0x80;
 }
 
 // Keywords that wait for an operand or a block (and so may stay open).
@@ -17,14 +18,28 @@ bool opensSomething(std::string_view word) {
       "not", "lambda", "if",   "else",   "elif",  "await", "yield",  "and", "or",
       "in",  "is",     "from", "return", "raise", "del",   "assert", "for", "while"};
   for (std::string_view w : kWords)
-    if (word == w) return true;
+    if (word == w)
+      return true;
   return false;
 }
 
 bool isOperatorChar(char c) {
   switch (c) {
-  case '+': case '-': case '*': case '/': case '%': case '@': case '&': case '|':
-  case '^': case '~': case '<': case '>': case '=': case '!': case ':':
+  case '+':
+  case '-':
+  case '*':
+  case '/':
+  case '%':
+  case '@':
+  case '&':
+  case '|':
+  case '^':
+  case '~':
+  case '<':
+  case '>':
+  case '=':
+  case '!':
+  case ':':
     return true;
   default:
     return false;
@@ -34,18 +49,19 @@ bool isOperatorChar(char c) {
 } // namespace
 
 std::optional<size_t> findParserOverload(std::string_view text, size_t limit) {
-  size_t depth = 0;        // open brackets
-  size_t open = 0;         // counted in this logical line
-  size_t carried = 0;      // from the run of block headers before it
-  size_t lineStart = 0;    // start of this logical line
-  size_t runStart = 0;     // start of that run
+  size_t depth = 0;     // open brackets
+  size_t open = 0;      // counted in this logical line
+  size_t carried = 0;   // from the run of block headers before it
+  size_t lineStart = 0; // start of this logical line
+  size_t runStart = 0;  // start of that run
   char lastSignificant = 0;
   const size_t n = text.size();
   auto endLogicalLine = [&](size_t next) {
     // A line ending in ':' is a block header: its body (on the next line)
     // is still to come, so what it left open carries over.
     if (lastSignificant == ':') {
-      if (carried == 0) runStart = lineStart;
+      if (carried == 0)
+        runStart = lineStart;
       carried += open + 1;
     } else {
       carried = 0;
@@ -55,10 +71,12 @@ std::optional<size_t> findParserOverload(std::string_view text, size_t limit) {
     lineStart = next;
   };
   for (size_t i = 0; i < n;) {
-    if (open + carried > limit) return carried ? runStart : lineStart;
+    if (open + carried > limit)
+      return carried ? runStart : lineStart;
     char c = text[i];
     if (c == '#') {
-      while (i < n && text[i] != '\n' && text[i] != '\r') ++i;
+      while (i < n && text[i] != '\n' && text[i] != '\r')
+        ++i;
       continue;
     }
     if (c == '"' || c == '\'') {
@@ -69,7 +87,8 @@ std::optional<size_t> findParserOverload(std::string_view text, size_t limit) {
           i += 2;
           continue;
         }
-        if (!triple && (text[i] == '\n' || text[i] == '\r')) break; // unterminated
+        if (!triple && (text[i] == '\n' || text[i] == '\r'))
+          break; // unterminated
         if (text[i] == c && (!triple || (i + 2 < n && text[i + 1] == c && text[i + 2] == c))) {
           i += triple ? 3 : 1;
           break;
@@ -85,27 +104,33 @@ std::optional<size_t> findParserOverload(std::string_view text, size_t limit) {
     }
     if (c == '\n' || c == '\r') {
       ++i;
-      if (depth == 0) endLogicalLine(i);
+      if (depth == 0)
+        endLogicalLine(i);
       continue;
     }
     if (c == '(' || c == '[' || c == '{') {
       ++depth;
       ++open;
     } else if (c == ')' || c == ']' || c == '}') {
-      if (depth > 0) --depth;
+      if (depth > 0)
+        --depth;
     } else if (isOperatorChar(c)) {
       ++open;
     } else if (isWordChar(c)) {
       size_t start = i;
-      while (i < n && isWordChar(text[i])) ++i;
-      if (opensSomething(text.substr(start, i - start))) ++open;
+      while (i < n && isWordChar(text[i]))
+        ++i;
+      if (opensSomething(text.substr(start, i - start)))
+        ++open;
       lastSignificant = 'w';
       continue;
     }
-    if (c != ' ' && c != '\t' && c != '\f') lastSignificant = c;
+    if (c != ' ' && c != '\t' && c != '\f')
+      lastSignificant = c;
     ++i;
   }
-  if (open + carried > limit) return carried ? runStart : lineStart;
+  if (open + carried > limit)
+    return carried ? runStart : lineStart;
   return std::nullopt;
 }
 
@@ -121,7 +146,8 @@ bool normaliseLoneCarriageReturns(std::string& text) {
 
 void blankFrom(std::string& text, size_t from) {
   for (size_t i = from; i < text.size(); ++i)
-    if (text[i] != '\n' && text[i] != '\r') text[i] = ' ';
+    if (text[i] != '\n' && text[i] != '\r')
+      text[i] = ' ';
 }
 
 } // namespace pallas::analysis::syntax

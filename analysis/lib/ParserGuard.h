@@ -29,8 +29,7 @@ inline constexpr size_t kMaxOpenConstructs = 50000;
 // headers) where the count of possibly-open constructs first exceeds
 // `limit`, or nullopt. Strings and comments do not count. A cheap linear
 // over-estimate: tree-sitter reduces most of what it counts long before.
-std::optional<size_t> findParserOverload(std::string_view text,
-                                         size_t limit = kMaxOpenConstructs);
+std::optional<size_t> findParserOverload(std::string_view text, size_t limit = kMaxOpenConstructs);
 
 // Replaces every lone "\r" by "\n". True when it changed something.
 bool normaliseLoneCarriageReturns(std::string& text);

@@ -11,16 +11,22 @@ namespace pallas::analysis {
 namespace {
 
 const char* kindOf(mode_t mode) {
-  if (S_ISDIR(mode)) return "a folder";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISDIR(mode))
+    return "a folder";
+  if (S_ISFIFO(mode))
+    return "a FIFO";
+  if (S_ISCHR(mode))
+    return "a character device";
+  if (S_ISBLK(mode))
+    return "a block device";
+  if (S_ISSOCK(mode))
+    return "a socket";
   return "not a file";
 }
 
 std::string sizeText(size_t bytes) {
-  if (bytes % (1024 * 1024) == 0) return std::to_string(bytes / (1024 * 1024)) + " MiB";
+  if (bytes % (1024 * 1024) == 0)
+    return std::to_string(bytes / (1024 * 1024)) + " MiB";
   return std::to_string(bytes) + " bytes";
 }
 
@@ -29,13 +35,15 @@ std::string sizeText(size_t bytes) {
 std::optional<std::string> readSourceFile(const std::string& path, std::string* why,
                                           size_t maxBytes) {
   auto fail = [&](std::string reason) -> std::optional<std::string> {
-    if (why) *why = std::move(reason);
+    if (why)
+      *why = std::move(reason);
     return std::nullopt;
   };
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
   int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) return fail(std::strerror(errno));
-  struct stat st {};
+  if (fd < 0)
+    return fail(std::strerror(errno));
+  struct stat st{};
   if (::fstat(fd, &st) != 0) {
     int error = errno;
     ::close(fd);
@@ -56,21 +64,25 @@ std::optional<std::string> readSourceFile(const std::string& path, std::string* 
   for (;;) {
     // The file may grow while it is read: read until EOF, up to the cap.
     if (got == text.size()) {
-      if (text.size() > maxBytes) break;
+      if (text.size() > maxBytes)
+        break;
       text.resize(std::min(maxBytes + 1, text.size() + 64 * 1024));
     }
     ssize_t n = ::read(fd, text.data() + got, text.size() - got);
-    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EINTR)
+      continue;
     if (n < 0) {
       int error = errno;
       ::close(fd);
       return fail(std::strerror(error));
     }
-    if (n == 0) break;
+    if (n == 0)
+      break;
     got += static_cast<size_t>(n);
   }
   ::close(fd);
-  if (got > maxBytes) return fail("larger than " + sizeText(maxBytes));
+  if (got > maxBytes)
+    return fail("larger than " + sizeText(maxBytes));
   text.resize(got);
   return text;
 }

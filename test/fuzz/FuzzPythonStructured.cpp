@@ -3,7 +3,6 @@
 // then a few incremental edits. Any crash, sanitizer report, verifier
 // failure or fix outside its document is a bug.
 #include "PythonGenerator.h"
-
 #include "pallas/analysis/Project.h"
 #include "pallas/analysis/Rewrite.h"
 
@@ -31,7 +30,8 @@ void analyse(Project& project, const std::string& path, const std::string& text)
   pallas::analysis::attachFixes(project, path, findings);
   const size_t lines = lineCount(text);
   for (const auto& f : findings) {
-    if (f.location.path == path && f.location.range.start.line >= lines) std::abort();
+    if (f.location.path == path && f.location.range.start.line >= lines)
+      std::abort();
     for (const auto& fix : f.fixes)
       for (const auto& e : fix.edits)
         if (e.path == path && (e.range.start.line >= lines || e.range.end.line >= lines ||
@@ -54,7 +54,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
   auto stats = project->setDocument(path, text);
-  if (!stats.verified || !project->verify(path)) std::abort();
+  if (!stats.verified || !project->verify(path))
+    std::abort();
   analyse(*project, path, text);
   // Edits at places taken from the input: brackets and line ends typed or
   // deleted, as an editor would send them.
@@ -67,8 +68,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string ins = inserts[data[i + 2] % 10];
     stats = project->editDocument(path, {ByteEdit{start, start + len, ins}});
     text.replace(start, len, ins);
-    if (!stats.verified || !project->verify(path)) std::abort();
-    if (project->documentText(path).size() != text.size()) std::abort();
+    if (!stats.verified || !project->verify(path))
+      std::abort();
+    if (project->documentText(path).size() != text.size())
+      std::abort();
   }
   analyse(*project, path, text);
   return 0;

@@ -4,12 +4,10 @@
 #pragma once
 
 #include "LspServer.h"
-
 #include "pallas/protocol/Endpoint.h"
 #include "pallas/protocol/Framing.h"
 
 #include <boost/asio/post.hpp>
-
 #include <future>
 
 namespace pallas::fuzz {
@@ -37,7 +35,8 @@ struct LspHarness {
   }
 
   void ensureSession() {
-    if (!endpoint || exited || endpoint->closed() || ++inputs % 500 == 0) newSession();
+    if (!endpoint || exited || endpoint->closed() || ++inputs % 500 == 0)
+      newSession();
   }
 
   void newSession() {
@@ -46,8 +45,8 @@ struct LspHarness {
       drain();
     }
     exited = false;
-    endpoint = std::make_shared<protocol::Endpoint>(io, pool, std::make_shared<NullTransport>(), log,
-                                                    4 << 20);
+    endpoint = std::make_shared<protocol::Endpoint>(io, pool, std::make_shared<NullTransport>(),
+                                                    log, 4 << 20);
     server::LspServer::Options options;
     options.debounce = std::chrono::milliseconds(0);
     server = std::make_shared<server::LspServer>(endpoint, log, options);

@@ -7,7 +7,6 @@
 #include "pallas/analysis/Rewrite.h"
 
 #include <gtest/gtest.h>
-
 #include <string>
 
 using namespace pallas::analysis;
@@ -20,7 +19,8 @@ const std::string kImports = "from jax.experimental import pallas as pl\n"
 std::string repeat(std::string_view s, size_t n) {
   std::string out;
   out.reserve(s.size() * n);
-  for (size_t i = 0; i < n; ++i) out += s;
+  for (size_t i = 0; i < n; ++i)
+    out += s;
   return out;
 }
 
@@ -78,13 +78,15 @@ TEST(DeepSyntax, Parentheses400000Deep) {
 }
 
 TEST(DeepSyntax, CallsAndSubscripts) {
-  analyse(kImports + "def f():\n  x = a" + repeat("()", 40000) + "\n  y = a" + repeat("[0]", 40000) +
-          "\n  z = " + repeat("-", 100000) + "1\n  w = " + repeat("not ", 100000) + "1\n");
+  analyse(kImports + "def f():\n  x = a" + repeat("()", 40000) + "\n  y = a" +
+          repeat("[0]", 40000) + "\n  z = " + repeat("-", 100000) +
+          "1\n  w = " + repeat("not ", 100000) + "1\n");
 }
 
 TEST(DeepSyntax, NestedModuleLevelBlocks) {
   std::string text = kImports;
-  for (int i = 0; i < 300; ++i) text += std::string(static_cast<size_t>(i), ' ') + "if x:\n";
+  for (int i = 0; i < 300; ++i)
+    text += std::string(static_cast<size_t>(i), ' ') + "if x:\n";
   text += std::string(300, ' ') + "import jax\n";
   analyse(text);
 }
@@ -94,14 +96,16 @@ TEST(DeepSyntax, UnclosedBrackets) {
 }
 
 TEST(DeepSyntax, ShallowCodeIsNotReportedTooDeep) {
-  UpdateStats s = analyse(kImports + "def f(x):\n  if x:\n    y = (x + 1) * 2\n  elif x:\n    pass\n" +
-                          "  a = b = c = x.y.z\n  (p, (q, r)) = x\n  return a\n");
+  UpdateStats s =
+      analyse(kImports + "def f(x):\n  if x:\n    y = (x + 1) * 2\n  elif x:\n    pass\n" +
+              "  a = b = c = x.y.z\n  (p, (q, r)) = x\n  return a\n");
   EXPECT_FALSE(s.tooDeepAt);
 }
 
 TEST(DeepSyntax, DepthJustBelowTheLimitIsAnalysed) {
   // 200 nested parentheses around a name: lowered completely.
-  UpdateStats s = analyse(kImports + "def f():\n  x = " + repeat("(", 200) + "1" + repeat(")", 200) + "\n");
+  UpdateStats s =
+      analyse(kImports + "def f():\n  x = " + repeat("(", 200) + "1" + repeat(")", 200) + "\n");
   EXPECT_FALSE(s.tooDeepAt);
   s = analyse(kImports + "def f():\n  x = " + repeat("(", 300) + "1" + repeat(")", 300) + "\n");
   EXPECT_TRUE(s.tooDeepAt);
@@ -117,7 +121,9 @@ struct Overload {
   std::string text;
   uint32_t line; // where the blanking starts
 };
-void PrintTo(const Overload& o, std::ostream* os) { *os << o.name; } // not 200 KB of text
+void PrintTo(const Overload& o, std::ostream* os) {
+  *os << o.name;
+} // not 200 KB of text
 
 class ParserOverload : public ::testing::TestWithParam<Overload> {};
 
@@ -169,7 +175,8 @@ TEST(ManyUnits, IdenticalStatementsAreReusedInLinearTime) {
   std::string text = kImports + repeat("x = 1\n", 70000);
   project.setDocument(path, text);
   for (int i = 0; i < 3; ++i) {
-    UpdateStats s = project.editDocument(path, {ByteEdit{kImports.size(), kImports.size(), "y = 2\n"}});
+    UpdateStats s =
+        project.editDocument(path, {ByteEdit{kImports.size(), kImports.size(), "y = 2\n"}});
     EXPECT_EQ(s.functionsRelowered, 1u);
     EXPECT_TRUE(s.verified);
   }

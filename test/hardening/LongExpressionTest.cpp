@@ -7,9 +7,8 @@
 #include "pallas/analysis/Project.h"
 #include "pallas/analysis/Rewrite.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
+#include <gtest/gtest.h>
 #include <string>
 
 using namespace pallas::analysis;
@@ -45,7 +44,8 @@ std::string kernelWith(const std::string& body) {
 
 std::string sum(size_t terms, const std::string& op = " + ") {
   std::string out = "x";
-  for (size_t i = 1; i < terms; ++i) out += op + "x";
+  for (size_t i = 1; i < terms; ++i)
+    out += op + "x";
   return out;
 }
 
@@ -61,7 +61,8 @@ std::vector<Finding> findingsWithFixes(const std::string& text) {
 const Fix* rewriteFix(const std::vector<Finding>& findings) {
   for (const Finding& f : findings)
     for (const Fix& fix : f.fixes)
-      if (fix.title.find("Rewrite") == 0) return &fix;
+      if (fix.title.find("Rewrite") == 0)
+        return &fix;
   return nullptr;
 }
 
@@ -87,11 +88,12 @@ TEST(LongExpression, FiveThousandTermsFinish) {
 
 TEST(LongExpression, LongAttributeAndMethodChains) {
   std::string chain = "x";
-  for (int i = 0; i < 40000; ++i) chain += ".b";
+  for (int i = 0; i < 40000; ++i)
+    chain += ".b";
   std::string calls = "x";
-  for (int i = 0; i < 5000; ++i) calls += ".astype(jnp.float32)";
-  auto findings =
-      findingsWithFixes(kernelWith("    z = " + chain + "\n    y = " + calls + "\n"));
+  for (int i = 0; i < 5000; ++i)
+    calls += ".astype(jnp.float32)";
+  auto findings = findingsWithFixes(kernelWith("    z = " + chain + "\n    y = " + calls + "\n"));
   ASSERT_FALSE(findings.empty());
 }
 
