@@ -58,7 +58,12 @@ std::optional<size_t> findParserOverload(std::string_view text, size_t limit) {
   const size_t n = text.size();
   auto endLogicalLine = [&](size_t next) {
     // A line ending in ':' is a block header: its body (on the next line)
-    // is still to come, so what it left open carries over.
+    // is still to come, so what it left open carries over. A blank or
+    // comment-only line (also the "\n" of a "\r\n") changes nothing.
+    if (lastSignificant == 0) {
+      lineStart = next;
+      return;
+    }
     if (lastSignificant == ':') {
       if (carried == 0)
         runStart = lineStart;
