@@ -39,7 +39,7 @@ bool runsBodyInPlace(std::string_view api) {
          api == "pl.run_scoped" || api == "pl.run_state";
 }
 
-constexpr unsigned kMaxNesting = 256; // deeper syntax becomes pallas.opaque
+constexpr unsigned kMaxNesting = kMaxAnalysedNesting; // deeper syntax becomes pallas.opaque "too_deep"
 
 // The index expressions of a subscript: its named children after the value.
 std::vector<TSNode> subscriptIndices(TSNode subscript) {
@@ -185,6 +185,15 @@ private:
     return pd::GlobalOp::create(b_, loc(n), valueTy_, name, resolved).getResult();
   }
   mlir::Value opaque(TSNode n, llvm::StringRef what, llvm::ArrayRef<mlir::Value> operands);
+  // What stands for syntax nested deeper than kMaxNesting (not lowered); the
+  // first such place is recorded for the user (UnitDeps::tooDeep).
+  mlir::Value tooDeep(TSNode n) {
+    if (!deps_.tooDeep) {
+      TSPoint p = ts_node_start_point(n);
+      deps_.tooDeep = SourcePos{p.row, p.column};
+    }
+    return opaque(n, "too_deep", {});
+  }
 
   struct Args {
     llvm::SmallVector<mlir::Value> values;
@@ -232,6 +241,8 @@ private:
   void lowerStatement(TSNode s);
   void lowerAssignment(TSNode a);
   void bindTarget(TSNode target, mlir::Value v, TSNode valueNode);
+  void bindTargetImpl(TSNode target, mlir::Value v, TSNode valueNode);
+  void lowerOneAssignment(TSNode a);
   // Returns the pallas.if it created (not necessarily the block's last op:
   // joins of names assigned in its regions follow it).
   pd::IfOp lowerIf(TSNode s, TSNode cond, TSNode consequence, uint32_t alternativeIndex);
@@ -363,7 +374,7 @@ std::optional<Binding> Lowerer::resolveBinding(TSNode expr) {
 
 mlir::Value Lowerer::lowerExpr(TSNode n) {
   if (isNull(n)) return pd::ConstantOp::create(b_, b_.getUnknownLoc(), valueTy_, "", "none").getResult();
-  if (nesting_ >= kMaxNesting) return opaque(n, "too_deep", {});
+  if (nesting_ >= kMaxNesting) return tooDeep(n);
   ++nesting_;
   mlir::Value v = lowerExprImpl(n);
   --nesting_;
@@ -1564,17 +1575,34 @@ pd::IfOp Lowerer::lowerIf(TSNode s, TSNode cond, TSNode consequence, uint32_t al
     ~PopFacts() { f.pop_back(); }
   } popFacts{facts_};
   // Alternatives: the named children of the if statement after the block.
+  // The clauses once (indexed access to a node's children is not O(1)); an
+  // elif chain nests one pallas.if per clause, so it counts as nesting.
+  std::vector<TSNode> alts;
+  if (altIndex != 0xffffffffu) {
+    alts = syntax::namedChildren(s);
+    alts.erase(alts.begin(), alts.begin() + std::min<size_t>(altIndex, alts.size()));
+  }
   inRegion(elseBlock, [&] {
-    for (uint32_t i = altIndex, n = ts_node_named_child_count(s); i < n; ++i) {
-      TSNode alt = ts_node_named_child(s, i);
+    for (size_t i = 0; i < alts.size(); ++i) {
+      TSNode alt = alts[i];
       if (is(alt, "elif_clause")) {
         // Remaining clauses belong to that elif's else region.
+        unsigned saved = nesting_;
+        if (++nesting_ >= kMaxNesting) {
+          tooDeep(alt);
+          nesting_ = saved;
+          return;
+        }
         pd::IfOp inner =
             lowerIf(alt, field(alt, "condition"), field(alt, "consequence"), 0xffffffffu);
         inRegion(&inner.getElseRegion().front(), [&] {
-          for (uint32_t j = i + 1; j < n; ++j) {
-            TSNode rest = ts_node_named_child(s, j);
+          for (size_t j = i + 1; j < alts.size(); ++j) {
+            TSNode rest = alts[j];
             if (is(rest, "elif_clause")) {
+              if (++nesting_ >= kMaxNesting) {
+                tooDeep(rest);
+                break;
+              }
               inner =
                   lowerIf(rest, field(rest, "condition"), field(rest, "consequence"), 0xffffffffu);
               b_.setInsertionPointToEnd(&inner.getElseRegion().front());
@@ -1583,6 +1611,7 @@ pd::IfOp Lowerer::lowerIf(TSNode s, TSNode cond, TSNode consequence, uint32_t al
             }
           }
         });
+        nesting_ = saved;
         return;
       }
       if (is(alt, "else_clause")) lowerBlock(field(alt, "body"));
@@ -1641,6 +1670,17 @@ void Lowerer::lowerWith(TSNode s) {
 }
 
 void Lowerer::bindTarget(TSNode target, mlir::Value v, TSNode valueNode) {
+  // Nested targets (`((a,),) = x`) recurse once per level.
+  if (nesting_ >= kMaxNesting) {
+    tooDeep(target);
+    return;
+  }
+  ++nesting_;
+  bindTargetImpl(target, v, valueNode);
+  --nesting_;
+}
+
+void Lowerer::bindTargetImpl(TSNode target, mlir::Value v, TSNode valueNode) {
   std::string_view t = syntax::type(target);
   if (t == "identifier") {
     setVar(text(target), v);
@@ -1707,12 +1747,17 @@ void Lowerer::bindTarget(TSNode target, mlir::Value v, TSNode valueNode) {
 }
 
 void Lowerer::lowerAssignment(TSNode a) {
+  // `a = b = c = 1` nests to the right; lowered innermost first (as the
+  // recursion did), but iteratively: 60,000 chained targets overflowed it.
+  std::vector<TSNode> chain{a};
+  while (is(field(chain.back(), "right"), "assignment")) chain.push_back(field(chain.back(), "right"));
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) lowerOneAssignment(*it);
+}
+
+void Lowerer::lowerOneAssignment(TSNode a) {
   TSNode left = field(a, "left");
   TSNode right = field(a, "right");
-  if (is(right, "assignment")) {
-    lowerAssignment(right);
-    right = field(right, "left");
-  }
+  if (is(right, "assignment")) right = field(right, "left"); // lowered just before
   if (isNull(right)) return; // annotation only: `x: int`
   TSNode r = right;
   while (is(r, "parenthesized_expression")) r = ts_node_named_child(r, 0);
@@ -1734,7 +1779,7 @@ void Lowerer::lowerAssignment(TSNode a) {
 void Lowerer::lowerStatement(TSNode s) {
   std::string_view t = syntax::type(s);
   if (nesting_ >= kMaxNesting) {
-    opaque(s, "too_deep", {});
+    tooDeep(s);
     return;
   }
   ++nesting_;

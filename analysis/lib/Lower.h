@@ -7,6 +7,7 @@
 
 #include "Names.h"
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,6 +45,9 @@ std::vector<Unit> enumerateUnits(const syntax::Document& doc);
 // resolved to ("pl.pallas_call" -> "1|jax.experimental.pallas.pallas_call|...").
 struct UnitDeps {
   std::vector<std::pair<std::string, std::string>> lookups;
+  // Where the unit first nests deeper than the lowering follows (that syntax
+  // became pallas.opaque "too_deep"); nullopt when it does not.
+  std::optional<SourcePos> tooDeep;
 };
 
 // Recompute the fingerprint of a recorded lookup against new globals.

@@ -12,6 +12,9 @@ using syntax::is;
 using syntax::isNull;
 
 constexpr int kMaxDepth = 8; // re-export chains followed across files
+// Module-level blocks (if/try/with, recovered ERROR chunks) scanned in depth;
+// deeper ones bind nothing. Python itself stops at 100 indentation levels.
+constexpr int kMaxBlockDepth = 100;
 
 std::string str(std::string_view s) { return std::string(s); }
 
@@ -112,14 +115,23 @@ bool isJaxName(const std::string& q) {
 }
 
 std::string dottedName(TSNode expr, const syntax::Document& doc) {
-  if (is(expr, "identifier")) return str(doc.textOf(expr));
-  if (is(expr, "attribute")) {
-    std::string base = dottedName(field(expr, "object"), doc);
+  // Iterative, outermost attribute first: `a.b.b.b...` with 40,000 parts
+  // recursed once per part and overflowed the stack. No API is spelled with
+  // more than a handful of parts, so a longer chain is not a name.
+  std::vector<std::string_view> parts; // innermost last
+  while (is(expr, "attribute")) {
     TSNode attr = field(expr, "attribute");
-    if (base.empty() || isNull(attr)) return {};
-    return base + "." + str(doc.textOf(attr));
+    if (isNull(attr) || parts.size() >= kMaxDottedParts) return {};
+    parts.push_back(doc.textOf(attr));
+    expr = field(expr, "object");
   }
-  return {};
+  if (!is(expr, "identifier")) return {};
+  std::string out = str(doc.textOf(expr));
+  for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
+    out += '.';
+    out += *it;
+  }
+  return out;
 }
 
 const Binding* Globals::find(const std::string& name) const {
@@ -283,10 +295,11 @@ void Globals::build(const syntax::Document& doc, const std::string& path, Module
   path_ = path;
   resolver_ = resolver;
   depth_ = depth;
-  scanBlock(doc.root(), doc);
+  scanBlock(doc.root(), doc, 0);
 }
 
-void Globals::scanBlock(TSNode block, const syntax::Document& doc) {
+void Globals::scanBlock(TSNode block, const syntax::Document& doc, int blockDepth) {
+  if (blockDepth > kMaxBlockDepth) return;
   for (TSNode s : syntax::namedChildren(block)) {
     std::string_view t = syntax::type(s);
     if (t == "import_statement") bindImport(s, doc);
@@ -298,8 +311,8 @@ void Globals::scanBlock(TSNode block, const syntax::Document& doc) {
       bindDefinition(s, doc);
     else if (t == "ERROR" && ts_node_eq(block, doc.root())) {
       auto chunks = doc.recoveredChunks(s);
-      if (chunks.empty()) scanBlock(s, doc);
-      for (TSNode chunk : chunks) scanBlock(chunk, doc);
+      if (chunks.empty()) scanBlock(s, doc, blockDepth + 1);
+      for (TSNode chunk : chunks) scanBlock(chunk, doc, blockDepth + 1);
     } else if (t == "try_statement") {
       // `try: from jax... import X` / `except ImportError: X = None`: the
       // import is what runs where the module works; a fallback in an except
@@ -307,10 +320,10 @@ void Globals::scanBlock(TSNode block, const syntax::Document& doc) {
       for (TSNode c : syntax::namedChildren(s)) {
         if (is(c, "except_clause") || is(c, "except_group_clause")) {
           std::map<std::string, Binding> kept = bindings_;
-          scanBlock(c, doc);
+          scanBlock(c, doc, blockDepth + 1);
           for (auto& [name, b] : kept) bindings_[name] = b;
         } else {
-          scanBlock(c, doc);
+          scanBlock(c, doc, blockDepth + 1);
         }
       }
     } else if (t == "if_statement") {
@@ -319,11 +332,11 @@ void Globals::scanBlock(TSNode block, const syntax::Document& doc) {
       // module is usable is the one the analysis is for).
       for (TSNode c : syntax::namedChildren(s)) {
         if (!is(c, "elif_clause") && !is(c, "else_clause")) {
-          scanBlock(c, doc);
+          scanBlock(c, doc, blockDepth + 1);
           continue;
         }
         std::map<std::string, Binding> kept = bindings_;
-        scanBlock(c, doc);
+        scanBlock(c, doc, blockDepth + 1);
         for (auto& [name, b] : kept) {
           const Binding& now = bindings_[name];
           if (now.kind == Binding::Kind::Constant && now.target == "None") bindings_[name] = b;
@@ -332,7 +345,7 @@ void Globals::scanBlock(TSNode block, const syntax::Document& doc) {
     } else if (t == "with_statement" ||
                t == "elif_clause" || t == "else_clause" || t == "except_clause" ||
                t == "finally_clause" || t == "block" || t == "ERROR")
-      scanBlock(s, doc);
+      scanBlock(s, doc, blockDepth + 1);
   }
 }
 

@@ -98,7 +98,7 @@ private:
   void bindImportFrom(TSNode stmt, const syntax::Document& doc);
   void bindAssignment(TSNode assign, const syntax::Document& doc);
   void bindDefinition(TSNode def, const syntax::Document& doc);
-  void scanBlock(TSNode block, const syntax::Document& doc);
+  void scanBlock(TSNode block, const syntax::Document& doc, int blockDepth);
   std::optional<Binding> followExport(Binding b) const;
 
   std::map<std::string, Binding> bindings_;
@@ -108,8 +108,12 @@ private:
   int depth_ = 0;
 };
 
+// The most parts a dotted name may have ("a.b.c" has 3).
+inline constexpr size_t kMaxDottedParts = 64;
+
 // The dotted name an expression spells ("pl.pallas_call" for attribute
-// chains of identifiers), or "" when it is not such a chain.
+// chains of identifiers), or "" when it is not such a chain (or has more
+// than kMaxDottedParts parts).
 std::string dottedName(TSNode expr, const syntax::Document& doc);
 
 // Resolve an expression that names something at module level (identifier or

@@ -2,6 +2,7 @@
 // and an MLIR module kept current unit by unit; plus the workspace index the
 // cross-file call graph is resolved against.
 #include "pallas/analysis/Project.h"
+#include "pallas/analysis/SourceFile.h"
 
 #include "Lower.h"
 #include "Names.h"
@@ -53,13 +54,9 @@ double millisSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-std::optional<std::string> readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+// Workspace files and imported modules: regular files of bounded size only
+// (a FIFO named like a module would block the indexer forever).
+std::optional<std::string> readFile(const std::string& path) { return readSourceFile(path); }
 
 // Locations of a reused unit move with it when lines are inserted above.
 mlir::Location shiftLoc(mlir::Location loc, int delta) {
@@ -307,6 +304,7 @@ UpdateStats Project::Impl::update(DocState& d, bool reparse, bool namesMayChange
   byHash.reserve(d.units.size());
   for (size_t i = 0; i < d.units.size(); ++i) byHash[d.units[i].hash].push_back(i);
   std::vector<bool> used(d.units.size(), false);
+  llvm::DenseMap<uint64_t, size_t> firstUnused; // per hash: candidates before it are used
 
   // Symbols: the last definition of a name keeps it (Python rebinding).
   llvm::StringMap<unsigned> remaining(static_cast<unsigned>(units.size()));
@@ -338,7 +336,13 @@ UpdateStats Project::Impl::update(DocState& d, bool reparse, bool namesMayChange
     // Reuse an old unit with the same text, column and still-valid lookups.
     auto candidates = u.hasError ? byHash.end() : byHash.find(hash);
     llvm::ArrayRef<size_t> sameText;
-    if (candidates != byHash.end()) sameText = candidates->second;
+    if (candidates != byHash.end()) {
+      // Skip the used ones at the front once: a file of 70,000 identical
+      // statements made every edit scan them all for each (quadratic).
+      size_t& from = firstUnused[hash];
+      while (from < candidates->second.size() && used[candidates->second[from]]) ++from;
+      sameText = llvm::ArrayRef<size_t>(candidates->second).drop_front(from);
+    }
     for (size_t index : sameText) {
       UnitState& old = d.units[index];
       if (used[index] || old.kind != u.kind || old.startColumn != u.startColumn || !old.op) continue;
@@ -406,6 +410,14 @@ UpdateStats Project::Impl::update(DocState& d, bool reparse, bool namesMayChange
   // are Python identifiers made unique with "$k" and "__module__.N", which no
   // identifier can spell. Verifying the module op itself would walk every op
   // (IsolatedFromAbove), so the tests run the full verifier instead.
+
+  if (auto cut = d.doc.tooDeepAt()) stats.tooDeepAt = SourcePos{cut->row, cut->column};
+  for (const UnitState& s : d.units)
+    if (s.deps.tooDeep && (!stats.tooDeepAt || *s.deps.tooDeep < *stats.tooDeepAt))
+      stats.tooDeepAt = s.deps.tooDeep;
+  if (stats.tooDeepAt)
+    log("pallas: " + d.path + ":" + std::to_string(stats.tooDeepAt->line + 1) + ": nested deeper than " +
+        std::to_string(kMaxAnalysedNesting) + " levels; not analysed below that depth");
 
   d.generation = ++generationCounter;
   d.stale = false;

@@ -1,5 +1,7 @@
 #include "Syntax.h"
 
+#include "ParserGuard.h"
+
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
@@ -90,9 +92,27 @@ std::vector<TSNode> Document::recoveredChunks(TSNode error) const {
   return roots;
 }
 
+void Document::install(std::string raw) {
+  std::string derived = raw;
+  bool changed = normaliseLoneCarriageReturns(derived);
+  tooDeep_.reset();
+  if (auto cut = findParserOverload(derived)) {
+    text_ = std::move(derived); // for pointAt
+    tooDeep_ = pointAt(*cut);
+    derived = std::move(text_);
+    blankFrom(derived, *cut);
+    changed = true;
+  }
+  text_ = std::move(derived);
+  rawKept_ = changed;
+  if (changed) raw_ = std::move(raw);
+  else raw_.clear();
+  scanPending_ = false;
+}
+
 void Document::setText(std::string text) {
   dropChunks();
-  text_ = std::move(text);
+  install(std::move(text));
   if (tree_) ts_tree_delete(tree_);
   tree_ = ts_parser_parse_string(parser_, nullptr, text_.data(), static_cast<uint32_t>(text_.size()));
   dirty_ = false;
@@ -121,6 +141,17 @@ void Document::applyEdit(const ByteEdit& edit) {
   // tree-sitter offsets are 32-bit; a 4 GB Python file is not a use case.
   if (text_.size() - (edit.oldEndByte - edit.startByte) + edit.newText.size() > UINT32_MAX)
     throw std::out_of_range("document too large");
+  if (rawKept_) {
+    // The text differs from what was given (lone "\r", blanked): apply the
+    // edit to the given text, derive again and parse afresh.
+    raw_.replace(edit.startByte, edit.oldEndByte - edit.startByte, edit.newText);
+    std::string raw = std::move(raw_);
+    install(std::move(raw));
+    if (tree_) ts_tree_delete(tree_);
+    tree_ = nullptr;
+    dirty_ = true;
+    return;
+  }
   TSInputEdit in{};
   in.start_byte = static_cast<uint32_t>(edit.startByte);
   in.old_end_byte = static_cast<uint32_t>(edit.oldEndByte);
@@ -131,10 +162,30 @@ void Document::applyEdit(const ByteEdit& edit) {
   in.new_end_point = pointAt(in.new_end_byte);
   if (tree_) ts_tree_edit(tree_, &in);
   dirty_ = true;
+  scanPending_ = true;
+  // A lone "\r" can only appear (or stop being lone) next to the edit.
+  size_t from = edit.startByte > 0 ? edit.startByte - 1 : 0;
+  for (size_t i = from; i < std::min<size_t>(in.new_end_byte + 1, text_.size()); ++i)
+    if (isLoneCarriageReturn(text_, i)) {
+      std::string raw = std::move(text_);
+      install(std::move(raw));
+      if (tree_) ts_tree_delete(tree_);
+      tree_ = nullptr;
+      return;
+    }
 }
 
 void Document::reparse() {
   if (!dirty_ && tree_) return;
+  if (scanPending_) {
+    scanPending_ = false;
+    if (findParserOverload(text_)) {
+      std::string raw = std::move(text_);
+      install(std::move(raw));
+      if (tree_) ts_tree_delete(tree_);
+      tree_ = nullptr;
+    }
+  }
   dropChunks();
   TSTree* fresh = ts_parser_parse_string(parser_, tree_, text_.data(), static_cast<uint32_t>(text_.size()));
   if (tree_) ts_tree_delete(tree_);

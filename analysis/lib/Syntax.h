@@ -6,6 +6,7 @@
 #include "pallas/analysis/Project.h" // ByteEdit
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -25,6 +26,9 @@ public:
 
   // Replace the whole text and parse it from scratch.
   void setText(std::string text);
+  // Where the text nests too deeply for the parser to be given the rest
+  // (ParserGuard.h): from there on text() is blank. nullopt normally.
+  std::optional<TSPoint> tooDeepAt() const { return tooDeep_; }
   // Apply one edit (byte offsets of the current text) to the text and the
   // tree. Throws std::out_of_range for an edit outside the text. Call
   // reparse() after the last edit of a batch.
@@ -32,6 +36,9 @@ public:
   // Incrementally reparse after applyEdit(); a no-op when nothing changed.
   void reparse();
 
+  // The text the analysis reads and parses: the given text with each lone
+  // "\r" read as "\n" (Python's and LSP's line ends), blanked where it is
+  // too deep (ParserGuard.h). Same length, so offsets and rows are the same.
   const std::string& text() const { return text_; }
   TSNode root() const { return ts_tree_root_node(tree_); }
   const TSTree* tree() const { return tree_; }
@@ -48,6 +55,15 @@ public:
 private:
   TSPoint pointAt(size_t byte) const;
   void dropChunks() const;
+  // Sets raw_/text_/tooDeep_ from the given text (ParserGuard.h); the tree
+  // must then be parsed afresh.
+  void install(std::string raw);
+  // The given text, when it differs from text_ (lone "\r", blanked); edits
+  // apply to it and text_ is derived again.
+  std::string raw_;
+  bool rawKept_ = false;
+  bool scanPending_ = false; // edits since the last guard scan
+  std::optional<TSPoint> tooDeep_;
   TSParser* parser_ = nullptr;
   TSParser* chunkParser_ = nullptr;
   mutable std::map<std::pair<uint32_t, uint32_t>, std::vector<TSTree*>> chunks_;

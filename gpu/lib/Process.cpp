@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -239,6 +240,148 @@ bool groupAlive(pid_t pgid) {
   return processGroupAlive(pgid);
 }
 
+// ---- the supervisor (async-signal-safe: raw syscalls, stack buffers) ----------
+
+// Writes the decimal digits of `value` at `out`; returns the end.
+char* appendNumber(char* out, long value) {
+  char digits[24];
+  int n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + value % 10);
+    value /= 10;
+  } while (value > 0 && n < 23);
+  while (n > 0)
+    *out++ = digits[--n];
+  return out;
+}
+
+// The parent pid in /proc/<pid>/stat ("pid (comm) state ppid ..."; comm may
+// hold spaces and parentheses: parse after the last ')'); -1 when unknown.
+long parentOf(long pid) {
+  char path[64] = "/proc/";
+  char* end = appendNumber(path + 6, pid);
+  const char tail[] = "/stat";
+  for (char c : tail)
+    *end++ = c;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  char buffer[512];
+  ssize_t n = read(fd, buffer, sizeof buffer - 1);
+  close(fd);
+  if (n <= 0)
+    return -1;
+  const char* close = nullptr;
+  for (ssize_t i = 0; i < n; ++i)
+    if (buffer[i] == ')')
+      close = buffer + i;
+  if (close == nullptr || close + 4 >= buffer + n)
+    return -1;
+  const char* p = close + 4; // ") S " then the ppid
+  long ppid = 0;
+  while (p < buffer + n && *p >= '0' && *p <= '9')
+    ppid = ppid * 10 + (*p++ - '0');
+  return ppid;
+}
+
+// Sends `sig` to every child of this process (after a subreaper's children
+// die, their children are its children). Returns how many it found.
+int signalChildren(int sig) {
+  int fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  const long self = getpid();
+  int found = 0;
+  alignas(8) char buffer[4096];
+  for (;;) {
+    long n = syscall(SYS_getdents64, fd, buffer, sizeof buffer);
+    if (n <= 0)
+      break;
+    for (long offset = 0; offset < n;) {
+      struct Entry {
+        uint64_t inode;
+        int64_t next;
+        unsigned short length;
+        unsigned char type;
+        char name[1];
+      };
+      const auto* entry = reinterpret_cast<const Entry*>(buffer + offset);
+      offset += entry->length;
+      long pid = 0;
+      const char* c = entry->name;
+      if (*c < '0' || *c > '9')
+        continue;
+      while (*c >= '0' && *c <= '9')
+        pid = pid * 10 + (*c++ - '0');
+      if (*c == '\0' && parentOf(pid) == self) {
+        kill(static_cast<pid_t>(pid), sig);
+        ++found;
+      }
+    }
+  }
+  close(fd);
+  return found;
+}
+
+// The supervisor's life: wait for the command, pass on a stop request, then
+// kill and reap every descendant and exit as the command did.
+[[noreturn]] void supervise(pid_t command, pid_t server, const sigset_t& watched) {
+  int status = 0;
+  bool done = false;
+  auto reaped = [&](pid_t r, int st) {
+    if (r == command) {
+      status = st;
+      done = true;
+    }
+  };
+  bool force = getppid() != server; // the server died before PDEATHSIG was set
+  while (!done && !force) {
+    siginfo_t info{};
+    struct timespec wait{0, 200 * 1000 * 1000};
+    int sig = sigtimedwait(&watched, &info, &wait);
+    if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP) {
+      // A stop (the parent signals the whole group; this reaches what left
+      // it with setsid, too).
+      kill(command, SIGTERM);
+      signalChildren(SIGTERM);
+    } else if (sig == SIGUSR1 || getppid() != server) {
+      force = true;
+    }
+    int st = 0;
+    for (pid_t r; (r = waitpid(-1, &st, WNOHANG)) > 0;)
+      reaped(r, st);
+  }
+  // Every descendant goes: kill the children (a killed child's own children
+  // become ours), reap, until there are none.
+  for (;;) {
+    int st = 0;
+    pid_t r = waitpid(-1, &st, WNOHANG);
+    if (r > 0) {
+      reaped(r, st);
+      continue;
+    }
+    if (r < 0)
+      break; // ECHILD: nothing left
+    signalChildren(SIGKILL);
+    r = waitpid(-1, &st, 0);
+    if (r > 0)
+      reaped(r, st);
+  }
+  if (done && WIFEXITED(status))
+    _exit(WEXITSTATUS(status));
+  int sig = done && WIFSIGNALED(status) ? WTERMSIG(status) : SIGKILL;
+  // End the same way (without a core file of the supervisor).
+  struct rlimit noCore{0, 0};
+  setrlimit(RLIMIT_CORE, &noCore);
+  signal(sig, SIG_DFL);
+  sigset_t only;
+  sigemptyset(&only);
+  sigaddset(&only, sig);
+  sigprocmask(SIG_UNBLOCK, &only, nullptr);
+  kill(getpid(), sig);
+  _exit(128 + sig);
+}
+
 } // namespace
 
 ProcessOutcome runSupervised(const ProcessSpec& spec, const CancelToken* cancel) {
@@ -272,8 +415,22 @@ ProcessOutcome runSupervised(const ProcessSpec& spec, const CancelToken* cancel)
     outcome.spawnError = std::string("pipe: ") + std::strerror(errno);
     return finish();
   }
-  Fd devNull(open("/dev/null", O_RDONLY | O_CLOEXEC));
+  // stdin: /dev/null, or a pipe already holding the given bytes (a pipe
+  // buffer holds 64 KiB, so the write cannot block) and closed behind them.
+  Fd devNull;
+  if (spec.stdinData.empty()) {
+    devNull.fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  } else {
+    Fd inWrite;
+    if (spec.stdinData.size() > 65536 || !makePipe(devNull, inWrite) ||
+        write(inWrite.fd, spec.stdinData.data(), spec.stdinData.size()) !=
+            static_cast<ssize_t>(spec.stdinData.size())) {
+      outcome.spawnError = "cannot pass the child its stdin";
+      return finish();
+    }
+  }
   const char* workdir = spec.workingDirectory.empty() ? nullptr : spec.workingDirectory.c_str();
+  const pid_t server = getpid();
 
   const pid_t pid = fork();
   if (pid < 0) {
@@ -281,12 +438,18 @@ ProcessOutcome runSupervised(const ProcessSpec& spec, const CancelToken* cancel)
     return finish();
   }
   if (pid == 0) {
-    // Child: only async-signal-safe calls from here to execve.
-    setsid(); // own session and process group: the whole tree can be killed
-    if (spec.memoryLimitBytes > 0) {
-      struct rlimit limit{spec.memoryLimitBytes, spec.memoryLimitBytes};
-      setrlimit(RLIMIT_AS, &limit);
-    }
+    // The supervisor. Only async-signal-safe calls from here on (the parent
+    // has other threads; one may hold the malloc lock).
+    setsid(); // own session and process group
+    // Orphans of everything below come here instead of going to init.
+    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    sigset_t watched;
+    sigemptyset(&watched);
+    for (int sig : {SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGUSR1})
+      sigaddset(&watched, sig);
+    sigprocmask(SIG_BLOCK, &watched, nullptr);
+    // The server gone (even by SIGKILL): end the run.
+    prctl(PR_SET_PDEATHSIG, SIGUSR1, 0, 0, 0);
     // Fds 0-3 are about to be overwritten; move the pipe ends above them first
     // so a pipe that happens to sit at 0-3 is not clobbered.
     int in = fcntl(devNull.fd, F_DUPFD, 10), out = fcntl(outWrite.fd, F_DUPFD, 10),
@@ -306,24 +469,50 @@ ProcessOutcome runSupervised(const ProcessSpec& spec, const CancelToken* cancel)
 #endif
       for (int fd = reportFd + 1; fd < 4096; ++fd)
         close(fd);
-    if (workdir != nullptr && chdir(workdir) != 0) {
+    const pid_t command = fork();
+    if (command == 0) {
+      // The command. The supervisor gone, it goes too.
+      prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+      if (getppid() == 1)
+        _exit(127);
+      if (spec.memoryLimitBytes > 0) {
+        struct rlimit limit{spec.memoryLimitBytes, spec.memoryLimitBytes};
+        setrlimit(RLIMIT_AS, &limit);
+      }
+      if (workdir != nullptr && chdir(workdir) != 0) {
+        int error = errno;
+        [[maybe_unused]] ssize_t n = write(reportFd, &error, sizeof error);
+        _exit(127);
+      }
+      // Signal state survives exec: undo what a server typically sets (blocked
+      // signals for a signal-handling thread, an ignored SIGPIPE) and what the
+      // supervisor blocked, so the user's process reacts to SIGTERM and broken
+      // pipes normally.
+      sigset_t none;
+      sigemptyset(&none);
+      sigprocmask(SIG_SETMASK, &none, nullptr);
+      signal(SIGPIPE, SIG_DFL);
+      signal(SIGTERM, SIG_DFL);
+      signal(SIGINT, SIG_DFL);
+      execve(executable.c_str(), argvPointers.data(), envPointers.data());
       int error = errno;
       [[maybe_unused]] ssize_t n = write(reportFd, &error, sizeof error);
       _exit(127);
     }
-    // Signal state survives exec: undo what a server typically sets (blocked
-    // signals for a signal-handling thread, an ignored SIGPIPE), so the
-    // user's process reacts to SIGTERM and broken pipes normally.
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    signal(SIGPIPE, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGINT, SIG_DFL);
-    execve(executable.c_str(), argvPointers.data(), envPointers.data());
-    int error = errno;
-    [[maybe_unused]] ssize_t n = write(reportFd, &error, sizeof error);
-    _exit(127);
+    if (command < 0) {
+      int error = errno;
+      [[maybe_unused]] ssize_t n = write(reportFd, &error, sizeof error);
+      _exit(127);
+    }
+    // Drop the supervisor's copies of the command's descriptors: the parent
+    // sees EOF once the command and what it started are gone.
+    int null = open("/dev/null", O_RDWR);
+    for (int fd = 0; fd <= reportFd; ++fd)
+      if (fd != null)
+        dup2(null, fd);
+    close(null);
+    close(reportFd);
+    supervise(command, server, watched);
   }
 
   // Parent.
@@ -390,7 +579,7 @@ ProcessOutcome runSupervised(const ProcessSpec& spec, const CancelToken* cancel)
   int status = 0;
   enum class Stop { None, Timeout, Cancel } stop = Stop::None;
   Clock::time_point killAt{}; // when the SIGTERM grace ends
-  bool killed = false;
+  bool killed = false, groupKilled = false;
   auto leaderExited = [&]() {
     // WNOWAIT: keep the leader a zombie so its pid (= the pgid) cannot be
     // reused before the group is swept.
@@ -425,7 +614,7 @@ ProcessOutcome runSupervised(const ProcessSpec& spec, const CancelToken* cancel)
       const auto left =
           std::chrono::duration_cast<std::chrono::milliseconds>(started + spec.timeout - now);
       waitMs = std::clamp<int>(static_cast<int>(left.count()), 0, waitMs);
-    } else if (stop != Stop::None && !killed) {
+    } else if (stop != Stop::None && !groupKilled) {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(killAt - now);
       waitMs = std::clamp<int>(static_cast<int>(left.count()), 0, waitMs);
     }
@@ -440,8 +629,15 @@ ProcessOutcome runSupervised(const ProcessSpec& spec, const CancelToken* cancel)
     if (spec.timeout.count() > 0 && Clock::now() >= started + spec.timeout)
       terminate(Stop::Timeout);
     if (stop != Stop::None && !killed && Clock::now() >= killAt) {
-      kill(-pid, SIGKILL);
+      // The supervisor kills everything (SIGKILL on the group would kill the
+      // supervisor first and orphan what escaped the group); the group gets
+      // SIGKILL only if the supervisor itself does not end soon after.
+      kill(pid, SIGUSR1);
       killed = true;
+      killAt = Clock::now() + std::chrono::seconds(5);
+    } else if (killed && !groupKilled && Clock::now() >= killAt) {
+      kill(-pid, SIGKILL);
+      groupKilled = true;
     }
     leaderExited();
   }

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <random>
+#include <sys/random.h>
 #include <sstream>
 #include <unistd.h>
 
@@ -142,10 +144,35 @@ std::vector<std::string> runnerArguments(const RunRequest& request) {
     args.push_back("--result-fd");
     args.push_back("3");
   }
+  // The run's secret arrives on stdin (not in argv or the environment, which
+  // the user's code could read back from /proc/self).
+  args.push_back("--result-secret-stdin");
   return args;
 }
 
 namespace {
+
+// 128 random bits, hex: the secret of one run's result channel.
+std::string runSecret() {
+  unsigned char bytes[16] = {};
+  size_t got = 0;
+  while (got < sizeof bytes) {
+    ssize_t n = ::getrandom(bytes + got, sizeof bytes - got, 0);
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  if (got < sizeof bytes) { // no getrandom: std::random_device
+    std::random_device device;
+    for (unsigned char& b : bytes) b = static_cast<unsigned char>(device());
+  }
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (unsigned char b : bytes) {
+    out += hex[b >> 4];
+    out += hex[b & 15];
+  }
+  return out;
+}
 
 template <typename T> std::optional<T> optionalNumber(const json& object, const char* key) {
   if (auto it = object.find(key); it != object.end() && it->is_number())
@@ -374,9 +401,12 @@ RunResult runKernel(const RunRequest& request, const ProgressCallback& progress,
   spec.outputHeadCap = request.outputHeadCap;
   spec.outputTailCap = request.outputTailCap;
   spec.resultChannel = request.resultChannel;
+  const std::string secret = runSecret();
+  spec.stdinData = secret + "\n";
 
   json document;
   std::string protocolProblem;
+  bool forged = false; // a line without the secret (written by the user's code)
   spec.onResultLine = [&](std::string_view line) {
     if (line.find_first_not_of(" \t\r") == std::string_view::npos)
       return;
@@ -387,6 +417,14 @@ RunResult runKernel(const RunRequest& request, const ProgressCallback& progress,
             "a line on the result channel is not JSON: " + std::string(line.substr(0, 200));
       return;
     }
+    // Only the runner knows this run's secret: anything else on the channel
+    // was written by the user's code and is not believed.
+    auto given = event.find("secret");
+    if (given == event.end() || !given->is_string() || *given != secret) {
+      forged = true;
+      return;
+    }
+    event.erase("secret");
     const std::string kind = stringField(event, "event");
     if (kind == "result") {
       document = std::move(event);
@@ -433,6 +471,9 @@ RunResult runKernel(const RunRequest& request, const ProgressCallback& progress,
     } else {
       result.status = RunResult::Status::ProtocolError;
       result.message = protocolProblem.empty() ? "the runner sent no result" : protocolProblem;
+      if (forged)
+        result.message += "; a line on the result channel without this run's secret was "
+                          "ignored (written by the program itself, not by the runner)";
       if (outcome.resultTruncated)
         result.message += " (the result channel exceeded its size cap)";
     }

@@ -7,7 +7,8 @@ by pallas-lsp (gpu::runKernel) directly or through a launch template
 
     pallas_lsp_runner.py --file F [--entry NAME] --mode compiled|interpret|gpu-interpret|compare
                          [--compare compiled,interpret] [--runs N]
-                         (--result-fd N | --result-stdout) [--project-root DIR]
+                         (--result-fd N | --result-stdout) [--result-secret-stdin]
+                         [--project-root DIR]
     pallas_lsp_runner.py --doctor (--result-fd N | --result-stdout)
 
 Protocol: the result channel (a dedicated fd, or stdout with the user's stdout
@@ -15,6 +16,9 @@ folded into stderr) carries JSON lines. Zero or more
     {"event": "progress", "phase": "compiling"|"running", "mode": ..., "message": ...}
 then exactly one
     {"event": "result", "version": 1, ...}
+Empty lines carry nothing. With --result-secret-stdin, the first line of
+stdin is the run's secret and every line carries it as "secret": the
+supervisor ignores lines without it (written by the user's code).
 The user's prints never reach the result channel. The exit code is 0 when
 every mode ran, 1 when the entry (or the environment) failed, 2 for usage.
 
@@ -59,14 +63,22 @@ RUNNER_FILE = os.path.realpath(__file__)
 class ResultChannel:
     """JSON lines to a descriptor the user's code does not write to."""
 
-    def __init__(self, fd: int):
+    def __init__(self, fd: int, secret: str = ""):
         os.set_inheritable(fd, False)  # the user's subprocesses must not hold it
         self._stream = os.fdopen(fd, "w", encoding="utf-8", closefd=True)
+        # This run's secret (read from stdin before any user code ran): the
+        # supervisor believes only lines that carry it, so a line the user's
+        # code writes to this descriptor cannot pass for a result.
+        self._secret = secret
 
     def send(self, document: dict) -> None:
+        if self._secret:
+            document = dict(document, secret=self._secret)
         try:
+            # The leading newline ends whatever partial line the user's code
+            # may have left on the descriptor, so ours stays one JSON line.
             self._stream.write(
-                json.dumps(document, allow_nan=False, default=str) + "\n"
+                "\n" + json.dumps(document, allow_nan=False, default=str) + "\n"
             )
             self._stream.flush()
         except (BrokenPipeError, OSError):
@@ -81,15 +93,23 @@ class ResultChannel:
         self.send(event)
 
 
+def read_secret() -> str:
+    """The run's secret: the first line of stdin (the supervisor writes it
+    there and closes the pipe, so it is gone before the user's code runs)."""
+    line = sys.stdin.buffer.readline(256)
+    return line.decode("ascii", "replace").strip()
+
+
 def open_channel(args) -> ResultChannel:
+    secret = read_secret() if args.result_secret_stdin else ""
     if args.result_fd is not None:
-        return ResultChannel(args.result_fd)
+        return ResultChannel(args.result_fd, secret)
     # --result-stdout: keep the real stdout for results; fold the user's
     # stdout (Python prints and C-level writes alike) into stderr.
     sys.stdout.flush()
     result_fd = os.dup(1)
     os.dup2(2, 1)
-    return ResultChannel(result_fd)
+    return ResultChannel(result_fd, secret)
 
 
 # ------------------------------------------------------------- exceptions ---
@@ -725,6 +745,12 @@ def main(argv: list[str] | None = None) -> int:
     channel_group = parser.add_mutually_exclusive_group(required=True)
     channel_group.add_argument("--result-fd", type=int)
     channel_group.add_argument("--result-stdout", action="store_true")
+    parser.add_argument(
+        "--result-secret-stdin",
+        action="store_true",
+        help="read the run's secret from the first line of stdin; every line "
+        "on the result channel carries it",
+    )
     args = parser.parse_args(argv)
 
     try:

@@ -85,6 +85,16 @@ void Endpoint::endOfInput(const std::string& reason) {
 }
 
 void Endpoint::handleBody(std::string body) {
+  if (!token_.empty() && closed_) return; // a refused peer: nothing more is read
+  if (auto at = findExcessNesting(body)) {
+    // Refused before parsing (see kMaxJsonDepth); a request still gets its
+    // answer, so the client does not wait for it.
+    std::string why = "message nests arrays/objects deeper than " + std::to_string(kMaxJsonDepth) +
+                      " levels (at byte " + std::to_string(*at) + "); refused";
+    log_.warn(why);
+    send(makeErrorResponse(idOfDeepMessage(body), ErrorCode::InvalidRequest, why));
+    return;
+  }
   json j;
   try {
     j = json::parse(body);
@@ -107,7 +117,8 @@ void Endpoint::handleBody(std::string body) {
     send(makeErrorResponse(nullptr, ErrorCode::ParseError, why));
     return;
   }
-  Message m = classifyMessage(j);
+  Message m = classifyMessage(std::move(j));
+  if (!token_.empty() && !authenticated_ && !admit(m)) return;
   if (auto* invalid = std::get_if<InvalidMessage>(&m)) {
     log_.warn("invalid JSON-RPC message: " + invalid->reason);
     send(makeErrorResponse(invalid->id, ErrorCode::InvalidRequest,
@@ -119,6 +130,45 @@ void Endpoint::handleBody(std::string body) {
   } else if (auto* resp = std::get_if<Response>(&m)) {
     handleResponse(std::move(*resp));
   }
+}
+
+namespace {
+
+// Equal secrets, in time that depends on the given length only (not on
+// where the two differ).
+bool sameSecret(std::string_view given, std::string_view expected) {
+  unsigned char diff = given.size() != expected.size() ? 1 : 0;
+  for (size_t i = 0; i < given.size(); ++i)
+    diff |= static_cast<unsigned char>(given[i] ^ (i < expected.size() ? expected[i] : 0));
+  return diff == 0 && !expected.empty();
+}
+
+} // namespace
+
+bool Endpoint::admit(Message& m) {
+  auto* request = std::get_if<Request>(&m);
+  std::string why = "authentication required: the first message must be initialize with "
+                    "initializationOptions.authToken (see docs/security.md)";
+  if (request && request->method == "initialize" && request->params.is_object()) {
+    auto options = request->params.find("initializationOptions");
+    if (options != request->params.end() && options->is_object()) {
+      auto token = options->find("authToken");
+      if (token != options->end() && token->is_string()) {
+        bool ok = sameSecret(token->get_ref<const std::string&>(), token_);
+        options->erase("authToken"); // no handler or log sees it
+        if (ok) {
+          authenticated_ = true;
+          return true;
+        }
+        why = "authentication failed: wrong initializationOptions.authToken";
+      }
+    }
+  }
+  log_.warn("refused an unauthenticated client (" + transport_->describe() + "): " + why);
+  if (request) send(makeErrorResponse(request->id, ErrorCode::RequestFailed, why));
+  else send(makeErrorResponse(nullptr, ErrorCode::RequestFailed, why));
+  close();
+  return false;
 }
 
 void Endpoint::dispatchRequest(Request request) {

@@ -31,7 +31,9 @@ bool hasType(const json& v, json::value_t t) {
 
 } // namespace
 
-Message classifyMessage(const json& j) {
+Message classifyMessage(const json& j) { return classifyMessage(json(j)); }
+
+Message classifyMessage(json&& j) {
   if (!j.is_object()) return InvalidMessage{nullptr, "a JSON-RPC message must be an object"};
   json id = nullptr;
   auto idIt = j.find("id");
@@ -47,7 +49,7 @@ Message classifyMessage(const json& j) {
     if (auto p = j.find("params"); p != j.end()) {
       if (!p->is_object() && !p->is_array())
         return InvalidMessage{id, "\"params\" must be an object or an array"};
-      params = *p;
+      params = std::move(*p);
     }
     if (!hasId) return Notification{method->get<std::string>(), std::move(params)};
     if (!validId(*idIt)) return InvalidMessage{nullptr, "\"id\" must be an integer or a string"};
@@ -59,10 +61,50 @@ Message classifyMessage(const json& j) {
   auto err = j.find("error");
   if ((result == j.end()) == (err == j.end()))
     return InvalidMessage{nullptr, "a response must have exactly one of \"result\" and \"error\""};
-  if (result != j.end()) return Response{*idIt, true, *result, nullptr};
+  if (result != j.end()) return Response{*idIt, true, std::move(*result), nullptr};
   if (!err->is_object() || !err->contains("code"))
     return InvalidMessage{nullptr, "\"error\" must be an object with a \"code\""};
-  return Response{*idIt, false, nullptr, *err};
+  return Response{*idIt, false, nullptr, std::move(*err)};
+}
+
+std::optional<size_t> findExcessNesting(std::string_view text, size_t maxDepth) {
+  size_t depth = 0;
+  bool inString = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (inString) {
+      if (c == '\\') ++i; // the escaped character cannot end the string
+      else if (c == '"') inString = false;
+      continue;
+    }
+    switch (c) {
+    case '"': inString = true; break;
+    case '[':
+    case '{':
+      if (++depth > maxDepth) return i;
+      break;
+    case ']':
+    case '}':
+      if (depth > 0) --depth;
+      break;
+    default: break;
+    }
+  }
+  return std::nullopt;
+}
+
+RequestId idOfDeepMessage(std::string_view text, size_t maxDepth) {
+  json::parser_callback_t keepShallow = [maxDepth](int depth, json::parse_event_t event, json&) {
+    // Containers below the limit are skipped whole (with what they hold).
+    if (event == json::parse_event_t::object_start || event == json::parse_event_t::array_start)
+      return static_cast<size_t>(depth) < maxDepth;
+    return true;
+  };
+  json j = json::parse(text, keepShallow, /*allow_exceptions=*/false);
+  if (!j.is_object()) return nullptr;
+  auto id = j.find("id");
+  if (id == j.end() || !(id->is_string() || id->is_number_integer())) return nullptr;
+  return *id;
 }
 
 json makeResponse(const RequestId& id, json result) {

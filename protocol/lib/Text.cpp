@@ -79,16 +79,25 @@ std::optional<size_t> findInvalidUtf8(std::string_view text) {
   return std::nullopt;
 }
 
+// The first line break at or after `from` ('\n', "\r\n" or a lone '\r', as
+// Python and LSP count lines): its offset and length, or npos.
+static size_t findLineBreak(std::string_view text, size_t from, size_t* length) {
+  size_t at = text.find_first_of("\r\n", from);
+  if (at != std::string_view::npos && length)
+    *length = text[at] == '\r' && at + 1 < text.size() && text[at + 1] == '\n' ? 2 : 1;
+  return at;
+}
+
 std::optional<std::pair<size_t, size_t>> lineBounds(std::string_view text, uint32_t line) {
   size_t start = 0;
   for (uint32_t l = 0; l < line; ++l) {
-    const void* nl = std::memchr(text.data() + start, '\n', text.size() - start);
-    if (!nl) return std::nullopt;
-    start = static_cast<size_t>(static_cast<const char*>(nl) - text.data()) + 1;
+    size_t length = 0;
+    size_t at = findLineBreak(text, start, &length);
+    if (at == std::string_view::npos) return std::nullopt;
+    start = at + length;
   }
-  size_t end = text.find('\n', start);
+  size_t end = findLineBreak(text, start, nullptr);
   if (end == std::string_view::npos) end = text.size();
-  if (end > start && text[end - 1] == '\r') --end;
   return std::make_pair(start, end);
 }
 
@@ -137,7 +146,9 @@ OffsetResult positionToOffset(std::string_view text, Position pos, PositionEncod
   auto bounds = lineBounds(text, pos.line);
   if (!bounds) {
     size_t lines = 1;
-    for (char c : text) lines += c == '\n';
+    for (size_t at = 0, length = 0; (at = findLineBreak(text, at, &length)) != std::string_view::npos;
+       at += length)
+    ++lines;
     return {0, "line " + std::to_string(pos.line) + " is outside the document (it has " +
                    std::to_string(lines) + " lines)"};
   }
@@ -155,13 +166,15 @@ Position offsetToPosition(std::string_view text, size_t offset, PositionEncoding
   uint32_t line = 0;
   size_t lineStart = 0;
   for (size_t i = 0; i < offset; ++i) {
-    if (text[i] == '\n') {
+    // "\r\n" is one line end (counted at its '\n'); a lone '\r' is one too.
+    if (text[i] == '\n' || (text[i] == '\r' && (i + 1 == text.size() || text[i + 1] != '\n'))) {
       ++line;
       lineStart = i + 1;
     }
   }
-  size_t lineEnd = text.find('\n', lineStart);
+  size_t lineEnd = findLineBreak(text, lineStart, nullptr);
   if (lineEnd == std::string_view::npos) lineEnd = text.size();
+  if (offset > lineEnd) offset = lineEnd; // between the '\r' and '\n' of a pair
   std::string_view lineText = text.substr(lineStart, lineEnd - lineStart);
   return {line, byteColumnToUnits(lineText, offset - lineStart, enc)};
 }

@@ -4,6 +4,7 @@
 #include "Relevance.h"
 #include "pallas/analysis/Project.h"
 #include "pallas/analysis/Rewrite.h"
+#include "pallas/analysis/SourceFile.h"
 
 #include <algorithm>
 #include <atomic>
@@ -69,12 +70,10 @@ struct Sources {
     if (text == texts.end()) {
       // A related location in a file the run did not read (outside the
       // checked paths): read it once for columns and suppressions.
-      std::ifstream in(path, std::ios::binary);
-      if (!in)
+      std::optional<std::string> read = analysis::readSourceFile(path);
+      if (!read)
         return nullptr;
-      std::ostringstream s;
-      s << in.rdbuf();
-      text = texts.emplace(path, s.str()).first;
+      text = texts.emplace(path, std::move(*read)).first;
     }
     return lines.emplace(path, std::make_unique<LineIndex>(text->second)).first->second.get();
   }
@@ -86,19 +85,13 @@ struct Sources {
   }
 };
 
+// Only regular files of bounded size (a FIFO blocked the run forever; a
+// link to /dev/zero read gigabytes); anything else is skipped and reported.
 std::optional<std::string> readFile(const fs::path& path, std::string& error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = path.string() + ": cannot read the file";
-    return std::nullopt;
-  }
-  std::ostringstream s;
-  s << in.rdbuf();
-  if (in.bad()) {
-    error = path.string() + ": read error";
-    return std::nullopt;
-  }
-  return s.str();
+  std::string why;
+  std::optional<std::string> text = analysis::readSourceFile(path.string(), &why);
+  if (!text) error = path.string() + ": skipped: " + why;
+  return text;
 }
 
 // The same finding can come from several documents (a helper reached from
@@ -137,6 +130,7 @@ std::vector<analysis::Finding> collect(const analysis::ProjectOptions& projectOp
                                        const std::vector<std::string>& documents,
                                        const std::set<std::string>& runFiles, Sources& sources,
                                        unsigned jobs, std::vector<std::string>& errors,
+                                       std::vector<std::string>& notes,
                                        std::vector<analysis::LaunchPaths>* launches = nullptr) {
   std::vector<std::vector<std::string>> groups = byFolder(documents);
   if (jobs == 0)
@@ -154,8 +148,15 @@ std::vector<analysis::Finding> collect(const analysis::ProjectOptions& projectOp
       // One file the analysis cannot handle must not stop the others: it is
       // reported (exit 2) and left out.
       try {
-        if (!project.hasDocument(path))
-          project.setDocument(path, std::string(sources.text(path)));
+        if (!project.hasDocument(path)) {
+          analysis::UpdateStats stats = project.setDocument(path, std::string(sources.text(path)));
+          if (stats.tooDeepAt)
+            failures.push_back("note: " + path + ":" + std::to_string(stats.tooDeepAt->line + 1) + ":" +
+                               std::to_string(stats.tooDeepAt->column + 1) +
+                               ": nested deeper than the analysis follows (" +
+                               std::to_string(analysis::kMaxAnalysedNesting) +
+                               " levels); what is below is not analysed");
+        }
         return true;
       } catch (const std::exception& e) {
         failures.push_back(path + ": internal error in the analysis: " + e.what());
@@ -193,9 +194,13 @@ std::vector<analysis::Finding> collect(const analysis::ProjectOptions& projectOp
     }
   });
   for (auto& list : failuresPerWorker) // once each, also when collect runs again after --fix
-    for (std::string& f : list)
-      if (std::find(errors.begin(), errors.end(), f) == errors.end())
-        errors.push_back(std::move(f));
+    for (std::string& f : list) {
+      bool note = f.rfind("note: ", 0) == 0;
+      std::vector<std::string>& into = note ? notes : errors;
+      if (note) f.erase(0, 6);
+      if (std::find(into.begin(), into.end(), f) == into.end())
+        into.push_back(std::move(f));
+    }
   std::vector<analysis::Finding> all;
   for (auto& list : perWorker)
     for (auto& f : list)
@@ -303,13 +308,19 @@ CheckResult runCheck(const CheckOptions& options) {
       analysed.push_back(documents[i]);
 
   std::vector<analysis::Finding> findings =
+<<<<<<< HEAD
       filter(collect(projectOptions, analysed, runFiles, *sources, options.jobs, result.errors,
                      options.launchMatrix ? &result.report.launches : nullptr),
              configs, options, *sources);
+=======
+      filter(collect(projectOptions, analysed, runFiles, *sources, options.jobs, result.errors, result.notes), configs,
+             options, *sources);
+>>>>>>> harden
 
   if (options.fix) {
     FixOutcome outcome = applyFixes(findings, sources->texts, options.fixOptions);
-    result.notes = std::move(outcome.messages);
+    for (std::string& m : outcome.messages)
+      result.notes.push_back(std::move(m));
     for (std::string& e : outcome.errors)
       result.errors.push_back(std::move(e));
     result.report.fixesApplied = outcome.findingsFixed;
@@ -328,7 +339,7 @@ CheckResult runCheck(const CheckOptions& options) {
         sources->texts[path] = std::move(*text);
         sources->lines.erase(path);
       }
-      findings = filter(collect(projectOptions, analysed, runFiles, *sources, options.jobs, result.errors),
+      findings = filter(collect(projectOptions, analysed, runFiles, *sources, options.jobs, result.errors, result.notes),
                         configs, options, *sources);
     }
   }

@@ -1,6 +1,7 @@
 #include "FixApplier.h"
 
 #include "SourceText.h"
+#include "pallas/analysis/SourceFile.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -10,6 +11,8 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -42,20 +45,29 @@ std::string applyEdits(std::string text, std::vector<ResolvedEdit> edits) {
 namespace {
 
 std::optional<std::string> readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return std::nullopt;
-  std::ostringstream out;
-  out << in.rdbuf();
-  if (in.bad())
-    return std::nullopt;
-  return out.str();
+  return analysis::readSourceFile(path);
 }
 
-// Writes `text` next to `path` and renames it over, so a reader never sees a
-// half-written file, keeping the original's permissions.
-std::optional<std::string> writeFileAtomically(const std::string& path, const std::string& text) {
-  fs::path target(path);
+// Writes the whole of `text` to `fd` from offset 0.
+std::optional<std::string> writeAll(int fd, const std::string& text) {
+  size_t written = 0;
+  while (written < text.size()) {
+    ssize_t n = ::pwrite(fd, text.data() + written, text.size() - written,
+                         static_cast<off_t>(written));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return std::string(std::strerror(n < 0 ? errno : ENOSPC));
+    written += static_cast<size_t>(n);
+  }
+  return std::nullopt;
+}
+
+// Writes `text` next to `target` and renames it over, so a reader never
+// sees a half-written file; the new file gets the original's permissions
+// and (when allowed) its owner.
+std::optional<std::string> replaceByRename(const fs::path& target, const struct stat& st,
+                                           const std::string& text) {
   std::string tmpl =
       (target.parent_path() / ("." + target.filename().string() + ".pallas-fix-XXXXXX")).string();
   std::vector<char> name(tmpl.begin(), tmpl.end());
@@ -63,28 +75,107 @@ std::optional<std::string> writeFileAtomically(const std::string& path, const st
   int fd = mkstemp(name.data());
   if (fd < 0)
     return std::string("cannot create a temporary file: ") + std::strerror(errno);
-  size_t written = 0;
-  while (written < text.size()) {
-    ssize_t n = ::write(fd, text.data() + written, text.size() - written);
-    if (n < 0) {
-      if (errno == EINTR)
-        continue;
-      std::string err = std::strerror(errno);
-      ::close(fd);
-      ::unlink(name.data());
-      return "cannot write: " + err;
-    }
-    written += static_cast<size_t>(n);
+  std::optional<std::string> error = writeAll(fd, text);
+  if (!error && ::fchmod(fd, st.st_mode & 07777) != 0)
+    error = std::string("cannot keep the permissions: ") + std::strerror(errno);
+  if (!error) {
+    [[maybe_unused]] int owner = ::fchown(fd, st.st_uid, st.st_gid); // best effort
+    if (::fsync(fd) != 0)
+      error = std::string("cannot write: ") + std::strerror(errno);
   }
   ::close(fd);
-  std::error_code ec;
-  fs::permissions(name.data(), fs::status(target, ec).permissions(), ec);
-  fs::rename(name.data(), target, ec);
-  if (ec) {
+  if (!error && ::rename(name.data(), target.c_str()) != 0)
+    error = std::string("cannot replace the file: ") + std::strerror(errno);
+  if (error) {
     ::unlink(name.data());
-    return "cannot replace the file: " + ec.message();
+    return error->rfind("cannot", 0) == 0 ? *error : "cannot write: " + *error;
   }
   return std::nullopt;
+}
+
+// A file with other hard links is rewritten in place (a rename would give
+// this name a new inode and leave the other names with the old text): the
+// new text is written over the old from offset 0 and the file truncated to
+// its length. If that fails half way, the original text is written back.
+std::optional<std::string> rewriteInPlace(const fs::path& target, const std::string& original,
+                                          const std::string& text) {
+  int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0)
+    return std::string("cannot open it for writing: ") + std::strerror(errno);
+  std::optional<std::string> error = writeAll(fd, text);
+  if (!error && ::ftruncate(fd, static_cast<off_t>(text.size())) != 0)
+    error = std::strerror(errno);
+  if (!error && ::fsync(fd) != 0)
+    error = std::strerror(errno);
+  if (error) {
+    // Put the original back (it fits: it was there before).
+    if (!writeAll(fd, original) && ::ftruncate(fd, static_cast<off_t>(original.size())) == 0)
+      *error += "; the original text was restored";
+    ::close(fd);
+    return "cannot write: " + *error;
+  }
+  ::close(fd);
+  return std::nullopt;
+}
+
+// Writes the fixed text of `path`. A symbolic link is written through (the
+// link stays, its target is fixed); hard links are kept; a file without any
+// write permission is refused (nullopt + `refused`).
+std::optional<std::string> writeFixedFile(const std::string& path, const std::string& original,
+                                          const std::string& text, std::string& refused) {
+  std::error_code ec;
+  fs::path target = fs::canonical(path, ec);
+  if (ec)
+    return "cannot resolve the path: " + ec.message();
+  struct stat st {};
+  if (::stat(target.c_str(), &st) != 0)
+    return std::string("cannot stat the file: ") + std::strerror(errno);
+  if (!S_ISREG(st.st_mode))
+    return "not a regular file";
+  // No write bit at all (root could still write it: the permission says no).
+  if ((st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) == 0 || ::access(target.c_str(), W_OK) != 0) {
+    refused = path + ": is read-only; its fixes were not applied";
+    return std::nullopt;
+  }
+  if (st.st_nlink > 1)
+    return rewriteInPlace(target, original, text);
+  return replaceByRename(target, st, text);
+}
+
+// The line break a fix should use at `offset`: the one that ends the line
+// the offset is on, else the one before it, else "\n". Fixes are written
+// with "\n"; a CRLF (or CR) file keeps its own line ends where it is edited.
+std::string_view lineBreakAt(std::string_view text, size_t offset) {
+  auto breakAt = [&](size_t i) -> std::string_view {
+    if (text[i] == '\n')
+      return "\n";
+    return i + 1 < text.size() && text[i + 1] == '\n' ? "\r\n" : "\r";
+  };
+  size_t next = text.find_first_of("\r\n", offset);
+  if (next != std::string_view::npos)
+    return breakAt(next);
+  size_t prev = offset == 0 ? std::string_view::npos : text.find_last_of("\r\n", offset - 1);
+  if (prev != std::string_view::npos)
+    return prev > 0 && text[prev] == '\n' && text[prev - 1] == '\r' ? "\r\n" : breakAt(prev);
+  return "\n";
+}
+
+std::string withLineBreaks(const std::string& newText, std::string_view lineBreak) {
+  if (newText.find(lineBreak == "\n" ? '\r' : '\n') == std::string::npos &&
+      (lineBreak != "\r\n" || newText.find('\r') == std::string::npos))
+    return newText; // nothing to change (the common case: "\n" into a "\n" file)
+  std::string out;
+  for (size_t i = 0; i < newText.size(); ++i) {
+    char c = newText[i];
+    if (c == '\r' || c == '\n') {
+      if (c == '\r' && i + 1 < newText.size() && newText[i + 1] == '\n')
+        ++i;
+      out += lineBreak;
+    } else {
+      out += c;
+    }
+  }
+  return out;
 }
 
 struct Candidate {
@@ -155,7 +246,8 @@ FixOutcome applyFixes(const std::vector<analysis::Finding>& findings,
         problem = "an edit lies outside " + e.path;
         break;
       }
-      resolved.push_back({e.path, {*start, *end, e.newText}});
+      resolved.push_back(
+          {e.path, {*start, *end, withLineBreaks(e.newText, lineBreakAt(texts.at(e.path), *start))}});
     }
     auto conflicts = [&](const std::string& path, const ResolvedEdit& edit, size_t self) {
       for (const ResolvedEdit& other : accepted[path])
@@ -185,8 +277,12 @@ FixOutcome applyFixes(const std::vector<analysis::Finding>& findings,
   for (auto& [path, edits] : accepted) {
     if (edits.empty())
       continue;
-    if (auto error = writeFileAtomically(path, applyEdits(texts.at(path), edits))) {
+    std::string refused;
+    if (auto error = writeFixedFile(path, texts.at(path), applyEdits(texts.at(path), edits), refused)) {
       outcome.errors.push_back(path + ": " + *error);
+      failed.insert(path);
+    } else if (!refused.empty()) {
+      outcome.messages.push_back(std::move(refused));
       failed.insert(path);
     } else {
       outcome.changedFiles.push_back(path);

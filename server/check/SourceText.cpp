@@ -4,8 +4,10 @@ namespace pallas::check {
 
 LineIndex::LineIndex(std::string_view text) : text_(text) {
   starts_.push_back(0);
+  // Python's and LSP's line ends: "\n", "\r\n" and a lone "\r" (the
+  // analysis counts rows the same way).
   for (size_t i = 0; i < text.size(); ++i)
-    if (text[i] == '\n')
+    if (text[i] == '\n' || (text[i] == '\r' && (i + 1 == text.size() || text[i + 1] != '\n')))
       starts_.push_back(i + 1);
 }
 

@@ -2,8 +2,8 @@
 // (0-based line, UTF-8 byte column) into what each output wants: byte
 // offsets for applying edits, 1-based code-point columns for people (ruff's
 // convention, and what SARIF's "unicodeCodePoints" column kind means).
-// Lines end at '\n' (as tree-sitter counts rows); a '\r' before it belongs
-// to the line's text.
+// Lines end at '\n' or at a lone '\r' (as the analysis counts rows); the
+// '\r' of a "\r\n" belongs to the line's text.
 #pragma once
 
 #include "pallas/analysis/Finding.h"

@@ -3,6 +3,7 @@
 #include "Rules.h"
 
 #include <cctype>
+#include <string>
 
 namespace pallas::check {
 
@@ -77,7 +78,20 @@ void parseComment(std::string_view comment, uint32_t line, std::vector<Suppressi
 
 } // namespace
 
-Suppressions Suppressions::parse(std::string_view text) {
+Suppressions Suppressions::parse(std::string_view given) {
+  // A lone '\r' ends a line too (Python, LSP and the analysis count it so):
+  // read it as '\n', which keeps every offset and line number.
+  std::string normalised;
+  std::string_view text = given;
+  for (size_t k = 0; k < given.size(); ++k)
+    if (given[k] == '\r' && (k + 1 == given.size() || given[k + 1] != '\n')) {
+      normalised.assign(given);
+      for (size_t j = k; j < normalised.size(); ++j)
+        if (normalised[j] == '\r' && (j + 1 == normalised.size() || normalised[j + 1] != '\n'))
+          normalised[j] = '\n';
+      text = normalised;
+      break;
+    }
   Suppressions out;
   uint32_t line = 0;
   size_t i = 0;

@@ -5,6 +5,7 @@
 #include "Command.h"
 
 #include "pallas/analysis/Project.h"
+#include "pallas/analysis/SourceFile.h"
 
 #include <filesystem>
 #include <fstream>
@@ -26,18 +27,21 @@ int runMlir(const std::vector<std::string>& args) {
   if (file.empty()) throw UsageError{"mlir: expects a FILE"};
   std::error_code ec;
   std::filesystem::path path = std::filesystem::absolute(file, ec).lexically_normal();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    std::cerr << "pallas-lsp: cannot read " << file << "\n";
+  std::string why;
+  std::optional<std::string> text = analysis::readSourceFile(path.string(), &why);
+  if (!text) {
+    std::cerr << "pallas-lsp: cannot read " << file << ": " << why << "\n";
     return kExitUsage;
   }
-  std::ostringstream text;
-  text << in.rdbuf();
   analysis::ProjectOptions options;
   options.workspaceRoots.push_back(path.parent_path().string());
   analysis::Project project(std::move(options));
-  analysis::UpdateStats s = project.setDocument(path.string(), text.str());
+  analysis::UpdateStats s = project.setDocument(path.string(), std::move(*text));
   std::cout << project.mlirText(path.string());
+  if (s.tooDeepAt)
+    std::cerr << "pallas-lsp: " << file << ":" << s.tooDeepAt->line + 1 << ":" << s.tooDeepAt->column + 1
+              << ": nested deeper than the analysis follows (" << analysis::kMaxAnalysedNesting
+              << " levels); what is below is not analysed\n";
   if (stats)
     std::cerr << "functions: " << s.functionsTotal << ", lowered: " << s.functionsRelowered
               << ", verified: " << (s.verified ? "yes" : "no") << ", parse: " << s.parseMillis

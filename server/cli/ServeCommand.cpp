@@ -3,7 +3,14 @@
 
 #include "lib/Serve.h"
 
+#include <boost/asio/ip/address.hpp>
+
+#include <cerrno>
 #include <charconv>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdexcept>
 
 namespace pallas::cli {
@@ -25,9 +32,38 @@ bool takeValue(const std::vector<std::string>& args, size_t& i, const std::strin
   return false;
 }
 
+// The token of `--token-file`: the file must be a regular file of this user
+// that nobody else can read or write (like ssh's private keys), holding at
+// least 16 characters (surrounding whitespace is ignored).
+std::string readToken(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0)
+    throw UsageError{"--token-file " + path + ": " + std::strerror(errno) +
+                     (errno == ELOOP ? " (a symbolic link is not accepted)" : "")};
+  struct stat st {};
+  bool ok = ::fstat(fd, &st) == 0;
+  std::string problem;
+  if (!ok || !S_ISREG(st.st_mode)) problem = "not a regular file";
+  else if (st.st_uid != ::geteuid()) problem = "owned by another user";
+  else if ((st.st_mode & 077) != 0) problem = "readable or writable by others (chmod 600 it)";
+  else if (st.st_size > 4096) problem = "larger than 4 KiB";
+  std::string token(problem.empty() ? static_cast<size_t>(st.st_size) : 0, '\0');
+  if (problem.empty() && !token.empty() &&
+      ::read(fd, token.data(), token.size()) != static_cast<ssize_t>(token.size()))
+    problem = std::string("cannot be read: ") + std::strerror(errno);
+  ::close(fd);
+  if (!problem.empty()) throw UsageError{"--token-file " + path + ": " + problem};
+  size_t b = token.find_first_not_of(" \t\r\n"), e = token.find_last_not_of(" \t\r\n");
+  token = b == std::string::npos ? "" : token.substr(b, e - b + 1);
+  if (token.size() < 16)
+    throw UsageError{"--token-file " + path + ": the token must have at least 16 characters"};
+  return token;
+}
+
 int runServe(const std::vector<std::string>& args) {
   server::ServeOptions options;
-  bool stdio = false;
+  bool stdio = false, allowRemote = false;
+  std::string tokenFile;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string value;
     if (args[i] == "--stdio") {
@@ -59,6 +95,10 @@ int runServe(const std::vector<std::string>& args) {
       if (ec != std::errc() || end != value.data() + value.size())
         throw UsageError{"--debounce-ms expects a number, got '" + value + "'"};
       options.server.debounce = std::chrono::milliseconds(ms);
+    } else if (args[i] == "--allow-remote") {
+      allowRemote = true;
+    } else if (takeValue(args, i, "--token-file", value)) {
+      tokenFile = value;
     } else if (args[i] == "--test-methods") {
       options.server.testMethods = true;
     } else {
@@ -66,6 +106,25 @@ int runServe(const std::vector<std::string>& args) {
     }
   }
   if (stdio && options.tcp) throw UsageError{"serve: --stdio and --listen are exclusive"};
+  if (options.tcp) {
+    boost::system::error_code ec;
+    auto address = boost::asio::ip::make_address(options.host, ec);
+    bool loopback = !ec && address.is_loopback();
+    // Whoever connects can make the server run programs (a configured
+    // interpreter, kernel runs): another machine must not, unless asked
+    // for, and then only with the token.
+    if (!ec && !loopback && !allowRemote)
+      throw UsageError{"serve: refusing to listen on " + options.host +
+                       ", which is not a loopback address: anyone who can reach it could use "
+                       "the server. Use 127.0.0.1, or --allow-remote --token-file FILE "
+                       "(docs/security.md)"};
+    if (!ec && !loopback && tokenFile.empty())
+      throw UsageError{"serve: --allow-remote needs --token-file FILE: every connection must "
+                       "present that token (docs/security.md)"};
+  } else if (allowRemote || !tokenFile.empty()) {
+    throw UsageError{"serve: --allow-remote and --token-file apply to --listen only"};
+  }
+  if (!tokenFile.empty()) options.token = readToken(tokenFile);
   try {
     return server::serve(options);
   } catch (const std::runtime_error& e) {
@@ -75,8 +134,8 @@ int runServe(const std::vector<std::string>& args) {
 
 const CommandRegistration registration{Command{
     "serve",
-    "serve [--stdio | --listen HOST:PORT] [--log-level error|warn|info|debug] [--log-file FILE]"
-    " [--debounce-ms N]",
+    "serve [--stdio | --listen HOST:PORT [--allow-remote] [--token-file FILE]] [--log-level "
+    "error|warn|info|debug] [--log-file FILE] [--debounce-ms N]",
     "run the language server (stdio by default; --listen 127.0.0.1:PORT for TCP)",
     runServe}};
 

@@ -63,6 +63,13 @@ DocumentStore::ChangeResult DocumentStore::change(const std::string& path, int64
     result.error = "contentChanges must be an array";
     return result;
   }
+  // Versions only increase (LSP); an older one is a change made to a text
+  // the client no longer has, and applying it would corrupt the draft.
+  if (version >= 0 && version < it->second.version) {
+    result.error = "version " + std::to_string(version) + " is older than the document's version " +
+                   std::to_string(it->second.version);
+    return result;
+  }
   // Work on a copy so a bad change leaves the draft as it was.
   std::string text = it->second.text;
   for (size_t i = 0; i < contentChanges.size(); ++i) {
@@ -111,7 +118,7 @@ DocumentStore::ChangeResult DocumentStore::change(const std::string& path, int64
     result.edits.push_back(std::move(edit));
   }
   it->second.text = std::move(text);
-  it->second.version = version;
+  if (version >= 0) it->second.version = version;
   return result;
 }
 

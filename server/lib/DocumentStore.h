@@ -35,7 +35,9 @@ public:
   // each against the text left by the ones before it. On success, returns the
   // byte edits (same order) and updates text and version; on failure the
   // draft is unchanged and `error` says why (document not open, range outside
-  // the document, invalid UTF-8, malformed change).
+  // the document, invalid UTF-8, malformed change, a `version` lower than the
+  // draft's: versions only increase). A negative `version` means the client
+  // sent none: the draft keeps its version.
   struct ChangeResult {
     std::vector<analysis::ByteEdit> edits;
     std::string error;

@@ -1,5 +1,6 @@
 #include "LspServer.h"
 
+#include "pallas/analysis/SourceFile.h"
 #include "pallas/protocol/Uri.h"
 
 #include <boost/asio/post.hpp>
@@ -23,24 +24,7 @@ using V = json::value_t;
 // Reads a regular file of bounded size (never a device, FIFO or huge file
 // named by a client URI).
 static std::optional<std::string> readFileBounded(const std::string& path, std::string* why) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    if (why) *why = "not a regular file";
-    return std::nullopt;
-  }
-  auto size = std::filesystem::file_size(path, ec);
-  if (ec || size > protocol::kDefaultMaxContentLength) {
-    if (why) *why = ec ? ec.message() : "larger than 64 MiB";
-    return std::nullopt;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    if (why) *why = "cannot be opened";
-    return std::nullopt;
-  }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  return analysis::readSourceFile(path, why, protocol::kDefaultMaxContentLength);
 }
 
 // ---- feature registry ----------------------------------------------------
@@ -441,7 +425,7 @@ void LspServer::didChange(const json& params) {
                " ignored: the document was never opened (send didOpen first)");
     return;
   }
-  auto result = documents_.change(path, version ? version->get<int64_t>() : 0, changes,
+  auto result = documents_.change(path, version ? version->get<int64_t>() : -1, changes,
                                   client_.encoding);
   if (!result.error.empty()) {
     log_.error("didChange for " + uri.get<std::string>() + " rejected: " + result.error +
@@ -521,10 +505,19 @@ void LspServer::didChangeWatchedFiles(const json& params) {
 }
 
 void LspServer::afterUpdate(const std::string& path, const analysis::UpdateStats& stats) {
+  bool newlyTooDeep = false;
   {
     std::lock_guard lock(scheduleMutex_);
+    auto& previous = scheduled_[path].stats.tooDeepAt;
+    newlyTooDeep = stats.tooDeepAt && (!previous || previous->line != stats.tooDeepAt->line);
     scheduled_[path].stats = stats;
   }
+  if (newlyTooDeep)
+    // Said once per place, not on every keystroke.
+    log_.warn(path + ":" + std::to_string(stats.tooDeepAt->line + 1) +
+              ": nested deeper than the analysis follows (" +
+              std::to_string(analysis::kMaxAnalysedNesting) +
+              " levels); what is below is not analysed, so findings there may be missing");
   log_.debug("updated " + path + ": " + std::to_string(stats.functionsRelowered) + "/" +
              std::to_string(stats.functionsTotal) + " functions relowered");
   if (documents_.isOpen(path)) scheduleDiagnostics(path);

@@ -97,6 +97,11 @@ public:
     // Tests and editors started with port 0 read the port from this line.
     std::fprintf(stderr, "pallas-lsp: listening on %s:%u\n", local.address().to_string().c_str(),
                  static_cast<unsigned>(local.port()));
+    if (!options_.token.empty())
+      std::fprintf(stderr, "pallas-lsp: every connection must present the token "
+                           "(initializationOptions.authToken)\n");
+    else
+      log_.info("TCP on a loopback address: any local user can connect (docs/security.md)");
     std::fflush(stderr);
     accept();
   }
@@ -125,6 +130,7 @@ private:
     std::string name = transport->describe();
     session->endpoint = std::make_shared<protocol::Endpoint>(io_, pool_, transport, *session->log);
     session->endpoint->keepAlive(session->log);
+    if (!options_.token.empty()) session->endpoint->requireToken(options_.token);
     session->server = std::make_shared<LspServer>(session->endpoint, *session->log, options_.server);
     sessions_.insert(session);
     log_.info("client connected: " + name);

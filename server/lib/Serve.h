@@ -17,6 +17,10 @@ struct ServeOptions {
   protocol::LogLevel logLevel = protocol::LogLevel::Info;
   std::string logFile;            // empty: stderr
   unsigned threads = 0;           // request pool size; 0: hardware threads (at least 2)
+  // TCP: the secret every connection must present in initialize's
+  // initializationOptions.authToken (docs/security.md); empty: none (only
+  // allowed on a loopback address).
+  std::string token;
   LspServer::Options server;
 };
 

@@ -111,3 +111,81 @@ TEST(FixApplier, FixesInOtherFilesAreReadFromDisk) {
 TEST(FixApplier, ApplyEditsInAnyOrder) {
   EXPECT_EQ(applyEdits("0123456789", {{0, 1, "a"}, {8, 10, ""}, {4, 4, "--"}}), "a123--4567");
 }
+
+// ---- issue 14, item 7: links, line ends, permissions ---------------------------
+
+TEST(FixApplier, SymlinkIsWrittenThroughToItsTarget) {
+  TempDir dir;
+  std::string text = "x = 1\n";
+  fs::path target = dir.write("real/k.py", text);
+  fs::path link = dir.path() / "k.py";
+  fs::create_symlink("real/k.py", link);
+  FixOutcome out = applyFixes({withFix(link, {{0, 4}, {0, 5}}, "2")}, {{link.string(), text}}, {});
+  EXPECT_EQ(out.findingsFixed, 1u);
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link))) << "the link was replaced by a file";
+  EXPECT_EQ(fs::read_symlink(link), "real/k.py");
+  EXPECT_EQ(TempDir::read(target), "x = 2\n");
+}
+
+TEST(FixApplier, HardLinksStayOneFile) {
+  TempDir dir;
+  std::string text = "x = 1\n";
+  fs::path file = dir.write("k.py", text);
+  fs::path other = dir.path() / "other.py";
+  fs::create_hard_link(file, other);
+  struct stat before {};
+  ASSERT_EQ(::stat(file.c_str(), &before), 0);
+  FixOutcome out = applyFixes({withFix(file, {{0, 4}, {0, 5}}, "22222")}, {{file.string(), text}}, {});
+  EXPECT_EQ(out.findingsFixed, 1u);
+  struct stat after {};
+  ASSERT_EQ(::stat(file.c_str(), &after), 0);
+  EXPECT_EQ(after.st_ino, before.st_ino);
+  EXPECT_EQ(after.st_nlink, 2u);
+  EXPECT_EQ(TempDir::read(other), "x = 22222\n");
+  // Shorter than before: the old tail is truncated away.
+  out = applyFixes({withFix(file, {{0, 0}, {0, 9}}, "y")}, {{file.string(), "x = 22222\n"}}, {});
+  EXPECT_EQ(TempDir::read(other), "y\n");
+}
+
+TEST(FixApplier, LineBreaksOfTheFileAreKeptInEdits) {
+  TempDir dir;
+  std::string crlf = "a = 1\r\nb = 2\r\n";
+  fs::path file = dir.write("crlf.py", crlf);
+  applyFixes({withFix(file, {{1, 0}, {1, 5}}, "b = (\n  3)\n# done")}, {{file.string(), crlf}}, {});
+  EXPECT_EQ(TempDir::read(file), "a = 1\r\nb = (\r\n  3)\r\n# done\r\n");
+  std::string cr = "a = 1\rb = 2\r";
+  file = dir.write("cr.py", cr);
+  applyFixes({withFix(file, {{1, 0}, {1, 5}}, "b = (\n  3)")}, {{file.string(), cr}}, {});
+  EXPECT_EQ(TempDir::read(file), "a = 1\rb = (\r  3)\r");
+  std::string lf = "a = 1\nb = 2\n";
+  file = dir.write("lf.py", lf);
+  applyFixes({withFix(file, {{1, 0}, {1, 5}}, "b = (\r\n  3)")}, {{file.string(), lf}}, {});
+  EXPECT_EQ(TempDir::read(file), "a = 1\nb = (\n  3)\n");
+}
+
+TEST(FixApplier, ReadOnlyFileIsRefusedWithAMessage) {
+  TempDir dir;
+  std::string text = "x = 1\n";
+  fs::path file = dir.write("k.py", text);
+  ::chmod(file.c_str(), 0444);
+  FixOutcome out = applyFixes({withFix(file, {{0, 4}, {0, 5}}, "2")}, {{file.string(), text}}, {});
+  EXPECT_EQ(out.findingsFixed, 0u);
+  EXPECT_TRUE(out.changedFiles.empty());
+  EXPECT_TRUE(out.errors.empty());
+  ASSERT_EQ(out.messages.size(), 1u);
+  EXPECT_NE(out.messages[0].find("read-only"), std::string::npos);
+  EXPECT_EQ(TempDir::read(file), text);
+  EXPECT_EQ(fs::status(file).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+}
+
+TEST(FixApplier, PermissionsAreKept) {
+  TempDir dir;
+  std::string text = "x = 1\n";
+  fs::path file = dir.write("k.py", text);
+  ::chmod(file.c_str(), 0604);
+  applyFixes({withFix(file, {{0, 4}, {0, 5}}, "2")}, {{file.string(), text}}, {});
+  EXPECT_EQ(TempDir::read(file), "x = 2\n");
+  EXPECT_EQ(fs::status(file).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::others_read);
+}

@@ -61,3 +61,11 @@ TEST(Suppression, MalformedDirectivesDoNothing) {
   for (uint32_t line = 0; line < 4; ++line)
     EXPECT_FALSE(s.suppresses("PLS001", line)) << line;
 }
+
+// issue 14, item 12: a lone "\r" ends the comment's line.
+TEST(Suppression, LoneCarriageReturnLines) {
+  auto s = Suppressions::parse("a = 1\rb = 2  # pallas-lsp: ignore[PLS001]\rc = 3\r");
+  EXPECT_TRUE(s.suppresses("PLS001", 1));
+  EXPECT_FALSE(s.suppresses("PLS001", 0));
+  EXPECT_FALSE(s.suppresses("PLS001", 2));
+}

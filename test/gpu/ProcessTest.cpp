@@ -189,3 +189,60 @@ TEST(CappedBuffer, KeepsEverythingUnderTheCap) {
   EXPECT_TRUE(buffer.truncated());
   EXPECT_EQ(buffer.text(), "abcd\n[... 4 bytes omitted ...]\nijkl");
 }
+
+// ---- issue 14, item 10: what leaves the process group still goes ---------------
+
+namespace {
+std::vector<int> pidsAfter(const std::string& text, const std::string& tag) {
+  std::vector<int> pids;
+  for (size_t at = text.find(tag); at != std::string::npos; at = text.find(tag, at + 1))
+    pids.push_back(std::atoi(text.c_str() + at + tag.size()));
+  return pids;
+}
+} // namespace
+
+TEST(Process, ChildrenThatLeaveTheGroupAreKilled) {
+  // setsid (a new session) and a double fork (the parent exits at once, so
+  // the grandchild is an orphan in another session): neither is in the
+  // run's process group, both must be gone when the run ends. Their stdio
+  // goes to /dev/null so the pipes do not wait for them.
+  ProcessOutcome outcome = runSupervised(shell(
+      "setsid sleep 300 </dev/null >/dev/null 2>&1 & echo escaped $!;"
+      "sh -c 'setsid sleep 301 </dev/null >/dev/null 2>&1 & echo escaped $!';"
+      "sh -c '(setsid sh -c \"sleep 302 & echo escaped \\$!; wait\" </dev/null 2>&1 | cat &)';"
+      "sleep 0.5; exit 0"));
+  EXPECT_EQ(outcome.end, ProcessOutcome::End::Exited);
+  EXPECT_EQ(outcome.exitCode, 0);
+  std::vector<int> pids = pidsAfter(outcome.out.text(), "escaped ");
+  ASSERT_GE(pids.size(), 2u) << outcome.out.text();
+  for (int pid : pids) EXPECT_FALSE(processAlive(pid)) << pid;
+  EXPECT_LT(outcome.wallSeconds, 30.0);
+}
+
+TEST(Process, EscapedChildrenAreKilledOnTimeoutToo) {
+  ProcessSpec spec = shell("setsid sh -c 'trap \"\" TERM; sleep 300' </dev/null >/dev/null 2>&1 &"
+                           "echo escaped $!; trap '' TERM; sleep 300");
+  spec.timeout = 1500ms;
+  spec.killGrace = 300ms;
+  ProcessOutcome outcome = runSupervised(spec);
+  EXPECT_EQ(outcome.end, ProcessOutcome::End::TimedOut);
+  EXPECT_EQ(outcome.signal, SIGKILL);
+  std::vector<int> pids = pidsAfter(outcome.out.text(), "escaped ");
+  ASSERT_EQ(pids.size(), 1u) << outcome.out.text();
+  EXPECT_FALSE(processAlive(pids[0]));
+}
+
+TEST(Process, StdinDataIsGivenThenClosed) {
+  ProcessSpec spec = shell("read line; echo got:$line; cat; echo eof");
+  spec.stdinData = "s3cret\n";
+  ProcessOutcome outcome = runSupervised(spec);
+  EXPECT_EQ(outcome.out.text(), "got:s3cret\neof\n");
+}
+
+TEST(Process, KilledLikeByTheOomKillerIsReportedAsSigkill) {
+  ProcessOutcome outcome = runSupervised(shell("echo before; kill -KILL $$"));
+  EXPECT_EQ(outcome.end, ProcessOutcome::End::Signaled);
+  EXPECT_EQ(outcome.signal, SIGKILL);
+  EXPECT_EQ(outcome.out.text(), "before\n");
+  EXPECT_TRUE(outcome.groupGone);
+}

@@ -330,3 +330,39 @@ TEST_F(Runner, DoctorEnvironment) {
   nlohmann::json missing = inspectPythonEnvironment("/nonexistent/python3");
   EXPECT_TRUE(missing.contains("error"));
 }
+
+// ---- issue 14, item 10 ------------------------------------------------------------
+
+TEST_F(Runner, ChildrenThatLeaveTheProcessGroupAreKilled) {
+  RunResult result = runKernel(request("faults.py", "escape_the_group", RunMode::Interpret));
+  ASSERT_EQ(result.status, Status::Succeeded) << why(result);
+  std::vector<int> pids;
+  for (size_t at = result.stdoutText.find("escaped "); at != std::string::npos;
+       at = result.stdoutText.find("escaped ", at + 1))
+    pids.push_back(std::atoi(result.stdoutText.c_str() + at + 8));
+  ASSERT_EQ(pids.size(), 2u) << result.stdoutText;
+  for (int pid : pids) EXPECT_FALSE(processAlive(pid)) << pid;
+}
+
+TEST_F(Runner, AForgedResultLineIsNotASuccess) {
+  RunResult result = runKernel(request("faults.py", "fake_result", RunMode::Interpret));
+  EXPECT_EQ(result.status, Status::ProtocolError) << why(result);
+  EXPECT_FALSE(result.ok());
+  EXPECT_NE(result.message.find("without this run's secret"), std::string::npos) << result.message;
+  result = runKernel(request("faults.py", "fake_result_then_fail", RunMode::Interpret));
+  ASSERT_EQ(result.status, Status::Failed) << why(result);
+  ASSERT_TRUE(result.modes.at(0).error);
+  EXPECT_EQ(result.modes[0].error->message, "the real outcome");
+  EXPECT_FALSE(result.document.contains("secret"));
+}
+
+TEST_F(Runner, KilledLikeByTheOomKillerSaysSo) {
+  RunResult result =
+      runKernel(request("faults.py", "killed_like_by_the_oom_killer", RunMode::Interpret));
+  ASSERT_EQ(result.status, Status::Crashed) << why(result);
+  EXPECT_EQ(result.signal, SIGKILL);
+  EXPECT_NE(result.message.find("SIGKILL"), std::string::npos) << result.message;
+  EXPECT_NE(result.message.find("out-of-memory killer"), std::string::npos) << result.message;
+  EXPECT_NE(result.stdoutText.find("about to be killed"), std::string::npos);
+  EXPECT_TRUE(result.processGroupGone);
+}

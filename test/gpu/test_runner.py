@@ -189,7 +189,8 @@ def test_script_result_stdout_folds_user_prints_into_stderr():
         channel="stdout",
     )
     assert code == 0
-    assert all(json.loads(line) for line in stdout.splitlines())  # only protocol lines
+    # only protocol lines (and the empty lines that keep them apart)
+    assert all(json.loads(line) for line in stdout.splitlines() if line.strip())
     assert "hello from the entry" in stderr
     assert events[-1]["ok"]
 

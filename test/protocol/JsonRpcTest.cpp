@@ -79,3 +79,32 @@ TEST(JsonRpc, FieldAccessors) {
 }
 
 } // namespace
+
+// ---- nesting limit (issue 14: a 100,000-deep message overflowed the stack) ----
+
+TEST(JsonNesting, FindsTheBracketThatGoesTooDeep) {
+  EXPECT_EQ(findExcessNesting("[[[]]]", 3), std::nullopt);
+  EXPECT_EQ(findExcessNesting("[[[[]]]]", 3), std::optional<size_t>(3));
+  EXPECT_EQ(findExcessNesting("{\"a\":{\"b\":[1]}}", 2), std::optional<size_t>(10));
+  // Siblings do not add up; strings (with escaped quotes) are not nesting.
+  EXPECT_EQ(findExcessNesting("[[],[],[[]]]", 3), std::nullopt);
+  EXPECT_EQ(findExcessNesting("[\"[[[\\\"[[[\"]", 1), std::nullopt);
+  std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  EXPECT_EQ(findExcessNesting(deep), std::optional<size_t>(kMaxJsonDepth));
+}
+
+TEST(JsonNesting, IdOfADeepMessageIsRecoveredWithoutDeepValues) {
+  std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  EXPECT_EQ(idOfDeepMessage("{\"jsonrpc\":\"2.0\",\"id\":42,\"params\":" + deep + "}"), json(42));
+  EXPECT_EQ(idOfDeepMessage("{\"params\":" + deep + ",\"id\":\"x\"}"), json("x"));
+  EXPECT_TRUE(idOfDeepMessage("{\"method\":\"m\",\"params\":" + deep + "}").is_null());
+  EXPECT_TRUE(idOfDeepMessage(deep).is_null());
+  EXPECT_TRUE(idOfDeepMessage("{\"id\":" + deep + "}").is_null());
+}
+
+TEST(JsonNesting, ClassifyMovesParamsOut) {
+  json j = json::parse(R"({"jsonrpc":"2.0","id":1,"method":"m","params":{"a":[1,2]}})");
+  Message m = classifyMessage(std::move(j));
+  ASSERT_TRUE(std::holds_alternative<Request>(m));
+  EXPECT_EQ(std::get<Request>(m).params, json::parse(R"({"a":[1,2]})"));
+}

@@ -99,3 +99,22 @@ TEST(Text, Encodings) {
 }
 
 } // namespace
+
+// ---- issue 14, item 12: LSP's three line ends -----------------------------------
+
+TEST(TextLineEnds, LoneCarriageReturnEndsALine) {
+  std::string_view text = "a\rbc\r\nd\ne";
+  EXPECT_EQ(lineBounds(text, 0), (std::pair<size_t, size_t>{0, 1}));
+  EXPECT_EQ(lineBounds(text, 1), (std::pair<size_t, size_t>{2, 4}));
+  EXPECT_EQ(lineBounds(text, 2), (std::pair<size_t, size_t>{6, 7}));
+  EXPECT_EQ(lineBounds(text, 3), (std::pair<size_t, size_t>{8, 9}));
+  EXPECT_FALSE(lineBounds(text, 4));
+  EXPECT_EQ(positionToOffset(text, {1, 1}, PositionEncoding::UTF16).offset, 3u);
+  EXPECT_EQ(positionToOffset(text, {1, 9}, PositionEncoding::UTF16).offset, 4u); // clamps before "\r\n"
+  EXPECT_EQ(offsetToPosition(text, 3, PositionEncoding::UTF16), (Position{1, 1}));
+  EXPECT_EQ(offsetToPosition(text, 7, PositionEncoding::UTF16), (Position{2, 1}));
+  EXPECT_EQ(offsetToPosition(text, 9, PositionEncoding::UTF16), (Position{3, 1}));
+  EXPECT_EQ(offsetToPosition("a\r", 2, PositionEncoding::UTF16), (Position{1, 0}));
+  auto outside = positionToOffset(text, {7, 0}, PositionEncoding::UTF16);
+  EXPECT_NE(outside.error.find("it has 4 lines"), std::string::npos) << outside.error;
+}

@@ -86,3 +86,27 @@ TEST_F(DocumentStoreTest, OpenCloseLifecycle) {
 }
 
 } // namespace
+
+// issue 14, item 12: versions only increase.
+TEST(DocumentStore, OlderVersionIsRejected) {
+  DocumentStore store;
+  store.open({"file:///v.py", "/v.py", 5, "x = 1\n"});
+  auto r = store.change("/v.py", 3, json::array({json{{"text", "x = 2\n"}}}), PositionEncoding::UTF16);
+  EXPECT_NE(r.error.find("older than the document's version 5"), std::string::npos) << r.error;
+  EXPECT_EQ(store.get("/v.py")->text, "x = 1\n");
+  r = store.change("/v.py", -1, json::array({json{{"text", "x = 3\n"}}}), PositionEncoding::UTF16);
+  EXPECT_TRUE(r.error.empty());
+  EXPECT_EQ(store.get("/v.py")->version, 5);
+  r = store.change("/v.py", 6, json::array({json{{"text", "x = 4\n"}}}), PositionEncoding::UTF16);
+  EXPECT_TRUE(r.error.empty());
+  EXPECT_EQ(store.get("/v.py")->version, 6);
+}
+
+// A lone "\r" ends a line: an edit on line 1 lands after it.
+TEST(DocumentStore, EditsPastLineZeroOfALoneCrDocument) {
+  DocumentStore store;
+  store.open({"file:///cr.py", "/cr.py", 1, "a = 1\rb = 2\r"});
+  auto r = store.change("/cr.py", 2, json::array({change(1, 4, 1, 5, "3")}), PositionEncoding::UTF16);
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  EXPECT_EQ(store.get("/cr.py")->text, "a = 1\rb = 3\r");
+}

@@ -156,20 +156,35 @@ TSNode SourceIndex::parent(TSNode n) const {
   return ts_node_parent(n); // not reached by the descent (a zero-width node at a boundary)
 }
 
-std::vector<TSNode> SourceIndex::nodesStartingAt(SourcePos p,
-                                                 const std::function<bool(TSNode)>& keep) const {
-  std::vector<TSNode> out;
-  TSPoint pt{p.line, p.column};
-  for (TSNode n = ts_node_descendant_for_point_range(root(), pt, pt); !isNull(n);
-       n = ts_node_parent(n)) {
-    TSPoint s = ts_node_start_point(n);
-    if (s.row != pt.row || s.column != pt.column) {
-      // Ancestors that start earlier cannot start at p again.
-      if (s.row < pt.row || (s.row == pt.row && s.column < pt.column)) break;
-      continue;
+const std::vector<TSNode>* SourceIndex::startingAt(TSPoint p) const {
+  std::call_once(startsOnce_, [this] {
+    // Pre-order with a cursor (iterative, so any depth): a node comes before
+    // the nodes inside it, so each position's list is outermost first here.
+    TSTreeCursor cursor = ts_tree_cursor_new(root());
+    for (bool more = true; more;) {
+      TSNode n = ts_tree_cursor_current_node(&cursor);
+      TSPoint s = ts_node_start_point(n);
+      starts_[(static_cast<uint64_t>(s.row) << 32) | s.column].push_back(n);
+      if (ts_tree_cursor_goto_first_child(&cursor)) continue;
+      while (!ts_tree_cursor_goto_next_sibling(&cursor))
+        if (!ts_tree_cursor_goto_parent(&cursor)) {
+          more = false;
+          break;
+        }
     }
-    if (keep(n)) out.push_back(n);
-  }
+    ts_tree_cursor_delete(&cursor);
+    for (auto& [_, nodes] : starts_) std::reverse(nodes.begin(), nodes.end());
+  });
+  auto it = starts_.find((static_cast<uint64_t>(p.row) << 32) | p.column);
+  return it == starts_.end() ? nullptr : &it->second;
+}
+
+std::vector<TSNode> SourceIndex::nodesStartingAt(SourcePos p, const Keep& keep) const {
+  std::vector<TSNode> out;
+  if (const std::vector<TSNode>* nodes = startingAt(TSPoint{p.line, p.column}))
+    for (size_t i = 0; i < nodes->size(); ++i)
+      if (keep((*nodes)[i], i + 1 < nodes->size() ? (*nodes)[i + 1] : TSNode{}))
+        out.push_back((*nodes)[i]);
   return out;
 }
 

@@ -55,7 +55,14 @@ public:
   // Byte offset of a 0-based (line, byte column); npos when outside.
   size_t offset(SourcePos p) const;
   // Nodes that start exactly at `p`, innermost first, that satisfy `keep`.
-  std::vector<TSNode> nodesStartingAt(SourcePos p, const std::function<bool(TSNode)>& keep) const;
+  // Linear in the nodes starting there: the first call indexes every node by
+  // its start in one walk (walking up with ts_node_parent costs the depth of
+  // the node each step, so a long expression, whose operators all start at
+  // its first operand, was cubic in its length).
+  // `keep` also gets the next larger node starting there (null for the
+  // outermost): the node's parent whenever the parent starts there too.
+  using Keep = std::function<bool(TSNode node, TSNode enclosingAtSameStart)>;
+  std::vector<TSNode> nodesStartingAt(SourcePos p, const Keep& keep) const;
   // The smallest named node that contains `p`.
   TSNode nodeAt(SourcePos p) const;
   // (nodeAt descends from the top-level statement that holds `p`, found by
@@ -100,6 +107,11 @@ private:
   TSParser* parser_ = nullptr;
   TSTree* tree_ = nullptr;
   std::vector<size_t> lineStarts_;
+  // Start position (row << 32 | column) -> the nodes starting there,
+  // innermost first. Built on first use.
+  mutable std::once_flag startsOnce_;
+  mutable std::unordered_map<uint64_t, std::vector<TSNode>> starts_;
+  const std::vector<TSNode>* startingAt(TSPoint p) const;
 };
 
 // Small helpers over TSNode.

@@ -121,44 +121,59 @@ private:
   TSNode syntaxOf(mlir::Operation* o) {
     OpPos p = opPos(o->getLoc());
     if (!p.valid) return TSNode{};
-    std::function<bool(TSNode)> keep = [](TSNode) { return true; };
+    // Ops of one kind at one position share the candidate list: filtering it
+    // once per op made a long expression (whose operators all start at its
+    // first operand) quadratic.
+    auto key = std::make_pair(std::make_pair(p.pos.line, p.pos.column), kindKey(o));
+    auto cached = candidates_.find(key);
+    if (cached == candidates_.end())
+      cached = candidates_.emplace(std::move(key), candidatesOf(o, p)).first;
+    const std::vector<TSNode>& nodes = cached->second;
+    unsigned k = nth_.lookup(o);
+    if (llvm::isa<pd::ConstantOp>(o)) k = 0; // the innermost named node is the literal
+    return k < nodes.size() ? nodes[k] : TSNode{};
+  }
+
+  // The nodes starting at `p` that an op of `o`'s kind can stand for,
+  // innermost first.
+  std::vector<TSNode> candidatesOf(mlir::Operation* o, const OpPos& p) {
+    SourceIndex::Keep keep = [](TSNode, TSNode) { return true; };
     std::string method;
     if (auto prim = llvm::dyn_cast<pd::PrimOp>(o)) {
       llvm::StringRef api = prim.getApi();
       if (api == "ref.at") {
-        keep = [this](TSNode n) {
+        keep = [this](TSNode n, TSNode) {
           TSNode v = fieldOf(n, "value");
           return typeOf(n) == "subscript" && typeOf(v) == "attribute" &&
                  src_.textOf(fieldOf(v, "attribute")) == "at";
         };
       } else if (api.ends_with(".__getitem__")) {
-        keep = [](TSNode n) { return typeOf(n) == "subscript"; };
+        keep = [](TSNode n, TSNode) { return typeOf(n) == "subscript"; };
       } else if (api.starts_with("ref.") || api.starts_with("value.")) {
         method = api.split('.').second.str();
         // A method call `x.m(...)`, or an attribute `x.m` that is not called.
-        keep = [this, method](TSNode n) {
+        keep = [this, method](TSNode n, TSNode enclosing) {
           if (typeOf(n) == "call") {
             TSNode f = fieldOf(n, "function");
             return typeOf(f) == "attribute" && src_.textOf(fieldOf(f, "attribute")) == method;
           }
           if (typeOf(n) != "attribute" || src_.textOf(fieldOf(n, "attribute")) != method)
             return false;
-          TSNode parent = ts_node_parent(n);
-          return !(typeOf(parent) == "call" && ts_node_eq(fieldOf(parent, "function"), n));
+          // Not the callee of a call: a call starts where its callee does, so
+          // such a parent is the next node starting here (ts_node_parent
+          // would cost the node's depth, for every attribute of a chain).
+          return !(typeOf(enclosing) == "call" && ts_node_eq(fieldOf(enclosing, "function"), n));
         };
       } else {
-        keep = [](TSNode n) { return typeOf(n) == "call"; };
+        keep = [](TSNode n, TSNode) { return typeOf(n) == "call"; };
       }
     } else if (auto opq = llvm::dyn_cast<pd::OpaqueOp>(o)) {
       std::string what = opq.getWhat().str();
-      keep = [what](TSNode n) { return typeOf(n) == what; };
+      keep = [what](TSNode n, TSNode) { return typeOf(n) == what; };
     } else if (llvm::isa<pd::ConstantOp>(o)) {
-      keep = [](TSNode n) { return ts_node_is_named(n); };
+      keep = [](TSNode n, TSNode) { return ts_node_is_named(n); };
     }
-    std::vector<TSNode> nodes = src_.nodesStartingAt(p.pos, keep);
-    unsigned k = nth_.lookup(o);
-    if (llvm::isa<pd::ConstantOp>(o)) k = 0; // the innermost named node is the literal
-    return k < nodes.size() ? nodes[k] : TSNode{};
+    return src_.nodesStartingAt(p.pos, keep);
   }
 
   // The syntax node of each operand of `o`, in operand order (mirrors the
@@ -849,6 +864,7 @@ private:
   llvm::DenseMap<mlir::Value, ExprP> scalarDtype_;
   llvm::DenseSet<mlir::Value> registers_;
   llvm::DenseMap<mlir::Operation*, unsigned> nth_;
+  std::map<std::pair<std::pair<uint32_t, uint32_t>, std::string>, std::vector<TSNode>> candidates_;
 };
 
 } // namespace

@@ -39,7 +39,15 @@ struct UpdateStats {
   bool verified = true;      // the module passed the MLIR verifier
   double parseMillis = 0;    // tree-sitter (incremental) parse
   double lowerMillis = 0;    // lowering of changed functions + verify
+  // The first place where the document nests deeper than the analysis
+  // follows (kMaxNesting levels of expressions, statements or elif clauses):
+  // what is below is not analysed, so findings there may be missing. The
+  // server and `check` tell the user. nullopt when nothing is that deep.
+  std::optional<SourcePos> tooDeepAt;
 };
+
+// How deep the analysis follows nested syntax (for messages).
+inline constexpr unsigned kMaxAnalysedNesting = 256;
 
 struct ProjectOptions {
   std::vector<std::string> workspaceRoots; // absolute folders, may be empty

@@ -1,8 +1,13 @@
 // A supervised child process: its own session and process group, stdin from
-// /dev/null, stdout/stderr (and optionally a result channel) read through
-// pipes with a memory cap, a timeout, cancellation from another thread, and
-// a guaranteed sweep of the whole process group at the end. Knows nothing of
-// Python or JAX; the kernel runner builds on it.
+// /dev/null (or given bytes), stdout/stderr (and optionally a result
+// channel) read through pipes with a memory cap, a timeout, cancellation
+// from another thread, and a guaranteed end of every process it started.
+// The child is started under a small supervisor process (forked, not
+// exec'd) that is a child subreaper (PR_SET_CHILD_SUBREAPER): whatever the
+// command starts, even with setsid or a double fork, stays its descendant,
+// and when the command ends (or is stopped) the supervisor kills and reaps
+// every descendant before it exits with the command's status. Knows nothing
+// of Python or JAX; the kernel runner builds on it.
 #pragma once
 
 #include <algorithm>
@@ -60,6 +65,9 @@ struct ProcessSpec {
   std::vector<std::string> argv; // argv[0] is looked up on PATH when it has no '/'
   // Extra "NAME=value" entries set on top of this process's environment.
   std::vector<std::string> environment;
+  // Written to the child's stdin, which is then closed (at most 64 KiB);
+  // empty: stdin is /dev/null.
+  std::string stdinData;
   std::string workingDirectory;              // empty: inherit
   std::chrono::milliseconds timeout{0};      // 0: none
   std::chrono::milliseconds killGrace{2000}; // SIGTERM -> SIGKILL delay

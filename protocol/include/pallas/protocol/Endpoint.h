@@ -73,6 +73,13 @@ public:
   void onRequest(const std::string& method, RequestHandler handler, Mode mode = Mode::Concurrent);
   void onNotification(const std::string& method, NotificationHandler handler);
   void setGate(Gate gate) { gate_ = std::move(gate); }
+  // Every message before an accepted `initialize` is refused unless that
+  // initialize carries `initializationOptions.authToken` equal to `token`
+  // (compared in constant time, then removed from the params so no handler
+  // or log sees it). A refused peer gets one error reply and is
+  // disconnected. For TCP connections from other machines (`serve
+  // --allow-remote`). Before start().
+  void requireToken(std::string token) { token_ = std::move(token); }
   bool hasRequestHandler(const std::string& method) const;
 
   // Starts reading; `onClosed` runs when the input ends, after every message
@@ -128,6 +135,10 @@ private:
   std::unordered_map<std::string, NotificationHandler> notifications_;
   Gate gate_;
   std::atomic<bool> closed_{false};
+  std::string token_;         // empty: no authentication
+  bool authenticated_ = false; // I/O thread only
+  // True when `m` may pass; otherwise the peer was answered and closed.
+  bool admit(Message& m);
   std::vector<std::shared_ptr<void>> keepAlive_;
 
   std::mutex inflightMutex_;

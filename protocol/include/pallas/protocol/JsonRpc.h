@@ -4,8 +4,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <variant>
 
 namespace pallas::protocol {
@@ -62,8 +65,26 @@ struct InvalidMessage {
 
 using Message = std::variant<Request, Notification, Response, InvalidMessage>;
 
-// Classifies parsed JSON. Never throws.
+// Classifies parsed JSON. Never throws. The rvalue form moves params and
+// results out instead of copying them.
 Message classifyMessage(const json& j);
+Message classifyMessage(json&& j);
+
+// The deepest nesting of arrays and objects a message may have. LSP messages
+// nest about a dozen levels; copying, comparing and printing a json value
+// recurse once per level, so a deeper message is refused before it is parsed
+// (a 100,000-deep one would otherwise overflow the stack).
+inline constexpr size_t kMaxJsonDepth = 256;
+
+// Offset of the '[' or '{' that takes `text` deeper than `maxDepth`, or
+// nullopt. A linear scan that knows strings and escapes; it does not check
+// that the text is valid JSON.
+std::optional<size_t> findExcessNesting(std::string_view text, size_t maxDepth = kMaxJsonDepth);
+
+// The "id" of a message that nests too deeply (so the refusal can answer
+// it), read by a parse that keeps only the top `maxDepth` levels (the parser
+// is iterative; nothing deep is stored). Null when there is none.
+RequestId idOfDeepMessage(std::string_view text, size_t maxDepth = kMaxJsonDepth);
 
 json makeResponse(const RequestId& id, json result);
 json makeErrorResponse(const RequestId& id, ErrorCode code, const std::string& message,

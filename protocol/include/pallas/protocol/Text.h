@@ -2,8 +2,9 @@
 // encoding: UTF-16 code units by default, UTF-8 bytes or UTF-32 code points
 // when negotiated) <-> UTF-8 byte offsets, and UTF-8 validation.
 //
-// Lines are separated by "\n"; a "\r" before it is not part of the line's
-// content (so positions past the content of a CRLF line clamp before "\r").
+// Lines end at "\n", "\r\n" or a lone "\r" (LSP's three line ends, and
+// Python's); the line end is not part of the line's content (so positions
+// past the content of a CRLF line clamp before "\r").
 #pragma once
 
 #include <cstddef>
