@@ -308,14 +308,9 @@ CheckResult runCheck(const CheckOptions& options) {
       analysed.push_back(documents[i]);
 
   std::vector<analysis::Finding> findings =
-<<<<<<< HEAD
       filter(collect(projectOptions, analysed, runFiles, *sources, options.jobs, result.errors,
-                     options.launchMatrix ? &result.report.launches : nullptr),
+                     result.notes, options.launchMatrix ? &result.report.launches : nullptr),
              configs, options, *sources);
-=======
-      filter(collect(projectOptions, analysed, runFiles, *sources, options.jobs, result.errors, result.notes), configs,
-             options, *sources);
->>>>>>> harden
 
   if (options.fix) {
     FixOutcome outcome = applyFixes(findings, sources->texts, options.fixOptions);
