@@ -686,8 +686,15 @@ void KernelWalk::onPrim(pd::PrimOp prim) {
     return;
   // `self.helper(ref)`, `Class.helper(ref)`: a method of the user's class
   // called on its instance / class is a call, not an API.
+  // A bare attribute read (`Stores.fenced`) that a call_indirect then calls
+  // is walked by that call, with its arguments; walking it here too would
+  // enter the method with none bound.
+  bool calledLater = llvm::any_of(prim->getUsers(), [&](mlir::Operation* user) {
+    auto c = llvm::dyn_cast<pd::CallIndirectOp>(user);
+    return c && c.getCallee() == prim->getResult(0);
+  });
   if ((api.starts_with("value.") || api.starts_with("ref.")) && !prim.getArgs().empty() &&
-      !detail::isRefTransform(api)) {
+      !detail::isRefTransform(api) && !calledLater) {
     Callable method = resolveMethod(prim.getArgs()[0], api.substr(api.find('.') + 1), 0, doc_);
     if (method.block) {
       llvm::SmallVector<llvm::StringRef> kws, orgs;
