@@ -314,7 +314,7 @@ def test_cancel_kills_the_process_group(tmp_path, kernel_file, how):
 @needs_jax
 def test_timeout_from_initialization_options(tmp_path, kernel_file):
     pidfile = tmp_path / "pid"
-    s, _ = make_server(tmp_path, init_options={"runner": {"timeoutSeconds": 3}},
+    s, _ = make_server(tmp_path, init_options={"runner": {"timeoutSeconds": 10}},
                        extra_env={"PALLAS_TEST_PIDFILE": str(pidfile)})
     try:
         uri = kernel_file.as_uri()
