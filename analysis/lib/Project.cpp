@@ -245,6 +245,22 @@ struct Project::Impl : names::ModuleResolver {
   // header changed (new text, a changed dependency).
   UpdateStats update(DocState& d, bool reparse, bool namesMayChange = true);
   void ensureCurrent(DocState& d);
+
+  // The workspace the passes see: other documents indexed on demand and kept
+  // current (findings and the path matrix walk the same one).
+  detail::WorkspaceImpl workspace() {
+    return detail::WorkspaceImpl(
+        [this](const std::string& p) -> DocState* {
+          DocState* doc = ensureIndexed(p, 0);
+          if (doc) ensureCurrent(*doc);
+          return doc;
+        },
+        [this] {
+          std::vector<std::string> paths;
+          for (auto& [p, _] : docs) paths.push_back(p);
+          return paths;
+        });
+  }
   bool depsChanged(const DocState& d) const;
   DocState* find(const std::string& path) const {
     auto it = docs.find(path);
@@ -666,17 +682,7 @@ std::vector<LaunchPaths> Project::launchPaths(const std::string& path) const {
   DocState* d = impl_->find(path);
   if (!d) return {};
   impl_->ensureCurrent(*d);
-  detail::WorkspaceImpl ws(
-      [this](const std::string& p) -> DocState* {
-        DocState* doc = impl_->ensureIndexed(p, 0);
-        if (doc) impl_->ensureCurrent(*doc);
-        return doc;
-      },
-      [this] {
-        std::vector<std::string> paths;
-        for (auto& [p, _] : impl_->docs) paths.push_back(p);
-        return paths;
-      });
+  detail::WorkspaceImpl ws = impl_->workspace();
   std::vector<Finding> unused;
   detail::PassContext ctx{ws, path, *d->module, impl_->options, unused};
   const auto& matrix = detail::passRegistry().pathMatrix();
@@ -695,17 +701,7 @@ std::vector<Finding> Project::findings(const std::string& path) const {
   if (!d) return {};
   impl_->ensureCurrent(*d);
   std::vector<Finding> out;
-  detail::WorkspaceImpl ws(
-      [this](const std::string& p) -> DocState* {
-        DocState* doc = impl_->ensureIndexed(p, 0);
-        if (doc) impl_->ensureCurrent(*doc);
-        return doc;
-      },
-      [this] {
-        std::vector<std::string> paths;
-        for (auto& [p, _] : impl_->docs) paths.push_back(p);
-        return paths;
-      });
+  detail::WorkspaceImpl ws = impl_->workspace();
   detail::PassContext ctx{ws, path, *d->module, impl_->options, out};
   for (const auto& pass : detail::passRegistry().passes()) {
     try {
