@@ -80,9 +80,13 @@ std::vector<TSNode> Document::recoveredChunks(TSNode error) const {
           r.end_point = ts_node_end_point(error);
         }
         ts_parser_set_included_ranges(chunkParser_, &r, 1);
+        ts_parser_set_timeout_micros(chunkParser_, kParseBudgetMicros + (r.end_byte - r.start_byte) *
+                                                                            kParseMicrosPerByte);
         if (TSTree* t = ts_parser_parse_string(chunkParser_, nullptr, text_.data(),
                                                static_cast<uint32_t>(text_.size())))
           trees.push_back(t);
+        else
+          ts_parser_reset(chunkParser_); // over budget: that chunk stays unread
       }
     }
     it = chunks_.emplace(key, std::move(trees)).first;
@@ -114,8 +118,27 @@ void Document::setText(std::string text) {
   dropChunks();
   install(std::move(text));
   if (tree_) ts_tree_delete(tree_);
-  tree_ = ts_parser_parse_string(parser_, nullptr, text_.data(), static_cast<uint32_t>(text_.size()));
+  tree_ = parseBounded(nullptr);
   dirty_ = false;
+}
+
+// tree-sitter 0.20.7's error recovery can take minutes on adversarial input
+// that stays under findParserOverload's count (found by fuzz_python_structured:
+// a 3,900-deep unclosed bracket, then a 32,768-target chained assignment in
+// it). A parse gets a budget far above what real files need (5-8 MB/s); past
+// it the file is analysed as empty and reported like one nested too deep.
+TSTree* Document::parseBounded(TSTree* old) {
+  ts_parser_set_timeout_micros(parser_, kParseBudgetMicros + text_.size() * kParseMicrosPerByte);
+  if (TSTree* t = ts_parser_parse_string(parser_, old, text_.data(), static_cast<uint32_t>(text_.size())))
+    return t;
+  ts_parser_reset(parser_);
+  if (!rawKept_) {
+    raw_ = text_;
+    rawKept_ = true;
+  }
+  tooDeep_ = TSPoint{0, 0};
+  blankFrom(text_, 0);
+  return ts_parser_parse_string(parser_, nullptr, text_.data(), static_cast<uint32_t>(text_.size()));
 }
 
 // Row and byte column of a byte offset, counting newlines before it. A scan
@@ -187,7 +210,7 @@ void Document::reparse() {
     }
   }
   dropChunks();
-  TSTree* fresh = ts_parser_parse_string(parser_, tree_, text_.data(), static_cast<uint32_t>(text_.size()));
+  TSTree* fresh = parseBounded(tree_);
   if (tree_) ts_tree_delete(tree_);
   tree_ = fresh;
   dirty_ = false;

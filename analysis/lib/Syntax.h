@@ -58,6 +58,10 @@ private:
   // Sets raw_/text_/tooDeep_ from the given text (ParserGuard.h); the tree
   // must then be parsed afresh.
   void install(std::string raw);
+  TSTree* parseBounded(TSTree* old);
+  // The parse budget: 5 s plus 2 s per MB (microseconds).
+  static constexpr uint64_t kParseBudgetMicros = 5'000'000;
+  static constexpr uint64_t kParseMicrosPerByte = 2;
   // The given text, when it differs from text_ (lone "\r", blanked); edits
   // apply to it and text_ is derived again.
   std::string raw_;

@@ -184,3 +184,21 @@ TEST(ManyUnits, IdenticalStatementsAreReusedInLinearTime) {
     EXPECT_TRUE(s.verified);
   }
 }
+
+// Found by fuzz_python_structured (10-minute run): under findParserOverload's
+// count, yet tree-sitter's error recovery took minutes on it (a 3,900-deep
+// bracket left open, then a 32,768-target chained assignment inside it). The
+// parse budget ends it: the file is analysed as empty and reported at its
+// start. Finishing at all is the check (ctest's timeout is the bound).
+TEST(DeepSyntax, ErrorRecoveryOverItsBudgetIsReported) {
+  std::string text = "import jax\n" + kImports + "def f5(x, y=x):\n  " + repeat("[", 3904) +
+                     "a]] = x\n"
+                     "  o_ref[...] = pl.pallas_call(kernel, out_shape=x, interpret=False)\n"
+                     "  x = ref.ref.ref.ref.ref\n"
+                     "  (a), b = x\n"
+                     "def f7(x, y=True):\n  " +
+                     repeat("a = ", 32768) + "b\n";
+  UpdateStats s = analyse(text);
+  ASSERT_TRUE(s.tooDeepAt);
+  EXPECT_EQ(s.tooDeepAt->line, 0u);
+}
