@@ -91,26 +91,38 @@ bool usesGlobalMode(pd::LaunchOp launch, const GlobalMode& mode) {
   return call->getBlock() != launch->getBlock() || call->isBeforeInBlock(launch);
 }
 
+// The paths a run-time `interpret` value may select (the launch's own or a
+// caller's): the common spellings are booleans, so both interpret=True and
+// the compiled path are possible.
+std::vector<ExecPath> runtimeChoicePaths() {
+#if PALLAS_LSP_MUTANT == 4 // mutant (test/mutation): a run-time interpret= loses its compiled path
+  return {ExecPath::InterpretHlo};
+#else
+  return {ExecPath::InterpretHlo, ExecPath::Compiled};
+#endif
+}
+
 std::vector<PathChoice> pathsOf(pd::LaunchOp launch) {
   std::set<std::string> s;
   for (mlir::Attribute a : launch.getPaths())
     if (auto str = llvm::dyn_cast<mlir::StringAttr>(a))
       s.insert(str.getValue().str());
   bool unknown = s.count(pd::path::kUnknown) > 0;
-  // A run-time `interpret` value: the common spellings are booleans, so both
-  // interpret=True and the compiled path are possible.
   bool may = unknown || s.size() > 1;
-  std::vector<PathChoice> out;
-  if (s.count(pd::path::kInterpretHlo) || unknown)
-    out.push_back({ExecPath::InterpretHlo, may});
+  std::set<ExecPath> chosen;
+  if (s.count(pd::path::kInterpretHlo))
+    chosen.insert(ExecPath::InterpretHlo);
   if (s.count(pd::path::kInterpretGpu))
-    out.push_back({ExecPath::InterpretGpu, may});
-#if PALLAS_LSP_MUTANT == 4 // mutant (test/mutation): a run-time interpret= loses its compiled path
+    chosen.insert(ExecPath::InterpretGpu);
   if (s.count(pd::path::kCompiled))
-#else
-  if (s.count(pd::path::kCompiled) || unknown)
-#endif
-    out.push_back({ExecPath::Compiled, may});
+    chosen.insert(ExecPath::Compiled);
+  if (unknown)
+    for (ExecPath p : runtimeChoicePaths())
+      chosen.insert(p);
+  std::vector<PathChoice> out;
+  for (ExecPath p : {ExecPath::InterpretHlo, ExecPath::InterpretGpu, ExecPath::Compiled})
+    if (chosen.count(p))
+      out.push_back({p, may});
   return out;
 }
 
@@ -273,10 +285,9 @@ std::vector<Run> runsOf(pd::LaunchOp launch, const LaunchFacts& facts,
     runs.push_back({{p, may}, f, {&c}});
   };
   for (const CallContext& c : contexts) {
-    if (c.paths.empty()) {
-      add(ExecPath::InterpretHlo, true, c);
-      add(ExecPath::Compiled, true, c);
-    }
+    if (c.paths.empty())
+      for (ExecPath p : runtimeChoicePaths())
+        add(p, true, c);
     for (ExecPath p : c.paths)
       add(p, c.paths.size() > 1, c);
   }
