@@ -591,8 +591,11 @@ def written_operands(rule):
   positions of the non-None entries of the first element of every `return`
   ((new_invals, outs)). None when a return is not such a literal."""
   func = _function_ast(rule)
-  if func is None:
-    return None
+  return None if func is None else written_operands_of(func)
+
+
+def written_operands_of(func):
+  """written_operands for a rule's def (ast); shared with the static reader."""
   written, returns = set(), 0
   for ret in _own_returns(func):
     returns += 1
@@ -647,27 +650,36 @@ def gpu_interpret_arms():
     if source is None:
       continue
     found_module = module_name
-    for node in ast.walk(ast.parse(source)):
-      if not isinstance(node, ast.Match) or "primitive" not in ast.unparse(node.subject):
+    for pattern, handling, message in interpreter_arms(ast.parse(source)):
+      if pattern is None:
+        has_fallback = True
         continue
-      for case in node.cases:
-        patterns = case.pattern.patterns if isinstance(case.pattern, ast.MatchOr) else [case.pattern]
-        first = case.body[0] if case.body else None
-        if isinstance(first, ast.Raise):
-          handling, message = "arm-raises", _raise_message(first)
-        elif (len(case.body) == 1 and isinstance(first, ast.Assign)
-              and isinstance(first.value, ast.List) and not first.value.elts):
-          handling, message = "arm-noop", None
-        else:
-          handling, message = "arm", None
-        for pattern in patterns:
-          if isinstance(pattern, ast.MatchAs) and pattern.pattern is None:
-            has_fallback = True
-            continue
-          prim = _case_primitive(pattern, module)
-          if prim is not None:
-            arms[id(prim)] = (handling, message)
+      prim = _case_primitive(pattern, module)
+      if prim is not None:
+        arms[id(prim)] = (handling, message)
   return arms, has_fallback, found_module
+
+
+def interpreter_arms(tree):
+  """(pattern, handling, message) for each primitive pattern of the GPU
+  interpreter's `match ...primitive:` arms in `tree`; pattern None for the
+  fallback arm (`case _:`). Shared with the static reader."""
+  for node in ast.walk(tree):
+    if not isinstance(node, ast.Match) or "primitive" not in ast.unparse(node.subject):
+      continue
+    for case in node.cases:
+      patterns = case.pattern.patterns if isinstance(case.pattern, ast.MatchOr) else [case.pattern]
+      first = case.body[0] if case.body else None
+      if isinstance(first, ast.Raise):
+        handling, message = "arm-raises", _raise_message(first)
+      elif (len(case.body) == 1 and isinstance(first, ast.Assign)
+            and isinstance(first.value, ast.List) and not first.value.elts):
+        handling, message = "arm-noop", None
+      else:
+        handling, message = "arm", None
+      for pattern in patterns:
+        fallback = isinstance(pattern, ast.MatchAs) and pattern.pattern is None
+        yield (None if fallback else pattern), handling, message
 
 
 def cpu_lowering_sets():
@@ -725,18 +737,26 @@ def hardware_gates():
     for name, fn in sorted(vars(owner).items()):
       if not name.startswith("skip_unless_") or not callable(fn):
         continue
-      source = _source_of(fn) or ""
-      equal = re.findall(r'capability_equal\("([\d.]+)"\)', source)
-      at_least = re.findall(r'capability_at_least\("([\d.]+)"\)', source)
-      majors = re.findall(r"target_major not in \(([\d, ]+)\)", source)
-      if equal or at_least or majors:
-        gates[name] = {
-            "capabilityEquals": sorted(set(equal)),
-            "capabilityAtLeast": sorted(set(at_least)),
-            "majorIn": sorted({int(m) for group in majors for m in group.split(",") if m.strip()}),
-            "source": "jax/_src/test_util.py",
-        }
+      gate = capability_gate(_source_of(fn) or "")
+      if gate:
+        gates[name] = gate
   return gates
+
+
+def capability_gate(source):
+  """The capability checks in one skip_unless_* helper's source, or None.
+  Shared with the static reader."""
+  equal = re.findall(r'capability_equal\("([\d.]+)"\)', source)
+  at_least = re.findall(r'capability_at_least\("([\d.]+)"\)', source)
+  majors = re.findall(r"target_major not in \(([\d, ]+)\)", source)
+  if not (equal or at_least or majors):
+    return None
+  return {
+      "capabilityEquals": sorted(set(equal)),
+      "capabilityAtLeast": sorted(set(at_least)),
+      "majorIn": sorted({int(m) for group in majors for m in group.split(",") if m.strip()}),
+      "source": "jax/_src/test_util.py",
+  }
 
 
 # Which gate applies to a primitive is not stated by JAX in code; this rule
@@ -989,14 +1009,18 @@ def main(argv=None):
   parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
   parser.add_argument("-o", "--output", help="write here instead of stdout")
   args = parser.parse_args(argv)
-  table = extract()
+  write_table(extract(), args.output)
+  return 0
+
+
+def write_table(table, output):
+  """The table as the bundled files hold it, to `output` or stdout."""
   text = json.dumps(table, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
-  if args.output:
-    with open(args.output, "w", encoding="utf-8") as f:
+  if output:
+    with open(output, "w", encoding="utf-8") as f:
       f.write(text)
   else:
     sys.stdout.write(text)
-  return 0
 
 
 if __name__ == "__main__":

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import json
 import os
 import re
 import sys
@@ -849,22 +848,7 @@ class Extractor:
   def written_operands(self, rule):
     if isinstance(rule.node, ast.Lambda):
       return None
-    written, returns = set(), 0
-    for ret in ref._own_returns(rule.node):
-      returns += 1
-      if not isinstance(ret.value, ast.Tuple) or len(ret.value.elts) != 2:
-        return None
-      entries = ref._returned_entries(ret.value.elts[0])
-      if entries is None:
-        return None
-      for i, e in enumerate(entries):
-        if e == "rest-none":
-          if any(x == "value" for x in entries[i:]):
-            return None
-          break
-        if e == "value":
-          written.add(i)
-    return sorted(written) if returns else None
+    return ref.written_operands_of(rule.node)
 
   def binds_of_rule(self, rule):
     out = set()
@@ -895,27 +879,14 @@ class Extractor:
       if not isinstance(method, FuncObj):
         continue
       found = module_name
-      for node in ast.walk(method.node):
-        if not isinstance(node, ast.Match) or "primitive" not in ast.unparse(node.subject):
+      for pattern, handling, message in ref.interpreter_arms(method.node):
+        if pattern is None:
+          has_fallback = True
           continue
-        for case in node.cases:
-          patterns = case.pattern.patterns if isinstance(case.pattern, ast.MatchOr) else [case.pattern]
-          first = case.body[0] if case.body else None
-          if isinstance(first, ast.Raise):
-            handling, message = "arm-raises", ref._raise_message(first)
-          elif (len(case.body) == 1 and isinstance(first, ast.Assign)
-                and isinstance(first.value, ast.List) and not first.value.elts):
-            handling, message = "arm-noop", None
-          else:
-            handling, message = "arm", None
-          for pattern in patterns:
-            if isinstance(pattern, ast.MatchAs) and pattern.pattern is None:
-              has_fallback = True
-              continue
-            if isinstance(pattern, ast.MatchValue):
-              prim = self.src.resolve_expr(module_name, pattern.value)
-              if isinstance(prim, PrimObj):
-                arms[prim] = (handling, message)
+        if isinstance(pattern, ast.MatchValue):
+          prim = self.src.resolve_expr(module_name, pattern.value)
+          if isinstance(prim, PrimObj):
+            arms[prim] = (handling, message)
     return arms, has_fallback, found
 
   def hardware_gates(self):
@@ -932,17 +903,9 @@ class Extractor:
     for fn in sorted(found, key=lambda f: f.name):
       if not fn.name.startswith("skip_unless_"):
         continue
-      source = ast.get_source_segment(mod.source, fn) or ""
-      equal = re.findall(r'capability_equal\("([\d.]+)"\)', source)
-      at_least = re.findall(r'capability_at_least\("([\d.]+)"\)', source)
-      majors = re.findall(r"target_major not in \(([\d, ]+)\)", source)
-      if equal or at_least or majors:
-        gates[fn.name] = {
-            "capabilityEquals": sorted(set(equal)),
-            "capabilityAtLeast": sorted(set(at_least)),
-            "majorIn": sorted({int(m) for group in majors for m in group.split(",") if m.strip()}),
-            "source": "jax/_src/test_util.py",
-        }
+      gate = ref.capability_gate(ast.get_source_segment(mod.source, fn) or "")
+      if gate:
+        gates[fn.name] = gate
     return gates
 
   def error_templates(self):
@@ -1324,12 +1287,7 @@ def main(argv=None):
     # every kernel look clean, so none is written.
     print(f"no Pallas primitives or APIs found under {args.site_packages}", file=sys.stderr)
     return 2
-  text = json.dumps(table, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
-  if args.output:
-    with open(args.output, "w", encoding="utf-8") as f:
-      f.write(text)
-  else:
-    sys.stdout.write(text)
+  ref.write_table(table, args.output)
   return 0
 
 
