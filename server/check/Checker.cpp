@@ -151,11 +151,7 @@ std::vector<analysis::Finding> collect(const analysis::ProjectOptions& projectOp
         if (!project.hasDocument(path)) {
           analysis::UpdateStats stats = project.setDocument(path, std::string(sources.text(path)));
           if (stats.tooDeepAt)
-            failures.push_back("note: " + path + ":" + std::to_string(stats.tooDeepAt->line + 1) + ":" +
-                               std::to_string(stats.tooDeepAt->column + 1) +
-                               ": nested deeper than the analysis follows (" +
-                               std::to_string(analysis::kMaxAnalysedNesting) +
-                               " levels); what is below is not analysed");
+            failures.push_back("note: " + analysis::tooDeepText(path, *stats.tooDeepAt));
         }
         return true;
       } catch (const std::exception& e) {

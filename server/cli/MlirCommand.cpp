@@ -39,9 +39,7 @@ int runMlir(const std::vector<std::string>& args) {
   analysis::UpdateStats s = project.setDocument(path.string(), std::move(*text));
   std::cout << project.mlirText(path.string());
   if (s.tooDeepAt)
-    std::cerr << "pallas-lsp: " << file << ":" << s.tooDeepAt->line + 1 << ":" << s.tooDeepAt->column + 1
-              << ": nested deeper than the analysis follows (" << analysis::kMaxAnalysedNesting
-              << " levels); what is below is not analysed\n";
+    std::cerr << "pallas-lsp: " << analysis::tooDeepText(file, *s.tooDeepAt) << "\n";
   if (stats)
     std::cerr << "functions: " << s.functionsTotal << ", lowered: " << s.functionsRelowered
               << ", verified: " << (s.verified ? "yes" : "no") << ", parse: " << s.parseMillis

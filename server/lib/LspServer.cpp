@@ -514,10 +514,7 @@ void LspServer::afterUpdate(const std::string& path, const analysis::UpdateStats
   }
   if (newlyTooDeep)
     // Said once per place, not on every keystroke.
-    log_.warn(path + ":" + std::to_string(stats.tooDeepAt->line + 1) +
-              ": nested deeper than the analysis follows (" +
-              std::to_string(analysis::kMaxAnalysedNesting) +
-              " levels); what is below is not analysed, so findings there may be missing");
+    log_.warn(analysis::tooDeepText(path, *stats.tooDeepAt) + ", so findings there may be missing");
   log_.debug("updated " + path + ": " + std::to_string(stats.functionsRelowered) + "/" +
              std::to_string(stats.functionsTotal) + " functions relowered");
   if (documents_.isOpen(path)) scheduleDiagnostics(path);

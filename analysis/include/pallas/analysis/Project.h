@@ -49,6 +49,15 @@ struct UpdateStats {
 // How deep the analysis follows nested syntax (for messages).
 inline constexpr unsigned kMaxAnalysedNesting = 256;
 
+// What `check`, `mlir` and the server say about UpdateStats::tooDeepAt:
+// "PATH:LINE:COL: nested deeper than the analysis follows (256 levels); what
+// is below is not analysed" (1-based line and column).
+inline std::string tooDeepText(const std::string& path, SourcePos at) {
+  return path + ":" + std::to_string(at.line + 1) + ":" + std::to_string(at.column + 1) +
+         ": nested deeper than the analysis follows (" + std::to_string(kMaxAnalysedNesting) +
+         " levels); what is below is not analysed";
+}
+
 struct ProjectOptions {
   std::vector<std::string> workspaceRoots; // absolute folders, may be empty
   // Knowledge table (JSON made by analysis/knowledge/extract_knowledge.py).
