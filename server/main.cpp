@@ -20,7 +20,8 @@ static void printHelp(FILE* out) {
                "usage: pallas-lsp <command> [options]\n\ncommands:\n",
                PALLAS_LSP_VERSION);
   size_t width = 0;
-  for (const Command& c : registeredCommands()) width = std::max(width, c.name.size());
+  for (const Command& c : registeredCommands())
+    width = std::max(width, c.name.size());
   for (const Command& c : registeredCommands())
     std::fprintf(out, "  %-*s  %s\n", static_cast<int>(width), c.name.c_str(), c.summary.c_str());
   std::fprintf(out, "\nRun 'pallas-lsp <command> --help' for a command's options.\n"
@@ -34,7 +35,8 @@ static int usageError(const std::string& message) {
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty()) return usageError("missing command (try 'pallas-lsp --help')");
+  if (args.empty())
+    return usageError("missing command (try 'pallas-lsp --help')");
   const std::string& name = args[0];
   if (name == "--help" || name == "-h" || name == "help") {
     printHelp(stdout);
@@ -46,9 +48,11 @@ int main(int argc, char** argv) {
   }
   const Command* command = nullptr;
   for (const Command& c : registeredCommands())
-    if (c.name == name) command = &c;
+    if (c.name == name)
+      command = &c;
   if (!command) {
-    if (!name.empty() && name[0] == '-') return usageError("unknown option '" + name + "' (try 'pallas-lsp --help')");
+    if (!name.empty() && name[0] == '-')
+      return usageError("unknown option '" + name + "' (try 'pallas-lsp --help')");
     return usageError("unknown command '" + name + "' (try 'pallas-lsp --help')");
   }
   std::vector<std::string> rest(args.begin() + 1, args.end());

@@ -4,6 +4,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -52,17 +53,19 @@ LogicalResult verifyOperandInfo(Operation* op, size_t numOperands, ArrayAttr ori
     return op->emitOpError() << "has " << origins.size() << " origins for " << numOperands
                              << " operands";
   if (argIndices.size() != numOperands)
-    return op->emitOpError() << "has " << argIndices.size() << " arg_indices for "
-                             << numOperands << " operands";
+    return op->emitOpError() << "has " << argIndices.size() << " arg_indices for " << numOperands
+                             << " operands";
   if (keywords && keywords.size() != numOperands)
     return op->emitOpError() << "has " << keywords.size() << " keywords for " << numOperands
                              << " operands";
   for (size_t i = 0; i < numOperands; ++i) {
     auto s = llvm::cast<StringAttr>(origins[i]).getValue();
-    if (!origin::isValid(s)) return op->emitOpError() << "has unknown origin '" << s << "'";
+    if (!origin::isValid(s))
+      return op->emitOpError() << "has unknown origin '" << s << "'";
     bool isArg = s == origin::kArg;
     if (isArg != (argIndices[i] >= 0))
-      return op->emitOpError() << "operand " << i << ": arg_indices must be >= 0 exactly for origin 'arg'";
+      return op->emitOpError() << "operand " << i
+                               << ": arg_indices must be >= 0 exactly for origin 'arg'";
   }
   return success();
 }
@@ -74,8 +77,8 @@ LogicalResult FuncOp::verify() {
   if (kind != "def" && kind != "method" && kind != "module")
     return emitOpError() << "has unknown kind '" << kind << "'";
   if (getBody().front().getNumArguments() != getArgNames().size())
-    return emitOpError() << "has " << getBody().front().getNumArguments()
-                         << " body arguments for " << getArgNames().size() << " arg_names";
+    return emitOpError() << "has " << getBody().front().getNumArguments() << " body arguments for "
+                         << getArgNames().size() << " arg_names";
   if (getDecorators().front().getNumArguments() != 0)
     return emitOpError() << "decorators region takes no arguments";
   return success();
@@ -89,32 +92,31 @@ LogicalResult LaunchOp::verify() {
   auto form = getForm();
   if (form != "call" && form != "decorator" && form != "partial")
     return emitOpError() << "has unknown form '" << form << "'";
-  if (getPaths().empty()) return emitOpError() << "selects no execution path";
+  if (getPaths().empty())
+    return emitOpError() << "selects no execution path";
   for (Attribute a : getPaths())
     if (!path::isValid(llvm::cast<StringAttr>(a).getValue()))
       return emitOpError() << "has unknown path " << a;
-  if (getBodyFile() && !getBody()) return emitOpError() << "has body_file without body";
+  if (getBodyFile() && !getBody())
+    return emitOpError() << "has body_file without body";
   return success();
 }
 
 LogicalResult PrimOp::verify() {
-  return verifyOperandInfo(*this, getArgs().size(), getOrigins(), getArgIndices(),
-                           getKeywords());
+  return verifyOperandInfo(*this, getArgs().size(), getOrigins(), getArgIndices(), getKeywords());
 }
 LogicalResult InlineMgpuOp::verify() {
   return verifyOperandInfo(*this, getArgs().size(), getOrigins(), getArgIndices(), {});
 }
 LogicalResult CallOp::verify() {
-  return verifyOperandInfo(*this, getArgs().size(), getOrigins(), getArgIndices(),
-                           getKeywords());
+  return verifyOperandInfo(*this, getArgs().size(), getOrigins(), getArgIndices(), getKeywords());
 }
 LogicalResult CallIndirectOp::verify() {
-  return verifyOperandInfo(*this, getArgs().size(), getOrigins(), getArgIndices(),
-                           getKeywords());
+  return verifyOperandInfo(*this, getArgs().size(), getOrigins(), getArgIndices(), getKeywords());
 }
 LogicalResult ScopeOp::verify() {
-  if (failed(verifyOperandInfo(*this, getArgs().size(), getOrigins(), getArgIndices(),
-                               getKeywords())))
+  if (failed(
+          verifyOperandInfo(*this, getArgs().size(), getOrigins(), getArgIndices(), getKeywords())))
     return failure();
   auto& block = getBody().front();
   if (getArgOrigins().size() != block.getNumArguments())

@@ -3,14 +3,14 @@
 // it construct by construct.
 #include "Lower.h"
 
+#include "mlir/IR/Builders.h"
 #include "pallas/analysis/detail/Dialect.h"
 #include "pallas/analysis/detail/Passes.h"
 
-#include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/xxhash.h"
-#include "llvm/ADT/Hashing.h"
 
 #include <map>
 #include <optional>
@@ -26,7 +26,9 @@ namespace pd = pallas::dialect;
 
 namespace {
 
-std::string str(std::string_view s) { return std::string(s); }
+std::string str(std::string_view s) {
+  return std::string(s);
+}
 
 bool isLaunchApi(std::string_view api) {
   return api == "pl.pallas_call" || api == "plgpu.kernel" || api == "pl.kernel" ||
@@ -35,11 +37,12 @@ bool isLaunchApi(std::string_view api) {
 
 // APIs whose decorator/factory form runs the body at once, in place.
 bool runsBodyInPlace(std::string_view api) {
-  return api == "pl.when" || api == "pl.loop" || api == "plgpu.nd_loop" ||
-         api == "pl.run_scoped" || api == "pl.run_state";
+  return api == "pl.when" || api == "pl.loop" || api == "plgpu.nd_loop" || api == "pl.run_scoped" ||
+         api == "pl.run_state";
 }
 
-constexpr unsigned kMaxNesting = kMaxAnalysedNesting; // deeper syntax becomes pallas.opaque "too_deep"
+constexpr unsigned kMaxNesting =
+    kMaxAnalysedNesting; // deeper syntax becomes pallas.opaque "too_deep"
 
 // The index expressions of a subscript: its named children after the value.
 std::vector<TSNode> subscriptIndices(TSNode subscript) {
@@ -47,7 +50,8 @@ std::vector<TSNode> subscriptIndices(TSNode subscript) {
   TSNode value = field(subscript, "value");
   for (uint32_t i = 0, c = ts_node_named_child_count(subscript); i < c; ++i) {
     TSNode ch = ts_node_named_child(subscript, i);
-    if (ts_node_eq(ch, value) || is(ch, "comment")) continue;
+    if (ts_node_eq(ch, value) || is(ch, "comment"))
+      continue;
     out.push_back(ch);
   }
   return out;
@@ -55,11 +59,18 @@ std::vector<TSNode> subscriptIndices(TSNode subscript) {
 
 const llvm::StringSet<>& builtinNames() {
   static const llvm::StringSet<> names = {
-      "abs", "all", "any", "bool", "dict", "enumerate", "float", "getattr", "int", "isinstance",
-      "iter", "len", "list", "map", "max", "min", "next", "object", "print", "range", "reversed",
-      "set", "slice", "sorted", "str", "sum", "super", "tuple", "type", "zip", "hasattr",
-      "NotImplementedError", "ValueError", "TypeError", "RuntimeError", "Exception", "divmod",
-      "round", "repr", "id", "hash", "setattr", "callable", "format", "frozenset", "vars"};
+      "abs",        "all",        "any",          "bool",
+      "dict",       "enumerate",  "float",        "getattr",
+      "int",        "isinstance", "iter",         "len",
+      "list",       "map",        "max",          "min",
+      "next",       "object",     "print",        "range",
+      "reversed",   "set",        "slice",        "sorted",
+      "str",        "sum",        "super",        "tuple",
+      "type",       "zip",        "hasattr",      "NotImplementedError",
+      "ValueError", "TypeError",  "RuntimeError", "Exception",
+      "divmod",     "round",      "repr",         "id",
+      "hash",       "setattr",    "callable",     "format",
+      "frozenset",  "vars"};
   return names;
 }
 
@@ -74,7 +85,7 @@ struct Prov {
 // applying it to a function emits the scope / launch / wrapper.
 struct Factory {
   std::string api;
-  TSNode call{};        // the factory call (its arguments configure it)
+  TSNode call{}; // the factory call (its arguments configure it)
   bool viaPartial = false;
   std::optional<Binding> partial; // a module-level functools.partial binding
   // The body is the call's first positional argument (`pl.run_scoped(body,
@@ -89,7 +100,7 @@ struct ValInfo {
   TSNode constant{};              // a local name bound to a literal
   bool isParam = false;           // a parameter (for default_param evaluation)
   TSNode paramDefault{};
-  TSNode closureDef{};            // the def/lambda a closure value was made from
+  TSNode closureDef{}; // the def/lambda a closure value was made from
 };
 
 struct Var {
@@ -105,10 +116,10 @@ struct FnScope {
 
 // Callable given to a higher-order API.
 struct CallableRef {
-  TSNode def{};          // function_definition or lambda node when written in place
-  mlir::Value value;     // a closure or unknown callable value
-  std::string symbol;    // a module-level function
-  std::string file;      // its file when in another document
+  TSNode def{};       // function_definition or lambda node when written in place
+  mlir::Value value;  // a closure or unknown callable value
+  std::string symbol; // a module-level function
+  std::string file;   // its file when in another document
   std::string text;
 };
 
@@ -139,7 +150,8 @@ private:
   const Var* findLocal(const std::string& name) {
     for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
       auto v = it->vars.find(name);
-      if (v != it->vars.end()) return &v->second;
+      if (v != it->vars.end())
+        return &v->second;
     }
     return nullptr;
   }
@@ -149,13 +161,15 @@ private:
     return b ? std::optional<Binding>(*b) : std::nullopt;
   }
   void recordLookup(const std::string& key, std::string fingerprint) {
-    if (recorded_.insert(key).second) deps_.lookups.emplace_back(key, std::move(fingerprint));
+    if (recorded_.insert(key).second)
+      deps_.lookups.emplace_back(key, std::move(fingerprint));
   }
   std::optional<Binding> attributeOf(const Binding& base, const std::string& attr,
                                      const std::string& key) {
     auto r = globals_.attribute(base, attr);
     // Attribute lookups that cross into another file depend on that file.
-    if (!base.file.empty()) recordLookup(key, r ? r->fingerprint() : std::string("-"));
+    if (!base.file.empty())
+      recordLookup(key, r ? r->fingerprint() : std::string("-"));
     return r;
   }
   // Resolve an identifier/attribute chain to a binding (global, or local
@@ -164,7 +178,8 @@ private:
   void setVar(const std::string& name, mlir::Value v) {
     forgetFacts(name);
     scopes_.back().vars[name] = Var{v, regionDepth_};
-    if (!assigned_.empty()) assigned_.back().push_back(name);
+    if (!assigned_.empty())
+      assigned_.back().push_back(name);
   }
 
   // ---- values ----
@@ -310,13 +325,15 @@ mlir::Value Lowerer::prim(TSNode n, const std::string& api, const Args& args) {
   operandInfo(args.values, origins, indices);
   auto op = pd::PrimOp::create(b_, loc(n), valueTy_, api, args.values, strArray(args.keywords),
                                origins, indices);
-  if (!args.values.empty() && detail::isRefTransform(api)) info_[op.getResult()].prov = prov(args.values[0]);
+  if (!args.values.empty() && detail::isRefTransform(api))
+    info_[op.getResult()].prov = prov(args.values[0]);
   return op.getResult();
 }
 
 Lowerer::Args Lowerer::lowerArgs(TSNode argList, unsigned skipPositional) {
   Args a;
-  if (isNull(argList)) return a;
+  if (isNull(argList))
+    return a;
   if (is(argList, "generator_expression")) {
     a.values.push_back(lowerExpr(argList));
     a.keywords.push_back("");
@@ -327,7 +344,8 @@ Lowerer::Args Lowerer::lowerArgs(TSNode argList, unsigned skipPositional) {
   for (uint32_t i = 0, n = ts_node_named_child_count(argList); i < n; ++i) {
     TSNode c = ts_node_named_child(argList, i);
     std::string_view t = syntax::type(c);
-    if (t == "comment") continue;
+    if (t == "comment")
+      continue;
     if (t == "keyword_argument") {
       a.keywords.push_back(text(field(c, "name")));
       TSNode v = field(c, "value");
@@ -339,7 +357,8 @@ Lowerer::Args Lowerer::lowerArgs(TSNode argList, unsigned skipPositional) {
       a.values.push_back(lowerExpr(v));
       a.nodes.push_back(v);
     } else {
-      if (positional++ < skipPositional) continue;
+      if (positional++ < skipPositional)
+        continue;
       a.keywords.push_back("");
       a.values.push_back(lowerExpr(c));
       a.nodes.push_back(c);
@@ -350,13 +369,15 @@ Lowerer::Args Lowerer::lowerArgs(TSNode argList, unsigned skipPositional) {
 
 std::optional<Binding> Lowerer::resolveBinding(TSNode expr) {
   std::string dotted = names::dottedName(expr, doc_);
-  if (dotted.empty()) return std::nullopt;
+  if (dotted.empty())
+    return std::nullopt;
   size_t pos = dotted.find('.');
   std::string first = dotted.substr(0, pos);
   std::optional<Binding> b;
   if (const Var* v = findLocal(first)) {
     ValInfo* vi = infoOf(v->value);
-    if (!vi || !vi->binding) return std::nullopt; // a local value shadows the global
+    if (!vi || !vi->binding)
+      return std::nullopt; // a local value shadows the global
     b = vi->binding;
   } else {
     b = findGlobal(first);
@@ -373,8 +394,10 @@ std::optional<Binding> Lowerer::resolveBinding(TSNode expr) {
 // ---- expressions ------------------------------------------------------------
 
 mlir::Value Lowerer::lowerExpr(TSNode n) {
-  if (isNull(n)) return pd::ConstantOp::create(b_, b_.getUnknownLoc(), valueTy_, "", "none").getResult();
-  if (nesting_ >= kMaxNesting) return tooDeep(n);
+  if (isNull(n))
+    return pd::ConstantOp::create(b_, b_.getUnknownLoc(), valueTy_, "", "none").getResult();
+  if (nesting_ >= kMaxNesting)
+    return tooDeep(n);
   ++nesting_;
   mlir::Value v = lowerExprImpl(n);
   --nesting_;
@@ -383,21 +406,30 @@ mlir::Value Lowerer::lowerExpr(TSNode n) {
 
 mlir::Value Lowerer::lowerExprImpl(TSNode n) {
   std::string_view t = syntax::type(n);
-  if (t == "identifier") return lowerIdentifier(n);
-  if (t == "call") return lowerCall(n);
-  if (t == "attribute") return lowerAttribute(n);
-  if (t == "subscript") return lowerSubscript(n);
-  if (t == "integer" || t == "float") return constant(n, t == "integer" ? "int" : "float");
-  if (t == "string" || t == "concatenated_string") return constant(n, "str");
-  if (t == "true" || t == "false") return constant(n, "bool");
-  if (t == "none") return constant(n, "none");
+  if (t == "identifier")
+    return lowerIdentifier(n);
+  if (t == "call")
+    return lowerCall(n);
+  if (t == "attribute")
+    return lowerAttribute(n);
+  if (t == "subscript")
+    return lowerSubscript(n);
+  if (t == "integer" || t == "float")
+    return constant(n, t == "integer" ? "int" : "float");
+  if (t == "string" || t == "concatenated_string")
+    return constant(n, "str");
+  if (t == "true" || t == "false")
+    return constant(n, "bool");
+  if (t == "none")
+    return constant(n, "none");
   // A negative integer literal (`helpers[-1]`) is a constant too.
   if (t == "unary_operator" && doc_.textOf(field(n, "operator")) == "-" &&
       is(field(n, "argument"), "integer"))
     return constant(n, "int");
   if (t == "parenthesized_expression" && ts_node_named_child_count(n) == 1)
     return lowerExpr(ts_node_named_child(n, 0));
-  if (t == "lambda") return lowerLambda(n);
+  if (t == "lambda")
+    return lowerLambda(n);
   if (t == "not_operator") {
     mlir::Value v = lowerExpr(field(n, "argument"));
     return opaque(n, t, {v});
@@ -407,8 +439,10 @@ mlir::Value Lowerer::lowerExprImpl(TSNode n) {
   for (uint32_t i = 0, c = ts_node_named_child_count(n); i < c; ++i) {
     TSNode ch = ts_node_named_child(n, i);
     std::string_view ct = syntax::type(ch);
-    if (ct == "comment" || ct == "keyword_identifier") continue;
-    if (ct == "keyword_argument") ch = field(ch, "value");
+    if (ct == "comment" || ct == "keyword_identifier")
+      continue;
+    if (ct == "keyword_argument")
+      ch = field(ch, "value");
     if (ct == "pair") {
       operands.push_back(lowerExpr(field(ch, "key")));
       operands.push_back(lowerExpr(field(ch, "value")));
@@ -426,15 +460,18 @@ mlir::Value Lowerer::lowerExprImpl(TSNode n) {
   if ((t == "tuple" || t == "list" || t == "expression_list") && !operands.empty()) {
     Prov p0 = prov(operands[0]);
     bool same = true;
-    for (mlir::Value o : operands) same &= prov(o).origin == p0.origin && p0.origin != pd::origin::kArg;
-    if (same) info_[v].prov = p0;
+    for (mlir::Value o : operands)
+      same &= prov(o).origin == p0.origin && p0.origin != pd::origin::kArg;
+    if (same)
+      info_[v].prov = p0;
   }
   return v;
 }
 
 mlir::Value Lowerer::lowerIdentifier(TSNode n) {
   std::string name = text(n);
-  if (const Var* v = findLocal(name)) return v->value;
+  if (const Var* v = findLocal(name))
+    return v->value;
   std::optional<Binding> b = findGlobal(name);
   std::string resolved = "?";
   if (b) {
@@ -442,30 +479,42 @@ mlir::Value Lowerer::lowerIdentifier(TSNode n) {
     case Binding::Kind::Module:
     case Binding::Kind::Symbol:
       resolved = b->file.empty() && names::isJaxName(b->target) ? names::canonicalApi(b->target)
-                                                                  : b->target;
+                                                                : b->target;
       break;
-    case Binding::Kind::Function: resolved = (b->file.empty() ? "local:" : b->file + ":") + b->target; break;
-    case Binding::Kind::Class: resolved = "class:" + b->target; break;
-    case Binding::Kind::Constant: resolved = "const:" + b->target; break;
-    case Binding::Kind::Partial: resolved = "partial:" + b->target; break;
-    case Binding::Kind::Other: resolved = "?"; break;
+    case Binding::Kind::Function:
+      resolved = (b->file.empty() ? "local:" : b->file + ":") + b->target;
+      break;
+    case Binding::Kind::Class:
+      resolved = "class:" + b->target;
+      break;
+    case Binding::Kind::Constant:
+      resolved = "const:" + b->target;
+      break;
+    case Binding::Kind::Partial:
+      resolved = "partial:" + b->target;
+      break;
+    case Binding::Kind::Other:
+      resolved = "?";
+      break;
     }
   } else if (builtinNames().contains(name)) {
     resolved = "builtins." + name;
   }
   mlir::Value v = global(n, name, resolved);
-  if (b) info_[v].binding = *b;
-  if (b && b->kind == Binding::Kind::Partial) info_[v].factory = Factory{b->target, TSNode{}, true, *b, false};
+  if (b)
+    info_[v].binding = *b;
+  if (b && b->kind == Binding::Kind::Partial)
+    info_[v].factory = Factory{b->target, TSNode{}, true, *b, false};
   return v;
 }
 
 mlir::Value Lowerer::lowerAttribute(TSNode n) {
   if (auto b = resolveBinding(n)) {
     std::string dotted = names::dottedName(n, doc_);
-    std::string resolved = b->file.empty() && names::isJaxName(b->target)
-                               ? names::canonicalApi(b->target)
-                               : b->target;
-    if (b->kind == Binding::Kind::Constant) resolved = "const:" + b->target;
+    std::string resolved =
+        b->file.empty() && names::isJaxName(b->target) ? names::canonicalApi(b->target) : b->target;
+    if (b->kind == Binding::Kind::Constant)
+      resolved = "const:" + b->target;
     mlir::Value v = global(n, dotted, resolved);
     info_[v].binding = *b;
     return v;
@@ -477,7 +526,8 @@ mlir::Value Lowerer::lowerAttribute(TSNode n) {
   a.keywords.push_back("");
   bool ref = pd::origin::mayBeRef(prov(obj).origin);
   mlir::Value v = prim(n, (ref ? "ref." : "value.") + attr, a);
-  if (ref && (attr == "T" || attr == "at")) info_[v].prov = prov(obj);
+  if (ref && (attr == "T" || attr == "at"))
+    info_[v].prov = prov(obj);
   return v;
 }
 
@@ -485,8 +535,7 @@ mlir::Value Lowerer::lowerSubscript(TSNode n) {
   TSNode base = field(n, "value");
   Args a;
   std::string api;
-  if (is(base, "attribute") && text(field(base, "attribute")) == "at" &&
-      !resolveBinding(base)) {
+  if (is(base, "attribute") && text(field(base, "attribute")) == "at" && !resolveBinding(base)) {
     a.values.push_back(lowerExpr(field(base, "object")));
     api = "ref.at";
   } else {
@@ -505,7 +554,9 @@ mlir::Value Lowerer::lowerSubscript(TSNode n) {
   return v;
 }
 
-mlir::Value Lowerer::lowerLambda(TSNode n) { return closure(n); }
+mlir::Value Lowerer::lowerLambda(TSNode n) {
+  return closure(n);
+}
 
 mlir::Value Lowerer::callValue(TSNode n, mlir::Value callee, const Args& args) {
   if (ValInfo* vi = infoOf(callee); vi && vi->factory && !args.nodes.empty()) {
@@ -541,10 +592,11 @@ mlir::Value Lowerer::lowerCall(TSNode n) {
           mlir::ArrayAttr origins;
           mlir::DenseI64ArrayAttr indices;
           operandInfo(a.values, origins, indices);
-          auto op = pd::CallOp::create(b_, loc(n), valueTy_, b->target,
-                                       b->file.empty() || b->file == in_.path ? mlir::StringAttr()
-                                                                              : b_.getStringAttr(b->file),
-                                       a.values, strArray(a.keywords), origins, indices);
+          auto op =
+              pd::CallOp::create(b_, loc(n), valueTy_, b->target,
+                                 b->file.empty() || b->file == in_.path ? mlir::StringAttr()
+                                                                        : b_.getStringAttr(b->file),
+                                 a.values, strArray(a.keywords), origins, indices);
           return op.getResult();
         }
         break;
@@ -557,7 +609,8 @@ mlir::Value Lowerer::lowerCall(TSNode n) {
         TSNode first = isNull(argList) ? TSNode{} : ts_node_named_child(argList, 0);
         return applyFactory(n, f, callableOf(first));
       }
-      default: break;
+      default:
+        break;
       }
     } else if (is(callee, "attribute")) {
       // A method call on a value: x_ref.reshape(...), acc.astype(...).
@@ -591,7 +644,8 @@ mlir::Value Lowerer::lowerCall(TSNode n) {
 
 CallableRef Lowerer::callableOf(TSNode expr) {
   CallableRef c;
-  if (isNull(expr)) return c;
+  if (isNull(expr))
+    return c;
   c.text = text(expr);
   // functools.partial(kernel, ...) as a body: the function is `kernel`.
   if (is(expr, "call")) {
@@ -613,7 +667,8 @@ CallableRef Lowerer::callableOf(TSNode expr) {
   }
   if (is(expr, "identifier")) {
     if (!findLocal(text(expr))) {
-      if (auto b = findGlobal(text(expr)); b && b->kind == Binding::Kind::Function && !b->launched) {
+      if (auto b = findGlobal(text(expr));
+          b && b->kind == Binding::Kind::Function && !b->launched) {
         c.symbol = b->target;
         c.file = b->file == in_.path ? "" : b->file;
         return c;
@@ -633,22 +688,26 @@ CallableRef Lowerer::callableOf(TSNode expr) {
 // A call of a JAX/Pallas API (canonical name).
 mlir::Value Lowerer::lowerApiCall(TSNode n, const std::string& api, TSNode argList) {
   auto positional = [&](unsigned index) -> TSNode {
-    if (isNull(argList) || is(argList, "generator_expression")) return TSNode{};
+    if (isNull(argList) || is(argList, "generator_expression"))
+      return TSNode{};
     unsigned k = 0;
     for (uint32_t i = 0, c = ts_node_named_child_count(argList); i < c; ++i) {
       TSNode ch = ts_node_named_child(argList, i);
       std::string_view t = syntax::type(ch);
       if (t == "keyword_argument" || t == "comment" || t == "list_splat" || t == "dictionary_splat")
         continue;
-      if (k++ == index) return ch;
+      if (k++ == index)
+        return ch;
     }
     return TSNode{};
   };
   auto keyword = [&](std::string_view name) -> TSNode {
-    if (isNull(argList)) return TSNode{};
+    if (isNull(argList))
+      return TSNode{};
     for (uint32_t i = 0, c = ts_node_named_child_count(argList); i < c; ++i) {
       TSNode ch = ts_node_named_child(argList, i);
-      if (is(ch, "keyword_argument") && doc_.textOf(field(ch, "name")) == name) return field(ch, "value");
+      if (is(ch, "keyword_argument") && doc_.textOf(field(ch, "name")) == name)
+        return field(ch, "value");
     }
     return TSNode{};
   };
@@ -668,8 +727,10 @@ mlir::Value Lowerer::lowerApiCall(TSNode n, const std::string& api, TSNode argLi
 
   if (isLaunchApi(api)) {
     TSNode body = api == "pl.core_map" ? TSNode{} : bodyArg(0, "body");
-    if (api == "pl.kernel" && isNull(positional(0))) body = keyword("body");
-    if (isNull(body)) return makeFactory(api, false);
+    if (api == "pl.kernel" && isNull(positional(0)))
+      body = keyword("body");
+    if (isNull(body))
+      return makeFactory(api, false);
     return emitLaunch(n, api, "call", n, nullptr, callableOf(body));
   }
   if (api == "functools.partial") {
@@ -690,28 +751,33 @@ mlir::Value Lowerer::lowerApiCall(TSNode n, const std::string& api, TSNode argLi
     return makeFactory(api, false);
   if (api == "pl.run_scoped") {
     TSNode body = bodyArg(0, "f");
-    if (isNull(body)) return makeFactory(api, false);
+    if (isNull(body))
+      return makeFactory(api, false);
     Factory f{api, n, false, std::nullopt, true};
     return applyFactory(n, f, callableOf(body));
   }
   if (api == "pl.run_state") {
     TSNode body = positional(0);
-    if (isNull(body)) return makeFactory(api, false);
+    if (isNull(body))
+      return makeFactory(api, false);
     Factory f{api, n, false, std::nullopt, true};
     return applyFactory(n, f, callableOf(body));
   }
   if (api == "plgpu.emit_pipeline" || api == "plgpu.emit_pipeline_warp_specialized") {
     TSNode body = bodyArg(0, "body");
-    if (isNull(body)) return makeFactory(api, false);
+    if (isNull(body))
+      return makeFactory(api, false);
     Factory f{api, n, false, std::nullopt, true};
     return applyFactory(n, f, callableOf(body));
   }
   if (api == "lax.fori_loop" || api == "jax.lax.fori_loop") {
     TSNode body = bodyArg(2, "body_fun");
     Args ops;
-    for (auto [i, kw] : {std::pair<unsigned, const char*>{0, "lower"}, {1, "upper"}, {3, "init_val"}}) {
+    for (auto [i, kw] :
+         {std::pair<unsigned, const char*>{0, "lower"}, {1, "upper"}, {3, "init_val"}}) {
       TSNode a = bodyArg(i, kw);
-      if (isNull(a)) continue;
+      if (isNull(a))
+        continue;
       ops.values.push_back(lowerExpr(a));
       ops.keywords.push_back(kw);
       ops.nodes.push_back(a);
@@ -719,7 +785,8 @@ mlir::Value Lowerer::lowerApiCall(TSNode n, const std::string& api, TSNode argLi
     return emitScope(n, "lax.fori_loop", ops, {"value", "value"}, std::nullopt, callableOf(body));
   }
   if (api == "lax.while_loop") {
-    TSNode cond = bodyArg(0, "cond_fun"), body = bodyArg(1, "body_fun"), init = bodyArg(2, "init_val");
+    TSNode cond = bodyArg(0, "cond_fun"), body = bodyArg(1, "body_fun"),
+           init = bodyArg(2, "init_val");
     Args ops;
     if (!isNull(init)) {
       ops.values.push_back(lowerExpr(init));
@@ -753,27 +820,35 @@ mlir::Value Lowerer::lowerApiCall(TSNode n, const std::string& api, TSNode argLi
 std::vector<std::string> Lowerer::paramNames(TSNode def) {
   std::vector<std::string> out;
   TSNode params = field(def, "parameters");
-  if (isNull(params)) return out;
+  if (isNull(params))
+    return out;
   for (uint32_t i = 0, c = ts_node_named_child_count(params); i < c; ++i) {
     TSNode p = ts_node_named_child(params, i);
     std::string_view t = syntax::type(p);
-    if (t == "identifier") out.push_back(text(p));
-    else if (t == "default_parameter" || t == "typed_default_parameter") out.push_back(text(field(p, "name")));
+    if (t == "identifier")
+      out.push_back(text(p));
+    else if (t == "default_parameter" || t == "typed_default_parameter")
+      out.push_back(text(field(p, "name")));
     else if (t == "typed_parameter") {
       TSNode id = ts_node_named_child(p, 0);
       std::string name = text(id);
-      if (is(id, "list_splat_pattern")) name = "*" + text(ts_node_named_child(id, 0));
-      if (is(id, "dictionary_splat_pattern")) name = "**" + text(ts_node_named_child(id, 0));
+      if (is(id, "list_splat_pattern"))
+        name = "*" + text(ts_node_named_child(id, 0));
+      if (is(id, "dictionary_splat_pattern"))
+        name = "**" + text(ts_node_named_child(id, 0));
       out.push_back(name);
-    } else if (t == "list_splat_pattern") out.push_back("*" + text(ts_node_named_child(p, 0)));
-    else if (t == "dictionary_splat_pattern") out.push_back("**" + text(ts_node_named_child(p, 0)));
+    } else if (t == "list_splat_pattern")
+      out.push_back("*" + text(ts_node_named_child(p, 0)));
+    else if (t == "dictionary_splat_pattern")
+      out.push_back("**" + text(ts_node_named_child(p, 0)));
   }
   return out;
 }
 
 // Bind a def's (or lambda's) parameters to the block arguments in a new
 // function scope; `argOrigins` empty means "arg" (a function's own params).
-void Lowerer::bindParams(TSNode def, mlir::Block* block, const std::vector<std::string>& argOrigins) {
+void Lowerer::bindParams(TSNode def, mlir::Block* block,
+                         const std::vector<std::string>& argOrigins) {
   scopes_.emplace_back();
   std::vector<std::string> names = paramNames(def);
   TSNode params = field(def, "parameters");
@@ -786,19 +861,24 @@ void Lowerer::bindParams(TSNode def, mlir::Block* block, const std::vector<std::
     }
   for (unsigned i = 0; i < names.size() && i < block->getNumArguments(); ++i) {
     std::string name = names[i];
-    while (!name.empty() && name[0] == '*') name.erase(0, 1);
+    while (!name.empty() && name[0] == '*')
+      name.erase(0, 1);
     mlir::Value arg = block->getArgument(i);
     ValInfo& vi = info_[arg];
-    if (argOrigins.empty()) vi.prov = Prov{pd::origin::kArg, static_cast<int>(i)};
+    if (argOrigins.empty())
+      vi.prov = Prov{pd::origin::kArg, static_cast<int>(i)};
     else {
-      llvm::StringRef o = i < argOrigins.size() ? llvm::StringRef(argOrigins[i]) : llvm::StringRef("value");
+      llvm::StringRef o =
+          i < argOrigins.size() ? llvm::StringRef(argOrigins[i]) : llvm::StringRef("value");
       // Keep the attribute storage alive: origins are string constants.
       for (const char* k : {pd::origin::kValue, pd::origin::kRunScoped, pd::origin::kAcc,
                             pd::origin::kRunState, pd::origin::kPipeline, pd::origin::kRef})
-        if (o == k) vi.prov = Prov{k, -1};
+        if (o == k)
+          vi.prov = Prov{k, -1};
     }
     vi.isParam = true;
-    if (auto d = defaults.find(names[i]); d != defaults.end()) vi.paramDefault = d->second;
+    if (auto d = defaults.find(names[i]); d != defaults.end())
+      vi.paramDefault = d->second;
     scopes_.back().vars[name] = Var{arg, regionDepth_};
   }
 }
@@ -818,21 +898,24 @@ template <typename F> void Lowerer::inRegion(mlir::Block* block, F&& body) {
   for (const std::string& name : names) {
     auto& vars = scopes_.back().vars;
     auto it = vars.find(name);
-    if (it == vars.end() || it->second.regionDepth <= regionDepth_) continue;
+    if (it == vars.end() || it->second.regionDepth <= regionDepth_)
+      continue;
     Prov p = prov(it->second.value);
     ValInfo inner = info_.lookup(it->second.value);
     mlir::Value joined =
-        pd::OpaqueOp::create(b_, block->getParentOp()->getLoc(), valueTy_, "join", mlir::ValueRange{},
-                             strArray({}), b_.getDenseI64ArrayAttr({}))
+        pd::OpaqueOp::create(b_, block->getParentOp()->getLoc(), valueTy_, "join",
+                             mlir::ValueRange{}, strArray({}), b_.getDenseI64ArrayAttr({}))
             .getResult();
     inner.prov = p;
     info_[joined] = inner;
     it->second = Var{joined, regionDepth_};
-    if (!assigned_.empty()) assigned_.back().push_back(name);
+    if (!assigned_.empty())
+      assigned_.back().push_back(name);
   }
 }
 
-void Lowerer::lowerDefInto(mlir::Block* block, TSNode def, const std::vector<std::string>& argOrigins,
+void Lowerer::lowerDefInto(mlir::Block* block, TSNode def,
+                           const std::vector<std::string>& argOrigins,
                            llvm::ArrayRef<mlir::Value>) {
   inRegion(block, [&] {
     bindParams(def, block, argOrigins);
@@ -850,13 +933,15 @@ void Lowerer::lowerDefInto(mlir::Block* block, TSNode def, const std::vector<std
 mlir::Value Lowerer::closure(TSNode def, std::optional<Factory> inlineMgpu) {
   std::vector<std::string> names = paramNames(def);
   // An inline_mgpu wrapper is called without the launch context.
-  if (inlineMgpu && !names.empty()) names.erase(names.begin());
+  if (inlineMgpu && !names.empty())
+    names.erase(names.begin());
   std::string name = is(def, "lambda") ? "<lambda>" : text(field(def, "name"));
-  auto op = pd::ClosureOp::create(b_, loc(def), valueTy_, name, is(def, "lambda") ? "lambda" : "def",
-                                  strArray(names));
+  auto op = pd::ClosureOp::create(b_, loc(def), valueTy_, name,
+                                  is(def, "lambda") ? "lambda" : "def", strArray(names));
   mlir::Block* block = new mlir::Block();
   op.getBody().push_back(block);
-  for (size_t i = 0; i < names.size(); ++i) block->addArgument(valueTy_, loc(def));
+  for (size_t i = 0; i < names.size(); ++i)
+    block->addArgument(valueTy_, loc(def));
   if (inlineMgpu) {
     inRegion(block, [&] { emitInlineMgpu(def, def, &*inlineMgpu, block); });
   } else {
@@ -914,7 +999,8 @@ void Lowerer::emitInlineMgpu(TSNode site, TSNode def, const Factory* f, mlir::Bl
                                      kinds, returnType, b_.getI64IntegerAttr(count));
   mlir::Block* body = new mlir::Block();
   op.getBody().push_back(body);
-  for (size_t i = 0; i < names.size(); ++i) body->addArgument(valueTy_, loc(def));
+  for (size_t i = 0; i < names.size(); ++i)
+    body->addArgument(valueTy_, loc(def));
   lowerDefInto(body, def, {}, {});
   pd::ReturnOp::create(b_, loc(site), op.getResult());
 }
@@ -931,12 +1017,14 @@ mlir::Value Lowerer::emitScope(TSNode site, const std::string& api, const Args& 
   // (written in place, or a closure of this function).
   TSNode bodyDef = body.def;
   if (isNull(bodyDef) && body.value)
-    if (ValInfo* vi = infoOf(body.value)) bodyDef = vi->closureDef;
+    if (ValInfo* vi = infoOf(body.value))
+      bodyDef = vi->closureDef;
   if (!isNull(bodyDef) && (!body.value || argOrigins.empty() || api == "pl.run_state")) {
     size_t n = paramNames(bodyDef).size();
     if (api == "plgpu.emit_pipeline" || api == "plgpu.emit_pipeline_warp_specialized") {
       blockOrigins.assign(n, pd::origin::kPipeline);
-      if (n) blockOrigins[0] = pd::origin::kValue;
+      if (n)
+        blockOrigins[0] = pd::origin::kValue;
     } else if (api == "pl.run_state") {
       blockOrigins.assign(n, pd::origin::kRunState);
     } else {
@@ -944,11 +1032,11 @@ mlir::Value Lowerer::emitScope(TSNode site, const std::string& api, const Args& 
     }
   }
   std::optional<std::vector<std::string>> allocs = allocations;
-  if (allocs && allocs->size() != blockOrigins.size()) allocs.reset();
-  auto op = pd::ScopeOp::create(b_, loc(site), valueTy_, api, operands.values,
-                                strArray(operands.keywords), origins, indices, strArray(blockOrigins),
-                                allocs ? strArray(*allocs) : mlir::ArrayAttr(),
-                                mlir::StringAttr());
+  if (allocs && allocs->size() != blockOrigins.size())
+    allocs.reset();
+  auto op = pd::ScopeOp::create(
+      b_, loc(site), valueTy_, api, operands.values, strArray(operands.keywords), origins, indices,
+      strArray(blockOrigins), allocs ? strArray(*allocs) : mlir::ArrayAttr(), mlir::StringAttr());
   mlir::Block* block = new mlir::Block();
   op.getBody().push_back(block);
   for (const std::string& o : blockOrigins)
@@ -962,12 +1050,15 @@ mlir::Value Lowerer::emitScope(TSNode site, const std::string& api, const Args& 
       Prov p;
       for (const char* k : {pd::origin::kValue, pd::origin::kRunScoped, pd::origin::kAcc,
                             pd::origin::kRunState, pd::origin::kPipeline, pd::origin::kRef})
-        if (blockOrigins[i] == k) p = Prov{k, -1};
+        if (blockOrigins[i] == k)
+          p = Prov{k, -1};
       info_[block->getArgument(i)].prov = p;
     }
     auto callOne = [&](const CallableRef& c) {
-      if (c.symbol.empty() && c.value == nullptr) return;
-      llvm::SmallVector<mlir::Value> args(block->getArguments().begin(), block->getArguments().end());
+      if (c.symbol.empty() && c.value == nullptr)
+        return;
+      llvm::SmallVector<mlir::Value> args(block->getArguments().begin(),
+                                          block->getArguments().end());
       mlir::ArrayAttr o;
       mlir::DenseI64ArrayAttr idx;
       operandInfo(args, o, idx);
@@ -984,7 +1075,8 @@ mlir::Value Lowerer::emitScope(TSNode site, const std::string& api, const Args& 
         pd::CallIndirectOp::create(b_, l, valueTy_, c.value, args, strArray(kws), o, idx);
       }
     };
-    for (const CallableRef& c : extraBodies) callOne(c);
+    for (const CallableRef& c : extraBodies)
+      callOne(c);
     callOne(body);
   });
   return op.getResult();
@@ -1003,7 +1095,8 @@ mlir::Value Lowerer::applyFactory(TSNode site, const Factory& f, const CallableR
   Args ops = lowerArgs(argList, skip);
   if (api == "pl.when" || api == "pl.loop" || api == "plgpu.nd_loop") {
     std::vector<std::string> origins;
-    if (api != "pl.when") origins = {"value"};
+    if (api != "pl.when")
+      origins = {"value"};
     return emitScope(site, api, ops, origins, std::nullopt, body);
   }
   if (api == "pl.run_scoped") {
@@ -1013,33 +1106,41 @@ mlir::Value Lowerer::applyFactory(TSNode site, const Factory& f, const CallableR
     std::vector<std::pair<std::string, std::string>> byKeyword;
     for (size_t i = 0; i < ops.values.size(); ++i) {
       std::string kind = names::allocationKind(ops.nodes[i], doc_, globals_);
-      if (ops.keywords[i] == "collective_axes") continue;
-      if (ops.keywords[i].empty()) kinds.push_back(kind);
-      else byKeyword.emplace_back(ops.keywords[i], kind);
+      if (ops.keywords[i] == "collective_axes")
+        continue;
+      if (ops.keywords[i].empty())
+        kinds.push_back(kind);
+      else
+        byKeyword.emplace_back(ops.keywords[i], kind);
     }
     if (!isNull(body.def) && !body.value) {
       std::vector<std::string> params = paramNames(body.def);
       for (size_t i = kinds.size(); i < params.size(); ++i) {
         std::string k = "other";
         for (auto& [kw, kind] : byKeyword)
-          if (kw == params[i]) k = kind;
+          if (kw == params[i])
+            k = kind;
         kinds.push_back(k);
       }
     } else {
-      for (auto& [kw, kind] : byKeyword) kinds.push_back(kind);
+      for (auto& [kw, kind] : byKeyword)
+        kinds.push_back(kind);
     }
-    for (auto& k : kinds) origins.push_back(k == "acc" ? pd::origin::kAcc : pd::origin::kRunScoped);
+    for (auto& k : kinds)
+      origins.push_back(k == "acc" ? pd::origin::kAcc : pd::origin::kRunScoped);
     CallableRef b2 = body;
     if (!isNull(b2.def) && !b2.value) {
       // In place: emitScope sizes the block from the def; keep our origins.
       mlir::ArrayAttr o;
       mlir::DenseI64ArrayAttr idx;
       operandInfo(ops.values, o, idx);
-      auto op = pd::ScopeOp::create(b_, loc(site), valueTy_, api, ops.values, strArray(ops.keywords), o,
-                                    idx, strArray(origins), strArray(kinds), mlir::StringAttr());
+      auto op =
+          pd::ScopeOp::create(b_, loc(site), valueTy_, api, ops.values, strArray(ops.keywords), o,
+                              idx, strArray(origins), strArray(kinds), mlir::StringAttr());
       mlir::Block* block = new mlir::Block();
       op.getBody().push_back(block);
-      for (auto& org : origins) block->addArgument(org == pd::origin::kValue ? valueTy_ : refTy_, loc(site));
+      for (auto& org : origins)
+        block->addArgument(org == pd::origin::kValue ? valueTy_ : refTy_, loc(site));
       lowerDefInto(block, b2.def, origins, {});
       return op.getResult();
     }
@@ -1047,16 +1148,18 @@ mlir::Value Lowerer::applyFactory(TSNode site, const Factory& f, const CallableR
   }
   if (api == "pl.run_state") {
     size_t n = 1;
-    if (!isNull(body.def)) n = paramNames(body.def).size();
-    return emitScope(site, api, ops, std::vector<std::string>(n, pd::origin::kRunState), std::nullopt,
-                     body);
+    if (!isNull(body.def))
+      n = paramNames(body.def).size();
+    return emitScope(site, api, ops, std::vector<std::string>(n, pd::origin::kRunState),
+                     std::nullopt, body);
   }
   if (api == "plgpu.emit_pipeline" || api == "plgpu.emit_pipeline_warp_specialized") {
     std::vector<std::string> origins;
     if (!isNull(body.def)) {
       size_t n = paramNames(body.def).size();
       origins.assign(n, pd::origin::kPipeline);
-      if (n) origins[0] = pd::origin::kValue;
+      if (n)
+        origins[0] = pd::origin::kValue;
     }
     return emitScope(site, api, ops, origins, std::nullopt, body);
   }
@@ -1065,8 +1168,10 @@ mlir::Value Lowerer::applyFactory(TSNode site, const Factory& f, const CallableR
     // seen earlier) like the decorator form does.
     TSNode def = body.def;
     if (isNull(def) && body.value)
-      if (ValInfo* vi = infoOf(body.value)) def = vi->closureDef;
-    if (!isNull(def)) return closure(def, f);
+      if (ValInfo* vi = infoOf(body.value))
+        def = vi->closureDef;
+    if (!isNull(def))
+      return closure(def, f);
     return body.value ? body.value : opaque(site, "function", {});
   }
   return opaque(site, "factory_application", ops.values);
@@ -1083,7 +1188,8 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
   bool splatUnknown = false; // a **mapping whose keys are not known statically
   std::string splatName;     // "**kwargs" when that mapping is a name
   auto noteBackend = [&](TSNode v) {
-    if (backend.empty()) backend = backendOf(v);
+    if (backend.empty())
+      backend = backendOf(v);
   };
   if (!isNull(kwCall)) {
     TSNode args = field(kwCall, "arguments");
@@ -1093,21 +1199,27 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
         // **opts: a dict literal or dict(...) bound to a local name gives its
         // keywords; anything else may hold interpret= (a run-time choice).
         TSNode d = ts_node_named_child(a, 0);
-        while (is(d, "parenthesized_expression")) d = ts_node_named_child(d, 0);
+        while (is(d, "parenthesized_expression"))
+          d = ts_node_named_child(d, 0);
         if (is(d, "identifier"))
           if (const Var* v = findLocal(text(d)))
-            if (ValInfo* vi = infoOf(v->value); vi && !isNull(vi->constant)) d = vi->constant;
+            if (ValInfo* vi = infoOf(v->value); vi && !isNull(vi->constant))
+              d = vi->constant;
         bool known = false;
         auto take = [&](std::string_view k, TSNode v) {
-          if (k == "interpret") interpretNode = v;
-          else if (k == "scratch_shapes" || k == "scratch_types") scratchNode = v;
-          if (k == "compiler_params" || k == "backend" || k == "interpret" || k == "mesh") noteBackend(v);
+          if (k == "interpret")
+            interpretNode = v;
+          else if (k == "scratch_shapes" || k == "scratch_types")
+            scratchNode = v;
+          if (k == "compiler_params" || k == "backend" || k == "interpret" || k == "mesh")
+            noteBackend(v);
         };
         if (is(d, "dictionary")) {
           known = true;
           for (TSNode pair : syntax::namedChildren(d)) {
             if (!is(pair, "pair")) {
-              if (!is(pair, "comment")) known = false;
+              if (!is(pair, "comment"))
+                known = false;
               continue;
             }
             TSNode key = field(pair, "key");
@@ -1116,34 +1228,44 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
               continue;
             }
             std::string k = text(key);
-            if (k.size() >= 2) take(std::string_view(k).substr(1, k.size() - 2), field(pair, "value"));
+            if (k.size() >= 2)
+              take(std::string_view(k).substr(1, k.size() - 2), field(pair, "value"));
           }
-        } else if (is(d, "call") && doc_.textOf(field(d, "function")) == "dict" && !findLocal("dict")) {
+        } else if (is(d, "call") && doc_.textOf(field(d, "function")) == "dict" &&
+                   !findLocal("dict")) {
           known = true;
           for (TSNode kw : syntax::namedChildren(field(d, "arguments"))) {
-            if (is(kw, "keyword_argument")) take(doc_.textOf(field(kw, "name")), field(kw, "value"));
-            else if (!is(kw, "comment")) known = false;
+            if (is(kw, "keyword_argument"))
+              take(doc_.textOf(field(kw, "name")), field(kw, "value"));
+            else if (!is(kw, "comment"))
+              known = false;
           }
         }
         if (!known) {
           splatUnknown = true;
           // `**kwargs` of the enclosing def: its callers' keywords decide.
-          if (is(d, "identifier") && splatName.empty()) splatName = "**" + text(d);
+          if (is(d, "identifier") && splatName.empty())
+            splatName = "**" + text(d);
         }
         continue;
       }
       if (!is(a, "keyword_argument")) {
-        if (i == 0 && api == "pl.core_map") noteBackend(a); // the mesh
+        if (i == 0 && api == "pl.core_map")
+          noteBackend(a); // the mesh
         continue;
       }
       std::string_view k = doc_.textOf(field(a, "name"));
       TSNode v = field(a, "value");
       if (k == "compiler_params" || k == "backend" || k == "interpret" || k == "mesh")
         noteBackend(v);
-      if (k == "interpret") interpretNode = v;
-      else if (k == "scratch_shapes" || k == "scratch_types") scratchNode = v;
-      else if (k == "num_threads") threadsNode = v;
-      else if (k == "thread_name") threadNameNode = v;
+      if (k == "interpret")
+        interpretNode = v;
+      else if (k == "scratch_shapes" || k == "scratch_types")
+        scratchNode = v;
+      else if (k == "num_threads")
+        threadsNode = v;
+      else if (k == "thread_name")
+        threadNameNode = v;
     }
     // The other arguments are evaluated (they may call user code).
     lowerArgs(args, api == "pl.core_map" ? 0 : 1);
@@ -1153,13 +1275,17 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
   names::InterpretEval eval;
   auto lookupLocal = [&](const std::string& name) -> std::optional<std::pair<TSNode, std::string>> {
     const Var* v = findLocal(name);
-    if (!v) return std::nullopt;
+    if (!v)
+      return std::nullopt;
     ValInfo* vi = infoOf(v->value);
-    if (vi && vi->isParam && !isNull(vi->paramDefault)) return std::make_pair(vi->paramDefault, std::string("default_param"));
-    if (vi && !isNull(vi->constant)) return std::make_pair(vi->constant, std::string("local"));
+    if (vi && vi->isParam && !isNull(vi->paramDefault))
+      return std::make_pair(vi->paramDefault, std::string("default_param"));
+    if (vi && !isNull(vi->constant))
+      return std::make_pair(vi->constant, std::string("local"));
     return std::make_pair(TSNode{}, std::string("unknown"));
   };
-  std::optional<bool> interpretFact = isNull(interpretNode) ? std::nullopt : knownFact(interpretNode);
+  std::optional<bool> interpretFact =
+      isNull(interpretNode) ? std::nullopt : knownFact(interpretNode);
   if (interpretFact && !*interpretFact) {
     // Falsy on every path that reaches the launch (`if self.INTERPRET:
     // self.skipTest(...)` before it): compiled. A truthy value may be True
@@ -1170,7 +1296,8 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
   } else if (!isNull(interpretNode)) {
     eval = names::evaluateInterpret(interpretNode, doc_, globals_, lookupLocal);
     // Record the module-level names the evaluation consulted.
-    if (is(interpretNode, "identifier") && !findLocal(text(interpretNode))) findGlobal(text(interpretNode));
+    if (is(interpretNode, "identifier") && !findLocal(text(interpretNode)))
+      findGlobal(text(interpretNode));
     // A parameter without a default: its value is whatever each caller
     // passes (the discharge pass follows the callers).
     if (is(interpretNode, "identifier"))
@@ -1188,21 +1315,26 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
     eval = names::evaluateInterpret(TSNode{}, doc_, globals_, nullptr);
   }
   std::optional<std::vector<std::string>> scratch;
-  if (!isNull(scratchNode)) scratch = names::scratchKinds(scratchNode, doc_, globals_);
-  else if (partial && partial->scratchKnown) scratch = partial->scratch;
+  if (!isNull(scratchNode))
+    scratch = names::scratchKinds(scratchNode, doc_, globals_);
+  else if (partial && partial->scratchKnown)
+    scratch = partial->scratch;
   else if (partial) {
     bool hasScratch = false;
-    for (auto& [k, _] : partial->keywords) hasScratch |= k == "scratch_shapes" || k == "scratch_types";
-    if (!hasScratch) scratch = std::vector<std::string>{};
-  } else if (isNull(scratchNode)) scratch = std::vector<std::string>{};
+    for (auto& [k, _] : partial->keywords)
+      hasScratch |= k == "scratch_shapes" || k == "scratch_types";
+    if (!hasScratch)
+      scratch = std::vector<std::string>{};
+  } else if (isNull(scratchNode))
+    scratch = std::vector<std::string>{};
 
   // The interpret contexts: config value `or`-ed with interpret=.
   mlir::StringAttr contextAttr;
   mlir::IntegerAttr contextLine, contextColumn;
   if (!contexts_.empty()) {
     const Context& c = contexts_.back();
-    bool falsy = eval.source == "absent" ||
-                 (eval.paths.size() == 1 && eval.paths[0] == pd::path::kCompiled);
+    bool falsy =
+        eval.source == "absent" || (eval.paths.size() == 1 && eval.paths[0] == pd::path::kCompiled);
     if (falsy) {
       eval.paths = {pd::path::kInterpretGpu};
       eval.source = "context";
@@ -1214,28 +1346,34 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
   mlir::DictionaryAttr params;
   if (!eval.params.empty()) {
     llvm::SmallVector<mlir::NamedAttribute> attrs;
-    for (auto& [k, v] : eval.params) attrs.push_back(b_.getNamedAttr(k, b_.getStringAttr(v)));
+    for (auto& [k, v] : eval.params)
+      attrs.push_back(b_.getNamedAttr(k, b_.getStringAttr(v)));
     params = b_.getDictionaryAttr(attrs);
   }
   mlir::IntegerAttr numThreads;
   if (is(threadsNode, "integer")) {
     int64_t n = 0;
-    if (!llvm::StringRef(doc_.textOf(threadsNode)).getAsInteger(0, n)) numThreads = b_.getI64IntegerAttr(n);
+    if (!llvm::StringRef(doc_.textOf(threadsNode)).getAsInteger(0, n))
+      numThreads = b_.getI64IntegerAttr(n);
   }
   mlir::StringAttr threadName;
   if (is(threadNameNode, "string")) {
     std::string s = text(threadNameNode);
-    if (s.size() >= 2) s = s.substr(1, s.size() - 2);
+    if (s.size() >= 2)
+      s = s.substr(1, s.size() - 2);
     threadName = b_.getStringAttr(s);
   }
   mlir::Value bodyValue = body.value;
   auto op = pd::LaunchOp::create(
-      b_, loc(site), valueTy_, b_.getStringAttr(api), b_.getStringAttr(form), b_.getStringAttr(body.text),
-      body.symbol.empty() ? mlir::FlatSymbolRefAttr() : mlir::FlatSymbolRefAttr::get(b_.getContext(), body.symbol),
-      body.file.empty() ? mlir::StringAttr() : b_.getStringAttr(body.file), bodyValue, strArray(eval.paths),
-      b_.getStringAttr(eval.source), eval.text.empty() ? mlir::StringAttr() : b_.getStringAttr(eval.text), params,
-      scratch ? strArray(*scratch) : mlir::ArrayAttr(), numThreads, threadName, contextAttr, contextLine,
-      contextColumn, backend.empty() ? mlir::StringAttr() : b_.getStringAttr(backend));
+      b_, loc(site), valueTy_, b_.getStringAttr(api), b_.getStringAttr(form),
+      b_.getStringAttr(body.text),
+      body.symbol.empty() ? mlir::FlatSymbolRefAttr()
+                          : mlir::FlatSymbolRefAttr::get(b_.getContext(), body.symbol),
+      body.file.empty() ? mlir::StringAttr() : b_.getStringAttr(body.file), bodyValue,
+      strArray(eval.paths), b_.getStringAttr(eval.source),
+      eval.text.empty() ? mlir::StringAttr() : b_.getStringAttr(eval.text), params,
+      scratch ? strArray(*scratch) : mlir::ArrayAttr(), numThreads, threadName, contextAttr,
+      contextLine, contextColumn, backend.empty() ? mlir::StringAttr() : b_.getStringAttr(backend));
   // Whether compiler_params= is given at all (JAX's defaults apply when not):
   // a discardable attribute, read by the compiled path's semantics.
   bool compilerParams = false;
@@ -1243,12 +1381,15 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
     TSNode args = field(kwCall, "arguments");
     for (uint32_t i = 0, c = isNull(args) ? 0 : ts_node_named_child_count(args); i < c; ++i) {
       TSNode a = ts_node_named_child(args, i);
-      compilerParams |= is(a, "keyword_argument") && doc_.textOf(field(a, "name")) == "compiler_params";
+      compilerParams |=
+          is(a, "keyword_argument") && doc_.textOf(field(a, "name")) == "compiler_params";
     }
   }
   if (partial)
-    for (auto& [k, _] : partial->keywords) compilerParams |= k == "compiler_params";
-  if (compilerParams) op->setAttr("pallas.compiler_params", b_.getUnitAttr());
+    for (auto& [k, _] : partial->keywords)
+      compilerParams |= k == "compiler_params";
+  if (compilerParams)
+    op->setAttr("pallas.compiler_params", b_.getUnitAttr());
   return op.getResult();
 }
 
@@ -1257,8 +1398,10 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
 // `backend="mosaic_tpu"` or a `{"mosaic": ...}` params dict; "triton" for the
 // Triton backend's; "mosaic_gpu" for Mosaic GPU's; "" when it does not say.
 std::string Lowerer::backendOf(TSNode expr, unsigned depth) {
-  while (is(expr, "parenthesized_expression")) expr = ts_node_named_child(expr, 0);
-  if (isNull(expr) || depth > 4) return {};
+  while (is(expr, "parenthesized_expression"))
+    expr = ts_node_named_child(expr, 0);
+  if (isNull(expr) || depth > 4)
+    return {};
   auto ofQualified = [](const std::string& q) -> std::string {
     llvm::StringRef api(q);
     if (api.starts_with("pl.tpu.") || api.starts_with("jax._src.pallas.mosaic.") ||
@@ -1266,21 +1409,27 @@ std::string Lowerer::backendOf(TSNode expr, unsigned depth) {
       return "mosaic_tpu";
     if (api.starts_with("pl.triton.") || api.starts_with("jax._src.pallas.triton."))
       return "triton";
-    if (api.starts_with("plgpu.") || api.starts_with("interpret.")) return "mosaic_gpu";
+    if (api.starts_with("plgpu.") || api.starts_with("interpret."))
+      return "mosaic_gpu";
     return {};
   };
   auto ofName = [](llvm::StringRef key) -> std::string {
     key = key.trim("\"'");
-    if (key == "mosaic" || key == "mosaic_tpu") return "mosaic_tpu";
-    if (key == "triton") return "triton";
-    if (key == "mosaic_gpu") return "mosaic_gpu";
+    if (key == "mosaic" || key == "mosaic_tpu")
+      return "mosaic_tpu";
+    if (key == "triton")
+      return "triton";
+    if (key == "mosaic_gpu")
+      return "mosaic_gpu";
     return {};
   };
-  if (is(expr, "string")) return ofName(doc_.textOf(expr));
+  if (is(expr, "string"))
+    return ofName(doc_.textOf(expr));
   if (is(expr, "dictionary")) {
     for (TSNode pair : syntax::namedChildren(expr))
       if (is(pair, "pair"))
-        if (std::string b = ofName(doc_.textOf(field(pair, "key"))); !b.empty()) return b;
+        if (std::string b = ofName(doc_.textOf(field(pair, "key"))); !b.empty())
+          return b;
     return {};
   }
   if (is(expr, "call")) {
@@ -1293,14 +1442,16 @@ std::string Lowerer::backendOf(TSNode expr, unsigned depth) {
       TSNode args = field(expr, "arguments");
       for (TSNode a : syntax::namedChildren(args))
         if (is(a, "keyword_argument"))
-          if (std::string k = ofName(doc_.textOf(field(a, "name"))); !k.empty()) return k;
+          if (std::string k = ofName(doc_.textOf(field(a, "name"))); !k.empty())
+            return k;
     }
     return {};
   }
   if (is(expr, "identifier")) {
     if (const Var* v = findLocal(text(expr))) {
       ValInfo* vi = infoOf(v->value);
-      if (vi && !isNull(vi->constant)) return backendOf(vi->constant, depth + 1);
+      if (vi && !isNull(vi->constant))
+        return backendOf(vi->constant, depth + 1);
     }
   }
   return {};
@@ -1312,23 +1463,30 @@ std::string Lowerer::backendOf(TSNode expr, unsigned depth) {
 // argument), a single type (one argument). nullopt when the source does not
 // determine it (a name bound elsewhere, a splat): then nothing is checked.
 std::optional<std::vector<std::string>> Lowerer::typeSequenceKinds(TSNode expr, unsigned depth) {
-  while (is(expr, "parenthesized_expression")) expr = ts_node_named_child(expr, 0);
-  if (isNull(expr) || depth > 16) return std::nullopt;
+  while (is(expr, "parenthesized_expression"))
+    expr = ts_node_named_child(expr, 0);
+  if (isNull(expr) || depth > 16)
+    return std::nullopt;
   auto single = [&](TSNode el) -> std::optional<std::string> {
     TSNode callee = is(el, "call") ? field(el, "function") : el;
     auto b = resolveBinding(callee);
     std::string api = b && b->file.empty() ? names::canonicalApi(b->target) : "";
-    if (api == "plgpu.RefType") return std::string("ref");
-    if (is(el, "call") || (b && names::isJaxName(b->target))) return std::string("array");
+    if (api == "plgpu.RefType")
+      return std::string("ref");
+    if (is(el, "call") || (b && names::isJaxName(b->target)))
+      return std::string("array");
     return std::nullopt;
   };
-  if (is(expr, "none")) return std::vector<std::string>{};
+  if (is(expr, "none"))
+    return std::vector<std::string>{};
   if (is(expr, "tuple") || is(expr, "list")) {
     std::vector<std::string> ks;
     for (TSNode el : syntax::namedChildren(expr)) {
-      if (is(el, "comment")) continue;
+      if (is(el, "comment"))
+        continue;
       auto k = single(el);
-      if (!k) return std::nullopt;
+      if (!k)
+        return std::nullopt;
       ks.push_back(*k);
     }
     return ks;
@@ -1337,7 +1495,8 @@ std::optional<std::vector<std::string>> Lowerer::typeSequenceKinds(TSNode expr, 
     std::string_view op = doc_.textOf(field(expr, "operator"));
     TSNode l = field(expr, "left"), r = field(expr, "right");
     auto strip = [](TSNode n) {
-      while (is(n, "parenthesized_expression")) n = ts_node_named_child(n, 0);
+      while (is(n, "parenthesized_expression"))
+        n = ts_node_named_child(n, 0);
       return n;
     };
     auto isSeq = [&](TSNode n) {
@@ -1345,36 +1504,45 @@ std::optional<std::vector<std::string>> Lowerer::typeSequenceKinds(TSNode expr, 
       return is(n, "tuple") || is(n, "list") || is(n, "binary_operator");
     };
     if (op == "+") {
-      if (!isSeq(l) || !isSeq(r)) return std::nullopt;
+      if (!isSeq(l) || !isSeq(r))
+        return std::nullopt;
       auto a = typeSequenceKinds(l, depth + 1), b = typeSequenceKinds(r, depth + 1);
-      if (!a || !b) return std::nullopt;
+      if (!a || !b)
+        return std::nullopt;
       a->insert(a->end(), b->begin(), b->end());
       return a;
     }
     if (op == "*") {
       l = strip(l);
       r = strip(r);
-      if (is(l, "integer")) std::swap(l, r);
+      if (is(l, "integer"))
+        std::swap(l, r);
       int64_t n = 0;
-      if (!isSeq(l) || !is(r, "integer") || llvm::StringRef(doc_.textOf(r)).getAsInteger(0, n) || n < 0)
+      if (!isSeq(l) || !is(r, "integer") || llvm::StringRef(doc_.textOf(r)).getAsInteger(0, n) ||
+          n < 0)
         return std::nullopt;
       auto a = typeSequenceKinds(l, depth + 1);
-      if (!a) return std::nullopt;
+      if (!a)
+        return std::nullopt;
       std::vector<std::string> out;
-      for (int64_t i = 0; i < n && out.size() < 4096; ++i) out.insert(out.end(), a->begin(), a->end());
+      for (int64_t i = 0; i < n && out.size() < 4096; ++i)
+        out.insert(out.end(), a->begin(), a->end());
       return out;
     }
     return std::nullopt;
   }
-  if (auto k = single(expr)) return std::vector<std::string>{*k};
+  if (auto k = single(expr))
+    return std::vector<std::string>{*k};
   return std::nullopt;
 }
 
 bool Lowerer::innermostIsInlineMgpu(TSNode decorated) {
   TSNode last{};
   for (uint32_t i = 0, c = ts_node_named_child_count(decorated); i < c; ++i)
-    if (is(ts_node_named_child(decorated, i), "decorator")) last = ts_node_named_child(decorated, i);
-  if (isNull(last)) return false;
+    if (is(ts_node_named_child(decorated, i), "decorator"))
+      last = ts_node_named_child(decorated, i);
+  if (isNull(last))
+    return false;
   TSNode e = ts_node_named_child(last, 0);
   TSNode callee = is(e, "call") ? field(e, "function") : e;
   auto b = resolveBinding(callee);
@@ -1388,7 +1556,8 @@ mlir::Value Lowerer::decorate(TSNode decorated, TSNode def) {
   std::vector<TSNode> decorators;
   for (uint32_t i = 0, c = ts_node_named_child_count(decorated); i < c; ++i) {
     TSNode d = ts_node_named_child(decorated, i);
-    if (is(d, "decorator")) decorators.push_back(ts_node_named_child(d, 0));
+    if (is(d, "decorator"))
+      decorators.push_back(ts_node_named_child(d, 0));
   }
   // Decorators that run the body in place or wrap it take the def itself
   // when they are innermost.
@@ -1415,40 +1584,47 @@ mlir::Value Lowerer::decorate(TSNode decorated, TSNode def) {
       current = applyFactory(expr, f, body);
       continue;
     }
-    if (!current) current = closure(def);
+    if (!current)
+      current = closure(def);
     Args a;
     a.values.push_back(current);
     a.keywords.push_back("");
     a.nodes.push_back(def);
     current = callValue(expr, dec, a);
   }
-  if (!current) current = closure(def);
+  if (!current)
+    current = closure(def);
   return current;
 }
 
 // ---- statements -------------------------------------------------------------
 
 void Lowerer::lowerBlock(TSNode block) {
-  if (isNull(block)) return;
+  if (isNull(block))
+    return;
   facts_.emplace_back();
   std::vector<TSNode> stmts = syntax::namedChildren(block);
   for (size_t i = 0; i < stmts.size(); ++i) {
     lowerStatement(stmts[i]);
-    if (i + 1 == stmts.size() || !neverCompletes(stmts[i])) continue;
+    if (i + 1 == stmts.size() || !neverCompletes(stmts[i]))
+      continue;
     // The statements after one that never completes (raise, return,
     // self.skipTest(...), pytest.skip(...), sys.exit(...)) cannot run: they
     // are lowered (names, hover) into a region that is statically dead, so
     // the walk skips them and a launch there is not analysed.
     size_t j = i + 1;
-    while (j < stmts.size() && is(stmts[j], "comment")) ++j;
-    if (j == stmts.size()) break;
+    while (j < stmts.size() && is(stmts[j], "comment"))
+      ++j;
+    if (j == stmts.size())
+      break;
     mlir::Value c = constant(stmts[j], "bool");
     auto op = pd::IfOp::create(b_, loc(stmts[j]), c, b_.getBoolAttr(false));
     mlir::Block* thenBlock = new mlir::Block();
     op.getThenRegion().push_back(thenBlock);
     op.getElseRegion().push_back(new mlir::Block());
     inRegion(thenBlock, [&] {
-      for (size_t k = j; k < stmts.size(); ++k) lowerStatement(stmts[k]);
+      for (size_t k = j; k < stmts.size(); ++k)
+        lowerStatement(stmts[k]);
     });
     break;
   }
@@ -1475,33 +1651,41 @@ bool Lowerer::neverCompletes(TSNode s) {
   }
   if (t == "if_statement") {
     // Every branch (an else included) never completes.
-    if (!neverCompletesBlock(field(s, "consequence"))) return false;
+    if (!neverCompletesBlock(field(s, "consequence")))
+      return false;
     bool hasElse = false;
     for (TSNode alt : syntax::namedChildren(s)) {
-      if (is(alt, "elif_clause") && !neverCompletesBlock(field(alt, "consequence"))) return false;
+      if (is(alt, "elif_clause") && !neverCompletesBlock(field(alt, "consequence")))
+        return false;
       if (is(alt, "else_clause")) {
         hasElse = true;
-        if (!neverCompletesBlock(field(alt, "body"))) return false;
+        if (!neverCompletesBlock(field(alt, "body")))
+          return false;
       }
     }
     return hasElse;
   }
-  if (t == "block") return neverCompletesBlock(s);
+  if (t == "block")
+    return neverCompletesBlock(s);
   return false;
 }
 
 bool Lowerer::neverCompletesBlock(TSNode block) {
-  if (isNull(block)) return false;
+  if (isNull(block))
+    return false;
   for (TSNode s : syntax::namedChildren(block))
-    if (neverCompletes(s)) return true;
+    if (neverCompletes(s))
+      return true;
   return false;
 }
 
 // What `cond` being `truth` tells about the names in it: `not`, `and` (all
 // true), `or` (all false); a plain name or attribute chain is recorded.
 void Lowerer::learnCondition(TSNode cond, bool truth, std::map<std::string, bool>& into) {
-  while (is(cond, "parenthesized_expression")) cond = ts_node_named_child(cond, 0);
-  if (is(cond, "not_operator")) return learnCondition(field(cond, "argument"), !truth, into);
+  while (is(cond, "parenthesized_expression"))
+    cond = ts_node_named_child(cond, 0);
+  if (is(cond, "not_operator"))
+    return learnCondition(field(cond, "argument"), !truth, into);
   if (is(cond, "boolean_operator")) {
     std::string_view op = doc_.textOf(field(cond, "operator"));
     if ((op == "and" && truth) || (op == "or" && !truth)) {
@@ -1511,15 +1695,19 @@ void Lowerer::learnCondition(TSNode cond, bool truth, std::map<std::string, bool
     return;
   }
   std::string name = names::dottedName(cond, doc_);
-  if (!name.empty()) into[name] = truth;
+  if (!name.empty())
+    into[name] = truth;
 }
 
 std::optional<bool> Lowerer::knownFact(TSNode expr) {
-  while (is(expr, "parenthesized_expression")) expr = ts_node_named_child(expr, 0);
+  while (is(expr, "parenthesized_expression"))
+    expr = ts_node_named_child(expr, 0);
   std::string name = names::dottedName(expr, doc_);
-  if (name.empty()) return std::nullopt;
+  if (name.empty())
+    return std::nullopt;
   for (auto it = facts_.rbegin(); it != facts_.rend(); ++it)
-    if (auto f = it->find(name); f != it->end()) return f->second;
+    if (auto f = it->find(name); f != it->end())
+      return f->second;
   return std::nullopt;
 }
 
@@ -1533,22 +1721,30 @@ void Lowerer::forgetFacts(const std::string& name) {
 }
 
 std::optional<bool> Lowerer::staticCondition(TSNode cond) {
-  while (is(cond, "parenthesized_expression")) cond = ts_node_named_child(cond, 0);
-  if (auto f = knownFact(cond)) return f;
-  if (is(cond, "true")) return true;
-  if (is(cond, "false") || is(cond, "none")) return false;
-  if (is(cond, "integer")) return doc_.textOf(cond) != "0";
+  while (is(cond, "parenthesized_expression"))
+    cond = ts_node_named_child(cond, 0);
+  if (auto f = knownFact(cond))
+    return f;
+  if (is(cond, "true"))
+    return true;
+  if (is(cond, "false") || is(cond, "none"))
+    return false;
+  if (is(cond, "integer"))
+    return doc_.textOf(cond) != "0";
   if (is(cond, "not_operator")) {
     auto inner = staticCondition(field(cond, "argument"));
-    if (inner) return !*inner;
+    if (inner)
+      return !*inner;
     return std::nullopt;
   }
   if (is(cond, "identifier") && !findLocal(text(cond))) {
     auto b = globals_.find(text(cond));
     if (b && b->kind == Binding::Kind::Constant) {
       const std::string& t = b->target;
-      if (t == "True") return true;
-      if (t == "False" || t == "None" || t == "0") return false;
+      if (t == "True")
+        return true;
+      if (t == "False" || t == "None" || t == "0")
+        return false;
     }
   }
   return std::nullopt;
@@ -1557,7 +1753,8 @@ std::optional<bool> Lowerer::staticCondition(TSNode cond) {
 pd::IfOp Lowerer::lowerIf(TSNode s, TSNode cond, TSNode consequence, uint32_t altIndex) {
   mlir::Value c = lowerExpr(cond);
   auto st = staticCondition(cond);
-  if (is(cond, "identifier") && !findLocal(text(cond))) findGlobal(text(cond));
+  if (is(cond, "identifier") && !findLocal(text(cond)))
+    findGlobal(text(cond));
   auto op = pd::IfOp::create(b_, loc(s), c, st ? b_.getBoolAttr(*st) : mlir::BoolAttr());
   mlir::Block* thenBlock = new mlir::Block();
   op.getThenRegion().push_back(thenBlock);
@@ -1614,7 +1811,8 @@ pd::IfOp Lowerer::lowerIf(TSNode s, TSNode cond, TSNode consequence, uint32_t al
         nesting_ = saved;
         return;
       }
-      if (is(alt, "else_clause")) lowerBlock(field(alt, "body"));
+      if (is(alt, "else_clause"))
+        lowerBlock(field(alt, "body"));
     }
   });
   return op;
@@ -1627,10 +1825,12 @@ void Lowerer::lowerWith(TSNode s) {
   std::vector<std::pair<TSNode, mlir::Value>> targets;
   TSNode clause{};
   for (uint32_t i = 0, c = ts_node_named_child_count(s); i < c; ++i)
-    if (is(ts_node_named_child(s, i), "with_clause")) clause = ts_node_named_child(s, i);
+    if (is(ts_node_named_child(s, i), "with_clause"))
+      clause = ts_node_named_child(s, i);
   for (uint32_t i = 0, c = isNull(clause) ? 0 : ts_node_named_child_count(clause); i < c; ++i) {
     TSNode item = ts_node_named_child(clause, i);
-    if (!is(item, "with_item")) continue;
+    if (!is(item, "with_item"))
+      continue;
     TSNode value = field(item, "value");
     TSNode target{};
     if (is(value, "as_pattern")) {
@@ -1639,22 +1839,26 @@ void Lowerer::lowerWith(TSNode s) {
       value = ts_node_named_child(value, 0);
     }
     TSNode callee = is(value, "call") ? field(value, "function") : value;
-    if (auto b = resolveBinding(callee); b && b->file.empty() &&
-                                         names::canonicalApi(b->target) == "interpret.force_gpu_interpret_mode") {
+    if (auto b = resolveBinding(callee);
+        b && b->file.empty() &&
+        names::canonicalApi(b->target) == "interpret.force_gpu_interpret_mode") {
       context = "force_gpu_interpret_mode";
       contextNode = value;
     }
     mlir::Value v = lowerExpr(value);
     items.values.push_back(v);
     items.keywords.push_back("");
-    if (!isNull(target)) targets.emplace_back(target, v);
+    if (!isNull(target))
+      targets.emplace_back(target, v);
   }
-  for (auto& [t, v] : targets) bindTarget(t, v, TSNode{});
+  for (auto& [t, v] : targets)
+    bindTarget(t, v, TSNode{});
   mlir::ArrayAttr origins;
   mlir::DenseI64ArrayAttr indices;
   operandInfo(items.values, origins, indices);
-  auto op = pd::ScopeOp::create(b_, loc(s), valueTy_, "python.with", items.values, strArray(items.keywords),
-                                origins, indices, strArray({}), mlir::ArrayAttr(),
+  auto op = pd::ScopeOp::create(b_, loc(s), valueTy_, "python.with", items.values,
+                                strArray(items.keywords), origins, indices, strArray({}),
+                                mlir::ArrayAttr(),
                                 context.empty() ? mlir::StringAttr() : b_.getStringAttr(context));
   mlir::Block* block = new mlir::Block();
   op.getBody().push_back(block);
@@ -1666,7 +1870,8 @@ void Lowerer::lowerWith(TSNode s) {
   inRegion(block, [&] { lowerBlock(field(s, "body")); });
   // set_gpu_interpret_mode inside the block stays (it is global); only the
   // with's own context ends here.
-  if (!context.empty() && contexts_.size() >= depth) contexts_.erase(contexts_.begin() + (depth - 1));
+  if (!context.empty() && contexts_.size() >= depth)
+    contexts_.erase(contexts_.begin() + (depth - 1));
 }
 
 void Lowerer::bindTarget(TSNode target, mlir::Value v, TSNode valueNode) {
@@ -1686,7 +1891,8 @@ void Lowerer::bindTargetImpl(TSNode target, mlir::Value v, TSNode valueNode) {
     setVar(text(target), v);
     if (!isNull(valueNode)) {
       TSNode vn = valueNode;
-      while (is(vn, "parenthesized_expression")) vn = ts_node_named_child(vn, 0);
+      while (is(vn, "parenthesized_expression"))
+        vn = ts_node_named_child(vn, 0);
       std::string_view vt = syntax::type(vn);
       if (vt == "true" || vt == "false" || vt == "none" || vt == "integer" || vt == "call" ||
           vt == "dictionary" || vt == "string")
@@ -1697,7 +1903,8 @@ void Lowerer::bindTargetImpl(TSNode target, mlir::Value v, TSNode valueNode) {
   if (t == "pattern_list" || t == "tuple_pattern" || t == "list_pattern" || t == "tuple" ||
       t == "expression_list" || t == "list") {
     TSNode vn = valueNode;
-    while (is(vn, "parenthesized_expression")) vn = ts_node_named_child(vn, 0);
+    while (is(vn, "parenthesized_expression"))
+      vn = ts_node_named_child(vn, 0);
     uint32_t n = ts_node_named_child_count(target);
     for (uint32_t i = 0; i < n; ++i) {
       TSNode el = ts_node_named_child(target, i);
@@ -1707,8 +1914,10 @@ void Lowerer::bindTargetImpl(TSNode target, mlir::Value v, TSNode valueNode) {
       mlir::Value part = opaque(el, "unpack", {v});
       // Unpacking a tuple of refs / a run_state pytree keeps the origin.
       Prov p = prov(v);
-      if (p.origin != pd::origin::kArg) info_[part].prov = p;
-      if (is(el, "list_splat_pattern")) el = ts_node_named_child(el, 0);
+      if (p.origin != pd::origin::kArg)
+        info_[part].prov = p;
+      if (is(el, "list_splat_pattern"))
+        el = ts_node_named_child(el, 0);
       bindTarget(el, part, TSNode{});
     }
     return;
@@ -1750,17 +1959,22 @@ void Lowerer::lowerAssignment(TSNode a) {
   // `a = b = c = 1` nests to the right; lowered innermost first (as the
   // recursion did), but iteratively: 60,000 chained targets overflowed it.
   std::vector<TSNode> chain{a};
-  while (is(field(chain.back(), "right"), "assignment")) chain.push_back(field(chain.back(), "right"));
-  for (auto it = chain.rbegin(); it != chain.rend(); ++it) lowerOneAssignment(*it);
+  while (is(field(chain.back(), "right"), "assignment"))
+    chain.push_back(field(chain.back(), "right"));
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it)
+    lowerOneAssignment(*it);
 }
 
 void Lowerer::lowerOneAssignment(TSNode a) {
   TSNode left = field(a, "left");
   TSNode right = field(a, "right");
-  if (is(right, "assignment")) right = field(right, "left"); // lowered just before
-  if (isNull(right)) return; // annotation only: `x: int`
+  if (is(right, "assignment"))
+    right = field(right, "left"); // lowered just before
+  if (isNull(right))
+    return; // annotation only: `x: int`
   TSNode r = right;
-  while (is(r, "parenthesized_expression")) r = ts_node_named_child(r, 0);
+  while (is(r, "parenthesized_expression"))
+    r = ts_node_named_child(r, 0);
   // a, b = x, y  ->  element-wise, so each keeps its own origin.
   if ((is(left, "pattern_list") || is(left, "tuple_pattern")) &&
       (is(r, "expression_list") || is(r, "tuple")) &&
@@ -1786,14 +2000,16 @@ void Lowerer::lowerStatement(TSNode s) {
   if (t == "expression_statement") {
     for (uint32_t i = 0, c = ts_node_named_child_count(s); i < c; ++i) {
       TSNode e = ts_node_named_child(s, i);
-      if (is(e, "assignment")) lowerAssignment(e);
+      if (is(e, "assignment"))
+        lowerAssignment(e);
       else if (is(e, "augmented_assignment")) {
         TSNode left = field(e, "left");
         mlir::Value cur = lowerExpr(left);
         mlir::Value rhs = lowerExpr(field(e, "right"));
         mlir::Value v = opaque(e, "augmented_assignment", {cur, rhs});
         bindTarget(left, v, TSNode{});
-      } else lowerExpr(e);
+      } else
+        lowerExpr(e);
     }
   } else if (t == "return_statement") {
     TSNode v = ts_node_named_child_count(s) ? ts_node_named_child(s, 0) : TSNode{};
@@ -1820,11 +2036,14 @@ void Lowerer::lowerStatement(TSNode s) {
       bool elif = false;
       for (TSNode alt : syntax::namedChildren(s)) {
         elif |= is(alt, "elif_clause");
-        if (is(alt, "else_clause")) elseBody = field(alt, "body");
+        if (is(alt, "else_clause"))
+          elseBody = field(alt, "body");
       }
       bool elseDead = !isNull(elseBody) && neverCompletesBlock(elseBody);
-      if (!elif && thenDead && !elseDead) learnCondition(cond, false, facts_.back());
-      else if (!elif && elseDead && !thenDead) learnCondition(cond, true, facts_.back());
+      if (!elif && thenDead && !elseDead)
+        learnCondition(cond, false, facts_.back());
+      else if (!elif && elseDead && !thenDead)
+        learnCondition(cond, true, facts_.back());
     }
   } else if (t == "for_statement" || t == "while_statement") {
     Args ops;
@@ -1834,8 +2053,9 @@ void Lowerer::lowerStatement(TSNode s) {
     mlir::ArrayAttr origins;
     mlir::DenseI64ArrayAttr indices;
     operandInfo(ops.values, origins, indices);
-    auto op = pd::ScopeOp::create(b_, loc(s), valueTy_, t == "for_statement" ? "python.for" : "python.while",
-                                  ops.values, strArray(ops.keywords), origins, indices, strArray({}),
+    auto op = pd::ScopeOp::create(b_, loc(s), valueTy_,
+                                  t == "for_statement" ? "python.for" : "python.while", ops.values,
+                                  strArray(ops.keywords), origins, indices, strArray({}),
                                   mlir::ArrayAttr(), mlir::StringAttr());
     mlir::Block* block = new mlir::Block();
     op.getBody().push_back(block);
@@ -1846,14 +2066,15 @@ void Lowerer::lowerStatement(TSNode s) {
       }
       lowerBlock(field(s, "body"));
       TSNode alt = field(s, "alternative");
-      if (!isNull(alt)) lowerBlock(field(alt, "body"));
+      if (!isNull(alt))
+        lowerBlock(field(alt, "body"));
     });
   } else if (t == "with_statement") {
     lowerWith(s);
   } else if (t == "try_statement") {
-    auto op = pd::ScopeOp::create(b_, loc(s), valueTy_, "python.try", mlir::ValueRange{}, strArray({}),
-                                  strArray({}), b_.getDenseI64ArrayAttr({}), strArray({}), mlir::ArrayAttr(),
-                                  mlir::StringAttr());
+    auto op = pd::ScopeOp::create(b_, loc(s), valueTy_, "python.try", mlir::ValueRange{},
+                                  strArray({}), strArray({}), b_.getDenseI64ArrayAttr({}),
+                                  strArray({}), mlir::ArrayAttr(), mlir::StringAttr());
     mlir::Block* block = new mlir::Block();
     op.getBody().push_back(block);
     inRegion(block, [&] {
@@ -1864,13 +2085,15 @@ void Lowerer::lowerStatement(TSNode s) {
         if (ct == "except_clause" || ct == "except_group_clause") {
           for (uint32_t j = 0, cc = ts_node_named_child_count(clause); j < cc; ++j) {
             TSNode ch = ts_node_named_child(clause, j);
-            if (is(ch, "block")) lowerBlock(ch);
+            if (is(ch, "block"))
+              lowerBlock(ch);
           }
         } else if (ct == "else_clause" || ct == "finally_clause") {
           TSNode body = field(clause, "body");
           if (isNull(body))
             for (uint32_t j = 0, cc = ts_node_named_child_count(clause); j < cc; ++j)
-              if (is(ts_node_named_child(clause, j), "block")) body = ts_node_named_child(clause, j);
+              if (is(ts_node_named_child(clause, j), "block"))
+                body = ts_node_named_child(clause, j);
           lowerBlock(body);
         }
       }
@@ -1879,8 +2102,10 @@ void Lowerer::lowerStatement(TSNode s) {
     setVar(text(field(s, "name")), closure(s));
   } else if (t == "decorated_definition") {
     TSNode def = field(s, "definition");
-    if (is(def, "function_definition")) setVar(text(field(def, "name")), decorate(s, def));
-    else if (!isNull(def)) setVar(text(field(def, "name")), opaque(def, "class", {}));
+    if (is(def, "function_definition"))
+      setVar(text(field(def, "name")), decorate(s, def));
+    else if (!isNull(def))
+      setVar(text(field(def, "name")), opaque(def, "class", {}));
   } else if (t == "class_definition") {
     setVar(text(field(s, "name")), opaque(s, "class", {}));
   } else if (t == "import_statement" || t == "import_from_statement") {
@@ -1890,7 +2115,8 @@ void Lowerer::lowerStatement(TSNode s) {
     TSNode moduleNode = field(s, "module_name");
     for (uint32_t i = 0, c = ts_node_named_child_count(s); i < c; ++i) {
       TSNode ch = ts_node_named_child(s, i);
-      if (ts_node_eq(ch, moduleNode) || !(is(ch, "dotted_name") || is(ch, "aliased_import"))) continue;
+      if (ts_node_eq(ch, moduleNode) || !(is(ch, "dotted_name") || is(ch, "aliased_import")))
+        continue;
       std::string module = t == "import_from_statement" ? text(field(s, "module_name")) : "";
       std::string name, alias;
       if (is(ch, "aliased_import")) {
@@ -1899,12 +2125,14 @@ void Lowerer::lowerStatement(TSNode s) {
       } else {
         name = text(ch);
         alias = t == "import_statement" ? name.substr(0, name.find('.')) : name;
-        if (t == "import_statement") name = alias;
+        if (t == "import_statement")
+          name = alias;
       }
       Binding b;
       b.kind = Binding::Kind::Symbol;
       b.target = module.empty() ? name : module + "." + name;
-      mlir::Value v = global(ch, alias, names::isJaxName(b.target) ? names::canonicalApi(b.target) : b.target);
+      mlir::Value v =
+          global(ch, alias, names::isJaxName(b.target) ? names::canonicalApi(b.target) : b.target);
       info_[v].binding = b;
       setVar(alias, v);
     }
@@ -1917,8 +2145,8 @@ void Lowerer::lowerStatement(TSNode s) {
     for (uint32_t i = 0, c = ts_node_named_child_count(s); i < c; ++i) {
       TSNode ch = ts_node_named_child(s, i);
       std::string_view ct = syntax::type(ch);
-      if (ct.ends_with("_statement") || ct == "function_definition" || ct == "decorated_definition" ||
-          ct == "ERROR" || ct == "block")
+      if (ct.ends_with("_statement") || ct == "function_definition" ||
+          ct == "decorated_definition" || ct == "ERROR" || ct == "block")
         ct == "block" ? lowerBlock(ch) : lowerStatement(ch);
       else if (ct != "comment")
         operands.push_back(lowerExpr(ch));
@@ -1932,9 +2160,12 @@ void Lowerer::lowerStatement(TSNode s) {
     for (uint32_t i = 0, c = ts_node_named_child_count(s); i < c; ++i) {
       TSNode ch = ts_node_named_child(s, i);
       std::string_view ct = syntax::type(ch);
-      if (ct == "block") lowerBlock(ch);
-      else if (ct.ends_with("_statement") || ct == "case_clause" || ct == "ERROR") lowerStatement(ch);
-      else if (ct != "comment") operands.push_back(lowerExpr(ch));
+      if (ct == "block")
+        lowerBlock(ch);
+      else if (ct.ends_with("_statement") || ct == "case_clause" || ct == "ERROR")
+        lowerStatement(ch);
+      else if (ct != "comment")
+        operands.push_back(lowerExpr(ch));
     }
     opaque(s, t, operands);
   }
@@ -1954,7 +2185,8 @@ mlir::Operation* Lowerer::lower(const Unit& unit, const std::string& symbol) {
   func.getDecorators().push_back(decorators);
   mlir::Block* body = new mlir::Block();
   func.getBody().push_back(body);
-  for (size_t i = 0; i < params.size(); ++i) body->addArgument(valueTy_, loc(def));
+  for (size_t i = 0; i < params.size(); ++i)
+    body->addArgument(valueTy_, loc(def));
 
   std::optional<Factory> inlineMgpu;
   // Decorators run in module scope, innermost first, applied to @symbol.
@@ -1965,7 +2197,8 @@ mlir::Operation* Lowerer::lower(const Unit& unit, const std::string& symbol) {
     std::vector<TSNode> decs;
     for (uint32_t i = 0, c = ts_node_named_child_count(unit.node); i < c; ++i) {
       TSNode d = ts_node_named_child(unit.node, i);
-      if (is(d, "decorator")) decs.push_back(ts_node_named_child(d, 0));
+      if (is(d, "decorator"))
+        decs.push_back(ts_node_named_child(d, 0));
     }
     mlir::Value current;
     bool first = true;
@@ -1980,13 +2213,17 @@ mlir::Operation* Lowerer::lower(const Unit& unit, const std::string& symbol) {
         }
         CallableRef c;
         c.text = unit.kind == "method" ? unit.name : symbol;
-        if (current) c.value = current;
-        else if (unit.kind == "method") c.value = global(def, unit.name, "local:" + symbol);
-        else c.symbol = symbol;
+        if (current)
+          c.value = current;
+        else if (unit.kind == "method")
+          c.value = global(def, unit.name, "local:" + symbol);
+        else
+          c.symbol = symbol;
         current = applyFactory(*it, f, c);
         continue;
       }
-      if (!current) current = global(def, text(field(def, "name")), "local:" + symbol);
+      if (!current)
+        current = global(def, text(field(def, "name")), "local:" + symbol);
       Args a;
       a.values.push_back(current);
       a.keywords.push_back("");
@@ -2051,9 +2288,11 @@ std::vector<Unit> enumerateUnits(const syntax::Document& doc) {
   std::function<void(TSNode, bool)> scan = [&](TSNode parent, bool insideError) {
     for (TSNode s : syntax::namedChildren(parent)) {
       std::string_view t = syntax::type(s);
-      if (t == "comment") continue;
+      if (t == "comment")
+        continue;
       TSNode def = s;
-      if (t == "decorated_definition") def = field(s, "definition");
+      if (t == "decorated_definition")
+        def = field(s, "definition");
       if (is(def, "function_definition")) {
         add(s, def, "def", str(doc.textOf(field(def, "name"))));
       } else if (is(def, "class_definition")) {
@@ -2068,20 +2307,25 @@ std::vector<Unit> enumerateUnits(const syntax::Document& doc) {
           }
         }
         // A class without methods is still a statement that binds a name.
-        if (!anyMethod) add(s, TSNode{}, "module", "__module__");
+        if (!anyMethod)
+          add(s, TSNode{}, "module", "__module__");
       } else if (t == "ERROR" && !insideError && !doc.recoveredChunks(s).empty()) {
         // A syntax error spanning several statements: its chunks, each
         // parsed on its own, give the units.
-        for (TSNode chunk : doc.recoveredChunks(s)) scan(chunk, true);
+        for (TSNode chunk : doc.recoveredChunks(s))
+          scan(chunk, true);
       } else if (t == "ERROR" && !insideError) {
         // Keep definitions inside a top-level syntax error analysable.
         bool anyDef = false;
         for (uint32_t j = 0, n = ts_node_named_child_count(s); j < n; ++j) {
           std::string_view ct = syntax::type(ts_node_named_child(s, j));
-          anyDef |= ct == "function_definition" || ct == "decorated_definition" || ct == "class_definition";
+          anyDef |= ct == "function_definition" || ct == "decorated_definition" ||
+                    ct == "class_definition";
         }
-        if (anyDef) scan(s, true);
-        else add(s, TSNode{}, "module", "__module__");
+        if (anyDef)
+          scan(s, true);
+        else
+          add(s, TSNode{}, "module", "__module__");
       } else {
         add(s, TSNode{}, "module", "__module__");
       }
@@ -2094,12 +2338,15 @@ std::vector<Unit> enumerateUnits(const syntax::Document& doc) {
 std::string lookupFingerprint(const std::string& key, const names::Globals& globals) {
   size_t pos = key.find('.');
   const Binding* first = globals.find(key.substr(0, pos));
-  if (!first) return "-";
-  if (pos == std::string::npos) return first->fingerprint();
+  if (!first)
+    return "-";
+  if (pos == std::string::npos)
+    return first->fingerprint();
   std::optional<Binding> b = *first;
   while (b && pos != std::string::npos) {
     size_t next = key.find('.', pos + 1);
-    b = globals.attribute(*b, key.substr(pos + 1, next == std::string::npos ? next : next - pos - 1));
+    b = globals.attribute(*b,
+                          key.substr(pos + 1, next == std::string::npos ? next : next - pos - 1));
     pos = next;
   }
   return b ? b->fingerprint() : std::string("-");

@@ -21,10 +21,10 @@ namespace pallas::analysis::lower {
 
 // A top-level piece of the document that becomes one pallas.func.
 struct Unit {
-  TSNode node{};        // the statement (decorated_definition included)
-  TSNode def{};         // function_definition for def/method units, else null
-  std::string kind;     // "def" | "method" | "module"
-  std::string name;     // Python name ("f", "C.m", "__module__")
+  TSNode node{};         // the statement (decorated_definition included)
+  TSNode def{};          // function_definition for def/method units, else null
+  std::string kind;      // "def" | "method" | "module"
+  std::string name;      // Python name ("f", "C.m", "__module__")
   std::string_view text; // source text of `node` (valid until the next edit)
   uint32_t startRow = 0, startColumn = 0;
   // Contains a syntax error: never reused, because tree-sitter may recover

@@ -16,7 +16,9 @@ constexpr int kMaxDepth = 8; // re-export chains followed across files
 // deeper ones bind nothing. Python itself stops at 100 indentation levels.
 constexpr int kMaxBlockDepth = 100;
 
-std::string str(std::string_view s) { return std::string(s); }
+std::string str(std::string_view s) {
+  return std::string(s);
+}
 
 Binding makeBinding(Binding::Kind kind, std::string target, std::string file) {
   Binding b;
@@ -26,7 +28,9 @@ Binding makeBinding(Binding::Kind kind, std::string target, std::string file) {
   return b;
 }
 
-bool startsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool startsWith(std::string_view s, std::string_view p) {
+  return s.substr(0, p.size()) == p;
+}
 bool endsWith(std::string_view s, std::string_view p) {
   return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
 }
@@ -83,19 +87,24 @@ InterpretEval evalFromText(const std::string& text) {
 
 std::string InterpretEval::fingerprint() const {
   std::string s = source + "|" + text + "|";
-  for (auto& p : paths) s += p + ",";
-  for (auto& [k, v] : params) s += k + "=" + v + ";";
+  for (auto& p : paths)
+    s += p + ",";
+  for (auto& [k, v] : params)
+    s += k + "=" + v + ";";
   return s;
 }
 
 std::string Binding::fingerprint() const {
   std::string s = std::to_string(static_cast<int>(kind)) + "|" + target + "|" + file + "|" +
                   (launched ? "L" : "") + (inlineMgpu ? "I" : "");
-  for (auto& [k, v] : keywords) s += "|" + k + "=" + v;
-  if (interpret) s += "|i:" + interpret->fingerprint();
+  for (auto& [k, v] : keywords)
+    s += "|" + k + "=" + v;
+  if (interpret)
+    s += "|i:" + interpret->fingerprint();
   if (scratchKnown) {
     s += "|s:";
-    for (auto& k : scratch) s += k + ",";
+    for (auto& k : scratch)
+      s += k + ",";
   }
   return s;
 }
@@ -103,7 +112,8 @@ std::string Binding::fingerprint() const {
 std::string canonicalApi(const std::string& qualified) {
   for (const Prefix& p : kPrefixes) {
     std::string_view m = p.module;
-    if (qualified == m) return p.canonical;
+    if (qualified == m)
+      return p.canonical;
     if (startsWith(qualified, m) && qualified[m.size()] == '.')
       return std::string(p.canonical) + qualified.substr(m.size());
   }
@@ -121,11 +131,13 @@ std::string dottedName(TSNode expr, const syntax::Document& doc) {
   std::vector<std::string_view> parts; // innermost last
   while (is(expr, "attribute")) {
     TSNode attr = field(expr, "attribute");
-    if (isNull(attr) || parts.size() >= kMaxDottedParts) return {};
+    if (isNull(attr) || parts.size() >= kMaxDottedParts)
+      return {};
     parts.push_back(doc.textOf(attr));
     expr = field(expr, "object");
   }
-  if (!is(expr, "identifier")) return {};
+  if (!is(expr, "identifier"))
+    return {};
   std::string out = str(doc.textOf(expr));
   for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
     out += '.';
@@ -143,7 +155,8 @@ std::optional<Binding> Globals::attribute(const Binding& base, const std::string
   switch (base.kind) {
   case Binding::Kind::Module:
     if (!base.file.empty() && resolver_ && depth_ < kMaxDepth) {
-      if (auto b = resolver_->exported(base.file, attr, depth_ + 1)) return b;
+      if (auto b = resolver_->exported(base.file, attr, depth_ + 1))
+        return b;
       if (auto f = resolver_->moduleFile(base.target + "." + attr, 0, path_))
         return makeBinding(Binding::Kind::Module, base.target + "." + attr, *f);
       // Not defined there (yet): something of the user's module we do not know.
@@ -156,14 +169,16 @@ std::optional<Binding> Globals::attribute(const Binding& base, const std::string
     b.target = base.target + "." + attr;
     return b;
   }
-  default: return std::nullopt;
+  default:
+    return std::nullopt;
   }
 }
 
 std::vector<std::string> Globals::dependencies() const {
   std::vector<std::string> out;
   for (auto& [_, b] : bindings_)
-    if (!b.file.empty() && b.file != path_) out.push_back(b.file);
+    if (!b.file.empty() && b.file != path_)
+      out.push_back(b.file);
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
@@ -172,14 +187,17 @@ std::vector<std::string> Globals::dependencies() const {
 std::optional<Binding> resolveGlobalExpr(TSNode expr, const syntax::Document& doc,
                                          const Globals& globals) {
   std::string dotted = dottedName(expr, doc);
-  if (dotted.empty()) return std::nullopt;
+  if (dotted.empty())
+    return std::nullopt;
   size_t pos = dotted.find('.');
   const Binding* first = globals.find(dotted.substr(0, pos));
-  if (!first) return std::nullopt;
+  if (!first)
+    return std::nullopt;
   std::optional<Binding> b = *first;
   while (b && pos != std::string::npos) {
     size_t next = dotted.find('.', pos + 1);
-    b = globals.attribute(*b, dotted.substr(pos + 1, next == std::string::npos ? next : next - pos - 1));
+    b = globals.attribute(
+        *b, dotted.substr(pos + 1, next == std::string::npos ? next : next - pos - 1));
     pos = next;
   }
   return b;
@@ -187,34 +205,45 @@ std::optional<Binding> resolveGlobalExpr(TSNode expr, const syntax::Document& do
 
 std::string apiOf(TSNode expr, const syntax::Document& doc, const Globals& globals) {
   auto b = resolveGlobalExpr(expr, doc, globals);
-  if (!b || (b->kind != Binding::Kind::Module && b->kind != Binding::Kind::Symbol)) return {};
-  if (!b->file.empty() || !isJaxName(b->target)) return {};
+  if (!b || (b->kind != Binding::Kind::Module && b->kind != Binding::Kind::Symbol))
+    return {};
+  if (!b->file.empty() || !isJaxName(b->target))
+    return {};
   return canonicalApi(b->target);
 }
 
 std::string allocationKind(TSNode expr, const syntax::Document& doc, const Globals& globals) {
   TSNode callee = is(expr, "call") ? field(expr, "function") : expr;
   std::string api = apiOf(callee, doc, globals);
-  if (api.empty()) api = dottedName(callee, doc);
+  if (api.empty())
+    api = dottedName(callee, doc);
   if (api == "plgpu.ACC" || api == "plgpu.ACC.init" || endsWith(api, "WGMMAAccumulatorRef"))
     return "acc";
-  if (endsWith(api, ".SMEM")) return "smem";
-  if (endsWith(api, ".TMEM")) return "tmem";
-  if (endsWith(api, ".GMEM")) return "gmem";
-  if (endsWith(api, "Barrier")) return "barrier";
-  if (api.find("Semaphore") != std::string::npos) return "semaphore";
+  if (endsWith(api, ".SMEM"))
+    return "smem";
+  if (endsWith(api, ".TMEM"))
+    return "tmem";
+  if (endsWith(api, ".GMEM"))
+    return "gmem";
+  if (endsWith(api, "Barrier"))
+    return "barrier";
+  if (api.find("Semaphore") != std::string::npos)
+    return "semaphore";
   return "other";
 }
 
 std::optional<std::vector<std::string>> scratchKinds(TSNode expr, const syntax::Document& doc,
                                                      const Globals& globals) {
-  if (is(expr, "parenthesized_expression")) expr = ts_node_named_child(expr, 0);
+  if (is(expr, "parenthesized_expression"))
+    expr = ts_node_named_child(expr, 0);
   std::vector<std::string> kinds;
   if (is(expr, "list") || is(expr, "tuple")) {
     for (uint32_t i = 0, n = ts_node_named_child_count(expr); i < n; ++i) {
       TSNode el = ts_node_named_child(expr, i);
-      if (is(el, "comment")) continue;
-      if (is(el, "list_splat")) return std::nullopt;
+      if (is(el, "comment"))
+        continue;
+      if (is(el, "list_splat"))
+        return std::nullopt;
       kinds.push_back(allocationKind(el, doc, globals));
     }
     return kinds;
@@ -222,7 +251,8 @@ std::optional<std::vector<std::string>> scratchKinds(TSNode expr, const syntax::
   if (is(expr, "dictionary")) {
     for (uint32_t i = 0, n = ts_node_named_child_count(expr); i < n; ++i) {
       TSNode pair = ts_node_named_child(expr, i);
-      if (!is(pair, "pair")) return std::nullopt;
+      if (!is(pair, "pair"))
+        return std::nullopt;
       kinds.push_back(allocationKind(field(pair, "value"), doc, globals));
     }
     return kinds;
@@ -238,7 +268,8 @@ InterpretEval evaluateInterpret(TSNode expr, const syntax::Document& doc, const 
     e.source = "absent";
     return e;
   }
-  while (is(expr, "parenthesized_expression")) expr = ts_node_named_child(expr, 0);
+  while (is(expr, "parenthesized_expression"))
+    expr = ts_node_named_child(expr, 0);
   e.text = str(doc.textOf(expr));
   std::string_view t = syntax::type(expr);
   if (t == "true" || t == "false" || t == "none" || t == "integer") {
@@ -248,7 +279,8 @@ InterpretEval evaluateInterpret(TSNode expr, const syntax::Document& doc, const 
   if (t == "call") {
     TSNode callee = field(expr, "function");
     std::string api = apiOf(callee, doc, globals);
-    if (api.empty()) api = dottedName(callee, doc);
+    if (api.empty())
+      api = dottedName(callee, doc);
     if (endsWith(api, "InterpretGPUParams")) {
       e.paths = {"interpret_gpu"};
       e.source = "interpret_gpu_params";
@@ -267,9 +299,11 @@ InterpretEval evaluateInterpret(TSNode expr, const syntax::Document& doc, const 
   if (t == "identifier" && lookupLocal) {
     if (auto local = lookupLocal(e.text)) {
       InterpretEval inner = evaluateInterpret(local->first, doc, globals, nullptr);
-      if (local->second == "default_param") inner.source = "default_param";
+      if (local->second == "default_param")
+        inner.source = "default_param";
       inner.text = e.text;
-      if (local->second == "unknown") inner = InterpretEval{{"unknown"}, "unknown", e.text, {}};
+      if (local->second == "unknown")
+        inner = InterpretEval{{"unknown"}, "unknown", e.text, {}};
       return inner;
     }
   }
@@ -299,20 +333,26 @@ void Globals::build(const syntax::Document& doc, const std::string& path, Module
 }
 
 void Globals::scanBlock(TSNode block, const syntax::Document& doc, int blockDepth) {
-  if (blockDepth > kMaxBlockDepth) return;
+  if (blockDepth > kMaxBlockDepth)
+    return;
   for (TSNode s : syntax::namedChildren(block)) {
     std::string_view t = syntax::type(s);
-    if (t == "import_statement") bindImport(s, doc);
-    else if (t == "import_from_statement") bindImportFrom(s, doc);
+    if (t == "import_statement")
+      bindImport(s, doc);
+    else if (t == "import_from_statement")
+      bindImportFrom(s, doc);
     else if (t == "expression_statement") {
       TSNode a = ts_node_named_child(s, 0);
-      if (is(a, "assignment")) bindAssignment(a, doc);
+      if (is(a, "assignment"))
+        bindAssignment(a, doc);
     } else if (t == "function_definition" || t == "class_definition" || t == "decorated_definition")
       bindDefinition(s, doc);
     else if (t == "ERROR" && ts_node_eq(block, doc.root())) {
       auto chunks = doc.recoveredChunks(s);
-      if (chunks.empty()) scanBlock(s, doc, blockDepth + 1);
-      for (TSNode chunk : chunks) scanBlock(chunk, doc, blockDepth + 1);
+      if (chunks.empty())
+        scanBlock(s, doc, blockDepth + 1);
+      for (TSNode chunk : chunks)
+        scanBlock(chunk, doc, blockDepth + 1);
     } else if (t == "try_statement") {
       // `try: from jax... import X` / `except ImportError: X = None`: the
       // import is what runs where the module works; a fallback in an except
@@ -321,7 +361,8 @@ void Globals::scanBlock(TSNode block, const syntax::Document& doc, int blockDept
         if (is(c, "except_clause") || is(c, "except_group_clause")) {
           std::map<std::string, Binding> kept = bindings_;
           scanBlock(c, doc, blockDepth + 1);
-          for (auto& [name, b] : kept) bindings_[name] = b;
+          for (auto& [name, b] : kept)
+            bindings_[name] = b;
         } else {
           scanBlock(c, doc, blockDepth + 1);
         }
@@ -339,12 +380,12 @@ void Globals::scanBlock(TSNode block, const syntax::Document& doc, int blockDept
         scanBlock(c, doc, blockDepth + 1);
         for (auto& [name, b] : kept) {
           const Binding& now = bindings_[name];
-          if (now.kind == Binding::Kind::Constant && now.target == "None") bindings_[name] = b;
+          if (now.kind == Binding::Kind::Constant && now.target == "None")
+            bindings_[name] = b;
         }
       }
-    } else if (t == "with_statement" ||
-               t == "elif_clause" || t == "else_clause" || t == "except_clause" ||
-               t == "finally_clause" || t == "block" || t == "ERROR")
+    } else if (t == "with_statement" || t == "elif_clause" || t == "else_clause" ||
+               t == "except_clause" || t == "finally_clause" || t == "block" || t == "ERROR")
       scanBlock(s, doc, blockDepth + 1);
   }
 }
@@ -366,27 +407,32 @@ void Globals::bindImport(TSNode stmt, const syntax::Document& doc) {
       continue;
     }
     if (resolver_ && !isJaxName(b.target))
-      if (auto f = resolver_->moduleFile(b.target, 0, path_)) b.file = *f;
+      if (auto f = resolver_->moduleFile(b.target, 0, path_))
+        b.file = *f;
     bindings_[bound] = b;
   }
 }
 
 void Globals::bindImportFrom(TSNode stmt, const syntax::Document& doc) {
   TSNode mod = field(stmt, "module_name");
-  if (isNull(mod)) return;
+  if (isNull(mod))
+    return;
   int level = 0;
   std::string module;
   if (is(mod, "relative_import")) {
     for (uint32_t i = 0, n = ts_node_named_child_count(mod); i < n; ++i) {
       TSNode c = ts_node_named_child(mod, i);
-      if (is(c, "import_prefix")) level = static_cast<int>(doc.textOf(c).size());
-      else if (is(c, "dotted_name")) module = str(doc.textOf(c));
+      if (is(c, "import_prefix"))
+        level = static_cast<int>(doc.textOf(c).size());
+      else if (is(c, "dotted_name"))
+        module = str(doc.textOf(c));
     }
   } else {
     module = str(doc.textOf(mod));
   }
   std::optional<std::string> file;
-  if (resolver_ && (level > 0 || !isJaxName(module))) file = resolver_->moduleFile(module, level, path_);
+  if (resolver_ && (level > 0 || !isJaxName(module)))
+    file = resolver_->moduleFile(module, level, path_);
   std::string qualifiedModule = std::string(static_cast<size_t>(level), '.') + module;
   // The imported names: every named child but the module (the runtime's
   // ts_node_field_name_for_child is unreliable in tree-sitter 0.20).
@@ -396,10 +442,12 @@ void Globals::bindImportFrom(TSNode stmt, const syntax::Document& doc) {
       // `from .m import *`: every name m exports (its __all__), as if named.
       if (file && depth_ < kMaxDepth)
         for (const std::string& name : resolver_->exportedNames(*file, depth_ + 1))
-          if (auto b = resolver_->exported(*file, name, depth_ + 1)) bindings_[name] = *b;
+          if (auto b = resolver_->exported(*file, name, depth_ + 1))
+            bindings_[name] = *b;
       continue;
     }
-    if (ts_node_eq(c, mod) || !(is(c, "dotted_name") || is(c, "aliased_import"))) continue;
+    if (ts_node_eq(c, mod) || !(is(c, "dotted_name") || is(c, "aliased_import")))
+      continue;
     std::string name, alias;
     if (is(c, "aliased_import")) {
       name = str(doc.textOf(field(c, "name")));
@@ -410,16 +458,20 @@ void Globals::bindImportFrom(TSNode stmt, const syntax::Document& doc) {
     Binding b;
     if (file) {
       std::optional<Binding> exported;
-      if (depth_ < kMaxDepth) exported = resolver_->exported(*file, name, depth_ + 1);
+      if (depth_ < kMaxDepth)
+        exported = resolver_->exported(*file, name, depth_ + 1);
       if (exported) {
         b = *exported;
-      } else if (auto sub = resolver_->moduleFile(module.empty() ? name : module + "." + name, level, path_)) {
-        b = makeBinding(Binding::Kind::Module, qualifiedModule.empty() ? name : qualifiedModule + "." + name, *sub);
+      } else if (auto sub = resolver_->moduleFile(module.empty() ? name : module + "." + name,
+                                                  level, path_)) {
+        b = makeBinding(Binding::Kind::Module,
+                        qualifiedModule.empty() ? name : qualifiedModule + "." + name, *sub);
       } else {
         b = makeBinding(Binding::Kind::Other, qualifiedModule + "." + name, *file);
       }
     } else if (auto sub = resolver_ && (level > 0 || !isJaxName(module))
-                              ? resolver_->moduleFile(module.empty() ? name : module + "." + name, level, path_)
+                              ? resolver_->moduleFile(module.empty() ? name : module + "." + name,
+                                                      level, path_)
                               : std::nullopt) {
       // `from . import helpers`: a sibling module, no package __init__.
       b = makeBinding(Binding::Kind::Module, module.empty() ? name : module + "." + name, *sub);
@@ -439,13 +491,15 @@ void Globals::bindAssignment(TSNode assign, const syntax::Document& doc) {
     if (!isNull(left))
       for (uint32_t i = 0, n = ts_node_named_child_count(left); i < n; ++i) {
         TSNode c = ts_node_named_child(left, i);
-        if (is(c, "identifier")) bindings_[str(doc.textOf(c))] = Binding{};
+        if (is(c, "identifier"))
+          bindings_[str(doc.textOf(c))] = Binding{};
       }
     return;
   }
   std::string name = str(doc.textOf(left));
   Binding b;
-  while (is(right, "parenthesized_expression")) right = ts_node_named_child(right, 0);
+  while (is(right, "parenthesized_expression"))
+    right = ts_node_named_child(right, 0);
   if (name == "__all__") {
     // The names `from this import *` binds, when written as a literal.
     dunderAll_.reset();
@@ -453,7 +507,8 @@ void Globals::bindAssignment(TSNode assign, const syntax::Document& doc) {
       std::vector<std::string> names;
       bool literal = true;
       for (TSNode el : syntax::namedChildren(right)) {
-        if (is(el, "comment")) continue;
+        if (is(el, "comment"))
+          continue;
         std::string t = str(doc.textOf(el));
         if (!is(el, "string") || t.size() < 2) {
           literal = false;
@@ -461,7 +516,8 @@ void Globals::bindAssignment(TSNode assign, const syntax::Document& doc) {
         }
         names.push_back(t.substr(1, t.size() - 2));
       }
-      if (literal) dunderAll_ = std::move(names);
+      if (literal)
+        dunderAll_ = std::move(names);
     }
   }
   if (isNull(right)) {
@@ -470,7 +526,8 @@ void Globals::bindAssignment(TSNode assign, const syntax::Document& doc) {
   }
   std::string_view t = syntax::type(right);
   if (t == "identifier" || t == "attribute") {
-    if (auto r = resolveGlobalExpr(right, doc, *this)) b = *r;
+    if (auto r = resolveGlobalExpr(right, doc, *this))
+      b = *r;
   } else if (t == "true" || t == "false" || t == "none" || t == "integer" || t == "float" ||
              t == "string") {
     b.kind = Binding::Kind::Constant;
@@ -492,10 +549,12 @@ void Globals::bindAssignment(TSNode assign, const syntax::Document& doc) {
         TSNode interpretNode{};
         for (uint32_t i = 1, n = ts_node_named_child_count(args); i < n; ++i) {
           TSNode a = ts_node_named_child(args, i);
-          if (!is(a, "keyword_argument")) continue;
+          if (!is(a, "keyword_argument"))
+            continue;
           std::string k = keywordName(a, doc);
           b.keywords.emplace_back(k, str(doc.textOf(field(a, "value"))));
-          if (k == "interpret") interpretNode = field(a, "value");
+          if (k == "interpret")
+            interpretNode = field(a, "value");
           if (k == "scratch_shapes" || k == "scratch_types") {
             if (auto kinds = scratchKinds(field(a, "value"), doc, *this)) {
               b.scratch = *kinds;
@@ -504,7 +563,8 @@ void Globals::bindAssignment(TSNode assign, const syntax::Document& doc) {
           }
         }
         b.interpret = evaluateInterpret(interpretNode, doc, *this, nullptr);
-        if (isNull(interpretNode)) b.interpret->source = "absent";
+        if (isNull(interpretNode))
+          b.interpret->source = "absent";
       }
     }
   }
@@ -518,12 +578,15 @@ void Globals::bindDefinition(TSNode def, const syntax::Document& doc) {
     inner = field(def, "definition");
     for (uint32_t i = 0, n = ts_node_named_child_count(def); i < n; ++i) {
       TSNode d = ts_node_named_child(def, i);
-      if (!is(d, "decorator")) continue;
+      if (!is(d, "decorator"))
+        continue;
       TSNode e = ts_node_named_child(d, 0);
       TSNode callee = is(e, "call") ? field(e, "function") : e;
       std::string api = apiOf(callee, doc, *this);
-      if (api == "plgpu.inline_mgpu") inlineMgpu = true;
-      if (isLaunchApi(api)) launched = true;
+      if (api == "plgpu.inline_mgpu")
+        inlineMgpu = true;
+      if (isLaunchApi(api))
+        launched = true;
       if (api == "functools.partial" && is(e, "call")) {
         TSNode args = field(e, "arguments");
         if (!isNull(args) && ts_node_named_child_count(args) > 0 &&
@@ -535,7 +598,8 @@ void Globals::bindDefinition(TSNode def, const syntax::Document& doc) {
     }
   }
   TSNode nameNode = field(inner, "name");
-  if (isNull(nameNode)) return;
+  if (isNull(nameNode))
+    return;
   Binding b;
   b.kind = is(inner, "class_definition") ? Binding::Kind::Class : Binding::Kind::Function;
   b.target = str(doc.textOf(nameNode));

@@ -16,22 +16,22 @@ namespace pallas::analysis::names {
 
 // What `interpret=` (and the interpret contexts) select at one launch.
 struct InterpretEval {
-  std::vector<std::string> paths;         // compiled / interpret_hlo / interpret_gpu / unknown
-  std::string source = "absent";          // see dialect.md, pallas.launch
-  std::string text;                       // the expression as written
+  std::vector<std::string> paths; // compiled / interpret_hlo / interpret_gpu / unknown
+  std::string source = "absent";  // see dialect.md, pallas.launch
+  std::string text;               // the expression as written
   std::vector<std::pair<std::string, std::string>> params; // InterpretGPUParams kwargs
   std::string fingerprint() const;
 };
 
 struct Binding {
   enum class Kind {
-    Module,    // target: dotted module path; file: the user's file when resolved
-    Symbol,    // target: "module.name" of something imported that is not a module
-    Function,  // a def of this file (file empty) or of `file`: target = symbol
-    Class,     // target = class name
-    Constant,  // target = literal source text (also InterpretGPUParams(...))
-    Partial,   // functools.partial(<launch api>, ...): target = launch api
-    Other,     // assigned something not modelled
+    Module,   // target: dotted module path; file: the user's file when resolved
+    Symbol,   // target: "module.name" of something imported that is not a module
+    Function, // a def of this file (file empty) or of `file`: target = symbol
+    Class,    // target = class name
+    Constant, // target = literal source text (also InterpretGPUParams(...))
+    Partial,  // functools.partial(<launch api>, ...): target = launch api
+    Other,    // assigned something not modelled
   };
   Kind kind = Kind::Other;
   std::string target;
@@ -129,7 +129,8 @@ std::string apiOf(TSNode expr, const syntax::Document& doc, const Globals& globa
 // Static evaluation of an `interpret=` expression. `lookupLocal` may resolve
 // identifiers of the enclosing function (parameter defaults, local
 // constants) to the node of their value; nullptr when not local.
-using LocalLookup = std::function<std::optional<std::pair<TSNode, std::string>>(const std::string&)>;
+using LocalLookup =
+    std::function<std::optional<std::pair<TSNode, std::string>>(const std::string&)>;
 InterpretEval evaluateInterpret(TSNode expr, const syntax::Document& doc, const Globals& globals,
                                 const LocalLookup& lookupLocal);
 

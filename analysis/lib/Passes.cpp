@@ -1,12 +1,11 @@
 // The pass registry, the Workspace view over the Project's documents, and
 // the helpers passes use to read the dialect (Passes.h).
-#include "WorkspaceImpl.h"
-
-#include "pallas/analysis/detail/Dialect.h"
 #include "pallas/analysis/detail/Passes.h"
 
+#include "WorkspaceImpl.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/SymbolTable.h"
+#include "pallas/analysis/detail/Dialect.h"
 
 #include <mutex>
 
@@ -23,7 +22,9 @@ PassRegistry& passRegistry() {
 
 // ---- Workspace -------------------------------------------------------------
 
-std::vector<std::string> WorkspaceImpl::documents() const { return list_(); }
+std::vector<std::string> WorkspaceImpl::documents() const {
+  return list_();
+}
 
 mlir::ModuleOp WorkspaceImpl::module(const std::string& path) const {
   DocState* d = lookup_(path);
@@ -32,14 +33,16 @@ mlir::ModuleOp WorkspaceImpl::module(const std::string& path) const {
 
 FunctionRef WorkspaceImpl::function(const std::string& path, llvm::StringRef symbol) const {
   DocState* d = lookup_(path);
-  if (!d || !d->module) return {path, {}};
+  if (!d || !d->module)
+    return {path, {}};
   mlir::ModuleOp m = *d->module;
   // Keyed by the document's generation too: looking another document up may
   // lower this one again (its imports changed), and then the map is stale.
   FunctionsOf& fns = functions_[d];
   if (!fns.valid || fns.generation != d->generation || fns.module != m.getOperation()) {
     fns = FunctionsOf{true, d->generation, m.getOperation(), {}};
-    for (auto f : m.getOps<pd::FuncOp>()) fns.byName.try_emplace(f.getSymName(), f); // first wins, as lookupSymbolIn's
+    for (auto f : m.getOps<pd::FuncOp>())
+      fns.byName.try_emplace(f.getSymName(), f); // first wins, as lookupSymbolIn's
   }
   auto f = fns.byName.find(symbol);
   return {path, f == fns.byName.end() ? pd::FuncOp() : f->second};
@@ -50,8 +53,10 @@ FunctionRef WorkspaceImpl::resolveCall(const std::string& fromPath, pd::CallOp c
   return function(path, call.getCallee());
 }
 
-FunctionRef WorkspaceImpl::resolveLaunchBody(const std::string& fromPath, pd::LaunchOp launch) const {
-  if (!launch.getBody()) return {fromPath, {}};
+FunctionRef WorkspaceImpl::resolveLaunchBody(const std::string& fromPath,
+                                             pd::LaunchOp launch) const {
+  if (!launch.getBody())
+    return {fromPath, {}};
   std::string path = launch.getBodyFile() ? launch.getBodyFile()->str() : fromPath;
   return function(path, *launch.getBody());
 }
@@ -60,14 +65,19 @@ std::vector<CallEdge> WorkspaceImpl::callEdges() const {
   std::vector<CallEdge> edges;
   for (const std::string& path : documents()) {
     mlir::ModuleOp m = module(path);
-    if (!m) continue;
+    if (!m)
+      continue;
     for (auto func : m.getOps<pd::FuncOp>()) {
       func->walk([&](mlir::Operation* op) {
         if (auto call = llvm::dyn_cast<pd::CallOp>(op)) {
-          edges.push_back({{path, func}, op, call.getCalleeFile() ? call.getCalleeFile()->str() : path,
+          edges.push_back({{path, func},
+                           op,
+                           call.getCalleeFile() ? call.getCalleeFile()->str() : path,
                            call.getCallee().str()});
         } else if (auto launch = llvm::dyn_cast<pd::LaunchOp>(op); launch && launch.getBody()) {
-          edges.push_back({{path, func}, op, launch.getBodyFile() ? launch.getBodyFile()->str() : path,
+          edges.push_back({{path, func},
+                           op,
+                           launch.getBodyFile() ? launch.getBodyFile()->str() : path,
                            launch.getBody()->str()});
         }
       });
@@ -76,10 +86,12 @@ std::vector<CallEdge> WorkspaceImpl::callEdges() const {
   return edges;
 }
 
-std::vector<CallEdge> WorkspaceImpl::callersOf(const std::string& path, llvm::StringRef symbol) const {
+std::vector<CallEdge> WorkspaceImpl::callersOf(const std::string& path,
+                                               llvm::StringRef symbol) const {
   std::vector<CallEdge> out;
   for (CallEdge& e : callEdges())
-    if (e.calleePath == path && e.calleeSymbol == symbol) out.push_back(std::move(e));
+    if (e.calleePath == path && e.calleeSymbol == symbol)
+      out.push_back(std::move(e));
   return out;
 }
 
@@ -88,9 +100,9 @@ std::vector<CallEdge> WorkspaceImpl::callersOf(const std::string& path, llvm::St
 bool isRefTransform(llvm::StringRef api) {
   return api == "ref.at" || api == "ref.reshape" || api == "ref.bitcast" || api == "ref.T" ||
          api == "ref.transpose" || api == "ref.reinterpret" || api == "plgpu.transform_ref" ||
-         api == "plgpu.transpose_ref" || api == "plgpu.unswizzle_ref" || api == "plgpu.untile_ref" ||
-         api == "plgpu.remote_ref" || api == "plgpu.cluster_ref" || api == "plgpu.multicast_ref" ||
-         api == "pl.select_ref";
+         api == "plgpu.transpose_ref" || api == "plgpu.unswizzle_ref" ||
+         api == "plgpu.untile_ref" || api == "plgpu.remote_ref" || api == "plgpu.cluster_ref" ||
+         api == "plgpu.multicast_ref" || api == "pl.select_ref";
 }
 
 RefSource traceRef(mlir::Value value) {
@@ -100,9 +112,12 @@ RefSource traceRef(mlir::Value value) {
       RefSource s;
       s.owner = owner;
       s.index = arg.getArgNumber();
-      if (llvm::isa<pd::FuncOp>(owner)) s.kind = RefSource::Kind::FuncArg;
-      else if (llvm::isa<pd::ClosureOp>(owner)) s.kind = RefSource::Kind::ClosureArg;
-      else if (llvm::isa<pd::InlineMgpuOp>(owner)) s.kind = RefSource::Kind::InlineArg;
+      if (llvm::isa<pd::FuncOp>(owner))
+        s.kind = RefSource::Kind::FuncArg;
+      else if (llvm::isa<pd::ClosureOp>(owner))
+        s.kind = RefSource::Kind::ClosureArg;
+      else if (llvm::isa<pd::InlineMgpuOp>(owner))
+        s.kind = RefSource::Kind::InlineArg;
       else if (auto scope = llvm::dyn_cast<pd::ScopeOp>(owner)) {
         s.kind = RefSource::Kind::ScopeArg;
         s.scopeOrigin = llvm::cast<mlir::StringAttr>(scope.getArgOrigins()[s.index]).getValue();
@@ -110,12 +125,13 @@ RefSource traceRef(mlir::Value value) {
       return s;
     }
     mlir::Operation* def = value.getDefiningOp();
-    if (auto prim = llvm::dyn_cast<pd::PrimOp>(def); prim && isRefTransform(prim.getApi()) && !prim.getArgs().empty()) {
+    if (auto prim = llvm::dyn_cast<pd::PrimOp>(def);
+        prim && isRefTransform(prim.getApi()) && !prim.getArgs().empty()) {
       value = prim.getArgs()[0];
       continue;
     }
-    if (auto opaque = llvm::dyn_cast<pd::OpaqueOp>(def); opaque && opaque.getWhat() == "unpack" &&
-                                                          opaque.getArgs().size() == 1) {
+    if (auto opaque = llvm::dyn_cast<pd::OpaqueOp>(def);
+        opaque && opaque.getWhat() == "unpack" && opaque.getArgs().size() == 1) {
       value = opaque.getArgs()[0];
       continue;
     }
@@ -129,9 +145,11 @@ RefSource traceRef(mlir::Value value) {
 
 llvm::StringRef kernelParamOrigin(pd::LaunchOp launch, unsigned index, unsigned numParams) {
   auto scratch = launch.getScratch();
-  if (!scratch) return "unknown";
+  if (!scratch)
+    return "unknown";
   unsigned s = scratch->size();
-  if (s > numParams || index < numParams - s) return s > numParams ? "unknown" : "kernel_param";
+  if (s > numParams || index < numParams - s)
+    return s > numParams ? "unknown" : "kernel_param";
   auto kind = llvm::cast<mlir::StringAttr>((*scratch)[index - (numParams - s)]).getValue();
   return kind == "acc" ? "acc" : "scratch";
 }
@@ -139,11 +157,14 @@ llvm::StringRef kernelParamOrigin(pd::LaunchOp launch, unsigned index, unsigned 
 LineCol lineCol(mlir::Location loc) {
   if (auto f = llvm::dyn_cast<mlir::FileLineColLoc>(loc))
     return {f.getFilename().str(), f.getLine(), f.getColumn()};
-  if (auto c = llvm::dyn_cast<mlir::CallSiteLoc>(loc)) return lineCol(c.getCaller());
-  if (auto n = llvm::dyn_cast<mlir::NameLoc>(loc)) return lineCol(n.getChildLoc());
+  if (auto c = llvm::dyn_cast<mlir::CallSiteLoc>(loc))
+    return lineCol(c.getCaller());
+  if (auto n = llvm::dyn_cast<mlir::NameLoc>(loc))
+    return lineCol(n.getChildLoc());
   if (auto fused = llvm::dyn_cast<mlir::FusedLoc>(loc))
     for (mlir::Location l : fused.getLocations())
-      if (auto lc = lineCol(l); lc.line) return lc;
+      if (auto lc = lineCol(l); lc.line)
+        return lc;
   return {};
 }
 

@@ -2,29 +2,26 @@
 // and an MLIR module kept current unit by unit; plus the workspace index the
 // cross-file call graph is resolved against.
 #include "pallas/analysis/Project.h"
-#include "pallas/analysis/SourceFile.h"
 
 #include "Lower.h"
 #include "Names.h"
 #include "Syntax.h"
 #include "WorkspaceImpl.h"
-
-#include "pallas/analysis/detail/Dialect.h"
-#include "pallas/analysis/detail/Passes.h"
-#include "pallas/knowledge/KnowledgeBase.h"
-
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
+#include "pallas/analysis/SourceFile.h"
+#include "pallas/analysis/detail/Dialect.h"
+#include "pallas/analysis/detail/Passes.h"
+#include "pallas/knowledge/KnowledgeBase.h"
+
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
-
-#include <nlohmann/json.hpp>
 
 #include <atomic>
 #include <cctype>
@@ -34,6 +31,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -56,12 +54,15 @@ double millisSince(std::chrono::steady_clock::time_point t0) {
 
 // Workspace files and imported modules: regular files of bounded size only
 // (a FIFO named like a module would block the indexer forever).
-std::optional<std::string> readFile(const std::string& path) { return readSourceFile(path); }
+std::optional<std::string> readFile(const std::string& path) {
+  return readSourceFile(path);
+}
 
 // Locations of a reused unit move with it when lines are inserted above.
 mlir::Location shiftLoc(mlir::Location loc, int delta) {
   if (auto f = llvm::dyn_cast<mlir::FileLineColLoc>(loc))
-    return mlir::FileLineColLoc::get(f.getFilename(), static_cast<unsigned>(static_cast<int>(f.getLine()) + delta),
+    return mlir::FileLineColLoc::get(f.getFilename(),
+                                     static_cast<unsigned>(static_cast<int>(f.getLine()) + delta),
                                      f.getColumn());
   if (auto c = llvm::dyn_cast<mlir::CallSiteLoc>(loc))
     return mlir::CallSiteLoc::get(shiftLoc(c.getCallee(), delta), shiftLoc(c.getCaller(), delta));
@@ -73,7 +74,8 @@ void shiftLocations(mlir::Operation* root, int delta) {
     op->setLoc(shiftLoc(op->getLoc(), delta));
     for (mlir::Region& r : op->getRegions())
       for (mlir::Block& b : r)
-        for (mlir::BlockArgument a : b.getArguments()) a.setLoc(shiftLoc(a.getLoc(), delta));
+        for (mlir::BlockArgument a : b.getArguments())
+          a.setLoc(shiftLoc(a.getLoc(), delta));
     if (auto launch = llvm::dyn_cast<pd::LaunchOp>(op))
       if (auto line = launch.getContextLineAttr())
         launch.setContextLineAttr(mlir::IntegerAttr::get(line.getType(), line.getInt() + delta));
@@ -83,8 +85,7 @@ void shiftLocations(mlir::Operation* root, int delta) {
 bool skippedFolder(const fs::path& p) {
   std::string name = p.filename().string();
   return name.empty() || name[0] == '.' || name == "site-packages" || name == "node_modules" ||
-         name == "__pycache__" || name == "venv" || name == "env" ||
-         fs::exists(p / "pyvenv.cfg");
+         name == "__pycache__" || name == "venv" || name == "env" || fs::exists(p / "pyvenv.cfg");
 }
 
 } // namespace
@@ -122,12 +123,14 @@ struct Project::Impl : names::ModuleResolver {
   std::string lastDiagnostic;
 
   void log(const std::string& line) const {
-    if (options.debugLog) options.debugLog(line);
+    if (options.debugLog)
+      options.debugLog(line);
   }
 
   // ---- module resolution (names::ModuleResolver) ----
   bool fileExists(const std::string& path) {
-    if (docs.count(path)) return true;
+    if (docs.count(path))
+      return true;
     std::error_code ec;
     return fs::is_regular_file(path, ec);
   }
@@ -139,27 +142,33 @@ struct Project::Impl : names::ModuleResolver {
     fs::path from = fs::path(fromPath).parent_path();
     if (level > 0) {
       fs::path base = from;
-      for (int i = 1; i < level; ++i) base = base.parent_path();
+      for (int i = 1; i < level; ++i)
+        base = base.parent_path();
       bases.push_back(base);
     } else {
       bases.push_back(from);
-      for (const std::string& r : options.workspaceRoots) bases.emplace_back(r);
+      for (const std::string& r : options.workspaceRoots)
+        bases.emplace_back(r);
     }
     fs::path rel;
     size_t start = 0;
     while (start <= dotted.size() && !dotted.empty()) {
       size_t dot = dotted.find('.', start);
       rel /= dotted.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-      if (dot == std::string::npos) break;
+      if (dot == std::string::npos)
+        break;
       start = dot + 1;
     }
     for (const fs::path& base : bases) {
       fs::path stem = base / rel;
-      if (dotted.empty()) stem = base;
+      if (dotted.empty())
+        stem = base;
       std::string asFile = stem.string() + ".py";
       std::string asPackage = (stem / "__init__.py").string();
-      if (!dotted.empty() && fileExists(asFile)) return fs::path(asFile).lexically_normal().string();
-      if (fileExists(asPackage)) return fs::path(asPackage).lexically_normal().string();
+      if (!dotted.empty() && fileExists(asFile))
+        return fs::path(asFile).lexically_normal().string();
+      if (fileExists(asPackage))
+        return fs::path(asPackage).lexically_normal().string();
     }
     return std::nullopt;
   }
@@ -168,15 +177,16 @@ struct Project::Impl : names::ModuleResolver {
                                          int depth) override {
     std::lock_guard resolving(resolveMutex);
     DocState* d = ensureIndexed(file, depth);
-    if (!d) return std::nullopt;
+    if (!d)
+      return std::nullopt;
     refreshGlobals(*d, depth);
     const names::Binding* b = d->globals.find(name);
-    if (!b) return std::nullopt;
+    if (!b)
+      return std::nullopt;
     names::Binding out = *b;
-    if (out.file.empty() && (out.kind == names::Binding::Kind::Function ||
-                             out.kind == names::Binding::Kind::Class ||
-                             out.kind == names::Binding::Kind::Partial ||
-                             out.kind == names::Binding::Kind::Constant))
+    if (out.file.empty() &&
+        (out.kind == names::Binding::Kind::Function || out.kind == names::Binding::Kind::Class ||
+         out.kind == names::Binding::Kind::Partial || out.kind == names::Binding::Kind::Constant))
       out.file = file;
     return out;
   }
@@ -184,12 +194,15 @@ struct Project::Impl : names::ModuleResolver {
   std::vector<std::string> exportedNames(const std::string& file, int depth) override {
     std::lock_guard resolving(resolveMutex); // indexes files, like exported()
     DocState* d = ensureIndexed(file, depth);
-    if (!d) return {};
+    if (!d)
+      return {};
     refreshGlobals(*d, depth);
-    if (const auto& all = d->globals.dunderAll()) return *all;
+    if (const auto& all = d->globals.dunderAll())
+      return *all;
     std::vector<std::string> out;
     for (const auto& [name, _] : d->globals.all())
-      if (!name.empty() && name[0] != '_') out.push_back(name);
+      if (!name.empty() && name[0] != '_')
+        out.push_back(name);
     return out;
   }
 
@@ -197,10 +210,13 @@ struct Project::Impl : names::ModuleResolver {
   // module is lowered on demand.
   DocState* ensureIndexed(const std::string& path, int depth) {
     auto it = docs.find(path);
-    if (it != docs.end()) return it->second.get();
-    if (building.count(path)) return nullptr;
+    if (it != docs.end())
+      return it->second.get();
+    if (building.count(path))
+      return nullptr;
     auto text = readFile(path);
-    if (!text) return nullptr;
+    if (!text)
+      return nullptr;
     auto d = std::make_unique<DocState>();
     d->path = path;
     d->doc.setText(std::move(*text));
@@ -218,7 +234,8 @@ struct Project::Impl : names::ModuleResolver {
   // Rebind a document's module-level names when a file they came from
   // changed (re-exports travel through it); its module is then stale.
   void refreshGlobals(DocState& d, int depth) {
-    if (building.count(d.path) || d.depGenerations == currentDepGenerations(d)) return;
+    if (building.count(d.path) || d.depGenerations == currentDepGenerations(d))
+      return;
     building.insert(d.path);
     d.globals.build(d.doc, d.path, this, depth);
     building.erase(d.path);
@@ -252,12 +269,14 @@ struct Project::Impl : names::ModuleResolver {
     return detail::WorkspaceImpl(
         [this](const std::string& p) -> DocState* {
           DocState* doc = ensureIndexed(p, 0);
-          if (doc) ensureCurrent(*doc);
+          if (doc)
+            ensureCurrent(*doc);
           return doc;
         },
         [this] {
           std::vector<std::string> paths;
-          for (auto& [p, _] : docs) paths.push_back(p);
+          for (auto& [p, _] : docs)
+            paths.push_back(p);
           return paths;
         });
   }
@@ -283,7 +302,8 @@ struct Project::Impl : names::ModuleResolver {
 UpdateStats Project::Impl::update(DocState& d, bool reparse, bool namesMayChange) {
   UpdateStats stats;
   auto t0 = std::chrono::steady_clock::now();
-  if (reparse) d.doc.reparse();
+  if (reparse)
+    d.doc.reparse();
   stats.parseMillis = millisSince(t0);
   auto t1 = std::chrono::steady_clock::now();
   std::vector<lower::Unit> units = lower::enumerateUnits(d.doc);
@@ -294,8 +314,10 @@ UpdateStats Project::Impl::update(DocState& d, bool reparse, bool namesMayChange
   bool rebind = namesMayChange || !d.module || units.size() != d.units.size();
   if (!rebind) {
     std::vector<uint64_t> before, after;
-    for (const UnitState& u : d.units) before.push_back(u.headerHash);
-    for (const lower::Unit& u : units) after.push_back(u.headerHash);
+    for (const UnitState& u : d.units)
+      before.push_back(u.headerHash);
+    for (const lower::Unit& u : units)
+      after.push_back(u.headerHash);
     std::sort(before.begin(), before.end());
     std::sort(after.begin(), after.end());
     rebind = before != after;
@@ -318,14 +340,16 @@ UpdateStats Project::Impl::update(DocState& d, bool reparse, bool namesMayChange
   // every unit of the file, so this is on the keystroke path).
   llvm::DenseMap<uint64_t, llvm::SmallVector<size_t, 1>> byHash;
   byHash.reserve(d.units.size());
-  for (size_t i = 0; i < d.units.size(); ++i) byHash[d.units[i].hash].push_back(i);
+  for (size_t i = 0; i < d.units.size(); ++i)
+    byHash[d.units[i].hash].push_back(i);
   std::vector<bool> used(d.units.size(), false);
   llvm::DenseMap<uint64_t, size_t> firstUnused; // per hash: candidates before it are used
 
   // Symbols: the last definition of a name keeps it (Python rebinding).
   llvm::StringMap<unsigned> remaining(static_cast<unsigned>(units.size()));
   for (const auto& u : units)
-    if (u.kind != "module") ++remaining[u.name];
+    if (u.kind != "module")
+      ++remaining[u.name];
   unsigned moduleIndex = 0;
 
   std::vector<UnitState> next;
@@ -337,7 +361,8 @@ UpdateStats Project::Impl::update(DocState& d, bool reparse, bool namesMayChange
   lower::LowerInput in{context.get(), d.doc, d.globals, d.path};
   for (const lower::Unit& u : units) {
     std::string symbol;
-    if (u.kind == "module") symbol = "__module__." + std::to_string(moduleIndex++);
+    if (u.kind == "module")
+      symbol = "__module__." + std::to_string(moduleIndex++);
     else {
       unsigned left = --remaining[u.name];
       symbol = left == 0 ? u.name : u.name + "$" + std::to_string(left);
@@ -356,12 +381,14 @@ UpdateStats Project::Impl::update(DocState& d, bool reparse, bool namesMayChange
       // Skip the used ones at the front once: a file of 70,000 identical
       // statements made every edit scan them all for each (quadratic).
       size_t& from = firstUnused[hash];
-      while (from < candidates->second.size() && used[candidates->second[from]]) ++from;
+      while (from < candidates->second.size() && used[candidates->second[from]])
+        ++from;
       sameText = llvm::ArrayRef<size_t>(candidates->second).drop_front(from);
     }
     for (size_t index : sameText) {
       UnitState& old = d.units[index];
-      if (used[index] || old.kind != u.kind || old.startColumn != u.startColumn || !old.op) continue;
+      if (used[index] || old.kind != u.kind || old.startColumn != u.startColumn || !old.op)
+        continue;
       bool valid = true;
       if (rebind)
         for (const auto& [key, fp] : old.deps.lookups) {
@@ -373,7 +400,8 @@ UpdateStats Project::Impl::update(DocState& d, bool reparse, bool namesMayChange
             break;
           }
         }
-      if (!valid) continue;
+      if (!valid)
+        continue;
       used[index] = true;
       s.op = old.op;
       s.deps = std::move(old.deps);
@@ -389,24 +417,29 @@ UpdateStats Project::Impl::update(DocState& d, bool reparse, bool namesMayChange
   // Lower what could not be reused (on two threads when there is a lot).
   std::vector<size_t> fresh;
   for (size_t i = 0; i < next.size(); ++i)
-    if (!next[i].op) fresh.push_back(i);
+    if (!next[i].op)
+      fresh.push_back(i);
   lowerUnits(in, units, symbols, next, fresh);
   stats.functionsRelowered = static_cast<unsigned>(fresh.size());
   for (size_t i = 0; i < next.size(); ++i) {
     auto func = llvm::cast<pd::FuncOp>(next[i].op);
-    if (func.getSymName() != symbols[i]) func.setSymName(symbols[i]);
+    if (func.getSymName() != symbols[i])
+      func.setSymName(symbols[i]);
   }
   // Units that are gone.
   for (UnitState& old : d.units)
-    if (old.op) old.op->erase();
+    if (old.op)
+      old.op->erase();
   d.units = std::move(next);
   mlir::Block* body = module.getBody();
-  for (UnitState& s : d.units) body->push_back(s.op);
+  for (UnitState& s : d.units)
+    body->push_back(s.op);
 
   // Verify what changed, and the module's own invariants (unique symbols).
   stats.verified = true;
   for (UnitState& s : d.units) {
-    if (!s.fresh) continue;
+    if (!s.fresh)
+      continue;
     s.fresh = false;
     if (failed(mlir::verify(s.op))) {
       stats.verified = false;
@@ -414,7 +447,8 @@ UpdateStats Project::Impl::update(DocState& d, bool reparse, bool namesMayChange
       // Keep the module valid: an empty function in its place.
       auto func = llvm::cast<pd::FuncOp>(s.op);
       mlir::OpBuilder b(context.get());
-      auto empty = pd::FuncOp::create(b, func.getLoc(), func.getSymName(), func.getKind(), b.getStrArrayAttr({}));
+      auto empty = pd::FuncOp::create(b, func.getLoc(), func.getSymName(), func.getKind(),
+                                      b.getStrArrayAttr({}));
       empty.getDecorators().push_back(new mlir::Block());
       empty.getBody().push_back(new mlir::Block());
       body->getOperations().insert(mlir::Block::iterator(s.op), empty.getOperation());
@@ -427,13 +461,15 @@ UpdateStats Project::Impl::update(DocState& d, bool reparse, bool namesMayChange
   // identifier can spell. Verifying the module op itself would walk every op
   // (IsolatedFromAbove), so the tests run the full verifier instead.
 
-  if (auto cut = d.doc.tooDeepAt()) stats.tooDeepAt = SourcePos{cut->row, cut->column};
+  if (auto cut = d.doc.tooDeepAt())
+    stats.tooDeepAt = SourcePos{cut->row, cut->column};
   for (const UnitState& s : d.units)
     if (s.deps.tooDeep && (!stats.tooDeepAt || *s.deps.tooDeep < *stats.tooDeepAt))
       stats.tooDeepAt = s.deps.tooDeep;
   if (stats.tooDeepAt)
-    log("pallas: " + d.path + ":" + std::to_string(stats.tooDeepAt->line + 1) + ": nested deeper than " +
-        std::to_string(kMaxAnalysedNesting) + " levels; not analysed below that depth");
+    log("pallas: " + d.path + ":" + std::to_string(stats.tooDeepAt->line + 1) +
+        ": nested deeper than " + std::to_string(kMaxAnalysedNesting) +
+        " levels; not analysed below that depth");
 
   d.generation = ++generationCounter;
   d.stale = false;
@@ -442,7 +478,8 @@ UpdateStats Project::Impl::update(DocState& d, bool reparse, bool namesMayChange
   d.lastStats = stats;
   log("pallas: updated " + d.path + ": " + std::to_string(stats.functionsRelowered) + " of " +
       std::to_string(stats.functionsTotal) + " functions lowered again (parse " +
-      std::to_string(stats.parseMillis) + " ms, lower " + std::to_string(stats.lowerMillis) + " ms)");
+      std::to_string(stats.parseMillis) + " ms, lower " + std::to_string(stats.lowerMillis) +
+      " ms)");
   return stats;
 }
 
@@ -460,7 +497,8 @@ void Project::Impl::lowerUnits(const lower::LowerInput& in, const std::vector<lo
   };
   constexpr size_t kParallelFrom = 64;
   if (which.size() < kParallelFrom || std::thread::hardware_concurrency() < 2) {
-    for (size_t i : which) lowerOne(i);
+    for (size_t i : which)
+      lowerOne(i);
     return;
   }
   context->enableMultithreading(true);
@@ -473,7 +511,8 @@ void Project::Impl::lowerUnits(const lower::LowerInput& in, const std::vector<lo
         lowerOne(which[k]);
       } catch (...) {
         std::lock_guard lock(failureMutex);
-        if (!failure) failure = std::current_exception();
+        if (!failure)
+          failure = std::current_exception();
       }
     }
   };
@@ -481,20 +520,23 @@ void Project::Impl::lowerUnits(const lower::LowerInput& in, const std::vector<lo
   work();
   helper.join();
   context->enableMultithreading(false);
-  if (failure) std::rethrow_exception(failure);
+  if (failure)
+    std::rethrow_exception(failure);
 }
 
 // Lower an indexed document on first use, and refresh a document whose
 // imported workspace files changed since its names were bound.
 void Project::Impl::ensureCurrent(DocState& d) {
-  if (d.stale || !d.module || depsChanged(d)) update(d, false);
+  if (d.stale || !d.module || depsChanged(d))
+    update(d, false);
 }
 
 bool Project::Impl::depsChanged(const DocState& d) const {
   for (const auto& [dep, gen] : d.depGenerations) {
     auto it = docs.find(dep);
     uint64_t now = it == docs.end() ? 0 : it->second->generation;
-    if (now != gen) return true;
+    if (now != gen)
+      return true;
   }
   return false;
 }
@@ -507,7 +549,8 @@ std::vector<std::string> Project::Impl::dependentsOf(const std::string& path) co
     std::string p = work.back();
     work.pop_back();
     for (const auto& [other, d] : docs) {
-      if (other == path || out.count(other)) continue;
+      if (other == path || out.count(other))
+        continue;
       for (const std::string& dep : d->globals.dependencies())
         if (dep == p) {
           out.insert(other);
@@ -544,15 +587,18 @@ UpdateStats Project::setDocument(const std::string& path, std::string text) {
 UpdateStats Project::editDocument(const std::string& path, const std::vector<ByteEdit>& edits) {
   std::lock_guard lock(impl_->mutex);
   DocState* d = impl_->find(path);
-  if (!d || !d->isOpen) throw std::invalid_argument("document is not open: " + path);
-  for (const ByteEdit& e : edits) d->doc.applyEdit(e);
+  if (!d || !d->isOpen)
+    throw std::invalid_argument("document is not open: " + path);
+  for (const ByteEdit& e : edits)
+    d->doc.applyEdit(e);
   return impl_->update(*d, true, /*namesMayChange=*/impl_->depsChanged(*d));
 }
 
 void Project::closeDocument(const std::string& path) {
   std::lock_guard lock(impl_->mutex);
   DocState* d = impl_->find(path);
-  if (!d) return;
+  if (!d)
+    return;
   d->isOpen = false;
   // The disk version (if any) stays in the index.
   if (auto text = readFile(path)) {
@@ -593,11 +639,13 @@ std::string Project::documentText(const std::string& path) const {
 std::string Project::mlirText(const std::string& path) const {
   std::lock_guard lock(impl_->mutex);
   DocState* d = impl_->find(path);
-  if (!d) return "module {\n}\n";
+  if (!d)
+    return "module {\n}\n";
   impl_->ensureCurrent(*d);
   std::string out;
   llvm::raw_string_ostream os(out);
-  d->module->getOperation()->print(os, mlir::OpPrintingFlags().enableDebugInfo(true, /*prettyForm=*/false).useLocalScope());
+  d->module->getOperation()->print(
+      os, mlir::OpPrintingFlags().enableDebugInfo(true, /*prettyForm=*/false).useLocalScope());
   os << "\n";
   return out;
 }
@@ -606,9 +654,11 @@ bool Project::withModule(const std::string& path,
                          const std::function<void(mlir::ModuleOp, std::string_view)>& fn) const {
   std::lock_guard lock(impl_->mutex);
   DocState* d = impl_->find(path);
-  if (!d) return false;
+  if (!d)
+    return false;
   impl_->ensureCurrent(*d);
-  if (!d->module) return false;
+  if (!d->module)
+    return false;
   fn(*d->module, d->doc.text());
   return true;
 }
@@ -622,7 +672,8 @@ std::vector<std::string_view> splitLines(std::string_view text) {
   std::vector<std::string_view> lines;
   for (size_t at = 0; at <= text.size();) {
     size_t end = text.find('\n', at);
-    if (end == std::string_view::npos) end = text.size();
+    if (end == std::string_view::npos)
+      end = text.size();
     lines.push_back(text.substr(at, end - at));
     at = end + 1;
   }
@@ -632,17 +683,21 @@ std::vector<std::string_view> splitLines(std::string_view text) {
 // The name written at a 0-based (line, byte column): a dotted name, after an
 // optional '@' of a decorator. Empty range when there is none.
 SourceRange nameAt(const std::vector<std::string_view>& lines, uint32_t line, uint32_t column) {
-  if (line >= lines.size()) return {};
+  if (line >= lines.size())
+    return {};
   std::string_view text = lines[line];
   size_t begin = column;
-  if (begin >= text.size()) return {};
-  if (text[begin] == '@') ++begin;
+  if (begin >= text.size())
+    return {};
+  if (text[begin] == '@')
+    ++begin;
   size_t end = begin;
   auto nameChar = [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' ||
            static_cast<unsigned char>(c) >= 0x80;
   };
-  while (end < text.size() && nameChar(text[end])) ++end;
+  while (end < text.size() && nameChar(text[end]))
+    ++end;
   return {{line, static_cast<uint32_t>(begin)}, {line, static_cast<uint32_t>(end)}};
 }
 
@@ -652,17 +707,21 @@ SourceRange nameAt(const std::vector<std::string_view>& lines, uint32_t line, ui
 // `touch`), the Ref of a subscript, the name after `def` / `async def` /
 // `class` (not the keyword).
 void widen(SourceLocation& at, const std::vector<std::string_view>* lines) {
-  if (at.range.start != at.range.end || !lines) return;
+  if (at.range.start != at.range.end || !lines)
+    return;
   SourceRange r = nameAt(*lines, at.range.start.line, at.range.start.column);
   for (int hops = 0; hops < 2 && r.start != r.end; ++hops) {
     std::string_view line = (*lines)[r.start.line];
     std::string_view word = line.substr(r.start.column, r.end.column - r.start.column);
-    if (word != "def" && word != "async" && word != "class") break;
+    if (word != "def" && word != "async" && word != "class")
+      break;
     size_t next = line.find_first_not_of(' ', r.end.column);
-    if (next == std::string_view::npos) break;
+    if (next == std::string_view::npos)
+      break;
     r = nameAt(*lines, r.start.line, static_cast<uint32_t>(next));
   }
-  if (r.start != r.end) at.range = r;
+  if (r.start != r.end)
+    at.range = r;
 }
 
 } // namespace
@@ -671,7 +730,8 @@ bool Project::withSyntax(const std::string& path,
                          const std::function<void(TSTree*, std::string_view)>& fn) const {
   std::lock_guard lock(impl_->mutex);
   DocState* d = impl_->find(path);
-  if (!d) return false;
+  if (!d)
+    return false;
   d->doc.reparse(); // a no-op unless edits are pending
   fn(ts_tree_copy(d->doc.tree()), d->doc.text());
   return true;
@@ -680,13 +740,15 @@ bool Project::withSyntax(const std::string& path,
 std::vector<LaunchPaths> Project::launchPaths(const std::string& path) const {
   std::lock_guard lock(impl_->mutex);
   DocState* d = impl_->find(path);
-  if (!d) return {};
+  if (!d)
+    return {};
   impl_->ensureCurrent(*d);
   detail::WorkspaceImpl ws = impl_->workspace();
   std::vector<Finding> unused;
   detail::PassContext ctx{ws, path, *d->module, impl_->options, unused};
   const auto& matrix = detail::passRegistry().pathMatrix();
-  if (!matrix) return {};
+  if (!matrix)
+    return {};
   try {
     return matrix(ctx);
   } catch (const std::exception& e) {
@@ -698,7 +760,8 @@ std::vector<LaunchPaths> Project::launchPaths(const std::string& path) const {
 std::vector<Finding> Project::findings(const std::string& path) const {
   std::lock_guard lock(impl_->mutex);
   DocState* d = impl_->find(path);
-  if (!d) return {};
+  if (!d)
+    return {};
   impl_->ensureCurrent(*d);
   std::vector<Finding> out;
   detail::WorkspaceImpl ws = impl_->workspace();
@@ -716,15 +779,18 @@ std::vector<Finding> Project::findings(const std::string& path) const {
     auto it = lines.find(p);
     if (it == lines.end()) {
       DocState* doc = impl_->find(p);
-      if (!doc) return nullptr;
+      if (!doc)
+        return nullptr;
       it = lines.emplace(p, splitLines(doc->doc.text())).first;
     }
     return &it->second;
   };
   for (Finding& f : out) {
     widen(f.location, linesOf(f.location.path));
-    if (f.launch) widen(*f.launch, linesOf(f.launch->path));
-    for (RelatedInfo& r : f.related) widen(r.location, linesOf(r.location.path));
+    if (f.launch)
+      widen(*f.launch, linesOf(f.launch->path));
+    for (RelatedInfo& r : f.related)
+      widen(r.location, linesOf(r.location.path));
   }
   return out;
 }
@@ -751,7 +817,9 @@ std::string knowledgeJaxVersion(const std::string& knowledgePath) {
   return bundled;
 }
 
-std::string Project::knowledgeJaxVersion() const { return analysis::knowledgeJaxVersion(knowledgePath()); }
+std::string Project::knowledgeJaxVersion() const {
+  return analysis::knowledgeJaxVersion(knowledgePath());
+}
 
 // ---- apiAt (the hover's lookup) ----------------------------------------------
 
@@ -762,18 +830,23 @@ namespace {
 // whose name ends in "inline_mgpu", walking over decorator lines and their
 // continuations (indented deeper, or closing brackets at the def's indent).
 SourceRange inlineMgpuDecorator(const std::vector<std::string_view>& lines, uint32_t defLine) {
-  if (defLine >= lines.size()) return {};
+  if (defLine >= lines.size())
+    return {};
   auto indent = [](std::string_view l) { return l.find_first_not_of(" \t"); };
   size_t defIndent = indent(lines[defLine]);
   for (uint32_t l = defLine; l-- > 0;) {
     std::string_view line = lines[l];
     size_t i = indent(line);
-    if (i == std::string_view::npos) return {}; // blank: the decorators ended
-    if (i <= defIndent && line[i] != '@' && line[i] != ')' && line[i] != ']') return {};
-    if (i != defIndent || line[i] != '@') continue;
+    if (i == std::string_view::npos)
+      return {}; // blank: the decorators ended
+    if (i <= defIndent && line[i] != '@' && line[i] != ')' && line[i] != ']')
+      return {};
+    if (i != defIndent || line[i] != '@')
+      continue;
     SourceRange r = nameAt(lines, l, static_cast<uint32_t>(i));
     std::string_view name = line.substr(r.start.column, r.end.column - r.start.column);
-    if (name == "inline_mgpu" || name.ends_with(".inline_mgpu")) return r;
+    if (name == "inline_mgpu" || name.ends_with(".inline_mgpu"))
+      return r;
   }
   return {};
 }
@@ -783,27 +856,38 @@ SourceRange inlineMgpuDecorator(const std::vector<std::string_view>& lines, uint
 std::optional<ApiAt> Project::apiAt(const std::string& path, SourcePos pos) const {
   std::lock_guard lock(impl_->mutex);
   DocState* d = impl_->find(path);
-  if (!d) return std::nullopt;
+  if (!d)
+    return std::nullopt;
   impl_->ensureCurrent(*d);
-  if (!d->module) return std::nullopt;
+  if (!d->module)
+    return std::nullopt;
   std::vector<std::string_view> lines = splitLines(d->doc.text());
   std::optional<ApiAt> best;
   d->module->getOperation()->walk([&](mlir::Operation* op) {
     std::string api;
-    if (auto p = llvm::dyn_cast<pd::PrimOp>(op)) api = p.getApi().str();
-    else if (auto s = llvm::dyn_cast<pd::ScopeOp>(op)) api = s.getApi().str();
-    else if (auto l = llvm::dyn_cast<pd::LaunchOp>(op)) api = l.getApi().str();
-    else if (llvm::isa<pd::InlineMgpuOp>(op)) api = "plgpu.inline_mgpu";
-    else return;
-    if (api.empty() || api.starts_with("python.")) return; // Python statements, not APIs
+    if (auto p = llvm::dyn_cast<pd::PrimOp>(op))
+      api = p.getApi().str();
+    else if (auto s = llvm::dyn_cast<pd::ScopeOp>(op))
+      api = s.getApi().str();
+    else if (auto l = llvm::dyn_cast<pd::LaunchOp>(op))
+      api = l.getApi().str();
+    else if (llvm::isa<pd::InlineMgpuOp>(op))
+      api = "plgpu.inline_mgpu";
+    else
+      return;
+    if (api.empty() || api.starts_with("python."))
+      return; // Python statements, not APIs
     auto loc = llvm::dyn_cast<mlir::FileLineColLoc>(op->getLoc());
-    if (!loc || loc.getLine() == 0) return;
+    if (!loc || loc.getLine() == 0)
+      return;
     SourceRange r = llvm::isa<pd::InlineMgpuOp>(op)
                         ? inlineMgpuDecorator(lines, loc.getLine() - 1)
                         : nameAt(lines, loc.getLine() - 1, loc.getColumn() - 1);
-    if (r.start == r.end || pos < r.start || r.end < pos) return;
+    if (r.start == r.end || pos < r.start || r.end < pos)
+      return;
     auto width = [](const SourceRange& x) { return x.end.column - x.start.column; };
-    if (!best || width(r) < width(best->range)) best = ApiAt{api, r};
+    if (!best || width(r) < width(best->range))
+      best = ApiAt{api, r};
   });
   return best;
 }
@@ -827,22 +911,29 @@ size_t Project::indexWorkspace(const std::atomic<bool>* cancel) {
   std::vector<std::string> files;
   for (const std::string& root : impl_->options.workspaceRoots) {
     std::error_code ec;
-    fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
+    fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec),
+        end;
     for (; !ec && it != end; it.increment(ec)) {
-      if (cancel && cancel->load()) return 0;
+      if (cancel && cancel->load())
+        return 0;
       if (it->is_directory(ec)) {
-        if (skippedFolder(it->path())) it.disable_recursion_pending();
+        if (skippedFolder(it->path()))
+          it.disable_recursion_pending();
         continue;
       }
-      if (it->path().extension() == ".py") files.push_back(fs::absolute(it->path()).lexically_normal().string());
+      if (it->path().extension() == ".py")
+        files.push_back(fs::absolute(it->path()).lexically_normal().string());
     }
   }
   size_t n = 0;
   for (const std::string& f : files) {
-    if (cancel && cancel->load()) break;
+    if (cancel && cancel->load())
+      break;
     std::lock_guard lock(impl_->mutex);
-    if (impl_->find(f)) continue;
-    if (impl_->ensureIndexed(f, 0)) ++n;
+    if (impl_->find(f))
+      continue;
+    if (impl_->ensureIndexed(f, 0))
+      ++n;
   }
   return n;
 }
@@ -850,7 +941,8 @@ size_t Project::indexWorkspace(const std::atomic<bool>* cancel) {
 void Project::fileChanged(const std::string& path) {
   std::lock_guard lock(impl_->mutex);
   DocState* d = impl_->find(path);
-  if (d && d->isOpen) return; // the editor's version wins
+  if (d && d->isOpen)
+    return; // the editor's version wins
   auto text = readFile(path);
   if (!text) {
     if (d) {
@@ -873,7 +965,8 @@ void Project::fileChanged(const std::string& path) {
 std::vector<std::string> Project::documents() const {
   std::lock_guard lock(impl_->mutex);
   std::vector<std::string> out;
-  for (auto& [p, _] : impl_->docs) out.push_back(p);
+  for (auto& [p, _] : impl_->docs)
+    out.push_back(p);
   return out;
 }
 
@@ -886,7 +979,8 @@ UpdateStats Project::lastUpdate(const std::string& path) const {
 bool Project::verify(const std::string& path) const {
   std::lock_guard lock(impl_->mutex);
   DocState* d = impl_->find(path);
-  if (!d) return false;
+  if (!d)
+    return false;
   impl_->ensureCurrent(*d);
   return succeeded(mlir::verify(d->module->getOperation()));
 }

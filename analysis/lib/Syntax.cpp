@@ -16,14 +16,16 @@ Document::Document() : parser_(ts_parser_new()), chunkParser_(ts_parser_new()) {
 
 Document::~Document() {
   dropChunks();
-  if (tree_) ts_tree_delete(tree_);
+  if (tree_)
+    ts_tree_delete(tree_);
   ts_parser_delete(parser_);
   ts_parser_delete(chunkParser_);
 }
 
 void Document::dropChunks() const {
   for (auto& [_, trees] : chunks_)
-    for (TSTree* t : trees) ts_tree_delete(t);
+    for (TSTree* t : trees)
+      ts_tree_delete(t);
   chunks_.clear();
 }
 
@@ -32,9 +34,11 @@ namespace {
 // Does a line starting at column 0 begin a new top-level statement? Not when
 // it continues one (closing brackets, else/except/finally clauses).
 bool startsStatement(std::string_view line) {
-  if (line.empty()) return false;
+  if (line.empty())
+    return false;
   char c = line[0];
-  if (c == ' ' || c == '\t' || c == '#' || c == '\n' || c == '\r' || c == ')' || c == ']' || c == '}')
+  if (c == ' ' || c == '\t' || c == '#' || c == '\n' || c == '\r' || c == ')' || c == ']' ||
+      c == '}')
     return false;
   for (std::string_view kw : {"else", "elif", "except", "finally"})
     if (line.substr(0, kw.size()) == kw &&
@@ -60,7 +64,8 @@ std::vector<TSNode> Document::recoveredChunks(TSNode error) const {
       uint32_t lineEnd = nl == std::string::npos || nl >= end ? end : static_cast<uint32_t>(nl);
       std::string_view line(text_.data() + pos, lineEnd - pos);
       if (p.column == 0 && startsStatement(line)) {
-        if (!afterDecorator || starts.empty()) starts.emplace_back(pos, p);
+        if (!afterDecorator || starts.empty())
+          starts.emplace_back(pos, p);
         afterDecorator = line[0] == '@';
       }
       pos = lineEnd + 1;
@@ -80,8 +85,8 @@ std::vector<TSNode> Document::recoveredChunks(TSNode error) const {
           r.end_point = ts_node_end_point(error);
         }
         ts_parser_set_included_ranges(chunkParser_, &r, 1);
-        ts_parser_set_timeout_micros(chunkParser_, kParseBudgetMicros + (r.end_byte - r.start_byte) *
-                                                                            kParseMicrosPerByte);
+        ts_parser_set_timeout_micros(
+            chunkParser_, kParseBudgetMicros + (r.end_byte - r.start_byte) * kParseMicrosPerByte);
         if (TSTree* t = ts_parser_parse_string(chunkParser_, nullptr, text_.data(),
                                                static_cast<uint32_t>(text_.size())))
           trees.push_back(t);
@@ -92,7 +97,8 @@ std::vector<TSNode> Document::recoveredChunks(TSNode error) const {
     it = chunks_.emplace(key, std::move(trees)).first;
   }
   std::vector<TSNode> roots;
-  for (TSTree* t : it->second) roots.push_back(ts_tree_root_node(t));
+  for (TSTree* t : it->second)
+    roots.push_back(ts_tree_root_node(t));
   return roots;
 }
 
@@ -109,15 +115,18 @@ void Document::install(std::string raw) {
   }
   text_ = std::move(derived);
   rawKept_ = changed;
-  if (changed) raw_ = std::move(raw);
-  else raw_.clear();
+  if (changed)
+    raw_ = std::move(raw);
+  else
+    raw_.clear();
   scanPending_ = false;
 }
 
 void Document::setText(std::string text) {
   dropChunks();
   install(std::move(text));
-  if (tree_) ts_tree_delete(tree_);
+  if (tree_)
+    ts_tree_delete(tree_);
   tree_ = parseBounded(nullptr);
   dirty_ = false;
 }
@@ -129,7 +138,8 @@ void Document::setText(std::string text) {
 // it the file is analysed as empty and reported like one nested too deep.
 TSTree* Document::parseBounded(TSTree* old) {
   ts_parser_set_timeout_micros(parser_, kParseBudgetMicros + text_.size() * kParseMicrosPerByte);
-  if (TSTree* t = ts_parser_parse_string(parser_, old, text_.data(), static_cast<uint32_t>(text_.size())))
+  if (TSTree* t =
+          ts_parser_parse_string(parser_, old, text_.data(), static_cast<uint32_t>(text_.size())))
     return t;
   ts_parser_reset(parser_);
   if (!rawKept_) {
@@ -138,7 +148,8 @@ TSTree* Document::parseBounded(TSTree* old) {
   }
   tooDeep_ = TSPoint{0, 0};
   blankFrom(text_, 0);
-  return ts_parser_parse_string(parser_, nullptr, text_.data(), static_cast<uint32_t>(text_.size()));
+  return ts_parser_parse_string(parser_, nullptr, text_.data(),
+                                static_cast<uint32_t>(text_.size()));
 }
 
 // Row and byte column of a byte offset, counting newlines before it. A scan
@@ -150,7 +161,8 @@ TSPoint Document::pointAt(size_t byte) const {
   const char* lineStart = begin;
   for (const char* p = begin; p < end;) {
     const void* nl = std::memchr(p, '\n', static_cast<size_t>(end - p));
-    if (!nl) break;
+    if (!nl)
+      break;
     ++row;
     p = static_cast<const char*>(nl) + 1;
     lineStart = p;
@@ -170,7 +182,8 @@ void Document::applyEdit(const ByteEdit& edit) {
     raw_.replace(edit.startByte, edit.oldEndByte - edit.startByte, edit.newText);
     std::string raw = std::move(raw_);
     install(std::move(raw));
-    if (tree_) ts_tree_delete(tree_);
+    if (tree_)
+      ts_tree_delete(tree_);
     tree_ = nullptr;
     dirty_ = true;
     return;
@@ -183,7 +196,8 @@ void Document::applyEdit(const ByteEdit& edit) {
   text_.replace(edit.startByte, edit.oldEndByte - edit.startByte, edit.newText);
   in.new_end_byte = static_cast<uint32_t>(edit.startByte + edit.newText.size());
   in.new_end_point = pointAt(in.new_end_byte);
-  if (tree_) ts_tree_edit(tree_, &in);
+  if (tree_)
+    ts_tree_edit(tree_, &in);
   dirty_ = true;
   scanPending_ = true;
   // A lone "\r" can only appear (or stop being lone) next to the edit.
@@ -192,26 +206,30 @@ void Document::applyEdit(const ByteEdit& edit) {
     if (isLoneCarriageReturn(text_, i)) {
       std::string raw = std::move(text_);
       install(std::move(raw));
-      if (tree_) ts_tree_delete(tree_);
+      if (tree_)
+        ts_tree_delete(tree_);
       tree_ = nullptr;
       return;
     }
 }
 
 void Document::reparse() {
-  if (!dirty_ && tree_) return;
+  if (!dirty_ && tree_)
+    return;
   if (scanPending_) {
     scanPending_ = false;
     if (findParserOverload(text_)) {
       std::string raw = std::move(text_);
       install(std::move(raw));
-      if (tree_) ts_tree_delete(tree_);
+      if (tree_)
+        ts_tree_delete(tree_);
       tree_ = nullptr;
     }
   }
   dropChunks();
   TSTree* fresh = parseBounded(tree_);
-  if (tree_) ts_tree_delete(tree_);
+  if (tree_)
+    ts_tree_delete(tree_);
   tree_ = fresh;
   dirty_ = false;
 }
@@ -225,13 +243,15 @@ std::string_view Document::textOf(TSNode node) const {
 
 std::vector<TSNode> namedChildren(TSNode n) {
   std::vector<TSNode> out;
-  if (ts_node_is_null(n) || ts_node_child_count(n) == 0) return out;
+  if (ts_node_is_null(n) || ts_node_child_count(n) == 0)
+    return out;
   out.reserve(ts_node_named_child_count(n));
   TSTreeCursor cursor = ts_tree_cursor_new(n);
   if (ts_tree_cursor_goto_first_child(&cursor)) {
     do {
       TSNode c = ts_tree_cursor_current_node(&cursor);
-      if (ts_node_is_named(c)) out.push_back(c);
+      if (ts_node_is_named(c))
+        out.push_back(c);
     } while (ts_tree_cursor_goto_next_sibling(&cursor));
   }
   ts_tree_cursor_delete(&cursor);
@@ -251,7 +271,8 @@ TSFieldId fieldId(std::string_view name) {
     return out;
   }();
   for (size_t i = 0; i < names.size(); ++i)
-    if (names[i] == name) return static_cast<TSFieldId>(i + 1);
+    if (names[i] == name)
+      return static_cast<TSFieldId>(i + 1);
   return 0;
 }
 

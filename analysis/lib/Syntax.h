@@ -9,9 +9,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tree_sitter/api.h>
 #include <utility>
 #include <vector>
-#include <tree_sitter/api.h>
 
 extern "C" const TSLanguage* tree_sitter_python();
 
@@ -77,9 +77,15 @@ private:
 };
 
 // Small helpers over TSNode.
-inline bool isNull(TSNode n) { return ts_node_is_null(n); }
-inline std::string_view type(TSNode n) { return ts_node_type(n); }
-inline bool is(TSNode n, std::string_view t) { return !isNull(n) && type(n) == t; }
+inline bool isNull(TSNode n) {
+  return ts_node_is_null(n);
+}
+inline std::string_view type(TSNode n) {
+  return ts_node_type(n);
+}
+inline bool is(TSNode n, std::string_view t) {
+  return !isNull(n) && type(n) == t;
+}
 TSNode field(TSNode n, std::string_view name);
 // The named children of `n`, in order. Linear in the number of children
 // (ts_node_named_child(n, i) is itself linear in i, so an indexed loop over a

@@ -5,12 +5,11 @@
 #include "Lower.h"
 #include "Names.h"
 #include "Syntax.h"
-
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "pallas/analysis/Project.h"
 #include "pallas/analysis/detail/Passes.h"
 
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <functional>
@@ -22,8 +21,8 @@ namespace pallas::analysis::detail {
 
 // One unit of a document and the pallas.func it became.
 struct UnitState {
-  uint64_t hash = 0;          // xxh3 of the unit's text
-  uint64_t headerHash = 0;    // see lower::Unit::headerHash
+  uint64_t hash = 0;       // xxh3 of the unit's text
+  uint64_t headerHash = 0; // see lower::Unit::headerHash
   std::string kind;
   uint32_t startRow = 0, startColumn = 0;
   mlir::Operation* op = nullptr; // owned by the module (or detached during an update)
@@ -38,8 +37,8 @@ struct DocState {
   mlir::OwningOpRef<mlir::ModuleOp> module;
   std::vector<UnitState> units;
   bool isOpen = false;
-  bool stale = true;        // module not lowered since the text/globals changed
-  uint64_t generation = 0;  // bumped on every update
+  bool stale = true;       // module not lowered since the text/globals changed
+  uint64_t generation = 0; // bumped on every update
   std::map<std::string, uint64_t> depGenerations; // of the files its names came from
   UpdateStats lastStats;
 };
@@ -54,7 +53,8 @@ public:
   mlir::ModuleOp module(const std::string& path) const override;
   FunctionRef function(const std::string& path, llvm::StringRef symbol) const override;
   FunctionRef resolveCall(const std::string& fromPath, dialect::CallOp call) const override;
-  FunctionRef resolveLaunchBody(const std::string& fromPath, dialect::LaunchOp launch) const override;
+  FunctionRef resolveLaunchBody(const std::string& fromPath,
+                                dialect::LaunchOp launch) const override;
   std::vector<CallEdge> callEdges() const override;
   std::vector<CallEdge> callersOf(const std::string& path, llvm::StringRef symbol) const override;
 

@@ -27,11 +27,17 @@ std::string strAt(mlir::ArrayAttr a, unsigned i) {
   return s ? s.getValue().str() : std::string();
 }
 
-std::string stripStars(llvm::StringRef name) { return name.ltrim('*').str(); }
+std::string stripStars(llvm::StringRef name) {
+  return name.ltrim('*').str();
+}
 
-mlir::Operation* opOf(pd::FuncOp f) { return f.getOperation(); }
+mlir::Operation* opOf(pd::FuncOp f) {
+  return f.getOperation();
+}
 
-std::string nameOf(pd::FuncOp f) { return f ? f.getSymName().str() : "?"; }
+std::string nameOf(pd::FuncOp f) {
+  return f ? f.getSymName().str() : "?";
+}
 
 // The paths a literal's text selects; nullopt when it is not a literal.
 std::optional<ExecPath> pathOfLiteral(llvm::StringRef text) {
@@ -64,7 +70,7 @@ LaunchFacts factsOfParams(pd::PrimOp params) {
 }
 
 struct Default {
-  bool known = false;         // the parameter's default is known
+  bool known = false;          // the parameter's default is known
   std::vector<ExecPath> paths; // empty: unknown
   LaunchFacts facts;
 };

@@ -10,7 +10,6 @@
 
 #include "KernelWalk.h"
 #include "PathRules.h"
-
 #include "pallas/analysis/detail/Passes.h"
 
 #include <map>
@@ -24,12 +23,12 @@ namespace pallas::analysis::passes {
 // `paths` empty means the value is not known statically ("may" both ways).
 struct CallContext {
   std::vector<ExecPath> paths;
-  LaunchFacts facts;         // from an InterpretGPUParams(...) the caller passes
-  SourceLocation selector;   // the argument (or the call, for a default) that selects it
-  std::string caller;        // the calling function's name
-  std::string callee;        // the function holding the launch (or the next hop)
-  std::string argumentText;  // "interpret=True", "interpret (its default)", ...
-  bool usesDefault = false;  // the caller leaves the argument out
+  LaunchFacts facts;        // from an InterpretGPUParams(...) the caller passes
+  SourceLocation selector;  // the argument (or the call, for a default) that selects it
+  std::string caller;       // the calling function's name
+  std::string callee;       // the function holding the launch (or the next hop)
+  std::string argumentText; // "interpret=True", "interpret (its default)", ...
+  bool usesDefault = false; // the caller leaves the argument out
 };
 
 // The workspace's call edges indexed by callee, built once per pass run.

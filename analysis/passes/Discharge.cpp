@@ -126,7 +126,9 @@ std::vector<PathChoice> pathsOf(pd::LaunchOp launch) {
   return out;
 }
 
-LaunchFacts factsOf(pd::LaunchOp launch) { return launchFactsOf(launch); }
+LaunchFacts factsOf(pd::LaunchOp launch) {
+  return launchFactsOf(launch);
+}
 
 std::string hopText(const Hop& h) {
   return h.name + " (" + llvm::sys::path::filename(h.definition.path).str() + ":" +
@@ -359,7 +361,8 @@ void analyzeLaunch(detail::PassContext& ctx, const std::string& launchDoc, pd::L
     // The error JAX reports: earliest phase, then program order.
     const Hit* first = nullptr;
     for (const Hit& h : hits)
-#if PALLAS_LSP_MUTANT == 5 // mutant (test/mutation): the first error by program order, phases ignored
+#if PALLAS_LSP_MUTANT ==                                                                           \
+    5 // mutant (test/mutation): the first error by program order, phases ignored
       if (!h.failure.uncertain && (!first || h.binding->order < first->binding->order))
 #else
       if (!h.failure.uncertain &&

@@ -116,9 +116,9 @@ std::string hardwareBlocks(const knowledge::KnowledgeBase& kb, const std::string
   auto it = reqs.find(primKey);
   if (!cap || it == reqs.end() || it->second.allows(*cap))
     return {};
-  return it->second.requires_.empty() ? "compute capability " + it->second.constraint()
-                                      : it->second.requires_ + " (compute capability " +
-                                            it->second.constraint() + ")";
+  return it->second.requires_.empty()
+             ? "compute capability " + it->second.constraint()
+             : it->second.requires_ + " (compute capability " + it->second.constraint() + ")";
 }
 
 namespace {

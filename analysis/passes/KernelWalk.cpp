@@ -501,7 +501,8 @@ KernelWalk::Callable KernelWalk::resolveMethod(mlir::Value object, llvm::StringR
       return {};
     cls = r.str();
     instance = true;
-  } else if (auto arg = llvm::dyn_cast<mlir::BlockArgument>(object); arg && arg.getArgNumber() == 0) {
+  } else if (auto arg = llvm::dyn_cast<mlir::BlockArgument>(object);
+             arg && arg.getArgNumber() == 0) {
     auto f = llvm::dyn_cast_or_null<pd::FuncOp>(arg.getOwner()->getParentOp());
     if (!f || f.getKind() != "method")
       return {};
@@ -785,7 +786,8 @@ void KernelWalk::onCall(mlir::Operation* site, const Callable& callee, mlir::Val
       orgs.push_back(strAt(origins, i).str());
     }
     mlir::Builder b(site->getContext());
-    llvm::SmallVector<llvm::StringRef> kwRefs(kws.begin(), kws.end()), orgRefs(orgs.begin(), orgs.end());
+    llvm::SmallVector<llvm::StringRef> kwRefs(kws.begin(), kws.end()),
+        orgRefs(orgs.begin(), orgs.end());
     Callable plain = callee;
     plain.boundArgs.clear();
     onCall(site, plain, all, b.getStrArrayAttr(kwRefs), b.getStrArrayAttr(orgRefs));

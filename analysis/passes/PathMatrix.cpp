@@ -8,7 +8,6 @@
 #include "KernelWalk.h"
 #include "PassKnowledge.h"
 #include "PathRules.h"
-
 #include "pallas/analysis/detail/Passes.h"
 
 namespace pallas::analysis::passes {

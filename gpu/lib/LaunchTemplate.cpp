@@ -91,8 +91,8 @@ std::vector<std::string> expandLaunchTemplate(std::string_view launchTemplate,
                                               const LaunchValues& values) {
   if (launchTemplate.find("{runner}") == std::string_view::npos &&
       launchTemplate.find("{cmd}") == std::string_view::npos)
-    throw LaunchTemplateError(
-        "launch template must contain {cmd} (the whole run command) or {runner} (the runner script)");
+    throw LaunchTemplateError("launch template must contain {cmd} (the whole run command) or "
+                              "{runner} (the runner script)");
   std::vector<std::string> argv;
   std::vector<Word> words = splitWords(launchTemplate);
   // ssh joins its arguments into one command line for the remote shell: there

@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <random>
-#include <sys/random.h>
 #include <sstream>
+#include <sys/random.h>
 #include <unistd.h>
 
 #ifndef PALLAS_LSP_RUNNER_SOURCE
@@ -158,12 +158,14 @@ std::string runSecret() {
   size_t got = 0;
   while (got < sizeof bytes) {
     ssize_t n = ::getrandom(bytes + got, sizeof bytes - got, 0);
-    if (n <= 0) break;
+    if (n <= 0)
+      break;
     got += static_cast<size_t>(n);
   }
   if (got < sizeof bytes) { // no getrandom: std::random_device
     std::random_device device;
-    for (unsigned char& b : bytes) b = static_cast<unsigned char>(device());
+    for (unsigned char& b : bytes)
+      b = static_cast<unsigned char>(device());
   }
   static const char* hex = "0123456789abcdef";
   std::string out;

@@ -1,7 +1,6 @@
 #include "pallas/protocol/Endpoint.h"
 
 #include <boost/asio/post.hpp>
-
 #include <chrono>
 
 namespace pallas::protocol {
@@ -9,7 +8,8 @@ namespace pallas::protocol {
 namespace asio = boost::asio;
 
 void CancelToken::check() const {
-  if (cancelled()) throw RpcError(ErrorCode::RequestCancelled, "request cancelled");
+  if (cancelled())
+    throw RpcError(ErrorCode::RequestCancelled, "request cancelled");
 }
 
 Endpoint::Endpoint(asio::io_context& io, asio::thread_pool& pool,
@@ -36,18 +36,22 @@ void Endpoint::start(std::function<void(const std::string&)> onClosed) {
   std::weak_ptr<Endpoint> weak = weak_from_this();
   transport_->start(
       [weak](std::string_view bytes) {
-        if (auto self = weak.lock()) self->receive(bytes);
+        if (auto self = weak.lock())
+          self->receive(bytes);
       },
       [weak](const std::string& reason) {
-        if (auto self = weak.lock()) self->endOfInput(reason);
+        if (auto self = weak.lock())
+          self->endOfInput(reason);
       });
 }
 
 void Endpoint::close() {
-  if (closed_.exchange(true)) return;
+  if (closed_.exchange(true))
+    return;
   {
     std::lock_guard lock(inflightMutex_);
-    for (auto& [id, token] : inflight_) token.cancel();
+    for (auto& [id, token] : inflight_)
+      token.cancel();
   }
   std::map<std::string, ResponseCallback> pending;
   {
@@ -76,16 +80,19 @@ void Endpoint::receive(std::string_view bytes) {
 }
 
 void Endpoint::endOfInput(const std::string& reason) {
-  if (auto ev = reader_.finish()) log_.warn("framing error: " + ev->error);
+  if (auto ev = reader_.finish())
+    log_.warn("framing error: " + ev->error);
   // Behind every message already received (e.g. a final shutdown + exit).
   auto self = shared_from_this();
   asio::post(ordered_, [self, reason] {
-    if (self->onClosed_) self->onClosed_(reason);
+    if (self->onClosed_)
+      self->onClosed_(reason);
   });
 }
 
 void Endpoint::handleBody(std::string body) {
-  if (!token_.empty() && closed_) return; // a refused peer: nothing more is read
+  if (!token_.empty() && closed_)
+    return; // a refused peer: nothing more is read
   if (auto at = findExcessNesting(body)) {
     // Refused before parsing (see kMaxJsonDepth); a request still gets its
     // answer, so the client does not wait for it.
@@ -118,7 +125,8 @@ void Endpoint::handleBody(std::string body) {
     return;
   }
   Message m = classifyMessage(std::move(j));
-  if (!token_.empty() && !authenticated_ && !admit(m)) return;
+  if (!token_.empty() && !authenticated_ && !admit(m))
+    return;
   if (auto* invalid = std::get_if<InvalidMessage>(&m)) {
     log_.warn("invalid JSON-RPC message: " + invalid->reason);
     send(makeErrorResponse(invalid->id, ErrorCode::InvalidRequest,
@@ -165,14 +173,17 @@ bool Endpoint::admit(Message& m) {
     }
   }
   log_.warn("refused an unauthenticated client (" + transport_->describe() + "): " + why);
-  if (request) send(makeErrorResponse(request->id, ErrorCode::RequestFailed, why));
-  else send(makeErrorResponse(nullptr, ErrorCode::RequestFailed, why));
+  if (request)
+    send(makeErrorResponse(request->id, ErrorCode::RequestFailed, why));
+  else
+    send(makeErrorResponse(nullptr, ErrorCode::RequestFailed, why));
   close();
   return false;
 }
 
 void Endpoint::dispatchRequest(Request request) {
-  if (closed_) return;
+  if (closed_)
+    return;
   log_.debug("<-- " + request.method + "(" + request.id.dump() + ")");
   std::string key = request.id.dump();
   CancelToken token;
@@ -203,10 +214,9 @@ void Endpoint::dispatchRequest(Request request) {
     if (it->second.mode == Mode::Sequential) {
       self->runRequest(it->second.handler, std::move(request), token);
     } else {
-      asio::post(self->pool_, [self, handler = &it->second.handler,
-                               request = std::move(request), token]() mutable {
-        self->runRequest(*handler, std::move(request), token);
-      });
+      asio::post(self->pool_,
+                 [self, handler = &it->second.handler, request = std::move(request),
+                  token]() mutable { self->runRequest(*handler, std::move(request), token); });
     }
   });
 }
@@ -232,8 +242,8 @@ void Endpoint::runRequest(const RequestHandler& handler, Request request, Cancel
   if (log_.enabled(LogLevel::Debug)) {
     auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
                   .count();
-    log_.debug("--> reply " + request.method + "(" + request.id.dump() + ") " +
-               std::to_string(ms) + " ms" + (message.contains("error") ? " [error]" : ""));
+    log_.debug("--> reply " + request.method + "(" + request.id.dump() + ") " + std::to_string(ms) +
+               " ms" + (message.contains("error") ? " [error]" : ""));
   }
   reply(message, request.id);
 }
@@ -265,7 +275,8 @@ void Endpoint::dispatchNotification(Notification notification) {
     }
     return;
   }
-  if (closed_) return;
+  if (closed_)
+    return;
   log_.debug("<-- " + notification.method);
   auto self = shared_from_this();
   asio::post(ordered_, [self, notification = std::move(notification)] {

@@ -10,8 +10,10 @@ namespace {
 constexpr std::string_view kContentLength = "content-length:";
 
 std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -25,8 +27,10 @@ bool iequals(std::string_view a, std::string_view b) {
 // A short printable excerpt of peer input for error messages.
 std::string excerpt(std::string_view s) {
   std::string out;
-  for (char c : s.substr(0, 40)) out += std::isprint(static_cast<unsigned char>(c)) ? c : '?';
-  if (s.size() > 40) out += "...";
+  for (char c : s.substr(0, 40))
+    out += std::isprint(static_cast<unsigned char>(c)) ? c : '?';
+  if (s.size() > 40)
+    out += "...";
   return out;
 }
 
@@ -37,14 +41,18 @@ FrameEvent error(std::string message) {
 } // namespace
 
 size_t findContentLengthHeader(std::string_view text, size_t from) {
-  if (text.size() < kContentLength.size()) return std::string_view::npos;
+  if (text.size() < kContentLength.size())
+    return std::string_view::npos;
   for (size_t i = from; i + kContentLength.size() <= text.size(); ++i) {
-    if (iequals(text.substr(i, kContentLength.size()), kContentLength)) return i;
+    if (iequals(text.substr(i, kContentLength.size()), kContentLength))
+      return i;
   }
   return std::string_view::npos;
 }
 
-void FrameReader::feed(std::string_view bytes) { buffer_.append(bytes); }
+void FrameReader::feed(std::string_view bytes) {
+  buffer_.append(bytes);
+}
 
 void FrameReader::unread(std::string_view bytes) {
   compact();
@@ -52,7 +60,8 @@ void FrameReader::unread(std::string_view bytes) {
 }
 
 void FrameReader::compact() {
-  if (pos_ == 0) return;
+  if (pos_ == 0)
+    return;
   buffer_.erase(0, pos_);
   pos_ = 0;
 }
@@ -66,7 +75,8 @@ void FrameReader::resync() {
   }
   // Keep a tail that may hold the start of a split "Content-Length:".
   size_t keep = kContentLength.size() - 1;
-  if (buffer_.size() - pos_ > keep) pos_ = buffer_.size() - keep;
+  if (buffer_.size() - pos_ > keep)
+    pos_ = buffer_.size() - keep;
   skipping_ = true;
   compact();
 }
@@ -75,18 +85,21 @@ std::optional<FrameEvent> FrameReader::next() {
   for (;;) {
     if (pendingBody_) {
       size_t n = *pendingBody_;
-      if (buffer_.size() - pos_ < n) return std::nullopt;
+      if (buffer_.size() - pos_ < n)
+        return std::nullopt;
       FrameEvent ev{FrameEvent::Kind::Message, buffer_.substr(pos_, n), {}};
       pos_ += n;
       pendingBody_.reset();
-      if (pos_ > (1u << 20) && pos_ * 2 > buffer_.size()) compact();
+      if (pos_ > (1u << 20) && pos_ * 2 > buffer_.size())
+        compact();
       return ev;
     }
     if (skipping_) {
       size_t p = findContentLengthHeader(buffer_, pos_);
       if (p == std::string::npos) {
         size_t keep = kContentLength.size() - 1;
-        if (buffer_.size() - pos_ > keep) pos_ = buffer_.size() - keep;
+        if (buffer_.size() - pos_ > keep)
+          pos_ = buffer_.size() - keep;
         compact();
         return std::nullopt;
       }
@@ -94,7 +107,8 @@ std::optional<FrameEvent> FrameReader::next() {
       skipping_ = false;
     }
     // Blank lines between messages are tolerated.
-    while (pos_ < buffer_.size() && (buffer_[pos_] == '\r' || buffer_[pos_] == '\n')) ++pos_;
+    while (pos_ < buffer_.size() && (buffer_[pos_] == '\r' || buffer_[pos_] == '\n'))
+      ++pos_;
     if (pos_ == buffer_.size()) {
       compact();
       return std::nullopt;
@@ -108,15 +122,18 @@ std::optional<FrameEvent> FrameReader::next() {
     bool complete = false;
     while (true) {
       size_t nl = buffer_.find('\n', cursor);
-      if (nl == std::string::npos || nl - pos_ > kMaxHeaderBlock) break;
+      if (nl == std::string::npos || nl - pos_ > kMaxHeaderBlock)
+        break;
       std::string_view line(buffer_.data() + cursor, nl - cursor);
-      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      if (!line.empty() && line.back() == '\r')
+        line.remove_suffix(1);
       cursor = nl + 1;
       if (line.empty()) {
         complete = true;
         break;
       }
-      if (!problem.empty()) continue;
+      if (!problem.empty())
+        continue;
       size_t colon = line.find(':');
       if (colon == std::string_view::npos) {
         problem = "malformed header line '" + excerpt(line) + "' (expected 'Name: value')";
@@ -124,12 +141,15 @@ std::optional<FrameEvent> FrameReader::next() {
       }
       std::string_view name = trim(line.substr(0, colon));
       std::string_view value = trim(line.substr(colon + 1));
-      if (!iequals(name, "content-length")) continue; // Content-Type etc.: ignored
+      if (!iequals(name, "content-length"))
+        continue; // Content-Type etc.: ignored
       size_t n = 0;
-      bool ok = !value.empty() && value.size() <= 19 &&
-                std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });
+      bool ok =
+          !value.empty() && value.size() <= 19 &&
+          std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });
       if (ok) {
-        for (char c : value) n = n * 10 + static_cast<size_t>(c - '0');
+        for (char c : value)
+          n = n * 10 + static_cast<size_t>(c - '0');
       }
       if (!ok) {
         problem = "invalid Content-Length value '" + excerpt(value) + "'";
@@ -151,7 +171,8 @@ std::optional<FrameEvent> FrameReader::next() {
       }
       return std::nullopt;
     }
-    if (problem.empty() && !length) problem = "missing Content-Length header";
+    if (problem.empty() && !length)
+      problem = "missing Content-Length header";
     if (!problem.empty()) {
       resync();
       return error(problem);
@@ -168,7 +189,8 @@ std::optional<FrameEvent> FrameReader::finish() {
     pendingBody_.reset();
     return ev;
   }
-  if (skipping_) return std::nullopt;
+  if (skipping_)
+    return std::nullopt;
   std::string_view rest(buffer_.data() + pos_, buffer_.size() - pos_);
   if (trim(rest).find_first_not_of("\r\n") != std::string_view::npos)
     return error("stream ended inside a message header");

@@ -7,19 +7,27 @@
 namespace pallas::protocol {
 
 std::optional<LogLevel> parseLogLevel(std::string_view name) {
-  if (name == "error") return LogLevel::Error;
-  if (name == "warn" || name == "warning") return LogLevel::Warning;
-  if (name == "info") return LogLevel::Info;
-  if (name == "debug" || name == "verbose" || name == "trace") return LogLevel::Debug;
+  if (name == "error")
+    return LogLevel::Error;
+  if (name == "warn" || name == "warning")
+    return LogLevel::Warning;
+  if (name == "info")
+    return LogLevel::Info;
+  if (name == "debug" || name == "verbose" || name == "trace")
+    return LogLevel::Debug;
   return std::nullopt;
 }
 
 const char* logLevelName(LogLevel level) {
   switch (level) {
-  case LogLevel::Error: return "E";
-  case LogLevel::Warning: return "W";
-  case LogLevel::Info: return "I";
-  case LogLevel::Debug: return "D";
+  case LogLevel::Error:
+    return "E";
+  case LogLevel::Warning:
+    return "W";
+  case LogLevel::Info:
+    return "I";
+  case LogLevel::Debug:
+    return "D";
   }
   return "?";
 }
@@ -60,7 +68,8 @@ void Logger::emit(LogLevel level, const std::string& message) {
 }
 
 void Logger::log(LogLevel level, const std::string& message) {
-  if (level > level_.load()) return;
+  if (level > level_.load())
+    return;
   if (parent_)
     parent_->emit(level, message);
   else
@@ -68,7 +77,8 @@ void Logger::log(LogLevel level, const std::string& message) {
   Sink sink;
   {
     std::lock_guard lock(mutex_);
-    if (sink_ && level <= sinkLevel_) sink = sink_;
+    if (sink_ && level <= sinkLevel_)
+      sink = sink_;
   }
   // The sink may send a message, which may log; a record logged from inside
   // the sink is not fed back into it.

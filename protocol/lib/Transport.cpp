@@ -1,15 +1,14 @@
 #include "pallas/protocol/Transport.h"
 
+#include <array>
 #include <boost/asio/executor_work_guard.hpp>
-#include <boost/asio/post.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/read.hpp>
 #include <boost/asio/write.hpp>
-
-#include <array>
 #include <cerrno>
-#include <optional>
 #include <deque>
+#include <optional>
 #include <thread>
 #include <unistd.h>
 
@@ -33,11 +32,12 @@ struct BlockingFd {
                  work = asio::make_work_guard(*io)]() mutable {
       ssize_t n = ::read(fd, b.data(), b.size());
       error_code ec;
-      if (n == 0) ec = asio::error::eof;
-      if (n < 0) ec = error_code(errno, boost::system::system_category());
-      asio::post(*io, [h = std::move(h), ec, n]() mutable {
-        h(ec, n > 0 ? static_cast<size_t>(n) : 0);
-      });
+      if (n == 0)
+        ec = asio::error::eof;
+      if (n < 0)
+        ec = error_code(errno, boost::system::system_category());
+      asio::post(
+          *io, [h = std::move(h), ec, n]() mutable { h(ec, n > 0 ? static_cast<size_t>(n) : 0); });
     }).detach();
   }
 };
@@ -57,7 +57,8 @@ template <class Handler> void writeAll(BlockingOut& out, const std::string& byte
   error_code ec;
   while (done < bytes.size()) {
     ssize_t n = ::write(out.fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EINTR)
+      continue;
     if (n <= 0) {
       ec = error_code(errno, boost::system::system_category());
       break;
@@ -66,7 +67,6 @@ template <class Handler> void writeAll(BlockingOut& out, const std::string& byte
   }
   asio::post(*out.io, [h = std::forward<Handler>(h), ec, done]() mutable { h(ec, done); });
 }
-
 
 // The shared part: an ordered write queue drained on the I/O thread.
 // Out must support async_write_some; In must support async_read_some.
@@ -85,9 +85,11 @@ public:
 
   void write(std::string bytes) override {
     asio::post(io_, [self = this->shared_from_this(), bytes = std::move(bytes)]() mutable {
-      if (self->outClosed_) return;
+      if (self->outClosed_)
+        return;
       self->queue_.push_back(std::move(bytes));
-      if (!self->writing_) self->writeNext();
+      if (!self->writing_)
+        self->writeNext();
     });
   }
 
@@ -96,7 +98,8 @@ public:
       self->reading_ = false;
       self->closing_ = true;
       self->cancelRead();
-      if (!self->writing_) self->finishOutput();
+      if (!self->writing_)
+        self->finishOutput();
     });
   }
 
@@ -107,13 +110,14 @@ protected:
   virtual void finishOutput() { outClosed_ = true; }
 
   void readMore() {
-    if (!reading_) return;
+    if (!reading_)
+      return;
     in_->async_read_some(asio::buffer(buf_),
                          [self = this->shared_from_this()](error_code ec, size_t n) {
-                           if (n > 0 && self->reading_) self->onData_({self->buf_.data(), n});
+                           if (n > 0 && self->reading_)
+                             self->onData_({self->buf_.data(), n});
                            if (ec) {
-                             self->endInput(ec == asio::error::eof ? "end of input"
-                                                                   : ec.message());
+                             self->endInput(ec == asio::error::eof ? "end of input" : ec.message());
                              return;
                            }
                            self->readMore();
@@ -125,7 +129,8 @@ protected:
     reading_ = false;
     if (!closeReported_) {
       closeReported_ = true;
-      if (onClose_) onClose_(wasReading ? reason : "closed");
+      if (onClose_)
+        onClose_(wasReading ? reason : "closed");
     }
   }
 
@@ -135,22 +140,22 @@ protected:
       // Only close() ends the output: the end of input does not (a client
       // that sends its whole session at once, e.g. `serve < file`, still
       // gets every reply written after its input ended).
-      if (closing_) finishOutput();
+      if (closing_)
+        finishOutput();
       return;
     }
     writing_ = true;
-    writeAll(*out_, queue_.front(),
-                      [self = this->shared_from_this()](error_code ec, size_t) {
-                        self->queue_.pop_front();
-                        if (ec) {
-                          // The peer went away: nothing more can be written.
-                          self->queue_.clear();
-                          self->writing_ = false;
-                          self->outClosed_ = true;
-                          return;
-                        }
-                        self->writeNext();
-                      });
+    writeAll(*out_, queue_.front(), [self = this->shared_from_this()](error_code ec, size_t) {
+      self->queue_.pop_front();
+      if (ec) {
+        // The peer went away: nothing more can be written.
+        self->queue_.clear();
+        self->writing_ = false;
+        self->outClosed_ = true;
+        return;
+      }
+      self->writeNext();
+    });
   }
 
   asio::io_context& io_;
@@ -168,8 +173,7 @@ protected:
   bool closeReported_ = false;
 };
 
-class SocketTransport final
-    : public StreamTransport<asio::ip::tcp::socket, asio::ip::tcp::socket> {
+class SocketTransport final : public StreamTransport<asio::ip::tcp::socket, asio::ip::tcp::socket> {
 public:
   SocketTransport(asio::io_context& io, asio::ip::tcp::socket socket, std::string name)
       : StreamTransport(io, &socket_, &socket_, std::move(name)), socket_(std::move(socket)) {
@@ -216,8 +220,10 @@ public:
   }
   ~StdioTransport() override {
     // Never close the process's stdin/stdout from here.
-    if (inDesc_) inDesc_->release();
-    if (outDesc_) outDesc_->release();
+    if (inDesc_)
+      inDesc_->release();
+    if (outDesc_)
+      outDesc_->release();
   }
 
   void start(DataHandler onData, CloseHandler onClose) override {
@@ -225,10 +231,12 @@ public:
     impl_->start(std::move(onData), std::move(onClose));
   }
   void write(std::string bytes) override {
-    if (impl_) impl_->write(std::move(bytes));
+    if (impl_)
+      impl_->write(std::move(bytes));
   }
   void close() override {
-    if (impl_) impl_->close();
+    if (impl_)
+      impl_->close();
   }
   std::string describe() const override { return "stdio"; }
 
@@ -273,8 +281,8 @@ std::shared_ptr<Transport> makeStdioTransport(asio::io_context& io, int inFd, in
 std::shared_ptr<Transport> makeSocketTransport(asio::ip::tcp::socket socket) {
   error_code ec;
   auto remote = socket.remote_endpoint(ec);
-  std::string name = ec ? "tcp" : "tcp " + remote.address().to_string() + ":" +
-                                       std::to_string(remote.port());
+  std::string name =
+      ec ? "tcp" : "tcp " + remote.address().to_string() + ":" + std::to_string(remote.port());
   auto& io = static_cast<asio::io_context&>(socket.get_executor().context());
   return std::make_shared<SocketTransport>(io, std::move(socket), std::move(name));
 }

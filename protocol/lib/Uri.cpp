@@ -6,9 +6,12 @@ namespace pallas::protocol {
 
 namespace {
 int hexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
   return -1;
 }
 bool unreserved(unsigned char c) {
@@ -18,11 +21,13 @@ bool unreserved(unsigned char c) {
 
 std::string uriToPath(std::string_view uri) {
   constexpr std::string_view scheme = "file://";
-  if (uri.substr(0, scheme.size()) != scheme) return std::string(uri);
+  if (uri.substr(0, scheme.size()) != scheme)
+    return std::string(uri);
   std::string_view rest = uri.substr(scheme.size());
   // file://host/path: the authority is dropped (only local files are served).
   size_t slash = rest.find('/');
-  if (slash == std::string_view::npos) return std::string(uri);
+  if (slash == std::string_view::npos)
+    return std::string(uri);
   rest = rest.substr(slash);
   std::string out;
   for (size_t i = 0; i < rest.size(); ++i) {
@@ -55,7 +60,8 @@ std::string percentEncodePath(std::string_view path) {
 }
 
 std::string pathToUri(std::string_view path) {
-  if (path.empty() || path.front() != '/') return std::string(path);
+  if (path.empty() || path.front() != '/')
+    return std::string(path);
   return "file://" + percentEncodePath(path);
 }
 

@@ -90,7 +90,8 @@ struct Sources {
 std::optional<std::string> readFile(const fs::path& path, std::string& error) {
   std::string why;
   std::optional<std::string> text = analysis::readSourceFile(path.string(), &why);
-  if (!text) error = path.string() + ": skipped: " + why;
+  if (!text)
+    error = path.string() + ": skipped: " + why;
   return text;
 }
 
@@ -193,7 +194,8 @@ std::vector<analysis::Finding> collect(const analysis::ProjectOptions& projectOp
     for (std::string& f : list) {
       bool note = f.rfind("note: ", 0) == 0;
       std::vector<std::string>& into = note ? notes : errors;
-      if (note) f.erase(0, 6);
+      if (note)
+        f.erase(0, 6);
       if (std::find(into.begin(), into.end(), f) == into.end())
         into.push_back(std::move(f));
     }
@@ -330,7 +332,8 @@ CheckResult runCheck(const CheckOptions& options) {
         sources->texts[path] = std::move(*text);
         sources->lines.erase(path);
       }
-      findings = filter(collect(projectOptions, analysed, runFiles, *sources, options.jobs, result.errors, result.notes),
+      findings = filter(collect(projectOptions, analysed, runFiles, *sources, options.jobs,
+                                result.errors, result.notes),
                         configs, options, *sources);
     }
   }

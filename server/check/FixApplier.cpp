@@ -6,12 +6,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <set>
 #include <sstream>
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -52,8 +52,8 @@ std::optional<std::string> readFile(const std::string& path) {
 std::optional<std::string> writeAll(int fd, const std::string& text) {
   size_t written = 0;
   while (written < text.size()) {
-    ssize_t n = ::pwrite(fd, text.data() + written, text.size() - written,
-                         static_cast<off_t>(written));
+    ssize_t n =
+        ::pwrite(fd, text.data() + written, text.size() - written, static_cast<off_t>(written));
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0)
@@ -127,7 +127,7 @@ std::optional<std::string> writeFixedFile(const std::string& path, const std::st
   fs::path target = fs::canonical(path, ec);
   if (ec)
     return "cannot resolve the path: " + ec.message();
-  struct stat st {};
+  struct stat st{};
   if (::stat(target.c_str(), &st) != 0)
     return std::string("cannot stat the file: ") + std::strerror(errno);
   if (!S_ISREG(st.st_mode))
@@ -247,7 +247,8 @@ FixOutcome applyFixes(const std::vector<analysis::Finding>& findings,
         break;
       }
       resolved.push_back(
-          {e.path, {*start, *end, withLineBreaks(e.newText, lineBreakAt(texts.at(e.path), *start))}});
+          {e.path,
+           {*start, *end, withLineBreaks(e.newText, lineBreakAt(texts.at(e.path), *start))}});
     }
     auto conflicts = [&](const std::string& path, const ResolvedEdit& edit, size_t self) {
       for (const ResolvedEdit& other : accepted[path])
@@ -278,7 +279,8 @@ FixOutcome applyFixes(const std::vector<analysis::Finding>& findings,
     if (edits.empty())
       continue;
     std::string refused;
-    if (auto error = writeFixedFile(path, texts.at(path), applyEdits(texts.at(path), edits), refused)) {
+    if (auto error =
+            writeFixedFile(path, texts.at(path), applyEdits(texts.at(path), edits), refused)) {
       outcome.errors.push_back(path + ": " + *error);
       failed.insert(path);
     } else if (!refused.empty()) {

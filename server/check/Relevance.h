@@ -35,8 +35,8 @@ std::vector<bool> relevantFiles(const std::vector<std::filesystem::path>& files,
 // that spells none of `pallas_call`, `core_map`, `.kernel` (or `kernel` on
 // an import line), and
 // (when it names pallas or mosaic) imports nothing by the name of a file
-// that does (a launch wrapper or a partial bound there), cannot launch. On JAX's own repository this skips
-// most of the files that spell "jax".
+// that does (a launch wrapper or a partial bound there), cannot launch. On JAX's own repository
+// this skips most of the files that spell "jax".
 std::vector<bool> launchingFiles(const std::vector<std::filesystem::path>& files,
                                  const std::vector<std::string_view>& texts);
 

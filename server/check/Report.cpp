@@ -95,7 +95,9 @@ std::string githubEscapeProperty(std::string_view s) {
   return out;
 }
 
-std::string uriPath(std::string_view path) { return protocol::percentEncodePath(path); }
+std::string uriPath(std::string_view path) {
+  return protocol::percentEncodePath(path);
+}
 
 std::string fileUri(const std::filesystem::path& absolute) {
   return "file://" + uriPath(absolute.generic_string());

@@ -108,7 +108,8 @@ Parsed parseArgs(const std::vector<std::string>& args) {
     } else if (name == "--assume-path") {
       std::string v = value();
       if (v != "interpret" && v != "gpu-interpret" && v != "compiled")
-        throw UsageError{"--assume-path must be interpret, gpu-interpret or compiled, got '" + v + "'"};
+        throw UsageError{"--assume-path must be interpret, gpu-interpret or compiled, got '" + v +
+                         "'"};
       parsed.options.assumePath = v;
     } else if (name == "--exit-zero") {
       flag();

@@ -16,6 +16,8 @@ void registerCommand(Command command) {
             [](const Command& a, const Command& b) { return a.name < b.name; });
 }
 
-const std::vector<Command>& registeredCommands() { return registry(); }
+const std::vector<Command>& registeredCommands() {
+  return registry();
+}
 
 } // namespace pallas::cli

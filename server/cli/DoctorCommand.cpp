@@ -5,9 +5,9 @@
 #include "Command.h"
 #include "ExecutionTrust.h"
 #include "pallas/analysis/Project.h"
-#include "pallas/knowledge/KnowledgeBase.h"
 #include "pallas/gpu/DeviceProbe.h"
 #include "pallas/gpu/Runner.h"
+#include "pallas/knowledge/KnowledgeBase.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -159,8 +159,8 @@ int runDoctor(const std::vector<std::string>& args) {
           {"how", loaded.how},
           {"source", loaded ? loaded.base->source() : std::string()},
           {"environment_jax", located ? json{{"version", located->version},
-                                              {"site_packages", located->sitePackages},
-                                              {"found_via", located->foundVia}}
+                                             {"site_packages", located->sitePackages},
+                                             {"found_via", located->foundVia}}
                                       : json(nullptr)},
           {"fallback", loaded.fallbackReason},
           {"notes", loaded.notes},

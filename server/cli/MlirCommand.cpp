@@ -3,7 +3,6 @@
 // came from. The file's folder is the workspace root, so helpers imported
 // from sibling modules resolve as they do in the editor.
 #include "Command.h"
-
 #include "pallas/analysis/Project.h"
 #include "pallas/analysis/SourceFile.h"
 
@@ -19,12 +18,17 @@ int runMlir(const std::vector<std::string>& args) {
   std::string file;
   bool stats = false;
   for (const std::string& a : args) {
-    if (a == "--stats") stats = true;
-    else if (!a.empty() && a[0] == '-') throw UsageError{"mlir: unknown option " + a};
-    else if (file.empty()) file = a;
-    else throw UsageError{"mlir: expects one FILE"};
+    if (a == "--stats")
+      stats = true;
+    else if (!a.empty() && a[0] == '-')
+      throw UsageError{"mlir: unknown option " + a};
+    else if (file.empty())
+      file = a;
+    else
+      throw UsageError{"mlir: expects one FILE"};
   }
-  if (file.empty()) throw UsageError{"mlir: expects a FILE"};
+  if (file.empty())
+    throw UsageError{"mlir: expects a FILE"};
   std::error_code ec;
   std::filesystem::path path = std::filesystem::absolute(file, ec).lexically_normal();
   std::string why;
@@ -47,9 +51,9 @@ int runMlir(const std::vector<std::string>& args) {
   return s.verified ? kExitOk : kExitUsage;
 }
 
-const CommandRegistration registration{Command{
-    "mlir", "mlir FILE [--stats]",
-    "print the MLIR module (pallas dialect) kept for FILE, with locations", &runMlir}};
+const CommandRegistration registration{
+    Command{"mlir", "mlir FILE [--stats]",
+            "print the MLIR module (pallas dialect) kept for FILE, with locations", &runMlir}};
 
 } // namespace
 } // namespace pallas::cli

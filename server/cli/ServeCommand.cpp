@@ -1,17 +1,15 @@
 // `pallas-lsp serve`: the language server on stdio or TCP.
 #include "Command.h"
-
 #include "lib/Serve.h"
 
 #include <boost/asio/ip/address.hpp>
-
 #include <cerrno>
 #include <charconv>
 #include <cstring>
 #include <fcntl.h>
+#include <stdexcept>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <stdexcept>
 
 namespace pallas::cli {
 namespace {
@@ -21,7 +19,8 @@ bool takeValue(const std::vector<std::string>& args, size_t& i, const std::strin
                std::string& value) {
   const std::string& a = args[i];
   if (a == flag) {
-    if (i + 1 >= args.size()) throw UsageError{flag + " needs a value"};
+    if (i + 1 >= args.size())
+      throw UsageError{flag + " needs a value"};
     value = args[++i];
     return true;
   }
@@ -40,19 +39,24 @@ std::string readToken(const std::string& path) {
   if (fd < 0)
     throw UsageError{"--token-file " + path + ": " + std::strerror(errno) +
                      (errno == ELOOP ? " (a symbolic link is not accepted)" : "")};
-  struct stat st {};
+  struct stat st{};
   bool ok = ::fstat(fd, &st) == 0;
   std::string problem;
-  if (!ok || !S_ISREG(st.st_mode)) problem = "not a regular file";
-  else if (st.st_uid != ::geteuid()) problem = "owned by another user";
-  else if ((st.st_mode & 077) != 0) problem = "readable or writable by others (chmod 600 it)";
-  else if (st.st_size > 4096) problem = "larger than 4 KiB";
+  if (!ok || !S_ISREG(st.st_mode))
+    problem = "not a regular file";
+  else if (st.st_uid != ::geteuid())
+    problem = "owned by another user";
+  else if ((st.st_mode & 077) != 0)
+    problem = "readable or writable by others (chmod 600 it)";
+  else if (st.st_size > 4096)
+    problem = "larger than 4 KiB";
   std::string token(problem.empty() ? static_cast<size_t>(st.st_size) : 0, '\0');
   if (problem.empty() && !token.empty() &&
       ::read(fd, token.data(), token.size()) != static_cast<ssize_t>(token.size()))
     problem = std::string("cannot be read: ") + std::strerror(errno);
   ::close(fd);
-  if (!problem.empty()) throw UsageError{"--token-file " + path + ": " + problem};
+  if (!problem.empty())
+    throw UsageError{"--token-file " + path + ": " + problem};
   size_t b = token.find_first_not_of(" \t\r\n"), e = token.find_last_not_of(" \t\r\n");
   token = b == std::string::npos ? "" : token.substr(b, e - b + 1);
   if (token.size() < 16)
@@ -105,7 +109,8 @@ int runServe(const std::vector<std::string>& args) {
       throw UsageError{"serve: unknown option '" + args[i] + "'"};
     }
   }
-  if (stdio && options.tcp) throw UsageError{"serve: --stdio and --listen are exclusive"};
+  if (stdio && options.tcp)
+    throw UsageError{"serve: --stdio and --listen are exclusive"};
   if (options.tcp) {
     boost::system::error_code ec;
     auto address = boost::asio::ip::make_address(options.host, ec);
@@ -124,7 +129,8 @@ int runServe(const std::vector<std::string>& args) {
   } else if (allowRemote || !tokenFile.empty()) {
     throw UsageError{"serve: --allow-remote and --token-file apply to --listen only"};
   }
-  if (!tokenFile.empty()) options.token = readToken(tokenFile);
+  if (!tokenFile.empty())
+    options.token = readToken(tokenFile);
   try {
     return server::serve(options);
   } catch (const std::runtime_error& e) {
@@ -136,8 +142,7 @@ const CommandRegistration registration{Command{
     "serve",
     "serve [--stdio | --listen HOST:PORT [--allow-remote] [--token-file FILE]] [--log-level "
     "error|warn|info|debug] [--log-file FILE] [--debounce-ms N]",
-    "run the language server (stdio by default; --listen 127.0.0.1:PORT for TCP)",
-    runServe}};
+    "run the language server (stdio by default; --listen 127.0.0.1:PORT for TCP)", runServe}};
 
 } // namespace
 } // namespace pallas::cli

@@ -11,7 +11,8 @@ using analysis::FixSafety;
 using analysis::SourcePos;
 using nlohmann::json;
 
-json lspRange(const CodeActionConverters& conv, const std::string& path, const analysis::SourceRange& r) {
+json lspRange(const CodeActionConverters& conv, const std::string& path,
+              const analysis::SourceRange& r) {
   return {{"start", conv.position(path, r.start)}, {"end", conv.position(path, r.end)}};
 }
 
@@ -29,7 +30,8 @@ bool overlaps(const json& r1, const json& r2) {
 json diagnosticOf(const Finding& f, const CodeActionConverters& conv) {
   if (conv.diagnostic) {
     json d = conv.diagnostic(f);
-    if (!d.is_null()) return d;
+    if (!d.is_null())
+      return d;
   }
   return {{"range", lspRange(conv, f.location.path, f.location.range)},
           {"code", f.code},
@@ -41,19 +43,23 @@ json workspaceEdit(const std::vector<analysis::TextEdit>& edits, const CodeActio
   json changes = json::object();
   for (const auto& e : edits) {
     std::string uri = conv.uri(e.path);
-    if (!changes.contains(uri)) changes[uri] = json::array();
+    if (!changes.contains(uri))
+      changes[uri] = json::array();
     changes[uri].push_back({{"range", lspRange(conv, e.path, e.range)}, {"newText", e.newText}});
   }
   return {{"changes", changes}};
 }
 
 bool wants(const json& only, const std::string& kind) {
-  if (!only.is_array()) return kind == "quickfix"; // no filter: the quick fixes
+  if (!only.is_array())
+    return kind == "quickfix"; // no filter: the quick fixes
   for (const auto& o : only) {
-    if (!o.is_string()) continue;
+    if (!o.is_string())
+      continue;
     std::string k = o.get<std::string>();
     // `only` entries are prefixes: "source" asks for "source.fixAll.pallas-lsp".
-    if (kind == k || (kind.size() > k.size() && kind.compare(0, k.size(), k) == 0 && kind[k.size()] == '.'))
+    if (kind == k ||
+        (kind.size() > k.size() && kind.compare(0, k.size(), k) == 0 && kind[k.size()] == '.'))
       return true;
   }
   return false;
@@ -65,34 +71,42 @@ json fixAllEdit(const std::vector<Finding>& findings, const CodeActionConverters
   std::vector<const Fix*> fixes;
   for (const auto& f : findings)
     for (const auto& fix : f.fixes)
-      if (fix.safety == FixSafety::Safe && !fix.edits.empty()) fixes.push_back(&fix);
+      if (fix.safety == FixSafety::Safe && !fix.edits.empty())
+        fixes.push_back(&fix);
   auto firstPos = [](const Fix* f) {
     SourcePos p = f->edits.front().range.start;
-    for (const auto& e : f->edits) p = std::min(p, e.range.start);
+    for (const auto& e : f->edits)
+      p = std::min(p, e.range.start);
     return p;
   };
   // Document order; findings' order breaks ties (a plain sort on an index
   // pair: libstdc++'s stable_sort trips a deprecation warning under clang 22).
   std::vector<std::pair<SourcePos, size_t>> order;
-  for (size_t i = 0; i < fixes.size(); ++i) order.push_back({firstPos(fixes[i]), i});
+  for (size_t i = 0; i < fixes.size(); ++i)
+    order.push_back({firstPos(fixes[i]), i});
   std::sort(order.begin(), order.end());
   std::vector<const Fix*> sorted;
-  for (const auto& [pos, i] : order) sorted.push_back(fixes[i]);
+  for (const auto& [pos, i] : order)
+    sorted.push_back(fixes[i]);
   fixes.swap(sorted);
   std::vector<analysis::TextEdit> taken;
   for (const Fix* fix : fixes) {
     bool clash = false;
     for (const auto& e : fix->edits)
       for (const auto& t : taken)
-        clash |= e.path == t.path && !(e.range.end <= t.range.start || t.range.end <= e.range.start) &&
-                 !(e.range.start == e.range.end && t.range.start == t.range.end && e.range.start != t.range.start);
-    if (clash) continue; // a fix is applied whole or not at all
+        clash |= e.path == t.path &&
+                 !(e.range.end <= t.range.start || t.range.end <= e.range.start) &&
+                 !(e.range.start == e.range.end && t.range.start == t.range.end &&
+                   e.range.start != t.range.start);
+    if (clash)
+      continue; // a fix is applied whole or not at all
     taken.insert(taken.end(), fix->edits.begin(), fix->edits.end());
   }
   return workspaceEdit(taken, conv);
 }
 
-json codeActions(const std::vector<Finding>& findings, const json& params, const CodeActionConverters& conv) {
+json codeActions(const std::vector<Finding>& findings, const json& params,
+                 const CodeActionConverters& conv) {
   json out = json::array();
   const json& context = params.contains("context") ? params["context"] : json::object();
   const json only = context.contains("only") ? context["only"] : json();
@@ -100,15 +114,18 @@ json codeActions(const std::vector<Finding>& findings, const json& params, const
     const json& range = params["range"];
     for (const Finding& f : findings) {
       json fr = lspRange(conv, f.location.path, f.location.range);
-      if (!overlaps(fr, range)) continue;
+      if (!overlaps(fr, range))
+        continue;
       json diag = diagnosticOf(f, conv);
       bool preferredGiven = false;
       for (const Fix& fix : f.fixes) {
         json a = {{"title", fix.title}, {"kind", "quickfix"}, {"diagnostics", json::array({diag})}};
-        if (!fix.edits.empty()) a["edit"] = workspaceEdit(fix.edits, conv);
+        if (!fix.edits.empty())
+          a["edit"] = workspaceEdit(fix.edits, conv);
         if (fix.command) {
           json args = json::array();
-          for (const auto& s : fix.commandArguments) args.push_back(json::parse(s, nullptr, false));
+          for (const auto& s : fix.commandArguments)
+            args.push_back(json::parse(s, nullptr, false));
           a["command"] = {{"title", fix.title}, {"command", *fix.command}, {"arguments", args}};
         }
         // The first fix that edits the code is the one the finding is about
@@ -124,7 +141,9 @@ json codeActions(const std::vector<Finding>& findings, const json& params, const
   if (only.is_array() && wants(only, kFixAllKind)) {
     json edit = fixAllEdit(findings, conv);
     if (!edit["changes"].empty())
-      out.push_back({{"title", "Fix all pallas-lsp auto-fixable problems"}, {"kind", kFixAllKind}, {"edit", edit}});
+      out.push_back({{"title", "Fix all pallas-lsp auto-fixable problems"},
+                     {"kind", kFixAllKind},
+                     {"edit", edit}});
   }
   return out;
 }

@@ -9,9 +9,8 @@
 
 #include "pallas/analysis/Finding.h"
 
-#include <nlohmann/json.hpp>
-
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 

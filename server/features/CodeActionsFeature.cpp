@@ -46,7 +46,8 @@ json presented(const json& actions, GpuPresence gpu) {
       json args = interpreted["command"]["arguments"];
       args[0]["mode"] = "interpret";
       std::string entry = args[0].value("entry", "");
-      std::string t = "Pallas: Run in interpret mode now" + (entry.empty() ? "" : " (" + entry + ")");
+      std::string t =
+          "Pallas: Run in interpret mode now" + (entry.empty() ? "" : " (" + entry + ")");
       interpreted["title"] = t;
       interpreted["command"] = {{"title", t}, {"command", "pallas.run"}, {"arguments", args}};
       interpreted.erase("isPreferred");

@@ -137,8 +137,8 @@ json probeJson(const gpu::ProbeResult& probe) {
 GpuPresence presenceLocked(const RunnerState& state) {
   if (!state.probe)
     return GpuPresence::Unknown;
-  bool remote = !state.settings.launchTemplate.empty() ||
-                !envOr("PALLAS_LSP_LAUNCH_TEMPLATE", "").empty();
+  bool remote =
+      !state.settings.launchTemplate.empty() || !envOr("PALLAS_LSP_LAUNCH_TEMPLATE", "").empty();
   return remote || !state.probe->devices.empty() ? GpuPresence::Present : GpuPresence::None;
 }
 
@@ -223,7 +223,8 @@ public:
         state_->detectedPython = gpu::detectProjectPython(s->workspaceRoots());
         state_->workspaceRoots = s->workspaceRoots();
         if (!state_->knowledgeFor)
-          state_->knowledgeFor = std::pair(state_->settings.python, state_->settings.workspaceTrusted);
+          state_->knowledgeFor =
+              std::pair(state_->settings.python, state_->settings.workspaceTrusted);
         std::weak_ptr<LspServer> weak = s->weak_from_this();
         state_->worker = std::thread([state = state_, weak] { environmentWorker(state, weak); });
       }
@@ -270,7 +271,8 @@ private:
     // what may be executed for it: load again (the worker starts at
     // `initialized`; before that it picks this up).
     std::pair<std::string, bool> want(st.python, st.workspaceTrusted);
-    if (want != state_->knowledgeUsedFor && (!state_->knowledgeFor || *state_->knowledgeFor != want)) {
+    if (want != state_->knowledgeUsedFor &&
+        (!state_->knowledgeFor || *state_->knowledgeFor != want)) {
       state_->knowledgeFor = want;
       state_->wake.notify_all();
     }
@@ -329,7 +331,8 @@ private:
       } catch (const std::exception& e) {
         loaded = knowledge::KnowledgeBase::bundled();
         loaded.how = "bundled";
-        loaded.fallbackReason = std::string("loading the environment's knowledge failed: ") + e.what();
+        loaded.fallbackReason =
+            std::string("loading the environment's knowledge failed: ") + e.what();
       }
       auto server = weak.lock();
       if (!server)
@@ -380,16 +383,16 @@ private:
         gpus.push_back({{"name", d.name},
                         {"computeCapability", std::to_string(d.capability.major) + "." +
                                                   std::to_string(d.capability.minor)}});
-      server->endpoint().notify(
-          "pallas/status", {{"jaxVersion", info["jax_version"]},
-                            {"python", python.empty() ? json(nullptr) : json(python)},
-                            {"knowledgeHow", info["how"]},
-                            {"knowledge", info["source"]},
-                            {"gpus", gpus},
-                            // Short for status lines; the probe's own words
-                            // (a dlopen error) are for :PallasDoctor.
-                            {"gpu", capability.empty() ? json("no GPU") : gpus[0]["name"]},
-                            {"gpuDetail", probe.summary()}});
+      server->endpoint().notify("pallas/status",
+                                {{"jaxVersion", info["jax_version"]},
+                                 {"python", python.empty() ? json(nullptr) : json(python)},
+                                 {"knowledgeHow", info["how"]},
+                                 {"knowledge", info["source"]},
+                                 {"gpus", gpus},
+                                 // Short for status lines; the probe's own words
+                                 // (a dlopen error) are for :PallasDoctor.
+                                 {"gpu", capability.empty() ? json("no GPU") : gpus[0]["name"]},
+                                 {"gpuDetail", probe.summary()}});
       if (changed)
         reanalyse(*server);
     }
@@ -507,10 +510,11 @@ private:
       clientShows = state_->settings.clientShowsResults;
     }
     if (!clientShows)
-      server_.showMessage(result.ok()                                          ? MessageType::Info
-                        : result.status == gpu::RunResult::Status::Cancelled ? MessageType::Warning
-                                                                             : MessageType::Error,
-                        summary);
+      server_.showMessage(result.ok() ? MessageType::Info
+                          : result.status == gpu::RunResult::Status::Cancelled
+                              ? MessageType::Warning
+                              : MessageType::Error,
+                          summary);
     ctx.cancel.check(); // $/cancelRequest: the reply is RequestCancelled
     json out = result.toJson();
     out["summary"] = summary;

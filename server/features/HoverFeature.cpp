@@ -187,8 +187,8 @@ std::string findingsMarkdown(const std::vector<analysis::Finding>& findings,
       site += "**" + f.code + "** " + analysis::headline(f) + "\n\n" + f.message + "\n\n";
     // Launch locations are where the call starts: its whole first line counts.
     bool onLaunch = f.launch && f.launch->path == path && f.launch->range.start.line == pos.line;
-    bool onSelector = f.selectedAt && f.selectedAt->path == path &&
-                      f.selectedAt->range.start.line == pos.line;
+    bool onSelector =
+        f.selectedAt && f.selectedAt->path == path && f.selectedAt->range.start.line == pos.line;
     if ((onLaunch || onSelector) && !f.executionPath.empty()) {
       if (launch.empty())
         launch = "**This launch** " +

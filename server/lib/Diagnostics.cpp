@@ -10,9 +10,12 @@ using protocol::json;
 
 const char* fixSafetyName(analysis::FixSafety s) {
   switch (s) {
-  case analysis::FixSafety::Safe: return "safe";
-  case analysis::FixSafety::Unsafe: return "unsafe";
-  case analysis::FixSafety::DisplayOnly: return "display-only";
+  case analysis::FixSafety::Safe:
+    return "safe";
+  case analysis::FixSafety::Unsafe:
+    return "unsafe";
+  case analysis::FixSafety::DisplayOnly:
+    return "display-only";
   }
   return "display-only";
 }
@@ -20,24 +23,30 @@ const char* fixSafetyName(analysis::FixSafety s) {
 std::string diagnosticMessage(const analysis::Finding& f) {
   // The headline first: virtual text and one-line displays show only it.
   std::string m = analysis::headline(f);
-  if (m != f.message) m += "\n" + f.message;
-  if (!f.executionPath.empty()) m += "\nexecution path: " + f.executionPath;
+  if (m != f.message)
+    m += "\n" + f.message;
+  if (!f.executionPath.empty())
+    m += "\nexecution path: " + f.executionPath;
   if (!f.callChain.empty()) {
     m += "\ncall chain: ";
-    for (size_t i = 0; i < f.callChain.size(); ++i) m += (i ? " -> " : "") + f.callChain[i];
+    for (size_t i = 0; i < f.callChain.size(); ++i)
+      m += (i ? " -> " : "") + f.callChain[i];
   }
-  if (!f.jaxVersion.empty()) m += "\n(JAX " + f.jaxVersion + ")";
+  if (!f.jaxVersion.empty())
+    m += "\n(JAX " + f.jaxVersion + ")";
   return m;
 }
 
 const DiagnosticConverter::Cached& DiagnosticConverter::cached(const std::string& path) {
   for (const Cached& c : cache_)
-    if (c.path == path) return c;
+    if (c.path == path)
+      return c;
   Cached c{path, lookup_ ? lookup_(path) : std::nullopt, {}};
   if (c.text) {
     c.lineStarts.push_back(0);
     for (size_t i = 0; i < c.text->size(); ++i)
-      if ((*c.text)[i] == '\n') c.lineStarts.push_back(i + 1);
+      if ((*c.text)[i] == '\n')
+        c.lineStarts.push_back(i + 1);
   }
   cache_.push_back(std::move(c));
   return cache_.back();
@@ -50,7 +59,8 @@ json DiagnosticConverter::position(const std::string& path, const analysis::Sour
     // The same line as protocol::lineBounds gives, without the scan.
     size_t start = c.lineStarts[p.line];
     size_t end = p.line + 1 < c.lineStarts.size() ? c.lineStarts[p.line + 1] - 1 : c.text->size();
-    if (end > start && (*c.text)[end - 1] == '\r') --end;
+    if (end > start && (*c.text)[end - 1] == '\r')
+      --end;
     std::string_view line(c.text->data() + start, end - start);
     character = protocol::byteColumnToUnits(line, p.column, enc_);
   }
@@ -74,13 +84,14 @@ json DiagnosticConverter::diagnostic(const analysis::Finding& f) {
          {"message", diagnosticMessage(f)}};
   json related = json::array();
   if (f.launch)
-    related.push_back({{"location", location(*f.launch)},
-                       {"message", f.executionPath.empty()
-                                       ? std::string("launched here")
-                                       : "launched here on the path " + f.executionPath}});
+    related.push_back(
+        {{"location", location(*f.launch)},
+         {"message", f.executionPath.empty() ? std::string("launched here")
+                                             : "launched here on the path " + f.executionPath}});
   for (const auto& r : f.related)
     related.push_back({{"location", location(r.location)}, {"message", r.message}});
-  if (!related.empty()) d["relatedInformation"] = std::move(related);
+  if (!related.empty())
+    d["relatedInformation"] = std::move(related);
 
   json fixes = json::array();
   for (const auto& fix : f.fixes) {
@@ -105,14 +116,17 @@ json DiagnosticConverter::diagnostic(const analysis::Finding& f) {
             {"callChain", f.callChain},
             {"jaxVersion", f.jaxVersion},
             {"fixes", std::move(fixes)}};
-  if (f.launch) data["launch"] = location(*f.launch);
+  if (f.launch)
+    data["launch"] = location(*f.launch);
   d["data"] = std::move(data);
   return d;
 }
 
 namespace {
 
-std::string lineText(uint32_t line0) { return "line " + std::to_string(line0 + 1); }
+std::string lineText(uint32_t line0) {
+  return "line " + std::to_string(line0 + 1);
+}
 
 bool sameSite(const analysis::Finding& a, const analysis::Finding& b) {
   return a.code == b.code && a.location.path == b.location.path &&
@@ -124,7 +138,8 @@ bool sameSite(const analysis::Finding& a, const analysis::Finding& b) {
 json DiagnosticConverter::mergedDiagnostic(const std::vector<const analysis::Finding*>& group) {
   const analysis::Finding& first = *group.front();
   json d = diagnostic(first);
-  if (group.size() == 1) return d;
+  if (group.size() == 1)
+    return d;
   // One diagnostic listing every launch that reaches the site: the same
   // finding from two launches looked like a duplicate.
   bool samePath = true;
@@ -133,10 +148,12 @@ json DiagnosticConverter::mergedDiagnostic(const std::vector<const analysis::Fin
   for (const analysis::Finding* f : group) {
     samePath &= f->executionPath == first.executionPath;
     severity = std::min(severity, static_cast<int>(f->severity));
-    if (f->launch) lines += (lines.empty() ? "" : ", ") + std::to_string(f->launch->range.start.line + 1);
+    if (f->launch)
+      lines += (lines.empty() ? "" : ", ") + std::to_string(f->launch->range.start.line + 1);
   }
-  std::string verb = severity == static_cast<int>(analysis::Severity::Error) ? " can't run under "
-                                                                            : " may not run under ";
+  std::string verb = severity == static_cast<int>(analysis::Severity::Error)
+                         ? " can't run under "
+                         : " may not run under ";
   std::string head = first.subject + verb +
                      (samePath ? analysis::shortPathName(first.executionPath)
                                : std::to_string(group.size()) + " launches' paths") +
@@ -146,21 +163,28 @@ json DiagnosticConverter::mergedDiagnostic(const std::vector<const analysis::Fin
   json launches = json::array();
   json fixes = json::array();
   for (const analysis::Finding* f : group) {
-    std::string from = f->launch ? "launch at " + lineText(f->launch->range.start.line) : "a launch";
+    std::string from =
+        f->launch ? "launch at " + lineText(f->launch->range.start.line) : "a launch";
     message += "\n\n" + from + " (" + f->executionPath + "): " + f->message;
     json one = diagnostic(*f);
-    for (auto& r : one.value("relatedInformation", json::array())) related.push_back(r);
-    if (f->launch) launches.push_back(location(*f->launch));
+    for (auto& r : one.value("relatedInformation", json::array()))
+      related.push_back(r);
+    if (f->launch)
+      launches.push_back(location(*f->launch));
     for (auto& fix : one["data"]["fixes"]) {
       bool seen = false;
-      for (const auto& g : fixes) seen |= g["title"] == fix["title"];
-      if (!seen) fixes.push_back(fix);
+      for (const auto& g : fixes)
+        seen |= g["title"] == fix["title"];
+      if (!seen)
+        fixes.push_back(fix);
     }
   }
-  if (!first.jaxVersion.empty()) message += "\n(JAX " + first.jaxVersion + ")";
+  if (!first.jaxVersion.empty())
+    message += "\n(JAX " + first.jaxVersion + ")";
   d["message"] = message;
   d["severity"] = severity;
-  if (!related.empty()) d["relatedInformation"] = related;
+  if (!related.empty())
+    d["relatedInformation"] = related;
   d["data"]["launches"] = launches;
   d["data"]["fixes"] = fixes;
   return d;
@@ -186,7 +210,8 @@ json DiagnosticConverter::diagnostics(const std::vector<analysis::Finding>& find
   std::vector<bool> taken(findings.size(), false);
   std::vector<std::string> hinted; // "line:col:message", one hint per selector and text
   for (size_t i = 0; i < findings.size(); ++i) {
-    if (taken[i]) continue;
+    if (taken[i])
+      continue;
     std::vector<const analysis::Finding*> group{&findings[i]};
     for (size_t j = i + 1; j < findings.size(); ++j)
       if (!taken[j] && sameSite(findings[i], findings[j])) {
@@ -196,10 +221,12 @@ json DiagnosticConverter::diagnostics(const std::vector<analysis::Finding>& find
     out.push_back(mergedDiagnostic(group));
     for (const analysis::Finding* f : group) {
       // Hints in this document only: the findings given are this document's.
-      if (!f->selectedAt || f->selectedAt->path != f->location.path || f->subject.empty()) continue;
+      if (!f->selectedAt || f->selectedAt->path != f->location.path || f->subject.empty())
+        continue;
       json hint = selectionHint(*f);
       std::string key = hint["range"].dump() + hint["message"].get<std::string>();
-      if (std::find(hinted.begin(), hinted.end(), key) != hinted.end()) continue;
+      if (std::find(hinted.begin(), hinted.end(), key) != hinted.end())
+        continue;
       hinted.push_back(key);
       out.push_back(std::move(hint));
     }

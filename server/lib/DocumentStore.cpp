@@ -23,27 +23,31 @@ bool DocumentStore::isOpen(const std::string& path) const {
 std::optional<Document> DocumentStore::get(const std::string& path) const {
   std::lock_guard lock(mutex_);
   auto it = docs_.find(path);
-  if (it == docs_.end()) return std::nullopt;
+  if (it == docs_.end())
+    return std::nullopt;
   return it->second;
 }
 
 std::vector<Document> DocumentStore::all() const {
   std::lock_guard lock(mutex_);
   std::vector<Document> out;
-  for (const auto& [path, doc] : docs_) out.push_back(doc);
+  for (const auto& [path, doc] : docs_)
+    out.push_back(doc);
   return out;
 }
 
 namespace {
 
 std::optional<protocol::Position> readPosition(const json& j) {
-  if (!j.is_object()) return std::nullopt;
+  if (!j.is_object())
+    return std::nullopt;
   auto line = j.find("line"), character = j.find("character");
   if (line == j.end() || character == j.end() || !line->is_number_unsigned() ||
       !character->is_number_unsigned())
     return std::nullopt;
   uint64_t l = line->get<uint64_t>(), c = character->get<uint64_t>();
-  if (l > UINT32_MAX || c > UINT32_MAX) return std::nullopt;
+  if (l > UINT32_MAX || c > UINT32_MAX)
+    return std::nullopt;
   return protocol::Position{static_cast<uint32_t>(l), static_cast<uint32_t>(c)};
 }
 
@@ -89,11 +93,10 @@ DocumentStore::ChangeResult DocumentStore::change(const std::string& path, int64
       edit = {0, text.size(), newText};
     } else {
       const json& range = c["range"];
-      auto start = range.is_object() && range.contains("start")
-                       ? readPosition(range["start"])
-                       : std::nullopt;
-      auto end = range.is_object() && range.contains("end") ? readPosition(range["end"])
-                                                            : std::nullopt;
+      auto start = range.is_object() && range.contains("start") ? readPosition(range["start"])
+                                                                : std::nullopt;
+      auto end =
+          range.is_object() && range.contains("end") ? readPosition(range["end"]) : std::nullopt;
       if (!start || !end) {
         result.error = where + ".range is not a valid Range";
         return result;
@@ -118,7 +121,8 @@ DocumentStore::ChangeResult DocumentStore::change(const std::string& path, int64
     result.edits.push_back(std::move(edit));
   }
   it->second.text = std::move(text);
-  if (version >= 0) it->second.version = version;
+  if (version >= 0)
+    it->second.version = version;
   return result;
 }
 

@@ -2,7 +2,6 @@
 
 #include <cstdlib>
 
-
 namespace pallas::server {
 
 ExecutionDecision interpreterFor(const ExecutionContext& ctx) {

@@ -16,17 +16,17 @@
 //     analysis; a workspace's .venv is never started because it exists.
 #pragma once
 
+#include "pallas/knowledge/KnowledgeBase.h"
+
 #include <string>
 #include <vector>
-
-#include "pallas/knowledge/KnowledgeBase.h"
 
 namespace pallas::server {
 
 struct ExecutionContext {
   bool workspaceTrusted = true;
-  std::string configuredPython; // named by the user: setting, --python, config
-  std::string detectedPython;   // the workspace's own environment's interpreter
+  std::string configuredPython;    // named by the user: setting, --python, config
+  std::string detectedPython;      // the workspace's own environment's interpreter
   bool workspaceEnvMayRun = false; // server: true; command line: false
   std::vector<std::string> workspaceRoots;
 };

@@ -4,7 +4,6 @@
 #include "pallas/protocol/Uri.h"
 
 #include <boost/asio/post.hpp>
-
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -33,15 +32,21 @@ static std::vector<Feature>& featureRegistry() {
   static std::vector<Feature> features; // function-local: static init order safe
   return features;
 }
-void registerFeature(Feature feature) { featureRegistry().push_back(std::move(feature)); }
-const std::vector<Feature>& registeredFeatures() { return featureRegistry(); }
+void registerFeature(Feature feature) {
+  featureRegistry().push_back(std::move(feature));
+}
+const std::vector<Feature>& registeredFeatures() {
+  return featureRegistry();
+}
 
 // ---- Progress --------------------------------------------------------------
 
 void Progress::send(json value) {
   std::lock_guard lock(mutex_);
-  if (state_ == State::Dropped || state_ == State::Ended) return;
-  if (value["kind"] == "end") state_ = state_ == State::Ready ? State::Ended : state_;
+  if (state_ == State::Dropped || state_ == State::Ended)
+    return;
+  if (value["kind"] == "end")
+    state_ = state_ == State::Ready ? State::Ended : state_;
   if (state_ == State::Pending) {
     queued_.push_back(std::move(value));
     return;
@@ -51,13 +56,15 @@ void Progress::send(json value) {
 
 void Progress::report(const std::string& message, std::optional<unsigned> percentage) {
   json v{{"kind", "report"}, {"message", message}};
-  if (percentage) v["percentage"] = std::min(*percentage, 100u);
+  if (percentage)
+    v["percentage"] = std::min(*percentage, 100u);
   send(std::move(v));
 }
 
 void Progress::end(const std::string& message) {
   json v{{"kind", "end"}};
-  if (!message.empty()) v["message"] = message;
+  if (!message.empty())
+    v["message"] = message;
   send(std::move(v));
 }
 
@@ -83,7 +90,8 @@ void LspServer::addRequest(const std::string& method, RequestHandler handler, Mo
       [weak = weak_from_this(), handler = std::move(handler)](const json& p,
                                                               const RequestContext& ctx) {
         auto keep = weak.lock();
-        if (!keep) throw RpcError(ErrorCode::InternalError, "the session has ended");
+        if (!keep)
+          throw RpcError(ErrorCode::InternalError, "the session has ended");
         return handler(p, ctx);
       },
       mode);
@@ -91,7 +99,8 @@ void LspServer::addRequest(const std::string& method, RequestHandler handler, Mo
 void LspServer::addNotification(const std::string& method, NotificationHandler handler) {
   endpoint_->onNotification(method,
                             [weak = weak_from_this(), handler = std::move(handler)](const json& p) {
-                              if (auto keep = weak.lock()) handler(p);
+                              if (auto keep = weak.lock())
+                                handler(p);
                             });
 }
 void LspServer::addCommand(const std::string& command, CommandHandler handler) {
@@ -124,13 +133,16 @@ void LspServer::notifyConfiguration(const json& settings) {
 }
 
 json LspServer::withExtraDiagnostics(const std::string& path, json diagnostics) {
-  if (diagnosticsProviders_.empty()) return diagnostics;
+  if (diagnosticsProviders_.empty())
+    return diagnostics;
   auto doc = documents_.get(path);
-  if (!doc) return diagnostics;
+  if (!doc)
+    return diagnostics;
   for (auto& provider : diagnosticsProviders_) {
     json more = provider(*doc);
     if (more.is_array())
-      for (auto& d : more) diagnostics.push_back(std::move(d));
+      for (auto& d : more)
+        diagnostics.push_back(std::move(d));
   }
   return diagnostics;
 }
@@ -151,25 +163,27 @@ void LspServer::start(std::function<void(int)> onExit) {
                      json{{"type", static_cast<int>(level)}, {"message", message}});
       },
       protocol::LogLevel::Info);
-  endpoint_->setGate([this](const std::string& method, bool isRequest) {
-    return gate(method, isRequest);
-  });
+  endpoint_->setGate(
+      [this](const std::string& method, bool isRequest) { return gate(method, isRequest); });
   // Weak: whoever runs the session owns the server (no cycle through the
   // endpoint's callbacks).
   std::weak_ptr<LspServer> weakSelf = weak_from_this();
   endpoint_->start([weakSelf](const std::string& reason) {
     auto self = weakSelf.lock();
-    if (!self) return;
+    if (!self)
+      return;
     self->log_.info("connection closed (" + reason + ")");
     self->finish(self->state_ == State::ShutDown ? 0 : 1);
   });
 }
 
 std::optional<RpcError> LspServer::gate(const std::string& method, bool isRequest) {
-  if (method == "exit") return std::nullopt;
+  if (method == "exit")
+    return std::nullopt;
   switch (state_.load()) {
   case State::Uninitialized:
-    if (method == "initialize") return std::nullopt;
+    if (method == "initialize")
+      return std::nullopt;
     return RpcError(ErrorCode::ServerNotInitialized,
                     "server not initialized: '" + method + "' was sent before initialize");
   case State::ShutDown:
@@ -186,19 +200,22 @@ std::optional<RpcError> LspServer::gate(const std::string& method, bool isReques
 
 void LspServer::installBuiltins() {
   auto self = this; // handlers never outlive the server: the endpoint holds them
-  addRequest("initialize", [self](const json& p, const RequestContext&) {
-    return self->initialize(p);
-  }, Mode::Sequential);
+  addRequest(
+      "initialize", [self](const json& p, const RequestContext&) { return self->initialize(p); },
+      Mode::Sequential);
   addNotification("initialized", [self](const json&) { self->initialized(); });
-  addRequest("shutdown", [self](const json&, const RequestContext&) {
-    self->state_ = State::ShutDown;
-    std::lock_guard lock(self->scheduleMutex_);
-    for (auto& [path, s] : self->scheduled_) ++s.generation; // drop pending analysis
-    return json(nullptr);
-  }, Mode::Sequential);
-  addNotification("exit", [self](const json&) {
-    self->finish(self->state_ == State::ShutDown ? 0 : 1);
-  });
+  addRequest(
+      "shutdown",
+      [self](const json&, const RequestContext&) {
+        self->state_ = State::ShutDown;
+        std::lock_guard lock(self->scheduleMutex_);
+        for (auto& [path, s] : self->scheduled_)
+          ++s.generation; // drop pending analysis
+        return json(nullptr);
+      },
+      Mode::Sequential);
+  addNotification("exit",
+                  [self](const json&) { self->finish(self->state_ == State::ShutDown ? 0 : 1); });
   addNotification("textDocument/didOpen", [self](const json& p) { self->didOpen(p); });
   addNotification("textDocument/didChange", [self](const json& p) { self->didChange(p); });
   addNotification("textDocument/didClose", [self](const json& p) { self->didClose(p); });
@@ -214,7 +231,8 @@ void LspServer::installBuiltins() {
     const json& token = protocol::requireField(p, "token", V::string);
     std::lock_guard lock(self->progressMutex_);
     if (auto it = self->progress_.find(token.get<std::string>()); it != self->progress_.end())
-      if (auto progress = it->second.lock()) progress->cancelled_ = true;
+      if (auto progress = it->second.lock())
+        progress->cancelled_ = true;
   });
   addRequest("textDocument/diagnostic", [self](const json& p, const RequestContext& ctx) {
     return self->pullDiagnostics(p, ctx);
@@ -226,9 +244,8 @@ void LspServer::installBuiltins() {
   addRequest("workspace/executeCommand", [self](const json& p, const RequestContext& ctx) {
     return self->executeCommand(p, ctx);
   });
-  addRequest("textDocument/codeLens", [self](const json& p, const RequestContext&) {
-    return self->codeLens(p);
-  });
+  addRequest("textDocument/codeLens",
+             [self](const json& p, const RequestContext&) { return self->codeLens(p); });
 
   if (options_.testMethods) {
     // Test-only: a slow request that honours cancellation.
@@ -247,8 +264,10 @@ void LspServer::installBuiltins() {
       std::string path = documentPath(p);
       auto doc = self->documents_.get(path);
       json out{{"open", doc.has_value()}, {"known", self->project_->hasDocument(path)}};
-      if (doc) out["draft"] = doc->text, out["version"] = doc->version;
-      if (self->project_->hasDocument(path)) out["project"] = self->project_->documentText(path);
+      if (doc)
+        out["draft"] = doc->text, out["version"] = doc->version;
+      if (self->project_->hasDocument(path))
+        out["project"] = self->project_->documentText(path);
       return out;
     });
     // Test-only: a work-done progress and a showMessage, as features use them.
@@ -270,7 +289,8 @@ json LspServer::initialize(const json& params) {
   auto flag = [&](std::initializer_list<const char*> path) {
     const json* at = &c;
     for (const char* key : path) {
-      if (!at->is_object() || !at->contains(key)) return false;
+      if (!at->is_object() || !at->contains(key))
+        return false;
       at = &(*at)[key];
     }
     return at->is_boolean() && at->get<bool>();
@@ -278,7 +298,8 @@ json LspServer::initialize(const json& params) {
   auto has = [&](std::initializer_list<const char*> path) {
     const json* at = &c;
     for (const char* key : path) {
-      if (!at->is_object() || !at->contains(key)) return false;
+      if (!at->is_object() || !at->contains(key))
+        return false;
       at = &(*at)[key];
     }
     return at->is_object();
@@ -291,7 +312,8 @@ json LspServer::initialize(const json& params) {
       throw RpcError(ErrorCode::InvalidParams,
                      "capabilities.general.positionEncodings must be an array");
     for (const json& e : offered)
-      if (e == "utf-8") client_.encoding = protocol::PositionEncoding::UTF8;
+      if (e == "utf-8")
+        client_.encoding = protocol::PositionEncoding::UTF8;
   }
   client_.pullDiagnostics = has({"textDocument", "diagnostic"});
   client_.diagnosticRefresh = flag({"workspace", "diagnostics", "refreshSupport"});
@@ -334,10 +356,12 @@ json LspServer::initialize(const json& params) {
                                           {"workspaceDiagnostics", true}};
   if (!commands_.empty()) {
     json names = json::array();
-    for (const auto& [name, h] : commands_) names.push_back(name);
+    for (const auto& [name, h] : commands_)
+      names.push_back(name);
     capabilities["executeCommandProvider"] = {{"commands", names}};
   }
-  if (!codeLensProviders_.empty()) capabilities["codeLensProvider"] = {{"resolveProvider", false}};
+  if (!codeLensProviders_.empty())
+    capabilities["codeLensProvider"] = {{"resolveProvider", false}};
   capabilities.merge_patch(extraCapabilities_);
 
   state_ = State::Initialized;
@@ -350,56 +374,62 @@ json LspServer::initialize(const json& params) {
 
 void LspServer::initialized() {
   registerFileWatchers();
-  if (client_.initializationOptions.is_object()) notifyConfiguration(client_.initializationOptions);
+  if (client_.initializationOptions.is_object())
+    notifyConfiguration(client_.initializationOptions);
   requestConfiguration();
-  for (auto& cb : initializedCallbacks_) cb();
+  for (auto& cb : initializedCallbacks_)
+    cb();
 }
 
 void LspServer::registerFileWatchers() {
-  if (!client_.watchedFilesRegistration) return;
-  json watchers = json::array({json{{"globPattern", "**/*.py"}},
-                               json{{"globPattern", "**/pyproject.toml"}}});
-  json params{{"registrations",
-               json::array({json{{"id", "pallas-lsp-watched-files"},
-                                 {"method", "workspace/didChangeWatchedFiles"},
-                                 {"registerOptions", {{"watchers", watchers}}}}})}};
+  if (!client_.watchedFilesRegistration)
+    return;
+  json watchers =
+      json::array({json{{"globPattern", "**/*.py"}}, json{{"globPattern", "**/pyproject.toml"}}});
+  json params{
+      {"registrations", json::array({json{{"id", "pallas-lsp-watched-files"},
+                                          {"method", "workspace/didChangeWatchedFiles"},
+                                          {"registerOptions", {{"watchers", watchers}}}}})}};
   protocol::Logger* log = &log_;
   endpoint_->call("client/registerCapability", params, [log](bool ok, const json& value) {
-    if (!ok) log->warn("the client refused file watching: " + value.dump());
+    if (!ok)
+      log->warn("the client refused file watching: " + value.dump());
   });
 }
 
 void LspServer::requestConfiguration() {
-  if (!client_.workspaceConfiguration) return;
+  if (!client_.workspaceConfiguration)
+    return;
   auto self = shared_from_this();
-  endpoint_->call("workspace/configuration",
-                  json{{"items", json::array({json{{"section", "pallas-lsp"}}})}},
-                  [self](bool ok, const json& value) {
-                    if (!ok || !value.is_array() || value.empty()) {
-                      self->log_.warn("workspace/configuration failed: " + value.dump());
-                      return;
-                    }
-                    const json& cfg = value[0];
-                    std::string applied;
-                    if (cfg.is_object() && cfg.contains("logLevel") && cfg["logLevel"].is_string()) {
-                      if (auto level = protocol::parseLogLevel(cfg["logLevel"].get<std::string>())) {
-                        self->log_.setLevel(*level);
-                        applied = "logLevel=" + cfg["logLevel"].get<std::string>();
-                      }
-                    }
-                    if (cfg.is_object()) self->notifyConfiguration(cfg);
-                    self->log_.info("configuration received" +
-                                    (applied.empty() ? std::string(" (no pallas-lsp settings)")
-                                                     : ": " + applied));
-                  });
+  endpoint_->call(
+      "workspace/configuration", json{{"items", json::array({json{{"section", "pallas-lsp"}}})}},
+      [self](bool ok, const json& value) {
+        if (!ok || !value.is_array() || value.empty()) {
+          self->log_.warn("workspace/configuration failed: " + value.dump());
+          return;
+        }
+        const json& cfg = value[0];
+        std::string applied;
+        if (cfg.is_object() && cfg.contains("logLevel") && cfg["logLevel"].is_string()) {
+          if (auto level = protocol::parseLogLevel(cfg["logLevel"].get<std::string>())) {
+            self->log_.setLevel(*level);
+            applied = "logLevel=" + cfg["logLevel"].get<std::string>();
+          }
+        }
+        if (cfg.is_object())
+          self->notifyConfiguration(cfg);
+        self->log_.info("configuration received" + (applied.empty()
+                                                        ? std::string(" (no pallas-lsp settings)")
+                                                        : ": " + applied));
+      });
 }
 
 void LspServer::didOpen(const json& params) {
   const json& td = protocol::requireField(params, "textDocument", V::object);
   const json& uri = protocol::requireField(td, "uri", V::string, "params.textDocument");
   const json& text = protocol::requireField(td, "text", V::string, "params.textDocument");
-  const json* version = protocol::optionalField(td, "version", V::number_integer,
-                                                "params.textDocument");
+  const json* version =
+      protocol::optionalField(td, "version", V::number_integer, "params.textDocument");
   Document doc{uri.get<std::string>(), protocol::uriToPath(uri.get<std::string>()),
                version ? version->get<int64_t>() : 0, text.get<std::string>()};
   if (auto bad = protocol::findInvalidUtf8(doc.text)) {
@@ -416,8 +446,8 @@ void LspServer::didOpen(const json& params) {
 void LspServer::didChange(const json& params) {
   const json& td = protocol::requireField(params, "textDocument", V::object);
   const json& uri = protocol::requireField(td, "uri", V::string, "params.textDocument");
-  const json* version = protocol::optionalField(td, "version", V::number_integer,
-                                                "params.textDocument");
+  const json* version =
+      protocol::optionalField(td, "version", V::number_integer, "params.textDocument");
   const json& changes = protocol::requireField(params, "contentChanges", V::array);
   std::string path = protocol::uriToPath(uri.get<std::string>());
   if (!documents_.isOpen(path)) {
@@ -425,8 +455,8 @@ void LspServer::didChange(const json& params) {
                " ignored: the document was never opened (send didOpen first)");
     return;
   }
-  auto result = documents_.change(path, version ? version->get<int64_t>() : -1, changes,
-                                  client_.encoding);
+  auto result =
+      documents_.change(path, version ? version->get<int64_t>() : -1, changes, client_.encoding);
   if (!result.error.empty()) {
     log_.error("didChange for " + uri.get<std::string>() + " rejected: " + result.error +
                "; the document keeps its previous text");
@@ -438,7 +468,8 @@ void LspServer::didChange(const json& params) {
   } catch (const std::exception& e) {
     // The draft is authoritative: resynchronise the Project from it.
     log_.error("applying edits to " + path + " failed (" + e.what() + "); reloading it");
-    if (auto doc = documents_.get(path)) stats = project_->setDocument(path, doc->text);
+    if (auto doc = documents_.get(path))
+      stats = project_->setDocument(path, doc->text);
   }
   afterUpdate(path, stats);
 }
@@ -465,12 +496,16 @@ void LspServer::didClose(const json& params) {
       }
     }
     if (timer)
-      asio::post(endpoint_->io(), [t = std::shared_ptr<asio::steady_timer>(std::move(timer))] { t->cancel(); });
+      asio::post(endpoint_->io(),
+                 [t = std::shared_ptr<asio::steady_timer>(std::move(timer))] { t->cancel(); });
   }
-  if (!client_.pullDiagnostics) publish(path, json::array(), std::nullopt);
+  if (!client_.pullDiagnostics)
+    publish(path, json::array(), std::nullopt);
 }
 
-void LspServer::didSave(const json& params) { log_.debug("saved " + documentPath(params)); }
+void LspServer::didSave(const json& params) {
+  log_.debug("saved " + documentPath(params));
+}
 
 void LspServer::didChangeWatchedFiles(const json& params) {
   const json& changes = protocol::requireField(params, "changes", V::array);
@@ -481,7 +516,8 @@ void LspServer::didChangeWatchedFiles(const json& params) {
       continue;
     }
     std::string path = protocol::uriToPath(change["uri"].get<std::string>());
-    if (documents_.isOpen(path)) continue; // the editor's draft wins
+    if (documents_.isOpen(path))
+      continue; // the editor's draft wins
     int type = change["type"].get<int>();
     if (type == 3) { // Deleted
       project_->closeDocument(path);
@@ -517,9 +553,11 @@ void LspServer::afterUpdate(const std::string& path, const analysis::UpdateStats
     log_.warn(analysis::tooDeepText(path, *stats.tooDeepAt) + ", so findings there may be missing");
   log_.debug("updated " + path + ": " + std::to_string(stats.functionsRelowered) + "/" +
              std::to_string(stats.functionsTotal) + " functions relowered");
-  if (documents_.isOpen(path)) scheduleDiagnostics(path);
+  if (documents_.isOpen(path))
+    scheduleDiagnostics(path);
   for (const std::string& dep : project_->dependents(path)) {
-    if (dep != path && documents_.isOpen(dep)) scheduleDiagnostics(dep);
+    if (dep != path && documents_.isOpen(dep))
+      scheduleDiagnostics(dep);
   }
 }
 
@@ -536,17 +574,20 @@ void LspServer::scheduleDiagnostics(const std::string& path) {
     std::lock_guard lock(scheduleMutex_);
     Scheduled& s = scheduled_[path];
     generation = ++s.generation;
-    if (!s.timer) s.timer = std::make_unique<asio::steady_timer>(endpoint_->io());
+    if (!s.timer)
+      s.timer = std::make_unique<asio::steady_timer>(endpoint_->io());
   }
   // Timers are only touched on the I/O thread.
   auto self = shared_from_this();
   asio::post(endpoint_->io(), [self, path, generation] {
     std::lock_guard lock(self->scheduleMutex_);
     auto it = self->scheduled_.find(path);
-    if (it == self->scheduled_.end() || it->second.generation != generation) return;
+    if (it == self->scheduled_.end() || it->second.generation != generation)
+      return;
     it->second.timer->expires_after(self->options_.debounce);
     it->second.timer->async_wait([self, path, generation](boost::system::error_code ec) {
-      if (ec) return; // restarted by a newer edit
+      if (ec)
+        return; // restarted by a newer edit
       asio::post(self->endpoint_->pool(),
                  [self, path, generation] { self->runDiagnostics(path, generation); });
     });
@@ -559,9 +600,11 @@ void LspServer::runDiagnostics(const std::string& path, uint64_t generation) {
     auto it = scheduled_.find(path);
     return it != scheduled_.end() && it->second.generation == generation && !endpoint_->closed();
   };
-  if (!current()) return;
+  if (!current())
+    return;
   auto doc = documents_.get(path);
-  if (!doc) return;
+  if (!doc)
+    return;
   std::vector<analysis::Finding> findings;
   try {
     findings = this->findings(path);
@@ -570,9 +613,11 @@ void LspServer::runDiagnostics(const std::string& path, uint64_t generation) {
     return;
   }
   // A newer edit arrived while analysing: its own run will publish.
-  if (!current()) return;
+  if (!current())
+    return;
   json diagnostics = withExtraDiagnostics(path, converter().diagnostics(findings));
-  if (!current()) return;
+  if (!current())
+    return;
   publish(path, diagnostics, doc->version);
 }
 
@@ -580,13 +625,16 @@ void LspServer::publish(const std::string& path, const json& diagnostics,
                         std::optional<int64_t> version) {
   auto doc = documents_.get(path);
   json params{{"uri", doc ? doc->uri : protocol::pathToUri(path)}, {"diagnostics", diagnostics}};
-  if (version) params["version"] = *version;
+  if (version)
+    params["version"] = *version;
   endpoint_->notify("textDocument/publishDiagnostics", std::move(params));
 }
 
 std::optional<std::string> LspServer::textOf(const std::string& path) {
-  if (auto doc = documents_.get(path)) return doc->text;
-  if (project_ && project_->hasDocument(path)) return project_->documentText(path);
+  if (auto doc = documents_.get(path))
+    return doc->text;
+  if (project_ && project_->hasDocument(path))
+    return project_->documentText(path);
   return readFileBounded(path, nullptr);
 }
 
@@ -606,11 +654,13 @@ json LspServer::pullDiagnostics(const json& params, const RequestContext& ctx) {
   // knowledge table, a helper file, a GPU run) gives a new id, and nothing
   // else does (a global counter made ids change under unrelated activity).
   int64_t version = 0;
-  if (auto doc = documents_.get(path)) version = doc->version;
+  if (auto doc = documents_.get(path))
+    version = doc->version;
   std::string resultId = std::to_string(
       std::hash<std::string>{}(path + '\n' + std::to_string(version) + '\n' + items.dump()));
   if (const json* prev = protocol::optionalField(params, "previousResultId", V::string))
-    if (*prev == resultId) return json{{"kind", "unchanged"}, {"resultId", resultId}};
+    if (*prev == resultId)
+      return json{{"kind", "unchanged"}, {"resultId", resultId}};
   return json{{"kind", "full"}, {"resultId", resultId}, {"items", std::move(items)}};
 }
 
@@ -619,11 +669,11 @@ json LspServer::workspaceDiagnostics(const json& params, const RequestContext& c
   json items = json::array();
   for (const Document& doc : documents_.all()) {
     ctx.cancel.check();
-    items.push_back({{"kind", "full"},
-                     {"uri", doc.uri},
-                     {"version", doc.version},
-                     {"items", withExtraDiagnostics(
-                                   doc.path, converter().diagnostics(findings(doc.path)))}});
+    items.push_back(
+        {{"kind", "full"},
+         {"uri", doc.uri},
+         {"version", doc.version},
+         {"items", withExtraDiagnostics(doc.path, converter().diagnostics(findings(doc.path)))}});
   }
   return json{{"items", items}};
 }
@@ -635,8 +685,10 @@ json LspServer::mlir(const json& params) {
   analysis::UpdateStats stats;
   {
     std::lock_guard lock(scheduleMutex_);
-    if (auto it = scheduled_.find(path); it != scheduled_.end()) stats = it->second.stats;
-    else stats = project_->lastUpdate(path);
+    if (auto it = scheduled_.find(path); it != scheduled_.end())
+      stats = it->second.stats;
+    else
+      stats = project_->lastUpdate(path);
   }
   return json{{"mlir", project_->mlirText(path)},
               {"functionsTotal", stats.functionsTotal},
@@ -656,11 +708,13 @@ json LspServer::codeLens(const json& params) {
   std::string path = documentPath(params);
   json lenses = json::array();
   auto doc = documents_.get(path);
-  if (!doc) return lenses;
+  if (!doc)
+    return lenses;
   for (auto& provider : codeLensProviders_) {
     json more = provider(*this, *doc);
     if (more.is_array())
-      for (auto& l : more) lenses.push_back(std::move(l));
+      for (auto& l : more)
+        lenses.push_back(std::move(l));
   }
   return lenses;
 }
@@ -716,14 +770,17 @@ std::shared_ptr<Progress> LspServer::beginProgress(const std::string& title, boo
 }
 
 void LspServer::finish(int exitCode) {
-  if (finished_.exchange(true)) return;
+  if (finished_.exchange(true))
+    return;
   {
     std::lock_guard lock(scheduleMutex_);
-    for (auto& [path, s] : scheduled_) ++s.generation;
+    for (auto& [path, s] : scheduled_)
+      ++s.generation;
   }
   log_.clearSink();
   endpoint_->close();
-  if (onExit_) onExit_(exitCode);
+  if (onExit_)
+    onExit_(exitCode);
 }
 
 } // namespace pallas::server

@@ -19,13 +19,11 @@
 #include "Diagnostics.h"
 #include "DocumentStore.h"
 #include "FindingsPipeline.h"
-
 #include "pallas/analysis/Project.h"
 #include "pallas/protocol/Endpoint.h"
 
-#include <boost/asio/steady_timer.hpp>
-
 #include <atomic>
+#include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -47,11 +45,11 @@ struct ClientInfo {
   bool relatedInformation = true;      // publishDiagnostics.relatedInformation
   bool workspaceConfiguration = false; // workspace.configuration
   bool watchedFilesRegistration = false;
-  bool workDoneProgress = false;       // window.workDoneProgress
-  bool codeLensRefresh = false;        // workspace.codeLens.refreshSupport
-  std::string name;                    // clientInfo.name
-  json initializationOptions;          // initialize's initializationOptions (null if none)
-  json capabilities;                   // everything, for features to inspect
+  bool workDoneProgress = false; // window.workDoneProgress
+  bool codeLensRefresh = false;  // workspace.codeLens.refreshSupport
+  std::string name;              // clientInfo.name
+  json initializationOptions;    // initialize's initializationOptions (null if none)
+  json capabilities;             // everything, for features to inspect
 };
 
 enum class MessageType { Error = 1, Warning = 2, Info = 3, Log = 4 };
@@ -113,8 +111,7 @@ public:
   // Requests are refused with -32002 before initialize and -32600 after
   // shutdown. Concurrent requests run on the pool after all earlier messages
   // were handled; Sequential ones run in order with notifications.
-  void addRequest(const std::string& method, RequestHandler handler,
-                  Mode mode = Mode::Concurrent);
+  void addRequest(const std::string& method, RequestHandler handler, Mode mode = Mode::Concurrent);
   void addNotification(const std::string& method, NotificationHandler handler);
   // workspace/executeCommand; advertised in executeCommandProvider.commands.
   void addCommand(const std::string& command, CommandHandler handler);

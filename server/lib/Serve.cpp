@@ -2,12 +2,11 @@
 
 #include "pallas/protocol/Transport.h"
 
+#include <algorithm>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
-
-#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <set>
@@ -21,7 +20,8 @@ namespace asio = boost::asio;
 namespace {
 
 unsigned poolSize(unsigned requested) {
-  if (requested) return requested;
+  if (requested)
+    return requested;
   return std::max(2u, std::thread::hardware_concurrency());
 }
 
@@ -84,7 +84,8 @@ public:
   void listen() {
     boost::system::error_code ec;
     auto address = asio::ip::make_address(options_.host, ec);
-    if (ec) throw std::runtime_error("invalid listen address '" + options_.host + "'");
+    if (ec)
+      throw std::runtime_error("invalid listen address '" + options_.host + "'");
     asio::ip::tcp::endpoint at(address, options_.port);
     acceptor_.open(at.protocol());
     acceptor_.set_option(asio::ip::tcp::acceptor::reuse_address(true));
@@ -109,17 +110,19 @@ public:
   void stop() {
     boost::system::error_code ec;
     acceptor_.close(ec);
-    for (auto& s : sessions_) s->endpoint->close();
+    for (auto& s : sessions_)
+      s->endpoint->close();
   }
 
 private:
   void accept() {
-    acceptor_.async_accept([self = shared_from_this()](boost::system::error_code ec,
-                                                       asio::ip::tcp::socket socket) {
-      if (ec) return; // closed
-      self->startSession(std::move(socket));
-      self->accept();
-    });
+    acceptor_.async_accept(
+        [self = shared_from_this()](boost::system::error_code ec, asio::ip::tcp::socket socket) {
+          if (ec)
+            return; // closed
+          self->startSession(std::move(socket));
+          self->accept();
+        });
   }
 
   void startSession(asio::ip::tcp::socket socket) {
@@ -130,18 +133,22 @@ private:
     std::string name = transport->describe();
     session->endpoint = std::make_shared<protocol::Endpoint>(io_, pool_, transport, *session->log);
     session->endpoint->keepAlive(session->log);
-    if (!options_.token.empty()) session->endpoint->requireToken(options_.token);
-    session->server = std::make_shared<LspServer>(session->endpoint, *session->log, options_.server);
+    if (!options_.token.empty())
+      session->endpoint->requireToken(options_.token);
+    session->server =
+        std::make_shared<LspServer>(session->endpoint, *session->log, options_.server);
     sessions_.insert(session);
     log_.info("client connected: " + name);
     std::weak_ptr<Listener> weak = shared_from_this();
     std::weak_ptr<Session> weakSession = session;
     session->server->start([weak, weakSession, name](int code) {
       auto self = weak.lock();
-      if (!self) return;
+      if (!self)
+        return;
       // Drop the session on the I/O thread, where its timers live.
       asio::post(self->io_, [self, weakSession, name, code] {
-        if (auto s = weakSession.lock()) self->sessions_.erase(s);
+        if (auto s = weakSession.lock())
+          self->sessions_.erase(s);
         self->log_.info("client " + name + " ended (exit code " + std::to_string(code) + ")");
       });
     });
@@ -163,7 +170,8 @@ int serveTcp(const ServeOptions& options, protocol::Logger& log) {
   listener->listen();
   asio::signal_set signals(io, SIGINT, SIGTERM);
   signals.async_wait([&](boost::system::error_code ec, int sig) {
-    if (ec) return;
+    if (ec)
+      return;
     log.info("signal " + std::to_string(sig) + ": stopping");
     listener->stop();
     io.stop();

@@ -2,7 +2,6 @@
 #pragma once
 
 #include "LspServer.h"
-
 #include "pallas/protocol/Logger.h"
 
 #include <cstdint>
@@ -15,8 +14,8 @@ struct ServeOptions {
   std::string host = "127.0.0.1"; // loopback unless the user names another address
   uint16_t port = 0;              // 0: any free port (printed on stderr)
   protocol::LogLevel logLevel = protocol::LogLevel::Info;
-  std::string logFile;            // empty: stderr
-  unsigned threads = 0;           // request pool size; 0: hardware threads (at least 2)
+  std::string logFile;  // empty: stderr
+  unsigned threads = 0; // request pool size; 0: hardware threads (at least 2)
   // TCP: the secret every connection must present in initialize's
   // initializationOptions.authToken (docs/security.md); empty: none (only
   // allowed on a loopback address).

@@ -12,7 +12,8 @@ namespace pallas::analysis::test {
 
 TempDir::TempDir() {
   std::string tmpl = (fs::temp_directory_path() / "pallas-analysis-XXXXXX").string();
-  if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+  if (!mkdtemp(tmpl.data()))
+    throw std::runtime_error("mkdtemp failed");
   path_ = tmpl;
 }
 
@@ -34,20 +35,25 @@ std::string lowerToText(const std::string& source, const std::string& path) {
   return project.mlirText(path);
 }
 
-std::vector<std::string> linesWith(const std::string& text, const std::vector<std::string>& needles) {
+std::vector<std::string> linesWith(const std::string& text,
+                                   const std::vector<std::string>& needles) {
   std::vector<std::string> out;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
     bool all = true;
-    for (const auto& n : needles) all &= line.find(n) != std::string::npos;
-    if (all) out.push_back(line);
+    for (const auto& n : needles)
+      all &= line.find(n) != std::string::npos;
+    if (all)
+      out.push_back(line);
   }
   return out;
 }
 
 size_t count(const std::string& text, const std::string& needle) {
   size_t n = 0;
-  for (size_t pos = text.find(needle); pos != std::string::npos; pos = text.find(needle, pos + needle.size())) ++n;
+  for (size_t pos = text.find(needle); pos != std::string::npos;
+       pos = text.find(needle, pos + needle.size()))
+    ++n;
   return n;
 }
 

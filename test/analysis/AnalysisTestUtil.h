@@ -25,7 +25,8 @@ private:
 // The printed module of `source` as document `path` (a fresh Project).
 std::string lowerToText(const std::string& source, const std::string& path = "/virtual/t.py");
 // Lines of `text` that contain every needle.
-std::vector<std::string> linesWith(const std::string& text, const std::vector<std::string>& needles);
+std::vector<std::string> linesWith(const std::string& text,
+                                   const std::vector<std::string>& needles);
 size_t count(const std::string& text, const std::string& needle);
 std::string readFile(const std::string& path);
 

@@ -32,7 +32,10 @@ def run(x):
 void expectKernelRecognised(const std::string& imports) {
   std::string text = lowerToText("import jax\n" + imports + kKernelBody);
   SCOPED_TRACE(imports);
-  EXPECT_EQ(linesWith(text, {"pallas.prim \"plgpu.copy_gmem_to_smem\"", "origins = [\"arg\", \"arg\", \"arg\"]"}).size(), 1u)
+  EXPECT_EQ(linesWith(text, {"pallas.prim \"plgpu.copy_gmem_to_smem\"",
+                             "origins = [\"arg\", \"arg\", \"arg\"]"})
+                .size(),
+            1u)
       << text;
   EXPECT_EQ(linesWith(text, {"pallas.prim \"plgpu.barrier_wait\""}).size(), 1u);
   auto launch = linesWith(text, {"pallas.launch \"pl.pallas_call\""});
@@ -69,7 +72,8 @@ def kernel(x_ref, o_ref):
   o_ref[...] = x_ref[...]
 f = jax.experimental.pallas.pallas_call(kernel, out_shape=None)
 )py");
-  EXPECT_EQ(linesWith(text, {"pallas.launch \"pl.pallas_call\"", "body = @kernel"}).size(), 1u) << text;
+  EXPECT_EQ(linesWith(text, {"pallas.launch \"pl.pallas_call\"", "body = @kernel"}).size(), 1u)
+      << text;
 }
 
 TEST(Imports, InlineMgpuImportedByNameWithRefType) {
@@ -90,12 +94,17 @@ def kernel(x_ref, o_ref):
   ASSERT_EQ(inl.size(), 1u) << text;
   EXPECT_NE(inl[0].find("arg_type_kinds = [\"ref\", \"array\"]"), std::string::npos) << inl[0];
   EXPECT_NE(inl[0].find("arg_types_count = 2"), std::string::npos);
-  EXPECT_NE(inl[0].find("return_type = \"plgpu.ShapeDtypeStruct((128,), jnp.float32)\""), std::string::npos);
+  EXPECT_NE(inl[0].find("return_type = \"plgpu.ShapeDtypeStruct((128,), jnp.float32)\""),
+            std::string::npos);
   // The wrapper closure takes what the caller passes (no ctx) ...
-  EXPECT_EQ(linesWith(text, {"pallas.closure \"body\"", "arg_names = [\"smem_ref\", \"vals\"]"}).size(), 1u);
+  EXPECT_EQ(
+      linesWith(text, {"pallas.closure \"body\"", "arg_names = [\"smem_ref\", \"vals\"]"}).size(),
+      1u);
   // ... and is called with the kernel's ref.
-  EXPECT_EQ(linesWith(text, {"pallas.call_indirect", "origins = [\"arg\", \"value\"]"}).size(), 1u) << text;
-  EXPECT_EQ(linesWith(text, {"pallas.prim \"mgpu.FragmentedArray.load_tiled\""}).size(), 1u) << text;
+  EXPECT_EQ(linesWith(text, {"pallas.call_indirect", "origins = [\"arg\", \"value\"]"}).size(), 1u)
+      << text;
+  EXPECT_EQ(linesWith(text, {"pallas.prim \"mgpu.FragmentedArray.load_tiled\""}).size(), 1u)
+      << text;
 }
 
 TEST(Imports, MosaicGpuAlias) {
@@ -140,8 +149,10 @@ def kernel(x_ref):
   helper(x_ref)
 )py");
   EXPECT_EQ(linesWith(text, {"pallas.func @helper", "arg_names = [\"ref\"]"}).size(), 1u) << text;
-  EXPECT_EQ(linesWith(text, {"pallas.inline_mgpu(%arg0)", "origins = [\"arg\"]"}).size(), 1u) << text;
-  EXPECT_EQ(linesWith(text, {"pallas.call @helper(%arg0)", "origins = [\"arg\"]"}).size(), 1u) << text;
+  EXPECT_EQ(linesWith(text, {"pallas.inline_mgpu(%arg0)", "origins = [\"arg\"]"}).size(), 1u)
+      << text;
+  EXPECT_EQ(linesWith(text, {"pallas.call @helper(%arg0)", "origins = [\"arg\"]"}).size(), 1u)
+      << text;
 }
 
 TEST(Shadowing, ParameterAndLocalShadowModuleNames) {
@@ -196,7 +207,9 @@ def run(x):
   ASSERT_EQ(dec.size(), 1u) << text;
   EXPECT_NE(dec[0].find("form = \"decorator\""), std::string::npos);
   EXPECT_NE(dec[0].find("paths = [\"interpret_gpu\"]"), std::string::npos);
-  EXPECT_NE(dec[0].find("interpret_params = {skip_floating_point_ops = \"True\"}"), std::string::npos) << dec[0];
+  EXPECT_NE(dec[0].find("interpret_params = {skip_floating_point_ops = \"True\"}"),
+            std::string::npos)
+      << dec[0];
   auto partial = linesWith(text, {"pallas.launch", "body = @body"});
   ASSERT_EQ(partial.size(), 1u) << text;
   EXPECT_NE(partial[0].find("form = \"partial\""), std::string::npos);
@@ -282,9 +295,11 @@ def h(x):
     size_t l = text.find("pallas.launch", at);
     return text.substr(l, text.find('\n', l) - l);
   };
-  EXPECT_NE(launchIn("a").find("interpret_source = \"module_constant\""), std::string::npos) << launchIn("a");
+  EXPECT_NE(launchIn("a").find("interpret_source = \"module_constant\""), std::string::npos)
+      << launchIn("a");
   EXPECT_NE(launchIn("a").find("paths = [\"compiled\"]"), std::string::npos);
-  EXPECT_NE(launchIn("b").find("interpret_source = \"default_param\""), std::string::npos) << launchIn("b");
+  EXPECT_NE(launchIn("b").find("interpret_source = \"default_param\""), std::string::npos)
+      << launchIn("b");
   EXPECT_NE(launchIn("b").find("paths = [\"interpret_hlo\"]"), std::string::npos);
   EXPECT_NE(launchIn("c").find("paths = [\"unknown\"]"), std::string::npos) << launchIn("c");
   EXPECT_NE(launchIn("d").find("paths = [\"interpret_gpu\"]"), std::string::npos) << launchIn("d");
@@ -292,12 +307,15 @@ def h(x):
   EXPECT_NE(launchIn("e").find("paths = [\"interpret_gpu\"]"), std::string::npos) << launchIn("e");
   EXPECT_NE(launchIn("e").find("context = \"force_gpu_interpret_mode\""), std::string::npos);
   EXPECT_NE(launchIn("e").find("context_line = 23"), std::string::npos) << launchIn("e");
-  EXPECT_NE(launchIn("f").find("context = \"set_gpu_interpret_mode\""), std::string::npos) << launchIn("f");
+  EXPECT_NE(launchIn("f").find("context = \"set_gpu_interpret_mode\""), std::string::npos)
+      << launchIn("f");
   EXPECT_NE(launchIn("f").find("paths = [\"interpret_gpu\"]"), std::string::npos);
-  EXPECT_NE(launchIn("g").find("interpret_source = \"absent\""), std::string::npos) << launchIn("g");
+  EXPECT_NE(launchIn("g").find("interpret_source = \"absent\""), std::string::npos)
+      << launchIn("g");
   EXPECT_NE(launchIn("g").find("paths = [\"compiled\"]"), std::string::npos);
   EXPECT_NE(launchIn("h").find("paths = [\"interpret_hlo\"]"), std::string::npos) << launchIn("h");
-  EXPECT_EQ(count(text, "context = \"force_gpu_interpret_mode\""), 2u) << "the with scope and the launch";
+  EXPECT_EQ(count(text, "context = \"force_gpu_interpret_mode\""), 2u)
+      << "the with scope and the launch";
 }
 
 TEST(Bodies, HigherOrderConstructs) {
@@ -337,22 +355,43 @@ def kernel(a_gmem, b_gmem, o_gmem):
   ASSERT_EQ(pipe.size(), 1u) << text;
   // The body is a closure defined earlier: its parameters become the
   // scope's block arguments (indices, then the pipeline's SMEM buffers).
-  EXPECT_NE(pipe[0].find("arg_origins = [\"value\", \"pipeline\", \"pipeline\", \"pipeline\"]"), std::string::npos)
+  EXPECT_NE(pipe[0].find("arg_origins = [\"value\", \"pipeline\", \"pipeline\", \"pipeline\"]"),
+            std::string::npos)
       << pipe[0];
-  EXPECT_EQ(linesWith(text, {"pallas.call_indirect", "origins = [\"value\", \"pipeline\", \"pipeline\", \"pipeline\"]"}).size(), 1u)
+  EXPECT_EQ(linesWith(text, {"pallas.call_indirect",
+                             "origins = [\"value\", \"pipeline\", \"pipeline\", \"pipeline\"]"})
+                .size(),
+            1u)
       << text;
-  auto scoped = linesWith(text, {"pallas.scope \"pl.run_scoped\"", "allocations = [\"acc\", \"smem\"]"});
+  auto scoped =
+      linesWith(text, {"pallas.scope \"pl.run_scoped\"", "allocations = [\"acc\", \"smem\"]"});
   ASSERT_EQ(scoped.size(), 1u) << text;
-  EXPECT_NE(scoped[0].find("arg_origins = [\"acc\", \"run_scoped\"]"), std::string::npos) << scoped[0];
-  EXPECT_EQ(linesWith(text, {"pallas.prim \"plgpu.wgmma\"", "origins = [\"acc\", \"run_scoped\", \"run_scoped\"]"}).size(), 1u)
+  EXPECT_NE(scoped[0].find("arg_origins = [\"acc\", \"run_scoped\"]"), std::string::npos)
+      << scoped[0];
+  EXPECT_EQ(linesWith(text, {"pallas.prim \"plgpu.wgmma\"",
+                             "origins = [\"acc\", \"run_scoped\", \"run_scoped\"]"})
+                .size(),
+            1u)
       << text;
-  EXPECT_EQ(linesWith(text, {"pallas.scope \"pl.run_scoped\"", "allocations = [\"smem\", \"barrier\"]"}).size(), 1u) << text;
-  EXPECT_EQ(linesWith(text, {"pallas.call_indirect", "origins = [\"run_scoped\", \"run_scoped\"]"}).size(), 1u) << text;
-  EXPECT_EQ(linesWith(text, {"pallas.scope \"pl.loop\"", "arg_origins = [\"value\"]"}).size(), 1u) << text;
+  EXPECT_EQ(
+      linesWith(text, {"pallas.scope \"pl.run_scoped\"", "allocations = [\"smem\", \"barrier\"]"})
+          .size(),
+      1u)
+      << text;
+  EXPECT_EQ(linesWith(text, {"pallas.call_indirect", "origins = [\"run_scoped\", \"run_scoped\"]"})
+                .size(),
+            1u)
+      << text;
+  EXPECT_EQ(linesWith(text, {"pallas.scope \"pl.loop\"", "arg_origins = [\"value\"]"}).size(), 1u)
+      << text;
   EXPECT_EQ(linesWith(text, {"pallas.scope \"lax.fori_loop\""}).size(), 1u) << text;
-  EXPECT_EQ(linesWith(text, {"pallas.scope \"pl.run_state\"", "arg_origins = [\"run_state\"]"}).size(), 1u) << text;
+  EXPECT_EQ(
+      linesWith(text, {"pallas.scope \"pl.run_state\"", "arg_origins = [\"run_state\"]"}).size(),
+      1u)
+      << text;
   // Inside state_body (a closure) the unpacked refs stay "arg" of the closure.
-  EXPECT_EQ(linesWith(text, {"pallas.call_indirect", "origins = [\"run_state\"]"}).size(), 1u) << text;
+  EXPECT_EQ(linesWith(text, {"pallas.call_indirect", "origins = [\"run_state\"]"}).size(), 1u)
+      << text;
 }
 
 TEST(Bodies, PipelineBodyInPlace) {
@@ -367,7 +406,9 @@ def kernel(a_gmem, o_gmem):
 )py");
   auto pipe = linesWith(text, {"pallas.scope \"plgpu.emit_pipeline\""});
   ASSERT_EQ(pipe.size(), 1u) << text;
-  EXPECT_NE(pipe[0].find("arg_origins = [\"value\", \"pipeline\", \"pipeline\"]"), std::string::npos) << pipe[0];
+  EXPECT_NE(pipe[0].find("arg_origins = [\"value\", \"pipeline\", \"pipeline\"]"),
+            std::string::npos)
+      << pipe[0];
   EXPECT_EQ(linesWith(text, {"ref.__setitem__", "origins = [\"pipeline\""}).size(), 1u) << text;
 }
 
@@ -384,22 +425,27 @@ def kernel(x_ref, o_ref, barrier):
 )py");
   auto when = linesWith(text, {"pallas.scope \"pl.when\""});
   ASSERT_EQ(when.size(), 1u) << text;
-  EXPECT_NE(when[0].find("origins = [\"value\"]"), std::string::npos) << "the condition is an operand";
-  EXPECT_EQ(linesWith(text, {"plgpu.barrier_arrive\"(%arg2)", "arg_indices = array<i64: 2>"}).size(), 1u) << text;
-  EXPECT_EQ(linesWith(text, {"pallas.closure \"<lambda>\"", "kind = \"lambda\""}).size(), 1u) << text;
+  EXPECT_NE(when[0].find("origins = [\"value\"]"), std::string::npos)
+      << "the condition is an operand";
+  EXPECT_EQ(
+      linesWith(text, {"plgpu.barrier_arrive\"(%arg2)", "arg_indices = array<i64: 2>"}).size(), 1u)
+      << text;
+  EXPECT_EQ(linesWith(text, {"pallas.closure \"<lambda>\"", "kind = \"lambda\""}).size(), 1u)
+      << text;
 }
 
 TEST(CrossFile, HelpersReExportsAndDependents) {
   TempDir dir;
   dir.write("mylib/__init__.py", "from jax.experimental.pallas import mosaic_gpu as plgpu\n"
                                  "from .copies import copy_in as fetch\n");
-  std::string copies = dir.write("mylib/copies.py",
-                                 "from jax.experimental.pallas import mosaic_gpu as plgpu\n"
-                                 "def copy_in(src, dst, bar):\n"
-                                 "  plgpu.copy_gmem_to_smem(src, dst, bar)\n"
-                                 "  plgpu.barrier_wait(bar)\n");
-  std::string helpers = dir.write("helpers.py", "from jax.experimental.pallas import mosaic_gpu as plgpu\n"
-                                                "def inline_mgpu(x):\n  return x\n");
+  std::string copies =
+      dir.write("mylib/copies.py", "from jax.experimental.pallas import mosaic_gpu as plgpu\n"
+                                   "def copy_in(src, dst, bar):\n"
+                                   "  plgpu.copy_gmem_to_smem(src, dst, bar)\n"
+                                   "  plgpu.barrier_wait(bar)\n");
+  std::string helpers =
+      dir.write("helpers.py", "from jax.experimental.pallas import mosaic_gpu as plgpu\n"
+                              "def inline_mgpu(x):\n  return x\n");
   std::string mainPath = dir.write("main.py", "");
   std::string main = R"py(
 from jax.experimental import pallas as pl
@@ -420,9 +466,14 @@ def kernel(x_gmem, o_gmem, x_smem, bar):
   Project project(options);
   project.setDocument(mainPath, main);
   std::string text = project.mlirText(mainPath);
-  EXPECT_EQ(linesWith(text, {"pallas.call @copy_in", "callee_file = \"" + copies + "\""}).size(), 3u) << text;
-  EXPECT_EQ(linesWith(text, {"pallas.call @inline_mgpu", "callee_file = \"" + helpers + "\""}).size(), 1u) << text;
-  EXPECT_EQ(linesWith(text, {"pallas.prim \"plgpu.commit_smem\""}).size(), 1u) << "re-exported plgpu";
+  EXPECT_EQ(linesWith(text, {"pallas.call @copy_in", "callee_file = \"" + copies + "\""}).size(),
+            3u)
+      << text;
+  EXPECT_EQ(
+      linesWith(text, {"pallas.call @inline_mgpu", "callee_file = \"" + helpers + "\""}).size(), 1u)
+      << text;
+  EXPECT_EQ(linesWith(text, {"pallas.prim \"plgpu.commit_smem\""}).size(), 1u)
+      << "re-exported plgpu";
   EXPECT_EQ(count(text, "pallas.inline_mgpu"), 0u);
   auto deps = project.dependents(copies);
   EXPECT_NE(std::find(deps.begin(), deps.end(), mainPath), deps.end());
@@ -464,8 +515,13 @@ def broken(x_ref:
 def last(x_ref, s, b):
   plgpu.copy_smem_to_gmem(s, x_ref)
 )py");
-  EXPECT_EQ(linesWith(text, {"pallas.prim \"plgpu.copy_gmem_to_smem\"", "origins = [\"arg\""}).size(), 1u) << text;
-  EXPECT_EQ(linesWith(text, {"pallas.prim \"plgpu.copy_smem_to_gmem\"", "origins = [\"arg\", \"arg\"]"}).size(), 1u)
+  EXPECT_EQ(
+      linesWith(text, {"pallas.prim \"plgpu.copy_gmem_to_smem\"", "origins = [\"arg\""}).size(), 1u)
+      << text;
+  EXPECT_EQ(
+      linesWith(text, {"pallas.prim \"plgpu.copy_smem_to_gmem\"", "origins = [\"arg\", \"arg\"]"})
+          .size(),
+      1u)
       << text;
   EXPECT_GE(count(text, "pallas.func @last"), 1u);
   Project p;
@@ -474,8 +530,9 @@ def last(x_ref, s, b):
 }
 
 TEST(Robustness, NonAsciiCommentsOnlyAndEmpty) {
-  std::string text = lowerToText("# ядро — カーネル\nfrom jax.experimental.pallas import mosaic_gpu as plgpu\n"
-                                 "def kernel_ñ(x_ref, s, b):\n  msg = \"é→✓\"; plgpu.copy_gmem_to_smem(x_ref, s, b)\n");
+  std::string text = lowerToText(
+      "# ядро — カーネル\nfrom jax.experimental.pallas import mosaic_gpu as plgpu\n"
+      "def kernel_ñ(x_ref, s, b):\n  msg = \"é→✓\"; plgpu.copy_gmem_to_smem(x_ref, s, b)\n");
   // Columns are UTF-8 bytes + 1: `  msg = "é→✓"; ` is 2+3+3+1+2+3+3+1+1+1 = 20 bytes.
   auto copy = linesWith(text, {"plgpu.copy_gmem_to_smem"});
   ASSERT_EQ(copy.size(), 1u) << text;
@@ -483,7 +540,8 @@ TEST(Robustness, NonAsciiCommentsOnlyAndEmpty) {
   EXPECT_EQ(count(text, "kernel_\\C3\\B1"), 1u) << text; // MLIR escapes non-ASCII symbol bytes
 
   Project p;
-  for (const char* src : {"", "# only\n# comments\n", "\n\n\n", "\xff\xfe\x00garbage", "\"\"\"unterminated"}) {
+  for (const char* src :
+       {"", "# only\n# comments\n", "\n\n\n", "\xff\xfe\x00garbage", "\"\"\"unterminated"}) {
     p.setDocument("/v/e.py", src);
     EXPECT_TRUE(p.verify("/v/e.py")) << src;
   }
@@ -515,12 +573,16 @@ TEST(Robustness, DeeplyNestedExpressionDoesNotOverflow) {
 }
 
 TEST(Robustness, FiveMegabyteFile) {
-  std::string src = "from jax.experimental import pallas as pl\nfrom jax.experimental.pallas import mosaic_gpu as plgpu\n";
+  std::string src = "from jax.experimental import pallas as pl\nfrom jax.experimental.pallas "
+                    "import mosaic_gpu as plgpu\n";
   unsigned n = 0;
   while (src.size() < 5 * 1024 * 1024) {
-    src += "def kernel_" + std::to_string(n) + "(x_ref, o_ref, s, b):\n"
+    src += "def kernel_" + std::to_string(n) +
+           "(x_ref, o_ref, s, b):\n"
            "  plgpu.copy_gmem_to_smem(x_ref, s, b)\n  plgpu.barrier_wait(b)\n"
-           "  @pl.when(pl.program_id(0) == " + std::to_string(n % 7) + ")\n  def _():\n"
+           "  @pl.when(pl.program_id(0) == " +
+           std::to_string(n % 7) +
+           ")\n  def _():\n"
            "    o_ref[...] = s[...] * 2 + x_ref[...]\n\n";
     ++n;
   }

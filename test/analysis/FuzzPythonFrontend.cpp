@@ -18,11 +18,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string path = "/fuzz/input.py";
   std::string text(reinterpret_cast<const char*>(data), size);
   // Prefix with real Pallas so lowering of launches/scopes is exercised.
-  static const std::string prelude =
-      "import functools\nfrom jax.experimental import pallas as pl\n"
-      "from jax.experimental.pallas import mosaic_gpu as plgpu\n";
+  static const std::string prelude = "import functools\nfrom jax.experimental import pallas as pl\n"
+                                     "from jax.experimental.pallas import mosaic_gpu as plgpu\n";
   auto s = project->setDocument(path, prelude + text);
-  if (!s.verified || !project->verify(path)) std::abort();
+  if (!s.verified || !project->verify(path))
+    std::abort();
   // The passes (discharge walk, path rules, PLS003/PLS004) on the module.
   (void)project->findings(path);
   // Edits: move a slice of the input to another place, a byte at a time.
@@ -30,11 +30,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t i = 0; i + 2 < size && i < 24; i += 3) {
     size_t start = data[i] * docSize / 256;
     size_t len = data[i + 1] % 8;
-    if (start + len > docSize) len = docSize - start;
+    if (start + len > docSize)
+      len = docSize - start;
     std::string ins(reinterpret_cast<const char*>(data + i + 2), 1);
     s = project->editDocument(path, {ByteEdit{start, start + len, ins}});
     docSize = docSize - len + 1;
-    if (!s.verified || !project->verify(path)) std::abort();
+    if (!s.verified || !project->verify(path))
+      std::abort();
   }
   return 0;
 }

@@ -5,11 +5,10 @@
 // --gtest_filter='Golden*', then review the diff.
 #include "AnalysisTestUtil.h"
 
-#include <gtest/gtest.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <gtest/gtest.h>
 
 using namespace pallas::analysis;
 using namespace pallas::analysis::test;
@@ -28,8 +27,10 @@ std::string replaceAll(std::string s, const std::string& from, const std::string
 std::vector<fs::path> cases() {
   std::vector<fs::path> out;
   for (const auto& e : fs::directory_iterator(kGoldenDir)) {
-    if (e.is_regular_file() && e.path().extension() == ".py") out.push_back(e.path());
-    if (e.is_directory() && fs::exists(e.path() / "main.py")) out.push_back(e.path() / "main.py");
+    if (e.is_regular_file() && e.path().extension() == ".py")
+      out.push_back(e.path());
+    if (e.is_directory() && fs::exists(e.path() / "main.py"))
+      out.push_back(e.path() / "main.py");
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -40,8 +41,8 @@ class Golden : public ::testing::TestWithParam<fs::path> {};
 TEST_P(Golden, MatchesExpectedModule) {
   fs::path py = GetParam();
   bool isDir = py.filename() == "main.py" && py.parent_path() != kGoldenDir;
-  fs::path expectedPath =
-      isDir ? fs::path(py.parent_path().string() + ".mlir") : fs::path(py).replace_extension(".mlir");
+  fs::path expectedPath = isDir ? fs::path(py.parent_path().string() + ".mlir")
+                                : fs::path(py).replace_extension(".mlir");
   ProjectOptions options;
   options.workspaceRoots.push_back(py.parent_path().string());
   Project project(options);
@@ -60,10 +61,12 @@ TEST_P(Golden, MatchesExpectedModule) {
 INSTANTIATE_TEST_SUITE_P(Files, Golden, ::testing::ValuesIn(cases()),
                          [](const ::testing::TestParamInfo<fs::path>& info) {
                            fs::path p = info.param;
-                           std::string name = p.filename() == "main.py" ? p.parent_path().filename().string()
-                                                                        : p.stem().string();
+                           std::string name = p.filename() == "main.py"
+                                                  ? p.parent_path().filename().string()
+                                                  : p.stem().string();
                            for (char& c : name)
-                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+                             if (!isalnum(static_cast<unsigned char>(c)))
+                               c = '_';
                            return name;
                          });
 

@@ -3,7 +3,6 @@
 #include "AnalysisTestUtil.h"
 
 #include <gtest/gtest.h>
-
 #include <random>
 
 using namespace pallas::analysis;
@@ -15,10 +14,12 @@ std::string manyFunctions(unsigned n) {
   std::string src = "from jax.experimental import pallas as pl\n"
                     "from jax.experimental.pallas import mosaic_gpu as plgpu\n\n";
   for (unsigned i = 0; i < n; ++i)
-    src += "def kernel_" + std::to_string(i) + "(x_ref, o_ref, smem, barrier):\n"
+    src += "def kernel_" + std::to_string(i) +
+           "(x_ref, o_ref, smem, barrier):\n"
            "  plgpu.copy_gmem_to_smem(x_ref, smem, barrier)\n"
            "  plgpu.barrier_wait(barrier)\n"
-           "  o_ref[...] = smem[...] + " + std::to_string(i) + "\n\n";
+           "  o_ref[...] = smem[...] + " +
+           std::to_string(i) + "\n\n";
   return src;
 }
 
@@ -78,7 +79,8 @@ TEST(Incremental, ChangedImportRelowersItsUsersOnly) {
                     "def c(b):\n  plgpu.barrier_wait(b)\n";
   p.setDocument(path, src);
   // plgpu now names something else: a and c change meaning, b does not.
-  UpdateStats s = p.editDocument(path, {replaceAt(src, "import mosaic_gpu as plgpu", "import tpu as plgpu")});
+  UpdateStats s =
+      p.editDocument(path, {replaceAt(src, "import mosaic_gpu as plgpu", "import tpu as plgpu")});
   EXPECT_EQ(s.functionsRelowered, 3u); // the import statement, a, c
   std::string text = p.mlirText(path);
   EXPECT_EQ(count(text, "plgpu.copy_gmem_to_smem"), 0u) << text;
@@ -121,8 +123,9 @@ def decorated(x_ref, o_ref):
   def _():
     o_ref[...] = x_ref[...]
 )py";
-  const std::vector<std::string> fragments = {"(", ")", ":", "\n", "  ", "def ", "x", "[...]", "plgpu.",
-                                              "@pl.loop(0, 4)\n", "lambda r: r", "\"", "#", "é", "\t"};
+  const std::vector<std::string> fragments = {
+      "(",           ")",  ":", "\n", "  ", "def ", "x", "[...]", "plgpu.", "@pl.loop(0, 4)\n",
+      "lambda r: r", "\"", "#", "é",  "\t"};
   Project p;
   p.setDocument(path, src);
   std::mt19937 rng(1234);
@@ -142,12 +145,16 @@ void expectSameAsFresh(Project& p, const std::string& path, const std::string& w
   Project fresh;
   fresh.setDocument(path, p.documentText(path));
   std::string scratch = fresh.mlirText(path);
-  if (incremental == scratch) return;
+  if (incremental == scratch)
+    return;
   auto a = linesWith(incremental, {""}), b = linesWith(scratch, {""});
   size_t k = 0;
-  while (k < a.size() && k < b.size() && a[k] == b[k]) ++k;
-  ADD_FAILURE() << what << " diverges at line " << k << ":\n  incremental: " << (k < a.size() ? a[k] : "")
-                << "\n  fresh:       " << (k < b.size() ? b[k] : "") << "\ntext:\n" << p.documentText(path);
+  while (k < a.size() && k < b.size() && a[k] == b[k])
+    ++k;
+  ADD_FAILURE() << what << " diverges at line " << k
+                << ":\n  incremental: " << (k < a.size() ? a[k] : "")
+                << "\n  fresh:       " << (k < b.size() ? b[k] : "") << "\ntext:\n"
+                << p.documentText(path);
 }
 
 // Edits that keep the file valid Python (renumbering, moving and deleting
@@ -163,7 +170,8 @@ TEST(Incremental, ValidEditsMatchFreshLowering) {
   for (int i = 0; i < 120; ++i) {
     std::string text = p.documentText(path);
     std::vector<size_t> defs;
-    for (size_t at = text.find("\ndef "); at != std::string::npos; at = text.find("\ndef ", at + 1)) defs.push_back(at + 1);
+    for (size_t at = text.find("\ndef "); at != std::string::npos; at = text.find("\ndef ", at + 1))
+      defs.push_back(at + 1);
     ByteEdit e;
     switch (rng() % 6) {
     case 0: { // a digit in a body
@@ -177,7 +185,8 @@ TEST(Incremental, ValidEditsMatchFreshLowering) {
       break;
     }
     case 2: { // delete a whole function
-      if (defs.size() < 3) continue;
+      if (defs.size() < 3)
+        continue;
       size_t k = rng() % (defs.size() - 1);
       e = ByteEdit{defs[k], defs[k + 1], ""};
       break;
@@ -190,7 +199,8 @@ TEST(Incremental, ValidEditsMatchFreshLowering) {
     case 4: { // switch the plgpu import on and off
       std::string from = "import mosaic_gpu as plgpu", to = "import tpu as plgpu";
       size_t at = text.find(from);
-      if (at == std::string::npos) std::swap(from, to), at = text.find(from);
+      if (at == std::string::npos)
+        std::swap(from, to), at = text.find(from);
       e = ByteEdit{at, at + from.size(), to};
       break;
     }
@@ -202,7 +212,8 @@ TEST(Incremental, ValidEditsMatchFreshLowering) {
     p.editDocument(path, {e});
     ASSERT_TRUE(p.verify(path));
     expectSameAsFresh(p, path, "valid edit " + std::to_string(i));
-    if (HasFailure()) return;
+    if (HasFailure())
+      return;
   }
 }
 

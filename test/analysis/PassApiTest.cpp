@@ -2,12 +2,10 @@
 // Workspace view, cross-file resolution, the call graph, Ref provenance and
 // kernel parameter roles, run through Project::findings' pass hook.
 #include "AnalysisTestUtil.h"
-
 #include "pallas/analysis/detail/Passes.h"
 
-#include <gtest/gtest.h>
-
 #include <functional>
+#include <gtest/gtest.h>
 
 using namespace pallas::analysis;
 using namespace pallas::analysis::test;
@@ -22,7 +20,8 @@ std::function<void(detail::PassContext&)>* gCheck = nullptr;
 void installTestPass() {
   static bool once = [] {
     detail::passRegistry().add("test.capture", [](detail::PassContext& ctx) {
-      if (gCheck) (*gCheck)(ctx);
+      if (gCheck)
+        (*gCheck)(ctx);
     });
     return true;
   }();
@@ -38,9 +37,10 @@ template <typename Op> std::vector<Op> opsOf(mlir::Operation* root) {
 TEST(PassApi, ProvenanceParamsAndCallGraph) {
   installTestPass();
   TempDir dir;
-  std::string helper = dir.write("helpers.py", "from jax.experimental.pallas import mosaic_gpu as plgpu\n"
-                                               "def copy_in(src, dst, bar):\n"
-                                               "  plgpu.copy_gmem_to_smem(src.at[0], dst, bar)\n");
+  std::string helper =
+      dir.write("helpers.py", "from jax.experimental.pallas import mosaic_gpu as plgpu\n"
+                              "def copy_in(src, dst, bar):\n"
+                              "  plgpu.copy_gmem_to_smem(src.at[0], dst, bar)\n");
   std::string mainPath = dir.write("main.py", R"py(
 import functools
 import jax.numpy as jnp
@@ -69,7 +69,8 @@ def run(x):
 
   bool ran = false;
   std::function<void(detail::PassContext&)> check = [&](detail::PassContext& ctx) {
-    if (ctx.path != mainPath) return;
+    if (ctx.path != mainPath)
+      return;
     ran = true;
     // Launch -> body and the roles of its parameters.
     auto launches = opsOf<pd::LaunchOp>(ctx.module);
@@ -92,7 +93,8 @@ def run(x):
     auto prims = opsOf<pd::PrimOp>(callee.func);
     pd::PrimOp copy;
     for (auto p : prims)
-      if (p.getApi() == "plgpu.copy_gmem_to_smem") copy = p;
+      if (p.getApi() == "plgpu.copy_gmem_to_smem")
+        copy = p;
     ASSERT_TRUE(copy);
     detail::RefSource src = detail::traceRef(copy.getArgs()[0]);
     EXPECT_EQ(src.kind, detail::RefSource::Kind::FuncArg);
@@ -128,7 +130,8 @@ def run(x):
     // The accumulator of run_scoped.
     pd::PrimOp wgmma;
     for (auto p : opsOf<pd::PrimOp>(body.func))
-      if (p.getApi() == "plgpu.wgmma") wgmma = p;
+      if (p.getApi() == "plgpu.wgmma")
+        wgmma = p;
     ASSERT_TRUE(wgmma);
     detail::RefSource acc = detail::traceRef(wgmma.getArgs()[0]);
     EXPECT_EQ(acc.kind, detail::RefSource::Kind::ScopeArg);

@@ -133,11 +133,12 @@ TEST(FixApplier, HardLinksStayOneFile) {
   fs::path file = dir.write("k.py", text);
   fs::path other = dir.path() / "other.py";
   fs::create_hard_link(file, other);
-  struct stat before {};
+  struct stat before{};
   ASSERT_EQ(::stat(file.c_str(), &before), 0);
-  FixOutcome out = applyFixes({withFix(file, {{0, 4}, {0, 5}}, "22222")}, {{file.string(), text}}, {});
+  FixOutcome out =
+      applyFixes({withFix(file, {{0, 4}, {0, 5}}, "22222")}, {{file.string(), text}}, {});
   EXPECT_EQ(out.findingsFixed, 1u);
-  struct stat after {};
+  struct stat after{};
   ASSERT_EQ(::stat(file.c_str(), &after), 0);
   EXPECT_EQ(after.st_ino, before.st_ino);
   EXPECT_EQ(after.st_nlink, 2u);

@@ -137,7 +137,7 @@ TEST(JsonOutput, Schema) {
   EXPECT_EQ(f["fixes"][0]["safety"], "unsafe");
   EXPECT_EQ(f["fixes"][0]["edits"][0]["newText"], "pl.load()");
   EXPECT_EQ(f["jaxError"], (json{{"type", "NotImplementedError"},
-                                  {"firstLine", "inline_mgpu_p does not support discharge."}}));
+                                 {"firstLine", "inline_mgpu_p does not support discharge."}}));
   EXPECT_TRUE(doc["findings"][1]["launch"].is_null());
   EXPECT_TRUE(doc["findings"][1]["jaxError"].is_null()); // PLS003 predicts no JAX error
   // Exactly these keys, no more.
@@ -146,9 +146,8 @@ TEST(JsonOutput, Schema) {
     keys.push_back(it.key());
   std::sort(keys.begin(), keys.end());
   EXPECT_EQ(keys, (std::vector<std::string>{"callChain", "code", "executionPath", "fixes",
-                                            "headline", "jaxError", "jaxVersion", "launch", "message",
-                                            "path",
-                                            "range", "related", "severity"}));
+                                            "headline", "jaxError", "jaxVersion", "launch",
+                                            "message", "path", "range", "related", "severity"}));
   // No subject: the headline is the message's first sentence, cut to 100.
   EXPECT_EQ(f["headline"], "inline_mgpu_p does not support discharge, 100% sure: a,b");
 }

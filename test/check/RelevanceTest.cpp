@@ -1,14 +1,13 @@
 // Which files `check` analyses (server/check/Relevance.h), and that skipping
 // the rest and splitting the run over workers loses no finding: runCheck on
 // real files, with the real analysis.
-#include "check/Checker.h"
 #include "check/Relevance.h"
 
 #include "TempDir.h"
-
-#include <gtest/gtest.h>
+#include "check/Checker.h"
 
 #include <algorithm>
+#include <gtest/gtest.h>
 
 namespace pallas::check {
 namespace {
@@ -26,16 +25,18 @@ TEST(Relevance, ImportedNamesKeepModulesAndNamesButNotAliases) {
   EXPECT_EQ(names("import os.path as p, sys\n"), (std::vector<std::string>{"os", "path", "sys"}));
   EXPECT_EQ(names("  from .pkg.mod import (a as b, c)  # comment import zzz\n"),
             (std::vector<std::string>{"pkg", "mod", "a", "c"}));
-  EXPECT_EQ(names("x = 1  # import nothing\nprint('from x import y')\n"), std::vector<std::string>{});
+  EXPECT_EQ(names("x = 1  # import nothing\nprint('from x import y')\n"),
+            std::vector<std::string>{});
 }
 
 TEST(Relevance, FilesThatSpellJaxAndWhatImportsThemTransitively) {
-  std::vector<std::filesystem::path> files{"/r/lib/reexport.py", "/r/app/uses.py", "/r/app/deeper.py",
-                                           "/r/plain.py", "/r/other/pkg/__init__.py"};
+  std::vector<std::filesystem::path> files{"/r/lib/reexport.py", "/r/app/uses.py",
+                                           "/r/app/deeper.py", "/r/plain.py",
+                                           "/r/other/pkg/__init__.py"};
   std::vector<std::string> texts{
-      "from jax.experimental import pallas as pl\n",     // spells jax
-      "from lib.reexport import pl\n",                   // imports it
-      "import uses\n",                                   // imports what imports it
+      "from jax.experimental import pallas as pl\n",      // spells jax
+      "from lib.reexport import pl\n",                    // imports it
+      "import uses\n",                                    // imports what imports it
       "import os\nfrom collections import OrderedDict\n", // plain Python
       "from .x import y\n",
   };
@@ -43,7 +44,8 @@ TEST(Relevance, FilesThatSpellJaxAndWhatImportsThemTransitively) {
   EXPECT_EQ(relevantFiles(files, views, "/r"), (std::vector<bool>{true, true, true, false, false}));
   // Nothing spells jax: nothing to analyse.
   std::vector<std::string_view> none{"import os\n", "import plain\n"};
-  EXPECT_EQ(relevantFiles({"/r/a.py", "/r/plain.py"}, none, "/r"), (std::vector<bool>{false, false}));
+  EXPECT_EQ(relevantFiles({"/r/a.py", "/r/plain.py"}, none, "/r"),
+            (std::vector<bool>{false, false}));
 }
 
 TEST(Relevance, APackageImportedByItsFolderName) {
@@ -84,17 +86,19 @@ std::vector<std::string> findingsAt(const CheckResult& r) {
 }
 
 TEST(Relevance, LaunchingFilesSpellALaunchOrImportAFileThatDoes) {
-  std::vector<std::filesystem::path> files{
-      "/r/a.py", "/r/b.py", "/r/c.py", "/r/d.py", "/r/wrappers.py", "/r/user.py", "/r/other.py", "/r/e.py"};
+  std::vector<std::filesystem::path> files{"/r/a.py",     "/r/b.py",        "/r/c.py",
+                                           "/r/d.py",     "/r/wrappers.py", "/r/user.py",
+                                           "/r/other.py", "/r/e.py"};
   std::vector<std::string_view> texts{
       "y = pl.pallas_call(k, out_shape=s)(x)\n",                   // pallas_call
       "plgpu.kernel(body, out_shape=s)(x)\n",                      // .kernel
       "from jax.experimental.pallas.mosaic_gpu import kernel\n",   // kernel on an import line
-      "def kernel(x_ref, o_ref):\n  o_ref[...] = x_ref[...]\n",   // a bare kernel: not a launch
+      "def kernel(x_ref, o_ref):\n  o_ref[...] = x_ref[...]\n",    // a bare kernel: not a launch
       "run = functools.partial(pl.pallas_call, interpret=True)\n", // a wrapper
-      "from jax.experimental import pallas as pl\nfrom wrappers import run\n", // imports it, names pallas
-      "import jax\nfrom wrappers import run\n",                   // imports it, never names pallas
-      "mesh = plgpu.Mesh()\npl.core_map(mesh)\n"};                 // core_map
+      "from jax.experimental import pallas as pl\nfrom wrappers import run\n", // imports it, names
+                                                                               // pallas
+      "import jax\nfrom wrappers import run\n",    // imports it, never names pallas
+      "mesh = plgpu.Mesh()\npl.core_map(mesh)\n"}; // core_map
   EXPECT_EQ(launchingFiles(files, texts),
             (std::vector<bool>{true, true, true, false, true, true, false, true}));
 }
@@ -187,7 +191,8 @@ def run(x):
   CheckResult one = run(1), three = run(3);
   ASSERT_EQ(findingsAt(one), findingsAt(three));
   // The helper's two primitives, once each however many kernels reach them.
-  EXPECT_EQ(findingsAt(one), (std::vector<std::string>{"helpers.py:5:PLS002", "helpers.py:6:PLS002"}));
+  EXPECT_EQ(findingsAt(one),
+            (std::vector<std::string>{"helpers.py:5:PLS002", "helpers.py:6:PLS002"}));
   for (size_t i = 0; i < one.report.findings.size(); ++i) {
     const auto& a = one.report.findings[i];
     const auto& b = three.report.findings[i];

@@ -237,14 +237,16 @@ def run(x):
   auto written = [&](const SourceRange& r) {
     EXPECT_EQ(r.start.line, r.end.line);
     size_t at = 0;
-    for (uint32_t l = 0; l < r.start.line; ++l) at = text.find('\n', at) + 1;
+    for (uint32_t l = 0; l < r.start.line; ++l)
+      at = text.find('\n', at) + 1;
     return text.substr(at + r.start.column, r.end.column - r.start.column);
   };
   EXPECT_EQ(written(fs[0].location.range), "plgpu.copy_gmem_to_smem");
   ASSERT_TRUE(fs[0].launch);
   EXPECT_EQ(written(fs[0].launch->range), "pl.pallas_call");
   std::vector<std::string> related;
-  for (const RelatedInfo& r : fs[0].related) related.push_back(written(r.location.range));
+  for (const RelatedInfo& r : fs[0].related)
+    related.push_back(written(r.location.range));
   EXPECT_EQ(related, (std::vector<std::string>{"pl.pallas_call", "kernel", "stage"}));
 }
 
@@ -535,8 +537,9 @@ def run(x, params):
 )");
   ASSERT_EQ(fs.size(), 1u);
   EXPECT_EQ(fs[0].jaxException, "NotImplementedError");
-  EXPECT_NE(fs[0].jaxErrorFirstLine.find("lowering semantics LoweringSemantics.<Lane or Warpgroup> "),
-            std::string::npos)
+  EXPECT_NE(
+      fs[0].jaxErrorFirstLine.find("lowering semantics LoweringSemantics.<Lane or Warpgroup> "),
+      std::string::npos)
       << fs[0].jaxErrorFirstLine;
 }
 

@@ -3,12 +3,10 @@
 // real Endpoint + LspServer (initialized once per session, sessions renewed
 // when the input shut them down). Output is framed and discarded.
 #include "LspServer.h"
-
 #include "pallas/protocol/Endpoint.h"
 #include "pallas/protocol/Framing.h"
 
 #include <boost/asio/post.hpp>
-
 #include <cstdint>
 #include <future>
 
@@ -34,7 +32,10 @@ struct Harness {
   bool exited = false;
   unsigned inputs = 0;
 
-  Harness() { log.setLevel(protocol::LogLevel::Error); log.openFile("/dev/null"); }
+  Harness() {
+    log.setLevel(protocol::LogLevel::Error);
+    log.openFile("/dev/null");
+  }
 
   void newSession() {
     if (endpoint) {
@@ -85,14 +86,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     reader.feed(input.substr(split));
     while (auto ev = reader.next()) {
-      if (ev->kind == protocol::FrameEvent::Kind::Message && ev->body.size() > 4096) __builtin_trap();
+      if (ev->kind == protocol::FrameEvent::Kind::Message && ev->body.size() > 4096)
+        __builtin_trap();
     }
     reader.finish();
   }
 
   // 2. Dispatch through the real server.
   Harness& h = harness();
-  if (!h.endpoint || h.exited || h.endpoint->closed() || ++h.inputs % 500 == 0) h.newSession();
+  if (!h.endpoint || h.exited || h.endpoint->closed() || ++h.inputs % 500 == 0)
+    h.newSession();
   h.endpoint->receive(input);
   h.drain();
   return 0;

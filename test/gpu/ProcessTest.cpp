@@ -215,7 +215,8 @@ TEST(Process, ChildrenThatLeaveTheGroupAreKilled) {
   EXPECT_EQ(outcome.exitCode, 0);
   std::vector<int> pids = pidsAfter(outcome.out.text(), "escaped ");
   ASSERT_GE(pids.size(), 2u) << outcome.out.text();
-  for (int pid : pids) EXPECT_FALSE(processAlive(pid)) << pid;
+  for (int pid : pids)
+    EXPECT_FALSE(processAlive(pid)) << pid;
   EXPECT_LT(outcome.wallSeconds, 30.0);
 }
 

@@ -341,7 +341,8 @@ TEST_F(Runner, ChildrenThatLeaveTheProcessGroupAreKilled) {
        at = result.stdoutText.find("escaped ", at + 1))
     pids.push_back(std::atoi(result.stdoutText.c_str() + at + 8));
   ASSERT_EQ(pids.size(), 2u) << result.stdoutText;
-  for (int pid : pids) EXPECT_FALSE(processAlive(pid)) << pid;
+  for (int pid : pids)
+    EXPECT_FALSE(processAlive(pid)) << pid;
 }
 
 TEST_F(Runner, AForgedResultLineIsNotASuccess) {

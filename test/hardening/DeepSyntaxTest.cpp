@@ -146,7 +146,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Overload{"headers", "1\n" + repeat("if x:\n", 70000), 5},
                       // Found by fuzz_python_structured: "\r\n" reset the count.
                       Overload{"crlf_headers", "1\r\n" + repeat("if x:\r\n", 29196), 5},
-                      Overload{"headers_and_blank_lines", "1\n" + repeat("if x:\n\n# c\n", 29196), 5}),
+                      Overload{"headers_and_blank_lines", "1\n" + repeat("if x:\n\n# c\n", 29196),
+                               5}),
     [](const ::testing::TestParamInfo<Overload>& info) { return std::string(info.param.name); });
 
 TEST(DeepSyntax, EditsThatOverloadAndRecover) {

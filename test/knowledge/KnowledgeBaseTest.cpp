@@ -3,7 +3,6 @@
 
 #include <filesystem>
 #include <fstream>
-
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <unistd.h>
@@ -16,7 +15,8 @@ using pallas::knowledge::KnowledgeBase;
 namespace {
 
 fs::path tempDir(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() / ("pallas-knowledge-" + name + "-" + std::to_string(getpid()));
+  fs::path dir =
+      fs::temp_directory_path() / ("pallas-knowledge-" + name + "-" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
@@ -77,7 +77,8 @@ TEST(KnowledgeBase, LoadsDischargeFunctionalFormsAndMosaicRules) {
             std::optional<bool>(false));
   const auto* test = kb.primitive("barrier_test");
   ASSERT_NE(test, nullptr);
-  EXPECT_EQ(KnowledgeBase::hasMosaicGpuRule(*test, {"Lane"}, {"Warpgroup"}), std::optional<bool>(false));
+  EXPECT_EQ(KnowledgeBase::hasMosaicGpuRule(*test, {"Lane"}, {"Warpgroup"}),
+            std::optional<bool>(false));
   EXPECT_EQ(KnowledgeBase::hasMosaicGpuRule(*test, {"Lane"}, {"Warp"}), std::optional<bool>(true));
   const auto* acc = kb.refIndexing("plgpu.ACC");
   ASSERT_NE(acc, nullptr);
@@ -151,7 +152,8 @@ TEST(KnowledgeBase, ForPythonFallsBackWithReason) {
   fs::permissions(slow, fs::perms::owner_all);
   auto timedOut = KnowledgeBase::forPython(slow.string(), cache.string(), std::chrono::seconds(1));
   ASSERT_TRUE(timedOut);
-  EXPECT_NE(timedOut.fallbackReason.find("timed out"), std::string::npos) << timedOut.fallbackReason;
+  EXPECT_NE(timedOut.fallbackReason.find("timed out"), std::string::npos)
+      << timedOut.fallbackReason;
   fs::remove_all(cache);
 }
 
@@ -159,12 +161,14 @@ TEST(KnowledgeBase, ForPythonFallsBackWithReason) {
 // another version, or damaged) is an error to report, never an exception
 // (one escaping the server's worker thread aborted it).
 TEST(KnowledgeBase, WronglyTypedFieldsAreAnErrorNotAnException) {
-  for (const char* text : {R"({"schemaVersion": "1"})",
-                           R"({"schemaVersion": 1, "apis": {"pl.x": {"returnsBeforeBind": "yes"}}})",
-                           R"({"schemaVersion": 1, "primitives": {"p": {"cpuLowering": 3}}})",
-                           R"({"schemaVersion": 1, "errorTemplates": {"e": {"found": true, "line": "7"}}})"}) {
+  for (const char* text :
+       {R"({"schemaVersion": "1"})",
+        R"({"schemaVersion": 1, "apis": {"pl.x": {"returnsBeforeBind": "yes"}}})",
+        R"({"schemaVersion": 1, "primitives": {"p": {"cpuLowering": 3}}})",
+        R"({"schemaVersion": 1, "errorTemplates": {"e": {"found": true, "line": "7"}}})"}) {
     KnowledgeBase::Loaded loaded;
-    EXPECT_NO_THROW(loaded = KnowledgeBase::fromJson(nlohmann::json::parse(text), "t.json")) << text;
+    EXPECT_NO_THROW(loaded = KnowledgeBase::fromJson(nlohmann::json::parse(text), "t.json"))
+        << text;
     EXPECT_FALSE(loaded) << text;
     EXPECT_NE(loaded.error.find("wrongly typed"), std::string::npos) << loaded.error;
     EXPECT_NE(loaded.error.find("t.json"), std::string::npos) << loaded.error;
@@ -235,7 +239,8 @@ TEST(KnowledgeBase, ForEnvironmentUsesTheTableOfTheEnvironmentsVersion) {
     ASSERT_TRUE(loaded) << loaded.error;
     EXPECT_EQ(loaded.base->jaxVersion(), version);
     EXPECT_EQ(loaded.base->defaultLoweringSemantics(), lowering);
-    EXPECT_EQ(loaded.how.rfind(std::string("bundled table for JAX ") + version, 0), 0u) << loaded.how;
+    EXPECT_EQ(loaded.how.rfind(std::string("bundled table for JAX ") + version, 0), 0u)
+        << loaded.how;
   }
   fs::remove_all(dir);
 }

@@ -2,13 +2,11 @@
 // cancellation and requests to the peer, without processes or sockets.
 #include "pallas/protocol/Endpoint.h"
 
-#include <gtest/gtest.h>
-
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/post.hpp>
-
 #include <condition_variable>
 #include <future>
+#include <gtest/gtest.h>
 #include <thread>
 
 using namespace pallas::protocol;
@@ -25,7 +23,8 @@ public:
   void write(std::string bytes) override {
     std::lock_guard lock(mutex_);
     reader_.feed(bytes);
-    while (auto ev = reader_.next()) out_.push_back(json::parse(ev->body));
+    while (auto ev = reader_.next())
+      out_.push_back(json::parse(ev->body));
     cv_.notify_all();
   }
   void close() override {}
@@ -131,11 +130,13 @@ TEST_F(EndpointTest, NotificationsRunInOrderBeforeLaterRequests) {
   });
   start();
   std::string batch;
-  for (int i = 0; i < 50; ++i) batch += frameMessage(makeNotification("note", {{"i", i}}).dump());
+  for (int i = 0; i < 50; ++i)
+    batch += frameMessage(makeNotification("note", {{"i", i}}).dump());
   batch += frameMessage(makeRequest(1, "count", nullptr).dump());
   send(batch);
   EXPECT_EQ(transport->waitFor(0)["result"], 50);
-  for (int i = 0; i < 50; ++i) EXPECT_EQ(seen[i], i);
+  for (int i = 0; i < 50; ++i)
+    EXPECT_EQ(seen[i], i);
 }
 
 TEST_F(EndpointTest, CancelRequestInFlight) {
@@ -151,7 +152,8 @@ TEST_F(EndpointTest, CancelRequestInFlight) {
   endpoint->onRequest("fast", [](const json&, const RequestContext&) { return json("fast"); });
   start();
   sendJson(makeRequest("s1", "slow", nullptr));
-  while (!started) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  while (!started)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   // A slow request blocks nothing behind it.
   sendJson(makeRequest(2, "fast", nullptr));
   EXPECT_EQ(transport->waitFor(0)["result"], "fast");
@@ -164,7 +166,8 @@ TEST_F(EndpointTest, CancelRequestInFlight) {
 TEST_F(EndpointTest, GateRefusesRequests) {
   endpoint->onRequest("m", [](const json&, const RequestContext&) { return json(1); });
   endpoint->setGate([](const std::string& method, bool) -> std::optional<RpcError> {
-    if (method == "m") return RpcError(ErrorCode::ServerNotInitialized, "not yet");
+    if (method == "m")
+      return RpcError(ErrorCode::ServerNotInitialized, "not yet");
     return std::nullopt;
   });
   start();
@@ -190,7 +193,8 @@ TEST_F(EndpointTest, CallMatchesResponseById) {
 TEST_F(EndpointTest, DuplicateIdInFlightIsRefused) {
   std::atomic<bool> release{false};
   endpoint->onRequest("wait", [&](const json&, const RequestContext&) {
-    while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    while (!release)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     return json(1);
   });
   start();

@@ -8,7 +8,8 @@ namespace {
 
 std::vector<FrameEvent> drain(FrameReader& r) {
   std::vector<FrameEvent> out;
-  while (auto ev = r.next()) out.push_back(std::move(*ev));
+  while (auto ev = r.next())
+    out.push_back(std::move(*ev));
   return out;
 }
 
@@ -28,7 +29,8 @@ TEST(Framing, ByteAtATime) {
   std::vector<FrameEvent> evs;
   for (char c : stream) {
     r.feed(std::string_view(&c, 1));
-    for (auto& e : drain(r)) evs.push_back(e);
+    for (auto& e : drain(r))
+      evs.push_back(e);
   }
   ASSERT_EQ(evs.size(), 2u);
   EXPECT_EQ(evs[0].body, "{\"x\":\"é\"}");

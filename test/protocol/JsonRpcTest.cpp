@@ -7,7 +7,8 @@ using namespace pallas::protocol;
 namespace {
 
 TEST(JsonRpc, ClassifiesRequest) {
-  auto m = classifyMessage(json::parse(R"({"jsonrpc":"2.0","id":3,"method":"m","params":{"a":1}})"));
+  auto m =
+      classifyMessage(json::parse(R"({"jsonrpc":"2.0","id":3,"method":"m","params":{"a":1}})"));
   auto* r = std::get_if<Request>(&m);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->id, 3);

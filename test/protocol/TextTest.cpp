@@ -84,11 +84,11 @@ TEST(Text, ByteColumnConversions) {
 TEST(Text, Utf8Validation) {
   EXPECT_FALSE(findInvalidUtf8(kText));
   EXPECT_EQ(findInvalidUtf8("ab\xff"), 2u);
-  EXPECT_EQ(findInvalidUtf8("a\xc3"), 1u);              // truncated
-  EXPECT_EQ(findInvalidUtf8("\xc0\xaf"), 0u);           // overlong
-  EXPECT_EQ(findInvalidUtf8("x\xed\xa0\x80"), 1u);      // UTF-16 surrogate
-  EXPECT_EQ(findInvalidUtf8("\xf4\x90\x80\x80"), 0u);   // above U+10FFFF
-  EXPECT_FALSE(findInvalidUtf8("\xf4\x8f\xbf\xbf"));    // U+10FFFF
+  EXPECT_EQ(findInvalidUtf8("a\xc3"), 1u);            // truncated
+  EXPECT_EQ(findInvalidUtf8("\xc0\xaf"), 0u);         // overlong
+  EXPECT_EQ(findInvalidUtf8("x\xed\xa0\x80"), 1u);    // UTF-16 surrogate
+  EXPECT_EQ(findInvalidUtf8("\xf4\x90\x80\x80"), 0u); // above U+10FFFF
+  EXPECT_FALSE(findInvalidUtf8("\xf4\x8f\xbf\xbf"));  // U+10FFFF
 }
 
 TEST(Text, Encodings) {
@@ -110,7 +110,8 @@ TEST(TextLineEnds, LoneCarriageReturnEndsALine) {
   EXPECT_EQ(lineBounds(text, 3), (std::pair<size_t, size_t>{8, 9}));
   EXPECT_FALSE(lineBounds(text, 4));
   EXPECT_EQ(positionToOffset(text, {1, 1}, PositionEncoding::UTF16).offset, 3u);
-  EXPECT_EQ(positionToOffset(text, {1, 9}, PositionEncoding::UTF16).offset, 4u); // clamps before "\r\n"
+  EXPECT_EQ(positionToOffset(text, {1, 9}, PositionEncoding::UTF16).offset,
+            4u); // clamps before "\r\n"
   EXPECT_EQ(offsetToPosition(text, 3, PositionEncoding::UTF16), (Position{1, 1}));
   EXPECT_EQ(offsetToPosition(text, 7, PositionEncoding::UTF16), (Position{2, 1}));
   EXPECT_EQ(offsetToPosition(text, 9, PositionEncoding::UTF16), (Position{3, 1}));

@@ -3,16 +3,18 @@
 #include <gtest/gtest.h>
 
 using namespace pallas::analysis;
+using nlohmann::json;
 using pallas::server::features::CodeActionConverters;
 using pallas::server::features::codeActions;
-using nlohmann::json;
 
 namespace {
 
 CodeActionConverters conv() {
   CodeActionConverters c;
   // A fake encoding: characters are bytes + 100, so a missed conversion shows.
-  c.position = [](const std::string&, SourcePos p) { return json{{"line", p.line}, {"character", p.column + 100}}; };
+  c.position = [](const std::string&, SourcePos p) {
+    return json{{"line", p.line}, {"character", p.column + 100}};
+  };
   c.uri = [](const std::string& p) { return "file://" + p; };
   return c;
 }
@@ -32,9 +34,12 @@ Finding finding() {
 
 json params(int line, std::optional<json> only = std::nullopt) {
   json p = {{"textDocument", {{"uri", "file:///a.py"}}},
-            {"range", {{"start", {{"line", line}, {"character", 105}}}, {"end", {{"line", line}, {"character", 105}}}}},
+            {"range",
+             {{"start", {{"line", line}, {"character", 105}}},
+              {"end", {{"line", line}, {"character", 105}}}}},
             {"context", {{"diagnostics", json::array()}}}};
-  if (only) p["context"]["only"] = *only;
+  if (only)
+    p["context"]["only"] = *only;
   return p;
 }
 

@@ -1,8 +1,7 @@
 #include "pallas/analysis/Rewrite.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
+#include <gtest/gtest.h>
 
 using namespace pallas::analysis;
 
@@ -12,9 +11,11 @@ namespace {
 std::string applyFix(std::string text, const Fix& f) {
   std::vector<size_t> starts{0};
   for (size_t i = 0; i < text.size(); ++i)
-    if (text[i] == '\n') starts.push_back(i + 1);
+    if (text[i] == '\n')
+      starts.push_back(i + 1);
   auto edits = f.edits;
-  std::sort(edits.begin(), edits.end(), [](auto& a, auto& b) { return b.range.start < a.range.start; });
+  std::sort(edits.begin(), edits.end(),
+            [](auto& a, auto& b) { return b.range.start < a.range.start; });
   for (auto& e : edits) {
     size_t s = starts[e.range.start.line] + e.range.start.column;
     size_t en = starts[e.range.end.line] + e.range.end.column;
@@ -41,13 +42,14 @@ TEST(PathFixes, RunCompiledFirstArgumentTakesCommaAfter) {
 }
 
 TEST(PathFixes, RunCompiledInDecoratorAndMultiline) {
-  std::string t = "@functools.partial(\n    pl.pallas_call,\n    out_shape=s,\n    interpret=True,\n)\n"
-                  "def k(x_ref, o_ref):\n  pass\n";
+  std::string t =
+      "@functools.partial(\n    pl.pallas_call,\n    out_shape=s,\n    interpret=True,\n)\n"
+      "def k(x_ref, o_ref):\n  pass\n";
   auto f = runCompiledFix(t, "/a.py", {0, 0});
   ASSERT_TRUE(f);
   // The comma before goes with the argument; the trailing comma stays.
   EXPECT_EQ(applyFix(t, *f), "@functools.partial(\n    pl.pallas_call,\n    out_shape=s,\n)\n"
-                          "def k(x_ref, o_ref):\n  pass\n");
+                             "def k(x_ref, o_ref):\n  pass\n");
 }
 
 TEST(PathFixes, RunCompiledAbsentKeyword) {
@@ -59,21 +61,24 @@ TEST(PathFixes, RunCompiledAbsentKeyword) {
   EXPECT_FALSE(runCompiledFix(t, "/a.py", {0, 1}));
   auto gpu = gpuInterpretFix(t, "/a.py", {0, 1});
   ASSERT_TRUE(gpu);
-  EXPECT_NE(applyFix(t, *gpu).find("out_shape=s, interpret=InterpretGPUParams())"), std::string::npos);
+  EXPECT_NE(applyFix(t, *gpu).find("out_shape=s, interpret=InterpretGPUParams())"),
+            std::string::npos);
 }
 
 TEST(PathFixes, GpuInterpretReplacesValueAndImports) {
   std::string t = "import jax\nf = pl.pallas_call(k, interpret=True)\n";
   auto f = gpuInterpretFix(t, "/a.py", {1, 4});
   ASSERT_TRUE(f);
-  EXPECT_EQ(applyFix(t, *f), "import jax\nfrom jax._src.pallas.mosaic_gpu.interpret.params import "
-                          "InterpretGPUParams\nf = pl.pallas_call(k, interpret=InterpretGPUParams())\n");
+  EXPECT_EQ(applyFix(t, *f),
+            "import jax\nfrom jax._src.pallas.mosaic_gpu.interpret.params import "
+            "InterpretGPUParams\nf = pl.pallas_call(k, interpret=InterpretGPUParams())\n");
   std::string t2 = "from jax._src.pallas.mosaic_gpu.interpret.params import InterpretGPUParams\n"
                    "f = pl.pallas_call(k)\n";
   auto f2 = gpuInterpretFix(t2, "/a.py", {1, 4});
   ASSERT_TRUE(f2);
-  EXPECT_EQ(applyFix(t2, *f2), "from jax._src.pallas.mosaic_gpu.interpret.params import InterpretGPUParams\n"
-                            "f = pl.pallas_call(k, interpret=InterpretGPUParams())\n");
+  EXPECT_EQ(applyFix(t2, *f2),
+            "from jax._src.pallas.mosaic_gpu.interpret.params import InterpretGPUParams\n"
+            "f = pl.pallas_call(k, interpret=InterpretGPUParams())\n");
 }
 
 TEST(PathFixes, IgnoreAppendsAndMerges) {
@@ -81,7 +86,8 @@ TEST(PathFixes, IgnoreAppendsAndMerges) {
   auto f = ignoreFix(t, "/a.py", 0, "PLS001");
   ASSERT_TRUE(f);
   EXPECT_EQ(f->safety, FixSafety::DisplayOnly);
-  EXPECT_EQ(applyFix(t, *f), "x = f(a)  # pallas-lsp: ignore[PLS001]\ny = g(b)  # pallas-lsp: ignore[PLS002]\n");
+  EXPECT_EQ(applyFix(t, *f),
+            "x = f(a)  # pallas-lsp: ignore[PLS001]\ny = g(b)  # pallas-lsp: ignore[PLS002]\n");
   auto g = ignoreFix(t, "/a.py", 1, "PLS001");
   ASSERT_TRUE(g);
   EXPECT_EQ(applyFix(t, *g), "x = f(a)   \ny = g(b)  # pallas-lsp: ignore[PLS002, PLS001]\n");
@@ -97,7 +103,8 @@ TEST(PathFixes, RunOnGpuNamesTheEnclosingFunction) {
   ASSERT_TRUE(f->command);
   EXPECT_EQ(*f->command, "pallas.run");
   ASSERT_EQ(f->commandArguments.size(), 1u);
-  EXPECT_EQ(f->commandArguments[0], R"({"entry":"main","mode":"compiled","uri":"file:///w/a%20b.py"})");
+  EXPECT_EQ(f->commandArguments[0],
+            R"({"entry":"main","mode":"compiled","uri":"file:///w/a%20b.py"})");
   EXPECT_FALSE(runOnGpuFix("y = pl.pallas_call(k)(x)\n", "/a.py", {0, 4}));
 }
 

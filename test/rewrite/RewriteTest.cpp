@@ -1,12 +1,12 @@
 // The inline_mgpu rewrite through the Project-level entry (real lowering,
 // real MLIR, real tree-sitter). Numerics are checked with JAX in
 // test_rewrite.py; here: the shape of the edit and the blockers.
-#include "pallas/analysis/Project.h"
 #include "pallas/analysis/Rewrite.h"
 
-#include <gtest/gtest.h>
+#include "pallas/analysis/Project.h"
 
 #include <algorithm>
+#include <gtest/gtest.h>
 
 using namespace pallas::analysis;
 
@@ -21,7 +21,8 @@ RewriteResult rewrite(const std::string& body, SourcePos pos, std::string* text 
   Project p;
   std::string src = std::string(kHeader) + body;
   p.setDocument("/tmp/rw/k.py", src);
-  if (text) *text = src;
+  if (text)
+    *text = src;
   return rewriteInlineMgpu(p, "/tmp/rw/k.py", pos);
 }
 
@@ -146,27 +147,31 @@ TEST(Rewrite, UnknownDocumentAndSyntaxErrorsDoNotThrow) {
 // discharge passes, then attachFixes.
 TEST(AttachFixes, Pls001GetsRewriteFirstThenPathFixes) {
   Project p;
-  std::string src = std::string(kHeader) +
-                    "from jax.experimental import pallas as pl\n"
-                    "import jax\n"
-                    "def kernel(x_ref, o_ref):\n"
-                    "  @plgpu.inline_mgpu(arg_types=(plgpu.RefType(),),\n"
-                    "      return_type=plgpu.ShapeDtypeStruct((8,), jnp.float32, layout=plgpu.Layout.WG_SPLAT))\n"
-                    "  def foo(ctx, ref):\n"
-                    "    return mgpu.FragmentedArray.load_strided(ref) * 2.0\n"
-                    "  o_ref[...] = foo(x_ref)\n"
-                    "def main(x):\n"
-                    "  return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8,), jnp.float32),\n"
-                    "                        interpret=True)(x)\n";
+  std::string src =
+      std::string(kHeader) +
+      "from jax.experimental import pallas as pl\n"
+      "import jax\n"
+      "def kernel(x_ref, o_ref):\n"
+      "  @plgpu.inline_mgpu(arg_types=(plgpu.RefType(),),\n"
+      "      return_type=plgpu.ShapeDtypeStruct((8,), jnp.float32, layout=plgpu.Layout.WG_SPLAT))\n"
+      "  def foo(ctx, ref):\n"
+      "    return mgpu.FragmentedArray.load_strided(ref) * 2.0\n"
+      "  o_ref[...] = foo(x_ref)\n"
+      "def main(x):\n"
+      "  return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8,), jnp.float32),\n"
+      "                        interpret=True)(x)\n";
   p.setDocument("/tmp/rw/app.py", src);
   std::vector<Finding> findings = p.findings("/tmp/rw/app.py");
-  auto it = std::find_if(findings.begin(), findings.end(), [](const Finding& f) { return f.code == "PLS001"; });
+  auto it = std::find_if(findings.begin(), findings.end(),
+                         [](const Finding& f) { return f.code == "PLS001"; });
   ASSERT_NE(it, findings.end()) << "the discharge passes report no PLS001 here";
   attachFixes(p, "/tmp/rw/app.py", findings);
   attachFixes(p, "/tmp/rw/app.py", findings); // idempotent
-  it = std::find_if(findings.begin(), findings.end(), [](const Finding& f) { return f.code == "PLS001"; });
+  it = std::find_if(findings.begin(), findings.end(),
+                    [](const Finding& f) { return f.code == "PLS001"; });
   std::vector<std::string> titles;
-  for (const Fix& f : it->fixes) titles.push_back(f.title);
+  for (const Fix& f : it->fixes)
+    titles.push_back(f.title);
   ASSERT_GE(titles.size(), 4u);
   EXPECT_EQ(titles[0], "Rewrite `foo` with standard Pallas primitives");
   EXPECT_EQ(titles[1], "Run this kernel compiled (remove `interpret=True`)");
@@ -185,12 +190,17 @@ TEST(AttachFixes, CacheGivesWhatAFreshComputationGives) {
            "import jax\n"
            "def kernel(x_ref, o_ref):\n"
            "  @plgpu.inline_mgpu(arg_types=(plgpu.RefType(),),\n"
-           "      return_type=plgpu.ShapeDtypeStruct((8,), jnp.float32, layout=plgpu.Layout.WG_SPLAT))\n"
+           "      return_type=plgpu.ShapeDtypeStruct((8,), jnp.float32, "
+           "layout=plgpu.Layout.WG_SPLAT))\n"
            "  def foo(ctx, ref):\n"
-           "    return mgpu.FragmentedArray.load_strided(ref) * " + scale + "\n"
+           "    return mgpu.FragmentedArray.load_strided(ref) * " +
+           scale +
+           "\n"
            "  o_ref[...] = foo(x_ref)\n"
            "def other(x):\n"
-           "  return x + " + other + "\n"
+           "  return x + " +
+           other +
+           "\n"
            "def main(x):\n"
            "  return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8,), jnp.float32),\n"
            "                        interpret=True)(x)\n";
@@ -203,7 +213,8 @@ TEST(AttachFixes, CacheGivesWhatAFreshComputationGives) {
     for (const Finding& f : findings)
       for (const Fix& fix : f.fixes)
         for (const TextEdit& e : fix.edits)
-          out.push_back(f.code + ":" + fix.title + ":" + std::to_string(e.range.start.line) + ":" + e.newText);
+          out.push_back(f.code + ":" + fix.title + ":" + std::to_string(e.range.start.line) + ":" +
+                        e.newText);
     return out;
   };
   Project p;
@@ -254,7 +265,7 @@ TEST(Rewrite, KeepsImportsStillUsedAndAddsShortNames) {
   for (const TextEdit& e : r.fix->edits)
     all += std::to_string(e.range.start.line) + "-" + std::to_string(e.range.end.line) + ":" +
            e.newText + "|";
-  EXPECT_EQ(all.find("1-2:"), std::string::npos) << all; // plgpu is still used below
+  EXPECT_EQ(all.find("1-2:"), std::string::npos) << all;  // plgpu is still used below
   EXPECT_NE(all.find("2-3:|"), std::string::npos) << all; // mgpu goes
   EXPECT_NE(all.find("3-4:import jax.numpy as jnp\n|"), std::string::npos) << all;
   EXPECT_NE(all.find("jnp.full((4,), 1.0, dtype=jnp.float32)"), std::string::npos) << all;

@@ -6,11 +6,10 @@
 #include "pallas/analysis/Project.h"
 #include "pallas/analysis/Rewrite.h"
 
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 using namespace pallas::analysis;
@@ -35,8 +34,10 @@ int main(int argc, char** argv) {
     std::cout << project.mlirText(path);
     return 0;
   }
-  if (argc < 4) return 2;
-  SourcePos pos{static_cast<uint32_t>(std::stoul(argv[2]) - 1), static_cast<uint32_t>(std::stoul(argv[3]) - 1)};
+  if (argc < 4)
+    return 2;
+  SourcePos pos{static_cast<uint32_t>(std::stoul(argv[2]) - 1),
+                static_cast<uint32_t>(std::stoul(argv[3]) - 1)};
   RewriteResult r = rewriteInlineMgpu(project, path, pos);
   nlohmann::json out;
   out["fix"] = nullptr;

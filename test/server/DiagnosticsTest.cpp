@@ -33,7 +33,8 @@ Finding sample() {
 
 TextLookup lookup() {
   return [](const std::string& path) -> std::optional<std::string> {
-    if (path == "/w/k.py") return std::string("def k():\n    # 日本 plgpu.inline_mgpu(...)\n");
+    if (path == "/w/k.py")
+      return std::string("def k():\n    # 日本 plgpu.inline_mgpu(...)\n");
     return std::nullopt;
   };
 }
@@ -71,9 +72,8 @@ TEST(Diagnostics, Utf8KeepsByteColumns) {
 }
 
 TEST(Diagnostics, UnknownTextPassesColumnsThrough) {
-  DiagnosticConverter conv(PositionEncoding::UTF16, [](const std::string&) {
-    return std::optional<std::string>();
-  });
+  DiagnosticConverter conv(PositionEncoding::UTF16,
+                           [](const std::string&) { return std::optional<std::string>(); });
   json d = conv.diagnostic(sample());
   EXPECT_EQ(d["range"]["start"]["character"], 13);
 }
@@ -120,7 +120,8 @@ TEST(Diagnostics, HeadlineMergeAndSelectionHint) {
   b.fixes.clear();
   json merged = one.diagnostics({a, b});
   std::vector<json> main, hints;
-  for (const json& x : merged) (x["severity"] == 4 ? hints : main).push_back(x);
+  for (const json& x : merged)
+    (x["severity"] == 4 ? hints : main).push_back(x);
   ASSERT_EQ(main.size(), 1u);
   EXPECT_EQ(hints.size(), 2u);
   std::string m = main[0]["message"];

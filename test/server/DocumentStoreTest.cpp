@@ -9,10 +9,10 @@ using pallas::protocol::PositionEncoding;
 namespace {
 
 json change(uint32_t l1, uint32_t c1, uint32_t l2, uint32_t c2, const std::string& text) {
-  return json{{"range",
-               {{"start", {{"line", l1}, {"character", c1}}},
-                {"end", {{"line", l2}, {"character", c2}}}}},
-              {"text", text}};
+  return json{
+      {"range",
+       {{"start", {{"line", l1}, {"character", c1}}}, {"end", {{"line", l2}, {"character", c2}}}}},
+      {"text", text}};
 }
 
 class DocumentStoreTest : public ::testing::Test {
@@ -23,8 +23,8 @@ protected:
 
 TEST_F(DocumentStoreTest, IncrementalEditsInUtf16) {
   // Replace "é" (UTF-16 column 7..8, after the 2-unit emoji).
-  auto r = store.change("/k.py", 2, json::array({change(0, 7, 0, 8, "中")}),
-                        PositionEncoding::UTF16);
+  auto r =
+      store.change("/k.py", 2, json::array({change(0, 7, 0, 8, "中")}), PositionEncoding::UTF16);
   ASSERT_EQ(r.error, "");
   ASSERT_EQ(r.edits.size(), 1u);
   EXPECT_EQ(r.edits[0].startByte, 9u);
@@ -34,8 +34,8 @@ TEST_F(DocumentStoreTest, IncrementalEditsInUtf16) {
 }
 
 TEST_F(DocumentStoreTest, SameEditInUtf8) {
-  auto r = store.change("/k.py", 2, json::array({change(0, 9, 0, 11, "中")}),
-                        PositionEncoding::UTF8);
+  auto r =
+      store.change("/k.py", 2, json::array({change(0, 9, 0, 11, "中")}), PositionEncoding::UTF8);
   ASSERT_EQ(r.error, "");
   EXPECT_EQ(store.get("/k.py")->text, "x = '😀中'\ny = 2\n");
 }
@@ -60,16 +60,15 @@ TEST_F(DocumentStoreTest, RangeOutsideDocumentLeavesDraftUnchanged) {
 TEST_F(DocumentStoreTest, BadChanges) {
   EXPECT_NE(store.change("/nope.py", 2, json::array(), PositionEncoding::UTF16).error, "");
   EXPECT_NE(store.change("/k.py", 2, json::object(), PositionEncoding::UTF16).error, "");
-  EXPECT_NE(store.change("/k.py", 2, json::array({json{{"range", 1}, {"text", ""}}}),
-                         PositionEncoding::UTF16)
+  EXPECT_NE(store
+                .change("/k.py", 2, json::array({json{{"range", 1}, {"text", ""}}}),
+                        PositionEncoding::UTF16)
                 .error,
             "");
-  EXPECT_NE(store.change("/k.py", 2, json::array({change(0, 2, 0, 1, "")}),
-                         PositionEncoding::UTF16)
+  EXPECT_NE(store.change("/k.py", 2, json::array({change(0, 2, 0, 1, "")}), PositionEncoding::UTF16)
                 .error.find("ends before"),
             std::string::npos);
-  EXPECT_NE(store.change("/k.py", 2, json::array({change(0, 6, 0, 6, "")}),
-                         PositionEncoding::UTF16)
+  EXPECT_NE(store.change("/k.py", 2, json::array({change(0, 6, 0, 6, "")}), PositionEncoding::UTF16)
                 .error.find("surrogate"),
             std::string::npos);
   auto r = store.change("/k.py", 2, json::array({json{{"text", std::string("\xff")}}}),
@@ -91,7 +90,8 @@ TEST_F(DocumentStoreTest, OpenCloseLifecycle) {
 TEST(DocumentStore, OlderVersionIsRejected) {
   DocumentStore store;
   store.open({"file:///v.py", "/v.py", 5, "x = 1\n"});
-  auto r = store.change("/v.py", 3, json::array({json{{"text", "x = 2\n"}}}), PositionEncoding::UTF16);
+  auto r =
+      store.change("/v.py", 3, json::array({json{{"text", "x = 2\n"}}}), PositionEncoding::UTF16);
   EXPECT_NE(r.error.find("older than the document's version 5"), std::string::npos) << r.error;
   EXPECT_EQ(store.get("/v.py")->text, "x = 1\n");
   r = store.change("/v.py", -1, json::array({json{{"text", "x = 3\n"}}}), PositionEncoding::UTF16);
@@ -106,7 +106,8 @@ TEST(DocumentStore, OlderVersionIsRejected) {
 TEST(DocumentStore, EditsPastLineZeroOfALoneCrDocument) {
   DocumentStore store;
   store.open({"file:///cr.py", "/cr.py", 1, "a = 1\rb = 2\r"});
-  auto r = store.change("/cr.py", 2, json::array({change(1, 4, 1, 5, "3")}), PositionEncoding::UTF16);
+  auto r =
+      store.change("/cr.py", 2, json::array({change(1, 4, 1, 5, "3")}), PositionEncoding::UTF16);
   ASSERT_TRUE(r.error.empty()) << r.error;
   EXPECT_EQ(store.get("/cr.py")->text, "a = 1\rb = 3\r");
 }

@@ -12,9 +12,9 @@
 namespace pallas::knowledge::detail {
 
 struct ChildResult {
-  bool ok = false;     // exited with status 0
-  std::string output;  // its stdout (up to the cap)
-  std::string error;   // why it failed, for a message
+  bool ok = false;    // exited with status 0
+  std::string output; // its stdout (up to the cap)
+  std::string error;  // why it failed, for a message
 };
 
 ChildResult runCaptured(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,

@@ -36,10 +36,12 @@ std::string head(const fs::path& p) {
 
 bool plausibleVersion(const std::string& v) {
   return !v.empty() && v.size() < 64 && std::isdigit(static_cast<unsigned char>(v[0])) &&
-         std::all_of(v.begin(), v.end(), [](char c) {
-           return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '+' ||
-                  c == '-' || c == '_';
-         });
+         std::all_of(
+             v.begin(), v.end(),
+             [](char c) {
+               return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '+' ||
+                      c == '-' || c == '_';
+             });
 }
 
 } // namespace

@@ -1,21 +1,20 @@
 #include "pallas/knowledge/KnowledgeBase.h"
 
+#include "ChildProcess.h"
+#include "PrivateCache.h"
+
 #include <algorithm>
 #include <cctype>
-#include <cstring>
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
 #include <thread>
-
-#include <nlohmann/json.hpp>
 #include <unistd.h>
-
-#include "ChildProcess.h"
-#include "PrivateCache.h"
 
 namespace pallas::knowledge {
 namespace fs = std::filesystem;
@@ -27,7 +26,8 @@ std::vector<std::string> strings(const json& j, const char* field) {
   std::vector<std::string> out;
   if (auto it = j.find(field); it != j.end() && it->is_array())
     for (const auto& v : *it)
-      if (v.is_string()) out.push_back(v.get<std::string>());
+      if (v.is_string())
+        out.push_back(v.get<std::string>());
   return out;
 }
 
@@ -37,22 +37,33 @@ std::string str(const json& j, const char* field) {
 }
 
 DischargeStatus parseDischarge(const std::string& s) {
-  if (s == "exists") return DischargeStatus::Exists;
-  if (s == "raises") return DischargeStatus::Raises;
+  if (s == "exists")
+    return DischargeStatus::Exists;
+  if (s == "raises")
+    return DischargeStatus::Raises;
   return DischargeStatus::None;
 }
 
 GpuInterpretHandling parseHandling(const std::string& s) {
-  if (s == "arm") return GpuInterpretHandling::Arm;
-  if (s == "arm-noop") return GpuInterpretHandling::ArmNoop;
-  if (s == "arm-raises") return GpuInterpretHandling::ArmRaises;
-  if (s == "fallback") return GpuInterpretHandling::Fallback;
+  if (s == "arm")
+    return GpuInterpretHandling::Arm;
+  if (s == "arm-noop")
+    return GpuInterpretHandling::ArmNoop;
+  if (s == "arm-raises")
+    return GpuInterpretHandling::ArmRaises;
+  if (s == "fallback")
+    return GpuInterpretHandling::Fallback;
   return GpuInterpretHandling::Unknown;
 }
 
 bool safeVersion(const std::string& v) {
   return !v.empty() && v.size() < 64 &&
-         std::all_of(v.begin(), v.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '+' || c == '-' || c == '_'; });
+         std::all_of(
+             v.begin(), v.end(),
+             [](char c) {
+               return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '+' ||
+                      c == '-' || c == '_';
+             });
 }
 
 } // namespace
@@ -76,7 +87,8 @@ KnowledgeBase::Loaded KnowledgeBase::fromJsonChecked(const json& t, std::string 
   }
   int schema = t.value("schemaVersion", 0);
   if (schema != kSchemaVersion) {
-    out.error = source + ": schema version " + std::to_string(schema) + ", expected " + std::to_string(kSchemaVersion);
+    out.error = source + ": schema version " + std::to_string(schema) + ", expected " +
+                std::to_string(kSchemaVersion);
     return out;
   }
   KnowledgeBase kb;
@@ -88,9 +100,9 @@ KnowledgeBase::Loaded KnowledgeBase::fromJsonChecked(const json& t, std::string 
     kb.defaultLowering_ = str(*d, "loweringSemantics");
   if (auto it = t.find("apis"); it != t.end() && it->is_object())
     for (const auto& [name, a] : it->items()) {
-      ApiFacts& facts = kb.apis_[name] = ApiFacts{name, str(a, "kind"), strings(a, "binds"),
-                                                  strings(a, "bindsTransitive"),
-                                                  a.value("returnsBeforeBind", false)};
+      ApiFacts& facts = kb.apis_[name] =
+          ApiFacts{name, str(a, "kind"), strings(a, "binds"), strings(a, "bindsTransitive"),
+                   a.value("returnsBeforeBind", false)};
       if (auto g = a.find("returnsBeforeBindIf"); g != a.end() && g->is_object()) {
         facts.returnsUnlessShapeOf = g->value("shapeOf", -1);
         facts.returnsUnlessShapeEquals = g->value("equals", -1);
@@ -111,7 +123,8 @@ KnowledgeBase::Loaded KnowledgeBase::fromJsonChecked(const json& t, std::string 
         if (auto w = d->find("writesOperands"); w != d->end() && w->is_array()) {
           std::vector<int> ops;
           for (const auto& v : *w)
-            if (v.is_number_integer()) ops.push_back(v.get<int>());
+            if (v.is_number_integer())
+              ops.push_back(v.get<int>());
           f.dischargeWrites = std::move(ops);
         }
       }
@@ -131,28 +144,37 @@ KnowledgeBase::Loaded KnowledgeBase::fromJsonChecked(const json& t, std::string 
   if (auto it = t.find("refIndexing"); it != t.end() && it->is_object())
     for (const auto& [alloc, r] : it->items()) {
       RefIndexing ri;
-      if (r.contains("getitem") && r["getitem"].is_array()) ri.getitem = strings(r, "getitem");
-      if (r.contains("setitem") && r["setitem"].is_array()) ri.setitem = strings(r, "setitem");
+      if (r.contains("getitem") && r["getitem"].is_array())
+        ri.getitem = strings(r, "getitem");
+      if (r.contains("setitem") && r["setitem"].is_array())
+        ri.setitem = strings(r, "setitem");
       kb.refIndexing_[alloc] = std::move(ri);
     }
   if (auto it = t.find("errorTemplates"); it != t.end() && it->is_object())
     for (const auto& [key, e] : it->items())
       if (e.value("found", false))
-        kb.errors_[key] = ErrorTemplate{key, str(e, "template"), str(e, "regex"), str(e, "exception"),
-                                        str(e, "file"), e.value("line", 0)};
+        kb.errors_[key] = ErrorTemplate{key,
+                                        str(e, "template"),
+                                        str(e, "regex"),
+                                        str(e, "exception"),
+                                        str(e, "file"),
+                                        e.value("line", 0)};
   if (auto p = t.find("interpretGPUParams"); p != t.end() && p->is_object())
     if (auto fields = p->find("fields"); fields != p->end() && fields->is_array())
       for (const auto& f : *fields)
-        kb.interpretOptions_.push_back({str(f, "name"), str(f, "type"), f.contains("default") ? f["default"].dump() : "null"});
+        kb.interpretOptions_.push_back(
+            {str(f, "name"), str(f, "type"), f.contains("default") ? f["default"].dump() : "null"});
   out.base = std::move(kb);
   return out;
 }
 
 KnowledgeBase::Loaded KnowledgeBase::fromFile(const std::string& path) {
   std::ifstream in(path);
-  if (!in) return Loaded::failure("cannot read " + path);
+  if (!in)
+    return Loaded::failure("cannot read " + path);
   json t = json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (t.is_discarded()) return Loaded::failure(path + ": invalid JSON");
+  if (t.is_discarded())
+    return Loaded::failure(path + ": invalid JSON");
   return fromJson(t, path);
 }
 
@@ -163,8 +185,10 @@ std::string KnowledgeBase::bundledPath() {
   std::error_code ec;
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {
-    fs::path installed = exe.parent_path().parent_path() / "share/pallas-lsp/knowledge" / PALLAS_KNOWLEDGE_BUNDLED_NAME;
-    if (fs::exists(installed, ec)) return installed.string();
+    fs::path installed = exe.parent_path().parent_path() / "share/pallas-lsp/knowledge" /
+                         PALLAS_KNOWLEDGE_BUNDLED_NAME;
+    if (fs::exists(installed, ec))
+      return installed.string();
   }
   return (fs::path(PALLAS_KNOWLEDGE_SOURCE_DIR) / PALLAS_KNOWLEDGE_BUNDLED_NAME).string();
 }
@@ -174,12 +198,15 @@ std::string KnowledgeBase::extractorPath() {
 }
 
 std::string KnowledgeBase::defaultCacheDir() {
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return (fs::path(xdg) / "pallas-lsp").string();
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return (fs::path(xdg) / "pallas-lsp").string();
   const char* home = std::getenv("HOME");
   return (fs::path(home ? home : "/tmp") / ".cache/pallas-lsp").string();
 }
 
-KnowledgeBase::Loaded KnowledgeBase::bundled() { return fromFile(bundledPath()); }
+KnowledgeBase::Loaded KnowledgeBase::bundled() {
+  return fromFile(bundledPath());
+}
 
 namespace {
 
@@ -201,7 +228,7 @@ KnowledgeBase::Loaded loadCache(const fs::path& file, const std::string& version
                          : KnowledgeBase::fromJson(t, file.string());
     if (c && c.base->jaxVersion() != version)
       c = KnowledgeBase::Loaded::failure(file.string() + ": describes JAX " + c.base->jaxVersion() +
-                                    ", not " + version);
+                                         ", not " + version);
     error = c ? "" : c.error;
   }
   if (c)
@@ -234,7 +261,8 @@ KnowledgeBase::Loaded extractInto(const std::vector<std::string>& argv, const st
   }
   // The analysis loads tables by path: a table that cannot be stored (full
   // disk, unwritable cache) cannot be used; what was cached before stays.
-  std::string dirError = cacheDir.empty() ? "no usable cache directory" : detail::preparePrivateDir(cacheDir);
+  std::string dirError =
+      cacheDir.empty() ? "no usable cache directory" : detail::preparePrivateDir(cacheDir);
   std::string writeError =
       dirError.empty() ? detail::writeFileAtomically(cacheDir, cacheName, r.output) : dirError;
   if (!writeError.empty()) {
@@ -246,7 +274,8 @@ KnowledgeBase::Loaded extractInto(const std::vector<std::string>& argv, const st
 
 } // namespace
 
-KnowledgeBase::Loaded KnowledgeBase::forPython(const std::string& python, const std::string& cacheDir,
+KnowledgeBase::Loaded KnowledgeBase::forPython(const std::string& python,
+                                               const std::string& cacheDir,
                                                std::chrono::seconds timeout) {
   std::vector<std::string> notes;
   auto fallback = [&](std::string reason) {
@@ -262,9 +291,9 @@ KnowledgeBase::Loaded KnowledgeBase::forPython(const std::string& python, const 
     detail::cleanStaleFiles(cacheDir);
   // The version costs a metadata lookup, not a JAX import: cheap enough per
   // start. Its answer comes through a pipe, never a file.
-  detail::ChildResult v = detail::runCaptured(
-      {python, "-c", "import importlib.metadata as m; print(m.version('jax'))"},
-      std::chrono::duration_cast<std::chrono::milliseconds>(timeout), 4096);
+  detail::ChildResult v =
+      detail::runCaptured({python, "-c", "import importlib.metadata as m; print(m.version('jax'))"},
+                          std::chrono::duration_cast<std::chrono::milliseconds>(timeout), 4096);
   if (!v.ok)
     return fallback("cannot ask " + python + " for its JAX version: " + v.error);
   std::string version = v.output.substr(0, v.output.find('\n'));
@@ -384,7 +413,8 @@ std::vector<const PrimitiveFacts*> KnowledgeBase::primitivesOf(const std::string
   if (const ApiFacts* a = api(apiName)) {
     for (const auto* list : {&a->binds, &a->bindsTransitive})
       for (const auto& key : *list)
-        if (const PrimitiveFacts* p = primitive(key)) out.push_back(p);
+        if (const PrimitiveFacts* p = primitive(key))
+          out.push_back(p);
   }
   return out;
 }
@@ -392,7 +422,8 @@ std::vector<const PrimitiveFacts*> KnowledgeBase::primitivesOf(const std::string
 std::optional<bool> KnowledgeBase::hasMosaicGpuRule(const PrimitiveFacts& p,
                                                     const std::vector<std::string>& lowering,
                                                     const std::vector<std::string>& primitive) {
-  if (!p.mosaicGpuKnown) return std::nullopt;
+  if (!p.mosaicGpuKnown)
+    return std::nullopt;
   for (const auto& l : lowering)
     for (const auto& q : primitive)
       if (std::find(p.mosaicGpuSemantics.begin(), p.mosaicGpuSemantics.end(), l + "x" + q) !=
@@ -411,10 +442,11 @@ const ErrorTemplate* KnowledgeBase::errorTemplate(const std::string& key) const 
   return it == errors_.end() ? nullptr : &it->second;
 }
 
-std::optional<std::string> KnowledgeBase::formatError(const std::string& key,
-                                                      const std::vector<std::string>& values) const {
+std::optional<std::string>
+KnowledgeBase::formatError(const std::string& key, const std::vector<std::string>& values) const {
   const ErrorTemplate* t = errorTemplate(key);
-  if (!t) return std::nullopt;
+  if (!t)
+    return std::nullopt;
   std::string out;
   size_t next = 0, pos = 0;
   const std::string& s = t->text;

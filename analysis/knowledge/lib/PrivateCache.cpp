@@ -4,11 +4,10 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <random>
 #include <regex>
-
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -41,7 +40,7 @@ std::string preparePrivateDir(const std::string& dir) {
     fs::create_directories(p.parent_path(), ec); // ~/.cache itself: the user's
   if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
     return "cannot create " + dir + ": " + std::strerror(errno);
-  struct stat st {};
+  struct stat st{};
   if (::lstat(dir.c_str(), &st) != 0)
     return "cannot inspect " + dir + ": " + std::strerror(errno);
   if (S_ISLNK(st.st_mode))
@@ -64,9 +63,9 @@ std::string writeFileAtomically(const std::string& dir, const std::string& name,
     return true;
   }();
   (void)ignored;
-  std::string tmp = (fs::path(dir) / (name + ".tmp." + std::to_string(::getpid()) + "." +
-                                      randomSuffix()))
-                        .string();
+  std::string tmp =
+      (fs::path(dir) / (name + ".tmp." + std::to_string(::getpid()) + "." + randomSuffix()))
+          .string();
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0)
     return "cannot create " + tmp + ": " + std::strerror(errno);
@@ -104,7 +103,7 @@ std::optional<std::string> readPrivateFile(const std::string& path, size_t maxBy
   int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     return fail("cannot read " + path + ": " + std::strerror(errno));
-  struct stat st {};
+  struct stat st{};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
     return fail(path + " is not a regular file");

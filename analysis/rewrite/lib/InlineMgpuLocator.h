@@ -4,9 +4,8 @@
 // size. These indexes make each question a lookup.
 #pragma once
 
-#include "pallas/analysis/detail/RewriteInlineMgpu.h"
-
 #include "SourceIndex.h"
+#include "pallas/analysis/detail/RewriteInlineMgpu.h"
 
 #include <map>
 #include <string>

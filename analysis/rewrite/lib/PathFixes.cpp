@@ -2,7 +2,6 @@
 // syntax tree at the launch position the finding carries.
 #include "PathFixesImpl.h"
 #include "SourceIndex.h"
-
 #include "pallas/analysis/Rewrite.h"
 #include "pallas/protocol/Uri.h"
 
@@ -24,11 +23,13 @@ TSNode interpretKeyword(const SourceIndex& src, SourcePos pos) {
     // The call, or the decorator's expression (without moving `n`: its
     // parent is the decorator again, and the walk would never end).
     TSNode call = typeOf(n) == "decorator" ? ts_node_named_child(n, 0) : n;
-    if (typeOf(call) != "call") continue;
+    if (typeOf(call) != "call")
+      continue;
     TSNode args = fieldOf(call, "arguments");
     for (uint32_t i = 0, c = isNull(args) ? 0 : ts_node_named_child_count(args); i < c; ++i) {
       TSNode a = ts_node_named_child(args, i);
-      if (typeOf(a) == "keyword_argument" && src.textOf(fieldOf(a, "name")) == "interpret") return a;
+      if (typeOf(a) == "keyword_argument" && src.textOf(fieldOf(a, "name")) == "interpret")
+        return a;
     }
   }
   return TSNode{};
@@ -40,15 +41,20 @@ SourceRange rangeOf(TSNode n) {
 
 } // namespace
 
-std::string fileUri(const std::string& path) { return protocol::pathToUri(path); }
+std::string fileUri(const std::string& path) {
+  return protocol::pathToUri(path);
+}
 
-std::optional<Fix> runCompiledFix(std::string_view text, const std::string& path, SourcePos launchPos) {
+std::optional<Fix> runCompiledFix(std::string_view text, const std::string& path,
+                                  SourcePos launchPos) {
   return rewrite::runCompiledFix(*SourceIndex::of(text), path, launchPos);
 }
 
-std::optional<Fix> rewrite::runCompiledFix(const SourceIndex& src, const std::string& path, SourcePos launchPos) {
+std::optional<Fix> rewrite::runCompiledFix(const SourceIndex& src, const std::string& path,
+                                           SourcePos launchPos) {
   TSNode kw = interpretKeyword(src, launchPos);
-  if (isNull(kw)) return std::nullopt;
+  if (isNull(kw))
+    return std::nullopt;
   // Remove the argument with one adjacent comma: the one before it when there
   // is one (`f(a, interpret=True)` -> `f(a)`), else the one after
   // (`f(interpret=True, a=1)` -> `f(a=1)`), with the whitespace between.
@@ -69,11 +75,13 @@ std::optional<Fix> rewrite::runCompiledFix(const SourceIndex& src, const std::st
   return f;
 }
 
-std::optional<Fix> gpuInterpretFix(std::string_view text, const std::string& path, SourcePos launchPos) {
+std::optional<Fix> gpuInterpretFix(std::string_view text, const std::string& path,
+                                   SourcePos launchPos) {
   return rewrite::gpuInterpretFix(*SourceIndex::of(text), path, launchPos);
 }
 
-std::optional<Fix> rewrite::gpuInterpretFix(const SourceIndex& src, const std::string& path, SourcePos launchPos) {
+std::optional<Fix> rewrite::gpuInterpretFix(const SourceIndex& src, const std::string& path,
+                                            SourcePos launchPos) {
   TSNode kw = interpretKeyword(src, launchPos);
   Fix f;
   f.title = "Use GPU interpret mode (interpret=InterpretGPUParams())";
@@ -83,13 +91,16 @@ std::optional<Fix> rewrite::gpuInterpretFix(const SourceIndex& src, const std::s
   // jax.experimental.pallas nor .mosaic_gpu has it); import it from where it lives.
   bool imported = false;
   for (TSNode s : src.topLevel()) {
-    if (typeOf(s) == "import_from_statement" && src.textOf(s).find("InterpretGPUParams") != std::string_view::npos)
+    if (typeOf(s) == "import_from_statement" &&
+        src.textOf(s).find("InterpretGPUParams") != std::string_view::npos)
       imported = true;
   }
   if (!imported) {
     SourcePos at = src.importInsertionPoint();
-    f.edits.push_back({path, {at, at},
-                       "from jax._src.pallas.mosaic_gpu.interpret.params import InterpretGPUParams\n"});
+    f.edits.push_back(
+        {path,
+         {at, at},
+         "from jax._src.pallas.mosaic_gpu.interpret.params import InterpretGPUParams\n"});
   }
   if (!isNull(kw)) {
     f.edits.push_back({path, rangeOf(fieldOf(kw, "value")), name + "()"});
@@ -97,30 +108,39 @@ std::optional<Fix> rewrite::gpuInterpretFix(const SourceIndex& src, const std::s
   }
   // No interpret= yet: add it as the launch call's last argument.
   for (TSNode n = src.nodeAt(launchPos); !isNull(n); n = src.parent(n)) {
-    if (typeOf(n) != "call") continue;
+    if (typeOf(n) != "call")
+      continue;
     TSNode args = fieldOf(n, "arguments");
-    if (isNull(args) || typeOf(args) != "argument_list") continue;
+    if (isNull(args) || typeOf(args) != "argument_list")
+      continue;
     SourcePos close = SourceIndex::pos(ts_node_end_point(args));
     close.column -= 1; // before ')'
     bool empty = ts_node_named_child_count(args) == 0;
-    f.edits.push_back({path, {close, close}, std::string(empty ? "" : ", ") + "interpret=" + name + "()"});
+    f.edits.push_back(
+        {path, {close, close}, std::string(empty ? "" : ", ") + "interpret=" + name + "()"});
     return f;
   }
   return std::nullopt;
 }
 
-std::optional<Fix> runOnGpuFix(std::string_view text, const std::string& path, SourcePos launchPos) {
+std::optional<Fix> runOnGpuFix(std::string_view text, const std::string& path,
+                               SourcePos launchPos) {
   return rewrite::runOnGpuFix(*SourceIndex::of(text), path, launchPos);
 }
 
-std::optional<Fix> rewrite::runOnGpuFix(const SourceIndex& src, const std::string& path, SourcePos launchPos) {
+std::optional<Fix> rewrite::runOnGpuFix(const SourceIndex& src, const std::string& path,
+                                        SourcePos launchPos) {
   TSNode top{};
   for (TSNode n = src.nodeAt(launchPos); !isNull(n); n = src.parent(n))
-    if (typeOf(n) == "function_definition") top = n; // the outermost def wins
-  if (isNull(top) || typeOf(src.parent(top)) == "class_definition") return std::nullopt;
+    if (typeOf(n) == "function_definition")
+      top = n; // the outermost def wins
+  if (isNull(top) || typeOf(src.parent(top)) == "class_definition")
+    return std::nullopt;
   TSNode parent = src.parent(top);
-  if (typeOf(parent) == "decorated_definition") parent = src.parent(parent);
-  if (typeOf(parent) != "module") return std::nullopt; // a method: no runnable entry
+  if (typeOf(parent) == "decorated_definition")
+    parent = src.parent(parent);
+  if (typeOf(parent) != "module")
+    return std::nullopt; // a method: no runnable entry
   std::string entry(src.textOf(fieldOf(top, "name")));
   Fix f;
   f.title = "Run on GPU now (" + entry + ", compiled)";
@@ -136,30 +156,35 @@ std::optional<Fix> ignoreFix(std::string_view text, const std::string& path, uin
   return rewrite::ignoreFix(*SourceIndex::of(text), path, line, code);
 }
 
-std::optional<Fix> rewrite::ignoreFix(const SourceIndex& src, const std::string& path, uint32_t line,
-                                      const std::string& code) {
+std::optional<Fix> rewrite::ignoreFix(const SourceIndex& src, const std::string& path,
+                                      uint32_t line, const std::string& code) {
   std::string_view text = src.text();
   size_t start = src.offset({line, 0});
-  if (start == std::string::npos) return std::nullopt;
+  if (start == std::string::npos)
+    return std::nullopt;
   size_t end = text.find('\n', start);
-  if (end == std::string_view::npos) end = text.size();
-  if (end > start && text[end - 1] == '\r') --end;
+  if (end == std::string_view::npos)
+    end = text.size();
+  if (end > start && text[end - 1] == '\r')
+    --end;
   std::string_view l = text.substr(start, end - start);
   Fix f;
   f.title = "Ignore " + code + " on this line";
   f.safety = FixSafety::DisplayOnly; // silences, does not fix (ruff's noqa is not a fix either)
   // A comment token on the line (tree-sitter knows strings from comments).
   TSNode comment{};
-  for (TSNode n = src.nodeAt({line, static_cast<uint32_t>(l.size() ? l.size() - 1 : 0)}); !isNull(n);
-       n = src.parent(n))
-    if (typeOf(n) == "comment") comment = n;
+  for (TSNode n = src.nodeAt({line, static_cast<uint32_t>(l.size() ? l.size() - 1 : 0)});
+       !isNull(n); n = src.parent(n))
+    if (typeOf(n) == "comment")
+      comment = n;
   if (isNull(comment)) {
     // nodeAt may land on the statement; look for a comment child on this line.
     TSPoint a{line, 0}, b{line, static_cast<uint32_t>(l.size())};
     TSNode n = src.descendantFor(a, b);
     for (uint32_t i = 0, c = isNull(n) ? 0 : ts_node_child_count(n); i < c; ++i) {
       TSNode ch = ts_node_child(n, i);
-      if (typeOf(ch) == "comment" && ts_node_start_point(ch).row == line) comment = ch;
+      if (typeOf(ch) == "comment" && ts_node_start_point(ch).row == line)
+        comment = ch;
     }
   }
   if (!isNull(comment)) {
@@ -167,9 +192,11 @@ std::optional<Fix> rewrite::ignoreFix(const SourceIndex& src, const std::string&
     size_t k = ct.find("pallas-lsp: ignore[");
     if (k != std::string_view::npos) {
       size_t close = ct.find(']', k);
-      if (close == std::string_view::npos) return std::nullopt;
+      if (close == std::string_view::npos)
+        return std::nullopt;
       std::string_view codes = ct.substr(k + 19, close - k - 19);
-      if (codes.find(code) != std::string_view::npos) return std::nullopt; // already there
+      if (codes.find(code) != std::string_view::npos)
+        return std::nullopt; // already there
       SourcePos at = SourceIndex::pos(ts_node_start_point(comment));
       at.column += static_cast<uint32_t>(close);
       f.edits.push_back({path, {at, at}, (codes.empty() ? "" : ", ") + code});
@@ -177,7 +204,8 @@ std::optional<Fix> rewrite::ignoreFix(const SourceIndex& src, const std::string&
     }
   }
   size_t trimmed = l.size();
-  while (trimmed > 0 && (l[trimmed - 1] == ' ' || l[trimmed - 1] == '\t')) --trimmed;
+  while (trimmed > 0 && (l[trimmed - 1] == ' ' || l[trimmed - 1] == '\t'))
+    --trimmed;
   SourcePos at{line, static_cast<uint32_t>(trimmed)};
   SourcePos lineEnd{line, static_cast<uint32_t>(l.size())};
   std::string sep = isNull(comment) ? "  # " : "  # ";
@@ -195,13 +223,17 @@ std::vector<Fix> rewrite::pathFixes(const SourceIndex& src, const Finding& findi
   if (finding.launch) {
     if (finding.launch->path == path || finding.launch->path.empty()) {
       SourcePos at = finding.launch->range.start;
-      if (auto f = runCompiledFix(src, path, at)) out.push_back(*f);
+      if (auto f = runCompiledFix(src, path, at))
+        out.push_back(*f);
       if (finding.gpuInterpretRunsLaunch)
-        if (auto f = gpuInterpretFix(src, path, at)) out.push_back(*f);
-      if (auto f = runOnGpuFix(src, path, at)) out.push_back(*f);
+        if (auto f = gpuInterpretFix(src, path, at))
+          out.push_back(*f);
+      if (auto f = runOnGpuFix(src, path, at))
+        out.push_back(*f);
     }
   }
-  if (auto f = ignoreFix(src, path, finding.location.range.start.line, finding.code)) out.push_back(*f);
+  if (auto f = ignoreFix(src, path, finding.location.range.start.line, finding.code))
+    out.push_back(*f);
   return out;
 }
 

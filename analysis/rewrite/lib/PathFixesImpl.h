@@ -5,7 +5,6 @@
 #pragma once
 
 #include "SourceIndex.h"
-
 #include "pallas/analysis/Finding.h"
 
 #include <optional>
@@ -14,9 +13,12 @@
 
 namespace pallas::analysis::rewrite {
 
-std::optional<Fix> runCompiledFix(const SourceIndex& src, const std::string& path, SourcePos launchPos);
-std::optional<Fix> gpuInterpretFix(const SourceIndex& src, const std::string& path, SourcePos launchPos);
-std::optional<Fix> runOnGpuFix(const SourceIndex& src, const std::string& path, SourcePos launchPos);
+std::optional<Fix> runCompiledFix(const SourceIndex& src, const std::string& path,
+                                  SourcePos launchPos);
+std::optional<Fix> gpuInterpretFix(const SourceIndex& src, const std::string& path,
+                                   SourcePos launchPos);
+std::optional<Fix> runOnGpuFix(const SourceIndex& src, const std::string& path,
+                               SourcePos launchPos);
 std::optional<Fix> ignoreFix(const SourceIndex& src, const std::string& path, uint32_t line,
                              const std::string& code);
 std::vector<Fix> pathFixes(const SourceIndex& src, const Finding& finding);

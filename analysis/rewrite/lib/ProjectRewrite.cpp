@@ -1,13 +1,11 @@
 // The Project-level entry: the server and the CLI hold a Project, not a
 // module. The rewrite reads the module the Project keeps, under its lock
 // (Project::withModule).
-#include "pallas/analysis/Rewrite.h"
-#include "pallas/analysis/detail/RewriteInlineMgpu.h"
-
 #include "InlineMgpuLocator.h"
 #include "SourceIndex.h"
-
 #include "mlir/IR/BuiltinOps.h"
+#include "pallas/analysis/Rewrite.h"
+#include "pallas/analysis/detail/RewriteInlineMgpu.h"
 
 #include <map>
 #include <optional>
@@ -21,8 +19,10 @@ RewriteResult rewriteIn(const std::string& path, std::string_view text, dialect:
   RewriteResult r = detail::rewriteInlineMgpuOp(op, text);
   // Locations name the document as the module does; keep the caller's spelling.
   if (r.fix)
-    for (TextEdit& e : r.fix->edits) e.path = path;
-  if (!r.blocker.empty()) r.blockerLoc.path = path;
+    for (TextEdit& e : r.fix->edits)
+      e.path = path;
+  if (!r.blocker.empty())
+    r.blockerLoc.path = path;
   return r;
 }
 
@@ -31,7 +31,8 @@ RewriteResult rewriteIn(const std::string& path, std::string_view text, dialect:
 std::vector<RewriteResult> computeAll(const Project& project, const std::string& path,
                                       const std::vector<SourcePos>& positions) {
   std::vector<RewriteResult> out(positions.size());
-  if (!project.hasDocument(path)) return out;
+  if (!project.hasDocument(path))
+    return out;
   project.withModule(path, [&](mlir::ModuleOp module, std::string_view text) {
     std::shared_ptr<const rewrite::SourceIndex> index = rewrite::SourceIndex::of(text);
     rewrite::InlineMgpuDefs defs(module, *index);
@@ -47,18 +48,23 @@ std::vector<RewriteResult> computeAll(const Project& project, const std::string&
           r = rewriteIn(path, text, op);
           continue;
         }
-        if (!calls) calls.emplace(module);
+        if (!calls)
+          calls.emplace(module);
         detail::CalledInlineMgpu called = calls->at(regionPos);
         if (called.op) {
           r = rewriteIn(path, text, called.op);
           continue;
         }
-        if (called.calleeFile.empty() || !project.hasDocument(called.calleeFile)) continue;
-        project.withModule(called.calleeFile, [&](mlir::ModuleOp other, std::string_view otherText) {
-          std::optional<rewrite::InlineMgpuCalls>& c = otherCalls[called.calleeFile];
-          if (!c) c.emplace(other);
-          if (auto op = c->ofFunction(called.calleeSymbol)) r = rewriteIn(called.calleeFile, otherText, op);
-        });
+        if (called.calleeFile.empty() || !project.hasDocument(called.calleeFile))
+          continue;
+        project.withModule(
+            called.calleeFile, [&](mlir::ModuleOp other, std::string_view otherText) {
+              std::optional<rewrite::InlineMgpuCalls>& c = otherCalls[called.calleeFile];
+              if (!c)
+                c.emplace(other);
+              if (auto op = c->ofFunction(called.calleeSymbol))
+                r = rewriteIn(called.calleeFile, otherText, op);
+            });
       } catch (const std::exception&) {
         // Bad input never kills the server: no fix.
         r = RewriteResult{};
@@ -106,11 +112,13 @@ std::vector<RewriteResult> ProjectRewriter::rewriteAll(const std::string& path,
   for (size_t k = 0; k < todo.size(); ++k)
     impl_->results.emplace(std::make_pair(path, todo[k]), std::move(computed[k]));
   for (size_t i = 0; i < positions.size(); ++i)
-    if (auto it = impl_->results.find({path, positions[i]}); it != impl_->results.end()) out[i] = it->second;
+    if (auto it = impl_->results.find({path, positions[i]}); it != impl_->results.end())
+      out[i] = it->second;
   return out;
 }
 
-RewriteResult rewriteInlineMgpu(const Project& project, const std::string& path, SourcePos regionPos) {
+RewriteResult rewriteInlineMgpu(const Project& project, const std::string& path,
+                                SourcePos regionPos) {
   return ProjectRewriter(project).rewrite(path, regionPos);
 }
 

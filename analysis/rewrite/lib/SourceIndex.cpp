@@ -5,14 +5,16 @@
 namespace pallas::analysis::rewrite {
 
 TSNode fieldOf(TSNode n, std::string_view name) {
-  if (isNull(n)) return n;
+  if (isNull(n))
+    return n;
   return ts_node_child_by_field_name(n, name.data(), static_cast<uint32_t>(name.size()));
 }
 
 SourceIndex::SourceIndex(std::string_view text) : text_(text) {
   parser_ = ts_parser_new();
   ts_parser_set_language(parser_, tree_sitter_python());
-  tree_ = ts_parser_parse_string(parser_, nullptr, text_.data(), static_cast<uint32_t>(text_.size()));
+  tree_ =
+      ts_parser_parse_string(parser_, nullptr, text_.data(), static_cast<uint32_t>(text_.size()));
   indexLines();
 }
 
@@ -23,7 +25,8 @@ SourceIndex::SourceIndex(std::string_view text, TSTree* tree) : text_(text), tre
 void SourceIndex::indexLines() {
   lineStarts_.push_back(0);
   for (size_t i = 0; i < text_.size(); ++i)
-    if (text_[i] == '\n') lineStarts_.push_back(i + 1);
+    if (text_[i] == '\n')
+      lineStarts_.push_back(i + 1);
 }
 
 namespace {
@@ -32,15 +35,20 @@ thread_local std::vector<std::shared_ptr<const SourceIndex>> recent;
 thread_local int scopes = 0;
 } // namespace
 
-SourceIndex::CacheScope::CacheScope() { ++scopes; }
+SourceIndex::CacheScope::CacheScope() {
+  ++scopes;
+}
 SourceIndex::CacheScope::~CacheScope() {
-  if (--scopes == 0) recent.clear();
+  if (--scopes == 0)
+    recent.clear();
 }
 
 void SourceIndex::remember(std::shared_ptr<const SourceIndex> index) {
-  if (scopes == 0) return;
+  if (scopes == 0)
+    return;
   recent.insert(recent.begin(), std::move(index));
-  if (recent.size() > 4) recent.pop_back();
+  if (recent.size() > 4)
+    recent.pop_back();
 }
 
 std::shared_ptr<const SourceIndex> SourceIndex::of(std::string_view text) {
@@ -56,32 +64,40 @@ std::shared_ptr<const SourceIndex> SourceIndex::of(std::string_view text) {
 }
 
 SourceIndex::~SourceIndex() {
-  if (tree_) ts_tree_delete(tree_);
-  if (parser_) ts_parser_delete(parser_);
+  if (tree_)
+    ts_tree_delete(tree_);
+  if (parser_)
+    ts_parser_delete(parser_);
 }
 
 std::string_view SourceIndex::textOf(TSNode n) const {
-  if (isNull(n)) return {};
+  if (isNull(n))
+    return {};
   uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
-  if (e > text_.size() || s > e) return {};
+  if (e > text_.size() || s > e)
+    return {};
   return std::string_view(text_).substr(s, e - s);
 }
 
 size_t SourceIndex::offset(SourcePos p) const {
-  if (p.line >= lineStarts_.size()) return std::string::npos;
+  if (p.line >= lineStarts_.size())
+    return std::string::npos;
   size_t o = lineStarts_[p.line] + p.column;
   return o > text_.size() ? std::string::npos : o;
 }
 
 namespace {
-bool pointLess(TSPoint a, TSPoint b) { return a.row < b.row || (a.row == b.row && a.column < b.column); }
+bool pointLess(TSPoint a, TSPoint b) {
+  return a.row < b.row || (a.row == b.row && a.column < b.column);
+}
 } // namespace
 
 const std::vector<TSNode>& SourceIndex::topLevel() const {
   std::call_once(topOnce_, [this] {
     TSTreeCursor cursor = ts_tree_cursor_new(root());
     if (ts_tree_cursor_goto_first_child(&cursor)) {
-      do top_.push_back(ts_tree_cursor_current_node(&cursor));
+      do
+        top_.push_back(ts_tree_cursor_current_node(&cursor));
       while (ts_tree_cursor_goto_next_sibling(&cursor));
     }
     ts_tree_cursor_delete(&cursor);
@@ -95,14 +111,16 @@ size_t SourceIndex::topLevelAt(TSPoint p) const {
   auto it = std::partition_point(top.begin(), top.end(), [&](TSNode n) {
     return !pointLess(p, ts_node_end_point(n)); // end <= p
   });
-  if (it == top.end() || pointLess(p, ts_node_start_point(*it))) return std::string::npos;
+  if (it == top.end() || pointLess(p, ts_node_start_point(*it)))
+    return std::string::npos;
   return static_cast<size_t>(it - top.begin());
 }
 
 TSNode SourceIndex::nodeAt(SourcePos p) const {
   TSPoint pt{p.line, p.column};
   size_t i = topLevelAt(pt);
-  if (i == std::string::npos) return ts_node_named_descendant_for_point_range(root(), pt, pt);
+  if (i == std::string::npos)
+    return ts_node_named_descendant_for_point_range(root(), pt, pt);
   TSNode n = ts_node_named_descendant_for_point_range(top_[i], pt, pt);
   // From the root, an unnamed top-level child is passed over for the root.
   return ts_node_is_named(n) ? n : root();
@@ -119,12 +137,14 @@ TSNode SourceIndex::descendantFor(TSPoint a, TSPoint b) const {
 }
 
 TSNode SourceIndex::parent(TSNode n) const {
-  if (isNull(n) || ts_node_eq(n, root())) return TSNode{};
+  if (isNull(n) || ts_node_eq(n, root()))
+    return TSNode{};
   std::lock_guard lock(parentsMutex_);
   // Walking up asks for the parent of the last answer: the path from the
   // root to the last node asked about answers every step after the first.
   for (size_t k = path_.size(); k-- > 1;)
-    if (ts_node_eq(path_[k], n)) return path_[k - 1];
+    if (ts_node_eq(path_[k], n))
+      return path_[k - 1];
   // Otherwise descend to `n` from the top-level statement that holds it
   // (binary search), choosing at each level the child that covers it: the
   // cost is the node's depth times the siblings on the way, never the file.
@@ -140,17 +160,21 @@ TSNode SourceIndex::parent(TSNode n) const {
       bool descended = false;
       do {
         TSNode c = ts_tree_cursor_current_node(&cursor);
-        if (ts_node_start_byte(c) > start) break;
-        if (ts_node_end_byte(c) < end) continue;
+        if (ts_node_start_byte(c) > start)
+          break;
+        if (ts_node_end_byte(c) < end)
+          continue;
         path_.push_back(c);
         found = ts_node_eq(c, n);
         descended = true;
         break;
       } while (ts_tree_cursor_goto_next_sibling(&cursor));
-      if (!descended) break;
+      if (!descended)
+        break;
     }
     ts_tree_cursor_delete(&cursor);
-    if (found) return path_[path_.size() - 2];
+    if (found)
+      return path_[path_.size() - 2];
   }
   path_.clear();
   return ts_node_parent(n); // not reached by the descent (a zero-width node at a boundary)
@@ -165,7 +189,8 @@ const std::vector<TSNode>* SourceIndex::startingAt(TSPoint p) const {
       TSNode n = ts_tree_cursor_current_node(&cursor);
       TSPoint s = ts_node_start_point(n);
       starts_[(static_cast<uint64_t>(s.row) << 32) | s.column].push_back(n);
-      if (ts_tree_cursor_goto_first_child(&cursor)) continue;
+      if (ts_tree_cursor_goto_first_child(&cursor))
+        continue;
       while (!ts_tree_cursor_goto_next_sibling(&cursor))
         if (!ts_tree_cursor_goto_parent(&cursor)) {
           more = false;
@@ -173,7 +198,8 @@ const std::vector<TSNode>* SourceIndex::startingAt(TSPoint p) const {
         }
     }
     ts_tree_cursor_delete(&cursor);
-    for (auto& [_, nodes] : starts_) std::reverse(nodes.begin(), nodes.end());
+    for (auto& [_, nodes] : starts_)
+      std::reverse(nodes.begin(), nodes.end());
   });
   auto it = starts_.find((static_cast<uint64_t>(p.row) << 32) | p.column);
   return it == starts_.end() ? nullptr : &it->second;
@@ -190,16 +216,19 @@ std::vector<TSNode> SourceIndex::nodesStartingAt(SourcePos p, const Keep& keep) 
 
 std::string SourceIndex::indentOf(uint32_t line) const {
   size_t o = offset({line, 0});
-  if (o == std::string::npos) return "";
+  if (o == std::string::npos)
+    return "";
   size_t e = o;
-  while (e < text_.size() && (text_[e] == ' ' || text_[e] == '\t')) ++e;
+  while (e < text_.size() && (text_[e] == ' ' || text_[e] == '\t'))
+    ++e;
   return text_.substr(o, e - o);
 }
 
 std::string SourceIndex::aliasOf(const std::string& module) const {
   {
     std::lock_guard lock(parentsMutex_);
-    if (auto it = aliases_.find(module); it != aliases_.end()) return it->second;
+    if (auto it = aliases_.find(module); it != aliases_.end())
+      return it->second;
   }
   std::string alias = aliasUncached(module);
   std::lock_guard lock(parentsMutex_);
@@ -217,25 +246,30 @@ std::string SourceIndex::aliasUncached(const std::string& module) const {
       for (uint32_t j = 0, cc = ts_node_named_child_count(s); j < cc; ++j) {
         TSNode n = ts_node_named_child(s, j);
         if (typeOf(n) == "aliased_import") {
-          if (textOf(fieldOf(n, "name")) == module) return std::string(textOf(fieldOf(n, "alias")));
+          if (textOf(fieldOf(n, "name")) == module)
+            return std::string(textOf(fieldOf(n, "alias")));
         } else if (typeOf(n) == "dotted_name") {
           std::string name(textOf(n));
           // `import jax` makes `jax.numpy` reachable as written.
-          if (name == module || module.starts_with(name + ".")) dotted = module;
+          if (name == module || module.starts_with(name + "."))
+            dotted = module;
         }
       }
     } else if (t == "import_from_statement") {
       // from jax import numpy as jnp / from jax import lax
       std::string from(textOf(fieldOf(s, "module_name")));
       size_t dot = module.rfind('.');
-      if (dot == std::string::npos || from != module.substr(0, dot)) continue;
+      if (dot == std::string::npos || from != module.substr(0, dot))
+        continue;
       std::string leaf = module.substr(dot + 1);
       for (uint32_t j = 0, cc = ts_node_child_count(s); j < cc; ++j) {
         const char* f = ts_node_field_name_for_child(s, j);
-        if (!f || std::string_view(f) != "name") continue;
+        if (!f || std::string_view(f) != "name")
+          continue;
         TSNode n = ts_node_child(s, j);
         if (typeOf(n) == "aliased_import") {
-          if (textOf(fieldOf(n, "name")) == leaf) return std::string(textOf(fieldOf(n, "alias")));
+          if (textOf(fieldOf(n, "name")) == leaf)
+            return std::string(textOf(fieldOf(n, "alias")));
         } else if (textOf(n) == leaf) {
           return leaf;
         }

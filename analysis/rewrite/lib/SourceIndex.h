@@ -115,8 +115,12 @@ private:
 };
 
 // Small helpers over TSNode.
-inline bool isNull(TSNode n) { return ts_node_is_null(n); }
-inline std::string_view typeOf(TSNode n) { return isNull(n) ? "" : ts_node_type(n); }
+inline bool isNull(TSNode n) {
+  return ts_node_is_null(n);
+}
+inline std::string_view typeOf(TSNode n) {
+  return isNull(n) ? "" : ts_node_type(n);
+}
 TSNode fieldOf(TSNode n, std::string_view name);
 
 } // namespace pallas::analysis::rewrite

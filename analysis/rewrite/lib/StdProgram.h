@@ -14,14 +14,14 @@
 namespace pallas::analysis::rewrite {
 
 enum class Ty {
-  Ref,     // a Pallas Ref (kernel ref, ref.at view)
-  Array,   // a jax array (was: mgpu.FragmentedArray)
-  Scalar,  // a scalar (was: an ir.Value of a scalar type)
-  DType,   // a dtype (was: an ir.Type)
-  Py,      // a plain Python value: shapes, axes, indices, literals
-  Layout,  // a Mosaic GPU layout: dropped in standard code
-  Ctx,     // the launch context: anything done with it blocks the rewrite
-  Api,     // a module or function reference not yet called (mgpu.c, ir.F32Type)
+  Ref,    // a Pallas Ref (kernel ref, ref.at view)
+  Array,  // a jax array (was: mgpu.FragmentedArray)
+  Scalar, // a scalar (was: an ir.Value of a scalar type)
+  DType,  // a dtype (was: an ir.Type)
+  Py,     // a plain Python value: shapes, axes, indices, literals
+  Layout, // a Mosaic GPU layout: dropped in standard code
+  Ctx,    // the launch context: anything done with it blocks the rewrite
+  Api,    // a module or function reference not yet called (mgpu.c, ir.F32Type)
 };
 
 struct Expr;
@@ -29,17 +29,17 @@ using ExprP = std::shared_ptr<const Expr>;
 
 struct Expr {
   enum class Op {
-    Name,     // `text` as written: a parameter, a variable, an outer name
-    Literal,  // `text`: a Python literal
-    Tuple,    // (args...)
-    List,     // [args...]
-    Index,    // args[0][args[1:]], `...` when there are no indices
-    RefAt,    // args[0].at[args[1:]]
-    Binary,   // args[0] `text` args[1]
-    Unary,    // `text`args[0]
-    Call,     // text(args..., keywords...) ; keywords[i] names args[i] ("" positional)
-    Method,   // args[0].text(args[1:]...)
-    Attr,     // args[0].text
+    Name,    // `text` as written: a parameter, a variable, an outer name
+    Literal, // `text`: a Python literal
+    Tuple,   // (args...)
+    List,    // [args...]
+    Index,   // args[0][args[1:]], `...` when there are no indices
+    RefAt,   // args[0].at[args[1:]]
+    Binary,  // args[0] `text` args[1]
+    Unary,   // `text`args[0]
+    Call,    // text(args..., keywords...) ; keywords[i] names args[i] ("" positional)
+    Method,  // args[0].text(args[1:]...)
+    Attr,    // args[0].text
   };
   Op op = Op::Literal;
   Ty ty = Ty::Py;
@@ -60,15 +60,15 @@ struct Expr {
 struct Stmt {
   enum class Kind { Assign, Store, Return, Expr };
   Kind kind = Kind::Expr;
-  std::string name;          // Assign
-  ExprP ref;                 // Store: the ref
-  std::vector<ExprP> index;  // Store: indices (empty: `...`)
-  ExprP value;               // Assign/Store/Return/Expr
+  std::string name;         // Assign
+  ExprP ref;                // Store: the ref
+  std::vector<ExprP> index; // Store: indices (empty: `...`)
+  ExprP value;              // Assign/Store/Return/Expr
 };
 
 struct StdProgram {
-  std::string name;                  // the def's name
-  std::vector<std::string> params;   // parameters, launch context removed
+  std::string name;                // the def's name
+  std::vector<std::string> params; // parameters, launch context removed
   std::vector<Stmt> body;
   std::string jnp = "jnp", lax = "lax"; // names the printed code uses
   std::vector<std::string> comments;    // the original body's comments, kept verbatim

@@ -3,7 +3,6 @@
 
 #include "SourceIndex.h"
 #include "StdProgram.h"
-
 #include "pallas/analysis/detail/Dialect.h"
 
 #include <optional>

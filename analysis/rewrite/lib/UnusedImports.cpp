@@ -74,9 +74,8 @@ std::vector<TextEdit> unusedImportRemovals(const SourceIndex& src, const std::st
       // Only imports the rewrite made unused: the region used the name ...
       regionUsedOne |= countUses(src, root, n, region, {0, 0}) > 0;
       // ... and nothing else does: the rest of the file, or the new code.
-      bool usedElsewhere = countUses(src, root, n, everything, region) -
-                               countUses(src, stmt, n, self, {0, 0}) >
-                           0;
+      bool usedElsewhere =
+          countUses(src, root, n, everything, region) - countUses(src, stmt, n, self, {0, 0}) > 0;
       std::regex word("(^|[^A-Za-z0-9_.])" + n + "([^A-Za-z0-9_]|$)");
       allUnused &= !usedElsewhere && !std::regex_search(code, word);
     }

@@ -36,9 +36,9 @@ struct ByteEdit {
 struct UpdateStats {
   unsigned functionsTotal = 0;
   unsigned functionsRelowered = 0;
-  bool verified = true;      // the module passed the MLIR verifier
-  double parseMillis = 0;    // tree-sitter (incremental) parse
-  double lowerMillis = 0;    // lowering of changed functions + verify
+  bool verified = true;   // the module passed the MLIR verifier
+  double parseMillis = 0; // tree-sitter (incremental) parse
+  double lowerMillis = 0; // lowering of changed functions + verify
   // The first place where the document nests deeper than the analysis
   // follows (kMaxNesting levels of expressions, statements or elif clauses):
   // what is below is not analysed, so findings there may be missing. The
@@ -80,19 +80,19 @@ struct ProjectOptions {
 // One path of a launch's path matrix: whether it can run the launch, and
 // when not, the first primitive and error JAX stops it with.
 struct LaunchPathVerdict {
-  std::string path;          // "compiled_sm90a" | "compiled_sm100a" | "interpret" | "gpu_interpret"
-  std::string verdict;       // "yes" | "no" | "may" (fails only for some values / dtypes)
-  std::string primitive;     // when "no"/"may": the primitive ("inline_mgpu_p")
-  std::string api;           // the call that binds it ("plgpu.copy_gmem_to_smem")
-  std::string error;         // the exception and JAX's message
+  std::string path;      // "compiled_sm90a" | "compiled_sm100a" | "interpret" | "gpu_interpret"
+  std::string verdict;   // "yes" | "no" | "may" (fails only for some values / dtypes)
+  std::string primitive; // when "no"/"may": the primitive ("inline_mgpu_p")
+  std::string api;       // the call that binds it ("plgpu.copy_gmem_to_smem")
+  std::string error;     // the exception and JAX's message
   std::optional<SourceLocation> at; // where JAX blames it
 };
 
 // The path matrix of one Mosaic GPU launch.
 struct LaunchPaths {
   SourceLocation launch;
-  std::string api;                   // "pl.pallas_call", "plgpu.kernel", ...
-  std::vector<std::string> selects;  // the paths the launch itself may select
+  std::string api;                  // "pl.pallas_call", "plgpu.kernel", ...
+  std::vector<std::string> selects; // the paths the launch itself may select
   std::vector<LaunchPathVerdict> paths;
 };
 

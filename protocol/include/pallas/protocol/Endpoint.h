@@ -18,11 +18,10 @@
 #include "pallas/protocol/Logger.h"
 #include "pallas/protocol/Transport.h"
 
+#include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/thread_pool.hpp>
-
-#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -135,7 +134,7 @@ private:
   std::unordered_map<std::string, NotificationHandler> notifications_;
   Gate gate_;
   std::atomic<bool> closed_{false};
-  std::string token_;         // empty: no authentication
+  std::string token_;          // empty: no authentication
   bool authenticated_ = false; // I/O thread only
   // True when `m` may pass; otherwise the peer was answered and closed.
   bool admit(Message& m);

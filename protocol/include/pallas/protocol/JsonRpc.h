@@ -2,9 +2,8 @@
 // outgoing messages, and the error codes LSP uses.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstddef>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -53,8 +52,8 @@ struct Notification {
 struct Response {
   RequestId id;
   bool ok = true;
-  json result;    // when ok
-  json error;     // {code, message, data?} when !ok
+  json result; // when ok
+  json error;  // {code, message, data?} when !ok
 };
 // JSON that is not a valid JSON-RPC message. `id` is the request's id when it
 // could be recovered (so the error reply can name it), else null.

@@ -10,7 +10,6 @@
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/SymbolTable.h"
-
 #include "pallas/analysis/detail/PallasOpsDialect.h.inc"
 
 #define GET_TYPEDEF_CLASSES
@@ -33,7 +32,9 @@ inline constexpr const char* kPipeline = "pipeline";
 inline constexpr const char* kRef = "ref";
 bool isValid(llvm::StringRef s);
 // True for every origin but "value": the operand is (or, for "arg", may be) a Ref.
-inline bool mayBeRef(llvm::StringRef s) { return s != kValue; }
+inline bool mayBeRef(llvm::StringRef s) {
+  return s != kValue;
+}
 } // namespace origin
 
 namespace path {

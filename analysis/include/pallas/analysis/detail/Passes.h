@@ -9,11 +9,10 @@
 // and re-run CMake (the folder is globbed; the registration call is generated).
 #pragma once
 
+#include "mlir/IR/BuiltinOps.h"
 #include "pallas/analysis/Finding.h"
 #include "pallas/analysis/Project.h"
 #include "pallas/analysis/detail/Dialect.h"
-
-#include "mlir/IR/BuiltinOps.h"
 
 #include <functional>
 #include <string>
@@ -51,17 +50,19 @@ public:
   // Where a pallas.call (in the document `fromPath`) goes.
   virtual FunctionRef resolveCall(const std::string& fromPath, dialect::CallOp call) const = 0;
   // The kernel body of a launch when it is a module-level function.
-  virtual FunctionRef resolveLaunchBody(const std::string& fromPath, dialect::LaunchOp launch) const = 0;
+  virtual FunctionRef resolveLaunchBody(const std::string& fromPath,
+                                        dialect::LaunchOp launch) const = 0;
   // Every pallas.call and function-bodied pallas.launch edge of the workspace.
   virtual std::vector<CallEdge> callEdges() const = 0;
   // Edges that end in (path, symbol).
-  virtual std::vector<CallEdge> callersOf(const std::string& path, llvm::StringRef symbol) const = 0;
+  virtual std::vector<CallEdge> callersOf(const std::string& path,
+                                          llvm::StringRef symbol) const = 0;
 };
 
 struct PassContext {
   const Workspace& workspace;
-  std::string path;          // the document findings are asked for
-  mlir::ModuleOp module;     // its module
+  std::string path;      // the document findings are asked for
+  mlir::ModuleOp module; // its module
   const ProjectOptions& options;
   std::vector<Finding>& findings; // append here
 };
@@ -97,12 +98,12 @@ PassRegistry& passRegistry();
 // ref.reshape, ref.bitcast, plgpu.transform_ref, ...) back to its source.
 struct RefSource {
   enum class Kind {
-    Value,       // not a Ref as far as the front end knows
-    FuncArg,     // block argument `index` of pallas.func `owner`
-    ClosureArg,  // block argument `index` of pallas.closure `owner`
-    InlineArg,   // block argument `index` of a pallas.inline_mgpu region
-    ScopeArg,    // block argument `index` of pallas.scope `owner` (see scopeOrigin)
-    OpResult,    // the result of `owner` (e.g. pl.empty_ref_like)
+    Value,      // not a Ref as far as the front end knows
+    FuncArg,    // block argument `index` of pallas.func `owner`
+    ClosureArg, // block argument `index` of pallas.closure `owner`
+    InlineArg,  // block argument `index` of a pallas.inline_mgpu region
+    ScopeArg,   // block argument `index` of pallas.scope `owner` (see scopeOrigin)
+    OpResult,   // the result of `owner` (e.g. pl.empty_ref_like)
   };
   Kind kind = Kind::Value;
   mlir::Operation* owner = nullptr;

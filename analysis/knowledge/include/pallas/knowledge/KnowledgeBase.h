@@ -4,15 +4,14 @@
 // an installed JAX (never written by hand); this class only loads it.
 #pragma once
 
+#include "pallas/knowledge/JaxEnvironment.h"
+
 #include <chrono>
 #include <map>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
-
-#include "pallas/knowledge/JaxEnvironment.h"
 
 namespace pallas::knowledge {
 
@@ -43,8 +42,8 @@ struct PrimitiveFacts {
 };
 
 struct ApiFacts {
-  std::string name; // "plgpu.inline_mgpu"
-  std::string kind; // function | type | constant | primitive
+  std::string name;                         // "plgpu.inline_mgpu"
+  std::string kind;                         // function | type | constant | primitive
   std::vector<std::string> binds;           // primitive keys bound directly
   std::vector<std::string> bindsTransitive; // through JAX helpers
   bool returnsBeforeBind = false; // may return before binding (pl.broadcast_to of a matching shape)

@@ -77,8 +77,7 @@ std::optional<Fix> gpuInterpretFix(std::string_view text, const std::string& pat
 // {uri, entry, mode: "compiled"}. `entry` is the module-level function that
 // contains `launchPos` (nullopt at module level). Display-only: a command,
 // never applied by fix-all or `check --fix`.
-std::optional<Fix> runOnGpuFix(std::string_view text, const std::string& path,
-                               SourcePos launchPos);
+std::optional<Fix> runOnGpuFix(std::string_view text, const std::string& path, SourcePos launchPos);
 
 // "Ignore this finding here": appends `  # pallas-lsp: ignore[CODE]` to the
 // line, or adds CODE to an ignore comment already there. Display-only, like

@@ -5,10 +5,9 @@
 // Internal: includes the dialect (MLIR IR headers).
 #pragma once
 
+#include "mlir/IR/BuiltinOps.h"
 #include "pallas/analysis/Rewrite.h"
 #include "pallas/analysis/detail/Dialect.h"
-
-#include "mlir/IR/BuiltinOps.h"
 
 #include <string_view>
 
