@@ -269,53 +269,8 @@ mlir::Value Lowerer::applyFactory(TSNode site, const Factory& f, const CallableR
       origins = {"value"};
     return emitScope(site, api, ops, origins, std::nullopt, body);
   }
-  if (api == "pl.run_scoped") {
-    // One block argument per allocation: positional first, then keywords in
-    // the body's parameter order when the body is in place.
-    std::vector<std::string> kinds, origins;
-    std::vector<std::pair<std::string, std::string>> byKeyword;
-    for (size_t i = 0; i < ops.values.size(); ++i) {
-      std::string kind = names::allocationKind(ops.nodes[i], doc_, globals_);
-      if (ops.keywords[i] == "collective_axes")
-        continue;
-      if (ops.keywords[i].empty())
-        kinds.push_back(kind);
-      else
-        byKeyword.emplace_back(ops.keywords[i], kind);
-    }
-    if (!isNull(body.def) && !body.value) {
-      std::vector<std::string> params = paramNames(body.def);
-      for (size_t i = kinds.size(); i < params.size(); ++i) {
-        std::string k = "other";
-        for (auto& [kw, kind] : byKeyword)
-          if (kw == params[i])
-            k = kind;
-        kinds.push_back(k);
-      }
-    } else {
-      for (auto& [kw, kind] : byKeyword)
-        kinds.push_back(kind);
-    }
-    for (auto& k : kinds)
-      origins.push_back(k == "acc" ? pd::origin::kAcc : pd::origin::kRunScoped);
-    CallableRef b2 = body;
-    if (!isNull(b2.def) && !b2.value) {
-      // In place: emitScope sizes the block from the def; keep our origins.
-      mlir::ArrayAttr o;
-      mlir::DenseI64ArrayAttr idx;
-      operandInfo(ops.values, o, idx);
-      auto op =
-          pd::ScopeOp::create(b_, loc(site), valueTy_, api, ops.values, strArray(ops.keywords), o,
-                              idx, strArray(origins), strArray(kinds), mlir::StringAttr());
-      mlir::Block* block = new mlir::Block();
-      op.getBody().push_back(block);
-      for (auto& org : origins)
-        block->addArgument(org == pd::origin::kValue ? valueTy_ : refTy_, loc(site));
-      lowerDefInto(block, b2.def, origins, {});
-      return op.getResult();
-    }
-    return emitScope(site, api, ops, origins, kinds, body);
-  }
+  if (api == "pl.run_scoped")
+    return applyRunScoped(site, api, ops, body);
   if (api == "pl.run_state") {
     size_t n = 1;
     if (!isNull(body.def))
@@ -345,6 +300,55 @@ mlir::Value Lowerer::applyFactory(TSNode site, const Factory& f, const CallableR
     return body.value ? body.value : opaque(site, "function", {});
   }
   return opaque(site, "factory_application", ops.values);
+}
+
+// pl.run_scoped applied to its body: one block argument per allocation,
+// positional first, then keywords in the body's parameter order when the body
+// is in place.
+mlir::Value Lowerer::applyRunScoped(TSNode site, const std::string& api, const Args& ops,
+                                    const CallableRef& body) {
+  std::vector<std::string> kinds, origins;
+  std::vector<std::pair<std::string, std::string>> byKeyword;
+  for (size_t i = 0; i < ops.values.size(); ++i) {
+    std::string kind = names::allocationKind(ops.nodes[i], doc_, globals_);
+    if (ops.keywords[i] == "collective_axes")
+      continue;
+    if (ops.keywords[i].empty())
+      kinds.push_back(kind);
+    else
+      byKeyword.emplace_back(ops.keywords[i], kind);
+  }
+  if (!isNull(body.def) && !body.value) {
+    std::vector<std::string> params = paramNames(body.def);
+    for (size_t i = kinds.size(); i < params.size(); ++i) {
+      std::string k = "other";
+      for (auto& [kw, kind] : byKeyword)
+        if (kw == params[i])
+          k = kind;
+      kinds.push_back(k);
+    }
+  } else {
+    for (auto& [kw, kind] : byKeyword)
+      kinds.push_back(kind);
+  }
+  for (auto& k : kinds)
+    origins.push_back(k == "acc" ? pd::origin::kAcc : pd::origin::kRunScoped);
+  CallableRef b2 = body;
+  if (!isNull(b2.def) && !b2.value) {
+    // In place: emitScope sizes the block from the def; keep our origins.
+    mlir::ArrayAttr o;
+    mlir::DenseI64ArrayAttr idx;
+    operandInfo(ops.values, o, idx);
+    auto op = pd::ScopeOp::create(b_, loc(site), valueTy_, api, ops.values, strArray(ops.keywords),
+                                  o, idx, strArray(origins), strArray(kinds), mlir::StringAttr());
+    mlir::Block* block = new mlir::Block();
+    op.getBody().push_back(block);
+    for (auto& org : origins)
+      block->addArgument(org == pd::origin::kValue ? valueTy_ : refTy_, loc(site));
+    lowerDefInto(block, b2.def, origins, {});
+    return op.getResult();
+  }
+  return emitScope(site, api, ops, origins, kinds, body);
 }
 
 // The kinds ("ref" for plgpu.RefType(...), "array" otherwise) of the types an

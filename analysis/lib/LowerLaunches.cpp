@@ -5,101 +5,100 @@
 
 namespace pallas::analysis::lower {
 
-mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::string& form,
-                                TSNode kwCall, const Binding* partial, const CallableRef& body) {
-  // Keyword arguments: those of the partial (module level) and of the call.
-  TSNode interpretNode{}, scratchNode{}, threadsNode{}, threadNameNode{};
-  // The backend the launch's arguments select (compiler_params=, backend=,
-  // a TPU interpret-params object, a TPU mesh): kernels for another backend
-  // are not Mosaic GPU kernels.
-  std::string backend;
-  bool splatUnknown = false; // a **mapping whose keys are not known statically
-  std::string splatName;     // "**kwargs" when that mapping is a name
-  auto noteBackend = [&](TSNode v) {
-    if (backend.empty())
-      backend = backendOf(v);
-  };
-  if (!isNull(kwCall)) {
-    TSNode args = field(kwCall, "arguments");
-    for (uint32_t i = 0, c = isNull(args) ? 0 : ts_node_named_child_count(args); i < c; ++i) {
-      TSNode a = ts_node_named_child(args, i);
-      if (is(a, "dictionary_splat")) {
-        // **opts: a dict literal or dict(...) bound to a local name gives its
-        // keywords; anything else may hold interpret= (a run-time choice).
-        TSNode d = ts_node_named_child(a, 0);
-        while (is(d, "parenthesized_expression"))
-          d = ts_node_named_child(d, 0);
-        if (is(d, "identifier"))
-          if (const Var* v = findLocal(text(d)))
-            if (ValInfo* vi = infoOf(v->value); vi && !isNull(vi->constant))
-              d = vi->constant;
-        bool known = false;
-        auto take = [&](std::string_view k, TSNode v) {
-          if (k == "interpret")
-            interpretNode = v;
-          else if (k == "scratch_shapes" || k == "scratch_types")
-            scratchNode = v;
-          if (k == "compiler_params" || k == "backend" || k == "interpret" || k == "mesh")
-            noteBackend(v);
-        };
-        if (is(d, "dictionary")) {
-          known = true;
-          for (TSNode pair : syntax::namedChildren(d)) {
-            if (!is(pair, "pair")) {
-              if (!is(pair, "comment"))
-                known = false;
-              continue;
-            }
-            TSNode key = field(pair, "key");
-            if (!is(key, "string")) {
-              known = false;
-              continue;
-            }
-            std::string k = text(key);
-            if (k.size() >= 2)
-              take(std::string_view(k).substr(1, k.size() - 2), field(pair, "value"));
-          }
-        } else if (is(d, "call") && doc_.textOf(field(d, "function")) == "dict" &&
-                   !findLocal("dict")) {
-          known = true;
-          for (TSNode kw : syntax::namedChildren(field(d, "arguments"))) {
-            if (is(kw, "keyword_argument"))
-              take(doc_.textOf(field(kw, "name")), field(kw, "value"));
-            else if (!is(kw, "comment"))
-              known = false;
-          }
-        }
-        if (!known) {
-          splatUnknown = true;
-          // `**kwargs` of the enclosing def: its callers' keywords decide.
-          if (is(d, "identifier") && splatName.empty())
-            splatName = "**" + text(d);
-        }
-        continue;
-      }
-      if (!is(a, "keyword_argument")) {
-        if (i == 0 && api == "pl.core_map")
-          noteBackend(a); // the mesh
-        continue;
-      }
-      std::string_view k = doc_.textOf(field(a, "name"));
-      TSNode v = field(a, "value");
-      if (k == "compiler_params" || k == "backend" || k == "interpret" || k == "mesh")
-        noteBackend(v);
-      if (k == "interpret")
-        interpretNode = v;
-      else if (k == "scratch_shapes" || k == "scratch_types")
-        scratchNode = v;
-      else if (k == "num_threads")
-        threadsNode = v;
-      else if (k == "thread_name")
-        threadNameNode = v;
+// The keywords of the launch call `args` (the arguments of the call, or of
+// `pl.pallas_call(...)` applied as a decorator), those inside a `**mapping`
+// whose keys are known included.
+LaunchKeywords Lowerer::launchKeywords(TSNode args, const std::string& api) {
+  LaunchKeywords kw;
+  for (uint32_t i = 0, c = isNull(args) ? 0 : ts_node_named_child_count(args); i < c; ++i) {
+    TSNode a = ts_node_named_child(args, i);
+    if (is(a, "dictionary_splat")) {
+      takeSplatKeywords(ts_node_named_child(a, 0), kw);
+      continue;
     }
-    // The other arguments are evaluated (they may call user code).
-    lowerArgs(args, api == "pl.core_map" ? 0 : 1);
+    if (!is(a, "keyword_argument")) {
+      if (i == 0 && api == "pl.core_map")
+        noteLaunchBackend(kw, a); // the mesh
+      continue;
+    }
+    std::string_view k = doc_.textOf(field(a, "name"));
+    TSNode v = field(a, "value");
+    if (k == "compiler_params" || k == "backend" || k == "interpret" || k == "mesh")
+      noteLaunchBackend(kw, v);
+    kw.compilerParams |= k == "compiler_params";
+    if (k == "interpret")
+      kw.interpret = v;
+    else if (k == "scratch_shapes" || k == "scratch_types")
+      kw.scratch = v;
+    else if (k == "num_threads")
+      kw.threads = v;
+    else if (k == "thread_name")
+      kw.threadName = v;
   }
-  // A launch applied through `functools.partial(pl.pallas_call, ...)` written
-  // in place: the partial's keywords also count.
+  return kw;
+}
+
+// **opts: a dict literal or dict(...) bound to a local name gives its
+// keywords; anything else may hold interpret= (a run-time choice).
+void Lowerer::takeSplatKeywords(TSNode d, LaunchKeywords& kw) {
+  while (is(d, "parenthesized_expression"))
+    d = ts_node_named_child(d, 0);
+  if (is(d, "identifier"))
+    if (const Var* v = findLocal(text(d)))
+      if (ValInfo* vi = infoOf(v->value); vi && !isNull(vi->constant))
+        d = vi->constant;
+  bool known = false;
+  auto take = [&](std::string_view k, TSNode v) {
+    if (k == "interpret")
+      kw.interpret = v;
+    else if (k == "scratch_shapes" || k == "scratch_types")
+      kw.scratch = v;
+    if (k == "compiler_params" || k == "backend" || k == "interpret" || k == "mesh")
+      noteLaunchBackend(kw, v);
+  };
+  if (is(d, "dictionary")) {
+    known = true;
+    for (TSNode pair : syntax::namedChildren(d)) {
+      if (!is(pair, "pair")) {
+        if (!is(pair, "comment"))
+          known = false;
+        continue;
+      }
+      TSNode key = field(pair, "key");
+      if (!is(key, "string")) {
+        known = false;
+        continue;
+      }
+      std::string k = text(key);
+      if (k.size() >= 2)
+        take(std::string_view(k).substr(1, k.size() - 2), field(pair, "value"));
+    }
+  } else if (is(d, "call") && doc_.textOf(field(d, "function")) == "dict" && !findLocal("dict")) {
+    known = true;
+    for (TSNode a : syntax::namedChildren(field(d, "arguments"))) {
+      if (is(a, "keyword_argument"))
+        take(doc_.textOf(field(a, "name")), field(a, "value"));
+      else if (!is(a, "comment"))
+        known = false;
+    }
+  }
+  if (!known) {
+    kw.splatUnknown = true;
+    // `**kwargs` of the enclosing def: its callers' keywords decide.
+    if (is(d, "identifier") && kw.splatName.empty())
+      kw.splatName = "**" + text(d);
+  }
+}
+
+void Lowerer::noteLaunchBackend(LaunchKeywords& kw, TSNode v) {
+  if (kw.backend.empty())
+    kw.backend = backendOf(v);
+}
+
+// Which paths (compiled, interpreted) the launch's interpret= selects, from
+// what the path being lowered knows, the expression itself, the module-level
+// partial the launch goes through, or an unknown **mapping.
+names::InterpretEval Lowerer::launchInterpret(const LaunchKeywords& kw, const Binding* partial) {
   names::InterpretEval eval;
   auto lookupLocal = [&](const std::string& name) -> std::optional<std::pair<TSNode, std::string>> {
     const Var* v = findLocal(name);
@@ -112,6 +111,7 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
       return std::make_pair(vi->constant, std::string("local"));
     return std::make_pair(TSNode{}, std::string("unknown"));
   };
+  TSNode interpretNode = kw.interpret;
   std::optional<bool> interpretFact =
       isNull(interpretNode) ? std::nullopt : knownFact(interpretNode);
   if (interpretFact && !*interpretFact) {
@@ -134,27 +134,47 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
           eval.source = "param";
   } else if (partial && partial->interpret) {
     eval = *partial->interpret;
-  } else if (splatUnknown) {
+  } else if (kw.splatUnknown) {
     // interpret= may come in through **kwargs: a run-time choice ("may").
     eval.paths = {pd::path::kUnknown};
     eval.source = "unknown";
-    eval.text = splatName.empty() ? "**" : splatName;
+    eval.text = kw.splatName.empty() ? "**" : kw.splatName;
   } else {
     eval = names::evaluateInterpret(TSNode{}, doc_, globals_, nullptr);
   }
-  std::optional<std::vector<std::string>> scratch;
+  return eval;
+}
+
+// The kinds of the launch's scratch shapes; nullopt when they are not known
+// (a module-level partial whose scratch_shapes= is not a literal).
+std::optional<std::vector<std::string>> Lowerer::launchScratch(TSNode scratchNode,
+                                                               const Binding* partial) {
   if (!isNull(scratchNode))
-    scratch = names::scratchKinds(scratchNode, doc_, globals_);
-  else if (partial && partial->scratchKnown)
-    scratch = partial->scratch;
-  else if (partial) {
+    return names::scratchKinds(scratchNode, doc_, globals_);
+  if (partial && partial->scratchKnown)
+    return partial->scratch;
+  if (partial) {
     bool hasScratch = false;
     for (auto& [k, _] : partial->keywords)
       hasScratch |= k == "scratch_shapes" || k == "scratch_types";
-    if (!hasScratch)
-      scratch = std::vector<std::string>{};
-  } else if (isNull(scratchNode))
-    scratch = std::vector<std::string>{};
+    if (hasScratch)
+      return std::nullopt;
+  }
+  return std::vector<std::string>{};
+}
+
+mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::string& form,
+                                TSNode kwCall, const Binding* partial, const CallableRef& body) {
+  // Keyword arguments: those of the partial (module level) and of the call.
+  LaunchKeywords kw;
+  if (!isNull(kwCall)) {
+    TSNode args = field(kwCall, "arguments");
+    kw = launchKeywords(args, api);
+    // The other arguments are evaluated (they may call user code).
+    lowerArgs(args, api == "pl.core_map" ? 0 : 1);
+  }
+  names::InterpretEval eval = launchInterpret(kw, partial);
+  std::optional<std::vector<std::string>> scratch = launchScratch(kw.scratch, partial);
 
   // The interpret contexts: config value `or`-ed with interpret=.
   mlir::StringAttr contextAttr;
@@ -179,40 +199,32 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
     params = b_.getDictionaryAttr(attrs);
   }
   mlir::IntegerAttr numThreads;
-  if (is(threadsNode, "integer")) {
+  if (is(kw.threads, "integer")) {
     int64_t n = 0;
-    if (!llvm::StringRef(doc_.textOf(threadsNode)).getAsInteger(0, n))
+    if (!llvm::StringRef(doc_.textOf(kw.threads)).getAsInteger(0, n))
       numThreads = b_.getI64IntegerAttr(n);
   }
   mlir::StringAttr threadName;
-  if (is(threadNameNode, "string")) {
-    std::string s = text(threadNameNode);
+  if (is(kw.threadName, "string")) {
+    std::string s = text(kw.threadName);
     if (s.size() >= 2)
       s = s.substr(1, s.size() - 2);
     threadName = b_.getStringAttr(s);
   }
-  mlir::Value bodyValue = body.value;
   auto op = pd::LaunchOp::create(
       b_, loc(site), valueTy_, b_.getStringAttr(api), b_.getStringAttr(form),
       b_.getStringAttr(body.text),
       body.symbol.empty() ? mlir::FlatSymbolRefAttr()
                           : mlir::FlatSymbolRefAttr::get(b_.getContext(), body.symbol),
-      body.file.empty() ? mlir::StringAttr() : b_.getStringAttr(body.file), bodyValue,
+      body.file.empty() ? mlir::StringAttr() : b_.getStringAttr(body.file), body.value,
       strArray(eval.paths), b_.getStringAttr(eval.source),
       eval.text.empty() ? mlir::StringAttr() : b_.getStringAttr(eval.text), params,
       scratch ? strArray(*scratch) : mlir::ArrayAttr(), numThreads, threadName, contextAttr,
-      contextLine, contextColumn, backend.empty() ? mlir::StringAttr() : b_.getStringAttr(backend));
+      contextLine, contextColumn,
+      kw.backend.empty() ? mlir::StringAttr() : b_.getStringAttr(kw.backend));
   // Whether compiler_params= is given at all (JAX's defaults apply when not):
   // a discardable attribute, read by the compiled path's semantics.
-  bool compilerParams = false;
-  if (!isNull(kwCall)) {
-    TSNode args = field(kwCall, "arguments");
-    for (uint32_t i = 0, c = isNull(args) ? 0 : ts_node_named_child_count(args); i < c; ++i) {
-      TSNode a = ts_node_named_child(args, i);
-      compilerParams |=
-          is(a, "keyword_argument") && doc_.textOf(field(a, "name")) == "compiler_params";
-    }
-  }
+  bool compilerParams = kw.compilerParams;
   if (partial)
     for (auto& [k, _] : partial->keywords)
       compilerParams |= k == "compiler_params";

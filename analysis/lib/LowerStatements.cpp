@@ -287,106 +287,19 @@ void Lowerer::lowerStatement(TSNode s) {
   }
   ++nesting_;
   if (t == "expression_statement") {
-    for (uint32_t i = 0, c = ts_node_named_child_count(s); i < c; ++i) {
-      TSNode e = ts_node_named_child(s, i);
-      if (is(e, "assignment"))
-        lowerAssignment(e);
-      else if (is(e, "augmented_assignment")) {
-        TSNode left = field(e, "left");
-        mlir::Value cur = lowerExpr(left);
-        mlir::Value rhs = lowerExpr(field(e, "right"));
-        mlir::Value v = opaque(e, "augmented_assignment", {cur, rhs});
-        bindTarget(left, v, TSNode{});
-      } else
-        lowerExpr(e);
-    }
+    lowerExpressionStatement(s);
   } else if (t == "return_statement") {
     TSNode v = ts_node_named_child_count(s) ? ts_node_named_child(s, 0) : TSNode{};
     mlir::Value val = isNull(v) ? mlir::Value() : lowerExpr(v);
     pd::ReturnOp::create(b_, loc(s), val);
   } else if (t == "if_statement") {
-    // Alternatives start after the consequence block.
-    uint32_t altIndex = 0;
-    for (uint32_t i = 0, c = ts_node_named_child_count(s); i < c; ++i) {
-      TSNode ch = ts_node_named_child(s, i);
-      if (is(ch, "elif_clause") || is(ch, "else_clause")) {
-        altIndex = i;
-        break;
-      }
-      altIndex = c;
-    }
-    lowerIf(s, field(s, "condition"), field(s, "consequence"), altIndex);
-    // A branch that never completes: after the statement, its condition has
-    // the other truth value (`if self.INTERPRET: self.skipTest(...)`).
-    if (!facts_.empty()) {
-      TSNode cond = field(s, "condition");
-      bool thenDead = neverCompletesBlock(field(s, "consequence"));
-      TSNode elseBody{};
-      bool elif = false;
-      for (TSNode alt : syntax::namedChildren(s)) {
-        elif |= is(alt, "elif_clause");
-        if (is(alt, "else_clause"))
-          elseBody = field(alt, "body");
-      }
-      bool elseDead = !isNull(elseBody) && neverCompletesBlock(elseBody);
-      if (!elif && thenDead && !elseDead)
-        learnCondition(cond, false, facts_.back());
-      else if (!elif && elseDead && !thenDead)
-        learnCondition(cond, true, facts_.back());
-    }
+    lowerIfStatement(s);
   } else if (t == "for_statement" || t == "while_statement") {
-    Args ops;
-    TSNode head = t == "for_statement" ? field(s, "right") : field(s, "condition");
-    ops.values.push_back(lowerExpr(head));
-    ops.keywords.push_back("");
-    mlir::ArrayAttr origins;
-    mlir::DenseI64ArrayAttr indices;
-    operandInfo(ops.values, origins, indices);
-    auto op = pd::ScopeOp::create(b_, loc(s), valueTy_,
-                                  t == "for_statement" ? "python.for" : "python.while", ops.values,
-                                  strArray(ops.keywords), origins, indices, strArray({}),
-                                  mlir::ArrayAttr(), mlir::StringAttr());
-    mlir::Block* block = new mlir::Block();
-    op.getBody().push_back(block);
-    inRegion(block, [&] {
-      if (t == "for_statement") {
-        TSNode left = field(s, "left");
-        bindTarget(left, opaque(left, "iter", {ops.values[0]}), TSNode{});
-      }
-      lowerBlock(field(s, "body"));
-      TSNode alt = field(s, "alternative");
-      if (!isNull(alt))
-        lowerBlock(field(alt, "body"));
-    });
+    lowerLoop(s, t == "for_statement");
   } else if (t == "with_statement") {
     lowerWith(s);
   } else if (t == "try_statement") {
-    auto op = pd::ScopeOp::create(b_, loc(s), valueTy_, "python.try", mlir::ValueRange{},
-                                  strArray({}), strArray({}), b_.getDenseI64ArrayAttr({}),
-                                  strArray({}), mlir::ArrayAttr(), mlir::StringAttr());
-    mlir::Block* block = new mlir::Block();
-    op.getBody().push_back(block);
-    inRegion(block, [&] {
-      lowerBlock(field(s, "body"));
-      for (uint32_t i = 0, c = ts_node_named_child_count(s); i < c; ++i) {
-        TSNode clause = ts_node_named_child(s, i);
-        std::string_view ct = syntax::type(clause);
-        if (ct == "except_clause" || ct == "except_group_clause") {
-          for (uint32_t j = 0, cc = ts_node_named_child_count(clause); j < cc; ++j) {
-            TSNode ch = ts_node_named_child(clause, j);
-            if (is(ch, "block"))
-              lowerBlock(ch);
-          }
-        } else if (ct == "else_clause" || ct == "finally_clause") {
-          TSNode body = field(clause, "body");
-          if (isNull(body))
-            for (uint32_t j = 0, cc = ts_node_named_child_count(clause); j < cc; ++j)
-              if (is(ts_node_named_child(clause, j), "block"))
-                body = ts_node_named_child(clause, j);
-          lowerBlock(body);
-        }
-      }
-    });
+    lowerTry(s);
   } else if (t == "function_definition") {
     setVar(text(field(s, "name")), closure(s));
   } else if (t == "decorated_definition") {
@@ -398,49 +311,12 @@ void Lowerer::lowerStatement(TSNode s) {
   } else if (t == "class_definition") {
     setVar(text(field(s, "name")), opaque(s, "class", {}));
   } else if (t == "import_statement" || t == "import_from_statement") {
-    // A local import binds names like a module-level one would.
-    names::Globals local;
-    (void)local;
-    TSNode moduleNode = field(s, "module_name");
-    for (uint32_t i = 0, c = ts_node_named_child_count(s); i < c; ++i) {
-      TSNode ch = ts_node_named_child(s, i);
-      if (ts_node_eq(ch, moduleNode) || !(is(ch, "dotted_name") || is(ch, "aliased_import")))
-        continue;
-      std::string module = t == "import_from_statement" ? text(field(s, "module_name")) : "";
-      std::string name, alias;
-      if (is(ch, "aliased_import")) {
-        name = text(field(ch, "name"));
-        alias = text(field(ch, "alias"));
-      } else {
-        name = text(ch);
-        alias = t == "import_statement" ? name.substr(0, name.find('.')) : name;
-        if (t == "import_statement")
-          name = alias;
-      }
-      Binding b;
-      b.kind = Binding::Kind::Symbol;
-      b.target = module.empty() ? name : module + "." + name;
-      mlir::Value v =
-          global(ch, alias, names::isJaxName(b.target) ? names::canonicalApi(b.target) : b.target);
-      info_[v].binding = b;
-      setVar(alias, v);
-    }
+    lowerLocalImport(s, t == "import_from_statement");
   } else if (t == "pass_statement" || t == "break_statement" || t == "continue_statement" ||
              t == "comment" || t == "global_statement" || t == "nonlocal_statement") {
     // nothing to model
   } else if (t == "ERROR") {
-    // Syntax error: keep what is inside visible, statements and expressions.
-    llvm::SmallVector<mlir::Value> operands;
-    for (uint32_t i = 0, c = ts_node_named_child_count(s); i < c; ++i) {
-      TSNode ch = ts_node_named_child(s, i);
-      std::string_view ct = syntax::type(ch);
-      if (ct.ends_with("_statement") || ct == "function_definition" ||
-          ct == "decorated_definition" || ct == "ERROR" || ct == "block")
-        ct == "block" ? lowerBlock(ch) : lowerStatement(ch);
-      else if (ct != "comment")
-        operands.push_back(lowerExpr(ch));
-    }
-    opaque(s, "ERROR", operands);
+    lowerSyntaxError(s);
   } else if (t == "block") {
     lowerBlock(s);
   } else {
@@ -459,6 +335,160 @@ void Lowerer::lowerStatement(TSNode s) {
     opaque(s, t, operands);
   }
   --nesting_;
+}
+
+// Assignments (plain, chained, augmented) and expressions evaluated for
+// their effect.
+void Lowerer::lowerExpressionStatement(TSNode s) {
+  for (uint32_t i = 0, c = ts_node_named_child_count(s); i < c; ++i) {
+    TSNode e = ts_node_named_child(s, i);
+    if (is(e, "assignment"))
+      lowerAssignment(e);
+    else if (is(e, "augmented_assignment")) {
+      TSNode left = field(e, "left");
+      mlir::Value cur = lowerExpr(left);
+      mlir::Value rhs = lowerExpr(field(e, "right"));
+      mlir::Value v = opaque(e, "augmented_assignment", {cur, rhs});
+      bindTarget(left, v, TSNode{});
+    } else
+      lowerExpr(e);
+  }
+}
+
+void Lowerer::lowerIfStatement(TSNode s) {
+  // Alternatives start after the consequence block.
+  uint32_t altIndex = 0;
+  for (uint32_t i = 0, c = ts_node_named_child_count(s); i < c; ++i) {
+    TSNode ch = ts_node_named_child(s, i);
+    if (is(ch, "elif_clause") || is(ch, "else_clause")) {
+      altIndex = i;
+      break;
+    }
+    altIndex = c;
+  }
+  lowerIf(s, field(s, "condition"), field(s, "consequence"), altIndex);
+  if (!facts_.empty())
+    learnFromDeadBranch(s);
+}
+
+// A branch that never completes: after the statement, its condition has
+// the other truth value (`if self.INTERPRET: self.skipTest(...)`).
+void Lowerer::learnFromDeadBranch(TSNode s) {
+  TSNode cond = field(s, "condition");
+  bool thenDead = neverCompletesBlock(field(s, "consequence"));
+  TSNode elseBody{};
+  bool elif = false;
+  for (TSNode alt : syntax::namedChildren(s)) {
+    elif |= is(alt, "elif_clause");
+    if (is(alt, "else_clause"))
+      elseBody = field(alt, "body");
+  }
+  bool elseDead = !isNull(elseBody) && neverCompletesBlock(elseBody);
+  if (!elif && thenDead && !elseDead)
+    learnCondition(cond, false, facts_.back());
+  else if (!elif && elseDead && !thenDead)
+    learnCondition(cond, true, facts_.back());
+}
+
+// for / while: a python.for / python.while scope over the iterable or the
+// condition; the else block runs in the same region.
+void Lowerer::lowerLoop(TSNode s, bool isFor) {
+  Args ops;
+  TSNode head = isFor ? field(s, "right") : field(s, "condition");
+  ops.values.push_back(lowerExpr(head));
+  ops.keywords.push_back("");
+  mlir::ArrayAttr origins;
+  mlir::DenseI64ArrayAttr indices;
+  operandInfo(ops.values, origins, indices);
+  auto op = pd::ScopeOp::create(b_, loc(s), valueTy_, isFor ? "python.for" : "python.while",
+                                ops.values, strArray(ops.keywords), origins, indices, strArray({}),
+                                mlir::ArrayAttr(), mlir::StringAttr());
+  mlir::Block* block = new mlir::Block();
+  op.getBody().push_back(block);
+  inRegion(block, [&] {
+    if (isFor) {
+      TSNode left = field(s, "left");
+      bindTarget(left, opaque(left, "iter", {ops.values[0]}), TSNode{});
+    }
+    lowerBlock(field(s, "body"));
+    TSNode alt = field(s, "alternative");
+    if (!isNull(alt))
+      lowerBlock(field(alt, "body"));
+  });
+}
+
+// try: one python.try scope holding the body and every handler, else and
+// finally block.
+void Lowerer::lowerTry(TSNode s) {
+  auto op = pd::ScopeOp::create(b_, loc(s), valueTy_, "python.try", mlir::ValueRange{},
+                                strArray({}), strArray({}), b_.getDenseI64ArrayAttr({}),
+                                strArray({}), mlir::ArrayAttr(), mlir::StringAttr());
+  mlir::Block* block = new mlir::Block();
+  op.getBody().push_back(block);
+  inRegion(block, [&] {
+    lowerBlock(field(s, "body"));
+    for (uint32_t i = 0, c = ts_node_named_child_count(s); i < c; ++i) {
+      TSNode clause = ts_node_named_child(s, i);
+      std::string_view ct = syntax::type(clause);
+      if (ct == "except_clause" || ct == "except_group_clause") {
+        for (uint32_t j = 0, cc = ts_node_named_child_count(clause); j < cc; ++j) {
+          TSNode ch = ts_node_named_child(clause, j);
+          if (is(ch, "block"))
+            lowerBlock(ch);
+        }
+      } else if (ct == "else_clause" || ct == "finally_clause") {
+        TSNode body = field(clause, "body");
+        if (isNull(body))
+          for (uint32_t j = 0, cc = ts_node_named_child_count(clause); j < cc; ++j)
+            if (is(ts_node_named_child(clause, j), "block"))
+              body = ts_node_named_child(clause, j);
+        lowerBlock(body);
+      }
+    }
+  });
+}
+
+// A local import binds names like a module-level one would.
+void Lowerer::lowerLocalImport(TSNode s, bool isFrom) {
+  TSNode moduleNode = field(s, "module_name");
+  for (uint32_t i = 0, c = ts_node_named_child_count(s); i < c; ++i) {
+    TSNode ch = ts_node_named_child(s, i);
+    if (ts_node_eq(ch, moduleNode) || !(is(ch, "dotted_name") || is(ch, "aliased_import")))
+      continue;
+    std::string module = isFrom ? text(moduleNode) : "";
+    std::string name, alias;
+    if (is(ch, "aliased_import")) {
+      name = text(field(ch, "name"));
+      alias = text(field(ch, "alias"));
+    } else {
+      name = text(ch);
+      alias = isFrom ? name : name.substr(0, name.find('.'));
+      if (!isFrom)
+        name = alias;
+    }
+    Binding b;
+    b.kind = Binding::Kind::Symbol;
+    b.target = module.empty() ? name : module + "." + name;
+    mlir::Value v =
+        global(ch, alias, names::isJaxName(b.target) ? names::canonicalApi(b.target) : b.target);
+    info_[v].binding = b;
+    setVar(alias, v);
+  }
+}
+
+// Syntax error: keep what is inside visible, statements and expressions.
+void Lowerer::lowerSyntaxError(TSNode s) {
+  llvm::SmallVector<mlir::Value> operands;
+  for (uint32_t i = 0, c = ts_node_named_child_count(s); i < c; ++i) {
+    TSNode ch = ts_node_named_child(s, i);
+    std::string_view ct = syntax::type(ch);
+    if (ct.ends_with("_statement") || ct == "function_definition" || ct == "decorated_definition" ||
+        ct == "ERROR" || ct == "block")
+      ct == "block" ? lowerBlock(ch) : lowerStatement(ch);
+    else if (ct != "comment")
+      operands.push_back(lowerExpr(ch));
+  }
+  opaque(s, "ERROR", operands);
 }
 
 } // namespace pallas::analysis::lower

@@ -26,49 +26,10 @@ mlir::Operation* Lowerer::lower(const Unit& unit, const std::string& symbol) {
   for (size_t i = 0; i < params.size(); ++i)
     body->addArgument(valueTy_, loc(def));
 
-  std::optional<Factory> inlineMgpu;
   // Decorators run in module scope, innermost first, applied to @symbol.
-  if (is(unit.node, "decorated_definition") && !isNull(def)) {
-    mlir::OpBuilder::InsertionGuard guard(b_);
-    b_.setInsertionPointToEnd(decorators);
-    scopes_.emplace_back();
-    std::vector<TSNode> decs;
-    for (uint32_t i = 0, c = ts_node_named_child_count(unit.node); i < c; ++i) {
-      TSNode d = ts_node_named_child(unit.node, i);
-      if (is(d, "decorator"))
-        decs.push_back(ts_node_named_child(d, 0));
-    }
-    mlir::Value current;
-    bool first = true;
-    for (auto it = decs.rbegin(); it != decs.rend(); ++it, first = false) {
-      mlir::Value dec = lowerExpr(*it);
-      ValInfo* vi = infoOf(dec);
-      if (vi && vi->factory) {
-        Factory f = *vi->factory;
-        if (first && f.api == "plgpu.inline_mgpu") {
-          inlineMgpu = f;
-          continue;
-        }
-        CallableRef c;
-        c.text = unit.kind == "method" ? unit.name : symbol;
-        if (current)
-          c.value = current;
-        else if (unit.kind == "method")
-          c.value = global(def, unit.name, "local:" + symbol);
-        else
-          c.symbol = symbol;
-        current = applyFactory(*it, f, c);
-        continue;
-      }
-      if (!current)
-        current = global(def, text(field(def, "name")), "local:" + symbol);
-      Args a;
-      a.values.push_back(current);
-      a.keywords.push_back("");
-      current = callValue(*it, dec, a);
-    }
-    scopes_.pop_back();
-  }
+  std::optional<Factory> inlineMgpu;
+  if (is(unit.node, "decorated_definition") && !isNull(def))
+    inlineMgpu = lowerUnitDecorators(unit, symbol, decorators);
 
   mlir::OpBuilder::InsertionGuard guard(b_);
   if (!isNull(def)) {
@@ -94,6 +55,55 @@ mlir::Operation* Lowerer::lower(const Unit& unit, const std::string& symbol) {
     scopes_.pop_back();
   }
   return func.getOperation();
+}
+
+// The decorators of a def or method unit, lowered into the func's decorator
+// region and applied to @symbol. An innermost plgpu.inline_mgpu(...) is not
+// applied: it is returned, and the unit's body becomes its wrapper.
+std::optional<Factory> Lowerer::lowerUnitDecorators(const Unit& unit, const std::string& symbol,
+                                                    mlir::Block* decorators) {
+  TSNode def = unit.def;
+  std::optional<Factory> inlineMgpu;
+  mlir::OpBuilder::InsertionGuard guard(b_);
+  b_.setInsertionPointToEnd(decorators);
+  scopes_.emplace_back();
+  std::vector<TSNode> decs;
+  for (uint32_t i = 0, c = ts_node_named_child_count(unit.node); i < c; ++i) {
+    TSNode d = ts_node_named_child(unit.node, i);
+    if (is(d, "decorator"))
+      decs.push_back(ts_node_named_child(d, 0));
+  }
+  mlir::Value current;
+  bool first = true;
+  for (auto it = decs.rbegin(); it != decs.rend(); ++it, first = false) {
+    mlir::Value dec = lowerExpr(*it);
+    ValInfo* vi = infoOf(dec);
+    if (vi && vi->factory) {
+      Factory f = *vi->factory;
+      if (first && f.api == "plgpu.inline_mgpu") {
+        inlineMgpu = f;
+        continue;
+      }
+      CallableRef c;
+      c.text = unit.kind == "method" ? unit.name : symbol;
+      if (current)
+        c.value = current;
+      else if (unit.kind == "method")
+        c.value = global(def, unit.name, "local:" + symbol);
+      else
+        c.symbol = symbol;
+      current = applyFactory(*it, f, c);
+      continue;
+    }
+    if (!current)
+      current = global(def, text(field(def, "name")), "local:" + symbol);
+    Args a;
+    a.values.push_back(current);
+    a.keywords.push_back("");
+    current = callValue(*it, dec, a);
+  }
+  scopes_.pop_back();
+  return inlineMgpu;
 }
 
 // ---- public -------------------------------------------------------------------

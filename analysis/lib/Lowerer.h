@@ -97,6 +97,27 @@ struct CallableRef {
   std::string text;
 };
 
+// The arguments of a call as Python binds them to parameters.
+struct CallArguments {
+  TSNode list; // the argument_list (or a generator_expression, or null)
+  const syntax::Document& doc;
+  TSNode positional(unsigned index) const; // keywords, comments and splats skipped
+  TSNode keyword(std::string_view name) const;
+  TSNode positionalOrKeyword(unsigned index, std::string_view name) const;
+};
+
+// The keywords of a launch call its analysis reads (LowerLaunches.cpp).
+struct LaunchKeywords {
+  TSNode interpret{}, scratch{}, threads{}, threadName{};
+  // The backend the launch's arguments select (compiler_params=, backend=,
+  // a TPU interpret-params object, a TPU mesh): kernels for another backend
+  // are not Mosaic GPU kernels.
+  std::string backend;
+  bool splatUnknown = false;   // a **mapping whose keys are not known statically
+  std::string splatName;       // "**kwargs" when that mapping is a name
+  bool compilerParams = false; // compiler_params= is given
+};
+
 class Lowerer {
 public:
   Lowerer(const LowerInput& in, UnitDeps& deps)
@@ -156,7 +177,7 @@ private:
       assigned_.back().push_back(name);
   }
 
-  // ---- values ----
+  // ---- values (the small ones here; operands and args in LowerExpressions.cpp) ----
   Prov prov(mlir::Value v) {
     auto it = info_.find(v);
     return it == info_.end() ? Prov{} : it->second.prov;
@@ -194,27 +215,35 @@ private:
                    mlir::DenseI64ArrayAttr& indices);
   mlir::Value prim(TSNode n, const std::string& api, const Args& args);
 
-  // ---- expressions ----
+  // ---- expressions (LowerExpressions.cpp) ----
   mlir::Value lowerExpr(TSNode n);
   mlir::Value lowerExprImpl(TSNode n);
   mlir::Value lowerCall(TSNode n);
-  mlir::Value lowerApiCall(TSNode n, const std::string& api, TSNode argList);
   mlir::Value lowerSubscript(TSNode n);
   mlir::Value lowerAttribute(TSNode n);
   mlir::Value lowerIdentifier(TSNode n);
   mlir::Value lowerLambda(TSNode n);
   mlir::Value callValue(TSNode n, mlir::Value callee, const Args& args);
+  CallableRef callableOf(TSNode expr);
 
-  // ---- higher order ----
+  // ---- JAX/Pallas API calls (LowerApiCalls.cpp) ----
+  mlir::Value lowerApiCall(TSNode n, const std::string& api, TSNode argList);
+  mlir::Value factoryValue(TSNode n, std::string api, bool viaPartial);
+  mlir::Value lowerLaunchCall(TSNode n, const std::string& api, const CallArguments& args);
+  mlir::Value lowerPartialCall(TSNode n, const std::string& api, const CallArguments& args);
+  mlir::Value applyBodyInCall(TSNode n, const std::string& api, TSNode body);
+  mlir::Value lowerForiLoop(TSNode n, const CallArguments& args);
+  mlir::Value lowerWhileLoop(TSNode n, const std::string& api, const CallArguments& args);
+  mlir::Value lowerCond(TSNode n, const std::string& api, const CallArguments& args);
+
+  // ---- higher order (LowerHigherOrder.cpp) ----
   mlir::Value applyFactory(TSNode site, const Factory& f, const CallableRef& body);
-  mlir::Value emitLaunch(TSNode site, const std::string& api, const std::string& form,
-                         TSNode kwCall, const Binding* partial, const CallableRef& body);
+  mlir::Value applyRunScoped(TSNode site, const std::string& api, const Args& ops,
+                             const CallableRef& body);
   mlir::Value emitScope(TSNode site, const std::string& api, const Args& operands,
                         const std::vector<std::string>& argOrigins,
                         const std::optional<std::vector<std::string>>& allocations,
                         const CallableRef& body, llvm::ArrayRef<CallableRef> extraBodies = {});
-  CallableRef callableOf(TSNode expr);
-  std::string backendOf(TSNode expr, unsigned depth = 0);
   mlir::Value closure(TSNode def, std::optional<Factory> inlineMgpu = std::nullopt);
   void lowerDefInto(mlir::Block* block, TSNode def, const std::vector<std::string>& argOrigins,
                     llvm::ArrayRef<mlir::Value> args);
@@ -224,10 +253,28 @@ private:
   std::vector<std::string> paramNames(TSNode def);
   void bindParams(TSNode def, mlir::Block* block, const std::vector<std::string>& argOrigins);
   mlir::Value decorate(TSNode decorated, TSNode def);
+  template <typename F> void inRegion(mlir::Block* block, F&& body);
 
-  // ---- statements ----
+  // ---- launches (LowerLaunches.cpp) ----
+  mlir::Value emitLaunch(TSNode site, const std::string& api, const std::string& form,
+                         TSNode kwCall, const Binding* partial, const CallableRef& body);
+  LaunchKeywords launchKeywords(TSNode args, const std::string& api);
+  void takeSplatKeywords(TSNode splat, LaunchKeywords& kw);
+  void noteLaunchBackend(LaunchKeywords& kw, TSNode v);
+  names::InterpretEval launchInterpret(const LaunchKeywords& kw, const Binding* partial);
+  std::optional<std::vector<std::string>> launchScratch(TSNode scratchNode, const Binding* partial);
+  std::string backendOf(TSNode expr, unsigned depth = 0);
+
+  // ---- statements (LowerStatements.cpp) ----
   void lowerBlock(TSNode block);
   void lowerStatement(TSNode s);
+  void lowerExpressionStatement(TSNode s);
+  void lowerIfStatement(TSNode s);
+  void learnFromDeadBranch(TSNode ifStatement);
+  void lowerLoop(TSNode s, bool isFor);
+  void lowerTry(TSNode s);
+  void lowerLocalImport(TSNode s, bool isFrom);
+  void lowerSyntaxError(TSNode s);
   void lowerAssignment(TSNode a);
   void bindTarget(TSNode target, mlir::Value v, TSNode valueNode);
   void bindTargetImpl(TSNode target, mlir::Value v, TSNode valueNode);
@@ -236,14 +283,18 @@ private:
   // joins of names assigned in its regions follow it).
   pd::IfOp lowerIf(TSNode s, TSNode cond, TSNode consequence, uint32_t alternativeIndex);
   void lowerWith(TSNode s);
-  template <typename F> void inRegion(mlir::Block* block, F&& body);
+
+  // ---- path facts (LowerPathFacts.cpp; docs/analysis.md, "Paths that cannot execute") ----
   std::optional<bool> staticCondition(TSNode cond);
-  // ---- path facts (docs/analysis.md, "Paths that cannot execute") ----
   bool neverCompletes(TSNode stmt);
   bool neverCompletesBlock(TSNode block);
   void learnCondition(TSNode cond, bool truth, std::map<std::string, bool>& into);
   std::optional<bool> knownFact(TSNode expr);
   void forgetFacts(const std::string& name);
+
+  // ---- units (LowerUnits.cpp) ----
+  std::optional<Factory> lowerUnitDecorators(const Unit& unit, const std::string& symbol,
+                                             mlir::Block* decorators);
 
   // ---- interpret context ----
   struct Context {
