@@ -39,7 +39,7 @@ bool certainlyArray(mlir::Value v) {
     return api == "ref.__getitem__" || api.starts_with("jnp.") || api.starts_with("lax.");
   }
   if (auto c = llvm::dyn_cast<pd::ConstantOp>(def))
-    return c.getKind() == "int" || c.getKind() == "float";
+    return c.getKind() == pd::ConstantKind::Int || c.getKind() == pd::ConstantKind::Float;
   if (auto o = llvm::dyn_cast<pd::OpaqueOp>(def))
     return o.getWhat() == "binary_operator";
   return false;

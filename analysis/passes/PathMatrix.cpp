@@ -123,7 +123,7 @@ std::vector<LaunchPaths> matrix(detail::PassContext& ctx) {
     lp.launch = detail::sourceLocation(launch.getLoc());
     lp.api = launch.getApi().str();
     for (mlir::Attribute a : launch.getPaths())
-      lp.selects.push_back(llvm::cast<mlir::StringAttr>(a).getValue().str());
+      lp.selects.push_back(pd::enumName(a).str());
     lp.paths.push_back(judge(ctx, launch, ExecPath::Compiled, "compiled_sm90a", "9.0", *kb));
     lp.paths.push_back(judge(ctx, launch, ExecPath::Compiled, "compiled_sm100a", "10.0", *kb));
     lp.paths.push_back(judge(ctx, launch, ExecPath::InterpretHlo, "interpret", "", *kb));

@@ -12,4 +12,5 @@ llvm_bin="$(llvm-config-22 --bindir 2>/dev/null || echo /usr/lib/llvm-22/bin)"
 lit="$llvm_bin/lit"
 [ -x "$lit" ] || lit="$(command -v lit || true)"
 [ -n "$lit" ] || { echo "35-mlir: lit not found (apt-get install llvm-22-tools)" >&2; exit 1; }
-exec "$lit" -sv "$root/test/mlir" -Dpallas_opt="$opt" -Dpallas_lsp="$PALLAS_LSP_BIN" -Dllvm_bin="$llvm_bin"
+exec "$lit" -sv "$root/test/mlir" -Dpallas_opt="$opt" -Dpallas_lsp="$PALLAS_LSP_BIN" \
+  -Dllvm_bin="$llvm_bin" -Dexec_root="$build/test-mlir"

@@ -389,7 +389,7 @@ private:
     if (!o)
       return nullptr;
     if (auto c = llvm::dyn_cast<pd::ConstantOp>(o)) {
-      if (c.getKind() == "none")
+      if (c.getKind() == pd::ConstantKind::None)
         return mkLiteral("None");
       return mkLiteral(c.getValue().str());
     }
