@@ -110,4 +110,13 @@ def Pallas_ConstantKind : I32EnumAttr<"ConstantKind", "kind of a literal", [
   let genSpecializedAttr = 0;
 }
 
+// What an entry of inline_mgpu's literal `arg_types` declares.
+def Pallas_ArgTypeKind : I32EnumAttr<"ArgTypeKind", "kind of a declared inline_mgpu argument type", [
+    I32EnumAttrCase<"Ref", 0, "ref">,      // plgpu.RefType()
+    I32EnumAttrCase<"Array", 1, "array">,  // an array layout
+  ]> {
+  let cppNamespace = "::pallas::dialect";
+  let genSpecializedAttr = 0;
+}
+
 #endif // PALLAS_ENUMS_TD

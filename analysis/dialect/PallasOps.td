@@ -43,11 +43,13 @@ def Pallas_ClosureKindAttr : Pallas_EnumAttr<Pallas_ClosureKind, "closure_kind">
 def Pallas_OriginAttr : Pallas_EnumAttr<Pallas_Origin, "origin">;
 def Pallas_AllocKindAttr : Pallas_EnumAttr<Pallas_AllocKind, "alloc">;
 def Pallas_ConstantKindAttr : Pallas_EnumAttr<Pallas_ConstantKind, "literal">;
+def Pallas_ArgTypeKindAttr : Pallas_EnumAttr<Pallas_ArgTypeKind, "arg_type">;
 
 // Arrays of them; in op syntax written `[a, b]` (custom<EnumList>).
 def Pallas_LaunchPathArrayAttr : Pallas_EnumArrayAttr<Pallas_LaunchPathAttr, "execution paths">;
 def Pallas_OriginArrayAttr : Pallas_EnumArrayAttr<Pallas_OriginAttr, "operand origins">;
 def Pallas_AllocKindArrayAttr : Pallas_EnumArrayAttr<Pallas_AllocKindAttr, "allocation kinds">;
+def Pallas_ArgTypeKindArrayAttr : Pallas_EnumArrayAttr<Pallas_ArgTypeKindAttr, "argument type kinds">;
 
 include "dialect/PallasInterfaces.td"
 
@@ -181,12 +183,16 @@ def Pallas_InlineMgpuOp : Pallas_Op<"inline_mgpu", [NoTerminator, SingleBlock, P
   let arguments = (ins Variadic<Pallas_AnyValue>:$args,
                        Pallas_OriginArrayAttr:$origins, DenseI64ArrayAttr:$arg_indices,
                        OptionalAttr<StrAttr>:$arg_types,
-                       OptionalAttr<StrArrayAttr>:$arg_type_kinds,
+                       OptionalAttr<Pallas_ArgTypeKindArrayAttr>:$arg_type_kinds,
                        OptionalAttr<StrAttr>:$return_type,
                        I64Attr:$arg_types_count);
   let results = (outs Pallas_ValueType:$result);
   let regions = (region SizedRegion<1>:$body);
-  let assemblyFormat = "`(` $args `)` `origins` custom<Origins>($origins) attr-dict `:` functional-type($args, $result) $body";
+  let assemblyFormat = [{
+    `(` $args `)` `origins` custom<Origins>($origins)
+    (`arg_type_kinds` custom<ArgTypeKinds>($arg_type_kinds)^)?
+    attr-dict `:` functional-type($args, $result) $body
+  }];
 }
 
 def Pallas_CallOp : Pallas_Op<"call", [Pallas_CallOperands]> {

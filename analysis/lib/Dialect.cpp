@@ -68,6 +68,12 @@ ParseResult parseAllocKinds(OpAsmParser& p, ArrayAttr& out) {
 void printAllocKinds(OpAsmPrinter& p, Operation*, ArrayAttr list) {
   printEnumList<AllocKindAttr>(p, list);
 }
+ParseResult parseArgTypeKinds(OpAsmParser& p, ArrayAttr& out) {
+  return parseEnumList<ArgTypeKindAttr>(p, out);
+}
+void printArgTypeKinds(OpAsmPrinter& p, Operation*, ArrayAttr list) {
+  printEnumList<ArgTypeKindAttr>(p, list);
+}
 
 } // namespace
 
@@ -115,6 +121,8 @@ llvm::StringRef enumName(Attribute attr) {
   if (auto e = llvm::dyn_cast_or_null<ClosureKindAttr>(attr))
     return stringifyEnum(e.getValue());
   if (auto e = llvm::dyn_cast_or_null<ConstantKindAttr>(attr))
+    return stringifyEnum(e.getValue());
+  if (auto e = llvm::dyn_cast_or_null<ArgTypeKindAttr>(attr))
     return stringifyEnum(e.getValue());
   return "";
 }

@@ -155,7 +155,7 @@ void Lowerer::emitInlineMgpu(TSNode site, TSNode def, const Factory* f, mlir::Bl
         argTypes = b_.getStringAttr(text(v));
         if (auto ks = typeSequenceKinds(v)) {
           count = static_cast<int64_t>(ks->size());
-          kinds = strArray(*ks);
+          kinds = enumArray<pd::ArgTypeKindAttr>(*ks, pd::ArgTypeKind::Array);
         }
       } else if (k == "return_type") {
         returnType = b_.getStringAttr(text(v));

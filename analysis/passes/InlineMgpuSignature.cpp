@@ -102,7 +102,7 @@ void checkInlineMgpuSignature(const Binding& b, const knowledge::KnowledgeBase& 
   }
   if (auto kinds = op.getArgTypeKinds()) {
     for (size_t i = 0; i < given && i < kinds->size(); ++i) {
-      auto kind = llvm::cast<mlir::StringAttr>((*kinds)[i]).getValue();
+      llvm::StringRef kind = pd::enumName((*kinds)[i]);
       bool isRef = i < b.argStates.size() && b.argStates[i].isRef();
       bool isArray = certainlyArray(call->args[i]);
       std::string problem;

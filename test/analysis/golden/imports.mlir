@@ -43,7 +43,7 @@ module attributes {pallas.path = "GOLDEN/imports.py"} {
     %3 = pallas.opaque "factory"() origins [] {arg_indices = array<i64>} : () -> !pallas.value loc("GOLDEN/imports.py":21:4)
     %4 = pallas.closure def "add_one" attributes {arg_names = ["smem_ref"]} {
     ^bb0(%arg4: !pallas.value loc("GOLDEN/imports.py":22:3)):
-      %7 = pallas.inline_mgpu(%arg4) origins [arg] {arg_indices = array<i64: 0>, arg_type_kinds = ["ref"], arg_types = "(RefType(),)", arg_types_count = 1 : i64, return_type = "plgpu.ShapeDtypeStruct((128,), jnp.float32)"} : (!pallas.value) -> !pallas.value {
+      %7 = pallas.inline_mgpu(%arg4) origins [arg] arg_type_kinds [ref] {arg_indices = array<i64: 0>, arg_types = "(RefType(),)", arg_types_count = 1 : i64, return_type = "plgpu.ShapeDtypeStruct((128,), jnp.float32)"} : (!pallas.value) -> !pallas.value {
       ^bb0(%arg5: !pallas.value loc("GOLDEN/imports.py":22:3), %arg6: !pallas.value loc("GOLDEN/imports.py":22:3)):
         %8 = pallas.prim "mgpu.FragmentedArray.load_tiled"(%arg6) origins [arg] {arg_indices = array<i64: 1>, keywords = [""]} : (!pallas.value) -> !pallas.value loc("GOLDEN/imports.py":23:9)
         %9 = pallas.constant int "1" loc("GOLDEN/imports.py":24:23)

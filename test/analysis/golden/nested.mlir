@@ -110,7 +110,7 @@ module attributes {pallas.path = "GOLDEN/nested.py"} {
     pallas.if %29 : !pallas.value attributes {static_cond = false} {
       %30 = pallas.opaque "factory"() origins [] {arg_indices = array<i64>} : () -> !pallas.value loc("GOLDEN/nested.py":37:5)
       %31 = pallas.closure lambda "<lambda>" attributes {arg_names = []} {
-        %33 = pallas.inline_mgpu() origins [] {arg_indices = array<i64>, arg_type_kinds = [], arg_types_count = 0 : i64} : () -> !pallas.value {
+        %33 = pallas.inline_mgpu() origins [] arg_type_kinds [] {arg_indices = array<i64>, arg_types_count = 0 : i64} : () -> !pallas.value {
         ^bb0(%arg3: !pallas.value loc("GOLDEN/nested.py":37:25)):
           %34 = pallas.constant none "None" loc("GOLDEN/nested.py":37:37)
           pallas.return %34 : !pallas.value loc("GOLDEN/nested.py":37:37)

@@ -6,7 +6,7 @@ module {
   ^bb0(%x: !pallas.value, %o: !pallas.value):
     %region = pallas.closure def "region" attributes {arg_names = ["a"]} {
     ^bb0(%a: !pallas.value):
-      %i = pallas.inline_mgpu(%a) origins [arg] {arg_indices = array<i64: 0>, arg_type_kinds = ["ref"], arg_types = "(plgpu.RefType(),)", arg_types_count = 1 : i64} : (!pallas.value) -> !pallas.value {
+      %i = pallas.inline_mgpu(%a) origins [arg] arg_type_kinds [ref] {arg_indices = array<i64: 0>, arg_types = "(plgpu.RefType(),)", arg_types_count = 1 : i64} : (!pallas.value) -> !pallas.value {
       ^bb0(%ctx: !pallas.value, %a2: !pallas.value):
       }
       pallas.return %i : !pallas.value

@@ -162,3 +162,13 @@ pallas.func def @f attributes {arg_names = []} {
 // expected-error @below {{failed to parse Pallas_OriginAttr parameter}}
 // expected-error @below {{to be one of: value, arg, run_scoped, acc, run_state, pipeline, ref}}
 "pallas.opaque"() <{arg_indices = array<i64>, origins = [#pallas<origin heap>], what = "x"}> : () -> !pallas.value
+
+// -----
+
+pallas.func def @f attributes {arg_names = ["x"]} {
+} {
+^bb0(%x: !pallas.value):
+  // expected-error @below {{unknown arg_type 'tensor'}}
+  %0 = pallas.inline_mgpu(%x) origins [value] arg_type_kinds [tensor] {arg_indices = array<i64: -1>, arg_types_count = 1 : i64} : (!pallas.value) -> !pallas.value {
+  }
+}

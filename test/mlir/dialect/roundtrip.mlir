@@ -21,11 +21,11 @@ module attributes {pallas.path = "k.py"} {
     // CHECK: %[[C:.*]] = pallas.constant float "1.0"
     %c = pallas.constant float "1.0"
     // CHECK: %[[T:.*]] = pallas.closure def "touch" attributes {arg_names = ["ref"]} {
-    // CHECK: pallas.inline_mgpu(%{{.*}}) origins [arg] {arg_indices = array<i64: 0>, arg_type_kinds = ["ref"], arg_types = "(plgpu.RefType(),)", arg_types_count = 1 : i64} : (!pallas.value) -> !pallas.value {
+    // CHECK: pallas.inline_mgpu(%{{.*}}) origins [arg] arg_type_kinds [ref] {arg_indices = array<i64: 0>, arg_types = "(plgpu.RefType(),)", arg_types_count = 1 : i64} : (!pallas.value) -> !pallas.value {
     // CHECK: pallas.return %{{.*}} : !pallas.value
     %t = pallas.closure def "touch" attributes {arg_names = ["ref"]} {
     ^bb0(%r: !pallas.value):
-      %i = pallas.inline_mgpu(%r) origins [arg] {arg_indices = array<i64: 0>, arg_type_kinds = ["ref"], arg_types = "(plgpu.RefType(),)", arg_types_count = 1 : i64} : (!pallas.value) -> !pallas.value {
+      %i = pallas.inline_mgpu(%r) origins [arg] arg_type_kinds [ref] {arg_indices = array<i64: 0>, arg_types = "(plgpu.RefType(),)", arg_types_count = 1 : i64} : (!pallas.value) -> !pallas.value {
       ^bb0(%ctx: !pallas.value, %r2: !pallas.value):
       }
       pallas.return %i : !pallas.value

@@ -13,7 +13,7 @@ module {
   ^bb0(%x: !pallas.value, %o: !pallas.value):
     %touch = pallas.closure def "touch" attributes {arg_names = ["ref"]} {
     ^bb0(%r: !pallas.value):
-      %i = pallas.inline_mgpu(%r) origins [arg] {arg_indices = array<i64: 0>, arg_type_kinds = ["ref"], arg_types = "(plgpu.RefType(),)", arg_types_count = 1 : i64} : (!pallas.value) -> !pallas.value {
+      %i = pallas.inline_mgpu(%r) origins [arg] arg_type_kinds [ref] {arg_indices = array<i64: 0>, arg_types = "(plgpu.RefType(),)", arg_types_count = 1 : i64} : (!pallas.value) -> !pallas.value {
       ^bb0(%ctx: !pallas.value, %r2: !pallas.value):
       }
       pallas.return %i : !pallas.value

@@ -12,7 +12,7 @@ module {
   ^bb0(%x: !pallas.value, %o: !pallas.value):
     %region = pallas.closure def "region" attributes {arg_names = ["a", "b"]} {
     ^bb0(%a: !pallas.value, %b: !pallas.value):
-      %i = pallas.inline_mgpu(%a, %b) origins [arg, arg] {arg_indices = array<i64: 0, 1>, arg_type_kinds = ["ref"], arg_types = "(plgpu.RefType(),)", arg_types_count = 1 : i64} : (!pallas.value, !pallas.value) -> !pallas.value {
+      %i = pallas.inline_mgpu(%a, %b) origins [arg, arg] arg_type_kinds [ref] {arg_indices = array<i64: 0, 1>, arg_types = "(plgpu.RefType(),)", arg_types_count = 1 : i64} : (!pallas.value, !pallas.value) -> !pallas.value {
       ^bb0(%ctx: !pallas.value, %a2: !pallas.value, %b2: !pallas.value):
       }
       pallas.return %i : !pallas.value
