@@ -51,7 +51,7 @@ void Progress::send(json value) {
     queued_.push_back(std::move(value));
     return;
   }
-  endpoint_->notify("$/progress", json{{"token", token_}, {"value", std::move(value)}});
+  endpoint_->notify("$/progress", json{{"token", wireToken_}, {"value", std::move(value)}});
 }
 
 void Progress::report(const std::string& message, std::optional<unsigned> percentage) {
@@ -87,12 +87,19 @@ std::string LspServer::documentPath(const json& params) {
 void LspServer::addRequest(const std::string& method, RequestHandler handler, Mode mode) {
   endpoint_->onRequest(
       method,
-      [weak = weak_from_this(), handler = std::move(handler)](const json& p,
-                                                              const RequestContext& ctx) {
+      [weak = weak_from_this(), method, handler = std::move(handler)](const json& p,
+                                                                      const RequestContext& ctx) {
         auto keep = weak.lock();
         if (!keep)
           throw RpcError(ErrorCode::InternalError, "the session has ended");
-        return handler(p, ctx);
+        // Middleware is registered before start and never changes after it.
+        std::function<json(size_t, const json&)> call = [&](size_t i, const json& params) {
+          if (i == keep->requestMiddleware_.size())
+            return handler(params, ctx);
+          return keep->requestMiddleware_[i](
+              method, params, ctx, [&, i](const json& next) { return call(i + 1, next); });
+        };
+        return call(0, p);
       },
       mode);
 }
@@ -120,6 +127,13 @@ void LspServer::addDiagnosticsProvider(DiagnosticsProvider provider) {
 }
 void LspServer::onConfiguration(ConfigurationListener listener) {
   configurationListeners_.push_back(std::move(listener));
+}
+
+void LspServer::addRequestMiddleware(RequestMiddleware middleware) {
+  requestMiddleware_.push_back(std::move(middleware));
+}
+void LspServer::addPublishInterceptor(PublishInterceptor interceptor) {
+  publishInterceptors_.push_back(std::move(interceptor));
 }
 
 void LspServer::notifyConfiguration(const json& settings) {
@@ -623,6 +637,9 @@ void LspServer::runDiagnostics(const std::string& path, uint64_t generation) {
 
 void LspServer::publish(const std::string& path, const json& diagnostics,
                         std::optional<int64_t> version) {
+  for (auto& intercept : publishInterceptors_)
+    if (intercept(path, diagnostics, version))
+      return;
   auto doc = documents_.get(path);
   json params{{"uri", doc ? doc->uri : protocol::pathToUri(path)}, {"diagnostics", diagnostics}};
   if (version)
@@ -734,10 +751,21 @@ void LspServer::logMessage(MessageType type, const std::string& message) {
                     json{{"type", static_cast<int>(type)}, {"message", message}});
 }
 
-std::shared_ptr<Progress> LspServer::beginProgress(const std::string& title, bool cancellable) {
+std::shared_ptr<Progress> LspServer::beginProgress(const std::string& title, bool cancellable,
+                                                   const json& workDoneToken) {
   auto progress = std::make_shared<Progress>();
   progress->endpoint_ = endpoint_;
+  if (workDoneToken.is_string() || workDoneToken.is_number_integer()) {
+    // The client made the token and shows the progress its own way (one
+    // notification with its cancel button): no window/workDoneProgress/create.
+    progress->token_ = workDoneToken.dump();
+    progress->wireToken_ = workDoneToken;
+    progress->state_ = Progress::State::Ready;
+    progress->send(json{{"kind", "begin"}, {"title", title}, {"cancellable", cancellable}});
+    return progress;
+  }
   progress->token_ = "pallas-lsp-" + std::to_string(nextProgress_++);
+  progress->wireToken_ = progress->token_;
   progress->queued_.push_back(
       json{{"kind", "begin"}, {"title", title}, {"cancellable", cancellable}});
   if (!client_.workDoneProgress) {
@@ -761,7 +789,7 @@ std::shared_ptr<Progress> LspServer::beginProgress(const std::string& title, boo
                     for (auto& v : p->queued_) {
                       ended = ended || v["kind"] == "end";
                       p->endpoint_->notify("$/progress",
-                                           json{{"token", p->token_}, {"value", std::move(v)}});
+                                           json{{"token", p->wireToken_}, {"value", std::move(v)}});
                     }
                     p->queued_.clear();
                     p->state_ = ended ? Progress::State::Ended : Progress::State::Ready;
