@@ -50,7 +50,11 @@ public:
     server_.addCapabilities(
         {{"notebookDocumentSync",
           {{"notebookSelector",
-            json::array({{{"notebook", "*"}, {"cells", json::array({{{"language", "python"}}})}}})},
+            json::array({{{"notebook", "*"},
+                          // Markdown cells too, only so that cells are
+                          // numbered as Jupyter numbers them.
+                          {"cells",
+                           json::array({{{"language", "python"}}, {{"language", "markdown"}}})}}})},
            {"save", false}}}});
     server_.addNotification("notebookDocument/didOpen", [this](const json& p) { didOpen(p); });
     server_.addNotification("notebookDocument/didChange", [this](const json& p) { didChange(p); });
@@ -258,19 +262,23 @@ private:
     return nb.cells[nb.moduleCells[span]].uri;
   }
 
-  // "line 24" in a message names a module line: say which cell and line.
+  // "line 24" (and "nb.ipynb:24") in a message names a module line: say
+  // which cell and line.
   std::string retellLines(const Notebook& nb, const std::string& message) const {
-    static const std::regex lineRef(R"(\bline (\d+)\b)");
+    static const std::regex lineRef(R"(\bline (\d+)\b|\.ipynb:(\d+)\b)");
     std::string out;
     auto begin = std::sregex_iterator(message.begin(), message.end(), lineRef);
     size_t last = 0;
     for (auto it = begin; it != std::sregex_iterator(); ++it) {
       const std::smatch& m = *it;
       out += message.substr(last, m.position(0) - last);
-      long n = std::stol(m[1].str());
+      bool fileRef = m[2].matched;
+      std::string digits = fileRef ? m[2].str() : m[1].str();
+      long n = digits.size() < 10 ? std::stol(digits) : 0;
       auto place = n > 0 ? nb.module.locate(static_cast<uint32_t>(n - 1)) : std::nullopt;
       if (place)
-        out += "cell " + std::to_string(nb.moduleCells[place->cell] + 1) + ", line " +
+        out += std::string(fileRef ? ".ipynb " : "") + "cell " +
+               std::to_string(nb.moduleCells[place->cell] + 1) + ", line " +
                std::to_string(place->line + 1);
       else
         out += m.str(0);
@@ -296,6 +304,56 @@ private:
   }
 
   // ---- diagnostics ----
+  // The module's diagnostics per code cell (every code cell has an entry).
+  std::map<std::string, json> splitByCell(const Notebook& nb, const json& diagnostics) const {
+    std::map<std::string, json> byCell;
+    for (size_t s = 0; s < nb.moduleCells.size(); ++s)
+      byCell[cellUri(nb, s)] = json::array();
+    if (!diagnostics.is_array())
+      return byCell;
+    for (const json& d : diagnostics) {
+      auto cell = toCell(nb, d.value("range", json()));
+      if (!cell)
+        continue;
+      json mapped = d;
+      mapped["range"] = cell->second;
+      if (mapped.contains("message") && mapped["message"].is_string())
+        mapped["message"] = retellLines(nb, mapped["message"].get<std::string>());
+      if (mapped.contains("relatedInformation") && mapped["relatedInformation"].is_array())
+        for (json& r : mapped["relatedInformation"]) {
+          if (r.contains("location"))
+            mapLocation(nb, r["location"]);
+          if (r.contains("message") && r["message"].is_string())
+            r["message"] = retellLines(nb, r["message"].get<std::string>());
+        }
+      byCell[cellUri(nb, cell->first)].push_back(std::move(mapped));
+    }
+    return byCell;
+  }
+
+  // workspace/diagnostic: a notebook's report becomes one report per cell.
+  json splitWorkspaceReport(json result) const {
+    if (!result.is_object() || !result.contains("items") || !result["items"].is_array())
+      return result;
+    json items = json::array();
+    for (json& report : result["items"]) {
+      const Notebook* nb = nullptr;
+      if (report.is_object() && report.contains("uri"))
+        for (const auto& [uri, candidate] : notebooks_)
+          if (sameDocument(candidate, report["uri"]))
+            nb = &candidate;
+      if (!nb) {
+        items.push_back(std::move(report));
+        continue;
+      }
+      for (auto& [uri, list] : splitByCell(*nb, report.value("items", json::array())))
+        items.push_back(
+            {{"kind", "full"}, {"uri", uri}, {"version", nullptr}, {"items", std::move(list)}});
+    }
+    result["items"] = std::move(items);
+    return result;
+  }
+
   bool publish(const std::string& path, const json& diagnostics) {
     std::map<std::string, json> byCell;
     std::set<std::string> previous;
@@ -305,25 +363,7 @@ private:
       if (p == byPath_.end())
         return false;
       Notebook& nb = notebooks_[p->second];
-      for (size_t s = 0; s < nb.moduleCells.size(); ++s)
-        byCell[cellUri(nb, s)] = json::array();
-      for (const json& d : diagnostics) {
-        auto cell = toCell(nb, d.value("range", json()));
-        if (!cell)
-          continue;
-        json mapped = d;
-        mapped["range"] = cell->second;
-        if (mapped.contains("message") && mapped["message"].is_string())
-          mapped["message"] = retellLines(nb, mapped["message"].get<std::string>());
-        if (mapped.contains("relatedInformation") && mapped["relatedInformation"].is_array())
-          for (json& r : mapped["relatedInformation"]) {
-            if (r.contains("location"))
-              mapLocation(nb, r["location"]);
-            if (r.contains("message") && r["message"].is_string())
-              r["message"] = retellLines(nb, r["message"].get<std::string>());
-          }
-        byCell[cellUri(nb, cell->first)].push_back(std::move(mapped));
-      }
+      byCell = splitByCell(nb, diagnostics);
       previous = std::move(nb.publishedCells);
       nb.publishedCells.clear();
       for (const auto& [uri, list] : byCell)
@@ -341,6 +381,11 @@ private:
   // ---- requests about a cell ----
   json translate(const std::string& method, const json& params,
                  const std::function<json(const json&)>& next) {
+    if (method == "workspace/diagnostic") {
+      json result = next(params);
+      std::lock_guard lock(mutex_);
+      return splitWorkspaceReport(std::move(result));
+    }
     if (method.rfind("textDocument/", 0) != 0 || !params.is_object() ||
         !params.contains("textDocument") || !params["textDocument"].is_object() ||
         !params["textDocument"].contains("uri") || !params["textDocument"]["uri"].is_string())

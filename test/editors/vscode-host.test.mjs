@@ -9,7 +9,7 @@
 //     node --test test/editors/vscode-host.test.mjs
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -236,6 +236,44 @@ test('multi-root: one server per folder, each with its own settings', async () =
       const now = serverPids();
       return now.length === 2 && now.includes(pidA) && !now.includes(pidB);
     }, 'b restarted, a untouched', 30000);
+  } finally {
+    await ext.deactivate();
+  }
+});
+
+test('a Jupyter notebook: its Python cells are synchronised as one notebook and findings land on their cells', async () => {
+  const dir = project('notebook');
+  const kernel = readFileSync(join(dir, 'kernel.py'), 'utf8');
+  // The fixture's kernel split the way notebooks are written: imports, the
+  // kernel, a markdown cell, the launch.
+  const at = (needle) => kernel.indexOf(needle);
+  const cells = [
+    { kind: 'code', text: kernel.slice(at('import jax'), at('def kernel')) },
+    { kind: 'code', text: kernel.slice(at('def kernel'), at('def run')) },
+    { kind: 'markdown', text: '# Run it\nUnder `interpret=True`.' },
+    { kind: 'code', text: kernel.slice(at('def run')) },
+  ];
+  const host = createHost({ folders: [dir], settings: { '*': { 'pallasLsp.path': bin, 'pallasLsp.python': python } } });
+  const ext = await activate(host);
+  try {
+    const nb = host.openNotebook(join(dir, 'kernels.ipynb'), cells);
+    const kernelCell = nb.cellAt(1).document.uri.toString();
+    const launchCell = nb.cellAt(3).document.uri.toString();
+    const diags = await until(() => host.rec.diagnostics.get(kernelCell)?.length && host.rec.diagnostics.get(kernelCell),
+      'diagnostics on the kernel cell', 60000);
+    const finding = diags.find((d) => d.code === 'PLS001' || d.code?.value === 'PLS001');
+    assert.ok(finding, JSON.stringify(diags));
+    const callLine = cells[1].text.split('\n').findIndex((l) => l.includes('double(x_ref, o_ref)'));
+    assert.equal(finding.range.start.line, callLine, 'a line of the kernel cell');
+    const launchLine = cells[3].text.split('\n').findIndex((l) => l.includes('pl.pallas_call'));
+    assert.match(finding.message, new RegExp(`launch at cell 4, line ${launchLine + 1}\\)`));
+    const hints = await until(() => host.rec.diagnostics.get(launchCell)?.length && host.rec.diagnostics.get(launchCell),
+      'the hint on the launch cell');
+    assert.deepEqual(hints.map((h) => h.range.start.line), [launchLine]);
+    assert.equal(host.rec.diagnostics.get(nb.cellAt(0).document.uri.toString())?.length ?? 0, 0);
+    assert.ok(![...host.rec.diagnostics.keys()].some((u) => u.startsWith('file:') && u.endsWith('.ipynb')),
+      'nothing on the notebook file itself');
+    assert.equal(serverPids().length, 1, 'the folder\'s one server');
   } finally {
     await ext.deactivate();
   }

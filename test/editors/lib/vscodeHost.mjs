@@ -333,6 +333,8 @@ export function createHost({ folders = [], settings = {} } = {}) {
     folders: new EventEmitter(),
   };
   const textDocuments = [];
+  const notebookDocuments = [];
+  events.openNotebook = new EventEmitter();
 
   const folderOf = (uri) =>
     workspaceFolders
@@ -425,7 +427,10 @@ export function createHost({ folders = [], settings = {} } = {}) {
       get textDocuments() {
         return textDocuments;
       },
-      notebookDocuments: [],
+      get notebookDocuments() {
+        return notebookDocuments;
+      },
+      onDidOpenNotebookDocument: events.openNotebook.event,
       isTrusted: true,
       getConfiguration,
       getWorkspaceFolder: (uri) => folderOf(uri),
@@ -553,6 +558,40 @@ export function createHost({ folders = [], settings = {} } = {}) {
       textDocuments.push(doc);
       events.open.fire(doc);
       return doc;
+    },
+    /**
+     * Opens a Jupyter notebook the way VS Code does: its cells' text documents
+     * first (scheme vscode-notebook-cell), then the notebook.
+     * @param cells [{ kind: 'code' | 'markdown', text }]
+     */
+    openNotebook(path, cells) {
+      const notebook = {
+        uri: Uri.file(path),
+        notebookType: 'jupyter-notebook',
+        version: 1,
+        metadata: {},
+        isDirty: false,
+        isUntitled: false,
+        isClosed: false,
+      };
+      const list = cells.map((c, index) => {
+        const doc = new TextDocument(path, c.text, c.kind === 'code' ? 'python' : 'markdown');
+        doc.uri = new Uri('vscode-notebook-cell', '', path, '', `W${index}sZmlsZQ==`);
+        return { index, notebook, kind: c.kind === 'code' ? 2 : 1, document: doc, metadata: {}, outputs: [],
+          executionSummary: undefined };
+      });
+      notebook.cellCount = list.length;
+      notebook.cellAt = (i) => list[i];
+      notebook.getCells = () => list;
+      for (const cell of list) {
+        textDocuments.push(cell.document);
+      }
+      notebookDocuments.push(notebook);
+      for (const cell of list) {
+        events.open.fire(cell.document);
+      }
+      events.openNotebook.fire(notebook);
+      return notebook;
     },
     /** Changes a setting (scope: a folder path, or '*') and fires onDidChangeConfiguration. */
     setConfig(key, value, scope = '*') {
