@@ -12,12 +12,12 @@
 // The cells' own texts are kept in a DocumentStore of their own (incremental
 // edits, UTF-16 positions), keyed by cell URI.
 #include "LspServer.h"
+#include "NotebookFiles.h"
 #include "NotebookModule.h"
 #include "pallas/protocol/Uri.h"
 
 #include <map>
 #include <mutex>
-#include <regex>
 #include <set>
 
 namespace pallas::server {
@@ -263,28 +263,14 @@ private:
   }
 
   // "line 24" (and "nb.ipynb:24") in a message names a module line: say
-  // which cell and line.
+  // which cell (numbered as Jupyter does) and line.
   std::string retellLines(const Notebook& nb, const std::string& message) const {
-    static const std::regex lineRef(R"(\bline (\d+)\b|\.ipynb:(\d+)\b)");
-    std::string out;
-    auto begin = std::sregex_iterator(message.begin(), message.end(), lineRef);
-    size_t last = 0;
-    for (auto it = begin; it != std::sregex_iterator(); ++it) {
-      const std::smatch& m = *it;
-      out += message.substr(last, m.position(0) - last);
-      bool fileRef = m[2].matched;
-      std::string digits = fileRef ? m[2].str() : m[1].str();
-      long n = digits.size() < 10 ? std::stol(digits) : 0;
-      auto place = n > 0 ? nb.module.locate(static_cast<uint32_t>(n - 1)) : std::nullopt;
-      if (place)
-        out += std::string(fileRef ? ".ipynb " : "") + "cell " +
-               std::to_string(nb.moduleCells[place->cell] + 1) + ", line " +
-               std::to_string(place->line + 1);
-      else
-        out += m.str(0);
-      last = m.position(0) + m.length(0);
-    }
-    return out + message.substr(last);
+    return notebook::retellLines(message, [&](uint32_t line) -> std::optional<notebook::CellLine> {
+      auto place = nb.module.locate(line);
+      if (!place)
+        return std::nullopt;
+      return notebook::CellLine{nb.moduleCells[place->cell] + 1, place->line};
+    });
   }
 
   bool sameDocument(const Notebook& nb, const json& uri) const {
