@@ -182,13 +182,33 @@ test('a code lens run goes through the extension: saved, one progress with the s
     assert.match(runs, /kernel\.py:\d+ in /, 'the user\'s frames');
     assert.doesNotMatch(host.rec.channels.get('Pallas LSP').text, /--- interpret run/, 'results are not in the log channel');
 
+    // From the palette: the function at the cursor, the same single path.
+    const lines = doc.getText().split('\n');
+    const inRun = lines.findIndex((l) => l.startsWith('def run(')) + 1;
+    host.vscode.window.activeTextEditor = { document: doc, selection: { active: { line: inRun, character: 2 } } };
+    host.rec.messages.length = 0;
+    const fromPalette = await host.commands.get('pallasLsp.runInterpreted')();
+    assert.equal(fromPalette?.status, 'failed');
+    assert.equal(host.rec.progress.length, 2, 'one more progress notification, not two');
+    assert.deepEqual(host.rec.messages.map((m) => m.kind), ['error'], 'one message, with the run\'s severity');
+    assert.equal((host.rec.channels.get('Pallas Runs').text.match(/--- interpret run of run /g) ?? []).length, 2);
+
+    // A compare run opens the compare view beside the editor (no GPU here: nothing compiled to compare).
+    const compared = await lensCommand({ uri, entry: 'run', mode: 'compare' });
+    assert.ok(compared?.status, JSON.stringify(compared)?.slice(0, 200));
+    assert.equal(host.rec.webviews?.length, 1, 'the compare view');
+    assert.match(host.rec.webviews[0].webview.html, /<h3>run: compiled vs interpret/);
+    assert.equal((host.rec.webviews[0].webview.html.match(/<tr style=/g) ?? []).length, (compared.comparisons ?? []).length,
+      'one row per comparison the run made');
+    host.rec.progress.length = 2;
+
     // One run per kernel: a second request while the first runs is refused, and Cancel run stops the first.
     host.rec.messages.length = 0;
     const firstRun = lensCommand({ uri, entry: 'run', mode: 'interpret' });
-    await until(() => host.rec.progress.length === 2, 'the run started');
+    await until(() => host.rec.progress.length === 3, 'the run started');
     const again = await lensCommand({ uri, entry: 'run', mode: 'interpret' });
     assert.equal(again, undefined);
-    assert.equal(host.rec.progress.length, 2, 'no second progress for the same kernel');
+    assert.equal(host.rec.progress.length, 3, 'no second progress for the same kernel');
     assert.match(host.rec.messages[0]?.text ?? '', /run is already running/);
     await host.commands.get('pallasLsp.cancelRun')();
     assert.equal(await firstRun, undefined);
