@@ -184,3 +184,34 @@ def test_ipython_magics_do_not_break_the_module(ready, tmp_path):
     # A syntax error from the magics would hide the finding.
     assert [d["code"] for d in diags[cell_uri(nb_path, 2)] if d["severity"] != 4] == ["PLS001"], diags
     assert diags[cell_uri(nb_path, 0)] == [] and diags[cell_uri(nb_path, 1)] == []
+
+
+def test_malformed_notebook_messages_never_stop_the_server(ready, tmp_path):
+    nb_uri = (tmp_path / "x.ipynb").as_uri()
+    bad = [
+        ("notebookDocument/didOpen", {}),
+        ("notebookDocument/didOpen", {"notebookDocument": {"uri": 5}}),
+        ("notebookDocument/didOpen", {"notebookDocument": {"uri": nb_uri, "cells": "no"}, "cellTextDocuments": [7]}),
+        ("notebookDocument/didChange", {"notebookDocument": {"uri": "file:///never/opened.ipynb"}, "change": {}}),
+        ("notebookDocument/didChange", {"notebookDocument": {"uri": nb_uri, "version": "x"},
+                                        "change": {"cells": {"structure": {"array": {"start": -4, "deleteCount": 99}},
+                                                             "textContent": [{"document": {"uri": 3}}, 5]}}}),
+        ("notebookDocument/didChange", {"notebookDocument": {"uri": nb_uri, "version": 9},
+                                        "change": {"cells": {"textContent": [{"document": {"uri": "vscode-notebook-cell:/x#a", "version": 1},
+                                                                              "changes": [{"range": {"start": {"line": 99, "character": 0},
+                                                                                                     "end": {"line": 99, "character": 1}}, "text": "x"}]}]}}}),
+        ("notebookDocument/didClose", {"notebookDocument": {}}),
+        ("notebookDocument/didClose", {"notebookDocument": {"uri": nb_uri}}),
+    ]
+    for method, params in bad:
+        ready.notify(method, params)
+    # A request about a cell of no open notebook is an error reply, not a crash.
+    resp = ready.request("textDocument/hover", {"textDocument": {"uri": "vscode-notebook-cell:/nope.ipynb#W0"},
+                                                "position": {"line": 0, "character": 0}})
+    assert "error" in resp or resp.get("result") is None, resp
+    # Still serving: a real notebook opened afterwards gets its findings.
+    nb_path = str(tmp_path / "after.ipynb")
+    mark = len(ready.seen)
+    open_notebook(ready, nb_path, [IMPORTS, KERNEL, LAUNCH], [2, 2, 2])
+    diags = published(ready, mark, [cell_uri(nb_path, 1)])
+    assert [d["code"] for d in diags[cell_uri(nb_path, 1)] if d["severity"] != 4] == ["PLS001"], diags
