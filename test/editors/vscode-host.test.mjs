@@ -215,6 +215,14 @@ test('a code lens run goes through the extension: saved, one progress with the s
     assert.equal(host.rec.messages.at(-1).kind, 'warning');
     assert.match(host.rec.messages.at(-1).text, /cancelled/);
     assert.match(host.rec.channels.get('Pallas Runs').text, /run of run: cancelled/);
+
+    // The notification's own Cancel button does the same.
+    const third = lensCommand({ uri, entry: 'run', mode: 'interpret' });
+    const progress3 = await until(() => host.rec.progress.length === 4 && host.rec.progress[3], 'the third run');
+    progress3.source.cancel();
+    assert.equal(await third, undefined);
+    assert.match(host.rec.messages.at(-1).text, /cancelled/);
+    assert.ok(progress3.done);
   } finally {
     await ext.deactivate();
   }

@@ -54,6 +54,10 @@ export class Runs implements vscode.Disposable {
       }
       return undefined;
     }
+    // Bound before anything can wait: a cancel that comes before the request
+    // is sent (while saving, before the notification shows) still counts.
+    const cancel = new vscode.CancellationTokenSource();
+    handle.onCancel(() => cancel.cancel());
     try {
       const uri = vscode.Uri.parse(args.uri);
       const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
@@ -67,9 +71,7 @@ export class Runs implements vscode.Disposable {
           cancellable: true,
         },
         async (progress, token) => {
-          const cancel = new vscode.CancellationTokenSource();
           token.onCancellationRequested(() => handle.cancel());
-          handle.onCancel(() => cancel.cancel());
           const workDoneToken = `pallas-run-${process.pid}-${nextToken++}`;
           const reports = client.onProgress(WorkDoneProgress.type, workDoneToken, (value) => {
             if (value.kind !== 'end' && value.message) {
@@ -77,6 +79,10 @@ export class Runs implements vscode.Disposable {
             }
           });
           try {
+            if (handle.cancelled) {
+              // A token cancelled before the request starts is never looked at again.
+              throw new Error('cancelled before it started');
+            }
             const result = await client.sendRequest(
               ExecuteCommandRequest.type,
               { command: Commands.run, arguments: [args], workDoneToken },
@@ -97,11 +103,11 @@ export class Runs implements vscode.Disposable {
             return undefined;
           } finally {
             reports.dispose();
-            cancel.dispose();
           }
         },
       );
     } finally {
+      cancel.dispose();
       handle.end();
     }
   }

@@ -105,7 +105,17 @@ class CancellationTokenSource {
   constructor() {
     const emitter = new EventEmitter();
     this._emitter = emitter;
-    this.token = { isCancellationRequested: false, onCancellationRequested: emitter.event };
+    const token = { isCancellationRequested: false };
+    // As VS Code's tokens do: a listener added to a cancelled token is called
+    // (on the next tick), so a cancel that comes first is never lost.
+    token.onCancellationRequested = (listener, thisArg, disposables) => {
+      if (token.isCancellationRequested) {
+        const handle = setTimeout(() => listener.call(thisArg), 0);
+        return new Disposable(() => clearTimeout(handle));
+      }
+      return emitter.event(listener, thisArg, disposables);
+    };
+    this.token = token;
   }
   cancel() {
     if (!this.token.isCancellationRequested) {
