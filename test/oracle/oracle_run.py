@@ -141,6 +141,16 @@ BLAME_RULES = [
 RAISING_EQN = [
     re.compile(r"MLIR translation rule for primitive '(\w+)' not found"),
     re.compile(r"Did not ask for inval to be discharged but it was"),
+    # Issue 17 (PLS006-PLS008): shape, layout and copy rules that the Mosaic
+    # GPU lowering checks inside one equation's rule (wgmma, the accumulator
+    # of run_scoped, a copy); the pipeline of a pallas_call is lowered inside
+    # the launch's own equation.
+    re.compile(r"^WGMMA "),
+    re.compile(r"^Only f16 WGMMA supports transposes"),
+    re.compile(r"^N must be a multiple of 8 and <= 256"),
+    re.compile(r"^Only copies transferring a number of bytes divisible by the warpgroup size"),
+    re.compile(r"^async_copy requires all GMEM strides except the last one"),
+    re.compile(r"^Async copies "),
 ]
 
 
