@@ -74,6 +74,7 @@ import functools
 import importlib
 import inspect
 import json
+import os
 import platform
 import re
 import sys
@@ -838,6 +839,23 @@ def interpret_gpu_params():
   return info
 
 
+def _parsed_module(module_name):
+  module = _try_import(module_name)
+  source = _source_of(module) if module else None
+  try:
+    return ast.parse(source) if source else None
+  except SyntaxError:
+    return None
+
+
+def mosaic_gpu_rules():
+  """Issue 17's shape, layout and copy rules (extract_mosaic_rules.py)."""
+  sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+  import extract_mosaic_rules  # noqa: PLC0415 -- next to this file
+
+  return extract_mosaic_rules.mosaic_gpu_rules(_parsed_module, _string_template, _exception_name)
+
+
 def mosaic_gpu_defaults():
   """The lowering semantics a kernel gets when its CompilerParams do not say
   (Lane in 0.10, Warpgroup from 0.11): the analysis follows it."""
@@ -1002,6 +1020,7 @@ def extract():
       "hardwareGates": gates,
       "errorTemplates": error_templates(),
       "mosaicGpuDefaults": mosaic_gpu_defaults(),
+      "mosaicGpuRules": mosaic_gpu_rules(),
   }
 
 
