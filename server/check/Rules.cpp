@@ -28,6 +28,15 @@ const std::vector<RuleInfo>& knownRules() {
        Severity::Warning},
       {"PLS004", "inline-mgpu-signature-mismatch",
        "An inline_mgpu call does not match its arg_types or return_type.", Severity::Error},
+      {"PLS006", "wgmma-shape-dtype-layout",
+       "A plgpu.wgmma or its accumulator has a shape, dtype or operand layout the Mosaic GPU "
+       "lowering rejects.",
+       Severity::Error},
+      {"PLS007", "tiling-swizzle-transform",
+       "A tiling or swizzle transform does not fit its block or dtype.", Severity::Error},
+      {"PLS008", "copy-size-alignment",
+       "A GMEM/SMEM copy has a size, stride or box that the Mosaic GPU lowering rejects.",
+       Severity::Error},
   };
   return rules;
 }
