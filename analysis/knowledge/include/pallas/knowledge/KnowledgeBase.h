@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <map>
+#include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
@@ -139,6 +140,10 @@ public:
                                          const std::vector<std::string>& values) const;
   const std::vector<InterpretOption>& interpretGpuOptions() const { return interpretOptions_; }
   bool hasInterpretGpuOption(const std::string& name) const;
+  // The Mosaic GPU shape, layout and copy rules (issue 17: PLS006-PLS008),
+  // as the table holds them ("mosaicGpuRules", written by
+  // extract_mosaic_rules.py); null when the table has none.
+  const nlohmann::json* mosaicGpuRules() const { return mosaicGpuRules_.get(); }
   const std::map<std::string, ApiFacts>& apis() const { return apis_; }
   const std::map<std::string, PrimitiveFacts>& primitives() const { return primitives_; }
 
@@ -152,6 +157,7 @@ private:
   std::map<std::string, ErrorTemplate> errors_;
   std::map<std::string, RefIndexing> refIndexing_;
   std::vector<InterpretOption> interpretOptions_;
+  std::shared_ptr<const nlohmann::json> mosaicGpuRules_;
 };
 
 struct KnowledgeBase::Loaded {
