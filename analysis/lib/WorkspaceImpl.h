@@ -57,6 +57,7 @@ public:
                                 dialect::LaunchOp launch) const override;
   std::vector<CallEdge> callEdges() const override;
   std::vector<CallEdge> callersOf(const std::string& path, llvm::StringRef symbol) const override;
+  DocumentSyntax syntaxOf(const std::string& path) const override;
 
 private:
   Lookup lookup_;

@@ -8,6 +8,7 @@
 #include "KernelWalk.h"
 #include "PassKnowledge.h"
 #include "PathRules.h"
+#include "SmemBudget.h"
 #include "pallas/analysis/detail/Passes.h"
 
 namespace pallas::analysis::passes {
@@ -127,6 +128,7 @@ std::vector<LaunchPaths> matrix(detail::PassContext& ctx) {
     lp.paths.push_back(judge(ctx, launch, ExecPath::Compiled, "compiled_sm100a", "10.0", *kb));
     lp.paths.push_back(judge(ctx, launch, ExecPath::InterpretHlo, "interpret", "", *kb));
     lp.paths.push_back(judge(ctx, launch, ExecPath::InterpretGpu, "gpu_interpret", "", *kb));
+    lp.smem = detail::launchSmem(ctx, launch);
     out.push_back(std::move(lp));
   }
   return out;

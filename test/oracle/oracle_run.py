@@ -126,6 +126,10 @@ BLAME_RULES = [
     (re.compile(r"Cannot lower jaxpr with effects: (.*)"),
      lambda m: [lambda e: not list(_sub_jaxprs(e.params))
                 and any(type(x).__name__ in m.group(1) for x in e.effects)]),
+    # The Mosaic GPU lowering's shared-memory check (PLS005) names no
+    # equation: the launch's equation is the kernel that does not fit.
+    (re.compile(r"Mosaic GPU kernel exceeds available shared memory"),
+     lambda m: [lambda e: e.primitive.name in ("pallas_call", "mpmd_map", "core_map")]),
     (re.compile(r"Only interpret mode is supported on CPU backend"),
      lambda m: [lambda e: e.primitive.name in ("pallas_call", "mpmd_map", "core_map")]),
     # A full discharge rule wrote back an operand that was not being
