@@ -1202,6 +1202,18 @@ Value Evaluator::evalApi(const std::string& api, TSNode call, const Scope& scope
       v.fields["transforms"] = arg(99, "transforms");
     return v;
   }
+  // Issue 17 (PLS006-PLS008, MosaicLaunch.h): the transforms of a BlockSpec
+  // or an SMEM allocation.
+  if (api == "plgpu.TilingTransform") {
+    Value v = Value::object(api);
+    v.fields["tiling"] = arg(0, "tiling");
+    return v;
+  }
+  if (api == "plgpu.SwizzleTransform") {
+    Value v = Value::object(api);
+    v.fields["swizzle"] = arg(0, "swizzle");
+    return v;
+  }
   if (api == "plgpu.CompilerParams") {
     Value v = Value::object(api);
     if (!a.positional.empty() || a.splat)
