@@ -112,6 +112,42 @@ Applied apply(std::vector<int64_t> dims, const std::vector<Transform>& ts,
   return a;
 }
 
+// The minor element of a `plgpu.TilingTransform((a, b))` written with a
+// literal tuple equal to `tiling` inside the launch's call: the one place a
+// fix may change (a named constant may be used elsewhere).
+std::optional<SourceLocation> literalMinorTile(Session& s, const LaunchView& v,
+                                               const std::vector<int64_t>& tiling) {
+  const syntax::Document* doc = s.eval().docOf(v.path);
+  auto call = s.callOf(v.path, v.launch->getLoc());
+  if (!doc || !call || tiling.empty())
+    return std::nullopt;
+  std::vector<TSNode> calls;
+  collectCalls(*call, calls, 0);
+  std::optional<SourceLocation> found;
+  for (TSNode c : calls) {
+    shape::Scope scope = s.eval().scopeAt(v.path, c);
+    if (s.eval().qualifiedName(field(c, "function"), scope) != "plgpu.TilingTransform")
+      continue;
+    TSNode arg = Evaluator::argsOf(c, *doc).get(0, "tiling");
+    if (!is(arg, "tuple"))
+      continue;
+    std::vector<TSNode> items = syntax::namedChildren(arg);
+    if (items.size() != tiling.size() ||
+        !std::all_of(items.begin(), items.end(), [](TSNode n) { return is(n, "integer"); }))
+      continue;
+    bool same = true;
+    for (size_t k = 0; k < items.size(); ++k)
+      same = same && std::string(doc->textOf(items[k])) == std::to_string(tiling[k]);
+    if (!same)
+      continue;
+    if (found)
+      return std::nullopt; // two candidates: not sure which one
+    TSPoint a = ts_node_start_point(items.back()), b = ts_node_end_point(items.back());
+    found = SourceLocation{v.path, {{a.row, a.column}, {b.row, b.column}}};
+  }
+  return found;
+}
+
 } // namespace
 
 std::optional<std::vector<int64_t>> transformedShape(const Value& shape, const Value& dtype,
@@ -204,6 +240,24 @@ void transformChecks(Session& s, const LaunchView& v, const knowledge::Knowledge
                                             {"x.shape", tupleText(a.shape)}}),
                               kAdvice, 0);
       c.order = 1 + static_cast<unsigned>(k);
+      // The fix: a minor tile of the swizzle's width, where the tiling is a
+      // literal tuple of this launch. Unsafe: it changes the SMEM layout,
+      // which code that reads the tiles (reshapes, WGMMA) may rely on.
+      std::vector<int64_t> tiling; // the one tiling of the holder, if one
+      int tilings = 0;
+      if (auto ts = transformsOf(holder))
+        for (const Transform& t : *ts)
+          if (t.kind == Transform::Kind::Tiling && ++tilings == 1)
+            tiling = t.tiling;
+      if (tilings == 1 && !tiling.empty())
+        if (auto at = literalMinorTile(s, v, tiling)) {
+          Fix fix;
+          fix.title = "Tile the minor dimension by " + std::to_string(a.elems) + " (" +
+                      std::to_string(a.swizzle) + " bytes of " + dtype.s + ")";
+          fix.safety = FixSafety::Unsafe;
+          fix.edits.push_back({at->path, at->range, std::to_string(a.elems)});
+          c.finding.fixes.push_back(std::move(fix));
+        }
       out.push_back(std::move(c));
     }
   }

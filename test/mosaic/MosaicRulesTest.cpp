@@ -204,6 +204,36 @@ def copy(x):
       << fs[1].message;
 }
 
+TEST_F(MosaicRules, AMinorTileWrittenInTheLaunchGetsAnUnsafeFix) {
+  const char* src = R"(
+def scale(x):
+  return pl.pallas_call(
+      lambda x_ref, o_ref: None,
+      in_specs=[plgpu.BlockSpec((64, 128), lambda: (0, 0),
+                                transforms=(plgpu.TilingTransform((8, 64)), plgpu.SwizzleTransform(128)))],
+      out_shape=jax.ShapeDtypeStruct((64, 128), jnp.float32))(x)
+
+def main():
+  return scale(jnp.ones((64, 128), jnp.float32))
+)";
+  auto fs = check(src);
+  ASSERT_EQ(fs.size(), 1u);
+  ASSERT_EQ(fs[0].fixes.size(), 1u);
+  const Fix& fix = fs[0].fixes[0];
+  EXPECT_EQ(fix.safety, FixSafety::Unsafe);
+  ASSERT_EQ(fix.edits.size(), 1u);
+  EXPECT_EQ(fix.edits[0].newText, "32");
+  EXPECT_EQ(fix.edits[0].range.start.line + 1 - kHeaderLines, 6u);
+  EXPECT_EQ(fix.edits[0].range.end.column - fix.edits[0].range.start.column, 2u); // "64"
+  // Through a named constant (maybe used elsewhere): no fix.
+  std::string named = src;
+  named.replace(named.find("TilingTransform((8, 64))"), 24, "TilingTransform(TILE)");
+  named = "TILE = (8, 64)\n" + named;
+  fs = check(named);
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_TRUE(fs[0].fixes.empty());
+}
+
 const char* kElementwise = R"(
 def add_one(x_ref, o_ref):
   o_ref[...] = x_ref[...] + 1.0
