@@ -214,8 +214,10 @@ def blame_from_raising_eqn(exc, message, fixtures_root):
 
 
 def blame_from_traceback(exc, fixtures_root):
+  # A frame of generated code ("<string>": a dataclass's __init__) is no
+  # file of the fixtures tree, even though its relative name resolves there.
   frames = [f for f in traceback.extract_tb(exc.__traceback__)
-            if os.path.abspath(f.filename).startswith(fixtures_root)]
+            if os.path.abspath(f.filename).startswith(fixtures_root) and os.path.isfile(f.filename)]
   if not frames:
     return None
   last = frames[-1]
