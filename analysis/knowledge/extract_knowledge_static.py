@@ -1266,6 +1266,8 @@ def extract(site_packages):
       "hardwareGates": gates,
       "errorTemplates": ex.error_templates(),
       "mosaicGpuDefaults": ex.mosaic_gpu_defaults(),
+      "mosaicGpuResources": ref.mosaic_gpu_resources_from(
+          {name: src.module(name).tree for name in ref.RESOURCE_MODULES if src.module(name)}),
   }
 
 

@@ -114,7 +114,7 @@ std::string meshError(const PassContext& ctx, pd::LaunchOp launch, const detail:
 
 void emit(PassContext& ctx, pd::LaunchOp launch, const SourceLocation& at,
           const std::string& firstLine, const std::string& what, const std::string& advice) {
-  const detail::SmemRules& rules = detail::smemRules();
+  const detail::SmemRules rules = detail::smemRulesFor(ctx.options);
   Finding f;
   f.code = "PLS009";
   f.severity = Severity::Error;
@@ -142,7 +142,7 @@ void runLaunchConfig(PassContext& ctx) {
     if (isMosaicGpuLaunch(l) && isStaticallyReachable(l))
       launches.push_back(l);
   });
-  const detail::SmemRules& rules = detail::smemRules();
+  const detail::SmemRules rules = detail::smemRulesFor(ctx.options);
   for (pd::LaunchOp launch : launches) {
     if (std::string e = meshError(ctx, launch, rules); !e.empty()) {
       emit(ctx, launch, detail::sourceLocation(launch.getLoc()), e, "launch configuration",

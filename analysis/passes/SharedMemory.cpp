@@ -56,7 +56,7 @@ void runSharedMemory(PassContext& ctx) {
     if (isMosaicGpuLaunch(l) && isStaticallyReachable(l))
       launches.push_back(l);
   });
-  const detail::SmemRules& rules = detail::smemRules();
+  const detail::SmemRules rules = detail::smemRulesFor(ctx.options);
   for (pd::LaunchOp launch : launches) {
     Compiled compiled =
         ctx.options.assumePath.empty()
@@ -123,7 +123,7 @@ void runSharedMemory(PassContext& ctx) {
 namespace pallas::analysis::detail {
 
 std::optional<LaunchSmem> launchSmem(const PassContext& ctx, dialect::LaunchOp launch) {
-  SmemBudget b = smemBudget(ctx, launch, smemRules());
+  SmemBudget b = smemBudget(ctx, launch, smemRulesFor(ctx.options));
   if (!b.analysed)
     return std::nullopt;
   LaunchSmem s;

@@ -28,6 +28,12 @@ const std::vector<RuleInfo>& knownRules() {
        Severity::Warning},
       {"PLS004", "inline-mgpu-signature-mismatch",
        "An inline_mgpu call does not match its arg_types or return_type.", Severity::Error},
+      {"PLS005", "shared-memory-over-limit",
+       "A compiled Mosaic GPU launch needs more shared memory than JAX allows.", Severity::Error},
+      {"PLS009", "launch-configuration-rejected",
+       "JAX rejects the launch configuration (warpgroups, mesh axes, pipeline grid or stages) "
+       "while tracing the kernel.",
+       Severity::Error},
   };
   return rules;
 }
@@ -58,7 +64,7 @@ std::optional<std::string> validateSelector(std::string_view selector) {
       if (rule.code.substr(0, selector.size()) == selector)
         return std::nullopt;
   return "unknown rule selector '" + std::string(selector) +
-         "' (known: ALL, PLS001-PLS004 and their prefixes)";
+         "' (known: ALL, PLS001-PLS005, PLS009 and their prefixes)";
 }
 
 std::vector<std::string> splitSelectors(std::string_view list) {

@@ -204,8 +204,11 @@ def blame_from_raising_eqn(exc, message, fixtures_root):
 
 
 def blame_from_traceback(exc, fixtures_root):
+  # "<string>" frames (a dataclass's generated __init__, e.g. plgpu.Mesh's)
+  # are no file: with the fixtures folder as the working directory they
+  # would look like one.
   frames = [f for f in traceback.extract_tb(exc.__traceback__)
-            if os.path.abspath(f.filename).startswith(fixtures_root)]
+            if not f.filename.startswith("<") and os.path.abspath(f.filename).startswith(fixtures_root)]
   if not frames:
     return None
   last = frames[-1]

@@ -66,7 +66,7 @@ run "clean sarif" 0 --format sarif clean && {
     ok "clean sarif validates against the SARIF 2.1.0 schema"
   else bad "clean sarif schema" "$(cat "$work/schema")"; fi
   expect_eq "sarif rules" "$(json_get '[r["id"] for r in d["runs"][0]["tool"]["driver"]["rules"]]')" \
-    "['PLS001', 'PLS002', 'PLS003', 'PLS004']"
+    "['PLS001', 'PLS002', 'PLS003', 'PLS004', 'PLS005', 'PLS009']"
 }
 
 # ---- file discovery ------------------------------------------------------------
