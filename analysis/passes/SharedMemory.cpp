@@ -9,6 +9,7 @@
 #include "SmemBudget.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "pallas/analysis/detail/Dialect.h"
+#include "pallas/analysis/detail/PallasPass.h"
 
 #include <algorithm>
 
@@ -141,8 +142,18 @@ std::optional<LaunchSmem> launchSmem(const PassContext& ctx, dialect::LaunchOp l
   return s;
 }
 
-void pallasRegisterPasses_SharedMemory(PassRegistry& registry) {
-  registry.add("shared-memory", [](PassContext& ctx) { passes::runSharedMemory(ctx); });
-}
-
 } // namespace pallas::analysis::detail
+
+// ---- the pass (Passes.td: pallas-shared-memory) ----------------------------------
+namespace pallas::analysis::passes {
+#define GEN_PASS_DECL_PALLASSHAREDMEMORY
+#define GEN_PASS_DEF_PALLASSHAREDMEMORY
+#include "pallas/analysis/detail/Passes.h.inc"
+namespace {
+struct SharedMemoryPass : detail::PallasPass<SharedMemoryPass, impl::PallasSharedMemoryBase> {
+  using PallasPass::PallasPass;
+  void run(detail::PassContext& ctx) { runSharedMemory(ctx); }
+};
+const detail::FindingsPassRegistration<SharedMemoryPass> registration;
+} // namespace
+} // namespace pallas::analysis::passes
