@@ -1267,6 +1267,8 @@ def extract(site_packages):
       "hardwareGates": gates,
       "errorTemplates": ex.error_templates(),
       "mosaicGpuDefaults": ex.mosaic_gpu_defaults(),
+      "mosaicGpuResources": ref.mosaic_gpu_resources_from(
+          {name: src.module(name).tree for name in ref.RESOURCE_MODULES if src.module(name)}),
       "mosaicGpuRules": extract_mosaic_rules.mosaic_gpu_rules(
           lambda name: getattr(src.module(name), "tree", None), ref._string_template, ref._exception_name),
   }

@@ -10,6 +10,7 @@
 #include "SmemBudget.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "pallas/analysis/detail/Dialect.h"
+#include "pallas/analysis/detail/PallasPass.h"
 
 namespace pallas::analysis::passes {
 
@@ -114,7 +115,7 @@ std::string meshError(const PassContext& ctx, pd::LaunchOp launch, const detail:
 
 void emit(PassContext& ctx, pd::LaunchOp launch, const SourceLocation& at,
           const std::string& firstLine, const std::string& what, const std::string& advice) {
-  const detail::SmemRules& rules = detail::smemRules();
+  const detail::SmemRules rules = detail::smemRulesFor(ctx.options);
   Finding f;
   f.code = "PLS009";
   f.severity = Severity::Error;
@@ -142,7 +143,7 @@ void runLaunchConfig(PassContext& ctx) {
     if (isMosaicGpuLaunch(l) && isStaticallyReachable(l))
       launches.push_back(l);
   });
-  const detail::SmemRules& rules = detail::smemRules();
+  const detail::SmemRules rules = detail::smemRulesFor(ctx.options);
   for (pd::LaunchOp launch : launches) {
     if (std::string e = meshError(ctx, launch, rules); !e.empty()) {
       emit(ctx, launch, detail::sourceLocation(launch.getLoc()), e, "launch configuration",
@@ -164,8 +165,16 @@ void runLaunchConfig(PassContext& ctx) {
 
 } // namespace pallas::analysis::passes
 
-namespace pallas::analysis::detail {
-void pallasRegisterPasses_LaunchConfig(PassRegistry& registry) {
-  registry.add("launch-config", [](PassContext& ctx) { passes::runLaunchConfig(ctx); });
-}
-} // namespace pallas::analysis::detail
+// ---- the pass (Passes.td: pallas-launch-config) ----------------------------------
+namespace pallas::analysis::passes {
+#define GEN_PASS_DECL_PALLASLAUNCHCONFIG
+#define GEN_PASS_DEF_PALLASLAUNCHCONFIG
+#include "pallas/analysis/detail/Passes.h.inc"
+namespace {
+struct LaunchConfigPass : detail::PallasPass<LaunchConfigPass, impl::PallasLaunchConfigBase> {
+  using PallasPass::PallasPass;
+  void run(detail::PassContext& ctx) { runLaunchConfig(ctx); }
+};
+const detail::FindingsPassRegistration<LaunchConfigPass> registration;
+} // namespace
+} // namespace pallas::analysis::passes

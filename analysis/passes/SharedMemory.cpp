@@ -9,6 +9,7 @@
 #include "SmemBudget.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "pallas/analysis/detail/Dialect.h"
+#include "pallas/analysis/detail/PallasPass.h"
 
 #include <algorithm>
 
@@ -56,7 +57,7 @@ void runSharedMemory(PassContext& ctx) {
     if (isMosaicGpuLaunch(l) && isStaticallyReachable(l))
       launches.push_back(l);
   });
-  const detail::SmemRules& rules = detail::smemRules();
+  const detail::SmemRules rules = detail::smemRulesFor(ctx.options);
   for (pd::LaunchOp launch : launches) {
     Compiled compiled =
         ctx.options.assumePath.empty()
@@ -123,7 +124,7 @@ void runSharedMemory(PassContext& ctx) {
 namespace pallas::analysis::detail {
 
 std::optional<LaunchSmem> launchSmem(const PassContext& ctx, dialect::LaunchOp launch) {
-  SmemBudget b = smemBudget(ctx, launch, smemRules());
+  SmemBudget b = smemBudget(ctx, launch, smemRulesFor(ctx.options));
   if (!b.analysed)
     return std::nullopt;
   LaunchSmem s;
@@ -141,8 +142,18 @@ std::optional<LaunchSmem> launchSmem(const PassContext& ctx, dialect::LaunchOp l
   return s;
 }
 
-void pallasRegisterPasses_SharedMemory(PassRegistry& registry) {
-  registry.add("shared-memory", [](PassContext& ctx) { passes::runSharedMemory(ctx); });
-}
-
 } // namespace pallas::analysis::detail
+
+// ---- the pass (Passes.td: pallas-shared-memory) ----------------------------------
+namespace pallas::analysis::passes {
+#define GEN_PASS_DECL_PALLASSHAREDMEMORY
+#define GEN_PASS_DEF_PALLASSHAREDMEMORY
+#include "pallas/analysis/detail/Passes.h.inc"
+namespace {
+struct SharedMemoryPass : detail::PallasPass<SharedMemoryPass, impl::PallasSharedMemoryBase> {
+  using PallasPass::PallasPass;
+  void run(detail::PassContext& ctx) { runSharedMemory(ctx); }
+};
+const detail::FindingsPassRegistration<SharedMemoryPass> registration;
+} // namespace
+} // namespace pallas::analysis::passes

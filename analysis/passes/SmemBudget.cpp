@@ -2,6 +2,7 @@
 // (which scopes, calls and closures a kernel runs), ShapeEval the sizes.
 #include "SmemBudget.h"
 
+#include "PassKnowledge.h"
 #include "mlir/IR/Operation.h"
 #include "pallas/analysis/detail/Dialect.h"
 
@@ -22,6 +23,25 @@ using syntax::isNull;
 const SmemRules& smemRules() {
   static const SmemRules rules;
   return rules;
+}
+
+SmemRules smemRulesFor(const ProjectOptions& options) {
+  SmemRules r = smemRules();
+  auto kb = passes::knowledgeFor(options);
+  if (!kb)
+    return r;
+  r.jaxVersion = kb->jaxVersion();
+  auto take = [&](const char* name, int64_t& field) {
+    if (auto v = kb->mosaicGpuResource(name); v && *v > 0)
+      field = *v;
+  };
+  take("smemAlignment", r.alignment);
+  take("mbarrierBytes", r.barrierBytes);
+  take("defaultSmemLimit", r.defaultLimit);
+  take("maxConcurrentStepsDefault", r.defaultMaxConcurrentSteps);
+  take("reductionScratchBytesDefault", r.defaultReductionScratch);
+  take("maxMosaicThreads", r.maxThreads);
+  return r;
 }
 
 std::string withCommas(int64_t n) {
@@ -208,6 +228,7 @@ private:
   std::vector<Value> kernelParams_; // ShapeDtypeStruct-like values of the launch's operands
   mlir::Operation* kernelFunc_ = nullptr;
   SmemBudget::Pipelined pipelined_;
+  std::shared_ptr<Scope> factoryScope_; // the kernel's factory call, when it has one
 
 public:
   std::vector<SmemBudget::Issue> issues_;
@@ -577,7 +598,7 @@ SmemBudget BudgetWalk::run(pd::LaunchOp launch) {
                 : rules_.defaultLimit;
   b.limitSource = ctx_.options.gpuSharedMemoryPerBlockOptin > 0
                       ? "the local GPU's shared_memory_per_block_optin"
-                      : "JAX " + rules_.jaxVersion + "'s default without a GPU (227 KiB)";
+                      : "JAX " + rules_.jaxVersion + "'s default without a GPU";
   SourceLocation launchAt = locOf(launch->getLoc());
   auto call = callOf(ctx_.path, launch->getLoc());
   const syntax::Document* doc = eval_.docOf(ctx_.path);
@@ -628,9 +649,35 @@ SmemBudget BudgetWalk::run(pd::LaunchOp launch) {
       paramNames.push_back(llvm::cast<mlir::StringAttr>(n).getValue().str());
     kernelFunc_ = body.func;
   } else if (launch.getBodyValue()) {
-    if (auto clo = launch.getBodyValue().getDefiningOp<pd::ClosureOp>()) {
+    pd::ClosureOp clo = launch.getBodyValue().getDefiningOp<pd::ClosureOp>();
+    // A factory: `make_kernel(block)` returning a closure it defines. The
+    // closure sees the factory's parameters bound to the call's arguments.
+    if (auto factory = launch.getBodyValue().getDefiningOp<pd::CallOp>()) {
+      FunctionRef f = ctx_.workspace.resolveCall(ctx_.path, factory);
+      if (f)
+        for (mlir::Operation& inner : f.func.getBody().front())
+          if (auto ret = llvm::dyn_cast<pd::ReturnOp>(&inner); ret && ret.getValue())
+            if (auto c = ret.getValue().getDefiningOp<pd::ClosureOp>()) {
+              clo = c;
+              bodyPath = f.path;
+              Scope fs;
+              fs.path = f.path;
+              fs.function = defAt(f.path, f.func->getLoc());
+              if (auto site = callOf(ctx_.path, factory->getLoc())) {
+                Evaluator::Args fa = Evaluator::argsOf(*site, *doc);
+                auto names = f.func.getArgNames();
+                for (size_t k = 0; k < names.size(); ++k) {
+                  std::string n = llvm::cast<mlir::StringAttr>(names[k]).getValue().str();
+                  if (TSNode node = fa.get(fa.splat ? SIZE_MAX : k, n); !isNull(node))
+                    fs.bound[n] = eval_.eval(node, scope);
+                }
+              }
+              factoryScope_ = std::make_shared<Scope>(fs);
+            }
+    }
+    if (clo) {
       region = &clo.getBody();
-      def = defAt(ctx_.path, clo->getLoc());
+      def = defAt(bodyPath, clo->getLoc());
       for (auto n : clo.getArgNames())
         paramNames.push_back(llvm::cast<mlir::StringAttr>(n).getValue().str());
       kernelFunc_ = clo;
@@ -761,6 +808,7 @@ SmemBudget BudgetWalk::run(pd::LaunchOp launch) {
     s.function = def;
     for (const std::string& n : paramNames)
       s.bound[n] = Value::unknown(n);
+    s.parent = factoryScope_;
     bodyRes = walkRegion(*region, bodyPath, s, 0);
   }
   // Nesting: scratch run_scoped > pipeline run_scoped > body.

@@ -40,7 +40,11 @@ struct SmemRules {
   // > 0: every pipeline uses this max_concurrent_steps (what-if for the fix).
   int64_t overrideMaxConcurrentSteps = 0;
 };
+// JAX 0.10.2's numbers (used where a knowledge table does not give them).
 const SmemRules& smemRules();
+// The numbers of the knowledge table the passes decide from (its
+// "mosaicGpuResources"), falling back to smemRules() field by field.
+SmemRules smemRulesFor(const ProjectOptions& options);
 
 struct SmemPart {
   std::string name; // "q_smem", "x block (2 x (128, 64) float16)", "barriers"

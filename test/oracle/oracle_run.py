@@ -214,10 +214,11 @@ def blame_from_raising_eqn(exc, message, fixtures_root):
 
 
 def blame_from_traceback(exc, fixtures_root):
-  # A frame of generated code ("<string>": a dataclass's __init__) is no
-  # file of the fixtures tree, even though its relative name resolves there.
+  # "<string>" frames (a dataclass's generated __init__, e.g. plgpu.Mesh's)
+  # are no file: with the fixtures folder as the working directory they
+  # would look like one.
   frames = [f for f in traceback.extract_tb(exc.__traceback__)
-            if os.path.abspath(f.filename).startswith(fixtures_root) and os.path.isfile(f.filename)]
+            if not f.filename.startswith("<") and os.path.abspath(f.filename).startswith(fixtures_root)]
   if not frames:
     return None
   last = frames[-1]

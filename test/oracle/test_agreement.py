@@ -68,7 +68,7 @@ def _path(location):
 
 
 def expected_code(result):
-  # Issue 17: the Mosaic GPU rule fixtures name their code (PLS005-PLS009).
+  # Fixtures of the other rules name their code (`code=PLS005`).
   if result.get("header", {}).get("code"):
     return result["header"]["code"]
   text = f"{result.get('message', '')} {(result.get('blame') or {}).get('primitive') or ''}"

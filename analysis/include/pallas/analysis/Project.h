@@ -185,6 +185,8 @@ public:
   // hover to show the facts the passes decide from.
   std::string knowledgePath() const;
   void setGpuComputeCapability(std::string capability);
+  // The local GPU's shared_memory_per_block_optin (PLS005's limit); 0: none.
+  void setGpuSharedMemoryPerBlockOptin(long long bytes);
 
   // ---- workspace index (for cross-file call graphs) ----
   // Read every *.py under the workspace roots (skipping hidden folders,

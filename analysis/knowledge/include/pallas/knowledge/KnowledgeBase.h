@@ -120,6 +120,14 @@ public:
   // do not choose ("Lane" up to 0.10, "Warpgroup" from 0.11); "" when the
   // table does not say.
   const std::string& defaultLoweringSemantics() const { return defaultLowering_; }
+  // The integers Mosaic GPU's lowering sizes shared memory and threads with
+  // (table "mosaicGpuResources": smemAlignment, mbarrierBytes,
+  // defaultSmemLimit, maxConcurrentStepsDefault, reductionScratchBytesDefault,
+  // maxMosaicThreads); nullopt when the table does not say.
+  std::optional<long long> mosaicGpuResource(const std::string& name) const {
+    auto it = resources_.find(name);
+    return it == resources_.end() ? std::nullopt : std::optional<long long>(it->second);
+  }
   const std::string& source() const { return source_; } // file it came from
 
   const ApiFacts* api(const std::string& name) const;
@@ -151,6 +159,7 @@ private:
   static Loaded fromJsonChecked(const nlohmann::json& table, std::string source);
 
   std::string jaxVersion_, jaxlibVersion_, source_, defaultLowering_;
+  std::map<std::string, long long> resources_;
   int schemaVersion_ = 0;
   std::map<std::string, ApiFacts> apis_;
   std::map<std::string, PrimitiveFacts> primitives_;
