@@ -235,8 +235,3 @@ void copyChecks(Session& s, const LaunchView& v, const knowledge::KnowledgeBase&
 }
 
 } // namespace pallas::analysis::passes::mosaic
-
-namespace pallas::analysis::detail {
-// Not a pass of its own: MosaicRules.cpp runs it with the other checks.
-void pallasRegisterPasses_CopyChecks(PassRegistry&) {}
-} // namespace pallas::analysis::detail

@@ -583,8 +583,3 @@ void walkKernel(Session& s, const LaunchView& v, const Visit& visit) {
 }
 
 } // namespace pallas::analysis::passes::mosaic
-
-namespace pallas::analysis::detail {
-// Not a pass: the helpers of the Mosaic GPU rule checks (MosaicRules.cpp).
-void pallasRegisterPasses_MosaicLaunch(PassRegistry&) {}
-} // namespace pallas::analysis::detail

@@ -6,6 +6,7 @@
 #include "MosaicLaunch.h"
 #include "PassKnowledge.h"
 #include "pallas/analysis/detail/Dialect.h"
+#include "pallas/analysis/detail/PallasPass.h"
 #include "pallas/knowledge/KnowledgeBase.h"
 
 #include <algorithm>
@@ -69,8 +70,16 @@ void runMosaicRules(detail::PassContext& ctx) {
 
 } // namespace pallas::analysis::passes
 
-namespace pallas::analysis::detail {
-void pallasRegisterPasses_MosaicRules(PassRegistry& registry) {
-  registry.add("mosaic-rules", [](PassContext& ctx) { passes::runMosaicRules(ctx); });
-}
-} // namespace pallas::analysis::detail
+// ---- the pass (Passes.td: pallas-mosaic-rules) ------------------------------------
+namespace pallas::analysis::passes {
+#define GEN_PASS_DECL_PALLASMOSAICRULES
+#define GEN_PASS_DEF_PALLASMOSAICRULES
+#include "pallas/analysis/detail/Passes.h.inc"
+namespace {
+struct MosaicRulesPass : detail::PallasPass<MosaicRulesPass, impl::PallasMosaicRulesBase> {
+  using PallasPass::PallasPass;
+  void run(detail::PassContext& ctx) { runMosaicRules(ctx); }
+};
+const detail::FindingsPassRegistration<MosaicRulesPass> registration;
+} // namespace
+} // namespace pallas::analysis::passes

@@ -78,4 +78,17 @@ def PallasLaunchConfig : Pass<"pallas-launch-config", "::mlir::ModuleOp"> {
   let options = PallasPassOptions;
 }
 
+def PallasMosaicRules : Pass<"pallas-mosaic-rules", "::mlir::ModuleOp"> {
+  let summary = "PLS006/PLS007/PLS008: WGMMA shapes and dtypes, tiling and swizzle transforms, copies the Mosaic GPU lowering rejects";
+  let description = [{
+    For each launch that runs compiled: the plgpu.ACC / plgpu.wgmma rules,
+    the transforms of blocks and SMEM buffers, and the GMEM <-> SMEM copies
+    (the pipeline's and explicit ones), with the numbers and messages of the
+    knowledge table's mosaicGpuRules (analysis/knowledge/extract_mosaic_rules.py).
+    Shapes and dtypes are read from the Python source
+    (analysis/passes/ShapeEval.h): on a .mlir file without its source there
+    is nothing to check.
+  }];
+  let options = PallasPassOptions;
+}
 #endif // PALLAS_PASSES_TD

@@ -264,8 +264,3 @@ void transformChecks(Session& s, const LaunchView& v, const knowledge::Knowledge
 }
 
 } // namespace pallas::analysis::passes::mosaic
-
-namespace pallas::analysis::detail {
-// Not a pass of its own: MosaicRules.cpp runs it with the other checks.
-void pallasRegisterPasses_TransformChecks(PassRegistry&) {}
-} // namespace pallas::analysis::detail

@@ -164,8 +164,3 @@ void wgmmaChecks(Session& s, const LaunchView& v, const knowledge::KnowledgeBase
 }
 
 } // namespace pallas::analysis::passes::mosaic
-
-namespace pallas::analysis::detail {
-// Not a pass of its own: MosaicRules.cpp runs it with the other checks.
-void pallasRegisterPasses_WgmmaChecks(PassRegistry&) {}
-} // namespace pallas::analysis::detail
