@@ -510,8 +510,11 @@ Candidate LaunchView::finding(const char* code, const SourceLocation& where,
   f.jaxErrorFirstLine = firstLine.substr(0, firstLine.find('\n'));
   std::string raise = "will raise " + f.jaxException +
                       (f.jaxErrorFirstLine.empty() ? "" : ": " + f.jaxErrorFirstLine);
-  f.message = what + ". " + (compiledCertain ? "" : "If the launch runs compiled, ") + "JAX " +
-              jaxVersion + " " + raise + " when it lowers the kernel for the GPU. " + advice;
+  f.message =
+      what + ". " + (compiledCertain ? "" : "If the launch runs compiled, ") + "JAX " + jaxVersion +
+      " " + raise +
+      (stage == 0 ? " while it traces the launch. " : " when it lowers the kernel for the GPU. ") +
+      advice;
   f.related.push_back({at, "the launch"});
   c.stage = stage;
   c.line = where.range.start.line;
