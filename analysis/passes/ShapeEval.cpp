@@ -384,7 +384,9 @@ std::optional<TSNode> Evaluator::lastAssignment(TSNode block, const std::string&
       if (!whole && ts_node_start_byte(st) >= limit)
         break;
       std::string_view t = syntax::type(st);
-      if (t == "expression_statement") {
+      // `x = x + 1`: the use in the right side sees the binding before it.
+      bool complete = whole || ts_node_end_byte(st) <= limit;
+      if (t == "expression_statement" && complete) {
         for (TSNode e : namedChildren(st)) {
           if (!is(e, "assignment") && !is(e, "augmented_assignment"))
             continue;
@@ -410,12 +412,12 @@ std::optional<TSNode> Evaluator::lastAssignment(TSNode block, const std::string&
             cur = right;
           }
         }
-      } else if (t == "function_definition" || t == "class_definition") {
+      } else if ((t == "function_definition" || t == "class_definition") && complete) {
         if (doc.textOf(field(st, "name")) == name) {
           found = st;
           foundConditional = cond;
         }
-      } else if (t == "decorated_definition") {
+      } else if (t == "decorated_definition" && complete) {
         TSNode def = field(st, "definition");
         if (!isNull(def) && doc.textOf(field(def, "name")) == name) {
           found = def;
