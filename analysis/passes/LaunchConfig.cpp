@@ -12,6 +12,8 @@
 #include "pallas/analysis/detail/Dialect.h"
 #include "pallas/analysis/detail/PallasPass.h"
 
+#include <map>
+
 namespace pallas::analysis::passes {
 
 namespace pd = pallas::dialect;
@@ -49,7 +51,7 @@ std::string meshError(const PassContext& ctx, pd::LaunchOp launch, const detail:
   detail::LineCol lc = detail::lineCol(launch->getLoc());
   if (!lc.line)
     return {};
-  shape::Evaluator eval(index.get());
+  shape::Evaluator& eval = index.evaluator();
   auto call = eval.callAt(ctx.path, lc.line - 1, lc.column ? lc.column - 1 : 0);
   if (!call)
     return {};
@@ -117,6 +119,16 @@ void emit(PassContext& ctx, pd::LaunchOp launch, const SourceLocation& at,
 void runLaunchConfig(PassContext& ctx) {
   if (!ctx.module)
     return;
+  std::map<mlir::Operation*, bool> pipelines; // per module, in this run
+  auto hasPipeline = [&](mlir::ModuleOp m) {
+    auto [it, fresh] = pipelines.try_emplace(m.getOperation(), false);
+    if (fresh)
+      m.walk([&](pd::ScopeOp s) {
+        if (s.getApi().starts_with("plgpu.emit_pipeline"))
+          it->second = true;
+      });
+    return it->second;
+  };
   std::vector<pd::LaunchOp> launches;
   ctx.module.walk([&](pd::LaunchOp l) {
     if (isMosaicGpuLaunch(l) && isStaticallyReachable(l))
@@ -133,6 +145,13 @@ void runLaunchConfig(PassContext& ctx) {
                "axis.");
       continue; // nothing after the Mesh is traced
     }
+    // The pipeline checks need the budget walk; only where a pipeline exists
+    // (this module or the kernel body's), since it costs an evaluation of
+    // the whole launch.
+    detail::FunctionRef body = ctx.workspace.resolveLaunchBody(ctx.path, launch);
+    mlir::ModuleOp bodyModule = body ? ctx.workspace.module(body.path) : ctx.module;
+    if (!hasPipeline(ctx.module) && !(bodyModule && hasPipeline(bodyModule)))
+      continue;
     detail::SmemBudget b = detail::smemBudget(ctx, launch, rules, &index);
     if (!b.issues.empty())
       emit(ctx, launch, b.issues.front().at, b.issues.front().firstLine, "pipeline configuration",

@@ -133,8 +133,8 @@ std::string shapeText(const Value& shape) {
 
 class BudgetWalk {
 public:
-  BudgetWalk(const PassContext& ctx, const SmemRules& rules, const shape::SourceIndex& index)
-      : ctx_(ctx), rules_(rules), eval_(index) {}
+  BudgetWalk(const PassContext& ctx, const SmemRules& rules, Evaluator& eval)
+      : ctx_(ctx), rules_(rules), eval_(eval) {}
 
   SmemBudget run(pd::LaunchOp launch);
 
@@ -191,8 +191,9 @@ private:
     if (!doc || !lc.line)
       return TSNode{};
     TSPoint p{lc.line - 1, lc.column ? lc.column - 1 : 0};
-    TSNode n = ts_node_named_descendant_for_point_range(doc->root(), p, p);
-    for (; !isNull(n); n = ts_node_parent(n)) {
+    std::vector<TSNode> chain = eval_.pathAt(doc, p);
+    for (size_t k = chain.size(); k-- > 0;) {
+      TSNode n = chain[k];
       if (is(n, "function_definition") || is(n, "lambda"))
         return n;
       if (is(n, "decorated_definition"))
@@ -222,7 +223,7 @@ private:
 
   const PassContext& ctx_;
   const SmemRules& rules_;
-  Evaluator eval_;
+  Evaluator& eval_;
   std::set<const void*> active_; // recursion guard
   int64_t reductionScratch_ = 0;
   std::vector<Value> kernelParams_; // ShapeDtypeStruct-like values of the launch's operands
@@ -574,10 +575,13 @@ Res BudgetWalk::pipeline(pd::ScopeOp op, const std::string& path, const Scope& s
 std::vector<Value> callOperands(Evaluator& eval, const std::string& path, TSNode launchCall,
                                 const Scope& scope) {
   std::vector<Value> out;
-  TSNode parent = ts_node_parent(launchCall);
+  const syntax::Document* doc = eval.docOf(path);
+  if (!doc)
+    return out;
+  std::vector<TSNode> chain = eval.path(doc, launchCall);
+  TSNode parent = chain.size() >= 2 ? chain[chain.size() - 2] : TSNode{};
   if (!is(parent, "call") || !ts_node_eq(field(parent, "function"), launchCall))
     return out;
-  const syntax::Document* doc = eval.docOf(path);
   Evaluator::Args a = Evaluator::argsOf(parent, *doc);
   if (a.splat)
     return out;
@@ -872,7 +876,8 @@ private:
 
 } // namespace
 
-SmemIndex::SmemIndex(const PassContext& ctx) : impl_(std::make_unique<WorkspaceIndex>(ctx)) {}
+SmemIndex::SmemIndex(const PassContext& ctx)
+    : impl_(std::make_unique<WorkspaceIndex>(ctx)), eval_(std::make_unique<Evaluator>(*impl_)) {}
 SmemIndex::~SmemIndex() = default;
 
 SmemBudget smemBudget(const PassContext& ctx, pd::LaunchOp launch, const SmemRules& rules,
@@ -881,7 +886,7 @@ SmemBudget smemBudget(const PassContext& ctx, pd::LaunchOp launch, const SmemRul
     SmemIndex own(ctx);
     return smemBudget(ctx, launch, rules, &own);
   }
-  BudgetWalk walk(ctx, rules, index->get());
+  BudgetWalk walk(ctx, rules, index->evaluator());
   return walk.run(launch);
 }
 

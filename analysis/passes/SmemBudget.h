@@ -89,9 +89,11 @@ public:
   explicit SmemIndex(const PassContext& ctx);
   ~SmemIndex();
   const shape::SourceIndex& get() const { return *impl_; }
+  shape::Evaluator& evaluator() const { return *eval_; }
 
 private:
   std::unique_ptr<shape::SourceIndex> impl_;
+  std::unique_ptr<shape::Evaluator> eval_; // its caches serve every launch of the run
 };
 
 // The budget of one launch (`index`: one shared by the run's launches; null:
