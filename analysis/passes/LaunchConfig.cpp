@@ -12,6 +12,8 @@
 #include "pallas/analysis/detail/Dialect.h"
 #include "pallas/analysis/detail/PallasPass.h"
 
+#include <map>
+
 namespace pallas::analysis::passes {
 
 namespace pd = pallas::dialect;
@@ -39,7 +41,8 @@ std::string launchPathLabel(pd::LaunchOp launch) {
 
 // Mesh.__post_init__'s checks on plgpu.kernel's keyword arguments, in its
 // order; the first that fails, "" when none certainly does.
-std::string meshError(const PassContext& ctx, pd::LaunchOp launch, const detail::SmemRules& rules) {
+std::string meshError(const PassContext& ctx, pd::LaunchOp launch, const detail::SmemRules& rules,
+                      const detail::SmemIndex& index) {
   if (launch.getApi() != "plgpu.kernel")
     return {};
   auto s = ctx.workspace.syntaxOf(ctx.path);
@@ -48,29 +51,7 @@ std::string meshError(const PassContext& ctx, pd::LaunchOp launch, const detail:
   detail::LineCol lc = detail::lineCol(launch->getLoc());
   if (!lc.line)
     return {};
-  struct Index final : shape::SourceIndex {
-    const PassContext& ctx;
-    explicit Index(const PassContext& c) : ctx(c) {}
-    std::optional<File> file(const std::string& path) const override {
-      auto d = ctx.workspace.syntaxOf(path);
-      if (!d.doc)
-        return std::nullopt;
-      return File{d.doc, d.globals};
-    }
-    std::vector<CallSite> callersOf(const std::string& path,
-                                    const std::string& symbol) const override {
-      std::vector<CallSite> out;
-      for (const detail::CallEdge& e : ctx.workspace.callersOf(path, symbol)) {
-        if (!llvm::isa<pd::CallOp>(e.site))
-          continue;
-        detail::LineCol l = detail::lineCol(e.site->getLoc());
-        if (l.line)
-          out.push_back({e.caller.path, l.line - 1, l.column ? l.column - 1 : 0});
-      }
-      return out;
-    }
-  } index(ctx);
-  shape::Evaluator eval(index);
+  shape::Evaluator& eval = index.evaluator();
   auto call = eval.callAt(ctx.path, lc.line - 1, lc.column ? lc.column - 1 : 0);
   if (!call)
     return {};
@@ -138,14 +119,25 @@ void emit(PassContext& ctx, pd::LaunchOp launch, const SourceLocation& at,
 void runLaunchConfig(PassContext& ctx) {
   if (!ctx.module)
     return;
+  std::map<mlir::Operation*, bool> pipelines; // per module, in this run
+  auto hasPipeline = [&](mlir::ModuleOp m) {
+    auto [it, fresh] = pipelines.try_emplace(m.getOperation(), false);
+    if (fresh)
+      m.walk([&](pd::ScopeOp s) {
+        if (s.getApi().starts_with("plgpu.emit_pipeline"))
+          it->second = true;
+      });
+    return it->second;
+  };
   std::vector<pd::LaunchOp> launches;
   ctx.module.walk([&](pd::LaunchOp l) {
     if (isMosaicGpuLaunch(l) && isStaticallyReachable(l))
       launches.push_back(l);
   });
   const detail::SmemRules rules = detail::smemRulesFor(ctx.options);
+  detail::SmemIndex index(ctx);
   for (pd::LaunchOp launch : launches) {
-    if (std::string e = meshError(ctx, launch, rules); !e.empty()) {
+    if (std::string e = meshError(ctx, launch, rules, index); !e.empty()) {
       emit(ctx, launch, detail::sourceLocation(launch.getLoc()), e, "launch configuration",
            "plgpu.kernel runs num_threads warpgroups of 128 CUDA threads each (at most " +
                std::to_string(rules.maxThreads) +
@@ -153,7 +145,14 @@ void runLaunchConfig(PassContext& ctx) {
                "axis.");
       continue; // nothing after the Mesh is traced
     }
-    detail::SmemBudget b = detail::smemBudget(ctx, launch, rules);
+    // The pipeline checks need the budget walk; only where a pipeline exists
+    // (this module or the kernel body's), since it costs an evaluation of
+    // the whole launch.
+    detail::FunctionRef body = ctx.workspace.resolveLaunchBody(ctx.path, launch);
+    mlir::ModuleOp bodyModule = body ? ctx.workspace.module(body.path) : ctx.module;
+    if (!hasPipeline(ctx.module) && !(bodyModule && hasPipeline(bodyModule)))
+      continue;
+    detail::SmemBudget b = detail::smemBudget(ctx, launch, rules, &index);
     if (!b.issues.empty())
       emit(ctx, launch, b.issues.front().at, b.issues.front().firstLine, "pipeline configuration",
            "Give plgpu.emit_pipeline a grid of positive sizes and a max_concurrent_steps above "

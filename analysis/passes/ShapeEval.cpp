@@ -206,12 +206,101 @@ const syntax::Document* Evaluator::docOf(const std::string& path) const {
   return f ? f->doc : nullptr;
 }
 
+std::vector<TSNode> Evaluator::pathTo(TSNode root, TSNode target) {
+  std::vector<TSNode> out{root};
+  uint32_t s = ts_node_start_byte(target), e = ts_node_end_byte(target);
+  TSTreeCursor cursor = ts_tree_cursor_new(root);
+  for (unsigned guard = 0; guard < 100000 && !ts_node_eq(out.back(), target); ++guard) {
+    if (ts_tree_cursor_goto_first_child_for_byte(&cursor, s) < 0)
+      break;
+    bool found = false;
+    do {
+      TSNode n = ts_tree_cursor_current_node(&cursor);
+      if (ts_node_start_byte(n) > s)
+        break;
+      if (ts_node_end_byte(n) >= e) {
+        found = true;
+        break;
+      }
+    } while (ts_tree_cursor_goto_next_sibling(&cursor));
+    if (!found)
+      break;
+    out.push_back(ts_tree_cursor_current_node(&cursor));
+  }
+  ts_tree_cursor_delete(&cursor);
+  return out;
+}
+
+std::vector<TSNode> Evaluator::pathToPoint(TSNode root, TSPoint point) {
+  std::vector<TSNode> out{root};
+  TSTreeCursor cursor = ts_tree_cursor_new(root);
+  auto before = [](TSPoint a, TSPoint b) {
+    return a.row < b.row || (a.row == b.row && a.column < b.column);
+  };
+  for (unsigned guard = 0; guard < 100000; ++guard) {
+    if (ts_tree_cursor_goto_first_child_for_point(&cursor, point) < 0)
+      break;
+    // The child may end exactly at the point (`(` before an argument that
+    // starts there): the node that contains it is a later sibling.
+    TSNode n = ts_tree_cursor_current_node(&cursor);
+    while (!before(point, ts_node_end_point(n)) && ts_tree_cursor_goto_next_sibling(&cursor))
+      n = ts_tree_cursor_current_node(&cursor);
+    if (before(point, ts_node_start_point(n)) || !before(point, ts_node_end_point(n)))
+      break;
+    out.push_back(n);
+  }
+  ts_tree_cursor_delete(&cursor);
+  return out;
+}
+
+const std::vector<TSNode>& Evaluator::topLevel(const syntax::Document* doc) const {
+  auto it = topLevel_.find(doc);
+  if (it == topLevel_.end())
+    it = topLevel_.emplace(doc, namedChildren(doc->root())).first;
+  return it->second;
+}
+
+std::vector<TSNode> Evaluator::path(const syntax::Document* doc, TSNode target) const {
+  const std::vector<TSNode>& top = topLevel(doc);
+  uint32_t s = ts_node_start_byte(target), e = ts_node_end_byte(target);
+  auto it = std::upper_bound(top.begin(), top.end(), s,
+                             [](uint32_t b, TSNode n) { return b < ts_node_start_byte(n); });
+  if (it != top.begin() && ts_node_end_byte(*(it - 1)) >= e) {
+    std::vector<TSNode> out{doc->root()};
+    std::vector<TSNode> rest = pathTo(*(it - 1), target);
+    out.insert(out.end(), rest.begin(), rest.end());
+    return out;
+  }
+  return pathTo(doc->root(), target);
+}
+
+std::vector<TSNode> Evaluator::pathAt(const syntax::Document* doc, TSPoint point) const {
+  const std::vector<TSNode>& top = topLevel(doc);
+  auto before = [](TSPoint a, TSPoint b) {
+    return a.row < b.row || (a.row == b.row && a.column < b.column);
+  };
+  auto it = std::upper_bound(top.begin(), top.end(), point, [&](TSPoint p, TSNode n) {
+    return before(p, ts_node_start_point(n));
+  });
+  if (it != top.begin() && before(point, ts_node_end_point(*(it - 1)))) {
+    std::vector<TSNode> out{doc->root()};
+    std::vector<TSNode> rest = pathToPoint(*(it - 1), point);
+    out.insert(out.end(), rest.begin(), rest.end());
+    return out;
+  }
+  return pathToPoint(doc->root(), point);
+}
+
 Scope Evaluator::scopeAt(const std::string& path, TSNode node) const {
   Scope s;
   s.path = path;
-  for (TSNode p = ts_node_parent(node); !isNull(p); p = ts_node_parent(p))
-    if (isDef(p)) {
-      s.function = p;
+  const syntax::Document* doc = docOf(path);
+  if (!doc)
+    return s;
+  std::vector<TSNode> chain = this->path(doc, node);
+  for (size_t k = chain.size(); k-- > 0;)
+    if (!ts_node_eq(chain[k], node) && isDef(chain[k])) {
+      s.function = chain[k];
       break;
     }
   return s;
@@ -223,25 +312,13 @@ std::optional<TSNode> Evaluator::callAt(const std::string& path, uint32_t row,
   if (!doc)
     return std::nullopt;
   TSPoint p{row, column};
-  TSNode n = ts_node_named_descendant_for_point_range(doc->root(), p, p);
-  for (; !isNull(n); n = ts_node_parent(n)) {
-    TSPoint s = ts_node_start_point(n);
-    if (s.row != row || s.column != column)
-      break;
-    if (is(n, "call"))
-      return n;
-  }
-  // A decorator's location is its expression; the node found may be the
-  // callee's identifier inside the call.
-  n = ts_node_named_descendant_for_point_range(doc->root(), p, p);
-  for (; !isNull(n); n = ts_node_parent(n)) {
-    if (is(n, "call")) {
-      TSPoint s = ts_node_start_point(n);
-      if (s.row == row && s.column == column)
-        return n;
-    }
-    if (is(n, "block") || is(n, "module"))
-      break;
+  // The innermost call that starts there (`pl.pallas_call(...)` rather than
+  // `pl.pallas_call(...)(x)`).
+  std::vector<TSNode> chain = pathAt(doc, p);
+  for (size_t k = chain.size(); k-- > 0;) {
+    TSPoint s = ts_node_start_point(chain[k]);
+    if (is(chain[k], "call") && s.row == row && s.column == column)
+      return chain[k];
   }
   return std::nullopt;
 }
@@ -340,17 +417,8 @@ std::string Evaluator::qualifiedName(TSNode expr, const Scope& scope) const {
   for (const Scope* s = &scope; s; s = s->parent.get()) {
     if (s->bound.count(first))
       return {};
-    if (!isNull(s->function)) {
-      for (const Param& p : paramsOf(s->function, *f->doc))
-        if (p.name == first)
-          return {};
-      bool conditional = false;
-      TSNode body = field(s->function, "body");
-      if (!isNull(body) &&
-          lastAssignment(body, first, body, *f->doc, &conditional).has_value() == true &&
-          is(field(s->function, "body"), "block"))
-        return {};
-    }
+    if (!isNull(s->function) && localNames(s->path, s->function).count(first))
+      return {};
   }
   const names::Binding* b = f->globals->find(first);
   if (!b) {
@@ -366,13 +434,49 @@ std::string Evaluator::qualifiedName(TSNode expr, const Scope& scope) const {
   return names::isJaxName(r->target) ? names::canonicalApi(r->target) : r->target;
 }
 
+// Parameters and names assigned in a def's body, once per def.
+const std::set<std::string>& Evaluator::localNames(const std::string& path, TSNode def) const {
+  const syntax::Document* doc = docOf(path);
+  auto key = std::make_pair(static_cast<const void*>(doc), ts_node_start_byte(def));
+  auto it = localNames_.find(key);
+  if (it != localNames_.end())
+    return it->second;
+  std::set<std::string> names;
+  if (doc) {
+    for (const Param& p : paramsOf(def, *doc))
+      names.insert(p.name);
+    TSNode body = field(def, "body");
+    if (is(body, "block")) {
+      Bindings all;
+      lastAssignment(body, std::string(), body, *doc, nullptr, &all);
+      for (const auto& [n, b] : all)
+        names.insert(n);
+    }
+  }
+  return localNames_.emplace(key, std::move(names)).first->second;
+}
+
 // The last statement before `use` in `block` (and the blocks nested in it,
 // not in nested defs or classes) that binds `name`: an assignment's right
 // side (or a whole tuple assignment), or a def. `conditional` is set when it
 // sits in an if/for/while/try that does not also hold `use`.
 std::optional<TSNode> Evaluator::lastAssignment(TSNode block, const std::string& name, TSNode use,
-                                                const syntax::Document& doc,
-                                                bool* conditional) const {
+                                                const syntax::Document& doc, bool* conditional,
+                                                Bindings* all) const {
+  // A whole module is scanned once: every name's last binding is kept.
+  if (!all && ts_node_eq(block, use) && is(block, "module")) {
+    auto it = moduleBindings_.find(&doc);
+    if (it == moduleBindings_.end()) {
+      it = moduleBindings_.emplace(&doc, Bindings{}).first;
+      lastAssignment(block, std::string(), block, doc, nullptr, &it->second);
+    }
+    auto b = it->second.find(name);
+    if (b == it->second.end())
+      return std::nullopt;
+    if (conditional)
+      *conditional = b->second.second;
+    return b->second.first;
+  }
   std::optional<TSNode> found;
   bool foundConditional = false;
   uint32_t limit = ts_node_start_byte(use);
@@ -384,7 +488,9 @@ std::optional<TSNode> Evaluator::lastAssignment(TSNode block, const std::string&
       if (!whole && ts_node_start_byte(st) >= limit)
         break;
       std::string_view t = syntax::type(st);
-      if (t == "expression_statement") {
+      // `x = x + 1`: the use in the right side sees the binding before it.
+      bool complete = whole || ts_node_end_byte(st) <= limit;
+      if (t == "expression_statement" && complete) {
         for (TSNode e : namedChildren(st)) {
           if (!is(e, "assignment") && !is(e, "augmented_assignment"))
             continue;
@@ -393,13 +499,19 @@ std::optional<TSNode> Evaluator::lastAssignment(TSNode block, const std::string&
           while (is(cur, "assignment") || is(cur, "augmented_assignment")) {
             TSNode left = field(cur, "left");
             bool hit = false;
-            if (is(left, "identifier") && doc.textOf(left) == name)
-              hit = true;
-            else if (is(left, "pattern_list") || is(left, "tuple_pattern") ||
-                     is(left, "list_pattern"))
+            if (is(left, "identifier")) {
+              if (all)
+                (*all)[str(doc.textOf(left))] = {cur, cond};
+              hit = doc.textOf(left) == name;
+            } else if (is(left, "pattern_list") || is(left, "tuple_pattern") ||
+                       is(left, "list_pattern")) {
               for (TSNode c : namedChildren(left))
-                if (is(c, "identifier") && doc.textOf(c) == name)
-                  hit = true;
+                if (is(c, "identifier")) {
+                  if (all)
+                    (*all)[str(doc.textOf(c))] = {cur, cond};
+                  hit |= doc.textOf(c) == name;
+                }
+            }
             if (hit) {
               found = cur;
               foundConditional = cond;
@@ -410,13 +522,17 @@ std::optional<TSNode> Evaluator::lastAssignment(TSNode block, const std::string&
             cur = right;
           }
         }
-      } else if (t == "function_definition" || t == "class_definition") {
+      } else if ((t == "function_definition" || t == "class_definition") && complete) {
+        if (all)
+          (*all)[str(doc.textOf(field(st, "name")))] = {st, cond};
         if (doc.textOf(field(st, "name")) == name) {
           found = st;
           foundConditional = cond;
         }
-      } else if (t == "decorated_definition") {
+      } else if (t == "decorated_definition" && complete) {
         TSNode def = field(st, "definition");
+        if (all && !isNull(def))
+          (*all)[str(doc.textOf(field(def, "name")))] = {def, cond};
         if (!isNull(def) && doc.textOf(field(def, "name")) == name) {
           found = def;
           foundConditional = cond;
@@ -427,6 +543,8 @@ std::optional<TSNode> Evaluator::lastAssignment(TSNode block, const std::string&
         bool nowCond = cond || (t != "with_statement" && !holdsUse);
         if (t == "for_statement") {
           TSNode left = field(st, "left");
+          if (is(left, "identifier") && all)
+            (*all)[str(doc.textOf(left))] = {left, true};
           if (is(left, "identifier") && doc.textOf(left) == name) {
             found = left;
             foundConditional = true;
@@ -468,6 +586,7 @@ std::optional<TSNode> Evaluator::moduleDef(const std::string& path, const std::s
 // ---- Evaluator: values ----------------------------------------------------------
 
 Value Evaluator::eval(TSNode expr, const Scope& scope) {
+  steps_ = 0; // the guard is per expression: one Evaluator serves many
   return evalAt(expr, scope, 0);
 }
 
@@ -787,9 +906,15 @@ Value Evaluator::paramValue(const std::string& name, TSNode param, const Scope& 
     defaultValue = field(param, "value");
   // A module-level def: what its callers pass.
   TSNode def = scope.function;
-  TSNode parent = ts_node_parent(def);
-  if (is(parent, "decorated_definition"))
-    parent = ts_node_parent(parent);
+  TSNode parent{};
+  if (const syntax::Document* d = docOf(scope.path)) {
+    std::vector<TSNode> chain = this->path(d, def);
+    size_t k = chain.size() >= 2 ? chain.size() - 2 : 0;
+    if (chain.size() >= 2 && is(chain[k], "decorated_definition") && k > 0)
+      --k;
+    if (chain.size() >= 2)
+      parent = chain[k];
+  }
   if (is(def, "function_definition") && is(parent, "module") && depth < kMaxDepth) {
     Value v = fromCallers(name, scope, depth + 1);
     if (v.known())
@@ -971,12 +1096,16 @@ Value Evaluator::evalCall(TSNode call, const Scope& scope, int depth) {
       TSNode def{};
       if (!key.empty() && std::all_of(key.begin(), key.end(), ::isdigit)) {
         uint32_t byte = static_cast<uint32_t>(std::stoul(key));
-        TSNode n = ts_node_named_descendant_for_byte_range(fdoc->root(), byte, byte);
-        for (; !isNull(n); n = ts_node_parent(n))
-          if (is(n, "function_definition") && ts_node_start_byte(n) == byte) {
+        TSPoint at{};
+        {
+          TSNode n = ts_node_descendant_for_byte_range(fdoc->root(), byte, byte);
+          at = ts_node_start_point(n);
+          if (ts_node_start_byte(n) != byte)
+            at = TSPoint{UINT32_MAX, 0};
+        }
+        for (TSNode n : pathAt(fdoc, at))
+          if (is(n, "function_definition") && ts_node_start_byte(n) == byte)
             def = n;
-            break;
-          }
       } else if (auto d = moduleDef(path, key); d && is(*d, "function_definition")) {
         def = *d;
       }

@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -133,6 +134,16 @@ public:
   // of a module.
   std::string qualifiedName(TSNode expr, const Scope& scope) const;
   const syntax::Document* docOf(const std::string& path) const;
+  // The nodes from `root` down to `target` (both included), by descending
+  // with a cursor: ts_node_parent is linear in the tree in tree-sitter 0.20,
+  // and walking up from deep nodes of a large file made every edit slow.
+  static std::vector<TSNode> pathTo(TSNode root, TSNode target);
+  // The nodes that contain `point`, outermost first.
+  static std::vector<TSNode> pathToPoint(TSNode root, TSPoint point);
+  // The same from a document's root, the top-level statement found by a
+  // binary search (a cursor scans a module's statements one by one).
+  std::vector<TSNode> path(const syntax::Document* doc, TSNode target) const;
+  std::vector<TSNode> pathAt(const syntax::Document* doc, TSPoint point) const;
 
 private:
   Value evalName(const std::string& name, TSNode use, const Scope& scope, int depth);
@@ -145,12 +156,20 @@ private:
   Value evalAt(TSNode expr, const Scope& scope, int depth);
   Value paramValue(const std::string& name, TSNode param, const Scope& scope, int depth);
   Value fromCallers(const std::string& name, const Scope& scope, int depth);
+  // name -> (binding node, conditional)
+  using Bindings = std::map<std::string, std::pair<TSNode, bool>>;
   std::optional<TSNode> lastAssignment(TSNode body, const std::string& name, TSNode use,
-                                       const syntax::Document& doc, bool* conditional) const;
+                                       const syntax::Document& doc, bool* conditional,
+                                       Bindings* all = nullptr) const;
   std::optional<TSNode> moduleDef(const std::string& path, const std::string& name) const;
 
   const SourceIndex& index_;
   int steps_ = 0; // guards pathological inputs
+  mutable std::map<const syntax::Document*, Bindings> moduleBindings_;
+  const std::vector<TSNode>& topLevel(const syntax::Document* doc) const;
+  mutable std::map<const syntax::Document*, std::vector<TSNode>> topLevel_;
+  const std::set<std::string>& localNames(const std::string& path, TSNode def) const;
+  mutable std::map<std::pair<const void*, uint32_t>, std::set<std::string>> localNames_;
 };
 
 } // namespace pallas::analysis::shape

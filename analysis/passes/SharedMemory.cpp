@@ -58,6 +58,7 @@ void runSharedMemory(PassContext& ctx) {
       launches.push_back(l);
   });
   const detail::SmemRules rules = detail::smemRulesFor(ctx.options);
+  detail::SmemIndex index(ctx);
   for (pd::LaunchOp launch : launches) {
     Compiled compiled =
         ctx.options.assumePath.empty()
@@ -65,7 +66,7 @@ void runSharedMemory(PassContext& ctx) {
             : (ctx.options.assumePath == "compiled" ? Compiled::Certain : Compiled::No);
     if (compiled == Compiled::No)
       continue; // the interpreters allocate no shared memory
-    SmemBudget b = detail::smemBudget(ctx, launch, rules);
+    SmemBudget b = detail::smemBudget(ctx, launch, rules, &index);
     if (!b.analysed || b.total <= b.limit || !b.issues.empty())
       continue;
     Finding f;
@@ -101,7 +102,7 @@ void runSharedMemory(PassContext& ctx) {
       for (int64_t k = b.pipeline.steps - 1; k >= 1; --k) {
         detail::SmemRules r = rules;
         r.overrideMaxConcurrentSteps = k;
-        SmemBudget t = detail::smemBudget(ctx, launch, r);
+        SmemBudget t = detail::smemBudget(ctx, launch, r, &index);
         if (t.analysed && t.exact() && t.total <= t.limit) {
           Fix fix;
           fix.title = "Reduce max_concurrent_steps to " + std::to_string(k) + " (SMEM " +
@@ -123,8 +124,9 @@ void runSharedMemory(PassContext& ctx) {
 
 namespace pallas::analysis::detail {
 
-std::optional<LaunchSmem> launchSmem(const PassContext& ctx, dialect::LaunchOp launch) {
-  SmemBudget b = smemBudget(ctx, launch, smemRulesFor(ctx.options));
+std::optional<LaunchSmem> launchSmem(const PassContext& ctx, dialect::LaunchOp launch,
+                                     const SmemIndex* index) {
+  SmemBudget b = smemBudget(ctx, launch, smemRulesFor(ctx.options), index);
   if (!b.analysed)
     return std::nullopt;
   LaunchSmem s;

@@ -133,8 +133,8 @@ std::string shapeText(const Value& shape) {
 
 class BudgetWalk {
 public:
-  BudgetWalk(const PassContext& ctx, const SmemRules& rules, const shape::SourceIndex& index)
-      : ctx_(ctx), rules_(rules), eval_(index) {}
+  BudgetWalk(const PassContext& ctx, const SmemRules& rules, Evaluator& eval)
+      : ctx_(ctx), rules_(rules), eval_(eval) {}
 
   SmemBudget run(pd::LaunchOp launch);
 
@@ -191,8 +191,9 @@ private:
     if (!doc || !lc.line)
       return TSNode{};
     TSPoint p{lc.line - 1, lc.column ? lc.column - 1 : 0};
-    TSNode n = ts_node_named_descendant_for_point_range(doc->root(), p, p);
-    for (; !isNull(n); n = ts_node_parent(n)) {
+    std::vector<TSNode> chain = eval_.pathAt(doc, p);
+    for (size_t k = chain.size(); k-- > 0;) {
+      TSNode n = chain[k];
       if (is(n, "function_definition") || is(n, "lambda"))
         return n;
       if (is(n, "decorated_definition"))
@@ -222,7 +223,7 @@ private:
 
   const PassContext& ctx_;
   const SmemRules& rules_;
-  Evaluator eval_;
+  Evaluator& eval_;
   std::set<const void*> active_; // recursion guard
   int64_t reductionScratch_ = 0;
   std::vector<Value> kernelParams_; // ShapeDtypeStruct-like values of the launch's operands
@@ -574,10 +575,13 @@ Res BudgetWalk::pipeline(pd::ScopeOp op, const std::string& path, const Scope& s
 std::vector<Value> callOperands(Evaluator& eval, const std::string& path, TSNode launchCall,
                                 const Scope& scope) {
   std::vector<Value> out;
-  TSNode parent = ts_node_parent(launchCall);
+  const syntax::Document* doc = eval.docOf(path);
+  if (!doc)
+    return out;
+  std::vector<TSNode> chain = eval.path(doc, launchCall);
+  TSNode parent = chain.size() >= 2 ? chain[chain.size() - 2] : TSNode{};
   if (!is(parent, "call") || !ts_node_eq(field(parent, "function"), launchCall))
     return out;
-  const syntax::Document* doc = eval.docOf(path);
   Evaluator::Args a = Evaluator::argsOf(parent, *doc);
   if (a.splat)
     return out;
@@ -829,43 +833,60 @@ SmemBudget BudgetWalk::run(pd::LaunchOp launch) {
   return b;
 }
 
-// The evaluator's view of the workspace: documents and pallas.call sites.
+// The evaluator's view of the workspace: documents and pallas.call sites,
+// each looked up once per pass run (the call graph is built once: asking the
+// workspace per parameter made a file of 200 launches quadratic).
 class WorkspaceIndex final : public shape::SourceIndex {
 public:
   explicit WorkspaceIndex(const PassContext& ctx) : ctx_(ctx) {}
   std::optional<File> file(const std::string& path) const override {
-    auto s = ctx_.workspace.syntaxOf(path);
-    if (!s.doc)
-      return std::nullopt;
-    return File{s.doc, s.globals};
+    auto it = files_.find(path);
+    if (it == files_.end()) {
+      auto s = ctx_.workspace.syntaxOf(path);
+      std::optional<File> f;
+      if (s.doc)
+        f = File{s.doc, s.globals};
+      it = files_.emplace(path, f).first;
+    }
+    return it->second;
   }
   std::vector<CallSite> callersOf(const std::string& path,
                                   const std::string& symbol) const override {
-    auto key = path + '\x1f' + symbol;
-    if (auto it = cache_.find(key); it != cache_.end())
-      return it->second;
-    std::vector<CallSite> out;
-    for (const CallEdge& e : ctx_.workspace.callersOf(path, symbol)) {
-      if (!llvm::isa<pd::CallOp>(e.site))
-        continue; // a launch runs the function as a kernel body, not a call
-      LineCol lc = lineCol(e.site->getLoc());
-      if (lc.line)
-        out.push_back({e.caller.path, lc.line - 1, lc.column ? lc.column - 1 : 0});
+    if (!edgesBuilt_) {
+      edgesBuilt_ = true;
+      for (const CallEdge& e : ctx_.workspace.callEdges()) {
+        if (!llvm::isa<pd::CallOp>(e.site))
+          continue; // a launch runs the function as a kernel body, not a call
+        LineCol lc = lineCol(e.site->getLoc());
+        if (lc.line)
+          edges_[e.calleePath + '\x1f' + e.calleeSymbol].push_back(
+              {e.caller.path, lc.line - 1, lc.column ? lc.column - 1 : 0});
+      }
     }
-    cache_[key] = out;
-    return out;
+    auto it = edges_.find(path + '\x1f' + symbol);
+    return it == edges_.end() ? std::vector<CallSite>{} : it->second;
   }
 
 private:
   const PassContext& ctx_;
-  mutable std::map<std::string, std::vector<CallSite>> cache_;
+  mutable std::map<std::string, std::optional<File>> files_;
+  mutable bool edgesBuilt_ = false;
+  mutable std::map<std::string, std::vector<CallSite>> edges_;
 };
 
 } // namespace
 
-SmemBudget smemBudget(const PassContext& ctx, pd::LaunchOp launch, const SmemRules& rules) {
-  WorkspaceIndex index(ctx);
-  BudgetWalk walk(ctx, rules, index);
+SmemIndex::SmemIndex(const PassContext& ctx)
+    : impl_(std::make_unique<WorkspaceIndex>(ctx)), eval_(std::make_unique<Evaluator>(*impl_)) {}
+SmemIndex::~SmemIndex() = default;
+
+SmemBudget smemBudget(const PassContext& ctx, pd::LaunchOp launch, const SmemRules& rules,
+                      const SmemIndex* index) {
+  if (!index) {
+    SmemIndex own(ctx);
+    return smemBudget(ctx, launch, rules, &own);
+  }
+  BudgetWalk walk(ctx, rules, index->evaluator());
   return walk.run(launch);
 }
 

@@ -82,12 +82,29 @@ struct SmemBudget {
   std::string summary(size_t maxParts = 64) const;
 };
 
-// The budget of one launch.
-SmemBudget smemBudget(const PassContext& ctx, dialect::LaunchOp launch, const SmemRules& rules);
+// What the evaluator reads of the workspace (files, call sites), built once
+// per pass run and shared by its launches.
+class SmemIndex {
+public:
+  explicit SmemIndex(const PassContext& ctx);
+  ~SmemIndex();
+  const shape::SourceIndex& get() const { return *impl_; }
+  shape::Evaluator& evaluator() const { return *eval_; }
+
+private:
+  std::unique_ptr<shape::SourceIndex> impl_;
+  std::unique_ptr<shape::Evaluator> eval_; // its caches serve every launch of the run
+};
+
+// The budget of one launch (`index`: one shared by the run's launches; null:
+// a fresh one).
+SmemBudget smemBudget(const PassContext& ctx, dialect::LaunchOp launch, const SmemRules& rules,
+                      const SmemIndex* index = nullptr);
 
 // The budget as the launch matrix carries it (`check --format json`, hover);
 // nullopt for launches the budget does not apply to.
-std::optional<LaunchSmem> launchSmem(const PassContext& ctx, dialect::LaunchOp launch);
+std::optional<LaunchSmem> launchSmem(const PassContext& ctx, dialect::LaunchOp launch,
+                                     const SmemIndex* index = nullptr);
 
 // "264,248".
 std::string withCommas(int64_t n);

@@ -144,7 +144,7 @@ TEST_F(Smem, OverTheLimitIsPLS005WithJaxMessageAndStagesFix) {
   EXPECT_NE(fix.title.find("Reduce max_concurrent_steps to 1"), std::string::npos) << fix.title;
   ASSERT_EQ(fix.edits.size(), 1u);
   EXPECT_EQ(fix.edits[0].newText, "1");
-  EXPECT_EQ(fix.edits[0].range.start.line + 1, 7u + 6u); // `STAGES` at the call (header: 6 lines)
+  EXPECT_EQ(fix.edits[0].range.start.line + 1, 10u + 6u); // `STAGES` at the call (header: 6 lines)
 }
 
 // The local GPU's limit replaces JAX's default.
