@@ -258,6 +258,32 @@ std::vector<Value> Session::runScopedAllocations(pd::ScopeOp scope, const std::s
   return out;
 }
 
+const std::vector<TSNode>& Session::swizzleCalls(const std::string& path) {
+  auto [it, added] = swizzleCalls_.try_emplace(path);
+  const syntax::Document* doc = eval_->docOf(path);
+  if (!added || !doc)
+    return it->second;
+  // One cursor walk over the tree; only calls spelled like the API are kept.
+  TSTreeCursor cursor = ts_tree_cursor_new(doc->root());
+  for (bool more = true; more;) {
+    TSNode n = ts_tree_cursor_current_node(&cursor);
+    if (is(n, "call")) {
+      std::string_view callee = doc->textOf(field(n, "function"));
+      if (callee.size() >= 16 && callee.substr(callee.size() - 16) == "SwizzleTransform")
+        it->second.push_back(n);
+    }
+    if (ts_tree_cursor_goto_first_child(&cursor))
+      continue;
+    while (!ts_tree_cursor_goto_next_sibling(&cursor))
+      if (!ts_tree_cursor_goto_parent(&cursor)) {
+        more = false;
+        break;
+      }
+  }
+  ts_tree_cursor_delete(&cursor);
+  return it->second;
+}
+
 std::vector<pd::LaunchOp> compiledLaunches(const detail::PassContext& ctx) {
   std::vector<pd::LaunchOp> out;
   if (!ctx.module)

@@ -112,11 +112,15 @@ public:
   LaunchView view(dialect::LaunchOp launch);
   // The allocation values of a pl.run_scoped scope, by block argument.
   std::vector<Value> runScopedAllocations(dialect::ScopeOp scope, const std::string& path);
+  // Every call in `path` whose callee is written `...SwizzleTransform`
+  // (found once per document and run).
+  const std::vector<TSNode>& swizzleCalls(const std::string& path);
 
 private:
   const detail::PassContext& ctx_;
   std::unique_ptr<shape::SourceIndex> index_;
   std::unique_ptr<shape::Evaluator> eval_;
+  std::map<std::string, std::vector<TSNode>> swizzleCalls_;
 };
 
 class LaunchView {

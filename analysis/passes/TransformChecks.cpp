@@ -170,9 +170,7 @@ void transformChecks(Session& s, const LaunchView& v, const knowledge::Knowledge
   std::vector<int64_t> allowed = allowedRule.numbers("allowed");
   const syntax::Document* doc = s.eval().docOf(v.path);
   if (allowedRule.found && !allowed.empty() && doc) {
-    std::vector<TSNode> calls;
-    collectCalls(doc->root(), calls, 0);
-    for (TSNode call : calls) {
+    for (TSNode call : s.swizzleCalls(v.path)) {
       shape::Scope scope = s.eval().scopeAt(v.path, call);
       if (s.eval().qualifiedName(field(call, "function"), scope) != "plgpu.SwizzleTransform")
         continue;
