@@ -85,6 +85,14 @@ std::vector<CallEdge> Workspace::callersOf(const std::string& path, llvm::String
   return out;
 }
 
+DocumentSyntax WorkspaceImpl::syntaxOf(const std::string& path) const {
+  DocState* d = lookup_(path);
+  if (!d)
+    return {};
+  d->doc.reparse(); // a no-op unless edits are pending
+  return {&d->doc, &d->globals};
+}
+
 // ---- dialect helpers -----------------------------------------------------------
 
 bool isRefTransform(llvm::StringRef api) {
