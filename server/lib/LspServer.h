@@ -17,6 +17,7 @@
 #pragma once
 
 #include "Diagnostics.h"
+#include "DocumentScheduler.h"
 #include "DocumentStore.h"
 #include "FindingsPipeline.h"
 #include "pallas/analysis/Project.h"
@@ -173,8 +174,8 @@ private:
   json executeCommand(const json& params, const RequestContext& ctx);
   json codeLens(const json& params);
   void afterUpdate(const std::string& path, const analysis::UpdateStats& stats);
-  void runDiagnostics(const std::string& path, uint64_t generation);
-  void publish(const std::string& path, const json& diagnostics, std::optional<int64_t> version);
+  void runDiagnostics(const std::string& path, const StopToken& stop);
+  void publish(const std::string& path, json diagnostics, std::optional<int64_t> version);
   json withExtraDiagnostics(const std::string& path, json diagnostics);
   void notifyConfiguration(const json& settings);
   void finish(int exitCode);
@@ -198,13 +199,11 @@ private:
   std::atomic<bool> finished_{false};
   std::atomic<uint64_t> nextProgress_{1};
 
-  struct Scheduled {
-    uint64_t generation = 0;
-    std::unique_ptr<boost::asio::steady_timer> timer;
-    analysis::UpdateStats stats;
-  };
+  // Analyses run per document off the ordered queue (DocumentScheduler.h):
+  // a newer edit stops the stale run, a closed document keeps nothing.
+  std::unique_ptr<DocumentScheduler> scheduler_;
   std::mutex scheduleMutex_;
-  std::map<std::string, Scheduled> scheduled_;
+  std::map<std::string, analysis::UpdateStats> stats_; // last update of each open document
   std::mutex progressMutex_;
   std::map<std::string, std::weak_ptr<Progress>> progress_;
 };
