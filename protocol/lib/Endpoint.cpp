@@ -326,6 +326,15 @@ void Endpoint::notify(const std::string& method, json params) {
   send(makeNotification(method, std::move(params)));
 }
 
+void Endpoint::notifyText(const std::string& method, std::string_view paramsJson) {
+  std::string body = R"({"jsonrpc":"2.0","method":)";
+  body += json(method).dump();
+  body += R"(,"params":)";
+  body += paramsJson;
+  body += '}';
+  transport_->write(frameMessage(body));
+}
+
 void Endpoint::call(const std::string& method, json params, ResponseCallback callback) {
   int64_t id = nextId_++;
   {

@@ -488,6 +488,7 @@ void LspServer::didClose(const json& params) {
   {
     std::lock_guard lock(scheduleMutex_);
     stats_.erase(path);
+    published_.erase(path);
   }
   if (!client_.pullDiagnostics)
     publish(path, json::array(), std::nullopt);
@@ -588,10 +589,21 @@ void LspServer::runDiagnostics(const std::string& path, const StopToken& stop) {
   }
   if (stale())
     return;
-  json diagnostics = withExtraDiagnostics(path, converter().diagnostics(findings));
+  std::shared_ptr<DiagnosticsTextCache> cache;
+  {
+    std::lock_guard lock(scheduleMutex_);
+    auto& slot = published_[path];
+    if (!slot)
+      slot = std::make_shared<DiagnosticsTextCache>();
+    cache = slot;
+  }
+  DiagnosticConverter conv = converter();
+  std::string items = cache->arrayText(conv, findings, withExtraDiagnostics(path, json::array()));
   if (stale())
     return;
-  publish(path, std::move(diagnostics), doc->version);
+  std::string params = R"({"uri":)" + jsonText(doc->uri) + R"(,"version":)" +
+                       std::to_string(doc->version) + R"(,"diagnostics":)" + items + "}";
+  endpoint_->notifyText("textDocument/publishDiagnostics", params);
 }
 
 void LspServer::publish(const std::string& path, json diagnostics, std::optional<int64_t> version) {

@@ -17,6 +17,7 @@
 #pragma once
 
 #include "Diagnostics.h"
+#include "DiagnosticsText.h"
 #include "DocumentScheduler.h"
 #include "DocumentStore.h"
 #include "FindingsPipeline.h"
@@ -204,6 +205,9 @@ private:
   std::unique_ptr<DocumentScheduler> scheduler_;
   std::mutex scheduleMutex_;
   std::map<std::string, analysis::UpdateStats> stats_; // last update of each open document
+  // The text of each open document's last published diagnostics, reused
+  // piece by piece (only its document's worker uses one).
+  std::map<std::string, std::shared_ptr<DiagnosticsTextCache>> published_;
   std::mutex progressMutex_;
   std::map<std::string, std::weak_ptr<Progress>> progress_;
 };

@@ -89,6 +89,9 @@ public:
 
   // Thread-safe sends.
   void notify(const std::string& method, json params);
+  // A notification whose params are JSON text already (assembled from
+  // pieces serialised earlier, e.g. a document's diagnostics).
+  void notifyText(const std::string& method, std::string_view paramsJson);
   // A request to the peer; the callback runs on the pool when the matching
   // response arrives (or with an error when the session closes first).
   void call(const std::string& method, json params, ResponseCallback callback);
