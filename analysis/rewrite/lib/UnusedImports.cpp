@@ -1,7 +1,8 @@
 #include "UnusedImports.h"
 
 #include <algorithm>
-#include <regex>
+#include <cctype>
+#include <string_view>
 
 namespace pallas::analysis::rewrite {
 namespace {
@@ -49,6 +50,37 @@ int countUses(const SourceIndex& src, const std::string& name, ByteRange within,
   return n;
 }
 
+// `code` without its comments (from '#' to the end of the line).
+std::string withoutComments(std::string_view code) {
+  std::string out;
+  out.reserve(code.size());
+  for (size_t i = 0; i < code.size(); ++i) {
+    if (code[i] == '#') {
+      while (i < code.size() && code[i] != '\n')
+        ++i;
+      if (i == code.size())
+        break;
+    }
+    out += code[i];
+  }
+  return out;
+}
+
+// Whether `code` has `name` as a word of its own: not inside a longer
+// identifier and not an attribute (`x.name`). (A std::regex built per name
+// and fix cost more than the rest of the fix.)
+bool mentions(std::string_view code, std::string_view name) {
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = code.find(name); at != std::string_view::npos; at = code.find(name, at + 1)) {
+    bool before = at == 0 || !(word(code[at - 1]) || code[at - 1] == '.');
+    size_t end = at + name.size();
+    bool after = end == code.size() || !word(code[end]);
+    if (before && after)
+      return true;
+  }
+  return false;
+}
+
 } // namespace
 
 std::vector<TextEdit> unusedImportRemovals(const SourceIndex& src, const std::string& path,
@@ -62,7 +94,7 @@ std::vector<TextEdit> unusedImportRemovals(const SourceIndex& src, const std::st
   ByteRange everything{0, static_cast<uint32_t>(src.text().size())};
   // The new code without its comments ("Rewritten from plgpu.inline_mgpu"
   // names the module it no longer uses).
-  std::string code = std::regex_replace(replacement, std::regex("#[^\n]*"), "");
+  std::string code = withoutComments(replacement);
   // topLevel(), not ts_node_named_child(root, i): that call is linear in i.
   for (TSNode stmt : src.topLevel()) {
     std::string_view t = typeOf(stmt);
@@ -77,8 +109,7 @@ std::vector<TextEdit> unusedImportRemovals(const SourceIndex& src, const std::st
       // ... and nothing else does: the rest of the file, or the new code.
       bool usedElsewhere =
           countUses(src, n, everything, region) - countUses(src, n, self, {0, 0}) > 0;
-      std::regex word("(^|[^A-Za-z0-9_.])" + n + "([^A-Za-z0-9_]|$)");
-      allUnused &= !usedElsewhere && !std::regex_search(code, word);
+      allUnused &= !usedElsewhere && !mentions(code, n);
     }
     if (!allUnused || !regionUsedOne)
       continue;
