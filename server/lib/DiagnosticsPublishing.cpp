@@ -93,6 +93,17 @@ void LspServer::runDiagnostics(const std::string& path, const StopToken& stop) {
     cache = slot;
   }
   DiagnosticConverter conv = converter();
+  // A document an interceptor publishes itself (a notebook's cells) gets
+  // the diagnostics as JSON, built only when it asks for them.
+  std::optional<json> built;
+  auto asJson = [&]() -> const json& {
+    if (!built)
+      built = withExtraDiagnostics(path, conv.diagnostics(findings));
+    return *built;
+  };
+  for (auto& intercept : publishInterceptors_)
+    if (intercept(path, asJson, doc->version))
+      return;
   std::string items = cache->arrayText(conv, findings, withExtraDiagnostics(path, json::array()));
   if (stale())
     return;
@@ -102,6 +113,9 @@ void LspServer::runDiagnostics(const std::string& path, const StopToken& stop) {
 }
 
 void LspServer::publish(const std::string& path, json diagnostics, std::optional<int64_t> version) {
+  for (auto& intercept : publishInterceptors_)
+    if (intercept(path, [&]() -> const json& { return diagnostics; }, version))
+      return;
   auto doc = documents_.get(path);
   json params{{"uri", doc ? doc->uri : protocol::pathToUri(path)}};
   params["diagnostics"] = std::move(diagnostics); // moved: 1,600 diagnostics were copied here
