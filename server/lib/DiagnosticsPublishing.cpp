@@ -2,7 +2,7 @@
 // again (debounced, newest edit wins) and published to push clients; pull
 // clients ask with textDocument/diagnostic and workspace/diagnostic.
 #include "LspServer.h"
-#include "pallas/protocol/Uri.h"
+#include "pallas/support/Uri.h"
 
 #include <boost/asio/post.hpp>
 
@@ -110,7 +110,7 @@ void LspServer::runDiagnostics(const std::string& path, uint64_t generation) {
 void LspServer::publish(const std::string& path, const json& diagnostics,
                         std::optional<int64_t> version) {
   auto doc = documents_.get(path);
-  json params{{"uri", doc ? doc->uri : protocol::pathToUri(path)}, {"diagnostics", diagnostics}};
+  json params{{"uri", doc ? doc->uri : support::pathToUri(path)}, {"diagnostics", diagnostics}};
   if (version)
     params["version"] = *version;
   endpoint_->notify("textDocument/publishDiagnostics", std::move(params));
@@ -145,7 +145,7 @@ json LspServer::pullDiagnostics(const json& params, const RequestContext& ctx) {
 json LspServer::workspaceDiagnostics(const json& params, const RequestContext& ctx) {
   protocol::requireObject(params);
   json items = json::array();
-  for (const Document& doc : documents_.all()) {
+  for (const OpenDocument& doc : documents_.all()) {
     ctx.cancel.check();
     items.push_back(
         {{"kind", "full"},
