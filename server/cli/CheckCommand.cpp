@@ -124,7 +124,7 @@ void addEnvironment(Parsed& parsed) {
   bool quiet = parsed.quiet;
   parsed.options.knowledgeFor = [quiet](const std::string& python,
                                         const std::string& root) -> std::string {
-    // The trust rule of the command line (server/lib/ExecutionTrust.h):
+    // The trust rule of the command line (server/environment/ExecutionTrust.h):
     // the workspace's environment is read, and only an interpreter the user
     // named (--python, the config's `python`) may be executed.
     server::ExecutionContext ctx;

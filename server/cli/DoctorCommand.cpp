@@ -100,7 +100,7 @@ int runDoctor(const std::vector<std::string>& args) {
   }
   launchTemplate = environment::launchTemplate(launchTemplate);
 
-  // The trust rule of the command line (server/lib/ExecutionTrust.h): the
+  // The trust rule of the command line (server/environment/ExecutionTrust.h): the
   // interpreter a run would use is the one named (--python,
   // $PALLAS_LSP_PYTHON) or python3; the workspace's environment is read for
   // the knowledge, not executed.

@@ -95,7 +95,7 @@ int runRun(const std::vector<std::string>& args) {
   if (request.file.empty())
     throw UsageError{"run: FILE is required"};
   {
-    // The trust rule of the command line (server/lib/ExecutionTrust.h), as
+    // The trust rule of the command line (server/environment/ExecutionTrust.h), as
     // doctor reports it: --python, else $PALLAS_LSP_PYTHON, else python3.
     server::ExecutionContext ctx;
     ctx.configuredPython = request.python;
