@@ -113,23 +113,24 @@ void LspServer::didChangeWatchedFiles(const json& params) {
     if (documents_.isOpen(path))
       continue; // the editor's draft wins
     int type = change["type"].get<int>();
-    if (type != 3) { // Created or Changed: say why a file is left out
-      std::string why;
-      auto read = readFileBounded(path, &why);
-      if (!read) {
-        log_.warn("didChangeWatchedFiles: cannot read " + path + " (" + why + ")");
-        continue;
-      }
-      if (auto bad = protocol::findInvalidUtf8(*read)) {
-        log_.warn("didChangeWatchedFiles: " + path + " is not valid UTF-8 (byte " +
-                  std::to_string(*bad) + "); not analysed");
-        continue;
-      }
+    if (type == 3) { // Deleted
+      project_->closeDocument(path);
+      afterUpdate(path, {});
+      continue;
     }
-    // The Project re-reads the file as an indexed (not open) document, or
-    // forgets it when it is gone (Deleted).
-    project_->fileChanged(path);
-    afterUpdate(path, project_->lastUpdate(path));
+    std::string why;
+    auto read = readFileBounded(path, &why);
+    if (!read) {
+      log_.warn("didChangeWatchedFiles: cannot read " + path + " (" + why + ")");
+      continue;
+    }
+    std::string text = std::move(*read);
+    if (auto bad = protocol::findInvalidUtf8(text)) {
+      log_.warn("didChangeWatchedFiles: " + path + " is not valid UTF-8 (byte " +
+                std::to_string(*bad) + "); not analysed");
+      continue;
+    }
+    afterUpdate(path, project_->setDocument(path, std::move(text)));
   }
 }
 
