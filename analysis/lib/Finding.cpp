@@ -18,6 +18,18 @@ const char* severityName(Severity s) {
   return "error";
 }
 
+const char* fixSafetyName(FixSafety s) {
+  switch (s) {
+  case FixSafety::Safe:
+    return "safe";
+  case FixSafety::Unsafe:
+    return "unsafe";
+  case FixSafety::DisplayOnly:
+    return "display-only";
+  }
+  return "display-only";
+}
+
 std::string shortPathName(const std::string& executionPath) {
   std::string out = executionPath.substr(0, executionPath.find(" ("));
   return out == "compiled" ? "the compiled path" : out;

@@ -7,7 +7,7 @@ namespace pallas::protocol {
 
 namespace asio = boost::asio;
 
-void CancelToken::check() const {
+void RequestCancellation::check() const {
   if (cancelled())
     throw RpcError(ErrorCode::RequestCancelled, "request cancelled");
 }
@@ -241,7 +241,7 @@ void Endpoint::dispatchRequest(Request request) {
     return;
   log_.debug("<-- " + request.method + "(" + request.id.dump() + ")");
   std::string key = request.id.dump();
-  CancelToken token;
+  RequestCancellation token;
   {
     std::lock_guard lock(inflightMutex_);
     if (!inflight_.emplace(key, token).second) {
@@ -276,7 +276,8 @@ void Endpoint::dispatchRequest(Request request) {
   });
 }
 
-void Endpoint::runRequest(const RequestHandler& handler, Request request, CancelToken token) {
+void Endpoint::runRequest(const RequestHandler& handler, Request request,
+                          RequestCancellation token) {
   auto started = std::chrono::steady_clock::now();
   json message;
   try {

@@ -1,8 +1,12 @@
 #include "pallas/protocol/Text.h"
 
+#include "pallas/support/LineIndex.h"
+
 #include <cstring>
 
 namespace pallas::protocol {
+
+using support::findLineBreak;
 
 namespace {
 
@@ -94,15 +98,6 @@ std::optional<size_t> findInvalidUtf8(std::string_view text) {
   return std::nullopt;
 }
 
-// The first line break at or after `from` ('\n', "\r\n" or a lone '\r', as
-// Python and LSP count lines): its offset and length, or npos.
-static size_t findLineBreak(std::string_view text, size_t from, size_t* length) {
-  size_t at = text.find_first_of("\r\n", from);
-  if (at != std::string_view::npos && length)
-    *length = text[at] == '\r' && at + 1 < text.size() && text[at + 1] == '\n' ? 2 : 1;
-  return at;
-}
-
 std::optional<std::pair<size_t, size_t>> lineBounds(std::string_view text, uint32_t line) {
   size_t start = 0;
   for (uint32_t l = 0; l < line; ++l) {
@@ -188,12 +183,13 @@ Position offsetToPosition(std::string_view text, size_t offset, PositionEncoding
     offset = text.size();
   uint32_t line = 0;
   size_t lineStart = 0;
-  for (size_t i = 0; i < offset; ++i) {
-    // "\r\n" is one line end (counted at its '\n'); a lone '\r' is one too.
-    if (text[i] == '\n' || (text[i] == '\r' && (i + 1 == text.size() || text[i + 1] != '\n'))) {
-      ++line;
-      lineStart = i + 1;
-    }
+  // Line ends wholly before the offset ("\r\n" is one, so an offset between
+  // its two bytes stays on the line before).
+  for (size_t at = 0, length = 0;
+       (at = findLineBreak(text, lineStart, &length)) != std::string_view::npos &&
+       at + length <= offset;) {
+    ++line;
+    lineStart = at + length;
   }
   size_t lineEnd = findLineBreak(text, lineStart, nullptr);
   if (lineEnd == std::string_view::npos)

@@ -1,14 +1,13 @@
 // `pallas-lsp check PATH...`: the CI face of the analysis (ruff's `check`).
 // Exit codes: 0 nothing reported, 1 findings reported, 2 usage error, bad
 // configuration or a path that could not be read.
+#include "Arguments.h"
 #include "Command.h"
-#include "ExecutionTrust.h"
+#include "Environment.h"
 #include "check/Checker.h"
 #include "check/Report.h"
 #include "config/Config.h"
 #include "config/Rules.h"
-#include "pallas/gpu/DeviceProbe.h"
-#include "pallas/knowledge/KnowledgeBase.h"
 
 #include <charconv>
 #include <iostream>
@@ -17,6 +16,7 @@ namespace pallas::cli {
 namespace {
 
 using namespace pallas::check;
+namespace environment = server::environment;
 
 struct Parsed {
   CheckOptions options;
@@ -38,36 +38,15 @@ std::vector<std::string> parseSelectors(const std::string& option, const std::st
 Parsed parseArgs(const std::vector<std::string>& args) {
   Parsed parsed;
   bool noConfig = false, haveConfig = false, fix = false, isolated = false;
-  bool optionsDone = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string arg = args[i];
-    if (optionsDone || arg.empty() || arg[0] != '-' || arg == "-") {
-      parsed.options.paths.emplace_back(arg);
+  Arguments arg("check", args);
+  while (arg.next()) {
+    if (!arg.isOption()) {
+      parsed.options.paths.emplace_back(arg.current());
       continue;
     }
-    if (arg == "--") {
-      optionsDone = true;
-      continue;
-    }
-    // "--name=value" or "--name value".
-    std::string name = arg, inlineValue;
-    bool hasInline = false;
-    if (size_t eq = arg.find('='); eq != std::string::npos && arg.rfind("--", 0) == 0) {
-      name = arg.substr(0, eq);
-      inlineValue = arg.substr(eq + 1);
-      hasInline = true;
-    }
-    auto value = [&]() -> std::string {
-      if (hasInline)
-        return inlineValue;
-      if (i + 1 >= args.size())
-        throw UsageError{name + " needs a value"};
-      return args[++i];
-    };
-    auto flag = [&]() {
-      if (hasInline)
-        throw UsageError{name + " takes no value"};
-    };
+    const std::string& name = arg.name();
+    auto value = [&] { return arg.value(); };
+    auto flag = [&] { arg.flag(); };
     if (name == "--format") {
       std::string f = value();
       auto format = parseOutputFormat(f);
@@ -118,7 +97,7 @@ Parsed parseArgs(const std::vector<std::string>& args) {
       flag();
       parsed.quiet = true;
     } else {
-      throw UsageError{"check: unknown option '" + arg + "'"};
+      arg.unknown();
     }
   }
   if (noConfig && haveConfig)
@@ -139,33 +118,23 @@ Parsed parseArgs(const std::vector<std::string>& args) {
 // local GPU (PLS003; none without a driver) and the knowledge of the JAX of
 // the configured `python` (the bundled table when none is configured).
 void addEnvironment(Parsed& parsed) {
-  gpu::ProbeResult probe = gpu::probeDevices();
-  const gpu::DeviceInfo* best = nullptr;
-  for (const gpu::DeviceInfo& d : probe.devices)
-    if (!best || d.capability > best->capability)
-      best = &d;
+  const gpu::ProbeResult& probe = environment::gpuProbe();
   // JAX compares a kernel's SMEM with jax.local_devices()[0]'s limit.
   if (!probe.devices.empty())
     parsed.options.gpuSharedMemoryPerBlockOptin = probe.devices.front().sharedMemoryPerBlockOptin;
-  if (best)
-    parsed.options.gpuComputeCapability =
-        std::to_string(best->capability.major) + "." + std::to_string(best->capability.minor);
+  std::string capability = environment::bestCapability(probe);
+  if (!capability.empty())
+    parsed.options.gpuComputeCapability = capability;
   bool quiet = parsed.quiet;
   parsed.options.knowledgeFor = [quiet](const std::string& python,
                                         const std::string& root) -> std::string {
-    // The trust rule of the command line (server/lib/ExecutionTrust.h):
+    // The trust rule of the command line (server/environment/ExecutionTrust.h):
     // the workspace's environment is read, and only an interpreter the user
     // named (--python, the config's `python`) may be executed.
     server::ExecutionContext ctx;
     ctx.configuredPython = python;
     ctx.workspaceRoots = {root};
-    knowledge::KnowledgeBase::Loaded loaded;
-    try {
-      loaded = knowledge::KnowledgeBase::forEnvironment(server::knowledgeRequestFor(ctx));
-    } catch (const std::exception& e) {
-      loaded = knowledge::KnowledgeBase::bundled();
-      loaded.fallbackReason = e.what();
-    }
+    knowledge::KnowledgeBase::Loaded loaded = environment::loadKnowledge(ctx);
     // Nothing configured and no environment with JAX: the bundled table, as
     // always, without a message.
     bool located = loaded.how != "bundled" || !python.empty() ||

@@ -2,8 +2,9 @@
 // machine offers pallas-lsp: the Python and JAX a run would use, the CUDA
 // driver and GPUs (gpu::probeDevices), and where the analysis knowledge
 // comes from.
+#include "Arguments.h"
 #include "Command.h"
-#include "ExecutionTrust.h"
+#include "Environment.h"
 #include "pallas/analysis/Project.h"
 #include "pallas/gpu/DeviceProbe.h"
 #include "pallas/gpu/Runner.h"
@@ -18,36 +19,7 @@ namespace pallas::cli {
 namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-// Bundled knowledge tables: env PALLAS_LSP_KNOWLEDGE, the install location
-// next to the binary, or analysis/knowledge/ of the source tree the binary
-// was built in (a build directory inside the checkout).
-std::vector<std::string> knowledgeTables() {
-  std::vector<fs::path> places;
-  if (const char* env = std::getenv("PALLAS_LSP_KNOWLEDGE"); env != nullptr && *env != '\0')
-    places.emplace_back(env);
-  std::error_code error;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", error);
-  if (!error) {
-    places.push_back(exe.parent_path().parent_path() / "share" / "pallas-lsp" / "knowledge");
-    for (fs::path dir = exe.parent_path(); dir.has_relative_path(); dir = dir.parent_path())
-      places.push_back(dir / "analysis" / "knowledge");
-  }
-  for (const fs::path& place : places) {
-    std::vector<std::string> found;
-    if (fs::is_regular_file(place, error))
-      found.push_back(place.string());
-    else if (fs::is_directory(place, error))
-      for (const auto& entry : fs::directory_iterator(place, error))
-        if (entry.path().extension() == ".json")
-          found.push_back(entry.path().string());
-    if (!found.empty()) {
-      std::sort(found.begin(), found.end());
-      return found;
-    }
-  }
-  return {};
-}
+namespace environment = server::environment;
 
 json probeJson(const gpu::ProbeResult& probe) {
   json devices = json::array();
@@ -111,21 +83,24 @@ std::string describePython(const json& env) {
 int runDoctor(const std::vector<std::string>& args) {
   bool asJson = false;
   std::string python, launchTemplate;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--json") {
+  Arguments arg("doctor", args);
+  while (arg.next()) {
+    if (!arg.isOption()) {
+      throw UsageError{"doctor: unexpected argument '" + arg.current() + "'"};
+    } else if (arg.is("--json")) {
+      arg.flag();
       asJson = true;
-    } else if ((args[i] == "--python" || args[i] == "--launch-template") && i + 1 < args.size()) {
-      (args[i] == "--python" ? python : launchTemplate) = args[i + 1];
-      ++i;
+    } else if (arg.is("--python")) {
+      python = arg.value();
+    } else if (arg.is("--launch-template")) {
+      launchTemplate = arg.value();
     } else {
-      throw UsageError{"doctor: unexpected argument '" + args[i] + "'"};
+      arg.unknown();
     }
   }
-  if (const char* env = std::getenv("PALLAS_LSP_LAUNCH_TEMPLATE");
-      launchTemplate.empty() && env != nullptr)
-    launchTemplate = env;
+  launchTemplate = environment::launchTemplate(launchTemplate);
 
-  // The trust rule of the command line (server/lib/ExecutionTrust.h): the
+  // The trust rule of the command line (server/environment/ExecutionTrust.h): the
   // interpreter a run would use is the one named (--python,
   // $PALLAS_LSP_PYTHON) or python3; the workspace's environment is read for
   // the knowledge, not executed.
@@ -135,38 +110,30 @@ int runDoctor(const std::vector<std::string>& args) {
   ctx.workspaceRoots = {fs::current_path(cwdError).string()};
   const std::string interpreter = server::runInterpreterFor(ctx).python;
   const json environment = gpu::inspectPythonEnvironment(interpreter, launchTemplate);
-  const gpu::ProbeResult probe = gpu::probeDevices();
-  knowledge::KnowledgeBase::Loaded loaded;
-  try {
-    loaded = knowledge::KnowledgeBase::forEnvironment(server::knowledgeRequestFor(ctx));
-  } catch (const std::exception& e) {
-    loaded = knowledge::KnowledgeBase::bundled();
-    loaded.how = "bundled";
-    loaded.fallbackReason = e.what();
-  }
+  const gpu::ProbeResult& probe = environment::gpuProbe();
+  const knowledge::KnowledgeBase::Loaded loaded = environment::loadKnowledge(ctx);
   const std::string jaxVersion = loaded ? loaded.base->jaxVersion() : std::string("unknown");
   const std::optional<knowledge::JaxLocation> located =
       knowledge::locateJax(server::knowledgeRequestFor(ctx).environment);
-  const std::vector<std::string> tables = knowledgeTables();
+  const std::vector<std::string> tables = environment::knowledgeTables();
   const std::string runner = gpu::locateRunnerScript();
 
   if (asJson) {
-    json out = {
-        {"python", {{"interpreter", interpreter}, {"environment", environment}}},
-        {"gpu", probeJson(probe)},
-        {"knowledge",
-         {{"jax_version", jaxVersion},
-          {"how", loaded.how},
-          {"source", loaded ? loaded.base->source() : std::string()},
-          {"environment_jax", located ? json{{"version", located->version},
-                                             {"site_packages", located->sitePackages},
-                                             {"found_via", located->foundVia}}
-                                      : json(nullptr)},
-          {"fallback", loaded.fallbackReason},
-          {"notes", loaded.notes},
-          {"tables", tables}}},
-        {"runner", runner},
-        {"launch_template", launchTemplate.empty() ? "{python} {runner} {args}" : launchTemplate}};
+    json out = {{"python", {{"interpreter", interpreter}, {"environment", environment}}},
+                {"gpu", probeJson(probe)},
+                {"knowledge",
+                 {{"jax_version", jaxVersion},
+                  {"how", loaded.how},
+                  {"source", loaded ? loaded.base->source() : std::string()},
+                  {"environment_jax", located ? json{{"version", located->version},
+                                                     {"site_packages", located->sitePackages},
+                                                     {"found_via", located->foundVia}}
+                                              : json(nullptr)},
+                  {"fallback", loaded.fallbackReason},
+                  {"notes", loaded.notes},
+                  {"tables", tables}}},
+                {"runner", runner},
+                {"launch_template", environment::launchTemplateText(launchTemplate)}};
     std::printf("%s\n", out.dump(2).c_str());
   } else {
     std::string text = "Python (" + interpreter + "):\n" + describePython(environment);

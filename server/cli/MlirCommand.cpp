@@ -2,9 +2,10 @@
 // keeps for FILE, with locations, so a reader sees which Python line each op
 // came from. The file's folder is the workspace root, so helpers imported
 // from sibling modules resolve as they do in the editor.
+#include "Arguments.h"
 #include "Command.h"
 #include "pallas/analysis/Project.h"
-#include "pallas/analysis/SourceFile.h"
+#include "pallas/support/FileReading.h"
 
 #include <filesystem>
 #include <fstream>
@@ -17,22 +18,25 @@ namespace {
 int runMlir(const std::vector<std::string>& args) {
   std::string file;
   bool stats = false;
-  for (const std::string& a : args) {
-    if (a == "--stats")
+  Arguments arg("mlir", args);
+  while (arg.next()) {
+    if (arg.is("--stats")) {
+      arg.flag();
       stats = true;
-    else if (!a.empty() && a[0] == '-')
-      throw UsageError{"mlir: unknown option " + a};
-    else if (file.empty())
-      file = a;
-    else
+    } else if (arg.isOption()) {
+      arg.unknown();
+    } else if (file.empty()) {
+      file = arg.current();
+    } else {
       throw UsageError{"mlir: expects one FILE"};
+    }
   }
   if (file.empty())
     throw UsageError{"mlir: expects a FILE"};
   std::error_code ec;
   std::filesystem::path path = std::filesystem::absolute(file, ec).lexically_normal();
   std::string why;
-  std::optional<std::string> text = analysis::readSourceFile(path.string(), &why);
+  std::optional<std::string> text = support::readSourceFile(path.string(), &why);
   if (!text) {
     std::cerr << "pallas-lsp: cannot read " << file << ": " << why << "\n";
     return kExitUsage;

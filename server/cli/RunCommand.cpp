@@ -1,8 +1,9 @@
 // `pallas-lsp run FILE --entry FN [--mode compiled|interpret|gpu-interpret|compare] ...`:
 // runs a kernel's entry function in the user's Python with JAX (gpu::runKernel)
 // and prints what happened. Ctrl-C cancels the run and kills its process group.
+#include "Arguments.h"
 #include "Command.h"
-#include "ExecutionTrust.h"
+#include "Environment.h"
 #include "pallas/gpu/Runner.h"
 
 #include <csignal>
@@ -19,12 +20,6 @@ const gpu::CancelToken* gInterruptToken = nullptr;
 extern "C" void onInterrupt(int) {
   if (gInterruptToken != nullptr)
     gInterruptToken->cancel(); // an atomic store and a write(): async-signal-safe
-}
-
-std::string value(const std::vector<std::string>& args, std::size_t& i) {
-  if (i + 1 >= args.size())
-    throw UsageError{"run: " + args[i] + " needs a value"};
-  return args[++i];
 }
 
 double number(const std::string& flag, const std::string& text) {
@@ -46,66 +41,67 @@ int runRun(const std::vector<std::string>& args) {
   gpu::RunRequest request;
   bool json = false;
   bool quiet = false;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "--entry") {
-      request.entry = value(args, i);
-    } else if (arg == "--mode") {
-      request.mode = mode(value(args, i));
-    } else if (arg == "--compare") {
-      const std::string pair = value(args, i);
+  Arguments arg("run", args);
+  while (arg.next()) {
+    if (!arg.isOption()) {
+      if (!request.file.empty())
+        throw UsageError{"run: more than one FILE ('" + request.file + "', '" + arg.current() +
+                         "')"};
+      request.file = arg.current();
+    } else if (arg.is("--entry")) {
+      request.entry = arg.value();
+    } else if (arg.is("--mode")) {
+      request.mode = mode(arg.value());
+    } else if (arg.is("--compare")) {
+      const std::string pair = arg.value();
       const auto comma = pair.find(',');
       if (comma == std::string::npos)
         throw UsageError{"run: --compare needs two modes, like compiled,interpret"};
       request.compareFirst = mode(pair.substr(0, comma));
       request.compareSecond = mode(pair.substr(comma + 1));
       request.mode = gpu::RunMode::Compare;
-    } else if (arg == "--json") {
+    } else if (arg.is("--json")) {
+      arg.flag();
       json = true;
-    } else if (arg == "--quiet" || arg == "-q") {
+    } else if (arg.isAny("--quiet", "-q")) {
+      arg.flag();
       quiet = true;
-    } else if (arg == "--timeout") {
+    } else if (arg.is("--timeout")) {
       request.timeout =
-          std::chrono::milliseconds(static_cast<long long>(number(arg, value(args, i)) * 1000));
-    } else if (arg == "--launch-template") {
-      request.launchTemplate = value(args, i);
-    } else if (arg == "--python") {
-      request.python = value(args, i);
-    } else if (arg == "--runner") {
-      request.runner = value(args, i);
-    } else if (arg == "--runs") {
-      request.repetitions = static_cast<int>(number(arg, value(args, i)));
-    } else if (arg == "--memory-limit") {
+          std::chrono::milliseconds(static_cast<long long>(number(arg.name(), arg.value()) * 1000));
+    } else if (arg.is("--launch-template")) {
+      request.launchTemplate = arg.value();
+    } else if (arg.is("--python")) {
+      request.python = arg.value();
+    } else if (arg.is("--runner")) {
+      request.runner = arg.value();
+    } else if (arg.is("--runs")) {
+      request.repetitions = static_cast<int>(number(arg.name(), arg.value()));
+    } else if (arg.is("--memory-limit")) {
       request.memoryLimitBytes =
-          static_cast<std::uint64_t>(number(arg, value(args, i)) * 1024 * 1024);
-    } else if (arg == "--result-channel") {
-      const std::string channel = value(args, i);
+          static_cast<std::uint64_t>(number(arg.name(), arg.value()) * 1024 * 1024);
+    } else if (arg.is("--result-channel")) {
+      const std::string channel = arg.value();
       if (channel == "fd")
         request.resultChannel = gpu::ResultChannel::Fd3;
       else if (channel == "stdout")
         request.resultChannel = gpu::ResultChannel::Stdout;
       else
         throw UsageError{"run: --result-channel is fd or stdout"};
-    } else if (!arg.empty() && arg[0] == '-') {
-      throw UsageError{"run: unknown option '" + arg + "'"};
-    } else if (request.file.empty()) {
-      request.file = arg;
     } else {
-      throw UsageError{"run: more than one FILE ('" + request.file + "', '" + arg + "')"};
+      arg.unknown();
     }
   }
   if (request.file.empty())
     throw UsageError{"run: FILE is required"};
   {
-    // The trust rule of the command line (server/lib/ExecutionTrust.h), as
+    // The trust rule of the command line (server/environment/ExecutionTrust.h), as
     // doctor reports it: --python, else $PALLAS_LSP_PYTHON, else python3.
     server::ExecutionContext ctx;
     ctx.configuredPython = request.python;
     request.python = server::runInterpreterFor(ctx).python;
   }
-  if (const char* env = std::getenv("PALLAS_LSP_LAUNCH_TEMPLATE");
-      request.launchTemplate.empty() && env != nullptr)
-    request.launchTemplate = env;
+  request.launchTemplate = server::environment::launchTemplate(request.launchTemplate);
 
   gpu::CancelToken cancel;
   gInterruptToken = &cancel;

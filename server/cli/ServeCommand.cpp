@@ -1,4 +1,5 @@
 // `pallas-lsp serve`: the language server on stdio or TCP.
+#include "Arguments.h"
 #include "Command.h"
 #include "lib/Serve.h"
 
@@ -13,23 +14,6 @@
 
 namespace pallas::cli {
 namespace {
-
-// Reads the value of `flag` from args[i+1] or from "--flag=value".
-bool takeValue(const std::vector<std::string>& args, size_t& i, const std::string& flag,
-               std::string& value) {
-  const std::string& a = args[i];
-  if (a == flag) {
-    if (i + 1 >= args.size())
-      throw UsageError{flag + " needs a value"};
-    value = args[++i];
-    return true;
-  }
-  if (a.rfind(flag + "=", 0) == 0) {
-    value = a.substr(flag.size() + 1);
-    return true;
-  }
-  return false;
-}
 
 // The token of `--token-file`: the file must be a regular file of this user
 // that nobody else can read or write (like ssh's private keys), holding at
@@ -68,11 +52,16 @@ int runServe(const std::vector<std::string>& args) {
   server::ServeOptions options;
   bool stdio = false, allowRemote = false;
   std::string tokenFile;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string value;
-    if (args[i] == "--stdio") {
+  Arguments arg("serve", args);
+  while (arg.next()) {
+    std::string value; // of the option that takes one
+    if (!arg.isOption()) {
+      arg.unknown();
+    } else if (arg.is("--stdio")) {
+      arg.flag();
       stdio = true;
-    } else if (takeValue(args, i, "--listen", value)) {
+    } else if (arg.is("--listen")) {
+      value = arg.value();
       // HOST:PORT or just PORT (loopback).
       size_t colon = value.rfind(':');
       std::string host = colon == std::string::npos ? "127.0.0.1" : value.substr(0, colon);
@@ -86,27 +75,33 @@ int runServe(const std::vector<std::string>& args) {
       options.tcp = true;
       options.host = host;
       options.port = static_cast<uint16_t>(p);
-    } else if (takeValue(args, i, "--log-level", value)) {
+    } else if (arg.is("--log-level")) {
+      value = arg.value();
       auto level = protocol::parseLogLevel(value);
       if (!level)
         throw UsageError{"--log-level must be error, warn, info or debug, got '" + value + "'"};
       options.logLevel = *level;
-    } else if (takeValue(args, i, "--log-file", value)) {
+    } else if (arg.is("--log-file")) {
+      value = arg.value();
       options.logFile = value;
-    } else if (takeValue(args, i, "--debounce-ms", value)) {
+    } else if (arg.is("--debounce-ms")) {
+      value = arg.value();
       unsigned ms = 0;
       auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), ms);
       if (ec != std::errc() || end != value.data() + value.size())
         throw UsageError{"--debounce-ms expects a number, got '" + value + "'"};
       options.server.debounce = std::chrono::milliseconds(ms);
-    } else if (args[i] == "--allow-remote") {
+    } else if (arg.is("--allow-remote")) {
+      arg.flag();
       allowRemote = true;
-    } else if (takeValue(args, i, "--token-file", value)) {
+    } else if (arg.is("--token-file")) {
+      value = arg.value();
       tokenFile = value;
-    } else if (args[i] == "--test-methods") {
+    } else if (arg.is("--test-methods")) {
+      arg.flag();
       options.server.testMethods = true;
     } else {
-      throw UsageError{"serve: unknown option '" + args[i] + "'"};
+      arg.unknown();
     }
   }
   if (stdio && options.tcp)

@@ -1,5 +1,7 @@
 #include "CodeActions.h"
 
+#include "lib/RunCommand.h"
+
 #include <algorithm>
 
 namespace pallas::server::features {
@@ -122,12 +124,8 @@ json codeActions(const std::vector<Finding>& findings, const json& params,
         json a = {{"title", fix.title}, {"kind", "quickfix"}, {"diagnostics", json::array({diag})}};
         if (!fix.edits.empty())
           a["edit"] = workspaceEdit(fix.edits, conv);
-        if (fix.command) {
-          json args = json::array();
-          for (const auto& s : fix.commandArguments)
-            args.push_back(json::parse(s, nullptr, false));
-          a["command"] = {{"title", fix.title}, {"command", *fix.command}, {"arguments", args}};
-        }
+        if (fix.run)
+          a["command"] = runCommand(*fix.run, fix.title);
         // The first fix that edits the code is the one the finding is about
         // (the rewrite for PLS001); ignore comments and commands never are.
         if (!preferredGiven && !fix.edits.empty() && fix.safety != FixSafety::DisplayOnly) {

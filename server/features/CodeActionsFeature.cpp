@@ -6,7 +6,7 @@
 #include "CodeActions.h"
 #include "GpuPresence.h"
 #include "LspServer.h"
-#include "pallas/protocol/Uri.h"
+#include "pallas/support/Uri.h"
 
 namespace pallas::server::features {
 namespace {
@@ -77,14 +77,14 @@ json codeAction(LspServer& server, const json& params, const RequestContext& ctx
   converters.uri = [&server](const std::string& p) {
     if (auto doc = server.documents().get(p))
       return doc->uri;
-    return protocol::pathToUri(p);
+    return support::pathToUri(p);
   };
   // The published diagnostic itself, so the client matches the action to it.
   converters.diagnostic = [&conv](const analysis::Finding& f) { return conv.diagnostic(f); };
   return presented(codeActions(findings, params, converters), gpuPresence(server));
 }
 
-FeatureRegistration registration{
+ServerFeatureRegistration registration{
     {"code-actions", [](LspServer& server) {
        server.addCapabilities({{"codeActionProvider",
                                 {{"codeActionKinds", json::array({"quickfix", kFixAllKind})},

@@ -8,14 +8,15 @@
 // own; the request waits for it and turns $/cancelRequest or a cancel of the
 // work-done progress into gpu::CancelToken::cancel(), which kills the run's
 // whole process group.
-#include "ExecutionTrust.h"
+#include "Environment.h"
 #include "GpuPresence.h"
 #include "LspServer.h"
 #include "RunnerEntries.h"
 #include "pallas/gpu/DeviceProbe.h"
 #include "pallas/gpu/Runner.h"
 #include "pallas/knowledge/KnowledgeBase.h"
-#include "pallas/protocol/Uri.h"
+#include "pallas/support/LineIndex.h"
+#include "pallas/support/Uri.h"
 
 #include <condition_variable>
 #include <filesystem>
@@ -32,6 +33,7 @@ namespace {
 
 using protocol::ErrorCode;
 using protocol::RpcError;
+namespace environment = server::environment;
 
 // Settings of section pallas-lsp (editors/vscode/src/protocol.ts ServerSettings).
 struct RunnerSettings {
@@ -101,23 +103,6 @@ struct RunnerState {
   }
 };
 
-std::string envOr(const char* name, const std::string& fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::string(v) : fallback;
-}
-
-// "9.0" of the device with the highest compute capability (the best local GPU).
-std::string bestCapability(const gpu::ProbeResult& probe) {
-  const gpu::DeviceInfo* best = nullptr;
-  for (const gpu::DeviceInfo& d : probe.devices)
-    if (!best || std::pair(d.capability.major, d.capability.minor) >
-                     std::pair(best->capability.major, best->capability.minor))
-      best = &d;
-  if (!best)
-    return {};
-  return std::to_string(best->capability.major) + "." + std::to_string(best->capability.minor);
-}
-
 json probeJson(const gpu::ProbeResult& probe) {
   json gpus = json::array();
   for (const gpu::DeviceInfo& d : probe.devices)
@@ -137,49 +122,20 @@ json probeJson(const gpu::ProbeResult& probe) {
 GpuPresence presenceLocked(const RunnerState& state) {
   if (!state.probe)
     return GpuPresence::Unknown;
-  bool remote =
-      !state.settings.launchTemplate.empty() || !envOr("PALLAS_LSP_LAUNCH_TEMPLATE", "").empty();
+  bool remote = !environment::launchTemplate(state.settings.launchTemplate).empty();
   return remote || !state.probe->devices.empty() ? GpuPresence::Present : GpuPresence::None;
 }
 
-// ---- position helpers --------------------------------------------------
-
-std::string lineOf(const std::string& text, unsigned line) {
-  size_t start = 0;
-  for (unsigned i = 0; i < line; ++i) {
-    start = text.find('\n', start);
-    if (start == std::string::npos)
-      return {};
-    ++start;
-  }
-  size_t end = text.find('\n', start);
-  std::string out = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
-  if (!out.empty() && out.back() == '\r')
-    out.pop_back();
-  return out;
-}
-
-// Length of a UTF-8 string in the client's position units.
-unsigned units(const std::string& s, protocol::PositionEncoding encoding) {
-  if (encoding == protocol::PositionEncoding::UTF8)
-    return static_cast<unsigned>(s.size());
-  unsigned n = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    auto c = static_cast<unsigned char>(s[i]);
-    if ((c & 0xC0) == 0x80)
-      continue;               // continuation byte
-    n += (c >= 0xF0) ? 2 : 1; // astral characters are surrogate pairs
-  }
-  return n;
-}
-
+// The range of a line's text without its indentation (a run's exception
+// frame as a diagnostic).
 json lineRange(const std::string& text, unsigned line, protocol::PositionEncoding encoding) {
-  std::string l = lineOf(text, line);
+  std::string_view l = support::LineIndex(text).lineText(line);
   size_t indent = l.find_first_not_of(" \t");
-  if (indent == std::string::npos)
+  if (indent == std::string_view::npos)
     indent = l.size();
-  return {{"start", {{"line", line}, {"character", units(l.substr(0, indent), encoding)}}},
-          {"end", {{"line", line}, {"character", units(l, encoding)}}}};
+  return {
+      {"start", {{"line", line}, {"character", protocol::byteColumnToUnits(l, indent, encoding)}}},
+      {"end", {{"line", line}, {"character", protocol::byteColumnToUnits(l, l.size(), encoding)}}}};
 }
 
 std::string canonical(const std::string& path) {
@@ -198,7 +154,7 @@ public:
   void install() {
     auto state = state_;
     LspServer* s = &server_;
-    server_.addCommand("pallas.run", [this](const json& args, const RequestContext& ctx) {
+    server_.addCommand(kRunCommand, [this](const json& args, const RequestContext& ctx) {
       return run(args, ctx);
     });
     // A client that shows its own progress for a run (the VS Code extension:
@@ -217,8 +173,8 @@ public:
     });
     server_.addCommand("pallas.doctor",
                        [this](const json& args, const RequestContext&) { return doctor(args); });
-    server_.addCodeLensProvider([](LspServer&, const Document& doc) { return lenses(doc); });
-    server_.addDiagnosticsProvider([state](const Document& doc) {
+    server_.addCodeLensProvider([](LspServer&, const OpenDocument& doc) { return lenses(doc); });
+    server_.addDiagnosticsProvider([state](const OpenDocument& doc) {
       std::lock_guard lock(state->mutex);
       auto it = state->runDiagnostics.find(doc.path);
       if (it == state->runDiagnostics.end())
@@ -247,7 +203,7 @@ public:
   }
 
 private:
-  // The trust rule's inputs (server/lib/ExecutionTrust.h), under the mutex.
+  // The trust rule's inputs (server/environment/ExecutionTrust.h), under the mutex.
   static ExecutionContext contextLocked(const RunnerState& state) {
     ExecutionContext ctx;
     ctx.workspaceTrusted = state.settings.workspaceTrusted;
@@ -294,8 +250,8 @@ private:
 
   // Probe once, then load the knowledge for each interpreter asked for.
   static void environmentWorker(std::shared_ptr<RunnerState> state, std::weak_ptr<LspServer> weak) {
-    gpu::ProbeResult probe = gpu::probeDevices();
-    std::string capability = bestCapability(probe);
+    const gpu::ProbeResult& probe = environment::gpuProbe();
+    std::string capability = environment::bestCapability(probe);
     {
       std::lock_guard lock(state->mutex);
       state->probe = probe;
@@ -336,21 +292,10 @@ private:
         ctx.configuredPython = asked.first;
         ctx.workspaceTrusted = asked.second;
       }
-      // The environment's JAX is located by its layout and read from disk
-      // (bundled table of its version, else a static read by our own
-      // Python); its interpreter runs only when the trust rule allows and
-      // static reading failed. A failure is a message, never an exception
-      // out of this thread.
-      knowledge::KnowledgeBase::Loaded loaded;
+      // A failure is a message (the bundled table), never an exception out
+      // of this thread.
       const std::string python = interpreterFor(ctx).python;
-      try {
-        loaded = knowledge::KnowledgeBase::forEnvironment(knowledgeRequestFor(ctx));
-      } catch (const std::exception& e) {
-        loaded = knowledge::KnowledgeBase::bundled();
-        loaded.how = "bundled";
-        loaded.fallbackReason =
-            std::string("loading the environment's knowledge failed: ") + e.what();
-      }
+      knowledge::KnowledgeBase::Loaded loaded = environment::loadKnowledge(ctx);
       auto server = weak.lock();
       if (!server)
         return;
@@ -416,12 +361,12 @@ private:
   }
 
   static void reanalyse(LspServer& server) {
-    for (const Document& doc : server.documents().all())
+    for (const OpenDocument& doc : server.documents().all())
       server.scheduleDiagnostics(doc.path);
   }
 
   // ---- code lenses ----
-  static json lenses(const Document& doc) {
+  static json lenses(const OpenDocument& doc) {
     json out = json::array();
     static const std::pair<const char*, const char*> kinds[] = {
         {"Run on GPU", "compiled"}, {"Run interpreted", "interpret"}, {"Compare", "compare"}};
@@ -436,7 +381,7 @@ private:
                {"end", {{"line", t.line}, {"character", 0}}}}},
              {"command",
               {{"title", label},
-               {"command", "pallas.run"},
+               {"command", kRunCommand},
                {"arguments",
                 json::array({json{{"uri", doc.uri}, {"entry", t.entry}, {"mode", mode}}})}}}});
       }
@@ -454,7 +399,7 @@ private:
     if (!a.contains("uri") || !a["uri"].is_string())
       throw RpcError(ErrorCode::InvalidParams, "pallas.run: `uri` (a string) is required");
     gpu::RunRequest request;
-    request.file = protocol::uriToPath(a["uri"].get<std::string>());
+    request.file = support::uriToPath(a["uri"].get<std::string>());
     if (a.contains("entry") && !a["entry"].is_null()) {
       if (!a["entry"].is_string())
         throw RpcError(ErrorCode::InvalidParams, "pallas.run: `entry` must be a string");
@@ -482,8 +427,7 @@ private:
       // The interpreter the analysis uses (setting, else the workspace's
       // environment), not python3 from PATH.
       request.python = decision.python;
-      request.launchTemplate =
-          st.launchTemplate.empty() ? envOr("PALLAS_LSP_LAUNCH_TEMPLATE", "") : st.launchTemplate;
+      request.launchTemplate = environment::launchTemplate(st.launchTemplate);
       request.timeout = std::chrono::milliseconds(static_cast<long long>(st.timeoutSeconds * 1000));
       // Diagnostics of the previous run go away when a new one starts.
       state_->runDiagnostics.clear();
@@ -614,7 +558,7 @@ private:
     std::vector<std::string> touched;
     {
       std::lock_guard lock(state_->mutex);
-      for (const Document& doc : server_.documents().all()) {
+      for (const OpenDocument& doc : server_.documents().all()) {
         auto it = byPath.find(canonical(doc.path));
         if (it == byPath.end())
           continue;
@@ -652,16 +596,15 @@ private:
       knowledgeInfo = state_->knowledge;
     }
     if (!probe)
-      probe = gpu::probeDevices(); // before the worker got to it
+      probe = environment::gpuProbe(); // before the worker got to it
     json environment = decision.python.empty()
                            ? json{{"error", "not inspected: " + decision.refusal}}
                            : gpu::inspectPythonEnvironment(python, launchTemplate);
     json report{{"python", {{"interpreter", python}, {"environment", environment}}},
                 {"gpu", probeJson(*probe)},
-                {"gpuForHardwareChecks", bestCapability(*probe)},
+                {"gpuForHardwareChecks", environment::bestCapability(*probe)},
                 {"knowledge", knowledgeInfo},
-                {"launchTemplate", launchTemplate.empty() ? std::string("{python} {runner} {args}")
-                                                          : launchTemplate}};
+                {"launchTemplate", environment::launchTemplateText(launchTemplate)}};
     if (asJson)
       return report;
     // A field that is missing or null (no JAX in that interpreter, nothing
@@ -677,7 +620,7 @@ private:
       text += "  JAX " + str(environment, "jax", "not installed") + ", jaxlib " +
               str(environment, "jaxlib", "not installed") + "\n";
     text += "\nGPU (CUDA driver API):\n  " + probe->summary() + "\n";
-    std::string cap = bestCapability(*probe);
+    std::string cap = environment::bestCapability(*probe);
     text += "  hardware checks (PLS003) for: " +
             (cap.empty() ? std::string("no GPU (off)") : "sm " + cap) + "\n";
     text += "\nAnalysis knowledge: ";
@@ -697,7 +640,7 @@ private:
   std::shared_ptr<RunnerState> state_;
 };
 
-const FeatureRegistration registration{
+const ServerFeatureRegistration registration{
     {"gpu-runner", [](LspServer& server) {
        // The feature lives as long as the handlers that capture it.
        auto runner = std::make_shared<GpuRunner>(server, std::make_shared<RunnerState>());

@@ -275,15 +275,15 @@ std::optional<json> hover(LspServer& server, const json& params) {
   return result;
 }
 
-FeatureRegistration registration{{"hover", [](LspServer& server) {
-                                    server.addCapabilities({{"hoverProvider", true}});
-                                    server.addRequest(
-                                        "textDocument/hover",
-                                        [&server](const json& params, const RequestContext&) {
-                                          auto result = hover(server, params);
-                                          return result ? *result : json(nullptr);
-                                        });
-                                  }}};
+ServerFeatureRegistration registration{{"hover", [](LspServer& server) {
+                                          server.addCapabilities({{"hoverProvider", true}});
+                                          server.addRequest(
+                                              "textDocument/hover",
+                                              [&server](const json& params, const RequestContext&) {
+                                                auto result = hover(server, params);
+                                                return result ? *result : json(nullptr);
+                                              });
+                                        }}};
 
 } // namespace
 } // namespace pallas::server::features

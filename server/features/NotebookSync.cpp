@@ -14,7 +14,7 @@
 #include "LspServer.h"
 #include "NotebookFiles.h"
 #include "NotebookModule.h"
-#include "pallas/protocol/Uri.h"
+#include "pallas/support/Uri.h"
 
 #include <map>
 #include <mutex>
@@ -76,7 +76,7 @@ private:
 
   void openCellText(const json& item) {
     const std::string uri = protocol::requireField(item, "uri", json::value_t::string);
-    cells_.open(Document{uri, uri, item.value("version", int64_t{0}), item.value("text", "")});
+    cells_.open(OpenDocument{uri, uri, item.value("version", int64_t{0}), item.value("text", "")});
     languages_[uri] = item.value("languageId", "python");
   }
 
@@ -110,7 +110,7 @@ private:
     const json& nbJson = protocol::requireField(params, "notebookDocument", json::value_t::object);
     Notebook nb;
     nb.uri = protocol::requireField(nbJson, "uri", json::value_t::string).get<std::string>();
-    nb.path = protocol::uriToPath(nb.uri);
+    nb.path = support::uriToPath(nb.uri);
     nb.version = nbJson.value("version", int64_t{0});
     std::string text;
     std::string uri = nb.uri;
@@ -274,7 +274,7 @@ private:
 
   bool sameDocument(const Notebook& nb, const json& uri) const {
     return uri.is_string() &&
-           (uri == nb.uri || protocol::uriToPath(uri.get<std::string>()) == nb.path);
+           (uri == nb.uri || support::uriToPath(uri.get<std::string>()) == nb.path);
   }
 
   // A Location (uri + range) in the module becomes one in a cell.
@@ -481,12 +481,12 @@ private:
   std::map<std::string, std::string> languages_;
 };
 
-FeatureRegistration notebookSync{{"notebook-sync", [](LspServer& server) {
-                                    auto sync = std::make_shared<NotebookSync>(server);
-                                    sync->install();
-                                    // The server's handlers hold the feature.
-                                    server.onInitialized([sync] {});
-                                  }}};
+ServerFeatureRegistration notebookSync{{"notebook-sync", [](LspServer& server) {
+                                          auto sync = std::make_shared<NotebookSync>(server);
+                                          sync->install();
+                                          // The server's handlers hold the feature.
+                                          server.onInitialized([sync] {});
+                                        }}};
 
 } // namespace
 } // namespace pallas::server

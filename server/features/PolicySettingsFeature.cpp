@@ -7,19 +7,19 @@
 namespace pallas::server::features {
 namespace {
 
-FeatureRegistration registration{{"policy-settings", [](LspServer& server) {
-                                    server.onConfiguration([&server](const json& settings) {
-                                      if (!server.findingsPipeline().applySettings(settings))
-                                        return;
-                                      auto docs = server.documents().all();
-                                      // Pull clients: one document's scheduling asks the client to
-                                      // re-pull all.
-                                      if (server.client().pullDiagnostics && !docs.empty())
-                                        docs.resize(1);
-                                      for (const Document& doc : docs)
-                                        server.scheduleDiagnostics(doc.path);
-                                    });
-                                  }}};
+ServerFeatureRegistration registration{{"policy-settings", [](LspServer& server) {
+                                          server.onConfiguration([&server](const json& settings) {
+                                            if (!server.findingsPipeline().applySettings(settings))
+                                              return;
+                                            auto docs = server.documents().all();
+                                            // Pull clients: one document's scheduling asks the
+                                            // client to re-pull all.
+                                            if (server.client().pullDiagnostics && !docs.empty())
+                                              docs.resize(1);
+                                            for (const OpenDocument& doc : docs)
+                                              server.scheduleDiagnostics(doc.path);
+                                          });
+                                        }}};
 
 } // namespace
 } // namespace pallas::server::features

@@ -1,6 +1,6 @@
 #include "Diagnostics.h"
 
-#include "pallas/protocol/Uri.h"
+#include "pallas/support/Uri.h"
 
 #include <algorithm>
 #include <unordered_map>
@@ -9,18 +9,6 @@
 namespace pallas::server {
 
 using protocol::json;
-
-const char* fixSafetyName(analysis::FixSafety s) {
-  switch (s) {
-  case analysis::FixSafety::Safe:
-    return "safe";
-  case analysis::FixSafety::Unsafe:
-    return "unsafe";
-  case analysis::FixSafety::DisplayOnly:
-    return "display-only";
-  }
-  return "display-only";
-}
 
 std::string diagnosticMessage(const analysis::Finding& f) {
   // The headline first: virtual text and one-line displays show only it.
@@ -43,15 +31,10 @@ const DiagnosticConverter::Cached& DiagnosticConverter::cached(const std::string
   for (const Cached& c : cache_)
     if (c.path == path)
       return c;
-  Cached c{path, lookup_ ? lookup_(path) : std::nullopt, {}};
-  if (c.text) {
-    c.lineStarts.push_back(0);
-    for (size_t i = 0; i < c.text->size(); ++i)
-      if ((*c.text)[i] == '\n')
-        c.lineStarts.push_back(i + 1);
-  }
-  cache_.push_back(std::move(c));
-  return cache_.back();
+  Cached& c = cache_.emplace_back(Cached{path, lookup_ ? lookup_(path) : std::nullopt, {}});
+  if (c.text)
+    c.lines.emplace(*c.text);
+  return c;
 }
 
 json DiagnosticConverter::position(const std::string& path, const analysis::SourcePos& p) {
@@ -61,15 +44,8 @@ json DiagnosticConverter::position(const std::string& path, const analysis::Sour
 uint32_t DiagnosticConverter::character(const std::string& path, const analysis::SourcePos& p) {
   uint32_t character = p.column;
   const Cached& c = cached(path);
-  if (c.text && p.line < c.lineStarts.size()) {
-    // The same line as protocol::lineBounds gives, without the scan.
-    size_t start = c.lineStarts[p.line];
-    size_t end = p.line + 1 < c.lineStarts.size() ? c.lineStarts[p.line + 1] - 1 : c.text->size();
-    if (end > start && (*c.text)[end - 1] == '\r')
-      --end;
-    std::string_view line(c.text->data() + start, end - start);
-    character = protocol::byteColumnToUnits(line, p.column, enc_);
-  }
+  if (c.lines && p.line < c.lines->lineCount())
+    character = protocol::byteColumnToUnits(c.lines->lineText(p.line), p.column, enc_);
   return character;
 }
 
@@ -78,7 +54,7 @@ json DiagnosticConverter::range(const std::string& path, const analysis::SourceR
 }
 
 json DiagnosticConverter::location(const analysis::SourceLocation& loc) {
-  return json{{"uri", protocol::pathToUri(loc.path)}, {"range", range(loc.path, loc.range)}};
+  return json{{"uri", support::pathToUri(loc.path)}, {"range", range(loc.path, loc.range)}};
 }
 
 json DiagnosticConverter::diagnostic(const analysis::Finding& f) {
@@ -103,19 +79,13 @@ json DiagnosticConverter::diagnostic(const analysis::Finding& f) {
   for (const auto& fix : f.fixes) {
     json edits = json::array();
     for (const auto& e : fix.edits)
-      edits.push_back({{"uri", protocol::pathToUri(e.path)},
+      edits.push_back({{"uri", support::pathToUri(e.path)},
                        {"range", range(e.path, e.range)},
                        {"newText", e.newText}});
-    json jf{{"title", fix.title}, {"safety", fixSafetyName(fix.safety)}, {"edits", edits}};
-    if (fix.command) {
-      json args = json::array();
-      for (const auto& a : fix.commandArguments) {
-        // Arguments are JSON-encoded by the analysis; keep a bad one as text.
-        json parsed = json::parse(a, nullptr, false);
-        args.push_back(parsed.is_discarded() ? json(a) : parsed);
-      }
-      jf["command"] = {{"command", *fix.command}, {"arguments", args}};
-    }
+    json jf{
+        {"title", fix.title}, {"safety", analysis::fixSafetyName(fix.safety)}, {"edits", edits}};
+    if (fix.run)
+      jf["command"] = runCommand(*fix.run);
     fixes.push_back(std::move(jf));
   }
   json data{{"executionPath", f.executionPath},

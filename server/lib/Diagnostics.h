@@ -5,10 +5,13 @@
 // code action can apply them without recomputing anything.
 #pragma once
 
+#include "RunCommand.h"
 #include "pallas/analysis/Finding.h"
 #include "pallas/protocol/JsonRpc.h"
 #include "pallas/protocol/Text.h"
+#include "pallas/support/LineIndex.h"
 
+#include <deque>
 #include <functional>
 #include <optional>
 #include <string>
@@ -57,19 +60,19 @@ private:
   TextLookup lookup_;
   // Texts fetched during one conversion (a finding set refers to few files),
   // with where each line starts: found per position by scanning from the
-  // start of the text, it made a conversion findings x file size.
+  // start of the text, it made a conversion findings x file size. A deque,
+  // so a text never moves under its index.
   struct Cached {
     std::string path;
     std::optional<std::string> text;
-    std::vector<size_t> lineStarts;
+    std::optional<support::LineIndex> lines; // over *text
   };
   const Cached& cached(const std::string& path);
-  std::vector<Cached> cache_;
+  std::deque<Cached> cache_;
 };
 
 // The message shown in the editor: the one-line headline, the finding's
 // message, then the execution path and the call chain on their own lines.
 std::string diagnosticMessage(const analysis::Finding& f);
-const char* fixSafetyName(analysis::FixSafety s);
 
 } // namespace pallas::server

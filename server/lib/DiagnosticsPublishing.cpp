@@ -2,7 +2,7 @@
 // again (debounced, newest edit wins) and published to push clients; pull
 // clients ask with textDocument/diagnostic and workspace/diagnostic.
 #include "LspServer.h"
-#include "pallas/protocol/Uri.h"
+#include "pallas/support/Uri.h"
 
 #include <boost/asio/post.hpp>
 
@@ -117,7 +117,7 @@ void LspServer::publish(const std::string& path, json diagnostics, std::optional
     if (intercept(path, [&]() -> const json& { return diagnostics; }, version))
       return;
   auto doc = documents_.get(path);
-  json params{{"uri", doc ? doc->uri : protocol::pathToUri(path)}};
+  json params{{"uri", doc ? doc->uri : support::pathToUri(path)}};
   params["diagnostics"] = std::move(diagnostics); // moved: 1,600 diagnostics were copied here
   if (version)
     params["version"] = *version;
@@ -153,7 +153,7 @@ json LspServer::pullDiagnostics(const json& params, const RequestContext& ctx) {
 json LspServer::workspaceDiagnostics(const json& params, const RequestContext& ctx) {
   protocol::requireObject(params);
   json items = json::array();
-  for (const Document& doc : documents_.all()) {
+  for (const OpenDocument& doc : documents_.all()) {
     ctx.cancel.check();
     items.push_back(
         {{"kind", "full"},

@@ -70,12 +70,12 @@ public:
         pos(e.path, e.range.end);
         str(e.newText);
       }
-      num(fix.command ? 1 : 0);
-      if (fix.command)
-        str(*fix.command);
-      num(fix.commandArguments.size());
-      for (const auto& a : fix.commandArguments)
-        str(a);
+      num(fix.run ? 1 : 0);
+      if (fix.run) {
+        str(fix.run->path);
+        str(fix.run->entry);
+        str(fix.run->mode);
+      }
     }
   }
   const std::string& text() const { return out_; }

@@ -4,7 +4,7 @@ namespace pallas::server {
 
 using protocol::json;
 
-void DocumentStore::open(Document doc) {
+void DocumentStore::open(OpenDocument doc) {
   std::lock_guard lock(mutex_);
   std::string key = doc.path;
   docs_[key] = std::move(doc);
@@ -20,7 +20,7 @@ bool DocumentStore::isOpen(const std::string& path) const {
   return docs_.count(path) != 0;
 }
 
-std::optional<Document> DocumentStore::get(const std::string& path) const {
+std::optional<OpenDocument> DocumentStore::get(const std::string& path) const {
   std::lock_guard lock(mutex_);
   auto it = docs_.find(path);
   if (it == docs_.end())
@@ -28,9 +28,9 @@ std::optional<Document> DocumentStore::get(const std::string& path) const {
   return it->second;
 }
 
-std::vector<Document> DocumentStore::all() const {
+std::vector<OpenDocument> DocumentStore::all() const {
   std::lock_guard lock(mutex_);
-  std::vector<Document> out;
+  std::vector<OpenDocument> out;
   for (const auto& [path, doc] : docs_)
     out.push_back(doc);
   return out;

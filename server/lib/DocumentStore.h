@@ -15,7 +15,7 @@
 
 namespace pallas::server {
 
-struct Document {
+struct OpenDocument {
   std::string uri;
   std::string path; // key shared with the Project
   int64_t version = 0;
@@ -25,11 +25,11 @@ struct Document {
 class DocumentStore {
 public:
   // Replaces any existing draft.
-  void open(Document doc);
+  void open(OpenDocument doc);
   bool close(const std::string& path);
   bool isOpen(const std::string& path) const;
-  std::optional<Document> get(const std::string& path) const;
-  std::vector<Document> all() const;
+  std::optional<OpenDocument> get(const std::string& path) const;
+  std::vector<OpenDocument> all() const;
 
   // Applies `contentChanges` (TextDocumentContentChangeEvent[]) to the draft,
   // each against the text left by the ones before it. On success, returns the
@@ -47,7 +47,7 @@ public:
 
 private:
   mutable std::mutex mutex_;
-  std::map<std::string, Document> docs_;
+  std::map<std::string, OpenDocument> docs_;
 };
 
 } // namespace pallas::server

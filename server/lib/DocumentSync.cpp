@@ -2,8 +2,8 @@
 // watched files changed on disk, and the text of a file (draft, Project
 // copy, then disk) for position conversion.
 #include "LspServer.h"
-#include "pallas/analysis/SourceFile.h"
-#include "pallas/protocol/Uri.h"
+#include "pallas/support/FileReading.h"
+#include "pallas/support/Uri.h"
 
 #include <boost/asio/post.hpp>
 
@@ -15,7 +15,7 @@ using V = json::value_t;
 // Reads a regular file of bounded size (never a device, FIFO or huge file
 // named by a client URI).
 static std::optional<std::string> readFileBounded(const std::string& path, std::string* why) {
-  return analysis::readSourceFile(path, why, protocol::kDefaultMaxContentLength);
+  return support::readSourceFile(path, why, protocol::kDefaultMaxContentLength);
 }
 
 void LspServer::didOpen(const json& params) {
@@ -24,8 +24,8 @@ void LspServer::didOpen(const json& params) {
   const json& text = protocol::requireField(td, "text", V::string, "params.textDocument");
   const json* version =
       protocol::optionalField(td, "version", V::number_integer, "params.textDocument");
-  Document doc{uri.get<std::string>(), protocol::uriToPath(uri.get<std::string>()),
-               version ? version->get<int64_t>() : 0, text.get<std::string>()};
+  OpenDocument doc{uri.get<std::string>(), support::uriToPath(uri.get<std::string>()),
+                   version ? version->get<int64_t>() : 0, text.get<std::string>()};
   if (auto bad = protocol::findInvalidUtf8(doc.text)) {
     log_.error("didOpen " + doc.uri + " rejected: the text is not valid UTF-8 (byte " +
                std::to_string(*bad) + ")");
@@ -43,7 +43,7 @@ void LspServer::didChange(const json& params) {
   const json* version =
       protocol::optionalField(td, "version", V::number_integer, "params.textDocument");
   const json& changes = protocol::requireField(params, "contentChanges", V::array);
-  std::string path = protocol::uriToPath(uri.get<std::string>());
+  std::string path = support::uriToPath(uri.get<std::string>());
   if (!documents_.isOpen(path)) {
     log_.error("didChange for " + uri.get<std::string>() +
                " ignored: the document was never opened (send didOpen first)");
@@ -101,7 +101,7 @@ void LspServer::didChangeWatchedFiles(const json& params) {
       log_.warn("didChangeWatchedFiles: skipping a malformed FileEvent " + change.dump());
       continue;
     }
-    std::string path = protocol::uriToPath(change["uri"].get<std::string>());
+    std::string path = support::uriToPath(change["uri"].get<std::string>());
     if (documents_.isOpen(path))
       continue; // the editor's draft wins
     int type = change["type"].get<int>();

@@ -2,7 +2,7 @@
 // the Project, the capabilities we answer), `initialized` (file watchers,
 // configuration, feature callbacks) and workspace/configuration.
 #include "LspServer.h"
-#include "pallas/protocol/Uri.h"
+#include "pallas/support/Uri.h"
 
 #ifndef PALLAS_LSP_VERSION
 #define PALLAS_LSP_VERSION "0.0.0"
@@ -19,23 +19,23 @@ json LspServer::initialize(const json& params) {
   const json* caps = protocol::optionalField(params, "capabilities", V::object);
   client_.capabilities = caps ? *caps : json::object();
   const json& c = client_.capabilities;
-  auto flag = [&](std::initializer_list<const char*> path) {
+  // The capability at `path`, or null when a step of it is missing.
+  auto capability = [&](std::initializer_list<const char*> path) -> const json* {
     const json* at = &c;
     for (const char* key : path) {
       if (!at->is_object() || !at->contains(key))
-        return false;
+        return nullptr;
       at = &(*at)[key];
     }
-    return at->is_boolean() && at->get<bool>();
+    return at;
+  };
+  auto flag = [&](std::initializer_list<const char*> path) {
+    const json* at = capability(path);
+    return at != nullptr && at->is_boolean() && at->get<bool>();
   };
   auto has = [&](std::initializer_list<const char*> path) {
-    const json* at = &c;
-    for (const char* key : path) {
-      if (!at->is_object() || !at->contains(key))
-        return false;
-      at = &(*at)[key];
-    }
-    return at->is_object();
+    const json* at = capability(path);
+    return at != nullptr && at->is_object();
   };
   client_.encoding = protocol::PositionEncoding::UTF16;
   if (c.contains("general") && c["general"].is_object() &&
@@ -65,9 +65,9 @@ json LspServer::initialize(const json& params) {
   if (const json* folders = protocol::optionalField(params, "workspaceFolders", V::array)) {
     for (const json& f : *folders)
       if (f.is_object() && f.contains("uri") && f["uri"].is_string())
-        projectOptions.workspaceRoots.push_back(protocol::uriToPath(f["uri"].get<std::string>()));
+        projectOptions.workspaceRoots.push_back(support::uriToPath(f["uri"].get<std::string>()));
   } else if (const json* root = protocol::optionalField(params, "rootUri", V::string)) {
-    projectOptions.workspaceRoots.push_back(protocol::uriToPath(root->get<std::string>()));
+    projectOptions.workspaceRoots.push_back(support::uriToPath(root->get<std::string>()));
   } else if (const json* rootPath = protocol::optionalField(params, "rootPath", V::string)) {
     projectOptions.workspaceRoots.push_back(rootPath->get<std::string>());
   }

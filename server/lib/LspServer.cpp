@@ -1,6 +1,6 @@
 #include "LspServer.h"
 
-#include "pallas/protocol/Uri.h"
+#include "pallas/support/Uri.h"
 
 #include <thread>
 
@@ -25,7 +25,7 @@ LspServer::~LspServer() = default;
 std::string LspServer::documentPath(const json& params) {
   const json& td = protocol::requireField(params, "textDocument", V::object);
   const json& uri = protocol::requireField(td, "uri", V::string, "params.textDocument");
-  return protocol::uriToPath(uri.get<std::string>());
+  return support::uriToPath(uri.get<std::string>());
 }
 
 // Handlers hold the server alive while they run (so they may capture `this`
@@ -95,7 +95,7 @@ void LspServer::start(std::function<void(int)> onExit) {
   onExit_ = std::move(onExit);
   scheduler_ = std::make_unique<DocumentScheduler>(endpoint_->io(), endpoint_->pool());
   installBuiltins();
-  for (const Feature& f : registeredFeatures()) {
+  for (const ServerFeature& f : registeredFeatures()) {
     log_.debug("installing feature " + f.name);
     f.install(*this);
   }

@@ -3,16 +3,16 @@
 // analysis Project. One LspServer per client connection.
 //
 // Extending it (GPU runner, code lenses, code actions, ...): write a file in
-// server/features/ that registers a Feature; its install() runs on every new
+// server/features/ that registers a ServerFeature; its install() runs on every new
 // LspServer before the connection starts, and uses the hooks below.
 //
-//   static pallas::server::FeatureRegistration reg{{"gpu-runner", [](LspServer& s) {
+//   static pallas::server::ServerFeatureRegistration reg{{"gpu-runner", [](LspServer& s) {
 //     s.addCommand("pallas.runOnGpu", [&s](const json& args, const RequestContext& ctx) {
 //       auto progress = s.beginProgress("Running kernel on GPU");
 //       ...; progress->report("compiling", 30); ...; progress->end("done");
 //       return json{{"ok", true}};
 //     });
-//     s.addCodeLensProvider([](LspServer& s, const Document& doc) { return json::array(); });
+//     s.addCodeLensProvider([](LspServer& s, const OpenDocument& doc) { return json::array(); });
 //   }}};
 #pragma once
 
@@ -93,10 +93,10 @@ public:
   using NotificationHandler = protocol::Endpoint::NotificationHandler;
   using Mode = protocol::Endpoint::Mode;
   using CommandHandler = std::function<json(const json& arguments, const RequestContext& ctx)>;
-  using CodeLensProvider = std::function<json(LspServer& server, const Document& doc)>;
+  using CodeLensProvider = std::function<json(LspServer& server, const OpenDocument& doc)>;
   // Extra LSP diagnostics for a document, published with (after) the
   // analysis diagnostics, e.g. a GPU run's exception frames.
-  using DiagnosticsProvider = std::function<json(const Document& doc)>;
+  using DiagnosticsProvider = std::function<json(const OpenDocument& doc)>;
   // Client settings: initializationOptions, each workspace/configuration
   // answer (section pallas-lsp) and didChangeConfiguration's `settings`.
   using ConfigurationListener = std::function<void(const json& settings)>;
@@ -117,7 +117,7 @@ public:
             Options options);
   ~LspServer();
 
-  // Installs the built-in handlers and every registered Feature, then starts
+  // Installs the built-in handlers and every registered ServerFeature, then starts
   // reading. `onExit` runs once with the process exit code (0 after shutdown,
   // 1 otherwise) when the client sends exit or the connection ends.
   void start(std::function<void(int exitCode)> onExit);
@@ -236,14 +236,14 @@ private:
 };
 
 // ---- feature modules ----
-struct Feature {
+struct ServerFeature {
   std::string name;
   std::function<void(LspServer&)> install;
 };
-void registerFeature(Feature feature);
-const std::vector<Feature>& registeredFeatures();
-struct FeatureRegistration {
-  explicit FeatureRegistration(Feature feature) { registerFeature(std::move(feature)); }
+void registerFeature(ServerFeature feature);
+const std::vector<ServerFeature>& registeredFeatures();
+struct ServerFeatureRegistration {
+  explicit ServerFeatureRegistration(ServerFeature feature) { registerFeature(std::move(feature)); }
 };
 
 } // namespace pallas::server

@@ -2,6 +2,7 @@
 // plain struct; no analysis is involved).
 #include "check/Report.h"
 #include "config/Rules.h"
+#include "pallas/support/Uri.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -78,13 +79,13 @@ std::string render(OutputFormat format, const Report& report) {
 TEST(LineIndex, OffsetsAndCodePointColumns) {
   LineIndex index(kText);
   EXPECT_EQ(index.lineCount(), 3u);
-  EXPECT_EQ(index.offset({1, 0}), 9u);
-  EXPECT_FALSE(index.offset({1, 200}));
-  EXPECT_FALSE(index.offset({7, 0}));
+  EXPECT_EQ(index.offset(1, 0), 9u);
+  EXPECT_FALSE(index.offset(1, 200));
+  EXPECT_FALSE(index.offset(7, 0));
   // "# café 😀 " is 13 bytes and 9 code points; 1-based column 10.
-  EXPECT_EQ(index.codePointColumn({1, 13}), 10u);
-  EXPECT_EQ(index.codePointColumn({0, 3}), 4u);
-  EXPECT_EQ(index.codePointColumn({9, 3}), 4u); // missing line: byte column + 1
+  EXPECT_EQ(index.codePointColumn(1, 13), 10u);
+  EXPECT_EQ(index.codePointColumn(0, 3), 4u);
+  EXPECT_EQ(index.codePointColumn(9, 3), 4u); // missing line: byte column + 1
 }
 
 TEST(TextOutput, LinesAndSummary) {
@@ -240,8 +241,8 @@ TEST(Report, SortsByPathLineColumnCode) {
 }
 
 TEST(Report, UriEncoding) {
-  EXPECT_EQ(fileUri("/a b/c#d.py"), "file:///a%20b/c%23d.py");
-  EXPECT_EQ(uriPath("src/caf\xc3\xa9.py"), "src/caf%C3%A9.py");
+  EXPECT_EQ(pallas::support::pathToUri("/a b/c#d.py"), "file:///a%20b/c%23d.py");
+  EXPECT_EQ(pallas::support::percentEncodePath("src/caf\xc3\xa9.py"), "src/caf%C3%A9.py");
 }
 
 namespace {

@@ -1,8 +1,8 @@
-#include "pallas/protocol/Uri.h"
+#include "pallas/support/Uri.h"
 
 #include <gtest/gtest.h>
 
-using namespace pallas::protocol;
+using namespace pallas::support;
 
 TEST(Uri, RoundTrips) {
   for (std::string path : {"/a/b.py", "/a b/c#d.py", "/ünï/çødé.py", "/x/%41.py"}) {

@@ -24,10 +24,10 @@ Finding finding() {
   f.code = "PLS001";
   f.message = "inline_mgpu_p does not support discharge.";
   f.location = {"/a.py", {{3, 2}, {3, 9}}};
-  Fix rewrite{"Rewrite", FixSafety::Unsafe, {{"/a.py", {{1, 0}, {4, 0}}, "def f():\n"}}, {}, {}};
-  Fix ignore{"Ignore", FixSafety::DisplayOnly, {{"/a.py", {{3, 9}, {3, 9}}, "  # x"}}, {}, {}};
-  Fix safe{"Safe", FixSafety::Safe, {{"/a.py", {{7, 0}, {7, 1}}, "y"}}, {}, {}};
-  Fix run{"Run", FixSafety::DisplayOnly, {}, std::string("pallas.run"), {R"({"entry":"main"})"}};
+  Fix rewrite{"Rewrite", FixSafety::Unsafe, {{"/a.py", {{1, 0}, {4, 0}}, "def f():\n"}}, {}};
+  Fix ignore{"Ignore", FixSafety::DisplayOnly, {{"/a.py", {{3, 9}, {3, 9}}, "  # x"}}, {}};
+  Fix safe{"Safe", FixSafety::Safe, {{"/a.py", {{7, 0}, {7, 1}}, "y"}}, {}};
+  Fix run{"Run", FixSafety::DisplayOnly, {}, RunSuggestion{"/a.py", "main", "compiled"}};
   f.fixes = {rewrite, ignore, safe, run};
   return f;
 }
@@ -57,7 +57,9 @@ TEST(CodeActions, QuickFixesForFindingsInRange) {
   EXPECT_EQ(e["range"]["start"]["character"], 100); // converted through the encoding
   EXPECT_EQ(e["newText"], "def f():\n");
   EXPECT_EQ(a[3]["command"]["command"], "pallas.run");
-  EXPECT_EQ(a[3]["command"]["arguments"][0]["entry"], "main");
+  EXPECT_EQ(a[3]["command"]["title"], "Run");
+  EXPECT_EQ(a[3]["command"]["arguments"][0],
+            (json{{"uri", "file:///a.py"}, {"entry", "main"}, {"mode", "compiled"}}));
   EXPECT_TRUE(codeActions({finding()}, params(0), conv()).empty());
 }
 
@@ -74,7 +76,7 @@ TEST(CodeActions, FixAllOnlySafeFixesAndOnlyWhenAsked) {
 
 TEST(CodeActions, FixAllSkipsOverlappingFixes) {
   Finding f = finding(), g = finding();
-  g.fixes = {Fix{"Other", FixSafety::Safe, {{"/a.py", {{7, 0}, {7, 1}}, "z"}}, {}, {}}};
+  g.fixes = {Fix{"Other", FixSafety::Safe, {{"/a.py", {{7, 0}, {7, 1}}, "z"}}, {}}};
   json a = codeActions({f, g}, params(3, json::array({"source.fixAll"})), conv());
   ASSERT_EQ(a.size(), 1u);
   EXPECT_EQ(a[0]["edit"]["changes"]["file:///a.py"].size(), 1u);

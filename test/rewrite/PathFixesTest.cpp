@@ -100,11 +100,10 @@ TEST(PathFixes, RunOnGpuNamesTheEnclosingFunction) {
   auto f = runOnGpuFix(t, "/w/a b.py", {1, 6});
   ASSERT_TRUE(f);
   EXPECT_EQ(f->safety, FixSafety::DisplayOnly);
-  ASSERT_TRUE(f->command);
-  EXPECT_EQ(*f->command, "pallas.run");
-  ASSERT_EQ(f->commandArguments.size(), 1u);
-  EXPECT_EQ(f->commandArguments[0],
-            R"({"entry":"main","mode":"compiled","uri":"file:///w/a%20b.py"})");
+  ASSERT_TRUE(f->run);
+  EXPECT_EQ(f->run->path, "/w/a b.py");
+  EXPECT_EQ(f->run->entry, "main");
+  EXPECT_EQ(f->run->mode, "compiled");
   EXPECT_FALSE(runOnGpuFix("y = pl.pallas_call(k)(x)\n", "/a.py", {0, 4}));
 }
 

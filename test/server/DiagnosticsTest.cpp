@@ -25,8 +25,7 @@ Finding sample() {
   fix.title = "Run on the GPU";
   fix.safety = FixSafety::Unsafe;
   fix.edits.push_back({"/w/k.py", {{1, 13}, {1, 29}}, "pl.load(x)"});
-  fix.command = "pallas.runOnGpu";
-  fix.commandArguments = {R"({"entry":"k"})", "not json"};
+  fix.run = RunSuggestion{"/w/a b.py", "k", "compiled"};
   f.fixes.push_back(fix);
   return f;
 }
@@ -59,8 +58,10 @@ TEST(Diagnostics, ConvertsToUtf16) {
   const json& fix = d["data"]["fixes"][0];
   EXPECT_EQ(fix["safety"], "unsafe");
   EXPECT_EQ(fix["edits"][0]["range"]["start"]["character"], 9);
-  EXPECT_EQ(fix["command"]["arguments"][0]["entry"], "k");
-  EXPECT_EQ(fix["command"]["arguments"][1], "not json");
+  EXPECT_EQ(fix["command"]["command"], "pallas.run");
+  EXPECT_EQ(
+      fix["command"]["arguments"],
+      (json::array({json{{"uri", "file:///w/a%20b.py"}, {"entry", "k"}, {"mode", "compiled"}}})));
   EXPECT_EQ(d["data"]["jaxVersion"], "0.10.2");
   EXPECT_EQ(d["data"]["launch"]["uri"], "file:///w/launch.py");
 }

@@ -3,9 +3,6 @@
 #include "PathFixesImpl.h"
 #include "SourceIndex.h"
 #include "pallas/analysis/Rewrite.h"
-#include "pallas/protocol/Uri.h"
-
-#include <nlohmann/json.hpp>
 
 namespace pallas::analysis {
 namespace {
@@ -40,10 +37,6 @@ SourceRange rangeOf(TSNode n) {
 }
 
 } // namespace
-
-std::string fileUri(const std::string& path) {
-  return protocol::pathToUri(path);
-}
 
 std::optional<Fix> runCompiledFix(std::string_view text, const std::string& path,
                                   SourcePos launchPos) {
@@ -144,10 +137,8 @@ std::optional<Fix> rewrite::runOnGpuFix(const SourceIndex& src, const std::strin
   std::string entry(src.textOf(fieldOf(top, "name")));
   Fix f;
   f.title = "Run on GPU now (" + entry + ", compiled)";
-  f.safety = FixSafety::DisplayOnly; // a command, not an edit
-  f.command = "pallas.run";
-  f.commandArguments.push_back(
-      nlohmann::json{{"uri", fileUri(path)}, {"entry", entry}, {"mode", "compiled"}}.dump());
+  f.safety = FixSafety::DisplayOnly; // a run, not an edit
+  f.run = RunSuggestion{path, entry, "compiled"};
   return f;
 }
 

@@ -5,7 +5,7 @@
 #include "Relevance.h"
 #include "pallas/analysis/Project.h"
 #include "pallas/analysis/Rewrite.h"
-#include "pallas/analysis/SourceFile.h"
+#include "pallas/support/FileReading.h"
 
 #include <algorithm>
 #include <atomic>
@@ -71,7 +71,7 @@ struct Sources {
     if (text == texts.end()) {
       // A related location in a file the run did not read (outside the
       // checked paths): read it once for columns and suppressions.
-      std::optional<std::string> read = analysis::readSourceFile(path);
+      std::optional<std::string> read = support::readSourceFile(path);
       if (!read)
         return nullptr;
       text = texts.emplace(path, std::move(*read)).first;
@@ -93,7 +93,7 @@ struct Sources {
 // `error` then holds a note while the text is empty.
 std::optional<std::string> readFile(const fs::path& path, std::string& error) {
   std::string why;
-  std::optional<std::string> text = analysis::readSourceFile(path.string(), &why);
+  std::optional<std::string> text = support::readSourceFile(path.string(), &why);
   if (!text)
     error = path.string() + ": skipped: " + why;
   else if (notebook::isNotebookPath(path.string())) {

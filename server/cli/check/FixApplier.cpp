@@ -1,8 +1,8 @@
 #include "FixApplier.h"
 
 #include "NotebookFiles.h"
-#include "SourceText.h"
-#include "pallas/analysis/SourceFile.h"
+#include "pallas/support/FileReading.h"
+#include "pallas/support/LineIndex.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -46,7 +46,7 @@ std::string applyEdits(std::string text, std::vector<ResolvedEdit> edits) {
 namespace {
 
 std::optional<std::string> readFile(const std::string& path) {
-  return analysis::readSourceFile(path);
+  return support::readSourceFile(path);
 }
 
 // Writes the whole of `text` to `fd` from offset 0.
@@ -235,9 +235,9 @@ FixOutcome applyFixes(const std::vector<analysis::Finding>& findings,
     }
   }
 
-  std::map<std::string, LineIndex> indexes;
+  std::map<std::string, support::LineIndex> indexes;
   for (const auto& [path, text] : texts)
-    indexes.emplace(path, LineIndex(text));
+    indexes.emplace(path, support::LineIndex(text));
   std::map<std::string, std::vector<ResolvedEdit>> accepted;
 
   for (const Candidate& c : candidates) {
@@ -249,8 +249,9 @@ FixOutcome applyFixes(const std::vector<analysis::Finding>& findings,
         problem = "its file changed";
         break;
       }
-      const LineIndex& index = indexes.at(e.path);
-      auto start = index.offset(e.range.start), end = index.offset(e.range.end);
+      const support::LineIndex& index = indexes.at(e.path);
+      auto start = index.offset(e.range.start.line, e.range.start.column),
+           end = index.offset(e.range.end.line, e.range.end.column);
       if (!start || !end || *start > *end) {
         problem = "an edit lies outside " + e.path;
         break;

@@ -20,18 +20,6 @@ json range(const analysis::SourceRange& r) {
   return {{"start", position(r.start)}, {"end", position(r.end)}};
 }
 
-const char* safetyName(analysis::FixSafety s) {
-  switch (s) {
-  case analysis::FixSafety::Safe:
-    return "safe";
-  case analysis::FixSafety::Unsafe:
-    return "unsafe";
-  case analysis::FixSafety::DisplayOnly:
-    return "display-only";
-  }
-  return "display-only";
-}
-
 json findingJson(const analysis::Finding& f) {
   json related = json::array();
   for (const analysis::RelatedInfo& r : f.related)
@@ -42,8 +30,9 @@ json findingJson(const analysis::Finding& f) {
     json edits = json::array();
     for (const analysis::TextEdit& e : fix.edits)
       edits.push_back({{"path", e.path}, {"range", range(e.range)}, {"newText", e.newText}});
-    fixes.push_back(
-        {{"title", fix.title}, {"safety", safetyName(fix.safety)}, {"edits", std::move(edits)}});
+    fixes.push_back({{"title", fix.title},
+                     {"safety", analysis::fixSafetyName(fix.safety)},
+                     {"edits", std::move(edits)}});
   }
   json out = {
       {"code", f.code},

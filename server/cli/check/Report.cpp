@@ -1,6 +1,6 @@
 #include "Report.h"
 
-#include "pallas/protocol/Uri.h"
+#include "pallas/support/Uri.h"
 
 #include <algorithm>
 #include <tuple>
@@ -55,7 +55,7 @@ std::string displayPath(const std::string& path, const std::filesystem::path& ba
 
 uint32_t displayColumn(const Report& report, const std::string& path, analysis::SourcePos pos) {
   const LineIndex* lines = report.lines ? report.lines(path) : nullptr;
-  return lines ? lines->codePointColumn(pos) : pos.column + 1;
+  return lines ? lines->codePointColumn(pos.line, pos.column) : pos.column + 1;
 }
 
 std::string githubEscapeData(std::string_view s) {
@@ -93,14 +93,6 @@ std::string githubEscapeProperty(std::string_view s) {
     }
   }
   return out;
-}
-
-std::string uriPath(std::string_view path) {
-  return protocol::percentEncodePath(path);
-}
-
-std::string fileUri(const std::filesystem::path& absolute) {
-  return "file://" + uriPath(absolute.generic_string());
 }
 
 } // namespace pallas::check

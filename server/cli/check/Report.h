@@ -7,9 +7,9 @@
 //   github  GitHub Actions workflow commands (::error file=...::message)
 #pragma once
 
-#include "SourceText.h"
 #include "pallas/analysis/Finding.h"
 #include "pallas/analysis/Project.h"
+#include "pallas/support/LineIndex.h"
 
 #include <filesystem>
 #include <functional>
@@ -20,6 +20,8 @@
 #include <vector>
 
 namespace pallas::check {
+
+using support::LineIndex;
 
 enum class OutputFormat { Text, Json, Sarif, Github };
 std::optional<OutputFormat> parseOutputFormat(std::string_view name);
@@ -56,9 +58,5 @@ uint32_t displayColumn(const Report& report, const std::string& path, analysis::
 // property values also escape ':' and ','.
 std::string githubEscapeData(std::string_view s);
 std::string githubEscapeProperty(std::string_view s);
-// A file:// URI for an absolute path, percent-encoding what RFC 3986 needs.
-std::string fileUri(const std::filesystem::path& absolute);
-// Percent-encodes a relative '/'-separated path for a URI reference.
-std::string uriPath(std::string_view path);
 
 } // namespace pallas::check

@@ -4,6 +4,7 @@
 // points (run.columnKind), lines 1-based.
 #include "Report.h"
 #include "config/Rules.h"
+#include "pallas/support/Uri.h"
 
 #include <nlohmann/json.hpp>
 
@@ -30,8 +31,8 @@ const char* level(analysis::Severity s) {
 json artifactLocation(const Report& report, const std::string& path) {
   std::string rel = displayPath(path, report.base);
   if (rel != path || !std::filesystem::path(path).is_absolute())
-    return {{"uri", uriPath(rel)}, {"uriBaseId", "%SRCROOT%"}};
-  return {{"uri", fileUri(path)}};
+    return {{"uri", support::percentEncodePath(rel)}, {"uriBaseId", "%SRCROOT%"}};
+  return {{"uri", support::pathToUri(path)}};
 }
 
 json region(const Report& report, const std::string& path, const analysis::SourceRange& r) {
@@ -131,7 +132,7 @@ void writeSarif(std::ostream& out, const Report& report) {
   json results = json::array();
   for (const analysis::Finding& f : report.findings)
     results.push_back(result(report, f));
-  std::string base = fileUri(report.base);
+  std::string base = support::pathToUri(report.base.generic_string());
   if (base.back() != '/')
     base += '/'; // a base URI must end with a slash
   json run = {

@@ -46,13 +46,21 @@ struct TextEdit {
 // source.fixAll; unsafe ones only with --unsafe-fixes; display-only never.
 enum class FixSafety { Safe, Unsafe, DisplayOnly };
 
+// A kernel run a fix proposes instead of edits: the entry function of a
+// file, in a run mode ("compiled", "interpret"). The server turns it into
+// its editor command (pallas.run); the analysis knows nothing of editors.
+struct RunSuggestion {
+  std::string path;  // the file
+  std::string entry; // the function to run
+  std::string mode;  // "compiled", "interpret", "gpu-interpret" or "compare"
+};
+
 struct Fix {
   std::string title;
   FixSafety safety = FixSafety::Safe;
   std::vector<TextEdit> edits;
-  // An editor command to run instead of (or after) the edits, e.g. a GPU run.
-  std::optional<std::string> command;
-  std::vector<std::string> commandArguments; // JSON-encoded arguments
+  // A run to start instead of (or after) the edits.
+  std::optional<RunSuggestion> run;
 };
 
 struct Finding {
@@ -89,6 +97,8 @@ struct Finding {
 };
 
 const char* severityName(Severity s);
+// "safe", "unsafe" or "display-only" (the LSP data and `check`'s JSON).
+const char* fixSafetyName(FixSafety s);
 
 // The execution path without its parenthesised detail: "interpret=True",
 // "compiled", "GPU interpret mode".

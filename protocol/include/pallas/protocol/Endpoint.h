@@ -34,9 +34,9 @@
 namespace pallas::protocol {
 
 // Set by $/cancelRequest (or when the session ends); handlers poll it.
-class CancelToken {
+class RequestCancellation {
 public:
-  CancelToken() : flag_(std::make_shared<std::atomic<bool>>(false)) {}
+  RequestCancellation() : flag_(std::make_shared<std::atomic<bool>>(false)) {}
   void cancel() const { flag_->store(true, std::memory_order_relaxed); }
   bool cancelled() const { return flag_->load(std::memory_order_relaxed); }
   // Throws RpcError(RequestCancelled) when cancelled.
@@ -49,7 +49,7 @@ private:
 struct RequestContext {
   RequestId id;
   std::string method;
-  CancelToken cancel;
+  RequestCancellation cancel;
 };
 
 class Endpoint : public std::enable_shared_from_this<Endpoint> {
@@ -139,7 +139,7 @@ private:
   void dispatchRequest(Request request);
   void dispatchNotification(Notification notification);
   void handleResponse(Response response);
-  void runRequest(const RequestHandler& handler, Request request, CancelToken token);
+  void runRequest(const RequestHandler& handler, Request request, RequestCancellation token);
   void reply(const json& message, const RequestId& id);
   void send(const json& message);
 
@@ -165,7 +165,7 @@ private:
   std::atomic<bool> resumePosted_{false};
 
   std::mutex inflightMutex_;
-  std::map<std::string, CancelToken> inflight_; // key: id.dump()
+  std::map<std::string, RequestCancellation> inflight_; // key: id.dump()
 
   std::mutex pendingMutex_;
   std::map<std::string, ResponseCallback> pending_; // our requests, key: id.dump()

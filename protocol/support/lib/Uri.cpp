@@ -1,8 +1,8 @@
-#include "pallas/protocol/Uri.h"
+#include "pallas/support/Uri.h"
 
 #include <cctype>
 
-namespace pallas::protocol {
+namespace pallas::support {
 
 namespace {
 int hexValue(char c) {
@@ -65,4 +65,4 @@ std::string pathToUri(std::string_view path) {
   return "file://" + percentEncodePath(path);
 }
 
-} // namespace pallas::protocol
+} // namespace pallas::support

@@ -1,4 +1,4 @@
-#include "pallas/analysis/SourceFile.h"
+#include "pallas/support/FileReading.h"
 
 #include <cerrno>
 #include <cstring>
@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace pallas::analysis {
+namespace pallas::support {
 
 namespace {
 
@@ -87,4 +87,4 @@ std::optional<std::string> readSourceFile(const std::string& path, std::string* 
   return text;
 }
 
-} // namespace pallas::analysis
+} // namespace pallas::support

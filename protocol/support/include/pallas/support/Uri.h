@@ -1,13 +1,13 @@
 // file:// URIs <-> absolute paths (RFC 3986 percent-encoding). Other schemes
-// (untitled:, ...) are kept verbatim as their own "path" key. Built as its own
-// dependency-free library (pallas_uri), so the analysis's fixes and `check`'s
-// SARIF output encode paths the same way as the server.
+// (untitled:, ...) are kept verbatim as their own "path" key. Part of the
+// dependency-free pallas_support, so the analysis's fixes, `check`'s SARIF
+// output and the server encode paths the same way.
 #pragma once
 
 #include <string>
 #include <string_view>
 
-namespace pallas::protocol {
+namespace pallas::support {
 
 // "file:///a%20b/c.py" -> "/a b/c.py". A non-file URI is returned unchanged.
 std::string uriToPath(std::string_view uri);
@@ -18,4 +18,4 @@ std::string pathToUri(std::string_view path);
 // RFC 3986's unreserved characters and '/'. "a b/c#d.py" -> "a%20b/c%23d.py".
 std::string percentEncodePath(std::string_view path);
 
-} // namespace pallas::protocol
+} // namespace pallas::support
