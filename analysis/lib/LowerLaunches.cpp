@@ -170,10 +170,14 @@ std::vector<std::string> Lowerer::scratchTransforms(TSNode scratchNode) {
   std::vector<std::string> out;
   while (is(scratchNode, "parenthesized_expression"))
     scratchNode = ts_node_named_child(scratchNode, 0);
-  if (!(is(scratchNode, "list") || is(scratchNode, "tuple") || is(scratchNode, "dictionary")))
+  // dict(name=SMEM(...), ...) names the allocations like a dict literal.
+  if (is(scratchNode, "call") && doc_.textOf(field(scratchNode, "function")) == "dict" &&
+      !findLocal("dict"))
+    scratchNode = field(scratchNode, "arguments");
+  else if (!(is(scratchNode, "list") || is(scratchNode, "tuple") || is(scratchNode, "dictionary")))
     return out;
   for (TSNode el : syntax::namedChildren(scratchNode)) {
-    if (is(el, "pair"))
+    if (is(el, "pair") || is(el, "keyword_argument"))
       el = field(el, "value");
     if (!is(el, "call"))
       continue;
