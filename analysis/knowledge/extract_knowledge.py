@@ -153,6 +153,11 @@ ERROR_ANCHORS = {
     "inlineMgpuReturnTypes": ("jax._src.pallas.mosaic_gpu.primitives", "only supports plgpu.ShapeDtypeStruct"),
     "inlineMgpuArgTypes": ("jax._src.pallas.mosaic_gpu.primitives", "only supports only SomeLayout and RefType"),
     "inlineMgpuTypeMismatch": ("jax._src.pallas.mosaic_gpu.primitives", "Mismatched type"),
+    # Facts the HLO interpreter (interpret=True) and Mosaic GPU's resource
+    # estimation raise for (docs/analysis.md 8.12).
+    "unboundAxisName": ("jax._src.lax.parallel", "Found an unbound axis name"),
+    "unsupportedRefTransform": ("jax._src.state.discharge", "Unsupported transform: "),
+    "resourceEstimationUnsupported": ("jax._src.pallas.mosaic_gpu.lowering", "Resource estimation does not support"),
 }
 # Allocations (as the analysis names them) whose Ref type may override
 # indexing, and where to find them.

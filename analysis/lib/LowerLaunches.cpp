@@ -163,6 +163,43 @@ std::optional<std::vector<std::string>> Lowerer::launchScratch(TSNode scratchNod
   return std::vector<std::string>{};
 }
 
+// For each scratch allocation written as a call with a literal, non-empty
+// `transforms=` tuple/list: its last transform's text (undone first on
+// access). Allocations whose transforms are not literal are left out.
+std::vector<std::string> Lowerer::scratchTransforms(TSNode scratchNode) {
+  std::vector<std::string> out;
+  while (is(scratchNode, "parenthesized_expression"))
+    scratchNode = ts_node_named_child(scratchNode, 0);
+  // dict(name=SMEM(...), ...) names the allocations like a dict literal.
+  if (is(scratchNode, "call") && doc_.textOf(field(scratchNode, "function")) == "dict" &&
+      !findLocal("dict"))
+    scratchNode = field(scratchNode, "arguments");
+  else if (!(is(scratchNode, "list") || is(scratchNode, "tuple") || is(scratchNode, "dictionary")))
+    return out;
+  for (TSNode el : syntax::namedChildren(scratchNode)) {
+    if (is(el, "pair") || is(el, "keyword_argument"))
+      el = field(el, "value");
+    if (!is(el, "call"))
+      continue;
+    for (TSNode a : syntax::namedChildren(field(el, "arguments"))) {
+      if (!is(a, "keyword_argument") || doc_.textOf(field(a, "name")) != "transforms")
+        continue;
+      TSNode v = field(a, "value");
+      while (is(v, "parenthesized_expression"))
+        v = ts_node_named_child(v, 0);
+      if (!is(v, "tuple") && !is(v, "list"))
+        continue;
+      std::string last;
+      for (TSNode t : syntax::namedChildren(v))
+        if (!is(t, "comment"))
+          last = text(t);
+      if (!last.empty())
+        out.push_back(last);
+    }
+  }
+  return out;
+}
+
 mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::string& form,
                                 TSNode kwCall, const Binding* partial, const CallableRef& body) {
   // Keyword arguments: those of the partial (module level) and of the call.
@@ -235,6 +272,11 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
       compilerParams |= k == "compiler_params";
   if (compilerParams)
     op->setAttr("pallas.compiler_params", b_.getUnitAttr());
+  // Scratch allocations given plgpu transforms= (the HLO interpreter cannot
+  // undo them): the transform JAX undoes first, as written, per allocation.
+  std::vector<std::string> transformed = scratchTransforms(kw.scratch);
+  if (!transformed.empty())
+    op->setAttr("pallas.scratch_transforms", strArray(transformed));
   return op.getResult();
 }
 

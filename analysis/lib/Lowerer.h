@@ -286,6 +286,7 @@ private:
   void noteLaunchBackend(LaunchKeywords& kw, TSNode v);
   names::InterpretEval launchInterpret(const LaunchKeywords& kw, const Binding* partial);
   std::optional<std::vector<std::string>> launchScratch(TSNode scratchNode, const Binding* partial);
+  std::vector<std::string> scratchTransforms(TSNode scratchNode);
   std::string backendOf(TSNode expr, unsigned depth = 0);
 
   // ---- statements (LowerStatements.cpp) ----

@@ -162,6 +162,8 @@ std::string whatIsBound(const Binding& b) {
   }
   if (b.retraceCollective)
     return "This " + b.api;
+  if (b.interpretRule == "ref_transform")
+    return "A scratch Ref allocated with transforms (" + b.detail + ")";
   return "`" + b.api + "` (primitive " + b.prim->name + ")";
 }
 

@@ -584,8 +584,10 @@ bool KernelWalk::run() {
 
   // A multi-threaded plgpu.kernel wraps its body in run_scoped with
   // collective axes: the HLO interpreter rejects that before anything else.
+  // A thread_name alone is enough: the collective axes are the thread axis
+  // whatever the thread count (jax/_src/pallas/mosaic_gpu/core.py `kernel`).
   if (path_ == ExecPath::InterpretHlo && launch_.getApi() == "plgpu.kernel" &&
-      launch_.getNumThreads() && *launch_.getNumThreads() > 1) {
+      ((launch_.getNumThreads() && *launch_.getNumThreads() > 1) || launch_.getThreadName())) {
     if (const auto* prim = kb_.primitive("run_scoped")) {
       Binding b;
       b.api = "plgpu.kernel";
@@ -596,6 +598,7 @@ bool KernelWalk::run() {
       record(std::move(b));
     }
   }
+  recordInterpretRefTransforms();
   if (body.inlineMgpu) {
     // The kernel itself is an inline_mgpu-decorated function.
     recordInline(launch_, body.inlineMgpu, nullptr, strongest(body.inlineMgpu));
@@ -711,6 +714,8 @@ void KernelWalk::onPrim(pd::PrimOp prim) {
       return;
     }
   }
+  if (recordUnboundAxis(prim))
+    return;
   bool direct = true;
   RefState refs = strongest(prim);
   // Indexing something the walk knows is not a Ref (a helper parameter

@@ -79,6 +79,13 @@ struct Binding {
   std::vector<Hop> chain;
   unsigned order = 0;             // program order within the launch
   bool retraceCollective = false; // a run_scoped with collective axes (interpret_hlo)
+  // A rule of the HLO interpreter (interpret_hlo) that raises whatever the
+  // operands (docs/analysis.md 8.12): "unbound_axis" (lax.axis_index of a
+  // Mosaic GPU mesh axis), "ref_transform" (a Ref allocated with plgpu
+  // transforms=); `detail` is what JAX's message names (the axis, the
+  // transform as written).
+  std::string interpretRule;
+  std::string detail;
 };
 
 class KernelWalk {
@@ -120,6 +127,9 @@ private:
   void recordInline(mlir::Operation* site, dialect::InlineMgpuOp op, mlir::Operation* call,
                     RefState refs);
   void record(Binding b);
+  // HLO interpreter rules that raise whatever the operands (InterpretRules.cpp).
+  void recordInterpretRefTransforms();
+  bool recordUnboundAxis(dialect::PrimOp prim);
 
   Callable resolve(mlir::Value callee, unsigned depth = 0, const std::string& doc = "") const;
   Callable resolveMethod(mlir::Value object, llvm::StringRef attr, unsigned depth,

@@ -255,6 +255,37 @@ std::optional<Failure> decide(const Binding& b, ExecPath path, const LaunchFacts
     return std::nullopt;
   const auto& p = *b.prim;
 
+  if (b.interpretRule == "unbound_axis" && path == ExecPath::InterpretHlo) {
+    Failure f;
+    f.code = "PLS002";
+    f.phase = Phase::Lowering;
+    f.exception = exceptionOf(kb, "unboundAxisName", "NameError");
+    f.jaxError = templ(kb, "unboundAxisName", {b.detail, "axis_index"},
+                       "Found an unbound axis name: " + b.detail);
+    f.reason = "interpret=True runs the body without the mesh's named axes (grid, cluster, "
+               "thread), so lax.axis_index finds its axis unbound";
+    f.advice = "Run this kernel compiled on a GPU, or use GPU interpret mode "
+               "(interpret=InterpretGPUParams()), which binds the mesh's axes.";
+    return f;
+  }
+  if (b.interpretRule == "ref_transform" && path == ExecPath::InterpretHlo) {
+    Failure f;
+    f.code = "PLS002";
+    f.phase = Phase::Lowering;
+    f.exception = exceptionOf(kb, "unsupportedRefTransform", "NotImplementedError");
+    f.jaxError = templ(kb, "unsupportedRefTransform", {"<the transform undoing " + b.detail + ">"},
+                       "Unsupported transform: " + b.detail);
+    f.reason = "interpret=True discharges a scratch Ref allocated with transforms= (" + b.detail +
+               "), and its state discharge supports only indexing, bitcast and reshape "
+               "transforms";
+    f.advice = "Run this kernel compiled on a GPU, or use GPU interpret mode "
+               "(interpret=InterpretGPUParams()), or drop transforms= while debugging with "
+               "interpret=True.";
+    return f;
+  }
+  if (!b.interpretRule.empty())
+    return std::nullopt;
+
   if (b.retraceCollective) {
     Failure f;
     f.code = "PLS002";
@@ -264,15 +295,16 @@ std::optional<Failure> decide(const Binding& b, ExecPath path, const LaunchFacts
                        "run_scoped interpret rule does not support collective axes");
     f.reason =
         b.api == "plgpu.kernel"
-            ? "a multi-threaded plgpu.kernel (num_threads=" + std::to_string(launch.numThreads) +
-                  ") runs its body in run_scoped(collective_axes=...), which the HLO interpreter "
-                  "rejects "
-                  "before it looks at the body"
+            ? "a plgpu.kernel with a thread axis (num_threads=" +
+                  std::to_string(launch.numThreads) +
+                  ", thread_name=...) runs its body in run_scoped(collective_axes=thread_name), "
+                  "which the HLO interpreter rejects before it looks at the body"
             : "the HLO interpreter does not support run_scoped with collective axes";
     f.advice =
         "Run this kernel compiled on a GPU, or use GPU interpret mode "
         "(interpret=InterpretGPUParams()), "
-        "which simulates the threads; or use num_threads=1 while debugging with interpret=True.";
+        "which simulates the threads; or leave out thread_name (and use num_threads=1) while "
+        "debugging with interpret=True.";
     return f;
   }
 

@@ -120,6 +120,8 @@ BLAME_RULES = [
     # equation is the one plgpu.kernel adds around a multi-threaded body.
     (re.compile(r"run_scoped interpret rule does not support collective axes"),
      lambda m: [lambda e: e.primitive.name == "run_scoped" and bool(e.params.get("collective_axes"))]),
+    # interpret=True runs a Mosaic GPU mesh body without its named axes.
+    (re.compile(r"Found an unbound axis name"), lambda m: [_named("axis_index")]),
     # Compiling a kernel on CPU: blame the launch equation.
     # Multi-threaded GPU interpret mode lowers each thread's body inside a
     # callback; an equation with an effect XLA cannot lower fails there.
