@@ -147,8 +147,3 @@ void checkInlineMgpuSignature(const Binding& b, const knowledge::KnowledgeBase& 
 }
 
 } // namespace pallas::analysis::passes
-
-namespace pallas::analysis::detail {
-// Not a pass: every analysis/passes/*.cpp is registered by its stem.
-void pallasRegisterPasses_InlineMgpuSignature(PassRegistry&) {}
-} // namespace pallas::analysis::detail
