@@ -146,5 +146,10 @@ elif [ "$(pls001 "$work/j1")" != 40 ] || [ "$(pls001 "$work/j8")" != 40 ]; then
 elif cmp -s "$work/j1" "$work/j8"; then ok "--jobs 1 and --jobs 8 give identical output"
 else bad "--jobs determinism" "$(diff "$work/j1" "$work/j8" | head)"; fi
 
+# Jupyter notebooks (.ipynb): cells checked as one module, findings per cell.
+if PALLAS_LSP_BIN="$bin" "$python" -m pytest -q -p no:cacheprovider "$root/test/check/test_notebook_check.py" >"$work/nb" 2>&1; then
+  ok "notebooks: checked cell by cell ($(tail -n1 "$work/nb"))"
+else bad "notebooks" "$(tail -n 30 "$work/nb")"; fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

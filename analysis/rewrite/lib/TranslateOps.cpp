@@ -347,6 +347,8 @@ ExprP Translator::opaque(pd::OpaqueOp q) {
       return block(o, "an operator whose token is not known");
     if (what == "augmented_assignment")
       tok.pop_back(); // "+=" -> "+"
+    if (!intConstantsFit(o, tok, args))
+      return nullptr;
     if (anyUnsigned(args)) {
       Ty ty = resultTy(args); // before args is moved from
       return unsignedBinary(o, tok, std::move(args), ty);

@@ -12,7 +12,9 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -106,6 +108,17 @@ private:
   static ExprP asUnsigned(ExprP e, bool unsignedView = true);
 
   static bool anyUnsigned(const std::vector<ExprP>& args);
+
+  // The value of a Python integer constant expression (literals, unary minus,
+  // + - * << | & ^ of them), when it is one and fits in 64 bits.
+  static std::optional<int64_t> intConstant(const ExprP& e, int depth = 0);
+
+  // Mosaic GPU builds an integer operand's constant with the array's width
+  // (so 1 << 31 on int32 is the bit pattern 0x80000000); JAX refuses a Python
+  // int outside int32 with OverflowError. A bitwise operator, or any operator
+  // on an unsigned view, with such a constant is refused rather than
+  // rewritten into code that does not run.
+  bool intConstantsFit(mlir::Operation* o, const std::string& tok, const std::vector<ExprP>& args);
 
   // A binary operator on an operand Mosaic GPU treats as unsigned: the
   // two's-complement ones are the same on a signed dtype; `>>` becomes a
