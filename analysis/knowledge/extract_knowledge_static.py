@@ -42,6 +42,7 @@ import sys
 # Shared with the reference extractor: the same modules, anchors and rules.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import extract_knowledge as ref  # noqa: E402 -- imports no JAX at module level
+import extract_mosaic_rules  # noqa: E402 -- issue 17's rule numbers, shared
 
 SCHEMA_VERSION = ref.SCHEMA_VERSION
 _MAX_FILE_BYTES = 8 << 20  # JAX's largest module is ~0.3 MB
@@ -1266,6 +1267,10 @@ def extract(site_packages):
       "hardwareGates": gates,
       "errorTemplates": ex.error_templates(),
       "mosaicGpuDefaults": ex.mosaic_gpu_defaults(),
+      "mosaicGpuResources": ref.mosaic_gpu_resources_from(
+          {name: src.module(name).tree for name in ref.RESOURCE_MODULES if src.module(name)}),
+      "mosaicGpuRules": extract_mosaic_rules.mosaic_gpu_rules(
+          lambda name: getattr(src.module(name), "tree", None), ref._string_template, ref._exception_name),
   }
 
 

@@ -215,6 +215,11 @@ void Project::setGpuComputeCapability(std::string capability) {
   impl_->options.gpuComputeCapability = std::move(capability);
 }
 
+void Project::setGpuSharedMemoryPerBlockOptin(long long bytes) {
+  std::lock_guard lock(impl_->mutex);
+  impl_->options.gpuSharedMemoryPerBlockOptin = bytes;
+}
+
 size_t Project::indexWorkspace(const std::atomic<bool>* cancel) {
   std::vector<std::string> files = impl_->workspacePythonFiles(cancel);
   size_t n = 0;

@@ -44,7 +44,7 @@ struct GlobalMode {
 GlobalMode globalInterpretMode(mlir::ModuleOp module) {
   GlobalMode mode;
   for (pd::FuncOp f : module.getOps<pd::FuncOp>()) {
-    if (f.getKind() != "module")
+    if (f.getKind() != pd::FuncKind::Module)
       continue;
     f.getBody().walk([&](pd::PrimOp p) {
       if (p.getApi() != "interpret.set_gpu_interpret_mode" || p.getArgs().empty())
@@ -77,14 +77,14 @@ GlobalMode globalInterpretMode(mlir::ModuleOp module) {
 bool usesGlobalMode(pd::LaunchOp launch, const GlobalMode& mode) {
   if (!mode.call)
     return false;
-  llvm::StringRef source = launch.getInterpretSource();
+  llvm::StringRef source = pd::stringifyEnum(launch.getInterpretSource());
   bool own = source == "absent" || (source == "literal" && launch.getInterpretText() &&
                                     launch.getInterpretText()->trim() == "False");
   if (!own)
     return false;
   // A top-level launch before the call runs before the mode is set.
   auto owner = launch->getParentOfType<pd::FuncOp>();
-  if (owner && owner.getKind() == "module" && owner->isBeforeInBlock(mode.after))
+  if (owner && owner.getKind() == pd::FuncKind::Module && owner->isBeforeInBlock(mode.after))
     return false;
   if (owner != mode.after)
     return true;
@@ -106,8 +106,7 @@ std::vector<ExecPath> runtimeChoicePaths() {
 std::vector<PathChoice> pathsOf(pd::LaunchOp launch) {
   std::set<std::string> s;
   for (mlir::Attribute a : launch.getPaths())
-    if (auto str = llvm::dyn_cast<mlir::StringAttr>(a))
-      s.insert(str.getValue().str());
+    s.insert(pd::enumName(a).str());
   bool unknown = s.count(pd::path::kUnknown) > 0;
   bool may = unknown || s.size() > 1;
   std::set<ExecPath> chosen;
@@ -142,7 +141,7 @@ SourceLocation selector(pd::LaunchOp launch, const GlobalMode* global) {
   if (global)
     return detail::sourceLocation(global->call->getLoc());
   SourceLocation at = detail::sourceLocation(launch.getLoc());
-  if (launch.getInterpretSource() == "context" && launch.getContextLine()) {
+  if (launch.getInterpretSource() == pd::InterpretSource::Context && launch.getContextLine()) {
     at.range.start = {
         static_cast<uint32_t>(*launch.getContextLine() - 1),
         static_cast<uint32_t>(launch.getContextColumn() ? *launch.getContextColumn() - 1 : 0)};

@@ -141,12 +141,13 @@ bool shapesDifferForCertain(pd::PrimOp prim, const knowledge::ApiFacts& facts) {
   mlir::Value shape = positionalArg(prim, facts.returnsUnlessShapeEquals);
   auto number = operand ? operand.getDefiningOp<pd::ConstantOp>() : pd::ConstantOp();
   auto tuple = shape ? shape.getDefiningOp<pd::OpaqueOp>() : pd::OpaqueOp();
-  if (!number || (number.getKind() != "int" && number.getKind() != "float") || !tuple ||
-      tuple.getWhat() != "tuple" || tuple.getArgs().empty())
+  if (!number ||
+      (number.getKind() != pd::ConstantKind::Int && number.getKind() != pd::ConstantKind::Float) ||
+      !tuple || tuple.getWhat() != "tuple" || tuple.getArgs().empty())
     return false;
   return llvm::all_of(tuple.getArgs(), [](mlir::Value v) {
     auto c = v.getDefiningOp<pd::ConstantOp>();
-    return c && c.getKind() == "int";
+    return c && c.getKind() == pd::ConstantKind::Int;
   });
 }
 
@@ -253,8 +254,7 @@ bool KernelWalk::run() {
   }
   if (body.inlineMgpu) {
     // The kernel itself is an inline_mgpu-decorated function.
-    recordInline(launch_, body.inlineMgpu, nullptr,
-                 strongest(body.inlineMgpu.getArgs(), body.inlineMgpu.getOrigins()));
+    recordInline(launch_, body.inlineMgpu, nullptr, strongest(body.inlineMgpu));
     return true;
   }
   onStack_.insert(body.block);
@@ -295,9 +295,8 @@ void KernelWalk::visit(mlir::Operation& op) {
           for (mlir::Block& b : i.getElseRegion())
             walkBlock(b);
       })
-      .Case<pd::InlineMgpuOp>([&](pd::InlineMgpuOp inl) {
-        recordInline(inl, inl, nullptr, strongest(inl.getArgs(), inl.getOrigins()));
-      })
+      .Case<pd::InlineMgpuOp>(
+          [&](pd::InlineMgpuOp inl) { recordInline(inl, inl, nullptr, strongest(inl)); })
       // A closure runs only when called; a nested launch is its own kernel.
       .Case<pd::ClosureOp, pd::LaunchOp, pd::FuncOp>([](auto) {})
       .Default([&](mlir::Operation* other) {
@@ -369,7 +368,7 @@ void KernelWalk::onPrim(pd::PrimOp prim) {
     }
   }
   bool direct = true;
-  RefState refs = strongest(prim.getArgs(), prim.getOrigins());
+  RefState refs = strongest(prim);
   // Indexing something the walk knows is not a Ref (a helper parameter
   // given an array) is array indexing, not get/swap.
   if (api.starts_with("ref.") && !prim.getArgs().empty() &&
@@ -623,7 +622,7 @@ void KernelWalk::walkScopeBody(pd::ScopeOp scope) {
   // barriers here, on the Refs it is given.
   if (isPipeline(scope) && !pipelineIsCalled(scope)) {
     bool direct = true;
-    RefState refs = strongest(scope.getArgs(), scope.getOrigins());
+    RefState refs = strongest(scope);
     for (const knowledge::PrimitiveFacts* p : primitivesOf(api, direct)) {
       Binding b;
       b.api = api.str();

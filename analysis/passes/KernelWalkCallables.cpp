@@ -114,7 +114,7 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
       }
       if (container.getWhat() == "list" || container.getWhat() == "tuple") {
         long index = 0;
-        if (key.getKind() != "int" || key.getValue().getAsInteger(10, index))
+        if (key.getKind() != pd::ConstantKind::Int || key.getValue().getAsInteger(10, index))
           return {};
         for (mlir::Value e : elems)
           if (auto o = e.getDefiningOp<pd::OpaqueOp>(); o && o.getWhat().contains("splat"))
@@ -192,7 +192,7 @@ KernelWalk::Callable KernelWalk::resolveMethod(mlir::Value object, llvm::StringR
   } else if (auto arg = llvm::dyn_cast<mlir::BlockArgument>(object);
              arg && arg.getArgNumber() == 0) {
     auto f = llvm::dyn_cast_or_null<pd::FuncOp>(arg.getOwner()->getParentOp());
-    if (!f || f.getKind() != "method")
+    if (!f || f.getKind() != pd::FuncKind::Method)
       return {};
     llvm::StringRef sym = f.getSymName();
     cls = sym.substr(0, sym.rfind('.')).str();

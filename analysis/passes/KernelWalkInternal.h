@@ -6,6 +6,7 @@
 
 namespace pallas::analysis::passes {
 
+namespace pd = pallas::dialect;
 using Kind = RefState::Kind;
 
 inline RefState discharged(Phase phase, const char* what) {
@@ -19,8 +20,7 @@ inline RefState plainRef(const char* what) {
 inline llvm::StringRef strAt(mlir::ArrayAttr a, unsigned i) {
   if (!a || i >= a.size())
     return "";
-  auto s = llvm::dyn_cast<mlir::StringAttr>(a[i]);
-  return s ? s.getValue() : "";
+  return pd::enumName(a[i]); // keywords, or the name of an origin
 }
 
 } // namespace pallas::analysis::passes

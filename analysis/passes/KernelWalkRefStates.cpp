@@ -114,6 +114,10 @@ RefState KernelWalk::stateOf(mlir::Value v, llvm::StringRef origin) const {
   return st;
 }
 
+RefState KernelWalk::strongest(pd::CallOperandsOpInterface op) const {
+  return strongest(op.getArgs(), op.getOrigins());
+}
+
 RefState KernelWalk::strongest(mlir::ValueRange args, mlir::ArrayAttr origins) const {
   RefState best;
   for (unsigned i = 0; i < args.size(); ++i) {

@@ -28,6 +28,21 @@ const std::vector<RuleInfo>& knownRules() {
        Severity::Warning},
       {"PLS004", "inline-mgpu-signature-mismatch",
        "An inline_mgpu call does not match its arg_types or return_type.", Severity::Error},
+      {"PLS005", "shared-memory-over-limit",
+       "A compiled Mosaic GPU launch needs more shared memory than JAX allows.", Severity::Error},
+      {"PLS006", "wgmma-shape-dtype-layout",
+       "A plgpu.wgmma or its accumulator has a shape, dtype or operand layout the Mosaic GPU "
+       "lowering rejects.",
+       Severity::Error},
+      {"PLS007", "tiling-swizzle-transform",
+       "A tiling or swizzle transform does not fit its block or dtype.", Severity::Error},
+      {"PLS008", "copy-size-alignment",
+       "A GMEM/SMEM copy has a size, stride or box that the Mosaic GPU lowering rejects.",
+       Severity::Error},
+      {"PLS009", "launch-configuration-rejected",
+       "JAX rejects the launch configuration (warpgroups, mesh axes, pipeline grid or stages) "
+       "while tracing the kernel.",
+       Severity::Error},
   };
   return rules;
 }
@@ -58,7 +73,7 @@ std::optional<std::string> validateSelector(std::string_view selector) {
       if (rule.code.substr(0, selector.size()) == selector)
         return std::nullopt;
   return "unknown rule selector '" + std::string(selector) +
-         "' (known: ALL, PLS001-PLS004 and their prefixes)";
+         "' (known: ALL, PLS001-PLS005, PLS009 and their prefixes)";
 }
 
 std::vector<std::string> splitSelectors(std::string_view list) {

@@ -11,7 +11,7 @@ ExprP Translator::translate(mlir::Operation* o) {
   if (!o)
     return nullptr;
   if (auto c = llvm::dyn_cast<pd::ConstantOp>(o)) {
-    if (c.getKind() == "none")
+    if (c.getKind() == pd::ConstantKind::None)
       return mkLiteral("None");
     return mkLiteral(c.getValue().str());
   }
