@@ -26,9 +26,9 @@ std::string launchPathLabel(pd::LaunchOp launch) {
   std::string only;
   unsigned n = 0;
   for (mlir::Attribute a : launch.getPaths())
-    if (auto s = llvm::dyn_cast<mlir::StringAttr>(a)) {
+    if (llvm::StringRef name = pd::enumName(a); !name.empty()) {
       ++n;
-      only = s.getValue().str();
+      only = name.str();
     }
   if (n == 1 && only == pd::path::kCompiled)
     return pathLabel(ExecPath::Compiled);
