@@ -12,6 +12,7 @@
 
 using pallas::analysis::ByteEdit;
 using pallas::analysis::Project;
+using pallas::analysis::verifyModule;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static Project* project = new Project(); // reused, like a server's
@@ -21,7 +22,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const std::string prelude = "import functools\nfrom jax.experimental import pallas as pl\n"
                                      "from jax.experimental.pallas import mosaic_gpu as plgpu\n";
   auto s = project->setDocument(path, prelude + text);
-  if (!s.verified || !project->verify(path))
+  if (!s.verified || !verifyModule(*project, path))
     std::abort();
   // The passes (discharge walk, path rules, PLS003/PLS004) on the module.
   (void)project->findings(path);
@@ -35,7 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string ins(reinterpret_cast<const char*>(data + i + 2), 1);
     s = project->editDocument(path, {ByteEdit{start, start + len, ins}});
     docSize = docSize - len + 1;
-    if (!s.verified || !project->verify(path))
+    if (!s.verified || !verifyModule(*project, path))
       std::abort();
   }
   return 0;

@@ -13,6 +13,7 @@
 
 using pallas::analysis::ByteEdit;
 using pallas::analysis::Project;
+using pallas::analysis::verifyModule;
 
 namespace {
 
@@ -54,7 +55,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
   auto stats = project->setDocument(path, text);
-  if (!stats.verified || !project->verify(path))
+  if (!stats.verified || !verifyModule(*project, path))
     std::abort();
   analyse(*project, path, text);
   // Edits at places taken from the input: brackets and line ends typed or
@@ -68,7 +69,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string ins = inserts[data[i + 2] % 10];
     stats = project->editDocument(path, {ByteEdit{start, start + len, ins}});
     text.replace(start, len, ins);
-    if (!stats.verified || !project->verify(path))
+    if (!stats.verified || !verifyModule(*project, path))
       std::abort();
     if (project->documentText(path).size() != text.size())
       std::abort();

@@ -170,10 +170,6 @@ public:
   // Documents whose analysis depends on `path` (they import from it).
   std::vector<std::string> dependents(const std::string& path) const;
 
-  // The JAX version of the knowledge table the passes decide from (the
-  // configured table when it loads, else the bundled one); "unknown" only
-  // when neither loads.
-  std::string knowledgeJaxVersion() const;
   // The API call whose callee name contains `pos` (0-based, UTF-8 bytes) in
   // `path`: the innermost `pallas.prim`, `pallas.scope`, `pallas.launch` or
   // `pallas.inline_mgpu` located there. nullopt when none.
@@ -202,12 +198,15 @@ public:
   std::vector<std::string> documents() const;
   // Stats of the last update of `path` (for the `pallas/mlir` request).
   UpdateStats lastUpdate(const std::string& path) const;
-  // Run the MLIR verifier over the whole module of `path` (tests).
-  bool verify(const std::string& path) const;
 
 private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// Run the MLIR verifier over the whole module kept for `path` (tests and
+// fuzzers: an update verifies only the functions it lowered again). False
+// for an unknown path.
+bool verifyModule(const Project& project, const std::string& path);
 
 } // namespace pallas::analysis

@@ -1,0 +1,131 @@
+// The KernelWalk's Ref states: what each execution path has discharged of a
+// kernel parameter, a scoped allocation or a value's Ref by the time a
+// primitive binds it (the table in KernelWalk.h).
+#include "KernelWalkInternal.h"
+
+namespace pallas::analysis::passes {
+
+namespace pd = pallas::dialect;
+
+namespace {
+
+mlir::Value blockArgOf(const detail::RefSource& s) {
+  if (!s.owner || s.owner->getNumRegions() == 0)
+    return {};
+  mlir::Region& r =
+      s.owner->getRegion(s.owner->getNumRegions() - 1); // a func's body is its last region
+  if (r.empty() || s.index >= r.front().getNumArguments())
+    return {};
+  return r.front().getArgument(s.index);
+}
+
+} // namespace
+
+RefState KernelWalk::kernelParamState(unsigned index, unsigned count) const {
+  llvm::StringRef origin = detail::kernelParamOrigin(launch_, index, count);
+  bool scratch = origin == "scratch" || origin == "acc";
+  switch (path_) {
+  case ExecPath::InterpretHlo:
+    if (!scratch)
+      return discharged(Phase::KernelDischarge, "a kernel input/output Ref");
+    // pallas_call scratch is a kernel operand; plgpu.kernel's scratch is a
+    // run_scoped inside the body, discharged when that is lowered.
+    if (launch_.getApi() == "pl.pallas_call")
+      return discharged(Phase::KernelDischarge, "a scratch Ref");
+    return discharged(Phase::Lowering, "a scratch allocation");
+  case ExecPath::Compiled:
+    return origin == "acc" ? discharged(Phase::Lowering, "a plgpu.ACC accumulator")
+                           : plainRef("a kernel Ref");
+  case ExecPath::InterpretGpu:
+    return plainRef("a kernel Ref");
+  }
+  return {};
+}
+
+RefState KernelWalk::kernelParamStateOf(unsigned index, unsigned count) const {
+  RefState s = kernelParamState(index, count);
+  s.accumulator = detail::kernelParamOrigin(launch_, index, count) == "acc";
+  return s;
+}
+
+RefState KernelWalk::scopedState(llvm::StringRef origin) const {
+  if (origin == pd::origin::kValue || origin.empty())
+    return {};
+  bool hlo = path_ == ExecPath::InterpretHlo;
+  if (origin == pd::origin::kAcc) {
+    RefState s = path_ == ExecPath::InterpretGpu
+                     ? plainRef("a plgpu.ACC accumulator")
+                     : discharged(Phase::Lowering, "a plgpu.ACC accumulator");
+    s.accumulator = true;
+    return s;
+  }
+  if (origin == pd::origin::kRunState)
+    // Mosaic GPU discharges the refs run_state builds from values; XLA (the
+    // HLO interpreter, and the GPU interpreter's fallback) discharges all.
+    return discharged(Phase::Lowering, "a Ref pl.run_state builds from a value");
+  if (origin == pd::origin::kRunScoped)
+    return hlo ? discharged(Phase::Lowering, "a pl.run_scoped allocation")
+               : plainRef("a pl.run_scoped allocation");
+  if (origin == pd::origin::kPipeline)
+    return hlo ? discharged(Phase::Lowering, "a pipeline buffer") : plainRef("a pipeline buffer");
+  // "arg" not bound by the walk (a Ref the kernel closes over) or another Ref.
+  return hlo ? discharged(Phase::KernelDischarge, "a Ref the kernel closes over")
+             : plainRef("a Ref");
+}
+
+RefState KernelWalk::stateOf(mlir::Value v, llvm::StringRef origin) const {
+  detail::RefSource s = detail::traceRef(v);
+  using SK = detail::RefSource::Kind;
+  if (origin == pd::origin::kValue) {
+    // A pl.core_map body has no parameters: its Refs are captured from the
+    // enclosing function, whose parameters the front end cannot tell are
+    // Refs ("value"). Captured parameters are Refs there.
+    bool captured =
+        (s.kind == SK::FuncArg || s.kind == SK::ClosureArg) && !states_.count(blockArgOf(s));
+    if (!(captured && launch_.getApi() == "pl.core_map"))
+      return {};
+    origin = pd::origin::kArg;
+  }
+  RefState st;
+  if (s.kind == SK::FuncArg || s.kind == SK::ClosureArg || s.kind == SK::InlineArg ||
+      s.kind == SK::ScopeArg) {
+    mlir::Value arg = blockArgOf(s);
+    auto it = arg ? states_.find(arg) : states_.end();
+    if (it != states_.end())
+      st = it->second;
+    else if ((s.kind == SK::FuncArg || s.kind == SK::ClosureArg) &&
+             launch_.getApi() != "pl.core_map")
+      // A parameter of a function outside the kernel that the kernel closes
+      // over (`bm` of `def matmul(x, y, *, bm)` used in its nested kernel):
+      // a pallas_call / plgpu.kernel body cannot capture a Ref from outside
+      // (JAX rejects captured Refs and lifts captured arrays to values), so
+      // it is a value: nothing is discharged there.
+      st = {};
+    else
+      st = scopedState(s.kind == SK::ScopeArg ? s.scopeOrigin : origin);
+  } else {
+    st = scopedState(origin);
+  }
+  if (allDischarged_ && st.kind == Kind::Ref) {
+    bool acc = st.accumulator;
+    st = discharged(allPhase_, st.what);
+    st.accumulator = acc;
+  }
+  return st;
+}
+
+RefState KernelWalk::strongest(pd::CallOperandsOpInterface op) const {
+  return strongest(op.getArgs(), op.getOrigins());
+}
+
+RefState KernelWalk::strongest(mlir::ValueRange args, mlir::ArrayAttr origins) const {
+  RefState best;
+  for (unsigned i = 0; i < args.size(); ++i) {
+    RefState s = stateOf(args[i], strAt(origins, i));
+    if (s.kind > best.kind || (s.discharged() && best.discharged() && s.phase < best.phase))
+      best = s;
+  }
+  return best;
+}
+
+} // namespace pallas::analysis::passes
