@@ -5,6 +5,7 @@
 #include "WorkspaceImpl.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/SymbolTable.h"
+#include "pallas/analysis/detail/Apis.h"
 #include "pallas/analysis/detail/Dialect.h"
 
 #include <mutex>
@@ -98,11 +99,7 @@ std::vector<CallEdge> WorkspaceImpl::callersOf(const std::string& path,
 // ---- dialect helpers -----------------------------------------------------------
 
 bool isRefTransform(llvm::StringRef api) {
-  return api == "ref.at" || api == "ref.reshape" || api == "ref.bitcast" || api == "ref.T" ||
-         api == "ref.transpose" || api == "ref.reinterpret" || api == "plgpu.transform_ref" ||
-         api == "plgpu.transpose_ref" || api == "plgpu.unswizzle_ref" ||
-         api == "plgpu.untile_ref" || api == "plgpu.remote_ref" || api == "plgpu.cluster_ref" ||
-         api == "plgpu.multicast_ref" || api == "pl.select_ref";
+  return isRefTransformApi(api);
 }
 
 RefSource traceRef(mlir::Value value) {

@@ -1,7 +1,14 @@
+// PLS004 inline-mgpu-signature-mismatch: its own pass over the same launch
+// runs as the path checks (LaunchRuns), checking each inline_mgpu call the
+// kernels reach once per document.
 #include "InlineMgpuSignature.h"
 
+#include "LaunchRuns.h"
+#include "PassKnowledge.h"
+#include "pallas/analysis/Rules.h"
 #include "pallas/analysis/detail/Passes.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/Path.h"
 
 namespace pallas::analysis::passes {
@@ -36,7 +43,7 @@ bool certainlyArray(mlir::Value v) {
     return false;
   if (auto p = llvm::dyn_cast<pd::PrimOp>(def)) {
     llvm::StringRef api = p.getApi();
-    return api == "ref.__getitem__" || api.starts_with("jnp.") || api.starts_with("lax.");
+    return api == apiText(Api::RefGetItem) || api.starts_with("jnp.") || api.starts_with("lax.");
   }
   if (auto c = llvm::dyn_cast<pd::ConstantOp>(def))
     return c.getKind() == "int" || c.getKind() == "float";
@@ -56,7 +63,7 @@ std::string treedef(size_t n) {
 
 Finding base(const Binding& b, const knowledge::KnowledgeBase& kb) {
   Finding f;
-  f.code = "PLS004";
+  f.code = ruleCode(RuleId::InlineMgpuSignature);
   f.severity = Severity::Error;
   f.location = detail::sourceLocation(b.site->getLoc());
   f.executionPath = "every path (JAX raises while tracing the kernel)";
@@ -146,9 +153,31 @@ void checkInlineMgpuSignature(const Binding& b, const knowledge::KnowledgeBase& 
   }
 }
 
+namespace {
+
+void runInlineMgpuSignature(detail::PassContext& ctx) {
+  auto kb = knowledgeFor(ctx.options);
+  if (!kb || !ctx.module)
+    return;
+  checkDocumentAndCallers(ctx, [&](const std::string& doc, mlir::ModuleOp module, CallIndex& calls,
+                                   std::vector<Finding>& out) {
+    // JAX raises while tracing, whatever the path: each call once.
+    llvm::DenseSet<mlir::Operation*> checked;
+    forEachLaunchRun(ctx, doc, module, *kb, calls, [&](const LaunchRunView& v) {
+      for (const Binding& b : v.walk.bindings())
+        if (b.inlineCall && checked.insert(b.inlineCall).second)
+          checkInlineMgpuSignature(b, *kb, out);
+    });
+  });
+}
+
+} // namespace
+
 } // namespace pallas::analysis::passes
 
 namespace pallas::analysis::detail {
-// Not a pass: every analysis/passes/*.cpp is registered by its stem.
-void pallasRegisterPasses_InlineMgpuSignature(PassRegistry&) {}
+void pallasRegisterPasses_InlineMgpuSignature(PassRegistry& registry) {
+  registry.add("inline-mgpu-signature",
+               [](PassContext& ctx) { passes::runInlineMgpuSignature(ctx); });
+}
 } // namespace pallas::analysis::detail

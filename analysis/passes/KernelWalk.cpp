@@ -58,14 +58,11 @@ bool isStructural(llvm::StringRef name) {
 // APIs whose callable argument is traced into a higher-order primitive whose
 // discharge rule discharges every Ref of the body (jit, remat, ...).
 bool dischargesAllRefs(llvm::StringRef api) {
-  return api == "jax.jit" || api == "jax.checkpoint" || api == "jax.remat" ||
-         api == "jax.ad_checkpoint.checkpoint" || api == "jax.custom_vjp" ||
-         api == "jax.custom_batching.custom_vmap";
+  return detail::dischargesBodyRefs(api);
 }
 
 bool isPipeline(pd::ScopeOp scope) {
-  return scope.getApi() == "plgpu.emit_pipeline" ||
-         scope.getApi() == "plgpu.emit_pipeline_warp_specialized";
+  return detail::isPipelineApi(scope.getApi());
 }
 
 // Whether the pipeline a scope builds is run by a call the walk sees
@@ -131,14 +128,14 @@ template <typename Fn> void forEachLaunchArgumentOp(pd::LaunchOp launch, Fn fn) 
 // semantics: Warp for plgpu.WarpMesh, Warpgroup for plgpu.Mesh, either when
 // the mesh is not written in the call. Other launches: Warpgroup.
 std::vector<std::string> launchPrimitiveSemantics(pd::LaunchOp launch) {
-  if (launch.getApi() != "pl.core_map")
+  if (launch.getApi() != apiText(Api::CoreMap))
     return {"Warpgroup"};
   std::vector<std::string> out{"Warpgroup", "Warp"};
   forEachLaunchArgumentOp(launch, [&](mlir::Operation* op) {
     auto mesh = llvm::dyn_cast<pd::PrimOp>(op);
-    if (mesh && mesh.getApi() == "plgpu.WarpMesh")
+    if (mesh && mesh.getApi() == apiText(Api::WarpMesh))
       out = {"Warp"};
-    else if (mesh && mesh.getApi() == "plgpu.Mesh")
+    else if (mesh && mesh.getApi() == apiText(Api::Mesh))
       out = {"Warpgroup"};
     else
       return true;
@@ -157,7 +154,7 @@ std::vector<std::string> launchLoweringSemantics(pd::LaunchOp launch,
   std::vector<std::string> out = either;
   forEachLaunchArgumentOp(launch, [&](mlir::Operation* op) {
     auto params = llvm::dyn_cast<pd::PrimOp>(op);
-    if (!params || params.getApi() != "plgpu.CompilerParams")
+    if (!params || params.getApi() != apiText(Api::CompilerParams))
       return true;
     // Literal compiler parameters without lowering_semantics; a table that
     // does not say is older than the field: Lane, JAX's default then.
@@ -241,7 +238,7 @@ RefState KernelWalk::kernelParamState(unsigned index, unsigned count) const {
       return discharged(Phase::KernelDischarge, "a kernel input/output Ref");
     // pallas_call scratch is a kernel operand; plgpu.kernel's scratch is a
     // run_scoped inside the body, discharged when that is lowered.
-    if (launch_.getApi() == "pl.pallas_call")
+    if (launch_.getApi() == apiText(Api::PallasCall))
       return discharged(Phase::KernelDischarge, "a scratch Ref");
     return discharged(Phase::Lowering, "a scratch allocation");
   case ExecPath::Compiled:
@@ -293,7 +290,7 @@ RefState KernelWalk::stateOf(mlir::Value v, llvm::StringRef origin) const {
     // Refs ("value"). Captured parameters are Refs there.
     bool captured =
         (s.kind == SK::FuncArg || s.kind == SK::ClosureArg) && !states_.count(blockArgOf(s));
-    if (!(captured && launch_.getApi() == "pl.core_map"))
+    if (!(captured && launch_.getApi() == apiText(Api::CoreMap)))
       return {};
     origin = pd::origin::kArg;
   }
@@ -305,7 +302,7 @@ RefState KernelWalk::stateOf(mlir::Value v, llvm::StringRef origin) const {
     if (it != states_.end())
       st = it->second;
     else if ((s.kind == SK::FuncArg || s.kind == SK::ClosureArg) &&
-             launch_.getApi() != "pl.core_map")
+             launch_.getApi() != apiText(Api::CoreMap))
       // A parameter of a function outside the kernel that the kernel closes
       // over (`bm` of `def matmul(x, y, *, bm)` used in its nested kernel):
       // a pallas_call / plgpu.kernel body cannot capture a Ref from outside
@@ -405,7 +402,8 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
       return c;
     }
     llvm::StringRef api = prim.getApi();
-    if ((api == "value.__getitem__" || api == "ref.__getitem__") && prim.getArgs().size() == 2) {
+    if ((api == apiText(Api::ValueGetItem) || api == apiText(Api::RefGetItem)) &&
+        prim.getArgs().size() == 2) {
       // OPS["fast"], KERNELS[0]: a literal container indexed by a constant.
       auto container = prim.getArgs()[0].getDefiningOp<pd::OpaqueOp>();
       auto key = prim.getArgs()[1].getDefiningOp<pd::ConstantOp>();
@@ -580,11 +578,11 @@ bool KernelWalk::run() {
 
   // A multi-threaded plgpu.kernel wraps its body in run_scoped with
   // collective axes: the HLO interpreter rejects that before anything else.
-  if (path_ == ExecPath::InterpretHlo && launch_.getApi() == "plgpu.kernel" &&
+  if (path_ == ExecPath::InterpretHlo && launch_.getApi() == apiText(Api::GpuKernel) &&
       launch_.getNumThreads() && *launch_.getNumThreads() > 1) {
     if (const auto* prim = kb_.primitive("run_scoped")) {
       Binding b;
-      b.api = "plgpu.kernel";
+      b.api = apiText(Api::GpuKernel).str();
       b.prim = prim;
       b.site = launch_;
       b.refs = {Kind::Discharged, Phase::Retrace, "the kernel's Refs"};
@@ -653,12 +651,12 @@ std::vector<const knowledge::PrimitiveFacts*> KernelWalk::primitivesOf(llvm::Str
   std::vector<const knowledge::PrimitiveFacts*> out;
   direct = true;
   // Ref indexing binds the state primitives.
-  if (api == "ref.__getitem__") {
+  if (api == apiText(Api::RefGetItem)) {
     if (const auto* p = kb_.primitive("get"))
       out.push_back(p);
     return out;
   }
-  if (api == "ref.__setitem__") {
+  if (api == apiText(Api::RefSetItem)) {
     if (const auto* p = kb_.primitive("swap"))
       out.push_back(p);
     return out;
@@ -683,7 +681,7 @@ std::vector<const knowledge::PrimitiveFacts*> KernelWalk::primitivesOf(llvm::Str
 void KernelWalk::onPrim(pd::PrimOp prim) {
   llvm::StringRef api = prim.getApi();
   // The decorator factory binds nothing; calling the decorated def does.
-  if (api == "plgpu.inline_mgpu")
+  if (api == apiText(Api::InlineMgpu))
     return;
   // `self.helper(ref)`, `Class.helper(ref)`: a method of the user's class
   // called on its instance / class is a call, not an API.
@@ -724,10 +722,10 @@ void KernelWalk::onPrim(pd::PrimOp prim) {
   std::vector<const knowledge::PrimitiveFacts*> prims = primitivesOf(api, direct);
   // Indexing a plgpu.ACC: its Ref type binds the table's primitives instead
   // of get / swap (acc[...] reads with wgmma_accumulator_deref_p).
-  if ((api == "ref.__getitem__" || api == "ref.__setitem__") && !operands.empty() &&
+  if ((api == apiText(Api::RefGetItem) || api == apiText(Api::RefSetItem)) && !operands.empty() &&
       operands[0].accumulator)
-    if (const knowledge::RefIndexing* ri = kb_.refIndexing("plgpu.ACC")) {
-      const auto& keys = api == "ref.__getitem__" ? ri->getitem : ri->setitem;
+    if (const knowledge::RefIndexing* ri = kb_.refIndexing(apiText(Api::Acc).str())) {
+      const auto& keys = api == apiText(Api::RefGetItem) ? ri->getitem : ri->setitem;
       if (keys) {
         prims.clear();
         for (const std::string& key : *keys)
@@ -754,7 +752,7 @@ void KernelWalk::recordInline(mlir::Operation* site, pd::InlineMgpuOp op, mlir::
   if (!p)
     return;
   Binding b;
-  b.api = "plgpu.inline_mgpu";
+  b.api = apiText(Api::InlineMgpu).str();
   b.prim = p;
   b.site = site;
   b.refs = refs;
@@ -941,18 +939,19 @@ void KernelWalk::walkScopeBody(pd::ScopeOp scope) {
     RefState s = scopedState(strAt(argOrigins, i));
     // Mosaic GPU's run_state lowering flags only the Refs it built from
     // values; an initial value that is itself a Ref stays a Ref.
-    if (path_ == ExecPath::Compiled && api == "pl.run_state" && i < scope.getArgs().size() &&
+    if (path_ == ExecPath::Compiled && api == apiText(Api::RunState) &&
+        i < scope.getArgs().size() &&
         stateOf(scope.getArgs()[i], strAt(scope.getOrigins(), i)).isRef())
       s = plainRef("a Ref passed through pl.run_state");
     states_[block.getArgument(i)] = s;
   }
 
-  if (path_ == ExecPath::InterpretHlo && api == "pl.run_scoped") {
+  if (path_ == ExecPath::InterpretHlo && api == apiText(Api::RunScoped)) {
     for (unsigned i = 0; i < scope.getKeywords().size(); ++i)
       if (strAt(scope.getKeywords(), i) == "collective_axes")
         if (const auto* prim = kb_.primitive("run_scoped")) {
           Binding b;
-          b.api = "pl.run_scoped";
+          b.api = apiText(Api::RunScoped).str();
           b.prim = prim;
           b.site = scope;
           b.refs = {Kind::Discharged, Phase::Retrace, "a collective allocation"};
@@ -978,15 +977,15 @@ void KernelWalk::walkScopeBody(pd::ScopeOp scope) {
   bool saveCpu = cpuLowered_;
   // The GPU interpreter has no run_state arm: it re-binds it, and XLA lowers
   // (and discharges) the whole body.
-  if (path_ == ExecPath::InterpretGpu && api == "pl.run_state")
+  if (path_ == ExecPath::InterpretGpu && api == apiText(Api::RunState))
     cpuLowered_ = true;
   // A core_map inside the kernel runs its body with the mesh's user thread
   // semantics: Warp for plgpu.WarpMesh, else not known here.
   std::vector<std::string> savePrimSem = primitiveSemantics_;
-  if (api == "pl.core_map") {
+  if (api == apiText(Api::CoreMap)) {
     auto mesh =
         scope.getArgs().empty() ? pd::PrimOp() : scope.getArgs()[0].getDefiningOp<pd::PrimOp>();
-    if (mesh && mesh.getApi() == "plgpu.WarpMesh")
+    if (mesh && mesh.getApi() == apiText(Api::WarpMesh))
       primitiveSemantics_ = {"Warp"};
     else
       primitiveSemantics_ = {"Warpgroup", "Warp"};

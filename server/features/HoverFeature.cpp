@@ -166,7 +166,7 @@ std::string apiMarkdown(const std::string& api, const KnowledgeBase* kb,
        << "- `interpret=True`: " << interpretVerdict(*p) << "\n"
        << "- GPU interpret mode: " << gpuInterpretVerdict(*p) << "\n";
     if (p->hardware)
-      md << "- hardware: " << *p->hardware << "\n";
+      md << "- hardware: " << p->hardware->description() << "\n";
   }
   md << "\n*Knowledge: JAX " << jaxVersion << "*\n";
   return md.str();
