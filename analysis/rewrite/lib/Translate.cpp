@@ -12,6 +12,7 @@
 #include "Translate.h"
 
 #include "mlir/IR/Location.h"
+#include "pallas/analysis/detail/Apis.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -22,6 +23,9 @@
 namespace pd = pallas::dialect;
 
 namespace pallas::analysis::rewrite {
+
+// ref.at: a Ref view the translation unwraps (detail/Apis.def).
+constexpr llvm::StringRef kRefAt{detail::apiName(detail::Api::RefAt)};
 
 OpPos opPos(mlir::Location loc) {
   if (auto f = llvm::dyn_cast<mlir::FileLineColLoc>(loc)) {
@@ -156,7 +160,7 @@ private:
     std::string method;
     if (auto prim = llvm::dyn_cast<pd::PrimOp>(o)) {
       llvm::StringRef api = prim.getApi();
-      if (api == "ref.at") {
+      if (api == kRefAt) {
         keep = [this](TSNode n, TSNode) {
           TSNode v = fieldOf(n, "value");
           return typeOf(n) == "subscript" && typeOf(v) == "attribute" &&
@@ -216,7 +220,7 @@ private:
       llvm::StringRef api = prim.getApi();
       if (typeOf(n) == "subscript") {
         TSNode v = fieldOf(n, "value");
-        out.push_back(api == "ref.at" ? fieldOf(v, "object") : v);
+        out.push_back(api == kRefAt ? fieldOf(v, "object") : v);
         for (uint32_t i = 0, c = ts_node_child_count(n); i < c; ++i) {
           const char* f = ts_node_field_name_for_child(n, i);
           if (f && std::string_view(f) == "subscript")
@@ -475,7 +479,7 @@ private:
         }
       }
     }
-    if (api == "ref.at")
+    if (api == kRefAt)
       return refAt(o, 0);
     if (api.ends_with(".__getitem__")) {
       ExprP base = usable(o, operand(o, 0));
