@@ -4,9 +4,9 @@
 #include "Command.h"
 #include "ExecutionTrust.h"
 #include "check/Checker.h"
-#include "check/Config.h"
 #include "check/Report.h"
-#include "check/Rules.h"
+#include "config/Config.h"
+#include "config/Rules.h"
 #include "pallas/gpu/DeviceProbe.h"
 #include "pallas/knowledge/KnowledgeBase.h"
 

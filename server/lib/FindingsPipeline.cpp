@@ -1,6 +1,6 @@
 #include "FindingsPipeline.h"
 
-#include "check/Config.h"
+#include "config/Config.h"
 #include "pallas/analysis/Rewrite.h"
 
 #include <filesystem>

@@ -12,7 +12,7 @@
 // `check --select/--ignore` do.
 #pragma once
 
-#include "check/Policy.h"
+#include "config/Policy.h"
 #include "pallas/analysis/Finding.h"
 #include "pallas/analysis/Project.h"
 #include "pallas/analysis/Rewrite.h"

@@ -1,4 +1,4 @@
-#include "check/Config.h"
+#include "config/Config.h"
 
 #include "TempDir.h"
 

@@ -1,4 +1,4 @@
-#include "check/Glob.h"
+#include "config/Glob.h"
 
 #include <gtest/gtest.h>
 

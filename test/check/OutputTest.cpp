@@ -1,7 +1,7 @@
 // The four renderings, on findings built here (the formatter's input is a
 // plain struct; no analysis is involved).
 #include "check/Report.h"
-#include "check/Rules.h"
+#include "config/Rules.h"
 
 #include <cstdlib>
 #include <filesystem>

@@ -1,4 +1,4 @@
-#include "check/Policy.h"
+#include "config/Policy.h"
 
 #include <gtest/gtest.h>
 

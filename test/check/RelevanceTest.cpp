@@ -1,4 +1,4 @@
-// Which files `check` analyses (server/check/Relevance.h), and that skipping
+// Which files `check` analyses (server/cli/check/Relevance.h), and that skipping
 // the rest and splitting the run over workers loses no finding: runCheck on
 // real files, with the real analysis.
 #include "check/Relevance.h"

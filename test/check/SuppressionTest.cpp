@@ -1,4 +1,4 @@
-#include "check/Suppression.h"
+#include "config/Suppression.h"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // possible, so results line up with the repository; columns are Unicode code
 // points (run.columnKind), lines 1-based.
 #include "Report.h"
-#include "Rules.h"
+#include "config/Rules.h"
 
 #include <nlohmann/json.hpp>
 

@@ -5,10 +5,10 @@
 // severities), optionally apply fixes and analyse again.
 #pragma once
 
-#include "Config.h"
 #include "FixApplier.h"
-#include "Policy.h"
 #include "Report.h"
+#include "config/Config.h"
+#include "config/Policy.h"
 
 #include <filesystem>
 #include <functional>

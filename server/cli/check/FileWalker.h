@@ -7,7 +7,7 @@
 // followed (no cycles, no walking out of the tree).
 #pragma once
 
-#include "Config.h"
+#include "config/Config.h"
 
 #include <filesystem>
 #include <string>

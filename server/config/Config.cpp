@@ -5,8 +5,7 @@
 #include <system_error>
 
 // toml++ (Debian's libtomlplusplus-dev) in header-only mode: the parser is
-// compiled into this translation unit, so nothing needs linking (the
-// executable compiles server/check/*.cpp directly).
+// compiled into this translation unit, so nothing needs linking.
 #define TOML_HEADER_ONLY 1
 #define TOML_EXCEPTIONS 1
 #include <toml++/toml.h>

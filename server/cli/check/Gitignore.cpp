@@ -1,6 +1,6 @@
 #include "Gitignore.h"
 
-#include "Glob.h"
+#include "config/Glob.h"
 
 #include <algorithm>
 #include <fstream>

@@ -1,7 +1,7 @@
 // `json`: the Finding structure as is (0-based lines, UTF-8 byte columns), so
 // tools can map it back onto the analysis's own positions.
 #include "Report.h"
-#include "Rules.h"
+#include "config/Rules.h"
 
 #include <nlohmann/json.hpp>
 

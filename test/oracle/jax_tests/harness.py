@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""JAX's own Pallas GPU tests as a second oracle for pallas-lsp's path matrix.
+
+    python harness.py --jax-repo DIR [--bin pallas-lsp] [--python PY]
+                      [--per-method N] [--timeout S] [--out report.json]
+                      [--file tests/pallas/gpu_pallas_interpret_test.py ...]
+
+DIR is a checkout of jax-ml/jax at the tag matching the installed JAX
+(jax-v0.10.2); CI has no copy of it, so this runs by hand, outside the suite.
+
+For every test method of each file it
+1. predicts, from ``pallas-lsp check --format json``'s path matrix, whether
+   the launches written in the method's body run on each path: "no" when one
+   launch's path says no, "yes" when all say yes, else "may";
+2. runs the test with real JAX on CPU three ways (worker.py): as written,
+   with ``interpret=True`` forced, with GPU interpret mode forced;
+3. compares. A test that raised counts as "no" (the path cannot run it); a
+   test that passed, or failed on its own assertion after running, as "yes"
+   (a test expecting one error that got another counts as "no").
+   Skipped tests (the test's own choice) and methods with no launch written in
+   their body (the kernel is launched by a helper in another file or a method
+   of the test class) are listed apart, not counted.
+
+The report lists every disagreement with JAX's error so each can be explained
+(docs/analysis.md, "JAX's own tests as a second oracle").
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import subprocess
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[2]
+DEFAULT_FILES = [
+    "tests/pallas/gpu_pallas_interpret_test.py",
+    "tests/pallas/mosaic_gpu_test.py",
+]
+# The path-matrix column each way of running reads. "as-written" takes the
+# path the launch itself selects; compiled cannot run on a CPU and is skipped.
+MODE_COLUMN = {"interpret": "interpret", "gpu-interpret": "gpu_interpret"}
+SELECTS_COLUMN = {"interpret": "interpret", "interpret_gpu": "gpu_interpret"}
+MODES = ["as-written", "interpret", "gpu-interpret"]
+
+
+def test_methods(source: str) -> dict[str, tuple[int, int]]:
+  """Maps "Class.method" to the method's 0-based line range."""
+  out = {}
+  for node in ast.parse(source).body:
+    if isinstance(node, ast.ClassDef):
+      for item in node.body:
+        if isinstance(item, ast.FunctionDef) and item.name.startswith("test"):
+          out[f"{node.name}.{item.name}"] = (item.lineno - 1, item.end_lineno - 1)
+  return out
+
+
+def launches_of(binary: str, path: Path) -> list[dict]:
+  proc = subprocess.run([binary, "check", "--format", "json", str(path)],
+                        capture_output=True, text=True, timeout=600)
+  return json.loads(proc.stdout)["launches"]
+
+
+def predict(launches: list[dict], column_of) -> str | None:
+  verdicts = []
+  for launch in launches:
+    column = column_of(launch)
+    if column is None:
+      return None
+    verdicts.append(launch["paths"][column]["runs"])
+  if not verdicts:
+    return None
+  if "no" in verdicts:
+    return "no"
+  return "yes" if all(v == "yes" for v in verdicts) else "may"
+
+
+def as_written_column(launch: dict):
+  selects = launch.get("selects") or []
+  columns = {SELECTS_COLUMN.get(s) for s in selects}
+  return columns.pop() if len(columns) == 1 and None not in columns else None
+
+
+def method_of(test_id: str, methods: dict[str, tuple[int, int]]) -> str | None:
+  """Parameterized tests are named after their method plus a suffix; classes
+  that inherit the method (the WG and arch variants) name the base class."""
+  cls, name = test_id.split(".", 1)
+  best = None
+  for key in methods:
+    mcls, mname = key.split(".", 1)
+    if name.startswith(mname) and (mcls == cls) and (best is None or len(mname) > len(best[1])):
+      best = (key, mname)
+  return best[0] if best else None
+
+
+def run_worker(python: str, mode: str, test_file: Path, ids: list[str], timeout: int) -> dict:
+  """Runs ids in one process; a crash or hang of that process marks the test
+  it was on and the rest continue in a new process."""
+  results: dict[str, dict] = {}
+  pending = list(ids)
+  while pending:
+    cmd = [python, str(HERE / "worker.py"), mode, str(test_file), "--timeout", str(timeout), *pending]
+    try:
+      proc = subprocess.run(cmd, capture_output=True, text=True,
+                            timeout=timeout * len(pending) + 120, cwd=test_file.parent)
+      out = proc.stdout
+    except subprocess.TimeoutExpired as e:
+      out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+    for line in out.splitlines():
+      if line.startswith("{"):
+        row = json.loads(line)
+        results[row["id"]] = row
+    done = [t for t in pending if t in results]
+    rest = [t for t in pending if t not in results]
+    if rest and len(done) == 0 or rest and rest == pending:
+      results[rest[0]] = {"id": rest[0], "outcome": "error", "type": "WorkerDied",
+                          "message": "the test process ended without a result"}
+      rest = rest[1:]
+    pending = rest
+  return results
+
+
+def list_tests(python: str, test_file: Path) -> list[str]:
+  proc = subprocess.run([python, str(HERE / "worker.py"), "as-written", str(test_file), "--list"],
+                        capture_output=True, text=True, timeout=600, cwd=test_file.parent)
+  return [json.loads(l)["id"] for l in proc.stdout.splitlines() if l.startswith("{")]
+
+
+def observed(row: dict) -> str | None:
+  """A test written with assertRaisesRegex that fails because JAX raised a
+  DIFFERENT error than the test expects ('"A" does not match "B"') saw the
+  kernel raise B on this path: that path cannot run it."""
+  if row["outcome"] == "fail" and '" does not match "' in row["message"]:
+    return "no"
+  return {"pass": "yes", "fail": "yes", "error": "no", "timeout": None, "skip": None}[row["outcome"]]
+
+
+def main() -> int:
+  ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+  ap.add_argument("--jax-repo", required=True, type=Path)
+  ap.add_argument("--bin", default=str(ROOT / "build/server/pallas-lsp"))
+  ap.add_argument("--python", default=str(ROOT / ".venv/bin/python"))
+  ap.add_argument("--file", action="append", dest="files")
+  ap.add_argument("--per-method", type=int, default=1,
+                  help="parameterized instances run per method (0: all)")
+  ap.add_argument("--timeout", type=int, default=120)
+  ap.add_argument("--mode", action="append", dest="modes", choices=MODES,
+                  help="ways of running (default: all three)")
+  ap.add_argument("--out", type=Path, default=Path("jax-tests-oracle.json"))
+  args = ap.parse_args()
+
+  rows = []
+  for rel in args.files or DEFAULT_FILES:
+    test_file = args.jax_repo / rel
+    methods = test_methods(test_file.read_text())
+    by_method: dict[str, list[dict]] = defaultdict(list)
+    for launch in launches_of(args.bin, test_file):
+      line = launch["range"]["start"]["line"]
+      for key, (lo, hi) in methods.items():
+        if lo <= line <= hi:
+          by_method[key].append(launch)
+    chosen: list[str] = []
+    unmapped: dict[str, bool] = {}
+    seen = Counter()
+    for tid in list_tests(args.python, test_file):
+      key = method_of(tid, methods)
+      if key is None or key not in by_method:
+        # No launch written in the method: nothing to compare (counted apart).
+        unmapped[key or tid] = True
+        continue
+      seen[key] += 1
+      if args.per_method == 0 or seen[key] <= args.per_method:
+        chosen.append(tid)
+    print(f"{rel}: {len(chosen)} tests run; {len(unmapped)} methods without a launch in their body",
+          file=sys.stderr)
+    for key in unmapped:
+      rows.append({"file": rel, "test": key, "method": key, "mode": "-", "predicted": None,
+                   "observed": "-", "outcome": "not run", "error": ""})
+    for mode in args.modes or MODES:
+      results = run_worker(args.python, mode, test_file, chosen, args.timeout)
+      for tid in chosen:
+        key = method_of(tid, methods)
+        column_of = as_written_column if mode == "as-written" else (lambda _l, m=mode: MODE_COLUMN[m])
+        row = results[tid]
+        rows.append({"file": rel, "test": tid, "method": key, "mode": mode,
+                     "predicted": predict(by_method.get(key, []), column_of),
+                     "observed": observed(row), "outcome": row["outcome"],
+                     "error": f"{row['type']}: {row['message']}" if row["type"] else ""})
+      print(f"  {mode}: done", file=sys.stderr)
+
+  table = Counter()
+  for r in rows:
+    if r["observed"] is None:
+      table[(r["file"], r["mode"], "not counted: " + r["outcome"])] += 1
+    elif r["predicted"] is None:
+      table[(r["file"], r["mode"], "not counted: no launch in the method")] += 1
+    elif r["predicted"] == "may":
+      table[(r["file"], r["mode"], "may")] += 1
+    elif r["predicted"] == r["observed"]:
+      table[(r["file"], r["mode"], "agree")] += 1
+    else:
+      table[(r["file"], r["mode"], f"DISAGREE predicted {r['predicted']}")] += 1
+  args.out.write_text(json.dumps({"rows": rows}, indent=1))
+  agree = sum(v for k, v in table.items() if k[2] == "agree")
+  counted = sum(v for k, v in table.items() if k[2] == "agree" or k[2].startswith("DISAGREE"))
+  for k in sorted(table):
+    print(f"{k[0]:45} {k[1]:14} {k[2]:45} {table[k]}")
+  print(f"agreement: {agree}/{counted} (test, path) pairs")
+  for r in rows:
+    if r["observed"] is not None and r["predicted"] in ("yes", "no") and r["predicted"] != r["observed"]:
+      print(f"DISAGREE {r['mode']:14} {r['test']}: predicted {r['predicted']}, JAX {r['outcome']} {r['error']}")
+  return 0
+
+
+if __name__ == "__main__":
+  sys.exit(main())
