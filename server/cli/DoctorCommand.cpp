@@ -49,7 +49,17 @@ std::vector<std::string> knowledgeTables() {
   return {};
 }
 
-json probeJson(const gpu::ProbeResult& probe) {
+// Whether the table says a GPU of `cc` has what `primitive` needs (wgmma:
+// Hopper; tcgen05_mma: datacenter Blackwell); null when the table does not say.
+json tableAllows(const knowledge::KnowledgeBase* kb, const char* primitive,
+                 gpu::ComputeCapability cc) {
+  const knowledge::PrimitiveFacts* p = kb ? kb->primitive(primitive) : nullptr;
+  if (!p)
+    return nullptr;
+  return !p->hardware || p->hardware->allows({cc.major, cc.minor});
+}
+
+json probeJson(const gpu::ProbeResult& probe, const knowledge::KnowledgeBase* kb) {
   json devices = json::array();
   for (const gpu::DeviceInfo& d : probe.devices)
     devices.push_back({{"ordinal", d.ordinal},
@@ -59,8 +69,8 @@ json probeJson(const gpu::ProbeResult& probe) {
                        {"generation", gpu::generationName(d.generation())},
                        {"memory_bytes", d.totalMemoryBytes},
                        {"mosaic_gpu", d.mosaicCapable()},
-                       {"wgmma", gpu::supports(d.capability, gpu::Feature::Wgmma)},
-                       {"tcgen05", gpu::supports(d.capability, gpu::Feature::Tcgen05)}});
+                       {"wgmma", tableAllows(kb, "wgmma", d.capability)},
+                       {"tcgen05", tableAllows(kb, "tcgen05_mma", d.capability)}});
   return {{"status", gpu::probeStatusName(probe.status)},
           {"library", probe.library},
           {"detail", probe.detail},
@@ -153,7 +163,7 @@ int runDoctor(const std::vector<std::string>& args) {
   if (asJson) {
     json out = {
         {"python", {{"interpreter", interpreter}, {"environment", environment}}},
-        {"gpu", probeJson(probe)},
+        {"gpu", probeJson(probe, loaded ? &*loaded.base : nullptr)},
         {"knowledge",
          {{"jax_version", jaxVersion},
           {"how", loaded.how},
