@@ -46,7 +46,7 @@ def Pallas_AnyValue : AnyTypeOf<[Pallas_ValueType, Pallas_RefType]>;
 class Pallas_Op<string mnemonic, list<Trait> traits = []>
     : Op<Pallas_Dialect, mnemonic, traits>;
 
-def Pallas_FuncOp : Pallas_Op<"func", [Symbol, NoTerminator]> {
+def Pallas_FuncOp : Pallas_Op<"func", [Symbol, NoTerminator, SingleBlock]> {
   let summary = "a module-level Python function, method, or top-level statement";
   let description = [{
     `kind` is "def" (a module-level function), "method" (a method of a
@@ -64,7 +64,7 @@ def Pallas_FuncOp : Pallas_Op<"func", [Symbol, NoTerminator]> {
   let hasVerifier = 1;
 }
 
-def Pallas_ClosureOp : Pallas_Op<"closure", [NoTerminator]> {
+def Pallas_ClosureOp : Pallas_Op<"closure", [NoTerminator, SingleBlock]> {
   let summary = "a nested def or a lambda; its value is the Python callable";
   let description = [{
     `kind` is "def" or "lambda". The region may use values of the enclosing
@@ -134,7 +134,7 @@ def Pallas_PrimOp : Pallas_Op<"prim"> {
   let hasVerifier = 1;
 }
 
-def Pallas_InlineMgpuOp : Pallas_Op<"inline_mgpu", [NoTerminator]> {
+def Pallas_InlineMgpuOp : Pallas_Op<"inline_mgpu", [NoTerminator, SingleBlock]> {
   let summary = "a call of a plgpu.inline_mgpu-decorated function: binds inline_mgpu_p";
   let description = [{
     Emitted inside the `pallas.func`/`pallas.closure` that the decorated def
@@ -183,7 +183,7 @@ def Pallas_CallIndirectOp : Pallas_Op<"call_indirect"> {
   let hasVerifier = 1;
 }
 
-def Pallas_ScopeOp : Pallas_Op<"scope", [NoTerminator]> {
+def Pallas_ScopeOp : Pallas_Op<"scope", [NoTerminator, SingleBlock]> {
   let summary = "code that runs inside a higher-order construct: loop, scoped allocation, condition, context";
   let description = [{
     `api`: "pl.run_scoped", "pl.run_state", "plgpu.emit_pipeline",
@@ -211,7 +211,7 @@ def Pallas_ScopeOp : Pallas_Op<"scope", [NoTerminator]> {
   let hasVerifier = 1;
 }
 
-def Pallas_IfOp : Pallas_Op<"if", [NoTerminator]> {
+def Pallas_IfOp : Pallas_Op<"if", [NoTerminator, SingleBlock]> {
   let summary = "a Python if statement (or conditional expression)";
   let description = [{
     `static_cond` is set when the condition is statically known (a literal,

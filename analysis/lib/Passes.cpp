@@ -1,5 +1,6 @@
-// The pass registry, the Workspace view over the Project's documents, and
-// the helpers passes use to read the dialect (Passes.h).
+// The Workspace view over the Project's documents, the call graph every
+// Workspace answers from its modules, and the helpers passes use to read the
+// dialect (Passes.h).
 #include "pallas/analysis/detail/Passes.h"
 
 #include "WorkspaceImpl.h"
@@ -8,18 +9,9 @@
 #include "pallas/analysis/detail/Apis.h"
 #include "pallas/analysis/detail/Dialect.h"
 
-#include <mutex>
-
 namespace pallas::analysis::detail {
 
 namespace pd = pallas::dialect;
-
-PassRegistry& passRegistry() {
-  static PassRegistry registry;
-  static std::once_flag once;
-  std::call_once(once, [] { registerBuiltinPasses(registry); });
-  return registry;
-}
 
 // ---- Workspace -------------------------------------------------------------
 
@@ -49,20 +41,19 @@ FunctionRef WorkspaceImpl::function(const std::string& path, llvm::StringRef sym
   return {path, f == fns.byName.end() ? pd::FuncOp() : f->second};
 }
 
-FunctionRef WorkspaceImpl::resolveCall(const std::string& fromPath, pd::CallOp call) const {
+FunctionRef Workspace::resolveCall(const std::string& fromPath, pd::CallOp call) const {
   std::string path = call.getCalleeFile() ? call.getCalleeFile()->str() : fromPath;
   return function(path, call.getCallee());
 }
 
-FunctionRef WorkspaceImpl::resolveLaunchBody(const std::string& fromPath,
-                                             pd::LaunchOp launch) const {
+FunctionRef Workspace::resolveLaunchBody(const std::string& fromPath, pd::LaunchOp launch) const {
   if (!launch.getBody())
     return {fromPath, {}};
   std::string path = launch.getBodyFile() ? launch.getBodyFile()->str() : fromPath;
   return function(path, *launch.getBody());
 }
 
-std::vector<CallEdge> WorkspaceImpl::callEdges() const {
+std::vector<CallEdge> Workspace::callEdges() const {
   std::vector<CallEdge> edges;
   for (const std::string& path : documents()) {
     mlir::ModuleOp m = module(path);
@@ -87,8 +78,7 @@ std::vector<CallEdge> WorkspaceImpl::callEdges() const {
   return edges;
 }
 
-std::vector<CallEdge> WorkspaceImpl::callersOf(const std::string& path,
-                                               llvm::StringRef symbol) const {
+std::vector<CallEdge> Workspace::callersOf(const std::string& path, llvm::StringRef symbol) const {
   std::vector<CallEdge> out;
   for (CallEdge& e : callEdges())
     if (e.calleePath == path && e.calleeSymbol == symbol)

@@ -14,6 +14,7 @@
 #include "mlir/IR/Verifier.h"
 #include "pallas/analysis/SourceFile.h"
 #include "pallas/analysis/detail/Dialect.h"
+#include "pallas/analysis/detail/PallasPass.h"
 #include "pallas/analysis/detail/Passes.h"
 #include "pallas/knowledge/KnowledgeBase.h"
 
@@ -746,15 +747,15 @@ std::vector<LaunchPaths> Project::launchPaths(const std::string& path) const {
   detail::WorkspaceImpl ws = impl_->workspace();
   std::vector<Finding> unused;
   detail::PassContext ctx{ws, path, *d->module, impl_->options, unused};
-  const auto& matrix = detail::passRegistry().pathMatrix();
-  if (!matrix)
-    return {};
-  try {
-    return matrix(ctx);
-  } catch (const std::exception& e) {
-    impl_->log("pallas: path matrix failed on " + path + ": " + e.what());
-    return {};
-  }
+  std::vector<LaunchPaths> out;
+  detail::ProductRun run{ctx,
+                         [&](llvm::StringRef, const std::string& what) {
+                           impl_->log("pallas: path matrix failed on " + path + ": " + what);
+                           out.clear();
+                         },
+                         &out};
+  detail::runPathMatrixPass(run);
+  return out;
 }
 
 std::vector<Finding> Project::findings(const std::string& path) const {
@@ -766,14 +767,12 @@ std::vector<Finding> Project::findings(const std::string& path) const {
   std::vector<Finding> out;
   detail::WorkspaceImpl ws = impl_->workspace();
   detail::PassContext ctx{ws, path, *d->module, impl_->options, out};
-  for (const auto& pass : detail::passRegistry().passes()) {
-    try {
-      pass.fn(ctx);
-    } catch (const std::exception& e) {
-      // A pass bug must not take the server down; say which pass failed.
-      impl_->log("pallas: pass " + pass.name + " failed on " + path + ": " + e.what());
-    }
-  }
+  // A pass bug must not take the server down; say which pass failed.
+  detail::ProductRun run{ctx, [&](llvm::StringRef pass, const std::string& what) {
+                           impl_->log("pallas: pass " + pass.str() + " failed on " + path + ": " +
+                                      what);
+                         }};
+  detail::runFindingsPasses(run);
   std::map<std::string, std::vector<std::string_view>> lines; // per document, split once
   auto linesOf = [&](const std::string& p) -> const std::vector<std::string_view>* {
     auto it = lines.find(p);

@@ -52,11 +52,6 @@ public:
   std::vector<std::string> documents() const override;
   mlir::ModuleOp module(const std::string& path) const override;
   FunctionRef function(const std::string& path, llvm::StringRef symbol) const override;
-  FunctionRef resolveCall(const std::string& fromPath, dialect::CallOp call) const override;
-  FunctionRef resolveLaunchBody(const std::string& fromPath,
-                                dialect::LaunchOp launch) const override;
-  std::vector<CallEdge> callEdges() const override;
-  std::vector<CallEdge> callersOf(const std::string& path, llvm::StringRef symbol) const override;
 
 private:
   Lookup lookup_;

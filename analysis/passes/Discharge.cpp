@@ -9,6 +9,7 @@
 #include "LaunchRuns.h"
 #include "PassKnowledge.h"
 #include "PathRules.h"
+#include "pallas/analysis/detail/PallasPass.h"
 #include "pallas/analysis/detail/Passes.h"
 
 #include "llvm/Support/Path.h"
@@ -178,8 +179,16 @@ void runDischarge(detail::PassContext& ctx) {
 
 } // namespace pallas::analysis::passes
 
-namespace pallas::analysis::detail {
-void pallasRegisterPasses_Discharge(PassRegistry& registry) {
-  registry.add("discharge", [](PassContext& ctx) { passes::runDischarge(ctx); });
-}
-} // namespace pallas::analysis::detail
+// ---- the pass (Passes.td: pallas-discharge) -----------------------------------
+namespace pallas::analysis::passes {
+#define GEN_PASS_DECL_PALLASDISCHARGE
+#define GEN_PASS_DEF_PALLASDISCHARGE
+#include "pallas/analysis/detail/Passes.h.inc"
+namespace {
+struct DischargePass : detail::PallasPass<DischargePass, impl::PallasDischargeBase> {
+  using PallasPass::PallasPass;
+  void run(detail::PassContext& ctx) { runDischarge(ctx); }
+};
+const detail::FindingsPassRegistration<DischargePass> registration;
+} // namespace
+} // namespace pallas::analysis::passes

@@ -6,6 +6,7 @@
 #include "KernelWalk.h"
 #include "PassKnowledge.h"
 #include "pallas/analysis/Rules.h"
+#include "pallas/analysis/detail/PallasPass.h"
 #include "pallas/analysis/detail/Passes.h"
 
 #include "llvm/Support/Path.h"
@@ -89,8 +90,16 @@ void runHardware(detail::PassContext& ctx) {
 
 } // namespace pallas::analysis::passes
 
-namespace pallas::analysis::detail {
-void pallasRegisterPasses_Hardware(PassRegistry& registry) {
-  registry.add("hardware", [](PassContext& ctx) { passes::runHardware(ctx); });
-}
-} // namespace pallas::analysis::detail
+// ---- the pass (Passes.td: pallas-hardware) ------------------------------------
+namespace pallas::analysis::passes {
+#define GEN_PASS_DECL_PALLASHARDWARE
+#define GEN_PASS_DEF_PALLASHARDWARE
+#include "pallas/analysis/detail/Passes.h.inc"
+namespace {
+struct HardwarePass : detail::PallasPass<HardwarePass, impl::PallasHardwareBase> {
+  using PallasPass::PallasPass;
+  void run(detail::PassContext& ctx) { runHardware(ctx); }
+};
+const detail::FindingsPassRegistration<HardwarePass> registration;
+} // namespace
+} // namespace pallas::analysis::passes

@@ -63,8 +63,3 @@ const PathCheck& inlineMgpuOnPathCheck() {
 }
 
 } // namespace pallas::analysis::passes
-
-namespace pallas::analysis::detail {
-// Not a pass: every analysis/passes/*.cpp is registered by its stem.
-void pallasRegisterPasses_InlineMgpuOnPath(PassRegistry&) {}
-} // namespace pallas::analysis::detail

@@ -6,6 +6,7 @@
 #include "LaunchRuns.h"
 #include "PassKnowledge.h"
 #include "pallas/analysis/Rules.h"
+#include "pallas/analysis/detail/PallasPass.h"
 #include "pallas/analysis/detail/Passes.h"
 
 #include "llvm/ADT/DenseSet.h"
@@ -175,9 +176,17 @@ void runInlineMgpuSignature(detail::PassContext& ctx) {
 
 } // namespace pallas::analysis::passes
 
-namespace pallas::analysis::detail {
-void pallasRegisterPasses_InlineMgpuSignature(PassRegistry& registry) {
-  registry.add("inline-mgpu-signature",
-               [](PassContext& ctx) { passes::runInlineMgpuSignature(ctx); });
-}
-} // namespace pallas::analysis::detail
+// ---- the pass (Passes.td: pallas-inline-mgpu-signature) -------------------------
+namespace pallas::analysis::passes {
+#define GEN_PASS_DECL_PALLASINLINEMGPUSIGNATURE
+#define GEN_PASS_DEF_PALLASINLINEMGPUSIGNATURE
+#include "pallas/analysis/detail/Passes.h.inc"
+namespace {
+struct InlineMgpuSignaturePass
+    : detail::PallasPass<InlineMgpuSignaturePass, impl::PallasInlineMgpuSignatureBase> {
+  using PallasPass::PallasPass;
+  void run(detail::PassContext& ctx) { runInlineMgpuSignature(ctx); }
+};
+const detail::FindingsPassRegistration<InlineMgpuSignaturePass> registration;
+} // namespace
+} // namespace pallas::analysis::passes

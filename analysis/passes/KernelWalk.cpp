@@ -996,8 +996,3 @@ void KernelWalk::walkScopeBody(pd::ScopeOp scope) {
 }
 
 } // namespace pallas::analysis::passes
-
-namespace pallas::analysis::detail {
-// Not a pass: every analysis/passes/*.cpp is registered by its stem.
-void pallasRegisterPasses_KernelWalk(PassRegistry&) {}
-} // namespace pallas::analysis::detail

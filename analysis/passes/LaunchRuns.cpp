@@ -255,8 +255,3 @@ void checkDocumentAndCallers(detail::PassContext& ctx, const DocumentCheck& chec
 }
 
 } // namespace pallas::analysis::passes
-
-namespace pallas::analysis::detail {
-// Not a pass: every analysis/passes/*.cpp is registered by its stem.
-void pallasRegisterPasses_LaunchRuns(PassRegistry&) {}
-} // namespace pallas::analysis::detail

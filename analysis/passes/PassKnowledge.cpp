@@ -10,8 +10,3 @@ std::shared_ptr<const knowledge::KnowledgeBase> knowledgeFor(const ProjectOption
 }
 
 } // namespace pallas::analysis::passes
-
-namespace pallas::analysis::detail {
-// Not a pass: every analysis/passes/*.cpp is registered by its stem.
-void pallasRegisterPasses_PassKnowledge(PassRegistry&) {}
-} // namespace pallas::analysis::detail

@@ -8,6 +8,7 @@
 #include "KernelWalk.h"
 #include "PassKnowledge.h"
 #include "PathRules.h"
+#include "pallas/analysis/detail/PallasPass.h"
 #include "pallas/analysis/detail/Passes.h"
 
 namespace pallas::analysis::passes {
@@ -136,8 +137,53 @@ std::vector<LaunchPaths> matrix(detail::PassContext& ctx) {
 
 } // namespace pallas::analysis::passes
 
+// ---- the pass (Passes.td: pallas-path-matrix) ---------------------------------
+namespace pallas::analysis::passes {
+#define GEN_PASS_DECL_PALLASPATHMATRIX
+#define GEN_PASS_DEF_PALLASPATHMATRIX
+#include "pallas/analysis/detail/Passes.h.inc"
+namespace {
+
+mlir::Location locationOf(mlir::MLIRContext* context, const SourceLocation& at) {
+  return mlir::FileLineColLoc::get(context, at.path, at.range.start.line + 1,
+                                   at.range.start.column + 1);
+}
+
+// On a .mlir file: one remark per launch, one note per path of its matrix.
+void emitMatrix(mlir::MLIRContext* context, const LaunchPaths& lp) {
+  mlir::InFlightDiagnostic diag = mlir::emitRemark(locationOf(context, lp.launch));
+  diag << "path matrix of " << lp.api << " (selects";
+  for (const std::string& s : lp.selects)
+    diag << " " << s;
+  diag << ")";
+  for (const LaunchPathVerdict& v : lp.paths) {
+    mlir::Diagnostic& note = diag.attachNote(locationOf(context, v.at ? *v.at : lp.launch))
+                             << v.path << ": " << v.verdict;
+    if (v.verdict != "yes")
+      note << " (" << v.primitive << " from " << v.api << ": " << v.error << ")";
+  }
+}
+
+struct PathMatrixPass : detail::PallasPass<PathMatrixPass, impl::PallasPathMatrixBase> {
+  using PallasPass::PallasPass;
+  void run(detail::PassContext& ctx) {
+    std::vector<LaunchPaths> launches = matrix(ctx);
+    if (product_ && product_->launchPaths) {
+      *product_->launchPaths = std::move(launches);
+      return;
+    }
+    for (const LaunchPaths& lp : launches)
+      emitMatrix(getOperation().getContext(), lp);
+  }
+};
+
+} // namespace
+} // namespace pallas::analysis::passes
+
 namespace pallas::analysis::detail {
-void pallasRegisterPasses_PathMatrix(PassRegistry& registry) {
-  registry.setPathMatrix([](PassContext& ctx) { return passes::matrix(ctx); });
+std::unique_ptr<mlir::Pass> createPathMatrixPass(ProductRun* run) {
+  auto pass = std::make_unique<passes::PathMatrixPass>();
+  pass->setProductRun(run);
+  return pass;
 }
 } // namespace pallas::analysis::detail

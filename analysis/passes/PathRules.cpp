@@ -325,8 +325,3 @@ std::optional<Failure> decide(const Binding& b, ExecPath path, const LaunchFacts
 }
 
 } // namespace pallas::analysis::passes
-
-namespace pallas::analysis::detail {
-// Not a pass: every analysis/passes/*.cpp is registered by its stem.
-void pallasRegisterPasses_PathRules(PassRegistry&) {}
-} // namespace pallas::analysis::detail

@@ -64,8 +64,3 @@ Failure retraceCollectiveFailure(const Binding& b, const LaunchFacts& launch,
 }
 
 } // namespace pallas::analysis::passes
-
-namespace pallas::analysis::detail {
-// Not a pass: every analysis/passes/*.cpp is registered by its stem.
-void pallasRegisterPasses_PrimitiveOnPath(PassRegistry&) {}
-} // namespace pallas::analysis::detail

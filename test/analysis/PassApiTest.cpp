@@ -1,7 +1,8 @@
 // The internal API the discharge passes build on (detail/Passes.h): the
 // Workspace view, cross-file resolution, the call graph, Ref provenance and
-// kernel parameter roles, run through Project::findings' pass hook.
+// kernel parameter roles, run by a test pass in Project::findings' pipeline.
 #include "AnalysisTestUtil.h"
+#include "pallas/analysis/detail/PallasPass.h"
 #include "pallas/analysis/detail/Passes.h"
 
 #include <functional>
@@ -13,16 +14,29 @@ namespace pd = pallas::dialect;
 
 namespace {
 
-// The pass registry is process-wide: the test pass runs the current test's
-// check only while one is installed.
+// The findings pipeline is process-wide: the test pass runs the current
+// test's check only while one is installed.
 std::function<void(detail::PassContext&)>* gCheck = nullptr;
+
+// A pass of the product's pipeline (an mlir::Pass like the real ones, run by
+// Project::findings' PassManager) that hands the check its PassContext.
+struct CapturePass : mlir::PassWrapper<CapturePass, mlir::OperationPass<mlir::ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CapturePass)
+  llvm::StringRef getArgument() const override { return "test-capture"; }
+  detail::ProductRun* run = nullptr;
+  void runOnOperation() override {
+    if (gCheck && run)
+      (*gCheck)(run->ctx);
+  }
+};
 
 void installTestPass() {
   static bool once = [] {
-    detail::passRegistry().add("test.capture", [](detail::PassContext& ctx) {
-      if (gCheck)
-        (*gCheck)(ctx);
-    });
+    detail::findingsPasses().push_back({"test-capture", [](detail::ProductRun* run) {
+                                          auto pass = std::make_unique<CapturePass>();
+                                          pass->run = run;
+                                          return std::unique_ptr<mlir::Pass>(std::move(pass));
+                                        }});
     return true;
   }();
   (void)once;

@@ -1,12 +1,9 @@
 // Internal API for the analysis passes (analysis/passes/*.cpp): the modules
-// of the workspace's documents, the cross-file call graph, and the registry
-// `Project::findings` runs. MLIR-heavy: include only from pass TUs and tests.
+// of the workspace's documents, the cross-file call graph, and the context a
+// pass body runs with. MLIR-heavy: include only from pass TUs and tests.
 //
-// Adding a pass: create analysis/passes/Foo.cpp defining
-//   void pallasRegisterPasses_Foo(pallas::analysis::detail::PassRegistry& r) {
-//     r.add("foo", [](PassContext& ctx) { ... ctx.findings.push_back(...); });
-//   }
-// and re-run CMake (the folder is globbed; the registration call is generated).
+// The passes are mlir::Passes (analysis/passes/Passes.td, PallasPass.h);
+// adding one is described in analysis/docs/dialect.md, "Adding a pass".
 #pragma once
 
 #include "mlir/IR/BuiltinOps.h"
@@ -47,16 +44,16 @@ public:
   virtual mlir::ModuleOp module(const std::string& path) const = 0;
   // The pallas.func `symbol` of `path`'s module.
   virtual FunctionRef function(const std::string& path, llvm::StringRef symbol) const = 0;
+  // The rest is answered from the three above (Passes.cpp).
   // Where a pallas.call (in the document `fromPath`) goes.
-  virtual FunctionRef resolveCall(const std::string& fromPath, dialect::CallOp call) const = 0;
+  virtual FunctionRef resolveCall(const std::string& fromPath, dialect::CallOp call) const;
   // The kernel body of a launch when it is a module-level function.
   virtual FunctionRef resolveLaunchBody(const std::string& fromPath,
-                                        dialect::LaunchOp launch) const = 0;
+                                        dialect::LaunchOp launch) const;
   // Every pallas.call and function-bodied pallas.launch edge of the workspace.
-  virtual std::vector<CallEdge> callEdges() const = 0;
+  virtual std::vector<CallEdge> callEdges() const;
   // Edges that end in (path, symbol).
-  virtual std::vector<CallEdge> callersOf(const std::string& path,
-                                          llvm::StringRef symbol) const = 0;
+  virtual std::vector<CallEdge> callersOf(const std::string& path, llvm::StringRef symbol) const;
 };
 
 struct PassContext {
@@ -66,31 +63,6 @@ struct PassContext {
   const ProjectOptions& options;
   std::vector<Finding>& findings; // append here
 };
-
-using PassFn = std::function<void(PassContext&)>;
-
-class PassRegistry {
-public:
-  void add(std::string name, PassFn fn) { passes_.push_back({std::move(name), std::move(fn)}); }
-  struct Entry {
-    std::string name;
-    PassFn fn;
-  };
-  const std::vector<Entry>& passes() const { return passes_; }
-  // The per-launch path matrix (analysis/passes/PathMatrix.cpp registers it).
-  using MatrixFn = std::function<std::vector<LaunchPaths>(PassContext&)>;
-  void setPathMatrix(MatrixFn fn) { matrix_ = std::move(fn); }
-  const MatrixFn& pathMatrix() const { return matrix_; }
-
-private:
-  std::vector<Entry> passes_;
-  MatrixFn matrix_;
-};
-
-// Generated from analysis/passes/*.cpp (see analysis/CMakeLists.txt).
-void registerBuiltinPasses(PassRegistry& registry);
-// The process-wide registry, filled with the built-in passes on first use.
-PassRegistry& passRegistry();
 
 // ---- helpers over the dialect ------------------------------------------------
 

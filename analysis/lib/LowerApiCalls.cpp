@@ -1,0 +1,161 @@
+// Lowering of a call of a JAX/Pallas API (by canonical name): launches,
+// functools.partial of a construct, factories waiting for their body, and the
+// lax loops and conditionals whose bodies become pallas.scope regions.
+#include "Lowerer.h"
+
+namespace pallas::analysis::lower {
+
+TSNode CallArguments::positional(unsigned index) const {
+  if (isNull(list) || is(list, "generator_expression"))
+    return TSNode{};
+  unsigned k = 0;
+  for (uint32_t i = 0, c = ts_node_named_child_count(list); i < c; ++i) {
+    TSNode ch = ts_node_named_child(list, i);
+    std::string_view t = syntax::type(ch);
+    if (t == "keyword_argument" || t == "comment" || t == "list_splat" || t == "dictionary_splat")
+      continue;
+    if (k++ == index)
+      return ch;
+  }
+  return TSNode{};
+}
+
+TSNode CallArguments::keyword(std::string_view name) const {
+  if (isNull(list))
+    return TSNode{};
+  for (uint32_t i = 0, c = ts_node_named_child_count(list); i < c; ++i) {
+    TSNode ch = ts_node_named_child(list, i);
+    if (is(ch, "keyword_argument") && doc.textOf(field(ch, "name")) == name)
+      return field(ch, "value");
+  }
+  return TSNode{};
+}
+
+TSNode CallArguments::positionalOrKeyword(unsigned index, std::string_view name) const {
+  TSNode p = positional(index);
+  return isNull(p) ? keyword(name) : p;
+}
+
+// A call of a JAX/Pallas API (canonical name).
+mlir::Value Lowerer::lowerApiCall(TSNode n, const std::string& api, TSNode argList) {
+  CallArguments args{argList, doc_};
+  if (isLaunchApi(api))
+    return lowerLaunchCall(n, api, args);
+  if (api == "functools.partial")
+    return lowerPartialCall(n, api, args);
+  if (api == "pl.when" || api == "pl.loop" || api == "plgpu.nd_loop" || api == "plgpu.inline_mgpu")
+    return factoryValue(n, api, false);
+  if (api == "pl.run_scoped")
+    return applyBodyInCall(n, api, args.positionalOrKeyword(0, "f"));
+  if (api == "pl.run_state")
+    return applyBodyInCall(n, api, args.positional(0));
+  if (api == "plgpu.emit_pipeline" || api == "plgpu.emit_pipeline_warp_specialized")
+    return applyBodyInCall(n, api, args.positionalOrKeyword(0, "body"));
+  if (api == "lax.fori_loop" || api == "jax.lax.fori_loop")
+    return lowerForiLoop(n, args);
+  if (api == "lax.while_loop")
+    return lowerWhileLoop(n, api, args);
+  if (api == "lax.cond")
+    return lowerCond(n, api, args);
+  Args a = lowerArgs(argList);
+  if (api == "interpret.set_gpu_interpret_mode") {
+    // Global from here on: the launches lowered after it run interpreted.
+    TSPoint p = ts_node_start_point(n);
+    contexts_.push_back(Context{"set_gpu_interpret_mode", p.row + 1, p.column + 1});
+  }
+  return prim(n, api, a);
+}
+
+// An API called without its body: a value that emits the construct when it
+// is applied to one (a decorator, a second call).
+mlir::Value Lowerer::factoryValue(TSNode n, std::string api, bool viaPartial) {
+  mlir::Value v = opaque(n, "factory", {});
+  Factory f;
+  f.api = std::move(api);
+  f.call = n;
+  f.viaPartial = viaPartial;
+  info_[v].factory = f;
+  return v;
+}
+
+// `pl.pallas_call(kernel, ...)` (also plgpu.kernel, pl.kernel, pl.core_map):
+// a launch when the body is given, else a factory waiting for it.
+mlir::Value Lowerer::lowerLaunchCall(TSNode n, const std::string& api, const CallArguments& args) {
+  TSNode body = api == "pl.core_map" ? TSNode{} : args.positionalOrKeyword(0, "body");
+  if (api == "pl.kernel" && isNull(args.positional(0)))
+    body = args.keyword("body");
+  if (isNull(body))
+    return factoryValue(n, api, false);
+  return emitLaunch(n, api, "call", n, nullptr, callableOf(body));
+}
+
+// `functools.partial(construct, ...)` of a launch or a body-taking construct
+// is a factory; any other partial is an ordinary primitive.
+mlir::Value Lowerer::lowerPartialCall(TSNode n, const std::string& api, const CallArguments& args) {
+  TSNode first = args.positional(0);
+  if (!isNull(first) && (is(first, "identifier") || is(first, "attribute"))) {
+    if (auto b = resolveBinding(first); b && b->file.empty() && names::isJaxName(b->target)) {
+      std::string inner = names::canonicalApi(b->target);
+      if (isLaunchApi(inner) || inner == "pl.run_scoped" || inner == "plgpu.emit_pipeline" ||
+          inner == "plgpu.emit_pipeline_warp_specialized" || inner == "pl.loop" ||
+          inner == "pl.when" || inner == "plgpu.nd_loop" || inner == "pl.run_state")
+        return factoryValue(n, inner, true);
+    }
+  }
+  Args a = lowerArgs(args.list);
+  return prim(n, api, a);
+}
+
+// A construct whose body is the call's own argument (`pl.run_scoped(body,
+// ...)`): applied at once; without a body it is a factory.
+mlir::Value Lowerer::applyBodyInCall(TSNode n, const std::string& api, TSNode body) {
+  if (isNull(body))
+    return factoryValue(n, api, false);
+  Factory f{api, n, false, std::nullopt, true};
+  return applyFactory(n, f, callableOf(body));
+}
+
+// `lax.fori_loop(lower, upper, body_fun, init_val)`: a scope whose body gets
+// the index and the carry.
+mlir::Value Lowerer::lowerForiLoop(TSNode n, const CallArguments& args) {
+  TSNode body = args.positionalOrKeyword(2, "body_fun");
+  Args ops;
+  for (auto [i, kw] :
+       {std::pair<unsigned, const char*>{0, "lower"}, {1, "upper"}, {3, "init_val"}}) {
+    TSNode a = args.positionalOrKeyword(i, kw);
+    if (isNull(a))
+      continue;
+    ops.values.push_back(lowerExpr(a));
+    ops.keywords.push_back(kw);
+    ops.nodes.push_back(a);
+  }
+  return emitScope(n, "lax.fori_loop", ops, {"value", "value"}, std::nullopt, callableOf(body));
+}
+
+// `lax.while_loop(cond_fun, body_fun, init_val)`: a scope calling both.
+mlir::Value Lowerer::lowerWhileLoop(TSNode n, const std::string& api, const CallArguments& args) {
+  TSNode cond = args.positionalOrKeyword(0, "cond_fun"),
+         body = args.positionalOrKeyword(1, "body_fun"),
+         init = args.positionalOrKeyword(2, "init_val");
+  Args ops;
+  if (!isNull(init)) {
+    ops.values.push_back(lowerExpr(init));
+    ops.keywords.push_back("init_val");
+  }
+  CallableRef condRef = callableOf(cond);
+  return emitScope(n, api, ops, {"value"}, std::nullopt, callableOf(body), {condRef});
+}
+
+// `lax.cond(pred, true_fun, false_fun, ...)`: a scope calling both branches.
+mlir::Value Lowerer::lowerCond(TSNode n, const std::string& api, const CallArguments& args) {
+  TSNode pred = args.positional(0), t = args.positional(1), f = args.positional(2);
+  Args ops;
+  if (!isNull(pred)) {
+    ops.values.push_back(lowerExpr(pred));
+    ops.keywords.push_back("");
+  }
+  CallableRef fRef = callableOf(f);
+  return emitScope(n, api, ops, {}, std::nullopt, callableOf(t), {fRef});
+}
+
+} // namespace pallas::analysis::lower

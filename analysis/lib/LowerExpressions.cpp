@@ -1,0 +1,428 @@
+// Lowering of expressions: the values and operands every construct shares,
+// argument lists, names (locals, globals, builtins), attribute chains,
+// subscripts and calls (analysis/docs/dialect.md, "Expressions").
+#include "Lowerer.h"
+
+namespace pallas::analysis::lower {
+
+namespace {
+
+const llvm::StringSet<>& builtinNames() {
+  static const llvm::StringSet<> names = {
+      "abs",        "all",        "any",          "bool",
+      "dict",       "enumerate",  "float",        "getattr",
+      "int",        "isinstance", "iter",         "len",
+      "list",       "map",        "max",          "min",
+      "next",       "object",     "print",        "range",
+      "reversed",   "set",        "slice",        "sorted",
+      "str",        "sum",        "super",        "tuple",
+      "type",       "zip",        "hasattr",      "NotImplementedError",
+      "ValueError", "TypeError",  "RuntimeError", "Exception",
+      "divmod",     "round",      "repr",         "id",
+      "hash",       "setattr",    "callable",     "format",
+      "frozenset",  "vars"};
+  return names;
+}
+
+} // namespace
+
+// The index expressions of a subscript: its named children after the value.
+std::vector<TSNode> subscriptIndices(TSNode subscript) {
+  std::vector<TSNode> out;
+  TSNode value = field(subscript, "value");
+  for (uint32_t i = 0, c = ts_node_named_child_count(subscript); i < c; ++i) {
+    TSNode ch = ts_node_named_child(subscript, i);
+    if (ts_node_eq(ch, value) || is(ch, "comment"))
+      continue;
+    out.push_back(ch);
+  }
+  return out;
+}
+
+mlir::Value Lowerer::opaque(TSNode n, llvm::StringRef what, llvm::ArrayRef<mlir::Value> operands) {
+  mlir::ArrayAttr origins;
+  mlir::DenseI64ArrayAttr indices;
+  operandInfo(operands, origins, indices);
+  return pd::OpaqueOp::create(b_, loc(n), valueTy_, what, operands, origins, indices).getResult();
+}
+
+void Lowerer::operandInfo(llvm::ArrayRef<mlir::Value> values, mlir::ArrayAttr& origins,
+                          mlir::DenseI64ArrayAttr& indices) {
+  llvm::SmallVector<llvm::StringRef> o;
+  llvm::SmallVector<int64_t> idx;
+  for (mlir::Value v : values) {
+    Prov p = prov(v);
+    o.push_back(p.origin);
+    idx.push_back(p.origin == pd::origin::kArg ? p.argIndex : -1);
+  }
+  origins = b_.getStrArrayAttr(o);
+  indices = b_.getDenseI64ArrayAttr(idx);
+}
+
+mlir::Value Lowerer::prim(TSNode n, const std::string& api, const Args& args) {
+  mlir::ArrayAttr origins;
+  mlir::DenseI64ArrayAttr indices;
+  operandInfo(args.values, origins, indices);
+  auto op = pd::PrimOp::create(b_, loc(n), valueTy_, api, args.values, strArray(args.keywords),
+                               origins, indices);
+  if (!args.values.empty() && detail::isRefTransform(api))
+    info_[op.getResult()].prov = prov(args.values[0]);
+  return op.getResult();
+}
+
+Lowerer::Args Lowerer::lowerArgs(TSNode argList, unsigned skipPositional) {
+  Args a;
+  if (isNull(argList))
+    return a;
+  if (is(argList, "generator_expression")) {
+    a.values.push_back(lowerExpr(argList));
+    a.keywords.push_back("");
+    a.nodes.push_back(argList);
+    return a;
+  }
+  unsigned positional = 0;
+  for (uint32_t i = 0, n = ts_node_named_child_count(argList); i < n; ++i) {
+    TSNode c = ts_node_named_child(argList, i);
+    std::string_view t = syntax::type(c);
+    if (t == "comment")
+      continue;
+    if (t == "keyword_argument") {
+      a.keywords.push_back(text(field(c, "name")));
+      TSNode v = field(c, "value");
+      a.values.push_back(lowerExpr(v));
+      a.nodes.push_back(v);
+    } else if (t == "list_splat" || t == "dictionary_splat") {
+      a.keywords.push_back(t == "list_splat" ? "*" : "**");
+      TSNode v = ts_node_named_child(c, 0);
+      a.values.push_back(lowerExpr(v));
+      a.nodes.push_back(v);
+    } else {
+      if (positional++ < skipPositional)
+        continue;
+      a.keywords.push_back("");
+      a.values.push_back(lowerExpr(c));
+      a.nodes.push_back(c);
+    }
+  }
+  return a;
+}
+
+std::optional<Binding> Lowerer::resolveBinding(TSNode expr) {
+  std::string dotted = names::dottedName(expr, doc_);
+  if (dotted.empty())
+    return std::nullopt;
+  size_t pos = dotted.find('.');
+  std::string first = dotted.substr(0, pos);
+  std::optional<Binding> b;
+  if (const Var* v = findLocal(first)) {
+    ValInfo* vi = infoOf(v->value);
+    if (!vi || !vi->binding)
+      return std::nullopt; // a local value shadows the global
+    b = vi->binding;
+  } else {
+    b = findGlobal(first);
+  }
+  while (b && pos != std::string::npos) {
+    size_t next = dotted.find('.', pos + 1);
+    std::string attr = dotted.substr(pos + 1, next == std::string::npos ? next : next - pos - 1);
+    b = attributeOf(*b, attr, dotted.substr(0, next));
+    pos = next;
+  }
+  return b;
+}
+
+// ---- expressions ------------------------------------------------------------
+
+mlir::Value Lowerer::lowerExpr(TSNode n) {
+  if (isNull(n))
+    return pd::ConstantOp::create(b_, b_.getUnknownLoc(), valueTy_, "", "none").getResult();
+  if (nesting_ >= kMaxNesting)
+    return tooDeep(n);
+  ++nesting_;
+  mlir::Value v = lowerExprImpl(n);
+  --nesting_;
+  return v;
+}
+
+mlir::Value Lowerer::lowerExprImpl(TSNode n) {
+  std::string_view t = syntax::type(n);
+  if (t == "identifier")
+    return lowerIdentifier(n);
+  if (t == "call")
+    return lowerCall(n);
+  if (t == "attribute")
+    return lowerAttribute(n);
+  if (t == "subscript")
+    return lowerSubscript(n);
+  if (t == "integer" || t == "float")
+    return constant(n, t == "integer" ? "int" : "float");
+  if (t == "string" || t == "concatenated_string")
+    return constant(n, "str");
+  if (t == "true" || t == "false")
+    return constant(n, "bool");
+  if (t == "none")
+    return constant(n, "none");
+  // A negative integer literal (`helpers[-1]`) is a constant too.
+  if (t == "unary_operator" && doc_.textOf(field(n, "operator")) == "-" &&
+      is(field(n, "argument"), "integer"))
+    return constant(n, "int");
+  if (t == "parenthesized_expression" && ts_node_named_child_count(n) == 1)
+    return lowerExpr(ts_node_named_child(n, 0));
+  if (t == "lambda")
+    return lowerLambda(n);
+  if (t == "not_operator") {
+    mlir::Value v = lowerExpr(field(n, "argument"));
+    return opaque(n, t, {v});
+  }
+  // Everything else: its sub-expressions first, then an opaque op.
+  llvm::SmallVector<mlir::Value> operands;
+  for (uint32_t i = 0, c = ts_node_named_child_count(n); i < c; ++i) {
+    TSNode ch = ts_node_named_child(n, i);
+    std::string_view ct = syntax::type(ch);
+    if (ct == "comment" || ct == "keyword_identifier")
+      continue;
+    if (ct == "keyword_argument")
+      ch = field(ch, "value");
+    if (ct == "pair") {
+      operands.push_back(lowerExpr(field(ch, "key")));
+      operands.push_back(lowerExpr(field(ch, "value")));
+      continue;
+    }
+    if (ct == "for_in_clause" || ct == "if_clause") {
+      for (uint32_t j = 0, cc = ts_node_named_child_count(ch); j < cc; ++j)
+        operands.push_back(lowerExpr(ts_node_named_child(ch, j)));
+      continue;
+    }
+    operands.push_back(lowerExpr(ch));
+  }
+  mlir::Value v = opaque(n, t, operands);
+  // `(a_ref, b_ref)` keeps the origin when every element agrees (pytrees of refs).
+  if ((t == "tuple" || t == "list" || t == "expression_list") && !operands.empty()) {
+    Prov p0 = prov(operands[0]);
+    bool same = true;
+    for (mlir::Value o : operands)
+      same &= prov(o).origin == p0.origin && p0.origin != pd::origin::kArg;
+    if (same)
+      info_[v].prov = p0;
+  }
+  return v;
+}
+
+mlir::Value Lowerer::lowerIdentifier(TSNode n) {
+  std::string name = text(n);
+  if (const Var* v = findLocal(name))
+    return v->value;
+  std::optional<Binding> b = findGlobal(name);
+  std::string resolved = "?";
+  if (b) {
+    switch (b->kind) {
+    case Binding::Kind::Module:
+    case Binding::Kind::Symbol:
+      resolved = b->file.empty() && names::isJaxName(b->target) ? names::canonicalApi(b->target)
+                                                                : b->target;
+      break;
+    case Binding::Kind::Function:
+      resolved = (b->file.empty() ? "local:" : b->file + ":") + b->target;
+      break;
+    case Binding::Kind::Class:
+      resolved = "class:" + b->target;
+      break;
+    case Binding::Kind::Constant:
+      resolved = "const:" + b->target;
+      break;
+    case Binding::Kind::Partial:
+      resolved = "partial:" + b->target;
+      break;
+    case Binding::Kind::Other:
+      resolved = "?";
+      break;
+    }
+  } else if (builtinNames().contains(name)) {
+    resolved = "builtins." + name;
+  }
+  mlir::Value v = global(n, name, resolved);
+  if (b)
+    info_[v].binding = *b;
+  if (b && b->kind == Binding::Kind::Partial)
+    info_[v].factory = Factory{b->target, TSNode{}, true, *b, false};
+  return v;
+}
+
+mlir::Value Lowerer::lowerAttribute(TSNode n) {
+  if (auto b = resolveBinding(n)) {
+    std::string dotted = names::dottedName(n, doc_);
+    std::string resolved =
+        b->file.empty() && names::isJaxName(b->target) ? names::canonicalApi(b->target) : b->target;
+    if (b->kind == Binding::Kind::Constant)
+      resolved = "const:" + b->target;
+    mlir::Value v = global(n, dotted, resolved);
+    info_[v].binding = *b;
+    return v;
+  }
+  mlir::Value obj = lowerExpr(field(n, "object"));
+  std::string attr = text(field(n, "attribute"));
+  Args a;
+  a.values.push_back(obj);
+  a.keywords.push_back("");
+  bool ref = pd::origin::mayBeRef(prov(obj).origin);
+  mlir::Value v = prim(n, (ref ? "ref." : "value.") + attr, a);
+  if (ref && (attr == "T" || attr == "at"))
+    info_[v].prov = prov(obj);
+  return v;
+}
+
+mlir::Value Lowerer::lowerSubscript(TSNode n) {
+  TSNode base = field(n, "value");
+  Args a;
+  std::string api;
+  if (is(base, "attribute") && text(field(base, "attribute")) == "at" && !resolveBinding(base)) {
+    a.values.push_back(lowerExpr(field(base, "object")));
+    api = "ref.at";
+  } else {
+    a.values.push_back(lowerExpr(base));
+    api = pd::origin::mayBeRef(prov(a.values[0]).origin) ? "ref.__getitem__" : "value.__getitem__";
+  }
+  a.keywords.push_back("");
+  for (TSNode index : subscriptIndices(n)) {
+    a.values.push_back(lowerExpr(index));
+    a.keywords.push_back("");
+  }
+  mlir::Value v = prim(n, api, a);
+  // Elements of a run_state pytree of refs are refs too.
+  if (api == "ref.at" || prov(a.values[0]).origin == pd::origin::kRunState)
+    info_[v].prov = prov(a.values[0]);
+  return v;
+}
+
+mlir::Value Lowerer::lowerLambda(TSNode n) {
+  return closure(n);
+}
+
+mlir::Value Lowerer::callValue(TSNode n, mlir::Value callee, const Args& args) {
+  if (ValInfo* vi = infoOf(callee); vi && vi->factory && !args.nodes.empty()) {
+    Factory f = *vi->factory;
+    return applyFactory(n, f, callableOf(args.nodes[0]));
+  }
+  mlir::ArrayAttr origins;
+  mlir::DenseI64ArrayAttr indices;
+  operandInfo(args.values, origins, indices);
+  return pd::CallIndirectOp::create(b_, loc(n), valueTy_, callee, args.values,
+                                    strArray(args.keywords), origins, indices)
+      .getResult();
+}
+
+mlir::Value Lowerer::lowerCall(TSNode n) {
+  TSNode callee = field(n, "function");
+  TSNode argList = field(n, "arguments");
+  if (is(callee, "identifier") || is(callee, "attribute")) {
+    if (auto b = resolveBinding(callee)) {
+      switch (b->kind) {
+      case Binding::Kind::Module:
+      case Binding::Kind::Symbol:
+        if (b->file.empty() && names::isJaxName(b->target))
+          return lowerApiCall(n, names::canonicalApi(b->target), argList);
+        if (b->kind == Binding::Kind::Symbol || b->file.empty()) {
+          Args a = lowerArgs(argList);
+          return prim(n, b->target, a);
+        }
+        break;
+      case Binding::Kind::Function:
+        if (!b->launched) {
+          Args a = lowerArgs(argList);
+          mlir::ArrayAttr origins;
+          mlir::DenseI64ArrayAttr indices;
+          operandInfo(a.values, origins, indices);
+          auto op =
+              pd::CallOp::create(b_, loc(n), valueTy_, b->target,
+                                 b->file.empty() || b->file == in_.path ? mlir::StringAttr()
+                                                                        : b_.getStringAttr(b->file),
+                                 a.values, strArray(a.keywords), origins, indices);
+          return op.getResult();
+        }
+        break;
+      case Binding::Kind::Partial: {
+        lowerArgs(argList, 1);
+        Factory f;
+        f.api = b->target;
+        f.viaPartial = true;
+        f.partial = *b;
+        TSNode first = isNull(argList) ? TSNode{} : ts_node_named_child(argList, 0);
+        return applyFactory(n, f, callableOf(first));
+      }
+      default:
+        break;
+      }
+    } else if (is(callee, "attribute")) {
+      // A method call on a value: x_ref.reshape(...), acc.astype(...).
+      std::string dotted = names::dottedName(callee, doc_);
+      mlir::Value obj = lowerExpr(field(callee, "object"));
+      if (ValInfo* vi = infoOf(obj); !(vi && vi->binding)) {
+        std::string method = text(field(callee, "attribute"));
+        Args a = lowerArgs(argList);
+        a.values.insert(a.values.begin(), obj);
+        a.keywords.insert(a.keywords.begin(), "");
+        a.nodes.insert(a.nodes.begin(), field(callee, "object"));
+        bool ref = pd::origin::mayBeRef(prov(obj).origin);
+        return prim(n, (ref ? "ref." : "value.") + method, a);
+      }
+    }
+  }
+  mlir::Value fn = lowerExpr(callee);
+  if (ValInfo* vi = infoOf(fn); vi && vi->factory) {
+    Factory f = *vi->factory;
+    TSNode first = isNull(argList) ? TSNode{} : ts_node_named_child(argList, 0);
+    if (f.api == "plgpu.inline_mgpu" && is(first, "lambda")) {
+      CallableRef c;
+      c.def = first;
+      return applyFactory(n, f, c);
+    }
+    return applyFactory(n, f, callableOf(first));
+  }
+  Args a = lowerArgs(argList);
+  return callValue(n, fn, a);
+}
+
+CallableRef Lowerer::callableOf(TSNode expr) {
+  CallableRef c;
+  if (isNull(expr))
+    return c;
+  c.text = text(expr);
+  // functools.partial(kernel, ...) as a body: the function is `kernel`.
+  if (is(expr, "call")) {
+    TSNode fnNode = field(expr, "function");
+    auto b = resolveBinding(fnNode);
+    if (b && b->file.empty() && names::canonicalApi(b->target) == "functools.partial") {
+      TSNode args = field(expr, "arguments");
+      if (!isNull(args) && ts_node_named_child_count(args) > 0) {
+        CallableRef inner = callableOf(ts_node_named_child(args, 0));
+        inner.text = c.text;
+        lowerArgs(args, 1); // the bound arguments are evaluated here
+        return inner;
+      }
+    }
+  }
+  if (is(expr, "lambda")) {
+    c.value = closure(expr);
+    return c;
+  }
+  if (is(expr, "identifier")) {
+    if (!findLocal(text(expr))) {
+      if (auto b = findGlobal(text(expr));
+          b && b->kind == Binding::Kind::Function && !b->launched) {
+        c.symbol = b->target;
+        c.file = b->file == in_.path ? "" : b->file;
+        return c;
+      }
+    }
+  } else if (is(expr, "attribute")) {
+    if (auto b = resolveBinding(expr); b && b->kind == Binding::Kind::Function && !b->launched) {
+      c.symbol = b->target;
+      c.file = b->file == in_.path ? "" : b->file;
+      return c;
+    }
+  }
+  c.value = lowerExpr(expr);
+  return c;
+}
+
+} // namespace pallas::analysis::lower

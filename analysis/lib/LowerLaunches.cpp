@@ -1,0 +1,300 @@
+// Lowering of a kernel launch (pl.pallas_call, plgpu.kernel, pl.kernel,
+// pl.core_map) to pallas.launch: its keywords (interpret=, scratch shapes,
+// threads), the interpret contexts around it and the backend it selects.
+#include "Lowerer.h"
+
+namespace pallas::analysis::lower {
+
+// The keywords of the launch call `args` (the arguments of the call, or of
+// `pl.pallas_call(...)` applied as a decorator), those inside a `**mapping`
+// whose keys are known included.
+LaunchKeywords Lowerer::launchKeywords(TSNode args, const std::string& api) {
+  LaunchKeywords kw;
+  for (uint32_t i = 0, c = isNull(args) ? 0 : ts_node_named_child_count(args); i < c; ++i) {
+    TSNode a = ts_node_named_child(args, i);
+    if (is(a, "dictionary_splat")) {
+      takeSplatKeywords(ts_node_named_child(a, 0), kw);
+      continue;
+    }
+    if (!is(a, "keyword_argument")) {
+      if (i == 0 && api == "pl.core_map")
+        noteLaunchBackend(kw, a); // the mesh
+      continue;
+    }
+    std::string_view k = doc_.textOf(field(a, "name"));
+    TSNode v = field(a, "value");
+    if (k == "compiler_params" || k == "backend" || k == "interpret" || k == "mesh")
+      noteLaunchBackend(kw, v);
+    kw.compilerParams |= k == "compiler_params";
+    if (k == "interpret")
+      kw.interpret = v;
+    else if (k == "scratch_shapes" || k == "scratch_types")
+      kw.scratch = v;
+    else if (k == "num_threads")
+      kw.threads = v;
+    else if (k == "thread_name")
+      kw.threadName = v;
+  }
+  return kw;
+}
+
+// **opts: a dict literal or dict(...) bound to a local name gives its
+// keywords; anything else may hold interpret= (a run-time choice).
+void Lowerer::takeSplatKeywords(TSNode d, LaunchKeywords& kw) {
+  while (is(d, "parenthesized_expression"))
+    d = ts_node_named_child(d, 0);
+  if (is(d, "identifier"))
+    if (const Var* v = findLocal(text(d)))
+      if (ValInfo* vi = infoOf(v->value); vi && !isNull(vi->constant))
+        d = vi->constant;
+  bool known = false;
+  auto take = [&](std::string_view k, TSNode v) {
+    if (k == "interpret")
+      kw.interpret = v;
+    else if (k == "scratch_shapes" || k == "scratch_types")
+      kw.scratch = v;
+    if (k == "compiler_params" || k == "backend" || k == "interpret" || k == "mesh")
+      noteLaunchBackend(kw, v);
+  };
+  if (is(d, "dictionary")) {
+    known = true;
+    for (TSNode pair : syntax::namedChildren(d)) {
+      if (!is(pair, "pair")) {
+        if (!is(pair, "comment"))
+          known = false;
+        continue;
+      }
+      TSNode key = field(pair, "key");
+      if (!is(key, "string")) {
+        known = false;
+        continue;
+      }
+      std::string k = text(key);
+      if (k.size() >= 2)
+        take(std::string_view(k).substr(1, k.size() - 2), field(pair, "value"));
+    }
+  } else if (is(d, "call") && doc_.textOf(field(d, "function")) == "dict" && !findLocal("dict")) {
+    known = true;
+    for (TSNode a : syntax::namedChildren(field(d, "arguments"))) {
+      if (is(a, "keyword_argument"))
+        take(doc_.textOf(field(a, "name")), field(a, "value"));
+      else if (!is(a, "comment"))
+        known = false;
+    }
+  }
+  if (!known) {
+    kw.splatUnknown = true;
+    // `**kwargs` of the enclosing def: its callers' keywords decide.
+    if (is(d, "identifier") && kw.splatName.empty())
+      kw.splatName = "**" + text(d);
+  }
+}
+
+void Lowerer::noteLaunchBackend(LaunchKeywords& kw, TSNode v) {
+  if (kw.backend.empty())
+    kw.backend = backendOf(v);
+}
+
+// Which paths (compiled, interpreted) the launch's interpret= selects, from
+// what the path being lowered knows, the expression itself, the module-level
+// partial the launch goes through, or an unknown **mapping.
+names::InterpretEval Lowerer::launchInterpret(const LaunchKeywords& kw, const Binding* partial) {
+  names::InterpretEval eval;
+  auto lookupLocal = [&](const std::string& name) -> std::optional<std::pair<TSNode, std::string>> {
+    const Var* v = findLocal(name);
+    if (!v)
+      return std::nullopt;
+    ValInfo* vi = infoOf(v->value);
+    if (vi && vi->isParam && !isNull(vi->paramDefault))
+      return std::make_pair(vi->paramDefault, std::string("default_param"));
+    if (vi && !isNull(vi->constant))
+      return std::make_pair(vi->constant, std::string("local"));
+    return std::make_pair(TSNode{}, std::string("unknown"));
+  };
+  TSNode interpretNode = kw.interpret;
+  std::optional<bool> interpretFact =
+      isNull(interpretNode) ? std::nullopt : knownFact(interpretNode);
+  if (interpretFact && !*interpretFact) {
+    // Falsy on every path that reaches the launch (`if self.INTERPRET:
+    // self.skipTest(...)` before it): compiled. A truthy value may be True
+    // or an InterpretGPUParams, so only falsity is used.
+    eval.paths = {pd::path::kCompiled};
+    eval.source = "condition";
+    eval.text = text(interpretNode);
+  } else if (!isNull(interpretNode)) {
+    eval = names::evaluateInterpret(interpretNode, doc_, globals_, lookupLocal);
+    // Record the module-level names the evaluation consulted.
+    if (is(interpretNode, "identifier") && !findLocal(text(interpretNode)))
+      findGlobal(text(interpretNode));
+    // A parameter without a default: its value is whatever each caller
+    // passes (the discharge pass follows the callers).
+    if (is(interpretNode, "identifier"))
+      if (const Var* v = findLocal(text(interpretNode)))
+        if (ValInfo* vi = infoOf(v->value); vi && vi->isParam && isNull(vi->paramDefault))
+          eval.source = "param";
+  } else if (partial && partial->interpret) {
+    eval = *partial->interpret;
+  } else if (kw.splatUnknown) {
+    // interpret= may come in through **kwargs: a run-time choice ("may").
+    eval.paths = {pd::path::kUnknown};
+    eval.source = "unknown";
+    eval.text = kw.splatName.empty() ? "**" : kw.splatName;
+  } else {
+    eval = names::evaluateInterpret(TSNode{}, doc_, globals_, nullptr);
+  }
+  return eval;
+}
+
+// The kinds of the launch's scratch shapes; nullopt when they are not known
+// (a module-level partial whose scratch_shapes= is not a literal).
+std::optional<std::vector<std::string>> Lowerer::launchScratch(TSNode scratchNode,
+                                                               const Binding* partial) {
+  if (!isNull(scratchNode))
+    return names::scratchKinds(scratchNode, doc_, globals_);
+  if (partial && partial->scratchKnown)
+    return partial->scratch;
+  if (partial) {
+    bool hasScratch = false;
+    for (auto& [k, _] : partial->keywords)
+      hasScratch |= k == "scratch_shapes" || k == "scratch_types";
+    if (hasScratch)
+      return std::nullopt;
+  }
+  return std::vector<std::string>{};
+}
+
+mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::string& form,
+                                TSNode kwCall, const Binding* partial, const CallableRef& body) {
+  // Keyword arguments: those of the partial (module level) and of the call.
+  LaunchKeywords kw;
+  if (!isNull(kwCall)) {
+    TSNode args = field(kwCall, "arguments");
+    kw = launchKeywords(args, api);
+    // The other arguments are evaluated (they may call user code).
+    lowerArgs(args, api == "pl.core_map" ? 0 : 1);
+  }
+  names::InterpretEval eval = launchInterpret(kw, partial);
+  std::optional<std::vector<std::string>> scratch = launchScratch(kw.scratch, partial);
+
+  // The interpret contexts: config value `or`-ed with interpret=.
+  mlir::StringAttr contextAttr;
+  mlir::IntegerAttr contextLine, contextColumn;
+  if (!contexts_.empty()) {
+    const Context& c = contexts_.back();
+    bool falsy =
+        eval.source == "absent" || (eval.paths.size() == 1 && eval.paths[0] == pd::path::kCompiled);
+    if (falsy) {
+      eval.paths = {pd::path::kInterpretGpu};
+      eval.source = "context";
+    }
+    contextAttr = b_.getStringAttr(c.kind);
+    contextLine = b_.getI64IntegerAttr(c.line);
+    contextColumn = b_.getI64IntegerAttr(c.column);
+  }
+  mlir::DictionaryAttr params;
+  if (!eval.params.empty()) {
+    llvm::SmallVector<mlir::NamedAttribute> attrs;
+    for (auto& [k, v] : eval.params)
+      attrs.push_back(b_.getNamedAttr(k, b_.getStringAttr(v)));
+    params = b_.getDictionaryAttr(attrs);
+  }
+  mlir::IntegerAttr numThreads;
+  if (is(kw.threads, "integer")) {
+    int64_t n = 0;
+    if (!llvm::StringRef(doc_.textOf(kw.threads)).getAsInteger(0, n))
+      numThreads = b_.getI64IntegerAttr(n);
+  }
+  mlir::StringAttr threadName;
+  if (is(kw.threadName, "string")) {
+    std::string s = text(kw.threadName);
+    if (s.size() >= 2)
+      s = s.substr(1, s.size() - 2);
+    threadName = b_.getStringAttr(s);
+  }
+  auto op = pd::LaunchOp::create(
+      b_, loc(site), valueTy_, b_.getStringAttr(api), b_.getStringAttr(form),
+      b_.getStringAttr(body.text),
+      body.symbol.empty() ? mlir::FlatSymbolRefAttr()
+                          : mlir::FlatSymbolRefAttr::get(b_.getContext(), body.symbol),
+      body.file.empty() ? mlir::StringAttr() : b_.getStringAttr(body.file), body.value,
+      strArray(eval.paths), b_.getStringAttr(eval.source),
+      eval.text.empty() ? mlir::StringAttr() : b_.getStringAttr(eval.text), params,
+      scratch ? strArray(*scratch) : mlir::ArrayAttr(), numThreads, threadName, contextAttr,
+      contextLine, contextColumn,
+      kw.backend.empty() ? mlir::StringAttr() : b_.getStringAttr(kw.backend));
+  // Whether compiler_params= is given at all (JAX's defaults apply when not):
+  // a discardable attribute, read by the compiled path's semantics.
+  bool compilerParams = kw.compilerParams;
+  if (partial)
+    for (auto& [k, _] : partial->keywords)
+      compilerParams |= k == "compiler_params";
+  if (compilerParams)
+    op->setAttr("pallas.compiler_params", b_.getUnitAttr());
+  return op.getResult();
+}
+
+// The Pallas backend an argument of a launch names: "mosaic_tpu" for
+// `pltpu.CompilerParams(...)`, `pltpu.InterpretParams(...)`, a TPU mesh,
+// `backend="mosaic_tpu"` or a `{"mosaic": ...}` params dict; "triton" for the
+// Triton backend's; "mosaic_gpu" for Mosaic GPU's; "" when it does not say.
+std::string Lowerer::backendOf(TSNode expr, unsigned depth) {
+  while (is(expr, "parenthesized_expression"))
+    expr = ts_node_named_child(expr, 0);
+  if (isNull(expr) || depth > 4)
+    return {};
+  auto ofQualified = [](const std::string& q) -> std::string {
+    llvm::StringRef api(q);
+    if (api.starts_with("pl.tpu.") || api.starts_with("jax._src.pallas.mosaic.") ||
+        api.starts_with("jax._src.tpu"))
+      return "mosaic_tpu";
+    if (api.starts_with("pl.triton.") || api.starts_with("jax._src.pallas.triton."))
+      return "triton";
+    if (api.starts_with("plgpu.") || api.starts_with("interpret."))
+      return "mosaic_gpu";
+    return {};
+  };
+  auto ofName = [](llvm::StringRef key) -> std::string {
+    key = key.trim("\"'");
+    if (key == "mosaic" || key == "mosaic_tpu")
+      return "mosaic_tpu";
+    if (key == "triton")
+      return "triton";
+    if (key == "mosaic_gpu")
+      return "mosaic_gpu";
+    return {};
+  };
+  if (is(expr, "string"))
+    return ofName(doc_.textOf(expr));
+  if (is(expr, "dictionary")) {
+    for (TSNode pair : syntax::namedChildren(expr))
+      if (is(pair, "pair"))
+        if (std::string b = ofName(doc_.textOf(field(pair, "key"))); !b.empty())
+          return b;
+    return {};
+  }
+  if (is(expr, "call")) {
+    TSNode callee = field(expr, "function");
+    std::optional<Binding> b = resolveBinding(callee);
+    if (b && (b->kind == Binding::Kind::Module || b->kind == Binding::Kind::Symbol) &&
+        b->file.empty() && names::isJaxName(b->target))
+      return ofQualified(names::canonicalApi(b->target));
+    if (doc_.textOf(callee) == "dict") { // dict(mosaic=...) / dict(triton=...)
+      TSNode args = field(expr, "arguments");
+      for (TSNode a : syntax::namedChildren(args))
+        if (is(a, "keyword_argument"))
+          if (std::string k = ofName(doc_.textOf(field(a, "name"))); !k.empty())
+            return k;
+    }
+    return {};
+  }
+  if (is(expr, "identifier")) {
+    if (const Var* v = findLocal(text(expr))) {
+      ValInfo* vi = infoOf(v->value);
+      if (vi && !isNull(vi->constant))
+        return backendOf(vi->constant, depth + 1);
+    }
+  }
+  return {};
+}
+
+} // namespace pallas::analysis::lower

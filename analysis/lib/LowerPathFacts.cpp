@@ -1,0 +1,131 @@
+// Path facts (docs/analysis.md, "Paths that cannot execute"): which
+// statements never complete, what a condition being true or false tells about
+// the names in it, and the static value of an if's condition.
+#include "Lowerer.h"
+
+namespace pallas::analysis::lower {
+
+namespace {
+
+// Calls that never return normally: the test frameworks' skips and
+// failures and the process exits.
+bool isNoReturnCall(llvm::StringRef callee) {
+  return callee == "self.skipTest" || callee == "self.fail" || callee == "pytest.skip" ||
+         callee == "pytest.fail" || callee == "pytest.xfail" || callee == "pytest.exit" ||
+         callee == "sys.exit" || callee == "os._exit" || callee == "exit" || callee == "quit";
+}
+
+} // namespace
+
+bool Lowerer::neverCompletes(TSNode s) {
+  std::string_view t = syntax::type(s);
+  if (t == "raise_statement" || t == "return_statement" || t == "continue_statement" ||
+      t == "break_statement")
+    return true;
+  if (t == "expression_statement" && ts_node_named_child_count(s) == 1) {
+    TSNode e = ts_node_named_child(s, 0);
+    return is(e, "call") && isNoReturnCall(names::dottedName(field(e, "function"), doc_)) &&
+           !findLocal(names::dottedName(field(e, "function"), doc_));
+  }
+  if (t == "if_statement") {
+    // Every branch (an else included) never completes.
+    if (!neverCompletesBlock(field(s, "consequence")))
+      return false;
+    bool hasElse = false;
+    for (TSNode alt : syntax::namedChildren(s)) {
+      if (is(alt, "elif_clause") && !neverCompletesBlock(field(alt, "consequence")))
+        return false;
+      if (is(alt, "else_clause")) {
+        hasElse = true;
+        if (!neverCompletesBlock(field(alt, "body")))
+          return false;
+      }
+    }
+    return hasElse;
+  }
+  if (t == "block")
+    return neverCompletesBlock(s);
+  return false;
+}
+
+bool Lowerer::neverCompletesBlock(TSNode block) {
+  if (isNull(block))
+    return false;
+  for (TSNode s : syntax::namedChildren(block))
+    if (neverCompletes(s))
+      return true;
+  return false;
+}
+
+// What `cond` being `truth` tells about the names in it: `not`, `and` (all
+// true), `or` (all false); a plain name or attribute chain is recorded.
+void Lowerer::learnCondition(TSNode cond, bool truth, std::map<std::string, bool>& into) {
+  while (is(cond, "parenthesized_expression"))
+    cond = ts_node_named_child(cond, 0);
+  if (is(cond, "not_operator"))
+    return learnCondition(field(cond, "argument"), !truth, into);
+  if (is(cond, "boolean_operator")) {
+    std::string_view op = doc_.textOf(field(cond, "operator"));
+    if ((op == "and" && truth) || (op == "or" && !truth)) {
+      learnCondition(field(cond, "left"), truth, into);
+      learnCondition(field(cond, "right"), truth, into);
+    }
+    return;
+  }
+  std::string name = names::dottedName(cond, doc_);
+  if (!name.empty())
+    into[name] = truth;
+}
+
+std::optional<bool> Lowerer::knownFact(TSNode expr) {
+  while (is(expr, "parenthesized_expression"))
+    expr = ts_node_named_child(expr, 0);
+  std::string name = names::dottedName(expr, doc_);
+  if (name.empty())
+    return std::nullopt;
+  for (auto it = facts_.rbegin(); it != facts_.rend(); ++it)
+    if (auto f = it->find(name); f != it->end())
+      return f->second;
+  return std::nullopt;
+}
+
+// An assignment to `name` (or to an attribute of it) ends what was known.
+void Lowerer::forgetFacts(const std::string& name) {
+  for (auto& frame : facts_)
+    for (auto it = frame.begin(); it != frame.end();)
+      it = (it->first == name || llvm::StringRef(it->first).starts_with(name + "."))
+               ? frame.erase(it)
+               : std::next(it);
+}
+
+std::optional<bool> Lowerer::staticCondition(TSNode cond) {
+  while (is(cond, "parenthesized_expression"))
+    cond = ts_node_named_child(cond, 0);
+  if (auto f = knownFact(cond))
+    return f;
+  if (is(cond, "true"))
+    return true;
+  if (is(cond, "false") || is(cond, "none"))
+    return false;
+  if (is(cond, "integer"))
+    return doc_.textOf(cond) != "0";
+  if (is(cond, "not_operator")) {
+    auto inner = staticCondition(field(cond, "argument"));
+    if (inner)
+      return !*inner;
+    return std::nullopt;
+  }
+  if (is(cond, "identifier") && !findLocal(text(cond))) {
+    auto b = globals_.find(text(cond));
+    if (b && b->kind == Binding::Kind::Constant) {
+      const std::string& t = b->target;
+      if (t == "True")
+        return true;
+      if (t == "False" || t == "None" || t == "0")
+        return false;
+    }
+  }
+  return std::nullopt;
+}
+
+} // namespace pallas::analysis::lower

@@ -1,0 +1,494 @@
+// Lowering of statements: blocks (with the dead region after a statement
+// that never completes), if/elif/else, with, for/while, try, assignments and
+// their targets, local definitions and imports.
+#include "Lowerer.h"
+
+namespace pallas::analysis::lower {
+
+// ---- statements -------------------------------------------------------------
+
+void Lowerer::lowerBlock(TSNode block) {
+  if (isNull(block))
+    return;
+  facts_.emplace_back();
+  std::vector<TSNode> stmts = syntax::namedChildren(block);
+  for (size_t i = 0; i < stmts.size(); ++i) {
+    lowerStatement(stmts[i]);
+    if (i + 1 == stmts.size() || !neverCompletes(stmts[i]))
+      continue;
+    // The statements after one that never completes (raise, return,
+    // self.skipTest(...), pytest.skip(...), sys.exit(...)) cannot run: they
+    // are lowered (names, hover) into a region that is statically dead, so
+    // the walk skips them and a launch there is not analysed.
+    size_t j = i + 1;
+    while (j < stmts.size() && is(stmts[j], "comment"))
+      ++j;
+    if (j == stmts.size())
+      break;
+    mlir::Value c = constant(stmts[j], "bool");
+    auto op = pd::IfOp::create(b_, loc(stmts[j]), c, b_.getBoolAttr(false));
+    mlir::Block* thenBlock = new mlir::Block();
+    op.getThenRegion().push_back(thenBlock);
+    op.getElseRegion().push_back(new mlir::Block());
+    inRegion(thenBlock, [&] {
+      for (size_t k = j; k < stmts.size(); ++k)
+        lowerStatement(stmts[k]);
+    });
+    break;
+  }
+  facts_.pop_back();
+}
+
+pd::IfOp Lowerer::lowerIf(TSNode s, TSNode cond, TSNode consequence, uint32_t altIndex) {
+  mlir::Value c = lowerExpr(cond);
+  auto st = staticCondition(cond);
+  if (is(cond, "identifier") && !findLocal(text(cond)))
+    findGlobal(text(cond));
+  auto op = pd::IfOp::create(b_, loc(s), c, st ? b_.getBoolAttr(*st) : mlir::BoolAttr());
+  mlir::Block* thenBlock = new mlir::Block();
+  op.getThenRegion().push_back(thenBlock);
+  mlir::Block* elseBlock = new mlir::Block();
+  op.getElseRegion().push_back(elseBlock);
+  std::map<std::string, bool> whenTrue, whenFalse;
+  learnCondition(cond, true, whenTrue);
+  learnCondition(cond, false, whenFalse);
+  facts_.push_back(whenTrue);
+  inRegion(thenBlock, [&] { lowerBlock(consequence); });
+  facts_.pop_back();
+  facts_.push_back(whenFalse);
+  struct PopFacts {
+    std::vector<std::map<std::string, bool>>& f;
+    ~PopFacts() { f.pop_back(); }
+  } popFacts{facts_};
+  // Alternatives: the named children of the if statement after the block.
+  // The clauses once (indexed access to a node's children is not O(1)); an
+  // elif chain nests one pallas.if per clause, so it counts as nesting.
+  std::vector<TSNode> alts;
+  if (altIndex != 0xffffffffu) {
+    alts = syntax::namedChildren(s);
+    alts.erase(alts.begin(), alts.begin() + std::min<size_t>(altIndex, alts.size()));
+  }
+  inRegion(elseBlock, [&] {
+    for (size_t i = 0; i < alts.size(); ++i) {
+      TSNode alt = alts[i];
+      if (is(alt, "elif_clause")) {
+        // Remaining clauses belong to that elif's else region.
+        unsigned saved = nesting_;
+        if (++nesting_ >= kMaxNesting) {
+          tooDeep(alt);
+          nesting_ = saved;
+          return;
+        }
+        pd::IfOp inner =
+            lowerIf(alt, field(alt, "condition"), field(alt, "consequence"), 0xffffffffu);
+        inRegion(&inner.getElseRegion().front(), [&] {
+          for (size_t j = i + 1; j < alts.size(); ++j) {
+            TSNode rest = alts[j];
+            if (is(rest, "elif_clause")) {
+              if (++nesting_ >= kMaxNesting) {
+                tooDeep(rest);
+                break;
+              }
+              inner =
+                  lowerIf(rest, field(rest, "condition"), field(rest, "consequence"), 0xffffffffu);
+              b_.setInsertionPointToEnd(&inner.getElseRegion().front());
+            } else if (is(rest, "else_clause")) {
+              lowerBlock(field(rest, "body"));
+            }
+          }
+        });
+        nesting_ = saved;
+        return;
+      }
+      if (is(alt, "else_clause"))
+        lowerBlock(field(alt, "body"));
+    }
+  });
+  return op;
+}
+
+void Lowerer::lowerWith(TSNode s) {
+  std::string context;
+  TSNode contextNode{};
+  Args items;
+  std::vector<std::pair<TSNode, mlir::Value>> targets;
+  TSNode clause{};
+  for (uint32_t i = 0, c = ts_node_named_child_count(s); i < c; ++i)
+    if (is(ts_node_named_child(s, i), "with_clause"))
+      clause = ts_node_named_child(s, i);
+  for (uint32_t i = 0, c = isNull(clause) ? 0 : ts_node_named_child_count(clause); i < c; ++i) {
+    TSNode item = ts_node_named_child(clause, i);
+    if (!is(item, "with_item"))
+      continue;
+    TSNode value = field(item, "value");
+    TSNode target{};
+    if (is(value, "as_pattern")) {
+      TSNode alias = field(value, "alias");
+      target = isNull(alias) ? TSNode{} : ts_node_named_child(alias, 0);
+      value = ts_node_named_child(value, 0);
+    }
+    TSNode callee = is(value, "call") ? field(value, "function") : value;
+    if (auto b = resolveBinding(callee);
+        b && b->file.empty() &&
+        names::canonicalApi(b->target) == "interpret.force_gpu_interpret_mode") {
+      context = "force_gpu_interpret_mode";
+      contextNode = value;
+    }
+    mlir::Value v = lowerExpr(value);
+    items.values.push_back(v);
+    items.keywords.push_back("");
+    if (!isNull(target))
+      targets.emplace_back(target, v);
+  }
+  for (auto& [t, v] : targets)
+    bindTarget(t, v, TSNode{});
+  mlir::ArrayAttr origins;
+  mlir::DenseI64ArrayAttr indices;
+  operandInfo(items.values, origins, indices);
+  auto op = pd::ScopeOp::create(b_, loc(s), valueTy_, "python.with", items.values,
+                                strArray(items.keywords), origins, indices, strArray({}),
+                                mlir::ArrayAttr(),
+                                context.empty() ? mlir::StringAttr() : b_.getStringAttr(context));
+  mlir::Block* block = new mlir::Block();
+  op.getBody().push_back(block);
+  if (!context.empty()) {
+    TSPoint p = ts_node_start_point(contextNode);
+    contexts_.push_back(Context{context, p.row + 1, p.column + 1});
+  }
+  size_t depth = contexts_.size();
+  inRegion(block, [&] { lowerBlock(field(s, "body")); });
+  // set_gpu_interpret_mode inside the block stays (it is global); only the
+  // with's own context ends here.
+  if (!context.empty() && contexts_.size() >= depth)
+    contexts_.erase(contexts_.begin() + (depth - 1));
+}
+
+void Lowerer::bindTarget(TSNode target, mlir::Value v, TSNode valueNode) {
+  // Nested targets (`((a,),) = x`) recurse once per level.
+  if (nesting_ >= kMaxNesting) {
+    tooDeep(target);
+    return;
+  }
+  ++nesting_;
+  bindTargetImpl(target, v, valueNode);
+  --nesting_;
+}
+
+void Lowerer::bindTargetImpl(TSNode target, mlir::Value v, TSNode valueNode) {
+  std::string_view t = syntax::type(target);
+  if (t == "identifier") {
+    setVar(text(target), v);
+    if (!isNull(valueNode)) {
+      TSNode vn = valueNode;
+      while (is(vn, "parenthesized_expression"))
+        vn = ts_node_named_child(vn, 0);
+      std::string_view vt = syntax::type(vn);
+      if (vt == "true" || vt == "false" || vt == "none" || vt == "integer" || vt == "call" ||
+          vt == "dictionary" || vt == "string")
+        info_[v].constant = vn;
+    }
+    return;
+  }
+  if (t == "pattern_list" || t == "tuple_pattern" || t == "list_pattern" || t == "tuple" ||
+      t == "expression_list" || t == "list") {
+    TSNode vn = valueNode;
+    while (is(vn, "parenthesized_expression"))
+      vn = ts_node_named_child(vn, 0);
+    uint32_t n = ts_node_named_child_count(target);
+    for (uint32_t i = 0; i < n; ++i) {
+      TSNode el = ts_node_named_child(target, i);
+      Args a;
+      a.values.push_back(v);
+      a.keywords.push_back("");
+      mlir::Value part = opaque(el, "unpack", {v});
+      // Unpacking a tuple of refs / a run_state pytree keeps the origin.
+      Prov p = prov(v);
+      if (p.origin != pd::origin::kArg)
+        info_[part].prov = p;
+      if (is(el, "list_splat_pattern"))
+        el = ts_node_named_child(el, 0);
+      bindTarget(el, part, TSNode{});
+    }
+    return;
+  }
+  if (t == "subscript") {
+    // x_ref[idx] = v  ->  ref.__setitem__(x_ref, idx..., v)
+    TSNode base = field(target, "value");
+    Args a;
+    std::string api;
+    if (is(base, "attribute") && text(field(base, "attribute")) == "at" && !resolveBinding(base)) {
+      Args inner;
+      inner.values.push_back(lowerExpr(field(base, "object")));
+      inner.keywords.push_back("");
+      a.values.push_back(prim(base, "ref.at", inner));
+    } else {
+      a.values.push_back(lowerExpr(base));
+    }
+    a.keywords.push_back("");
+    for (TSNode index : subscriptIndices(target)) {
+      a.values.push_back(lowerExpr(index));
+      a.keywords.push_back("");
+    }
+    a.values.push_back(v);
+    a.keywords.push_back("");
+    api = pd::origin::mayBeRef(prov(a.values[0]).origin) ? "ref.__setitem__" : "value.__setitem__";
+    prim(target, api, a);
+    return;
+  }
+  if (t == "attribute") {
+    forgetFacts(text(target));
+    mlir::Value obj = lowerExpr(field(target, "object"));
+    opaque(target, "setattr", {obj, v});
+    return;
+  }
+  opaque(target, t, {v});
+}
+
+void Lowerer::lowerAssignment(TSNode a) {
+  // `a = b = c = 1` nests to the right; lowered innermost first (as the
+  // recursion did), but iteratively: 60,000 chained targets overflowed it.
+  std::vector<TSNode> chain{a};
+  while (is(field(chain.back(), "right"), "assignment"))
+    chain.push_back(field(chain.back(), "right"));
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it)
+    lowerOneAssignment(*it);
+}
+
+void Lowerer::lowerOneAssignment(TSNode a) {
+  TSNode left = field(a, "left");
+  TSNode right = field(a, "right");
+  if (is(right, "assignment"))
+    right = field(right, "left"); // lowered just before
+  if (isNull(right))
+    return; // annotation only: `x: int`
+  TSNode r = right;
+  while (is(r, "parenthesized_expression"))
+    r = ts_node_named_child(r, 0);
+  // a, b = x, y  ->  element-wise, so each keeps its own origin.
+  if ((is(left, "pattern_list") || is(left, "tuple_pattern")) &&
+      (is(r, "expression_list") || is(r, "tuple")) &&
+      ts_node_named_child_count(left) == ts_node_named_child_count(r)) {
+    std::vector<mlir::Value> values;
+    for (uint32_t i = 0, n = ts_node_named_child_count(r); i < n; ++i)
+      values.push_back(lowerExpr(ts_node_named_child(r, i)));
+    for (uint32_t i = 0, n = ts_node_named_child_count(left); i < n; ++i)
+      bindTarget(ts_node_named_child(left, i), values[i], ts_node_named_child(r, i));
+    return;
+  }
+  mlir::Value v = lowerExpr(right);
+  bindTarget(left, v, right);
+}
+
+void Lowerer::lowerStatement(TSNode s) {
+  std::string_view t = syntax::type(s);
+  if (nesting_ >= kMaxNesting) {
+    tooDeep(s);
+    return;
+  }
+  ++nesting_;
+  if (t == "expression_statement") {
+    lowerExpressionStatement(s);
+  } else if (t == "return_statement") {
+    TSNode v = ts_node_named_child_count(s) ? ts_node_named_child(s, 0) : TSNode{};
+    mlir::Value val = isNull(v) ? mlir::Value() : lowerExpr(v);
+    pd::ReturnOp::create(b_, loc(s), val);
+  } else if (t == "if_statement") {
+    lowerIfStatement(s);
+  } else if (t == "for_statement" || t == "while_statement") {
+    lowerLoop(s, t == "for_statement");
+  } else if (t == "with_statement") {
+    lowerWith(s);
+  } else if (t == "try_statement") {
+    lowerTry(s);
+  } else if (t == "function_definition") {
+    setVar(text(field(s, "name")), closure(s));
+  } else if (t == "decorated_definition") {
+    TSNode def = field(s, "definition");
+    if (is(def, "function_definition"))
+      setVar(text(field(def, "name")), decorate(s, def));
+    else if (!isNull(def))
+      setVar(text(field(def, "name")), opaque(def, "class", {}));
+  } else if (t == "class_definition") {
+    setVar(text(field(s, "name")), opaque(s, "class", {}));
+  } else if (t == "import_statement" || t == "import_from_statement") {
+    lowerLocalImport(s, t == "import_from_statement");
+  } else if (t == "pass_statement" || t == "break_statement" || t == "continue_statement" ||
+             t == "comment" || t == "global_statement" || t == "nonlocal_statement") {
+    // nothing to model
+  } else if (t == "ERROR") {
+    lowerSyntaxError(s);
+  } else if (t == "block") {
+    lowerBlock(s);
+  } else {
+    // raise, assert, delete, match, print, exec...: their expressions.
+    llvm::SmallVector<mlir::Value> operands;
+    for (uint32_t i = 0, c = ts_node_named_child_count(s); i < c; ++i) {
+      TSNode ch = ts_node_named_child(s, i);
+      std::string_view ct = syntax::type(ch);
+      if (ct == "block")
+        lowerBlock(ch);
+      else if (ct.ends_with("_statement") || ct == "case_clause" || ct == "ERROR")
+        lowerStatement(ch);
+      else if (ct != "comment")
+        operands.push_back(lowerExpr(ch));
+    }
+    opaque(s, t, operands);
+  }
+  --nesting_;
+}
+
+// Assignments (plain, chained, augmented) and expressions evaluated for
+// their effect.
+void Lowerer::lowerExpressionStatement(TSNode s) {
+  for (uint32_t i = 0, c = ts_node_named_child_count(s); i < c; ++i) {
+    TSNode e = ts_node_named_child(s, i);
+    if (is(e, "assignment"))
+      lowerAssignment(e);
+    else if (is(e, "augmented_assignment")) {
+      TSNode left = field(e, "left");
+      mlir::Value cur = lowerExpr(left);
+      mlir::Value rhs = lowerExpr(field(e, "right"));
+      mlir::Value v = opaque(e, "augmented_assignment", {cur, rhs});
+      bindTarget(left, v, TSNode{});
+    } else
+      lowerExpr(e);
+  }
+}
+
+void Lowerer::lowerIfStatement(TSNode s) {
+  // Alternatives start after the consequence block.
+  uint32_t altIndex = 0;
+  for (uint32_t i = 0, c = ts_node_named_child_count(s); i < c; ++i) {
+    TSNode ch = ts_node_named_child(s, i);
+    if (is(ch, "elif_clause") || is(ch, "else_clause")) {
+      altIndex = i;
+      break;
+    }
+    altIndex = c;
+  }
+  lowerIf(s, field(s, "condition"), field(s, "consequence"), altIndex);
+  if (!facts_.empty())
+    learnFromDeadBranch(s);
+}
+
+// A branch that never completes: after the statement, its condition has
+// the other truth value (`if self.INTERPRET: self.skipTest(...)`).
+void Lowerer::learnFromDeadBranch(TSNode s) {
+  TSNode cond = field(s, "condition");
+  bool thenDead = neverCompletesBlock(field(s, "consequence"));
+  TSNode elseBody{};
+  bool elif = false;
+  for (TSNode alt : syntax::namedChildren(s)) {
+    elif |= is(alt, "elif_clause");
+    if (is(alt, "else_clause"))
+      elseBody = field(alt, "body");
+  }
+  bool elseDead = !isNull(elseBody) && neverCompletesBlock(elseBody);
+  if (!elif && thenDead && !elseDead)
+    learnCondition(cond, false, facts_.back());
+  else if (!elif && elseDead && !thenDead)
+    learnCondition(cond, true, facts_.back());
+}
+
+// for / while: a python.for / python.while scope over the iterable or the
+// condition; the else block runs in the same region.
+void Lowerer::lowerLoop(TSNode s, bool isFor) {
+  Args ops;
+  TSNode head = isFor ? field(s, "right") : field(s, "condition");
+  ops.values.push_back(lowerExpr(head));
+  ops.keywords.push_back("");
+  mlir::ArrayAttr origins;
+  mlir::DenseI64ArrayAttr indices;
+  operandInfo(ops.values, origins, indices);
+  auto op = pd::ScopeOp::create(b_, loc(s), valueTy_, isFor ? "python.for" : "python.while",
+                                ops.values, strArray(ops.keywords), origins, indices, strArray({}),
+                                mlir::ArrayAttr(), mlir::StringAttr());
+  mlir::Block* block = new mlir::Block();
+  op.getBody().push_back(block);
+  inRegion(block, [&] {
+    if (isFor) {
+      TSNode left = field(s, "left");
+      bindTarget(left, opaque(left, "iter", {ops.values[0]}), TSNode{});
+    }
+    lowerBlock(field(s, "body"));
+    TSNode alt = field(s, "alternative");
+    if (!isNull(alt))
+      lowerBlock(field(alt, "body"));
+  });
+}
+
+// try: one python.try scope holding the body and every handler, else and
+// finally block.
+void Lowerer::lowerTry(TSNode s) {
+  auto op = pd::ScopeOp::create(b_, loc(s), valueTy_, "python.try", mlir::ValueRange{},
+                                strArray({}), strArray({}), b_.getDenseI64ArrayAttr({}),
+                                strArray({}), mlir::ArrayAttr(), mlir::StringAttr());
+  mlir::Block* block = new mlir::Block();
+  op.getBody().push_back(block);
+  inRegion(block, [&] {
+    lowerBlock(field(s, "body"));
+    for (uint32_t i = 0, c = ts_node_named_child_count(s); i < c; ++i) {
+      TSNode clause = ts_node_named_child(s, i);
+      std::string_view ct = syntax::type(clause);
+      if (ct == "except_clause" || ct == "except_group_clause") {
+        for (uint32_t j = 0, cc = ts_node_named_child_count(clause); j < cc; ++j) {
+          TSNode ch = ts_node_named_child(clause, j);
+          if (is(ch, "block"))
+            lowerBlock(ch);
+        }
+      } else if (ct == "else_clause" || ct == "finally_clause") {
+        TSNode body = field(clause, "body");
+        if (isNull(body))
+          for (uint32_t j = 0, cc = ts_node_named_child_count(clause); j < cc; ++j)
+            if (is(ts_node_named_child(clause, j), "block"))
+              body = ts_node_named_child(clause, j);
+        lowerBlock(body);
+      }
+    }
+  });
+}
+
+// A local import binds names like a module-level one would.
+void Lowerer::lowerLocalImport(TSNode s, bool isFrom) {
+  TSNode moduleNode = field(s, "module_name");
+  for (uint32_t i = 0, c = ts_node_named_child_count(s); i < c; ++i) {
+    TSNode ch = ts_node_named_child(s, i);
+    if (ts_node_eq(ch, moduleNode) || !(is(ch, "dotted_name") || is(ch, "aliased_import")))
+      continue;
+    std::string module = isFrom ? text(moduleNode) : "";
+    std::string name, alias;
+    if (is(ch, "aliased_import")) {
+      name = text(field(ch, "name"));
+      alias = text(field(ch, "alias"));
+    } else {
+      name = text(ch);
+      alias = isFrom ? name : name.substr(0, name.find('.'));
+      if (!isFrom)
+        name = alias;
+    }
+    Binding b;
+    b.kind = Binding::Kind::Symbol;
+    b.target = module.empty() ? name : module + "." + name;
+    mlir::Value v =
+        global(ch, alias, names::isJaxName(b.target) ? names::canonicalApi(b.target) : b.target);
+    info_[v].binding = b;
+    setVar(alias, v);
+  }
+}
+
+// Syntax error: keep what is inside visible, statements and expressions.
+void Lowerer::lowerSyntaxError(TSNode s) {
+  llvm::SmallVector<mlir::Value> operands;
+  for (uint32_t i = 0, c = ts_node_named_child_count(s); i < c; ++i) {
+    TSNode ch = ts_node_named_child(s, i);
+    std::string_view ct = syntax::type(ch);
+    if (ct.ends_with("_statement") || ct == "function_definition" || ct == "decorated_definition" ||
+        ct == "ERROR" || ct == "block")
+      ct == "block" ? lowerBlock(ch) : lowerStatement(ch);
+    else if (ct != "comment")
+      operands.push_back(lowerExpr(ch));
+  }
+  opaque(s, "ERROR", operands);
+}
+
+} // namespace pallas::analysis::lower

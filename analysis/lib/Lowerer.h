@@ -1,0 +1,356 @@
+// The Lowerer: lowering of one unit of Python (tree-sitter) to the `pallas`
+// dialect. The contract of what each construct becomes is
+// analysis/docs/dialect.md. Private to analysis/lib: the entry points are in
+// Lower.h. The implementation is split by job:
+//   LowerExpressions.cpp  values, arguments, names, attributes, subscripts, calls
+//   LowerApiCalls.cpp     calls of JAX/Pallas APIs (factories, loops, scopes)
+//   LowerHigherOrder.cpp  closures, scopes, factories, decorators, inline_mgpu
+//   LowerLaunches.cpp     pallas_call / plgpu.kernel / core_map launches
+//   LowerStatements.cpp   blocks, if/with/for/try, assignments, imports
+//   LowerPathFacts.cpp    reachability and the truth of conditions on a path
+//   LowerUnits.cpp        units of a document, their fingerprints, lowerUnit
+#pragma once
+
+#include "Lower.h"
+#include "mlir/IR/Builders.h"
+#include "pallas/analysis/detail/Dialect.h"
+#include "pallas/analysis/detail/Passes.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace pallas::analysis::lower {
+
+using names::Binding;
+using syntax::field;
+using syntax::is;
+using syntax::isNull;
+namespace pd = pallas::dialect;
+
+inline std::string str(std::string_view s) {
+  return std::string(s);
+}
+
+inline bool isLaunchApi(std::string_view api) {
+  return api == "pl.pallas_call" || api == "plgpu.kernel" || api == "pl.kernel" ||
+         api == "pl.core_map";
+}
+
+constexpr unsigned kMaxNesting =
+    kMaxAnalysedNesting; // deeper syntax becomes pallas.opaque "too_deep"
+
+// The index expressions of a subscript: its named children after the value.
+std::vector<TSNode> subscriptIndices(TSNode subscript);
+
+// Where a value comes from, when it is (or may be) a Ref.
+struct Prov {
+  llvm::StringRef origin = pd::origin::kValue;
+  int argIndex = -1;
+};
+
+// A higher-order API called without its body yet (`pl.when(c)`,
+// `functools.partial(pl.run_scoped, ...)`, `plgpu.inline_mgpu(...)`):
+// applying it to a function emits the scope / launch / wrapper.
+struct Factory {
+  std::string api;
+  TSNode call{}; // the factory call (its arguments configure it)
+  bool viaPartial = false;
+  std::optional<Binding> partial; // a module-level functools.partial binding
+  // The body is the call's first positional argument (`pl.run_scoped(body,
+  // ...)`), not given later by a decorator or a second call.
+  bool bodyInCall = false;
+};
+
+struct ValInfo {
+  Prov prov;
+  std::optional<Factory> factory;
+  std::optional<Binding> binding; // a name that resolves like a global (local import, alias)
+  TSNode constant{};              // a local name bound to a literal
+  bool isParam = false;           // a parameter (for default_param evaluation)
+  TSNode paramDefault{};
+  TSNode closureDef{}; // the def/lambda a closure value was made from
+};
+
+struct Var {
+  mlir::Value value;
+  unsigned regionDepth = 0;
+};
+
+// One Python function scope (func, closure, or a body inlined into a scope).
+struct FnScope {
+  std::unordered_map<std::string, Var> vars;
+  std::unordered_map<std::string, TSNode> defaults;
+};
+
+// Callable given to a higher-order API.
+struct CallableRef {
+  TSNode def{};       // function_definition or lambda node when written in place
+  mlir::Value value;  // a closure or unknown callable value
+  std::string symbol; // a module-level function
+  std::string file;   // its file when in another document
+  std::string text;
+};
+
+// The arguments of a call as Python binds them to parameters.
+struct CallArguments {
+  TSNode list; // the argument_list (or a generator_expression, or null)
+  const syntax::Document& doc;
+  TSNode positional(unsigned index) const; // keywords, comments and splats skipped
+  TSNode keyword(std::string_view name) const;
+  TSNode positionalOrKeyword(unsigned index, std::string_view name) const;
+};
+
+// The keywords of a launch call its analysis reads (LowerLaunches.cpp).
+struct LaunchKeywords {
+  TSNode interpret{}, scratch{}, threads{}, threadName{};
+  // The backend the launch's arguments select (compiler_params=, backend=,
+  // a TPU interpret-params object, a TPU mesh): kernels for another backend
+  // are not Mosaic GPU kernels.
+  std::string backend;
+  bool splatUnknown = false;   // a **mapping whose keys are not known statically
+  std::string splatName;       // "**kwargs" when that mapping is a name
+  bool compilerParams = false; // compiler_params= is given
+};
+
+class Lowerer {
+public:
+  Lowerer(const LowerInput& in, UnitDeps& deps)
+      : in_(in), doc_(in.doc), globals_(in.globals), deps_(deps), b_(in.context) {
+    file_ = mlir::StringAttr::get(in.context, in.path);
+    valueTy_ = pd::ValueType::get(in.context);
+    refTy_ = pd::RefType::get(in.context);
+  }
+
+  mlir::Operation* lower(const Unit& unit, const std::string& symbol);
+
+private:
+  // ---- locations, types, attributes ----
+  mlir::Location loc(TSNode n) {
+    TSPoint p = ts_node_start_point(n);
+    return mlir::FileLineColLoc::get(file_, p.row + 1, p.column + 1);
+  }
+  std::string text(TSNode n) { return str(doc_.textOf(n)); }
+  mlir::ArrayAttr strArray(const std::vector<std::string>& v) {
+    llvm::SmallVector<llvm::StringRef> refs(v.begin(), v.end());
+    return b_.getStrArrayAttr(refs);
+  }
+
+  // ---- name resolution ----
+  const Var* findLocal(const std::string& name) {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+      auto v = it->vars.find(name);
+      if (v != it->vars.end())
+        return &v->second;
+    }
+    return nullptr;
+  }
+  std::optional<Binding> findGlobal(const std::string& name) {
+    const Binding* b = globals_.find(name);
+    recordLookup(name, b ? b->fingerprint() : std::string("-"));
+    return b ? std::optional<Binding>(*b) : std::nullopt;
+  }
+  void recordLookup(const std::string& key, std::string fingerprint) {
+    if (recorded_.insert(key).second)
+      deps_.lookups.emplace_back(key, std::move(fingerprint));
+  }
+  std::optional<Binding> attributeOf(const Binding& base, const std::string& attr,
+                                     const std::string& key) {
+    auto r = globals_.attribute(base, attr);
+    // Attribute lookups that cross into another file depend on that file.
+    if (!base.file.empty())
+      recordLookup(key, r ? r->fingerprint() : std::string("-"));
+    return r;
+  }
+  // Resolve an identifier/attribute chain to a binding (global, or local
+  // value with a binding), honouring local shadowing.
+  std::optional<Binding> resolveBinding(TSNode expr);
+  void setVar(const std::string& name, mlir::Value v) {
+    forgetFacts(name);
+    scopes_.back().vars[name] = Var{v, regionDepth_};
+    if (!assigned_.empty())
+      assigned_.back().push_back(name);
+  }
+
+  // ---- values (the small ones here; operands and args in LowerExpressions.cpp) ----
+  Prov prov(mlir::Value v) {
+    auto it = info_.find(v);
+    return it == info_.end() ? Prov{} : it->second.prov;
+  }
+  ValInfo* infoOf(mlir::Value v) {
+    auto it = info_.find(v);
+    return it == info_.end() ? nullptr : &it->second;
+  }
+  mlir::Value constant(TSNode n, llvm::StringRef kind) {
+    auto op = pd::ConstantOp::create(b_, loc(n), valueTy_, text(n), kind);
+    info_[op.getResult()].constant = n;
+    return op.getResult();
+  }
+  mlir::Value global(TSNode n, const std::string& name, const std::string& resolved) {
+    return pd::GlobalOp::create(b_, loc(n), valueTy_, name, resolved).getResult();
+  }
+  mlir::Value opaque(TSNode n, llvm::StringRef what, llvm::ArrayRef<mlir::Value> operands);
+  // What stands for syntax nested deeper than kMaxNesting (not lowered); the
+  // first such place is recorded for the user (UnitDeps::tooDeep).
+  mlir::Value tooDeep(TSNode n) {
+    if (!deps_.tooDeep) {
+      TSPoint p = ts_node_start_point(n);
+      deps_.tooDeep = SourcePos{p.row, p.column};
+    }
+    return opaque(n, "too_deep", {});
+  }
+
+  struct Args {
+    llvm::SmallVector<mlir::Value> values;
+    std::vector<std::string> keywords;
+    std::vector<TSNode> nodes;
+  };
+  Args lowerArgs(TSNode argList, unsigned skipPositional = 0);
+  void operandInfo(llvm::ArrayRef<mlir::Value> values, mlir::ArrayAttr& origins,
+                   mlir::DenseI64ArrayAttr& indices);
+  mlir::Value prim(TSNode n, const std::string& api, const Args& args);
+
+  // ---- expressions (LowerExpressions.cpp) ----
+  mlir::Value lowerExpr(TSNode n);
+  mlir::Value lowerExprImpl(TSNode n);
+  mlir::Value lowerCall(TSNode n);
+  mlir::Value lowerSubscript(TSNode n);
+  mlir::Value lowerAttribute(TSNode n);
+  mlir::Value lowerIdentifier(TSNode n);
+  mlir::Value lowerLambda(TSNode n);
+  mlir::Value callValue(TSNode n, mlir::Value callee, const Args& args);
+  CallableRef callableOf(TSNode expr);
+
+  // ---- JAX/Pallas API calls (LowerApiCalls.cpp) ----
+  mlir::Value lowerApiCall(TSNode n, const std::string& api, TSNode argList);
+  mlir::Value factoryValue(TSNode n, std::string api, bool viaPartial);
+  mlir::Value lowerLaunchCall(TSNode n, const std::string& api, const CallArguments& args);
+  mlir::Value lowerPartialCall(TSNode n, const std::string& api, const CallArguments& args);
+  mlir::Value applyBodyInCall(TSNode n, const std::string& api, TSNode body);
+  mlir::Value lowerForiLoop(TSNode n, const CallArguments& args);
+  mlir::Value lowerWhileLoop(TSNode n, const std::string& api, const CallArguments& args);
+  mlir::Value lowerCond(TSNode n, const std::string& api, const CallArguments& args);
+
+  // ---- higher order (LowerHigherOrder.cpp) ----
+  mlir::Value applyFactory(TSNode site, const Factory& f, const CallableRef& body);
+  mlir::Value applyRunScoped(TSNode site, const std::string& api, const Args& ops,
+                             const CallableRef& body);
+  mlir::Value emitScope(TSNode site, const std::string& api, const Args& operands,
+                        const std::vector<std::string>& argOrigins,
+                        const std::optional<std::vector<std::string>>& allocations,
+                        const CallableRef& body, llvm::ArrayRef<CallableRef> extraBodies = {});
+  mlir::Value closure(TSNode def, std::optional<Factory> inlineMgpu = std::nullopt);
+  void lowerDefInto(mlir::Block* block, TSNode def, const std::vector<std::string>& argOrigins,
+                    llvm::ArrayRef<mlir::Value> args);
+  void emitInlineMgpu(TSNode site, TSNode def, const Factory* f, mlir::Block* wrapper);
+  bool innermostIsInlineMgpu(TSNode decorated);
+  std::optional<std::vector<std::string>> typeSequenceKinds(TSNode expr, unsigned depth = 0);
+  std::vector<std::string> paramNames(TSNode def);
+  void bindParams(TSNode def, mlir::Block* block, const std::vector<std::string>& argOrigins);
+  mlir::Value decorate(TSNode decorated, TSNode def);
+  template <typename F> void inRegion(mlir::Block* block, F&& body);
+
+  // ---- launches (LowerLaunches.cpp) ----
+  mlir::Value emitLaunch(TSNode site, const std::string& api, const std::string& form,
+                         TSNode kwCall, const Binding* partial, const CallableRef& body);
+  LaunchKeywords launchKeywords(TSNode args, const std::string& api);
+  void takeSplatKeywords(TSNode splat, LaunchKeywords& kw);
+  void noteLaunchBackend(LaunchKeywords& kw, TSNode v);
+  names::InterpretEval launchInterpret(const LaunchKeywords& kw, const Binding* partial);
+  std::optional<std::vector<std::string>> launchScratch(TSNode scratchNode, const Binding* partial);
+  std::string backendOf(TSNode expr, unsigned depth = 0);
+
+  // ---- statements (LowerStatements.cpp) ----
+  void lowerBlock(TSNode block);
+  void lowerStatement(TSNode s);
+  void lowerExpressionStatement(TSNode s);
+  void lowerIfStatement(TSNode s);
+  void learnFromDeadBranch(TSNode ifStatement);
+  void lowerLoop(TSNode s, bool isFor);
+  void lowerTry(TSNode s);
+  void lowerLocalImport(TSNode s, bool isFrom);
+  void lowerSyntaxError(TSNode s);
+  void lowerAssignment(TSNode a);
+  void bindTarget(TSNode target, mlir::Value v, TSNode valueNode);
+  void bindTargetImpl(TSNode target, mlir::Value v, TSNode valueNode);
+  void lowerOneAssignment(TSNode a);
+  // Returns the pallas.if it created (not necessarily the block's last op:
+  // joins of names assigned in its regions follow it).
+  pd::IfOp lowerIf(TSNode s, TSNode cond, TSNode consequence, uint32_t alternativeIndex);
+  void lowerWith(TSNode s);
+
+  // ---- path facts (LowerPathFacts.cpp; docs/analysis.md, "Paths that cannot execute") ----
+  std::optional<bool> staticCondition(TSNode cond);
+  bool neverCompletes(TSNode stmt);
+  bool neverCompletesBlock(TSNode block);
+  void learnCondition(TSNode cond, bool truth, std::map<std::string, bool>& into);
+  std::optional<bool> knownFact(TSNode expr);
+  void forgetFacts(const std::string& name);
+
+  // ---- units (LowerUnits.cpp) ----
+  std::optional<Factory> lowerUnitDecorators(const Unit& unit, const std::string& symbol,
+                                             mlir::Block* decorators);
+
+  // ---- interpret context ----
+  struct Context {
+    std::string kind;
+    unsigned line, column;
+  };
+
+  const LowerInput& in_;
+  const syntax::Document& doc_;
+  const names::Globals& globals_;
+  UnitDeps& deps_;
+  mlir::OpBuilder b_;
+  mlir::StringAttr file_;
+  mlir::Type valueTy_, refTy_;
+  llvm::DenseMap<mlir::Value, ValInfo> info_;
+  llvm::StringSet<> recorded_; // lookups already in deps_
+  std::vector<FnScope> scopes_;
+  std::vector<std::vector<std::string>> assigned_; // names assigned per open region
+  std::vector<Context> contexts_;
+  // Truth values of conditions (an identifier or attribute chain, by text)
+  // known on the path being lowered, one frame per open block: inside
+  // `if C:` C is true; after `if C: raise/skipTest/return` C is false.
+  std::vector<std::map<std::string, bool>> facts_;
+  unsigned regionDepth_ = 0;
+  unsigned nesting_ = 0;
+};
+
+template <typename F> void Lowerer::inRegion(mlir::Block* block, F&& body) {
+  mlir::OpBuilder::InsertionGuard guard(b_);
+  b_.setInsertionPointToEnd(block);
+  ++regionDepth_;
+  assigned_.emplace_back();
+  body();
+  // Names assigned inside the region are visible after it in Python, but
+  // their SSA values are not: rebind them to a join at the outer level.
+  std::vector<std::string> names = std::move(assigned_.back());
+  assigned_.pop_back();
+  --regionDepth_;
+  b_.setInsertionPointAfter(block->getParentOp());
+  for (const std::string& name : names) {
+    auto& vars = scopes_.back().vars;
+    auto it = vars.find(name);
+    if (it == vars.end() || it->second.regionDepth <= regionDepth_)
+      continue;
+    Prov p = prov(it->second.value);
+    ValInfo inner = info_.lookup(it->second.value);
+    mlir::Value joined =
+        pd::OpaqueOp::create(b_, block->getParentOp()->getLoc(), valueTy_, "join",
+                             mlir::ValueRange{}, strArray({}), b_.getDenseI64ArrayAttr({}))
+            .getResult();
+    inner.prov = p;
+    info_[joined] = inner;
+    it->second = Var{joined, regionDepth_};
+    if (!assigned_.empty())
+      assigned_.back().push_back(name);
+  }
+}
+
+} // namespace pallas::analysis::lower

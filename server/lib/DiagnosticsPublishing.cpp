@@ -1,0 +1,159 @@
+// Diagnostics: after each update the open documents it affects are analysed
+// again (debounced, newest edit wins) and published to push clients; pull
+// clients ask with textDocument/diagnostic and workspace/diagnostic.
+#include "LspServer.h"
+#include "pallas/protocol/Uri.h"
+
+#include <boost/asio/post.hpp>
+
+namespace pallas::server {
+
+namespace asio = boost::asio;
+using V = json::value_t;
+
+json LspServer::withExtraDiagnostics(const std::string& path, json diagnostics) {
+  if (diagnosticsProviders_.empty())
+    return diagnostics;
+  auto doc = documents_.get(path);
+  if (!doc)
+    return diagnostics;
+  for (auto& provider : diagnosticsProviders_) {
+    json more = provider(*doc);
+    if (more.is_array())
+      for (auto& d : more)
+        diagnostics.push_back(std::move(d));
+  }
+  return diagnostics;
+}
+
+void LspServer::afterUpdate(const std::string& path, const analysis::UpdateStats& stats) {
+  bool newlyTooDeep = false;
+  {
+    std::lock_guard lock(scheduleMutex_);
+    auto& previous = scheduled_[path].stats.tooDeepAt;
+    newlyTooDeep = stats.tooDeepAt && (!previous || previous->line != stats.tooDeepAt->line);
+    scheduled_[path].stats = stats;
+  }
+  if (newlyTooDeep)
+    // Said once per place, not on every keystroke.
+    log_.warn(analysis::tooDeepText(path, *stats.tooDeepAt) + ", so findings there may be missing");
+  log_.debug("updated " + path + ": " + std::to_string(stats.functionsRelowered) + "/" +
+             std::to_string(stats.functionsTotal) + " functions relowered");
+  if (documents_.isOpen(path))
+    scheduleDiagnostics(path);
+  for (const std::string& dep : project_->dependents(path)) {
+    if (dep != path && documents_.isOpen(dep))
+      scheduleDiagnostics(dep);
+  }
+}
+
+void LspServer::scheduleDiagnostics(const std::string& path) {
+  if (client_.pullDiagnostics) {
+    // Pull clients re-pull the document they edit; other documents whose
+    // results changed need a refresh request.
+    if (client_.diagnosticRefresh)
+      endpoint_->call("workspace/diagnostic/refresh", nullptr, [](bool, const json&) {});
+    return;
+  }
+  uint64_t generation;
+  {
+    std::lock_guard lock(scheduleMutex_);
+    Scheduled& s = scheduled_[path];
+    generation = ++s.generation;
+    if (!s.timer)
+      s.timer = std::make_unique<asio::steady_timer>(endpoint_->io());
+  }
+  // Timers are only touched on the I/O thread.
+  auto self = shared_from_this();
+  asio::post(endpoint_->io(), [self, path, generation] {
+    std::lock_guard lock(self->scheduleMutex_);
+    auto it = self->scheduled_.find(path);
+    if (it == self->scheduled_.end() || it->second.generation != generation)
+      return;
+    it->second.timer->expires_after(self->options_.debounce);
+    it->second.timer->async_wait([self, path, generation](boost::system::error_code ec) {
+      if (ec)
+        return; // restarted by a newer edit
+      asio::post(self->endpoint_->pool(),
+                 [self, path, generation] { self->runDiagnostics(path, generation); });
+    });
+  });
+}
+
+void LspServer::runDiagnostics(const std::string& path, uint64_t generation) {
+  auto current = [&] {
+    std::lock_guard lock(scheduleMutex_);
+    auto it = scheduled_.find(path);
+    return it != scheduled_.end() && it->second.generation == generation && !endpoint_->closed();
+  };
+  if (!current())
+    return;
+  auto doc = documents_.get(path);
+  if (!doc)
+    return;
+  std::vector<analysis::Finding> findings;
+  try {
+    findings = this->findings(path);
+  } catch (const std::exception& e) {
+    log_.error("analysis of " + path + " failed: " + e.what());
+    return;
+  }
+  // A newer edit arrived while analysing: its own run will publish.
+  if (!current())
+    return;
+  json diagnostics = withExtraDiagnostics(path, converter().diagnostics(findings));
+  if (!current())
+    return;
+  publish(path, diagnostics, doc->version);
+}
+
+void LspServer::publish(const std::string& path, const json& diagnostics,
+                        std::optional<int64_t> version) {
+  auto doc = documents_.get(path);
+  json params{{"uri", doc ? doc->uri : protocol::pathToUri(path)}, {"diagnostics", diagnostics}};
+  if (version)
+    params["version"] = *version;
+  endpoint_->notify("textDocument/publishDiagnostics", std::move(params));
+}
+
+DiagnosticConverter LspServer::converter() {
+  return DiagnosticConverter(client_.encoding,
+                             [this](const std::string& path) { return textOf(path); });
+}
+
+json LspServer::pullDiagnostics(const json& params, const RequestContext& ctx) {
+  std::string path = documentPath(params);
+  json items = json::array();
+  if (project_->hasDocument(path))
+    items = withExtraDiagnostics(path, converter().diagnostics(findings(path)));
+  ctx.cancel.check();
+  // The result id is derived from the document's version and the diagnostics
+  // themselves: a new edit or a change in what is known without an edit (the
+  // knowledge table, a helper file, a GPU run) gives a new id, and nothing
+  // else does (a global counter made ids change under unrelated activity).
+  int64_t version = 0;
+  if (auto doc = documents_.get(path))
+    version = doc->version;
+  std::string resultId = std::to_string(
+      std::hash<std::string>{}(path + '\n' + std::to_string(version) + '\n' + items.dump()));
+  if (const json* prev = protocol::optionalField(params, "previousResultId", V::string))
+    if (*prev == resultId)
+      return json{{"kind", "unchanged"}, {"resultId", resultId}};
+  return json{{"kind", "full"}, {"resultId", resultId}, {"items", std::move(items)}};
+}
+
+json LspServer::workspaceDiagnostics(const json& params, const RequestContext& ctx) {
+  protocol::requireObject(params);
+  json items = json::array();
+  for (const Document& doc : documents_.all()) {
+    ctx.cancel.check();
+    items.push_back(
+        {{"kind", "full"},
+         {"uri", doc.uri},
+         {"version", doc.version},
+         {"items", withExtraDiagnostics(doc.path, converter().diagnostics(findings(doc.path)))}});
+  }
+  return json{{"items", items}};
+}
+
+} // namespace pallas::server

@@ -1,0 +1,145 @@
+// Text document synchronisation: didOpen / didChange / didClose / didSave,
+// watched files changed on disk, and the text of a file (draft, Project
+// copy, then disk) for position conversion.
+#include "LspServer.h"
+#include "pallas/analysis/SourceFile.h"
+#include "pallas/protocol/Uri.h"
+
+#include <boost/asio/post.hpp>
+
+namespace pallas::server {
+
+namespace asio = boost::asio;
+using V = json::value_t;
+
+// Reads a regular file of bounded size (never a device, FIFO or huge file
+// named by a client URI).
+static std::optional<std::string> readFileBounded(const std::string& path, std::string* why) {
+  return analysis::readSourceFile(path, why, protocol::kDefaultMaxContentLength);
+}
+
+void LspServer::didOpen(const json& params) {
+  const json& td = protocol::requireField(params, "textDocument", V::object);
+  const json& uri = protocol::requireField(td, "uri", V::string, "params.textDocument");
+  const json& text = protocol::requireField(td, "text", V::string, "params.textDocument");
+  const json* version =
+      protocol::optionalField(td, "version", V::number_integer, "params.textDocument");
+  Document doc{uri.get<std::string>(), protocol::uriToPath(uri.get<std::string>()),
+               version ? version->get<int64_t>() : 0, text.get<std::string>()};
+  if (auto bad = protocol::findInvalidUtf8(doc.text)) {
+    log_.error("didOpen " + doc.uri + " rejected: the text is not valid UTF-8 (byte " +
+               std::to_string(*bad) + ")");
+    return;
+  }
+  std::string path = doc.path;
+  auto stats = project_->setDocument(path, doc.text);
+  documents_.open(std::move(doc));
+  afterUpdate(path, stats);
+}
+
+void LspServer::didChange(const json& params) {
+  const json& td = protocol::requireField(params, "textDocument", V::object);
+  const json& uri = protocol::requireField(td, "uri", V::string, "params.textDocument");
+  const json* version =
+      protocol::optionalField(td, "version", V::number_integer, "params.textDocument");
+  const json& changes = protocol::requireField(params, "contentChanges", V::array);
+  std::string path = protocol::uriToPath(uri.get<std::string>());
+  if (!documents_.isOpen(path)) {
+    log_.error("didChange for " + uri.get<std::string>() +
+               " ignored: the document was never opened (send didOpen first)");
+    return;
+  }
+  auto result =
+      documents_.change(path, version ? version->get<int64_t>() : -1, changes, client_.encoding);
+  if (!result.error.empty()) {
+    log_.error("didChange for " + uri.get<std::string>() + " rejected: " + result.error +
+               "; the document keeps its previous text");
+    return;
+  }
+  analysis::UpdateStats stats;
+  try {
+    stats = project_->editDocument(path, result.edits);
+  } catch (const std::exception& e) {
+    // The draft is authoritative: resynchronise the Project from it.
+    log_.error("applying edits to " + path + " failed (" + e.what() + "); reloading it");
+    if (auto doc = documents_.get(path))
+      stats = project_->setDocument(path, doc->text);
+  }
+  afterUpdate(path, stats);
+}
+
+void LspServer::didClose(const json& params) {
+  std::string path = documentPath(params);
+  if (!documents_.close(path)) {
+    log_.warn("didClose for a document that is not open: " + path);
+    return;
+  }
+  project_->closeDocument(path);
+  pipeline_->forget(path);
+  {
+    // Forget the document's schedule (its generation, stats and timer): kept,
+    // 20,000 open/close cycles of distinct documents grew memory for good.
+    // A run already queued finds no entry and stops. The timer is destroyed
+    // on the I/O thread, the only one that touches timers.
+    std::unique_ptr<asio::steady_timer> timer;
+    {
+      std::lock_guard lock(scheduleMutex_);
+      if (auto it = scheduled_.find(path); it != scheduled_.end()) {
+        timer = std::move(it->second.timer);
+        scheduled_.erase(it);
+      }
+    }
+    if (timer)
+      asio::post(endpoint_->io(),
+                 [t = std::shared_ptr<asio::steady_timer>(std::move(timer))] { t->cancel(); });
+  }
+  if (!client_.pullDiagnostics)
+    publish(path, json::array(), std::nullopt);
+}
+
+void LspServer::didSave(const json& params) {
+  log_.debug("saved " + documentPath(params));
+}
+
+void LspServer::didChangeWatchedFiles(const json& params) {
+  const json& changes = protocol::requireField(params, "changes", V::array);
+  for (const json& change : changes) {
+    if (!change.is_object() || !change.contains("uri") || !change["uri"].is_string() ||
+        !change.contains("type") || !change["type"].is_number_integer()) {
+      log_.warn("didChangeWatchedFiles: skipping a malformed FileEvent " + change.dump());
+      continue;
+    }
+    std::string path = protocol::uriToPath(change["uri"].get<std::string>());
+    if (documents_.isOpen(path))
+      continue; // the editor's draft wins
+    int type = change["type"].get<int>();
+    if (type == 3) { // Deleted
+      project_->closeDocument(path);
+      afterUpdate(path, {});
+      continue;
+    }
+    std::string why;
+    auto read = readFileBounded(path, &why);
+    if (!read) {
+      log_.warn("didChangeWatchedFiles: cannot read " + path + " (" + why + ")");
+      continue;
+    }
+    std::string text = std::move(*read);
+    if (auto bad = protocol::findInvalidUtf8(text)) {
+      log_.warn("didChangeWatchedFiles: " + path + " is not valid UTF-8 (byte " +
+                std::to_string(*bad) + "); not analysed");
+      continue;
+    }
+    afterUpdate(path, project_->setDocument(path, std::move(text)));
+  }
+}
+
+std::optional<std::string> LspServer::textOf(const std::string& path) {
+  if (auto doc = documents_.get(path))
+    return doc->text;
+  if (project_ && project_->hasDocument(path))
+    return project_->documentText(path);
+  return readFileBounded(path, nullptr);
+}
+
+} // namespace pallas::server

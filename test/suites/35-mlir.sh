@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# FileCheck tests on .mlir inputs (test/mlir/, run by lit): the pallas
+# dialect's round trip and verifiers, and every analysis pass run by
+# pallas-opt on modules the front end printed. lit and FileCheck come from
+# the Debian package llvm-22-tools (scripts/bootstrap.sh installs it).
+set -euo pipefail
+root="${PALLAS_LSP_ROOT:?}"
+build="$(cd "$(dirname "${PALLAS_LSP_BIN:?}")/.." && pwd)"
+opt="$build/analysis/tools/pallas-opt/pallas-opt"
+[ -x "$opt" ] || { echo "35-mlir: $opt is not built" >&2; exit 1; }
+llvm_bin="$(llvm-config-22 --bindir 2>/dev/null || echo /usr/lib/llvm-22/bin)"
+lit="$llvm_bin/lit"
+[ -x "$lit" ] || lit="$(command -v lit || true)"
+[ -n "$lit" ] || { echo "35-mlir: lit not found (apt-get install llvm-22-tools)" >&2; exit 1; }
+exec "$lit" -sv "$root/test/mlir" -Dpallas_opt="$opt" -Dpallas_lsp="$PALLAS_LSP_BIN" -Dllvm_bin="$llvm_bin"
