@@ -201,6 +201,20 @@ public:
     server_.addCommand("pallas.run", [this](const json& args, const RequestContext& ctx) {
       return run(args, ctx);
     });
+    // A client that shows its own progress for a run (the VS Code extension:
+    // one notification with a cancel button) sends the request's
+    // workDoneToken; the run reports into it instead of creating a second one.
+    server_.addRequestMiddleware([](const std::string& method, const json& params,
+                                    const RequestContext&, const auto& next) {
+      if (method != "workspace/executeCommand" || !params.is_object() ||
+          !params.contains("workDoneToken") || params.value("command", json()) != "pallas.run" ||
+          !params.contains("arguments") || !params["arguments"].is_array() ||
+          params["arguments"].empty() || !params["arguments"][0].is_object())
+        return next(params);
+      json withToken = params;
+      withToken["arguments"][0]["workDoneToken"] = params["workDoneToken"];
+      return next(withToken);
+    });
     server_.addCommand("pallas.doctor",
                        [this](const json& args, const RequestContext&) { return doctor(args); });
     server_.addCodeLensProvider([](LspServer&, const Document& doc) { return lenses(doc); });
@@ -482,7 +496,8 @@ private:
 
     std::string title = "Pallas: " + modeName + " run of " +
                         (request.entry.empty() ? std::string("the marked entry") : request.entry);
-    auto progress = server_.beginProgress(title, /*cancellable=*/true);
+    auto progress = server_.beginProgress(
+        title, /*cancellable=*/true, a.contains("workDoneToken") ? a["workDoneToken"] : json());
     gpu::CancelToken cancel;
     auto task = std::async(std::launch::async, [request, progress, cancel] {
       return gpu::runKernel(

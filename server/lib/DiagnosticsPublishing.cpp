@@ -109,6 +109,9 @@ void LspServer::runDiagnostics(const std::string& path, uint64_t generation) {
 
 void LspServer::publish(const std::string& path, const json& diagnostics,
                         std::optional<int64_t> version) {
+  for (auto& intercept : publishInterceptors_)
+    if (intercept(path, diagnostics, version))
+      return;
   auto doc = documents_.get(path);
   json params{{"uri", doc ? doc->uri : protocol::pathToUri(path)}, {"diagnostics", diagnostics}};
   if (version)

@@ -33,12 +33,19 @@ std::string LspServer::documentPath(const json& params) {
 void LspServer::addRequest(const std::string& method, RequestHandler handler, Mode mode) {
   endpoint_->onRequest(
       method,
-      [weak = weak_from_this(), handler = std::move(handler)](const json& p,
-                                                              const RequestContext& ctx) {
+      [weak = weak_from_this(), method, handler = std::move(handler)](const json& p,
+                                                                      const RequestContext& ctx) {
         auto keep = weak.lock();
         if (!keep)
           throw RpcError(ErrorCode::InternalError, "the session has ended");
-        return handler(p, ctx);
+        // Middleware is registered before start and never changes after it.
+        std::function<json(size_t, const json&)> call = [&](size_t i, const json& params) {
+          if (i == keep->requestMiddleware_.size())
+            return handler(params, ctx);
+          return keep->requestMiddleware_[i](
+              method, params, ctx, [&, i](const json& next) { return call(i + 1, next); });
+        };
+        return call(0, p);
       },
       mode);
 }
@@ -66,6 +73,12 @@ void LspServer::addDiagnosticsProvider(DiagnosticsProvider provider) {
 }
 void LspServer::onConfiguration(ConfigurationListener listener) {
   configurationListeners_.push_back(std::move(listener));
+}
+void LspServer::addRequestMiddleware(RequestMiddleware middleware) {
+  requestMiddleware_.push_back(std::move(middleware));
+}
+void LspServer::addPublishInterceptor(PublishInterceptor interceptor) {
+  publishInterceptors_.push_back(std::move(interceptor));
 }
 
 void LspServer::notifyConfiguration(const json& settings) {

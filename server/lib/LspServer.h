@@ -73,6 +73,7 @@ private:
   enum class State { Pending, Ready, Dropped, Ended } state_ = State::Pending;
   std::vector<json> queued_;
   std::atomic<bool> cancelled_{false};
+  json wireToken_; // the token as sent: a client's own workDoneToken may be a number
 };
 
 class LspServer : public std::enable_shared_from_this<LspServer> {
@@ -97,6 +98,15 @@ public:
   // Client settings: initializationOptions, each workspace/configuration
   // answer (section pallas-lsp) and didChangeConfiguration's `settings`.
   using ConfigurationListener = std::function<void(const json& settings)>;
+  // Sees every request before its handler (registered with addRequest) and
+  // calls `next` itself, e.g. to translate notebook cell URIs to the notebook.
+  using RequestMiddleware =
+      std::function<json(const std::string& method, const json& params, const RequestContext& ctx,
+                         const std::function<json(const json&)>& next)>;
+  // Sees a textDocument/publishDiagnostics before it is sent; returns true
+  // when it published the diagnostics itself (e.g. split over notebook cells).
+  using PublishInterceptor = std::function<bool(const std::string& path, const json& diagnostics,
+                                                std::optional<int64_t> version)>;
 
   LspServer(std::shared_ptr<protocol::Endpoint> endpoint, protocol::Logger& logger,
             Options options);
@@ -124,6 +134,8 @@ public:
   void onInitialized(std::function<void()> callback);
   void addDiagnosticsProvider(DiagnosticsProvider provider);
   void onConfiguration(ConfigurationListener listener);
+  void addRequestMiddleware(RequestMiddleware middleware);
+  void addPublishInterceptor(PublishInterceptor interceptor);
 
   // ---- services (thread-safe; valid after initialize) ----
   analysis::Project& project() { return *project_; }
@@ -141,7 +153,10 @@ public:
   protocol::Endpoint& endpoint() { return *endpoint_; }
   void showMessage(MessageType type, const std::string& message);
   void logMessage(MessageType type, const std::string& message);
-  std::shared_ptr<Progress> beginProgress(const std::string& title, bool cancellable = false);
+  // `workDoneToken`: the request's own token (WorkDoneProgressParams), when
+  // the client sent one: reports go there and no progress is created.
+  std::shared_ptr<Progress> beginProgress(const std::string& title, bool cancellable = false,
+                                          const json& workDoneToken = nullptr);
   // Re-runs analysis for a document and re-publishes (or asks pull clients to
   // refresh), e.g. after a GPU run changed what is known.
   void scheduleDiagnostics(const std::string& path);
@@ -153,6 +168,12 @@ public:
   // Path for a URI in `params.textDocument.uri` (throws InvalidParams).
   static std::string documentPath(const json& params);
 
+  // Text document synchronisation, also fed by notebook sync (NotebookSync.cpp)
+  // with the notebook's cells as one module.
+  void didOpen(const json& params);
+  void didChange(const json& params);
+  void didClose(const json& params);
+
 private:
   enum class State { Uninitialized, Initialized, ShutDown };
 
@@ -162,9 +183,6 @@ private:
   void initialized();
   void requestConfiguration();
   void registerFileWatchers();
-  void didOpen(const json& params);
-  void didChange(const json& params);
-  void didClose(const json& params);
   void didSave(const json& params);
   void didChangeWatchedFiles(const json& params);
   json pullDiagnostics(const json& params, const RequestContext& ctx);
@@ -194,6 +212,8 @@ private:
   std::vector<std::function<void()>> initializedCallbacks_;
   std::vector<DiagnosticsProvider> diagnosticsProviders_;
   std::vector<ConfigurationListener> configurationListeners_;
+  std::vector<RequestMiddleware> requestMiddleware_;
+  std::vector<PublishInterceptor> publishInterceptors_;
   std::function<void(int)> onExit_;
   std::atomic<bool> finished_{false};
   std::atomic<uint64_t> nextProgress_{1};

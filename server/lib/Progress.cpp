@@ -15,7 +15,7 @@ void Progress::send(json value) {
     queued_.push_back(std::move(value));
     return;
   }
-  endpoint_->notify("$/progress", json{{"token", token_}, {"value", std::move(value)}});
+  endpoint_->notify("$/progress", json{{"token", wireToken_}, {"value", std::move(value)}});
 }
 
 void Progress::report(const std::string& message, std::optional<unsigned> percentage) {
@@ -32,10 +32,21 @@ void Progress::end(const std::string& message) {
   send(std::move(v));
 }
 
-std::shared_ptr<Progress> LspServer::beginProgress(const std::string& title, bool cancellable) {
+std::shared_ptr<Progress> LspServer::beginProgress(const std::string& title, bool cancellable,
+                                                   const json& workDoneToken) {
   auto progress = std::make_shared<Progress>();
   progress->endpoint_ = endpoint_;
+  if (workDoneToken.is_string() || workDoneToken.is_number_integer()) {
+    // The client made the token and shows the progress its own way (one
+    // notification with its cancel button): no window/workDoneProgress/create.
+    progress->token_ = workDoneToken.dump();
+    progress->wireToken_ = workDoneToken;
+    progress->state_ = Progress::State::Ready;
+    progress->send(json{{"kind", "begin"}, {"title", title}, {"cancellable", cancellable}});
+    return progress;
+  }
   progress->token_ = "pallas-lsp-" + std::to_string(nextProgress_++);
+  progress->wireToken_ = progress->token_;
   progress->queued_.push_back(
       json{{"kind", "begin"}, {"title", title}, {"cancellable", cancellable}});
   if (!client_.workDoneProgress) {
@@ -59,7 +70,7 @@ std::shared_ptr<Progress> LspServer::beginProgress(const std::string& title, boo
                     for (auto& v : p->queued_) {
                       ended = ended || v["kind"] == "end";
                       p->endpoint_->notify("$/progress",
-                                           json{{"token", p->token_}, {"value", std::move(v)}});
+                                           json{{"token", p->wireToken_}, {"value", std::move(v)}});
                     }
                     p->queued_.clear();
                     p->state_ = ended ? Progress::State::Ended : Progress::State::Ready;

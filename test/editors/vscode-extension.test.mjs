@@ -146,3 +146,141 @@ test('install: the wheel of the extension\'s own version, into the interpreter\'
   assert.deepEqual(pipInstallArgs('pallas-lsp==0.1.0'), ['-m', 'pip', 'install', '--disable-pip-version-check', 'pallas-lsp==0.1.0']);
   assert.equal(installedServerPath('/p/venv/bin/python'), '/p/venv/bin/pallas-lsp');
 });
+
+const { CrashPolicy } = require(join(out, 'crashPolicy.js'));
+
+test('CrashPolicy: one automatic restart per window, then stop; a user restart forgets', () => {
+  let now = 0;
+  const policy = new CrashPolicy(1, 1000, () => now);
+  assert.equal(policy.onCrash(), 'restart');
+  now = 500;
+  assert.equal(policy.onCrash(), 'stop', 'a second crash within the window');
+  assert.equal(policy.recentCrashes(), 2);
+  now = 2000;
+  assert.equal(policy.onCrash(), 'restart', 'the old crashes left the window');
+  policy.reset();
+  assert.equal(policy.onCrash(), 'restart');
+});
+
+const { RunOwner, runKey } = require(join(out, 'runOwner.js'));
+
+test('RunOwner: one run per kernel, cancel one or all', () => {
+  const owner = new RunOwner();
+  const a = owner.begin(runKey('file:///k.py', 'run'));
+  assert.ok(a);
+  assert.equal(owner.begin(runKey('file:///k.py', 'run')), undefined, 'the same kernel again');
+  const b = owner.begin(runKey('file:///k.py', 'other'));
+  assert.ok(b, 'another kernel may run');
+  let cancelled = 0;
+  a.onCancel(() => cancelled++);
+  assert.equal(owner.cancel(runKey('file:///k.py', 'run')), 1);
+  assert.equal(a.cancelled, true);
+  assert.equal(b.cancelled, false);
+  assert.equal(owner.cancel(), 1, 'cancel all: only b is left uncancelled');
+  assert.equal(cancelled, 1);
+  a.end();
+  assert.ok(owner.begin(runKey('file:///k.py', 'run')), 'free again after the run ended');
+});
+
+const { runHeadline, runReport, runSeverity } = require(join(out, 'runResult.js'));
+
+test('runResult: severity from the status, a short headline, the whole report', () => {
+  const args = { uri: 'file:///p/k.py', entry: 'main', mode: 'interpret' };
+  const failed = {
+    status: 'failed',
+    message: 'the entry raised',
+    stdout: 'hello\n',
+    modes: [{ mode: 'interpret', ok: false, timing: { compile_s: 0.5, run_s_median: null, runs: 0, method: '' },
+      outputs: [], error: { type: 'NotImplementedError', message: 'inline_mgpu is not supported in interpret mode ' + 'x'.repeat(200),
+        frames: [{ file: '/p/k.py', line: 7, function: 'main', user: true }, { file: '/jax/x.py', line: 1, function: 'f', user: false }] } }],
+    comparisons: [],
+  };
+  assert.equal(runSeverity(failed), 'error');
+  assert.equal(runSeverity({ status: 'succeeded' }), 'info');
+  assert.equal(runSeverity({ status: 'cancelled' }), 'warning');
+  assert.equal(runSeverity(undefined), 'error');
+  const headline = runHeadline(args, failed);
+  assert.ok(headline.length <= 100, headline);
+  assert.match(headline, /^Pallas: main \(interpret\) failed: NotImplementedError: inline_mgpu/);
+  assert.equal(runHeadline(args, { status: 'succeeded' }), 'Pallas: main (interpret) succeeded');
+  const report = runReport(args, '/p/k.py', failed);
+  assert.match(report, /^--- interpret run of main \(\/p\/k\.py\): failed\n/);
+  assert.match(report, /stdout:\n  hello\n/);
+  assert.match(report, /\[interpret\] FAILED first call 0\.5000 s/);
+  assert.match(report, /\/p\/k\.py:7 in main/);
+  assert.doesNotMatch(report, /\/jax\/x\.py/, 'only the user\'s frames');
+});
+
+const { describeStartFailure } = require(join(out, 'startFailure.js'));
+
+test('describeStartFailure: what went wrong and what fixes it', () => {
+  const enoent = Object.assign(new Error('Launching server using command /x/pallas-lsp failed.'), { code: 'ENOENT' });
+  const missing = describeStartFailure(enoent, 'pallas-lsp', 'fallback', true);
+  assert.match(missing.message, /no pallas-lsp executable was found.*build-wheel\.sh.*pallasLsp\.path/);
+  assert.doesNotMatch(missing.message, /pip install pallas-lsp\b/);
+  assert.deepEqual(missing.actions, ['Install from a wheel…', 'Open settings', 'Show output']);
+  assert.deepEqual(describeStartFailure(enoent, 'pallas-lsp', 'fallback', false).actions, ['Open settings', 'Show output']);
+  assert.match(describeStartFailure(enoent, '/x/pallas-lsp', 'setting', false).message, /"pallasLsp\.path" names \/x\/pallas-lsp/);
+  const other = describeStartFailure(new Error('initialize failed\nstack...'), '/v/bin/pallas-lsp', 'python-environment', false);
+  assert.equal(other.message, 'Pallas LSP: the server (/v/bin/pallas-lsp) did not start: initialize failed');
+});
+
+const { interpreterFrom, subscribeInterpreterChanges } = require(join(out, 'pythonApis.js'));
+
+test('interpreterFrom: Python Environments, then the typed API, then execution details; broken APIs fall through', async () => {
+  const folder = { fsPath: '/ws/a' };
+  const envs = { getEnvironment: async (scope) => (scope === folder ? { execInfo: { run: { executable: '/ws/a/.venv/bin/python' } } } : undefined) };
+  const typed = {
+    environments: {
+      getActiveEnvironmentPath: (r) => ({ path: r === folder ? '/ws/a/env' : '/usr' }),
+      resolveEnvironment: async (e) => ({ executable: { uri: { fsPath: `${e.path}/bin/python3` } } }),
+    },
+    settings: { getExecutionDetails: () => ({ execCommand: ['/old/python', '-X'] }) },
+  };
+  assert.deepEqual(await interpreterFrom(envs, typed, folder), { path: '/ws/a/.venv/bin/python', source: 'python-environments' });
+  assert.deepEqual(await interpreterFrom(envs, typed, { fsPath: '/ws/b' }), { path: '/usr/bin/python3', source: 'python-extension' },
+    'the environments extension knows nothing of this folder');
+  const throwing = { getEnvironment: async () => { throw new Error('not ready'); } };
+  assert.deepEqual(await interpreterFrom(throwing, typed, folder), { path: '/ws/a/env/bin/python3', source: 'python-extension' });
+  assert.deepEqual(await interpreterFrom(undefined, { settings: typed.settings }), { path: '/old/python', source: 'python-extension' });
+  assert.equal(await interpreterFrom(undefined, undefined), undefined, 'no Python extension: unknown, no exception');
+  assert.equal(await interpreterFrom(undefined, { environments: { getActiveEnvironmentPath: () => { throw new Error('x'); } } }), undefined);
+  const seen = [];
+  let fire;
+  const subs = subscribeInterpreterChanges(
+    { getEnvironment: async () => undefined, onDidChangeEnvironment: (l) => ((fire = l), { dispose() {} }) },
+    undefined,
+    (scope) => seen.push(scope),
+  );
+  assert.equal(subs.length, 1);
+  fire({ uri: folder });
+  assert.deepEqual(seen, [folder]);
+});
+
+const { compareHtml, compareRows, heat } = require(join(out, 'compareHtml.js'));
+
+test('compare view: one row per compared output, tinted by the difference, escaped', () => {
+  const result = {
+    status: 'succeeded',
+    modes: [
+      { mode: 'compiled', outputs: [{ path: '[0]', dtype: 'float32', shape: [4], sum: 10 }] },
+      { mode: 'interpret', outputs: [{ path: '[0]', dtype: 'float32', shape: [4], sum: 10.001 }] },
+    ],
+    comparisons: [
+      { path: '[0]', comparable: true, max_abs_diff: 0.001, max_rel_diff: 1e-4, note: '' },
+      { path: '[1]', comparable: false, max_abs_diff: null, max_rel_diff: null, note: '<shape differs>' },
+    ],
+  };
+  const rows = compareRows(result);
+  assert.equal(rows.length, 2);
+  assert.equal(rows[0].compiled, 'float32[4] sum 10.0000');
+  assert.equal(rows[0].maxRel, 1e-4);
+  assert.equal(rows[1].maxAbs, undefined);
+  assert.ok(heat(rows[0]) > 0 && heat(rows[0]) < 1);
+  assert.equal(heat(rows[1]), 1);
+  assert.equal(heat({ maxRel: 0 }), 0);
+  const html = compareHtml({ uri: 'file:///k.py', entry: 'main<script>', mode: 'compare' }, result);
+  assert.doesNotMatch(html, /<script>/, 'escaped');
+  assert.match(html, /not comparable: &#60;shape differs&#62;/);
+  assert.equal((html.match(/<tr style=/g) ?? []).length, 2);
+});

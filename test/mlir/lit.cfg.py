@@ -15,6 +15,8 @@ config.excludes = ["Inputs"]
 config.test_source_root = os.path.dirname(__file__)
 here = os.path.dirname(os.path.abspath(__file__))
 root = os.path.dirname(os.path.dirname(here))
+# Scratch files (%t) go to the build tree, never beside the sources.
+config.test_exec_root = os.path.join(root, "build", "test-mlir")
 
 
 def tool(param, env, default):

@@ -155,5 +155,10 @@ else
   bad "rule registry (test/rules)" "$(tail -n 25 "$work/rules")"
 fi
 
+# Jupyter notebooks (.ipynb): cells checked as one module, findings per cell.
+if PALLAS_LSP_BIN="$bin" "$python" -m pytest -q -p no:cacheprovider "$root/test/check/test_notebook_check.py" >"$work/nb" 2>&1; then
+  ok "notebooks: checked cell by cell ($(tail -n1 "$work/nb"))"
+else bad "notebooks" "$(tail -n 30 "$work/nb")"; fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

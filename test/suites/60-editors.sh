@@ -77,6 +77,9 @@ JS
 echo "--- vscode: extension unit tests"
 node --test test/editors/vscode-extension.test.mjs
 
+echo "--- vscode: the extension's bundle in a stand-in extension host, against pallas-lsp"
+node --test --test-reporter=spec test/editors/vscode-host.test.mjs
+
 echo "--- vscode-jsonrpc client against pallas-lsp"
 node --test --test-reporter=spec test/editors/vscode-jsonrpc.test.mjs
 

@@ -17,7 +17,12 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <cctype>
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace pd = pallas::dialect;
@@ -368,6 +373,83 @@ private:
       if (a && a->unsignedView)
         return true;
     return false;
+  }
+
+  // The value of a Python integer constant expression (literals, unary minus,
+  // + - * << | & ^ of them), when it is one and fits in 64 bits.
+  static std::optional<int64_t> intConstant(const ExprP& e, int depth = 0) {
+    if (!e || depth > 16 || e->ty != Ty::Py)
+      return std::nullopt;
+    if (e->op == Expr::Op::Literal) {
+      std::string t;
+      for (char c : e->text)
+        if (c != '_')
+          t += c;
+      if (t.empty() || !(std::isdigit(static_cast<unsigned char>(t[0]))))
+        return std::nullopt;
+      int base = 10;
+      size_t start = 0;
+      if (t.size() > 2 && t[0] == '0' &&
+          (t[1] == 'x' || t[1] == 'X' || t[1] == 'b' || t[1] == 'B' || t[1] == 'o' ||
+           t[1] == 'O')) {
+        base = (t[1] == 'x' || t[1] == 'X') ? 16 : (t[1] == 'b' || t[1] == 'B') ? 2 : 8;
+        start = 2;
+      }
+      errno = 0;
+      char* end = nullptr;
+      unsigned long long v = std::strtoull(t.c_str() + start, &end, base);
+      if (errno || !end || *end || v > static_cast<unsigned long long>(INT64_MAX))
+        return std::nullopt;
+      return static_cast<int64_t>(v);
+    }
+    if (e->op == Expr::Op::Unary && e->text == "-" && e->args.size() == 1)
+      if (auto v = intConstant(e->args[0], depth + 1); v && *v != INT64_MIN)
+        return -*v;
+    if (e->op == Expr::Op::Binary && e->args.size() == 2) {
+      auto a = intConstant(e->args[0], depth + 1), b = intConstant(e->args[1], depth + 1);
+      if (!a || !b)
+        return std::nullopt;
+      const std::string& t = e->text;
+      __int128 r;
+      if (t == "+")
+        r = static_cast<__int128>(*a) + *b;
+      else if (t == "-")
+        r = static_cast<__int128>(*a) - *b;
+      else if (t == "*")
+        r = static_cast<__int128>(*a) * *b;
+      else if (t == "<<" && *b >= 0 && *b < 64)
+        r = static_cast<__int128>(*a) << *b;
+      else if (t == "|")
+        r = *a | *b;
+      else if (t == "&")
+        r = *a & *b;
+      else if (t == "^")
+        r = *a ^ *b;
+      else
+        return std::nullopt;
+      if (r > INT64_MAX || r < INT64_MIN)
+        return std::nullopt;
+      return static_cast<int64_t>(r);
+    }
+    return std::nullopt;
+  }
+
+  // Mosaic GPU builds an integer operand's constant with the array's width
+  // (so 1 << 31 on int32 is the bit pattern 0x80000000); JAX refuses a Python
+  // int outside int32 with OverflowError. A bitwise operator, or any operator
+  // on an unsigned view, with such a constant is refused rather than
+  // rewritten into code that does not run.
+  bool intConstantsFit(mlir::Operation* o, const std::string& tok, const std::vector<ExprP>& args) {
+    static const std::set<std::string> integerOnly = {"&", "|", "^", "<<", ">>"};
+    if (!integerOnly.count(tok) && !anyUnsigned(args))
+      return true;
+    for (const ExprP& a : args)
+      if (auto v = intConstant(a); v && (*v >= (int64_t{1} << 31) || *v < -(int64_t{1} << 31))) {
+        block(o, "an integer constant outside int32 (" + std::to_string(*v) + ") with `" + tok +
+                     "`, which JAX cannot combine with an int32 array");
+        return false;
+      }
+    return true;
   }
 
   // A binary operator on an operand Mosaic GPU treats as unsigned: the
@@ -876,6 +958,8 @@ private:
         return block(o, "an operator whose token is not known");
       if (what == "augmented_assignment")
         tok.pop_back(); // "+=" -> "+"
+      if (!intConstantsFit(o, tok, args))
+        return nullptr;
       if (anyUnsigned(args)) {
         Ty ty = resultTy(args); // before args is moved from
         return unsignedBinary(o, tok, std::move(args), ty);

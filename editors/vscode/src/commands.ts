@@ -1,33 +1,29 @@
-// The extension's commands. Runs and the doctor go to the server as
-// `workspace/executeCommand`; Show MLIR is the custom `pallas/mlir` request.
-// Each handler checks for a running client and workspace trust first, so a
-// command never fails with a stack trace in the user's face.
+// The extension's commands. Runs go through Runs (runs.ts), the doctor to the
+// server as `workspace/executeCommand`, Show MLIR is the custom `pallas/mlir`
+// request. Each command acts on the server of the active editor's folder and
+// checks that it runs first, so a command never fails with a stack trace.
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { ExecuteCommandRequest, LanguageClient } from 'vscode-languageclient/node';
 import { enclosingTopLevelFunction, topLevelFunctions } from './entry';
 import { Commands, MlirRequest, RunArguments, RunMode } from './protocol';
-import { isTrusted } from './settings';
+import { Runs } from './runs';
+import type { PallasServer } from './server';
+import { errorText } from './server';
 import { VirtualDocuments } from './virtualDocuments';
 
-export interface ServerHandle {
-  /** The running client, or undefined (not started, failed, restarting). */
-  client(): LanguageClient | undefined;
-  restart(): Promise<void>;
-  output: vscode.OutputChannel;
-  onDoctorText(text: string): void;
+export interface Servers {
+  /** The server for a document (its workspace folder's), starting it if needed. */
+  serverFor(uri?: vscode.Uri): PallasServer | undefined;
+  restartAll(): Promise<void>;
 }
 
-const MODE_TITLES: Record<RunMode, string> = {
-  compiled: 'Running on the GPU (compiled)',
-  interpret: 'Running interpreted',
-  compare: 'Comparing compiled and interpreted runs',
-};
-
-function runningClient(server: ServerHandle): LanguageClient | undefined {
-  const client = server.client();
-  if (!client || !client.isRunning()) {
-    void vscode.window.showErrorMessage('Pallas LSP: the server is not running (see the Pallas LSP output).');
+function runningClient(server: PallasServer | undefined): LanguageClient | undefined {
+  const client = server?.client();
+  if (!server || !client) {
+    void vscode.window
+      .showErrorMessage('Pallas LSP: the server is not running (see the Pallas LSP output).', 'Restart')
+      .then((c) => c && server?.restart(true));
     return undefined;
   }
   return client;
@@ -61,71 +57,25 @@ async function chooseEntry(editor: vscode.TextEditor): Promise<string | undefine
   return pick?.label;
 }
 
-/** Shows a run's result: the full result in the output channel, a summary as a message. */
-function reportRun(server: ServerHandle, args: RunArguments, result: unknown): void {
-  const out = server.output;
-  out.appendLine(`--- ${args.mode} run of ${args.entry} (${vscode.Uri.parse(args.uri).fsPath})`);
-  out.appendLine(typeof result === 'string' ? result : JSON.stringify(result, null, 2));
-  let summary: string | undefined;
-  if (typeof result === 'string') {
-    summary = result.split('\n')[0];
-  } else if (result && typeof result === 'object') {
-    const r = result as Record<string, unknown>;
-    summary = [r.summary, r.message, r.status].find((v): v is string => typeof v === 'string');
+/** A run from the palette, or from a lens / code action with its own arguments. */
+async function run(servers: Servers, runs: Runs, mode: RunMode, given?: Partial<RunArguments>): Promise<unknown> {
+  if (given?.uri && given.entry) {
+    const server = servers.serverFor(vscode.Uri.parse(given.uri));
+    return server && runs.run(server, { uri: given.uri, entry: given.entry, mode: given.mode ?? mode });
   }
-  void vscode.window
-    .showInformationMessage(`Pallas: ${args.entry} (${args.mode}): ${summary ?? 'finished'}`, 'Show output')
-    .then((choice) => choice && out.show(true));
-}
-
-async function run(server: ServerHandle, mode: RunMode, lensArgs?: Partial<RunArguments>): Promise<void> {
-  if (!isTrusted()) {
-    void vscode.window.showWarningMessage(
-      'Pallas LSP: kernels are not run in an untrusted workspace. Trust the workspace to enable runs.',
-    );
-    return;
-  }
-  const client = runningClient(server);
-  if (!client) {
-    return;
-  }
-  let args: RunArguments;
-  if (lensArgs?.uri && lensArgs.entry) {
-    args = { uri: lensArgs.uri, entry: lensArgs.entry, mode: lensArgs.mode ?? mode };
-  } else {
-    const editor = pythonEditor();
-    const entry = editor && (await chooseEntry(editor));
-    if (!editor || !entry) {
-      return;
-    }
-    if (editor.document.isDirty) {
-      await editor.document.save(); // The run executes the file on disk.
-    }
-    args = { uri: client.code2ProtocolConverter.asUri(editor.document.uri), entry, mode };
-  }
-  await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `Pallas: ${MODE_TITLES[args.mode]} ${args.entry}`, cancellable: true },
-    async (_progress, token) => {
-      try {
-        // Cancelling the notification sends $/cancelRequest; the server kills the run.
-        const result = await client.sendRequest(
-          ExecuteCommandRequest.type,
-          { command: Commands.run, arguments: [args] },
-          token,
-        );
-        reportRun(server, args, result);
-      } catch (err) {
-        if (!token.isCancellationRequested) {
-          void vscode.window.showErrorMessage(`Pallas: ${args.mode} run of ${args.entry} failed: ${errorText(err)}`);
-        }
-      }
-    },
-  );
-}
-
-async function showMlir(server: ServerHandle, docs: VirtualDocuments): Promise<void> {
   const editor = pythonEditor();
+  const server = editor && servers.serverFor(editor.document.uri);
   const client = editor && runningClient(server);
+  const entry = client && editor && (await chooseEntry(editor));
+  if (!editor || !server || !client || !entry) {
+    return undefined;
+  }
+  return runs.run(server, { uri: client.code2ProtocolConverter.asUri(editor.document.uri), entry, mode });
+}
+
+async function showMlir(servers: Servers, docs: VirtualDocuments): Promise<void> {
+  const editor = pythonEditor();
+  const client = editor && runningClient(servers.serverFor(editor.document.uri));
   if (!editor || !client) {
     return;
   }
@@ -144,33 +94,39 @@ async function showMlir(server: ServerHandle, docs: VirtualDocuments): Promise<v
   }
 }
 
-async function doctor(server: ServerHandle, docs: VirtualDocuments): Promise<void> {
+async function doctor(servers: Servers, docs: VirtualDocuments): Promise<void> {
+  const server = servers.serverFor(vscode.window.activeTextEditor?.document.uri);
   const client = runningClient(server);
-  if (!client) {
+  if (!server || !client) {
     return;
   }
   try {
     const result = await client.sendRequest(ExecuteCommandRequest.type, { command: Commands.doctor, arguments: [] });
     const text = typeof result === 'string' ? result : JSON.stringify(result, null, 2);
-    server.onDoctorText(text);
+    server.status.applyDoctorText(text);
     await docs.show('doctor.txt', 'doctor', text);
   } catch (err) {
     void vscode.window.showErrorMessage(`Pallas: Doctor failed: ${errorText(err)}`);
   }
 }
 
-export function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
-export function registerCommands(server: ServerHandle, docs: VirtualDocuments): vscode.Disposable[] {
+export function registerCommands(servers: Servers, runs: Runs, docs: VirtualDocuments): vscode.Disposable[] {
   const register = vscode.commands.registerCommand;
   return [
-    register('pallasLsp.runOnGpu', (a?: Partial<RunArguments>) => run(server, 'compiled', a)),
-    register('pallasLsp.runInterpreted', (a?: Partial<RunArguments>) => run(server, 'interpret', a)),
-    register('pallasLsp.compare', (a?: Partial<RunArguments>) => run(server, 'compare', a)),
-    register('pallasLsp.showMlir', () => showMlir(server, docs)),
-    register('pallasLsp.doctor', () => doctor(server, docs)),
-    register('pallasLsp.restart', () => server.restart()),
+    register('pallasLsp.runOnGpu', (a?: Partial<RunArguments>) => run(servers, runs, 'compiled', a)),
+    register('pallasLsp.runInterpreted', (a?: Partial<RunArguments>) => run(servers, runs, 'interpret', a)),
+    register('pallasLsp.compare', (a?: Partial<RunArguments>) => run(servers, runs, 'compare', a)),
+    register('pallasLsp.cancelRun', () => {
+      if (runs.owner.cancel() === 0) {
+        void vscode.window.showInformationMessage('Pallas: no run in progress.');
+      }
+    }),
+    register('pallasLsp.showMlir', () => showMlir(servers, docs)),
+    register('pallasLsp.doctor', () => doctor(servers, docs)),
+    register('pallasLsp.restart', () => {
+      const editor = vscode.window.activeTextEditor;
+      const server = editor && servers.serverFor(editor.document.uri);
+      return server ? server.restart(true) : servers.restartAll();
+    }),
   ];
 }

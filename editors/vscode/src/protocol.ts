@@ -55,7 +55,7 @@ export interface ServerSettings {
   logLevel: string;
   select: string[];
   ignore: string[];
-  runner: { launchTemplate: string | null; timeoutSeconds: number };
+  runner: { launchTemplate: string | null; timeoutSeconds: number; clientShowsResults?: boolean };
   /** False in an untrusted workspace: the server must refuse to run kernels. */
   workspaceTrusted: boolean;
 }

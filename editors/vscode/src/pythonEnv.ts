@@ -1,30 +1,19 @@
-// The Python interpreter the user selected in the Python extension
-// (ms-python.python), when that extension is installed. We talk to its public
-// API through a minimal structural type instead of a package dependency: the
-// API has been stable for years, and an absent or older extension must simply
-// yield "unknown" rather than break activation.
+// The Python extensions, when installed: ms-python.vscode-python-envs (the
+// Python Environments API) and ms-python.python (its typed environments API).
+// Talked to through structural types (pythonApis.ts) instead of package
+// dependencies: an absent, older or broken extension yields "unknown" and
+// never breaks activation.
 import * as vscode from 'vscode';
+import {
+  Interpreter,
+  interpreterFrom,
+  PythonEnvironmentsApi,
+  PythonExtensionApi,
+  subscribeInterpreterChanges,
+} from './pythonApis';
 
-interface ResolvedEnvironment {
-  executable: { uri?: vscode.Uri; sysPrefix?: string };
-}
-
-interface PythonExtensionApi {
-  environments?: {
-    getActiveEnvironmentPath(resource?: vscode.Uri): { path: string };
-    resolveEnvironment(env: { path: string } | string): Promise<ResolvedEnvironment | undefined>;
-    onDidChangeActiveEnvironmentPath?: vscode.Event<unknown>;
-  };
-  settings?: {
-    getExecutionDetails(resource?: vscode.Uri): { execCommand: string[] | undefined };
-    onDidChangeExecutionDetails?: vscode.Event<unknown>;
-  };
-}
-
-const PYTHON_EXTENSION_ID = 'ms-python.python';
-
-async function api(): Promise<PythonExtensionApi | undefined> {
-  const ext = vscode.extensions.getExtension<PythonExtensionApi>(PYTHON_EXTENSION_ID);
+async function exportsOf<T>(id: string): Promise<T | undefined> {
+  const ext = vscode.extensions.getExtension<T>(id);
   if (!ext) {
     return undefined;
   }
@@ -35,34 +24,20 @@ async function api(): Promise<PythonExtensionApi | undefined> {
   }
 }
 
-/** Absolute path of the selected interpreter, or undefined. */
-export async function selectedInterpreter(resource?: vscode.Uri): Promise<string | undefined> {
-  const python = await api();
-  if (!python) {
-    return undefined;
-  }
-  try {
-    if (python.environments) {
-      const active = python.environments.getActiveEnvironmentPath(resource);
-      const resolved = await python.environments.resolveEnvironment(active);
-      const exe = resolved?.executable.uri?.fsPath;
-      if (exe) {
-        return exe;
-      }
-    }
-    // The older API: a command line whose first word is the interpreter.
-    const exec = python.settings?.getExecutionDetails(resource).execCommand;
-    return exec && exec.length > 0 ? exec[0] : undefined;
-  } catch {
-    return undefined;
-  }
+const envsApi = () => exportsOf<PythonEnvironmentsApi>('ms-python.vscode-python-envs');
+const pythonApi = () => exportsOf<PythonExtensionApi>('ms-python.python');
+
+/** The interpreter selected for a folder or file, or undefined. */
+export async function selectedInterpreter(resource?: vscode.Uri): Promise<Interpreter | undefined> {
+  return interpreterFrom(await envsApi(), await pythonApi(), resource);
 }
 
-/** Subscribes to interpreter changes; returns a disposable (no-op without the extension). */
-export async function onInterpreterChanged(listener: () => void): Promise<vscode.Disposable> {
-  const python = await api();
-  const event =
-    python?.environments?.onDidChangeActiveEnvironmentPath ??
-    python?.settings?.onDidChangeExecutionDetails;
-  return event ? event(() => listener()) : new vscode.Disposable(() => undefined);
+/** Subscribes to interpreter changes; the listener gets the folder or file the change is about. */
+export async function onInterpreterChanged(listener: (scope: vscode.Uri | undefined) => void): Promise<vscode.Disposable> {
+  const subs = subscribeInterpreterChanges(await envsApi(), await pythonApi(), (scope) => {
+    const s = scope as { uri?: vscode.Uri } | vscode.Uri | undefined;
+    // The environments API passes a Uri or a WorkspaceFolder ({uri}).
+    listener(s instanceof vscode.Uri ? s : (s as { uri?: vscode.Uri } | undefined)?.uri);
+  });
+  return new vscode.Disposable(() => subs.forEach((d) => d.dispose()));
 }

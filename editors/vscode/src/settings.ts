@@ -25,7 +25,7 @@ export interface ClientSettings {
   serverPath?: string;
   /** The interpreter to analyse and run with, and where it came from. */
   python?: string;
-  pythonSource: 'setting' | 'python-extension' | 'none';
+  pythonSource: 'setting' | 'python-environments' | 'python-extension' | 'none';
   server: ServerSettings;
 }
 
@@ -35,9 +35,10 @@ export async function readSettings(resource?: vscode.Uri): Promise<ClientSetting
   let python = trustedString(config, 'python');
   let pythonSource: ClientSettings['pythonSource'] = python ? 'setting' : 'none';
   if (!python && trusted) {
-    python = await selectedInterpreter(resource);
-    if (python) {
-      pythonSource = 'python-extension';
+    const selected = await selectedInterpreter(resource);
+    if (selected) {
+      python = selected.path;
+      pythonSource = selected.source;
     }
   }
   return {
@@ -52,6 +53,8 @@ export async function readSettings(resource?: vscode.Uri): Promise<ClientSetting
       runner: {
         launchTemplate: trusted ? trustedString(config, 'runner.launchTemplate') ?? null : null,
         timeoutSeconds: config.get<number>('runner.timeoutSeconds', 300),
+        // Runs are shown by the extension (runs.ts): no window/showMessage from the server.
+        clientShowsResults: true,
       },
       workspaceTrusted: trusted,
     },
@@ -59,6 +62,6 @@ export async function readSettings(resource?: vscode.Uri): Promise<ClientSetting
 }
 
 /** Settings whose change needs a new server process rather than a notification. */
-export function needsRestart(event: vscode.ConfigurationChangeEvent): boolean {
-  return ['path', 'python', 'logLevel'].some((key) => event.affectsConfiguration(`${SECTION}.${key}`));
+export function needsRestart(event: vscode.ConfigurationChangeEvent, resource?: vscode.Uri): boolean {
+  return ['path', 'python', 'logLevel'].some((key) => event.affectsConfiguration(`${SECTION}.${key}`, resource));
 }

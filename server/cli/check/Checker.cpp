@@ -1,6 +1,7 @@
 #include "Checker.h"
 
 #include "FileWalker.h"
+#include "NotebookFiles.h"
 #include "Relevance.h"
 #include "pallas/analysis/Project.h"
 #include "pallas/analysis/Rewrite.h"
@@ -87,11 +88,21 @@ struct Sources {
 
 // Only regular files of bounded size (a FIFO blocked the run forever; a
 // link to /dev/zero read gigabytes); anything else is skipped and reported.
+// A Jupyter notebook is checked as the module of its Python code cells; one
+// that is not (another language, not nbformat JSON) has nothing to check, and
+// `error` then holds a note while the text is empty.
 std::optional<std::string> readFile(const fs::path& path, std::string& error) {
   std::string why;
   std::optional<std::string> text = analysis::readSourceFile(path.string(), &why);
   if (!text)
     error = path.string() + ": skipped: " + why;
+  else if (notebook::isNotebookPath(path.string())) {
+    text = notebook::moduleOfIpynb(*text, &why);
+    if (!text) {
+      error = path.string() + ": not checked: " + why;
+      text = std::string();
+    }
+  }
   return text;
 }
 
@@ -288,6 +299,8 @@ CheckResult runCheck(const CheckOptions& options) {
       result.errors.push_back(readErrors[i]);
       continue;
     }
+    if (!readErrors[i].empty()) // a notebook with nothing to check
+      result.notes.push_back(readErrors[i]);
     documents.push_back(walk.files[i].string());
     sources->texts.emplace(documents.back(), std::move(*texts[i]));
   }

@@ -42,7 +42,8 @@ fs::path commonRoot(const std::vector<fs::path>& absolutePaths) {
 namespace {
 
 bool isPythonFile(const fs::path& p) {
-  return p.extension() == ".py";
+  // Jupyter notebooks too: their code cells are checked as one module.
+  return p.extension() == ".py" || p.extension() == ".ipynb";
 }
 
 class Walker {

@@ -1,10 +1,9 @@
 // Which files `pallas-lsp check PATH...` analyses. Files named on the command
 // line are always checked, whatever their name. Folders are walked for `.py`
-// files, skipping: hidden entries, virtual environments (a folder holding
-// `pyvenv.cfg`), the configuration's `exclude`/`extend-exclude` (whose
-// defaults cover `venv`, `site-packages`, `node_modules`, `__pycache__`, ...),
-// and paths ignored by .gitignore files. Symbolic links to folders are not
-// followed (no cycles, no walking out of the tree).
+// and `.ipynb` (Jupyter notebook) files, skipping: hidden entries, virtual environments (a folder
+// holding `pyvenv.cfg`), the configuration's `exclude`/`extend-exclude` (whose defaults cover
+// `venv`, `site-packages`, `node_modules`, `__pycache__`, ...), and paths ignored by .gitignore
+// files. Symbolic links to folders are not followed (no cycles, no walking out of the tree).
 #pragma once
 
 #include "config/Config.h"

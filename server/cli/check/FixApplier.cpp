@@ -1,5 +1,6 @@
 #include "FixApplier.h"
 
+#include "NotebookFiles.h"
 #include "SourceText.h"
 #include "pallas/analysis/SourceFile.h"
 
@@ -213,6 +214,14 @@ FixOutcome applyFixes(const std::vector<analysis::Finding>& findings,
   std::map<std::string, std::string> texts;
   std::set<std::string> stale;
   for (const std::string& path : files) {
+    if (notebook::isNotebookPath(path)) {
+      // The analysis saw the cells as one module; the file is JSON.
+      outcome.messages.push_back(path +
+                                 ": fixes are not written into notebooks (.ipynb); apply "
+                                 "them in the editor (the language server maps them to cells)");
+      stale.insert(path);
+      continue;
+    }
     std::optional<std::string> disk = readFile(path);
     auto original = originals.find(path);
     if (!disk) {

@@ -1,5 +1,6 @@
 // `json`: the Finding structure as is (0-based lines, UTF-8 byte columns), so
 // tools can map it back onto the analysis's own positions.
+#include "NotebookFiles.h"
 #include "Report.h"
 #include "config/Rules.h"
 
@@ -44,7 +45,7 @@ json findingJson(const analysis::Finding& f) {
     fixes.push_back(
         {{"title", fix.title}, {"safety", safetyName(fix.safety)}, {"edits", std::move(edits)}});
   }
-  return {
+  json out = {
       {"code", f.code},
       {"severity", analysis::severityName(f.severity)},
       {"path", f.location.path},
@@ -64,6 +65,18 @@ json findingJson(const analysis::Finding& f) {
                        : json{{"type", f.jaxException}, {"firstLine", f.jaxErrorFirstLine}}},
       {"fixes", std::move(fixes)},
   };
+  // A notebook's finding: its cell (1-based, as Jupyter numbers cells) and
+  // the range within it; `range` stays the position in the cells' module.
+  auto start = notebook::cellLine(f.location.path, f.location.range.start.line);
+  auto end = notebook::cellLine(f.location.path, f.location.range.end.line);
+  if (start) {
+    analysis::SourceRange r = f.location.range;
+    r.start.line = start->line;
+    r.end.line = end && end->cell == start->cell ? end->line : start->line;
+    out["cell"] = start->cell;
+    out["cellRange"] = range(r);
+  }
+  return out;
 }
 
 // The path matrix of one launch: {"compiled_sm90a": {"runs": "yes"}, ...}.

@@ -1,5 +1,6 @@
 // `text`: one line per finding (its headline, with the details on an indented
 // line below when it has one), then ruff's summary lines.
+#include "NotebookFiles.h"
 #include "Report.h"
 
 namespace pallas::check {
@@ -15,16 +16,27 @@ void writeText(std::ostream& out, const Report& report) {
   size_t errors = 0, others = 0;
   for (const analysis::Finding& f : report.findings) {
     const auto& start = f.location.range.start;
-    out << displayPath(f.location.path, report.base) << ':' << start.line + 1 << ':'
+    // A notebook's finding names its cell (ruff's `nb.ipynb:cell 3:2:5:`).
+    auto cell = notebook::cellLine(f.location.path, start.line);
+    auto inCells = [&](const std::string& text) {
+      if (!notebook::isNotebookPath(f.location.path))
+        return text;
+      return notebook::retellLines(
+          text, [&](uint32_t line) { return notebook::cellLine(f.location.path, line); });
+    };
+    out << displayPath(f.location.path, report.base);
+    if (cell)
+      out << ":cell " << cell->cell;
+    out << ':' << (cell ? cell->line : start.line) + 1 << ':'
         << displayColumn(report, f.location.path, start) << ": "
         << analysis::severityName(f.severity) << '[' << f.code << "] ";
     // A finding with a headline prints it, then its details indented below
     // (ruff's full format); one without keeps the message on its one line.
     std::string head = analysis::headline(f);
     if (f.subject.empty() || head == f.message)
-      out << f.message << '\n';
+      out << inCells(f.message) << '\n';
     else
-      out << head << "\n    " << f.message << '\n';
+      out << inCells(head) << "\n    " << inCells(f.message) << '\n';
     (f.severity == analysis::Severity::Error ? errors : others) += 1;
   }
   if (report.quiet)
