@@ -6,6 +6,8 @@
 // the knowledge of what each API binds stays in data (analysis/knowledge/),
 // not in op definitions. See analysis/docs/dialect.md for the contract the
 // passes in analysis/passes/ rely on. Changes here are additive only.
+// Vocabularies are enums (PallasEnums.td); the per-operand attributes
+// several ops share are read through PallasInterfaces.td.
 #ifndef PALLAS_OPS_TD
 #define PALLAS_OPS_TD
 
@@ -13,13 +15,43 @@ include "mlir/IR/OpBase.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/CommonAttrConstraints.td"
+include "dialect/PallasEnums.td"
 
 def Pallas_Dialect : Dialect {
   let name = "pallas";
   let cppNamespace = "::pallas::dialect";
   let summary = "Python/JAX Pallas programs as seen by pallas-lsp";
   let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
 }
+
+// An enum attribute: `#pallas<origin arg>` on its own, the bare case name
+// (`arg`) inside op syntax (where its own leading space replaces the op
+// format's: "`` $kind").
+class Pallas_EnumAttr<EnumAttrInfo info, string name>
+    : EnumAttr<Pallas_Dialect, info, name>;
+
+//===----------------------------------------------------------------------===//
+// Enum attributes (`#pallas<origin arg>`; bare keywords inside op syntax)
+//===----------------------------------------------------------------------===//
+
+def Pallas_LaunchPathAttr : Pallas_EnumAttr<Pallas_LaunchPath, "path">;
+def Pallas_InterpretSourceAttr : Pallas_EnumAttr<Pallas_InterpretSource, "interpret_source">;
+def Pallas_LaunchFormAttr : Pallas_EnumAttr<Pallas_LaunchForm, "form">;
+def Pallas_FuncKindAttr : Pallas_EnumAttr<Pallas_FuncKind, "func_kind">;
+def Pallas_ClosureKindAttr : Pallas_EnumAttr<Pallas_ClosureKind, "closure_kind">;
+def Pallas_OriginAttr : Pallas_EnumAttr<Pallas_Origin, "origin">;
+def Pallas_AllocKindAttr : Pallas_EnumAttr<Pallas_AllocKind, "alloc">;
+def Pallas_ConstantKindAttr : Pallas_EnumAttr<Pallas_ConstantKind, "literal">;
+def Pallas_ArgTypeKindAttr : Pallas_EnumAttr<Pallas_ArgTypeKind, "arg_type">;
+
+// Arrays of them; in op syntax written `[a, b]` (custom<EnumList>).
+def Pallas_LaunchPathArrayAttr : Pallas_EnumArrayAttr<Pallas_LaunchPathAttr, "execution paths">;
+def Pallas_OriginArrayAttr : Pallas_EnumArrayAttr<Pallas_OriginAttr, "operand origins">;
+def Pallas_AllocKindArrayAttr : Pallas_EnumArrayAttr<Pallas_AllocKindAttr, "allocation kinds">;
+def Pallas_ArgTypeKindArrayAttr : Pallas_EnumArrayAttr<Pallas_ArgTypeKindAttr, "argument type kinds">;
+
+include "dialect/PallasInterfaces.td"
 
 //===----------------------------------------------------------------------===//
 // Types
@@ -57,10 +89,10 @@ def Pallas_FuncOp : Pallas_Op<"func", [Symbol, NoTerminator, SingleBlock]> {
     ...)`); region `body` holds the function body, its block arguments are the
     Python parameters in order (names in `arg_names`).
   }];
-  let arguments = (ins SymbolNameAttr:$sym_name, StrAttr:$kind,
+  let arguments = (ins SymbolNameAttr:$sym_name, Pallas_FuncKindAttr:$kind,
                        StrArrayAttr:$arg_names);
   let regions = (region SizedRegion<1>:$decorators, SizedRegion<1>:$body);
-  let assemblyFormat = "$sym_name attr-dict-with-keyword $decorators $body";
+  let assemblyFormat = "`` $kind $sym_name attr-dict-with-keyword $decorators $body";
   let hasVerifier = 1;
 }
 
@@ -70,10 +102,10 @@ def Pallas_ClosureOp : Pallas_Op<"closure", [NoTerminator, SingleBlock]> {
     `kind` is "def" or "lambda". The region may use values of the enclosing
     regions (Python closures capture). Block arguments are the parameters.
   }];
-  let arguments = (ins StrAttr:$name, StrAttr:$kind, StrArrayAttr:$arg_names);
+  let arguments = (ins StrAttr:$name, Pallas_ClosureKindAttr:$kind, StrArrayAttr:$arg_names);
   let results = (outs Pallas_ValueType:$result);
   let regions = (region SizedRegion<1>:$body);
-  let assemblyFormat = "$name attr-dict-with-keyword $body";
+  let assemblyFormat = "`` $kind $name attr-dict-with-keyword $body";
 }
 
 def Pallas_LaunchOp : Pallas_Op<"launch"> {
@@ -93,14 +125,15 @@ def Pallas_LaunchOp : Pallas_Op<"launch"> {
     `backend`: the Pallas backend the launch targets when its arguments say
     so ("mosaic_tpu", "triton", "mosaic_gpu"); absent when they do not.
   }];
-  let arguments = (ins StrAttr:$api, StrAttr:$form, StrAttr:$body_text,
+  let arguments = (ins StrAttr:$api, Pallas_LaunchFormAttr:$form, StrAttr:$body_text,
                        OptionalAttr<FlatSymbolRefAttr>:$body,
                        OptionalAttr<StrAttr>:$body_file,
                        Optional<Pallas_AnyValue>:$body_value,
-                       StrArrayAttr:$paths, StrAttr:$interpret_source,
+                       Pallas_LaunchPathArrayAttr:$paths,
+                       Pallas_InterpretSourceAttr:$interpret_source,
                        OptionalAttr<StrAttr>:$interpret_text,
                        OptionalAttr<DictionaryAttr>:$interpret_params,
-                       OptionalAttr<StrArrayAttr>:$scratch,
+                       OptionalAttr<Pallas_AllocKindArrayAttr>:$scratch,
                        OptionalAttr<I64Attr>:$num_threads,
                        OptionalAttr<StrAttr>:$thread_name,
                        OptionalAttr<StrAttr>:$context,
@@ -108,11 +141,14 @@ def Pallas_LaunchOp : Pallas_Op<"launch"> {
                        OptionalAttr<I64Attr>:$context_column,
                        OptionalAttr<StrAttr>:$backend);
   let results = (outs Pallas_ValueType:$result);
-  let assemblyFormat = "$api ($body_value^ `:` type($body_value))? attr-dict";
+  let assemblyFormat = [{
+    $api `` $form ($body_value^ `:` type($body_value))? `paths` custom<Paths>($paths)
+    `interpret` `` $interpret_source (`scratch` custom<AllocKinds>($scratch)^)? attr-dict
+  }];
   let hasVerifier = 1;
 }
 
-def Pallas_PrimOp : Pallas_Op<"prim"> {
+def Pallas_PrimOp : Pallas_Op<"prim", [Pallas_CallOperands]> {
   let summary = "a call of a JAX/Pallas API, or a Ref operation";
   let description = [{
     `api` is the qualified API name: "plgpu.copy_gmem_to_smem",
@@ -127,14 +163,13 @@ def Pallas_PrimOp : Pallas_Op<"prim"> {
     origin). `arg_indices[i]` is -1 unless origins[i] == "arg".
   }];
   let arguments = (ins StrAttr:$api, Variadic<Pallas_AnyValue>:$args,
-                       StrArrayAttr:$keywords, StrArrayAttr:$origins,
+                       StrArrayAttr:$keywords, Pallas_OriginArrayAttr:$origins,
                        DenseI64ArrayAttr:$arg_indices);
   let results = (outs Pallas_ValueType:$result);
-  let assemblyFormat = "$api `(` $args `)` attr-dict `:` functional-type($args, $result)";
-  let hasVerifier = 1;
+  let assemblyFormat = "$api `(` $args `)` `origins` custom<Origins>($origins) attr-dict `:` functional-type($args, $result)";
 }
 
-def Pallas_InlineMgpuOp : Pallas_Op<"inline_mgpu", [NoTerminator, SingleBlock]> {
+def Pallas_InlineMgpuOp : Pallas_Op<"inline_mgpu", [NoTerminator, SingleBlock, Pallas_CallOperands]> {
   let summary = "a call of a plgpu.inline_mgpu-decorated function: binds inline_mgpu_p";
   let description = [{
     Emitted inside the `pallas.func`/`pallas.closure` that the decorated def
@@ -146,18 +181,21 @@ def Pallas_InlineMgpuOp : Pallas_Op<"inline_mgpu", [NoTerminator, SingleBlock]> 
     literal tuple/list `arg_types` (-1 when not a literal).
   }];
   let arguments = (ins Variadic<Pallas_AnyValue>:$args,
-                       StrArrayAttr:$origins, DenseI64ArrayAttr:$arg_indices,
+                       Pallas_OriginArrayAttr:$origins, DenseI64ArrayAttr:$arg_indices,
                        OptionalAttr<StrAttr>:$arg_types,
-                       OptionalAttr<StrArrayAttr>:$arg_type_kinds,
+                       OptionalAttr<Pallas_ArgTypeKindArrayAttr>:$arg_type_kinds,
                        OptionalAttr<StrAttr>:$return_type,
                        I64Attr:$arg_types_count);
   let results = (outs Pallas_ValueType:$result);
   let regions = (region SizedRegion<1>:$body);
-  let assemblyFormat = "`(` $args `)` attr-dict `:` functional-type($args, $result) $body";
-  let hasVerifier = 1;
+  let assemblyFormat = [{
+    `(` $args `)` `origins` custom<Origins>($origins)
+    (`arg_type_kinds` custom<ArgTypeKinds>($arg_type_kinds)^)?
+    attr-dict `:` functional-type($args, $result) $body
+  }];
 }
 
-def Pallas_CallOp : Pallas_Op<"call"> {
+def Pallas_CallOp : Pallas_Op<"call", [Pallas_CallOperands]> {
   let summary = "a call of a user function by name";
   let description = [{
     `callee` is a `pallas.func` symbol of this module, or of the module of
@@ -166,24 +204,22 @@ def Pallas_CallOp : Pallas_Op<"call"> {
   }];
   let arguments = (ins FlatSymbolRefAttr:$callee, OptionalAttr<StrAttr>:$callee_file,
                        Variadic<Pallas_AnyValue>:$args,
-                       StrArrayAttr:$keywords, StrArrayAttr:$origins,
+                       StrArrayAttr:$keywords, Pallas_OriginArrayAttr:$origins,
                        DenseI64ArrayAttr:$arg_indices);
   let results = (outs Pallas_ValueType:$result);
-  let assemblyFormat = "$callee `(` $args `)` attr-dict `:` functional-type($args, $result)";
-  let hasVerifier = 1;
+  let assemblyFormat = "$callee `(` $args `)` `origins` custom<Origins>($origins) attr-dict `:` functional-type($args, $result)";
 }
 
-def Pallas_CallIndirectOp : Pallas_Op<"call_indirect"> {
+def Pallas_CallIndirectOp : Pallas_Op<"call_indirect", [Pallas_CallOperands]> {
   let summary = "a call of a Python value (a closure, a lambda, an unknown callable)";
   let arguments = (ins Pallas_AnyValue:$callee, Variadic<Pallas_AnyValue>:$args,
-                       StrArrayAttr:$keywords, StrArrayAttr:$origins,
+                       StrArrayAttr:$keywords, Pallas_OriginArrayAttr:$origins,
                        DenseI64ArrayAttr:$arg_indices);
   let results = (outs Pallas_ValueType:$result);
-  let assemblyFormat = "$callee `(` $args `)` attr-dict `:` functional-type(operands, $result)";
-  let hasVerifier = 1;
+  let assemblyFormat = "$callee `(` $args `)` `origins` custom<Origins>($origins) attr-dict `:` functional-type(operands, $result)";
 }
 
-def Pallas_ScopeOp : Pallas_Op<"scope", [NoTerminator, SingleBlock]> {
+def Pallas_ScopeOp : Pallas_Op<"scope", [NoTerminator, SingleBlock, Pallas_CallOperands]> {
   let summary = "code that runs inside a higher-order construct: loop, scoped allocation, condition, context";
   let description = [{
     `api`: "pl.run_scoped", "pl.run_state", "plgpu.emit_pipeline",
@@ -200,14 +236,18 @@ def Pallas_ScopeOp : Pallas_Op<"scope", [NoTerminator, SingleBlock]> {
     ("force_gpu_interpret_mode").
   }];
   let arguments = (ins StrAttr:$api, Variadic<Pallas_AnyValue>:$args,
-                       StrArrayAttr:$keywords, StrArrayAttr:$origins,
+                       StrArrayAttr:$keywords, Pallas_OriginArrayAttr:$origins,
                        DenseI64ArrayAttr:$arg_indices,
-                       StrArrayAttr:$arg_origins,
-                       OptionalAttr<StrArrayAttr>:$allocations,
+                       Pallas_OriginArrayAttr:$arg_origins,
+                       OptionalAttr<Pallas_AllocKindArrayAttr>:$allocations,
                        OptionalAttr<StrAttr>:$context);
   let results = (outs Pallas_ValueType:$result);
   let regions = (region SizedRegion<1>:$body);
-  let assemblyFormat = "$api `(` $args `)` attr-dict `:` functional-type($args, $result) $body";
+  let assemblyFormat = [{
+    $api `(` $args `)` `origins` custom<Origins>($origins)
+    `arg_origins` custom<Origins>($arg_origins) (`allocations` custom<AllocKinds>($allocations)^)?
+    attr-dict `:` functional-type($args, $result) $body
+  }];
   let hasVerifier = 1;
 }
 
@@ -225,9 +265,9 @@ def Pallas_IfOp : Pallas_Op<"if", [NoTerminator, SingleBlock]> {
 
 def Pallas_ConstantOp : Pallas_Op<"constant"> {
   let summary = "a literal or statically known value; `value` is its Python source text";
-  let arguments = (ins StrAttr:$value, StrAttr:$kind);
+  let arguments = (ins StrAttr:$value, Pallas_ConstantKindAttr:$kind);
   let results = (outs Pallas_ValueType:$result);
-  let assemblyFormat = "$value attr-dict";
+  let assemblyFormat = "`` $kind $value attr-dict";
 }
 
 def Pallas_GlobalOp : Pallas_Op<"global"> {
@@ -241,7 +281,7 @@ def Pallas_GlobalOp : Pallas_Op<"global"> {
   let assemblyFormat = "$name `=` $resolved attr-dict";
 }
 
-def Pallas_OpaqueOp : Pallas_Op<"opaque"> {
+def Pallas_OpaqueOp : Pallas_Op<"opaque", [Pallas_CallOperands]> {
   let summary = "something the front end does not model (an operator, a syntax error, ...)";
   let description = [{
     `what` is the tree-sitter node type ("binary_operator", "ERROR", ...).
@@ -249,10 +289,9 @@ def Pallas_OpaqueOp : Pallas_Op<"opaque"> {
     visible); origins as for `pallas.prim`.
   }];
   let arguments = (ins StrAttr:$what, Variadic<Pallas_AnyValue>:$args,
-                       StrArrayAttr:$origins, DenseI64ArrayAttr:$arg_indices);
+                       Pallas_OriginArrayAttr:$origins, DenseI64ArrayAttr:$arg_indices);
   let results = (outs Pallas_ValueType:$result);
-  let assemblyFormat = "$what `(` $args `)` attr-dict `:` functional-type($args, $result)";
-  let hasVerifier = 1;
+  let assemblyFormat = "$what `(` $args `)` `origins` custom<Origins>($origins) attr-dict `:` functional-type($args, $result)";
 }
 
 def Pallas_ReturnOp : Pallas_Op<"return"> {

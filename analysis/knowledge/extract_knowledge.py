@@ -79,7 +79,7 @@ from pallas_jax_facts.hardware import hardware_entry, hardware_gates  # noqa: E4
 from pallas_jax_facts.live_binds import api_binds, ref_indexing, returns_before_bind, returns_before_bind_guard  # noqa: E402
 from pallas_jax_facts.live_discharge import discharge_entry, discharge_facts, discharge_rule, rule_binds  # noqa: E402
 from pallas_jax_facts.live_objects import PrimitiveIndex, _api_doc_hardware, _api_kind, _primitive_class, _public_names, _try_import, _unwrap  # noqa: E402
-from pallas_jax_facts.live_params import error_templates, interpret_gpu_params, mosaic_gpu_defaults  # noqa: E402
+from pallas_jax_facts.live_params import error_templates, interpret_gpu_params, mosaic_gpu_defaults, mosaic_gpu_resources, mosaic_gpu_rules  # noqa: E402
 from pallas_jax_facts.live_paths import cpu_lowering_sets, effect_names, gpu_interpret_arms, mosaic_gpu_semantics  # noqa: E402
 from pallas_jax_facts.table import write_table  # noqa: E402
 
@@ -211,6 +211,8 @@ def extract():
       "hardwareGates": gates,
       "errorTemplates": error_templates(),
       "mosaicGpuDefaults": mosaic_gpu_defaults(),
+      "mosaicGpuResources": mosaic_gpu_resources(),
+      "mosaicGpuRules": mosaic_gpu_rules(),
   }
 
 

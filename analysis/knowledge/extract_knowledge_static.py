@@ -44,7 +44,9 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pallas_jax_facts import config  # noqa: E402
 from pallas_jax_facts.hardware import hardware_entry  # noqa: E402
-from pallas_jax_facts.source_ast import returns_before_bind_guard_of  # noqa: E402
+from pallas_jax_facts.mosaic_resources import RESOURCE_MODULES, mosaic_gpu_resources_from  # noqa: E402
+from pallas_jax_facts.mosaic_rules import mosaic_gpu_rules  # noqa: E402
+from pallas_jax_facts.source_ast import _exception_name, _string_template, returns_before_bind_guard_of  # noqa: E402
 from pallas_jax_facts.static_registrations import Extractor  # noqa: E402
 from pallas_jax_facts.static_source import FuncObj, ModuleObj, PrimObj, Source  # noqa: E402
 from pallas_jax_facts.static_source import parse_source  # noqa: E402,F401 -- for tests and tools
@@ -193,6 +195,10 @@ def extract(site_packages):
       "hardwareGates": gates,
       "errorTemplates": ex.error_templates(),
       "mosaicGpuDefaults": ex.mosaic_gpu_defaults(),
+      "mosaicGpuResources": mosaic_gpu_resources_from(
+          {name: src.module(name).tree for name in RESOURCE_MODULES if src.module(name)}),
+      "mosaicGpuRules": mosaic_gpu_rules(lambda name: getattr(src.module(name), "tree", None), _string_template,
+                                         _exception_name),
   }
 
 

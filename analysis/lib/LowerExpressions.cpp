@@ -55,7 +55,7 @@ void Lowerer::operandInfo(llvm::ArrayRef<mlir::Value> values, mlir::ArrayAttr& o
     o.push_back(p.origin);
     idx.push_back(p.origin == pd::origin::kArg ? p.argIndex : -1);
   }
-  origins = b_.getStrArrayAttr(o);
+  origins = originArray(o);
   indices = b_.getDenseI64ArrayAttr(idx);
 }
 
@@ -135,7 +135,8 @@ std::optional<Binding> Lowerer::resolveBinding(TSNode expr) {
 
 mlir::Value Lowerer::lowerExpr(TSNode n) {
   if (isNull(n))
-    return pd::ConstantOp::create(b_, b_.getUnknownLoc(), valueTy_, "", "none").getResult();
+    return pd::ConstantOp::create(b_, b_.getUnknownLoc(), valueTy_, "", pd::ConstantKind::None)
+        .getResult();
   if (nesting_ >= kMaxNesting)
     return tooDeep(n);
   ++nesting_;
@@ -155,17 +156,17 @@ mlir::Value Lowerer::lowerExprImpl(TSNode n) {
   if (t == "subscript")
     return lowerSubscript(n);
   if (t == "integer" || t == "float")
-    return constant(n, t == "integer" ? "int" : "float");
+    return constant(n, t == "integer" ? pd::ConstantKind::Int : pd::ConstantKind::Float);
   if (t == "string" || t == "concatenated_string")
-    return constant(n, "str");
+    return constant(n, pd::ConstantKind::Str);
   if (t == "true" || t == "false")
-    return constant(n, "bool");
+    return constant(n, pd::ConstantKind::Bool);
   if (t == "none")
-    return constant(n, "none");
+    return constant(n, pd::ConstantKind::None);
   // A negative integer literal (`helpers[-1]`) is a constant too.
   if (t == "unary_operator" && doc_.textOf(field(n, "operator")) == "-" &&
       is(field(n, "argument"), "integer"))
-    return constant(n, "int");
+    return constant(n, pd::ConstantKind::Int);
   if (t == "parenthesized_expression" && ts_node_named_child_count(n) == 1)
     return lowerExpr(ts_node_named_child(n, 0));
   if (t == "lambda")

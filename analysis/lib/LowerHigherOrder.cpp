@@ -96,8 +96,9 @@ mlir::Value Lowerer::closure(TSNode def, std::optional<Factory> inlineMgpu) {
   if (inlineMgpu && !names.empty())
     names.erase(names.begin());
   std::string name = is(def, "lambda") ? "<lambda>" : text(field(def, "name"));
-  auto op = pd::ClosureOp::create(b_, loc(def), valueTy_, name,
-                                  is(def, "lambda") ? "lambda" : "def", strArray(names));
+  auto op = pd::ClosureOp::create(
+      b_, loc(def), valueTy_, name,
+      is(def, "lambda") ? pd::ClosureKind::Lambda : pd::ClosureKind::Def, strArray(names));
   mlir::Block* block = new mlir::Block();
   op.getBody().push_back(block);
   for (size_t i = 0; i < names.size(); ++i)
@@ -144,7 +145,7 @@ void Lowerer::emitInlineMgpu(TSNode site, TSNode def, const Factory* f, mlir::Bl
         argTypes = b_.getStringAttr(text(v));
         if (auto ks = typeSequenceKinds(v)) {
           count = static_cast<int64_t>(ks->size());
-          kinds = strArray(*ks);
+          kinds = enumArray<pd::ArgTypeKindAttr>(*ks, pd::ArgTypeKind::Array);
         }
       } else if (k == "return_type") {
         returnType = b_.getStringAttr(text(v));
@@ -194,9 +195,10 @@ mlir::Value Lowerer::emitScope(TSNode site, const std::string& api, const Args& 
   std::optional<std::vector<std::string>> allocs = allocations;
   if (allocs && allocs->size() != blockOrigins.size())
     allocs.reset();
-  auto op = pd::ScopeOp::create(
-      b_, loc(site), valueTy_, api, operands.values, strArray(operands.keywords), origins, indices,
-      strArray(blockOrigins), allocs ? strArray(*allocs) : mlir::ArrayAttr(), mlir::StringAttr());
+  auto op =
+      pd::ScopeOp::create(b_, loc(site), valueTy_, api, operands.values,
+                          strArray(operands.keywords), origins, indices, originArray(blockOrigins),
+                          allocs ? allocArray(*allocs) : mlir::ArrayAttr(), mlir::StringAttr());
   mlir::Block* block = new mlir::Block();
   op.getBody().push_back(block);
   for (const std::string& o : blockOrigins)
@@ -329,8 +331,9 @@ mlir::Value Lowerer::applyRunScoped(TSNode site, const std::string& api, const A
     mlir::ArrayAttr o;
     mlir::DenseI64ArrayAttr idx;
     operandInfo(ops.values, o, idx);
-    auto op = pd::ScopeOp::create(b_, loc(site), valueTy_, api, ops.values, strArray(ops.keywords),
-                                  o, idx, strArray(origins), strArray(kinds), mlir::StringAttr());
+    auto op =
+        pd::ScopeOp::create(b_, loc(site), valueTy_, api, ops.values, strArray(ops.keywords), o,
+                            idx, originArray(origins), allocArray(kinds), mlir::StringAttr());
     mlir::Block* block = new mlir::Block();
     op.getBody().push_back(block);
     for (auto& org : origins)

@@ -212,14 +212,19 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
     threadName = b_.getStringAttr(s);
   }
   auto op = pd::LaunchOp::create(
-      b_, loc(site), valueTy_, b_.getStringAttr(api), b_.getStringAttr(form),
+      b_, loc(site), valueTy_, b_.getStringAttr(api),
+      pd::LaunchFormAttr::get(b_.getContext(),
+                              pd::symbolizeLaunchForm(form).value_or(pd::LaunchForm::Call)),
       b_.getStringAttr(body.text),
       body.symbol.empty() ? mlir::FlatSymbolRefAttr()
                           : mlir::FlatSymbolRefAttr::get(b_.getContext(), body.symbol),
       body.file.empty() ? mlir::StringAttr() : b_.getStringAttr(body.file), body.value,
-      strArray(eval.paths), b_.getStringAttr(eval.source),
+      pathArray(eval.paths),
+      pd::InterpretSourceAttr::get(
+          b_.getContext(),
+          pd::symbolizeInterpretSource(eval.source).value_or(pd::InterpretSource::Unknown)),
       eval.text.empty() ? mlir::StringAttr() : b_.getStringAttr(eval.text), params,
-      scratch ? strArray(*scratch) : mlir::ArrayAttr(), numThreads, threadName, contextAttr,
+      scratch ? allocArray(*scratch) : mlir::ArrayAttr(), numThreads, threadName, contextAttr,
       contextLine, contextColumn,
       kw.backend.empty() ? mlir::StringAttr() : b_.getStringAttr(kw.backend));
   // Whether compiler_params= is given at all (JAX's defaults apply when not):

@@ -25,7 +25,7 @@ void Lowerer::lowerBlock(TSNode block) {
       ++j;
     if (j == stmts.size())
       break;
-    mlir::Value c = constant(stmts[j], "bool");
+    mlir::Value c = constant(stmts[j], pd::ConstantKind::Bool);
     auto op = pd::IfOp::create(b_, loc(stmts[j]), c, b_.getBoolAttr(false));
     mlir::Block* thenBlock = new mlir::Block();
     op.getThenRegion().push_back(thenBlock);

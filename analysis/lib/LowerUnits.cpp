@@ -18,7 +18,9 @@ mlir::Operation* Lowerer::lower(const Unit& unit, const std::string& symbol) {
   if (!isNull(def) && is(unit.node, "decorated_definition") && innermostIsInlineMgpu(unit.node) &&
       !params.empty())
     params.erase(params.begin()); // the wrapper is called without the context
-  auto func = pd::FuncOp::create(b_, loc(unit.node), symbol, unit.kind, strArray(params));
+  auto func = pd::FuncOp::create(b_, loc(unit.node), symbol,
+                                 pd::symbolizeFuncKind(unit.kind).value_or(pd::FuncKind::Module),
+                                 strArray(params));
   mlir::Block* decorators = new mlir::Block();
   func.getDecorators().push_back(decorators);
   mlir::Block* body = new mlir::Block();

@@ -143,6 +143,29 @@ private:
     llvm::SmallVector<llvm::StringRef> refs(v.begin(), v.end());
     return b_.getStrArrayAttr(refs);
   }
+  // The lowering names vocabulary entries by their text (origins travel in
+  // Prov as pd::origin::k*); the dialect stores them as enum attributes.
+  // A name outside the vocabulary is the lowering's bug: the fallback keeps
+  // the module valid.
+  template <typename Attr, typename Names>
+  mlir::ArrayAttr enumArray(const Names& names,
+                            decltype(std::declval<Attr>().getValue()) fallback) {
+    llvm::SmallVector<mlir::Attribute> items;
+    for (const auto& name : names)
+      items.push_back(Attr::get(
+          b_.getContext(),
+          pd::symbolizeEnum<decltype(fallback)>(llvm::StringRef(name)).value_or(fallback)));
+    return b_.getArrayAttr(items);
+  }
+  template <typename Names> mlir::ArrayAttr originArray(const Names& names) {
+    return enumArray<pd::OriginAttr>(names, pd::Origin::Value);
+  }
+  mlir::ArrayAttr pathArray(const std::vector<std::string>& names) {
+    return enumArray<pd::LaunchPathAttr>(names, pd::LaunchPath::Unknown);
+  }
+  mlir::ArrayAttr allocArray(const std::vector<std::string>& names) {
+    return enumArray<pd::AllocKindAttr>(names, pd::AllocKind::Other);
+  }
 
   // ---- name resolution ----
   const Var* findLocal(const std::string& name) {
@@ -189,7 +212,7 @@ private:
     auto it = info_.find(v);
     return it == info_.end() ? nullptr : &it->second;
   }
-  mlir::Value constant(TSNode n, llvm::StringRef kind) {
+  mlir::Value constant(TSNode n, pd::ConstantKind kind) {
     auto op = pd::ConstantOp::create(b_, loc(n), valueTy_, text(n), kind);
     info_[op.getResult()].constant = n;
     return op.getResult();

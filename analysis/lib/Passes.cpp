@@ -86,6 +86,14 @@ std::vector<CallEdge> Workspace::callersOf(const std::string& path, llvm::String
   return out;
 }
 
+DocumentSyntax WorkspaceImpl::syntaxOf(const std::string& path) const {
+  DocState* d = lookup_(path);
+  if (!d)
+    return {};
+  d->doc.reparse(); // a no-op unless edits are pending
+  return {&d->doc, &d->globals};
+}
+
 // ---- dialect helpers -----------------------------------------------------------
 
 bool isRefTransform(llvm::StringRef api) {
@@ -107,7 +115,7 @@ RefSource traceRef(mlir::Value value) {
         s.kind = RefSource::Kind::InlineArg;
       else if (auto scope = llvm::dyn_cast<pd::ScopeOp>(owner)) {
         s.kind = RefSource::Kind::ScopeArg;
-        s.scopeOrigin = llvm::cast<mlir::StringAttr>(scope.getArgOrigins()[s.index]).getValue();
+        s.scopeOrigin = pd::enumName(scope.getArgOrigins()[s.index]);
       }
       return s;
     }
@@ -137,7 +145,7 @@ llvm::StringRef kernelParamOrigin(pd::LaunchOp launch, unsigned index, unsigned 
   unsigned s = scratch->size();
   if (s > numParams || index < numParams - s)
     return s > numParams ? "unknown" : "kernel_param";
-  auto kind = llvm::cast<mlir::StringAttr>((*scratch)[index - (numParams - s)]).getValue();
+  llvm::StringRef kind = pd::enumName((*scratch)[index - (numParams - s)]);
   return kind == "acc" ? "acc" : "scratch";
 }
 

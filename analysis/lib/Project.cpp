@@ -17,6 +17,7 @@
 #include "pallas/analysis/detail/PallasPass.h"
 #include "pallas/analysis/detail/Passes.h"
 #include "pallas/knowledge/KnowledgeBase.h"
+#include "pallas/knowledge/KnowledgeService.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
@@ -800,20 +801,9 @@ std::vector<std::string> Project::dependents(const std::string& path) const {
 }
 
 std::string knowledgeJaxVersion(const std::string& knowledgePath) {
-  // The same choice as the passes make (passes/PassKnowledge.cpp): the
-  // configured table when it loads, else the bundled one. The bundled
-  // table's version is read once per process.
-  if (!knowledgePath.empty())
-    if (auto text = readFile(knowledgePath)) {
-      auto j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
-      if (j.is_object() && j.contains("jax_version") && j["jax_version"].is_string())
-        return j["jax_version"].get<std::string>();
-    }
-  static const std::string bundled = [] {
-    auto loaded = knowledge::KnowledgeBase::bundled();
-    return loaded ? loaded.base->jaxVersion() : std::string("unknown");
-  }();
-  return bundled;
+  // The same choice as the passes make: the configured table when it loads,
+  // else the bundled one (KnowledgeService loads each once per process).
+  return knowledge::KnowledgeService::shared().jaxVersion(knowledgePath);
 }
 
 std::string Project::knowledgeJaxVersion() const {
@@ -904,6 +894,11 @@ std::string Project::knowledgePath() const {
 void Project::setGpuComputeCapability(std::string capability) {
   std::lock_guard lock(impl_->mutex);
   impl_->options.gpuComputeCapability = std::move(capability);
+}
+
+void Project::setGpuSharedMemoryPerBlockOptin(long long bytes) {
+  std::lock_guard lock(impl_->mutex);
+  impl_->options.gpuSharedMemoryPerBlockOptin = bytes;
 }
 
 size_t Project::indexWorkspace(const std::atomic<bool>* cancel) {

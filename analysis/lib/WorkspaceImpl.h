@@ -52,6 +52,7 @@ public:
   std::vector<std::string> documents() const override;
   mlir::ModuleOp module(const std::string& path) const override;
   FunctionRef function(const std::string& path, llvm::StringRef symbol) const override;
+  DocumentSyntax syntaxOf(const std::string& path) const override;
 
 private:
   Lookup lookup_;

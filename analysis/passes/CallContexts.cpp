@@ -23,8 +23,7 @@ constexpr unsigned kMaxDepth = 3;
 std::string strAt(mlir::ArrayAttr a, unsigned i) {
   if (!a || i >= a.size())
     return {};
-  auto s = llvm::dyn_cast<mlir::StringAttr>(a[i]);
-  return s ? s.getValue().str() : std::string();
+  return pd::enumName(a[i]).str();
 }
 
 std::string stripStars(llvm::StringRef name) {
@@ -113,7 +112,7 @@ std::vector<CallContext> evaluate(CallIndex& index, const detail::CallEdge& edge
   if (auto arg = llvm::dyn_cast<mlir::BlockArgument>(v); arg && depth + 1 < kMaxDepth) {
     auto callerFunc = llvm::dyn_cast_or_null<pd::FuncOp>(arg.getOwner()->getParentOp());
     if (callerFunc && callerFunc.getOperation() == opOf(edge.caller.func) &&
-        callerFunc.getKind() == "def") {
+        callerFunc.getKind() == pd::FuncKind::Def) {
       std::string callerParam = stripStars(strAt(callerFunc.getArgNames(), arg.getArgNumber()));
       std::vector<CallContext> outer =
           contextsOfParam(index, edge.caller.path, callerFunc, callerParam, Default{}, depth + 1);
@@ -213,7 +212,7 @@ const std::vector<detail::CallEdge>& CallIndex::callersOf(const std::string& pat
 
 std::vector<CallContext> interpretCallContexts(CallIndex& index, const std::string& doc,
                                                pd::LaunchOp launch) {
-  llvm::StringRef source = launch.getInterpretSource();
+  llvm::StringRef source = pd::stringifyEnum(launch.getInterpretSource());
   auto text = launch.getInterpretText();
   bool viaKwargs = source == "unknown" && text && text->starts_with("**");
   if (source != "param" && source != "default_param" && !viaKwargs)
@@ -240,13 +239,13 @@ std::vector<CallContext> interpretCallContexts(CallIndex& index, const std::stri
     owner = llvm::dyn_cast<pd::FuncOp>(op);
     break;
   }
-  if (!owner || owner.getKind() != "def")
+  if (!owner || owner.getKind() != pd::FuncKind::Def)
     return {};
   Default dflt;
   if (source == "default_param") {
     dflt.known = true;
     for (mlir::Attribute a : launch.getPaths()) {
-      llvm::StringRef p = llvm::cast<mlir::StringAttr>(a).getValue();
+      llvm::StringRef p = pd::enumName(a);
       if (p == pd::path::kCompiled)
         dflt.paths.push_back(ExecPath::Compiled);
       else if (p == pd::path::kInterpretHlo)
@@ -307,7 +306,7 @@ void gpuModeCallers(CallIndex& index, const std::string& doc, pd::FuncOp func, u
     size_t before = gpu.size();
     pd::FuncOp callerFunc = e.caller.func;
     std::vector<CallContext> outerPlain;
-    if (callerFunc && callerFunc.getKind() == "def" && depth + 1 < kMaxDepth)
+    if (callerFunc && callerFunc.getKind() == pd::FuncKind::Def && depth + 1 < kMaxDepth)
       gpuModeCallers(index, e.caller.path, callerFunc, depth + 1, gpu, outerPlain);
     // Compiled through this caller unless every way to it is in the mode.
     if (gpu.size() == before || !outerPlain.empty() ||
@@ -324,13 +323,13 @@ void gpuModeCallers(CallIndex& index, const std::string& doc, pd::FuncOp func, u
 
 std::vector<CallContext> gpuModeCallContexts(CallIndex& index, const std::string& doc,
                                              pd::LaunchOp launch) {
-  llvm::StringRef source = launch.getInterpretSource();
+  llvm::StringRef source = pd::stringifyEnum(launch.getInterpretSource());
   auto text = launch.getInterpretText();
   bool own = source == "absent" || (source == "literal" && text && text->trim() == "False");
   if (!own || launch.getContext())
     return {};
   auto owner = launch->getParentOfType<pd::FuncOp>();
-  if (!owner || owner.getKind() != "def")
+  if (!owner || owner.getKind() != pd::FuncKind::Def)
     return {};
   std::vector<CallContext> gpu, plain;
   gpuModeCallers(index, doc, owner, 0, gpu, plain);

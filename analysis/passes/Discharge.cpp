@@ -33,7 +33,7 @@ SourceLocation selector(pd::LaunchOp launch, const GlobalMode* global) {
   if (global)
     return detail::sourceLocation(global->call->getLoc());
   SourceLocation at = detail::sourceLocation(launch.getLoc());
-  if (launch.getInterpretSource() == "context" && launch.getContextLine()) {
+  if (launch.getInterpretSource() == pd::InterpretSource::Context && launch.getContextLine()) {
     at.range.start = {
         static_cast<uint32_t>(*launch.getContextLine() - 1),
         static_cast<uint32_t>(launch.getContextColumn() ? *launch.getContextColumn() - 1 : 0)};

@@ -54,8 +54,7 @@ void runHardware(detail::PassContext& ctx) {
   for (pd::LaunchOp launch : launches) {
     bool compiled = false;
     for (mlir::Attribute a : launch.getPaths())
-      if (auto s = llvm::dyn_cast<mlir::StringAttr>(a))
-        compiled |= s.getValue() == pd::path::kCompiled || s.getValue() == pd::path::kUnknown;
+      compiled |= pd::enumName(a) == pd::path::kCompiled || pd::enumName(a) == pd::path::kUnknown;
     if (!compiled)
       continue; // interpreters run on the CPU: no GPU features needed
     KernelWalk walk(ctx.workspace, *kb, ExecPath::Compiled, launch, ctx.path);

@@ -47,7 +47,7 @@ bool certainlyArray(mlir::Value v) {
     return api == apiText(Api::RefGetItem) || api.starts_with("jnp.") || api.starts_with("lax.");
   }
   if (auto c = llvm::dyn_cast<pd::ConstantOp>(def))
-    return c.getKind() == "int" || c.getKind() == "float";
+    return c.getKind() == pd::ConstantKind::Int || c.getKind() == pd::ConstantKind::Float;
   if (auto o = llvm::dyn_cast<pd::OpaqueOp>(def))
     return o.getWhat() == "binary_operator";
   return false;
@@ -110,7 +110,7 @@ void checkInlineMgpuSignature(const Binding& b, const knowledge::KnowledgeBase& 
   }
   if (auto kinds = op.getArgTypeKinds()) {
     for (size_t i = 0; i < given && i < kinds->size(); ++i) {
-      auto kind = llvm::cast<mlir::StringAttr>((*kinds)[i]).getValue();
+      llvm::StringRef kind = pd::enumName((*kinds)[i]);
       bool isRef = i < b.argStates.size() && b.argStates[i].isRef();
       bool isArray = certainlyArray(call->args[i]);
       std::string problem;

@@ -85,8 +85,7 @@ pd::InlineMgpuOp findInline(mlir::Block& block) {
 llvm::StringRef strAt(mlir::ArrayAttr a, unsigned i) {
   if (!a || i >= a.size())
     return "";
-  auto s = llvm::dyn_cast<mlir::StringAttr>(a[i]);
-  return s ? s.getValue() : "";
+  return pd::enumName(a[i]); // keywords, or the name of an origin
 }
 
 mlir::Value blockArgOf(const detail::RefSource& s) {
@@ -199,12 +198,13 @@ bool shapesDifferForCertain(pd::PrimOp prim, const knowledge::ApiFacts& facts) {
   mlir::Value shape = positionalArg(prim, facts.returnsUnlessShapeEquals);
   auto number = operand ? operand.getDefiningOp<pd::ConstantOp>() : pd::ConstantOp();
   auto tuple = shape ? shape.getDefiningOp<pd::OpaqueOp>() : pd::OpaqueOp();
-  if (!number || (number.getKind() != "int" && number.getKind() != "float") || !tuple ||
-      tuple.getWhat() != "tuple" || tuple.getArgs().empty())
+  if (!number ||
+      (number.getKind() != pd::ConstantKind::Int && number.getKind() != pd::ConstantKind::Float) ||
+      !tuple || tuple.getWhat() != "tuple" || tuple.getArgs().empty())
     return false;
   return llvm::all_of(tuple.getArgs(), [](mlir::Value v) {
     auto c = v.getDefiningOp<pd::ConstantOp>();
-    return c && c.getKind() == "int";
+    return c && c.getKind() == pd::ConstantKind::Int;
   });
 }
 
@@ -322,6 +322,10 @@ RefState KernelWalk::stateOf(mlir::Value v, llvm::StringRef origin) const {
   return st;
 }
 
+RefState KernelWalk::strongest(pd::CallOperandsOpInterface op) const {
+  return strongest(op.getArgs(), op.getOrigins());
+}
+
 RefState KernelWalk::strongest(mlir::ValueRange args, mlir::ArrayAttr origins) const {
   RefState best;
   for (unsigned i = 0; i < args.size(); ++i) {
@@ -424,7 +428,7 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
       }
       if (container.getWhat() == "list" || container.getWhat() == "tuple") {
         long index = 0;
-        if (key.getKind() != "int" || key.getValue().getAsInteger(10, index))
+        if (key.getKind() != pd::ConstantKind::Int || key.getValue().getAsInteger(10, index))
           return {};
         for (mlir::Value e : elems)
           if (auto o = e.getDefiningOp<pd::OpaqueOp>(); o && o.getWhat().contains("splat"))
@@ -502,7 +506,7 @@ KernelWalk::Callable KernelWalk::resolveMethod(mlir::Value object, llvm::StringR
   } else if (auto arg = llvm::dyn_cast<mlir::BlockArgument>(object);
              arg && arg.getArgNumber() == 0) {
     auto f = llvm::dyn_cast_or_null<pd::FuncOp>(arg.getOwner()->getParentOp());
-    if (!f || f.getKind() != "method")
+    if (!f || f.getKind() != pd::FuncKind::Method)
       return {};
     llvm::StringRef sym = f.getSymName();
     cls = sym.substr(0, sym.rfind('.')).str();
@@ -592,8 +596,7 @@ bool KernelWalk::run() {
   }
   if (body.inlineMgpu) {
     // The kernel itself is an inline_mgpu-decorated function.
-    recordInline(launch_, body.inlineMgpu, nullptr,
-                 strongest(body.inlineMgpu.getArgs(), body.inlineMgpu.getOrigins()));
+    recordInline(launch_, body.inlineMgpu, nullptr, strongest(body.inlineMgpu));
     return true;
   }
   onStack_.insert(body.block);
@@ -634,9 +637,8 @@ void KernelWalk::visit(mlir::Operation& op) {
           for (mlir::Block& b : i.getElseRegion())
             walkBlock(b);
       })
-      .Case<pd::InlineMgpuOp>([&](pd::InlineMgpuOp inl) {
-        recordInline(inl, inl, nullptr, strongest(inl.getArgs(), inl.getOrigins()));
-      })
+      .Case<pd::InlineMgpuOp>(
+          [&](pd::InlineMgpuOp inl) { recordInline(inl, inl, nullptr, strongest(inl)); })
       // A closure runs only when called; a nested launch is its own kernel.
       .Case<pd::ClosureOp, pd::LaunchOp, pd::FuncOp>([](auto) {})
       .Default([&](mlir::Operation* other) {
@@ -708,7 +710,7 @@ void KernelWalk::onPrim(pd::PrimOp prim) {
     }
   }
   bool direct = true;
-  RefState refs = strongest(prim.getArgs(), prim.getOrigins());
+  RefState refs = strongest(prim);
   // Indexing something the walk knows is not a Ref (a helper parameter
   // given an array) is array indexing, not get/swap.
   if (api.starts_with("ref.") && !prim.getArgs().empty() &&
@@ -963,7 +965,7 @@ void KernelWalk::walkScopeBody(pd::ScopeOp scope) {
   // barriers here, on the Refs it is given.
   if (isPipeline(scope) && !pipelineIsCalled(scope)) {
     bool direct = true;
-    RefState refs = strongest(scope.getArgs(), scope.getOrigins());
+    RefState refs = strongest(scope);
     for (const knowledge::PrimitiveFacts* p : primitivesOf(api, direct)) {
       Binding b;
       b.api = api.str();

@@ -138,6 +138,8 @@ private:
   Callable fromFunction(const detail::FunctionRef& f) const;
   RefState stateOf(mlir::Value v, llvm::StringRef origin) const;
   RefState strongest(mlir::ValueRange args, mlir::ArrayAttr origins) const;
+  // The same over the operands of a prim/call/scope/inline_mgpu/... op.
+  RefState strongest(dialect::CallOperandsOpInterface op) const;
   RefState kernelParamState(unsigned index, unsigned count) const;
   RefState kernelParamStateOf(unsigned index, unsigned count) const; // + accumulator
   RefState scopedState(llvm::StringRef origin) const;

@@ -14,7 +14,7 @@ namespace {
 GlobalMode globalInterpretMode(mlir::ModuleOp module) {
   GlobalMode mode;
   for (pd::FuncOp f : module.getOps<pd::FuncOp>()) {
-    if (f.getKind() != "module")
+    if (f.getKind() != pd::FuncKind::Module)
       continue;
     f.getBody().walk([&](pd::PrimOp p) {
       if (p.getApi() != apiText(Api::SetGpuInterpretMode) || p.getArgs().empty())
@@ -47,14 +47,14 @@ GlobalMode globalInterpretMode(mlir::ModuleOp module) {
 bool usesGlobalMode(pd::LaunchOp launch, const GlobalMode& mode) {
   if (!mode.call)
     return false;
-  llvm::StringRef source = launch.getInterpretSource();
+  llvm::StringRef source = pd::stringifyEnum(launch.getInterpretSource());
   bool own = source == "absent" || (source == "literal" && launch.getInterpretText() &&
                                     launch.getInterpretText()->trim() == "False");
   if (!own)
     return false;
   // A top-level launch before the call runs before the mode is set.
   auto owner = launch->getParentOfType<pd::FuncOp>();
-  if (owner && owner.getKind() == "module" && owner->isBeforeInBlock(mode.after))
+  if (owner && owner.getKind() == pd::FuncKind::Module && owner->isBeforeInBlock(mode.after))
     return false;
   if (owner != mode.after)
     return true;
@@ -77,8 +77,7 @@ namespace {
 std::vector<PathChoice> pathsOf(pd::LaunchOp launch) {
   std::set<std::string> s;
   for (mlir::Attribute a : launch.getPaths())
-    if (auto str = llvm::dyn_cast<mlir::StringAttr>(a))
-      s.insert(str.getValue().str());
+    s.insert(pd::enumName(a).str());
   bool unknown = s.count(pd::path::kUnknown) > 0;
   bool may = unknown || s.size() > 1;
   std::set<ExecPath> chosen;

@@ -66,4 +66,39 @@ def PallasPathMatrix : Pass<"pallas-path-matrix", "::mlir::ModuleOp"> {
   let options = PallasPassOptions;
 }
 
+def PallasSharedMemory : Pass<"pallas-shared-memory", "::mlir::ModuleOp"> {
+  let summary = "PLS005: compiled launches whose shared memory is over the limit JAX allows";
+  let description = [{
+    Sizes each pl.pallas_call / plgpu.kernel launch's SMEM the way JAX's
+    Mosaic GPU lowering does (analysis/passes/SmemBudget.h) and compares it
+    with the local GPU's opt-in limit, else JAX's default. Sizes are read from
+    the Python source (analysis/passes/ShapeEval.h): on a .mlir file without
+    its source there is nothing to size.
+  }];
+  let options = PallasPassOptions;
+}
+
+def PallasLaunchConfig : Pass<"pallas-launch-config", "::mlir::ModuleOp"> {
+  let summary = "PLS009: launch and pipeline configurations JAX rejects while tracing";
+  let description = [{
+    plgpu.kernel's mesh (num_threads, thread_name, grid_names, cluster) and
+    plgpu.emit_pipeline's grid and max_concurrent_steps, evaluated from the
+    Python source.
+  }];
+  let options = PallasPassOptions;
+}
+
+def PallasMosaicRules : Pass<"pallas-mosaic-rules", "::mlir::ModuleOp"> {
+  let summary = "PLS006/PLS007/PLS008: WGMMA shapes and dtypes, tiling and swizzle transforms, copies the Mosaic GPU lowering rejects";
+  let description = [{
+    For each launch that runs compiled: the plgpu.ACC / plgpu.wgmma rules,
+    the transforms of blocks and SMEM buffers, and the GMEM <-> SMEM copies
+    (the pipeline's and explicit ones), with the numbers and messages of the
+    knowledge table's mosaicGpuRules (analysis/knowledge/extract_mosaic_rules.py).
+    Shapes and dtypes are read from the Python source
+    (analysis/passes/ShapeEval.h): on a .mlir file without its source there
+    is nothing to check.
+  }];
+  let options = PallasPassOptions;
+}
 #endif // PALLAS_PASSES_TD

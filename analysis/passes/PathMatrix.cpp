@@ -8,6 +8,7 @@
 #include "KernelWalk.h"
 #include "PassKnowledge.h"
 #include "PathRules.h"
+#include "SmemBudget.h"
 #include "pallas/analysis/detail/PallasPass.h"
 #include "pallas/analysis/detail/Passes.h"
 
@@ -118,16 +119,18 @@ std::vector<LaunchPaths> matrix(detail::PassContext& ctx) {
     if (isMosaicGpuLaunch(l) && isStaticallyReachable(l))
       launches.push_back(l);
   });
+  detail::SmemIndex smemIndex(ctx); // shared by the launches' SMEM budgets
   for (pd::LaunchOp launch : launches) {
     LaunchPaths lp;
     lp.launch = detail::sourceLocation(launch.getLoc());
     lp.api = launch.getApi().str();
     for (mlir::Attribute a : launch.getPaths())
-      lp.selects.push_back(llvm::cast<mlir::StringAttr>(a).getValue().str());
+      lp.selects.push_back(pd::enumName(a).str());
     lp.paths.push_back(judge(ctx, launch, ExecPath::Compiled, "compiled_sm90a", "9.0", *kb));
     lp.paths.push_back(judge(ctx, launch, ExecPath::Compiled, "compiled_sm100a", "10.0", *kb));
     lp.paths.push_back(judge(ctx, launch, ExecPath::InterpretHlo, "interpret", "", *kb));
     lp.paths.push_back(judge(ctx, launch, ExecPath::InterpretGpu, "gpu_interpret", "", *kb));
+    lp.smem = detail::launchSmem(ctx, launch, &smemIndex);
     out.push_back(std::move(lp));
   }
   return out;

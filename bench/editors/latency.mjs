@@ -11,7 +11,7 @@
 // --module inline: the scale module (generate-inline.mjs: every kernel reaches an
 // inline_mgpu helper, half under interpret=True; ~160 findings per 10k lines).
 // env: PALLAS_LSP_BIN (default build/server/pallas-lsp), PALLAS_LSP_PYTHON (default .venv/bin/python)
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -60,6 +60,17 @@ const servers = [
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+// CPU time (user + system, ms) the process has used: per-edit CPU is steadier
+// than wall time on a loaded machine (the wall time waits for a core).
+function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in ticks (USER_HZ 100)
+  } catch {
+    return NaN;
+  }
+}
+
 async function measure(server, file, generated) {
   if (!existsSync(server.command)) {
     return { name: server.name, error: `not found: ${server.command}` };
@@ -79,6 +90,7 @@ async function measure(server, file, generated) {
     const findings = first.diagnostics.length;
     const latencies = [];
     let missed = 0;
+    const cpuBefore = cpuMs(session.proc.pid);
     for (let i = 0; i < EDITS; i++) {
       // Type one character after the literal, then delete it: the file stays
       // valid and the same size, as in a typing session.
@@ -102,6 +114,7 @@ async function measure(server, file, generated) {
       }
       await sleep(20); // a little slower than a fast typist: each edit is its own analysis
     }
+    const cpuPerEditMs = (cpuMs(session.proc.pid) - cpuBefore) / EDITS;
     const rssKiB = readRss(session.proc.pid);
     const peakKiB = readRss(session.proc.pid, 'VmHWM');
     const treeKiB = treeRssKiB(session.proc.pid);
@@ -117,6 +130,7 @@ async function measure(server, file, generated) {
       p99Ms: percentile(latencies, 99),
       meanMs: latencies.reduce((a, b) => a + b, 0) / Math.max(1, latencies.length),
       maxMs: Math.max(...latencies),
+      cpuPerEditMs,
       rssMiB: rssKiB / 1024,
       peakRssMiB: peakKiB / 1024,
       treeRssMiB: treeKiB / 1024,
@@ -146,7 +160,7 @@ async function main() {
     rmSync(dir, { recursive: true, force: true });
   }
   console.log(`\nEditor latency: ${args.lines}-line kernel file (${generated.kernels} kernels), ${EDITS} one-character edits`);
-  console.log('server       open→diag ms   edit→diag p50 ms   p99 ms   mean ms  missed  findings  RSS MiB  peak MiB  tree MiB');
+  console.log('server       open→diag ms   edit→diag p50 ms   p99 ms   mean ms  CPU/edit ms  missed  findings  RSS MiB  peak MiB  tree MiB');
   for (const r of results) {
     if (r.error) {
       console.log(`${r.name.padEnd(12)} error: ${r.error}`);
@@ -154,7 +168,7 @@ async function main() {
     }
     console.log(
       `${r.name.padEnd(12)} ${fmt(r.openMs).padStart(11)} ${fmt(r.p50Ms, 2).padStart(18)} ${fmt(r.p99Ms, 2).padStart(8)} ` +
-        `${fmt(r.meanMs, 2).padStart(9)} ${String(r.missed).padStart(7)} ${String(r.findings).padStart(9)} ` +
+        `${fmt(r.meanMs, 2).padStart(9)} ${fmt(r.cpuPerEditMs, 1).padStart(12)} ${String(r.missed).padStart(7)} ${String(r.findings).padStart(9)} ` +
         `${fmt(r.rssMiB).padStart(8)} ${fmt(r.peakRssMiB).padStart(9)} ${fmt(r.treeRssMiB).padStart(9)}`,
     );
   }

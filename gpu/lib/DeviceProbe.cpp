@@ -178,6 +178,10 @@ ProbeResult probeDevices(const ProbeOptions& options) {
                            device);
     api.deviceGetAttribute(&info.capability.minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
                            device);
+    if (api.deviceGetAttribute(&info.sharedMemoryPerBlockOptin,
+                               CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                               device) != CUDA_SUCCESS)
+      info.sharedMemoryPerBlockOptin = 0;
     size_t bytes = 0;
     if (api.deviceTotalMem(&bytes, device) == CUDA_SUCCESS)
       info.totalMemoryBytes = bytes;

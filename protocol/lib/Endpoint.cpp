@@ -34,6 +34,10 @@ bool Endpoint::hasRequestHandler(const std::string& method) const {
 void Endpoint::start(std::function<void(const std::string&)> onClosed) {
   onClosed_ = std::move(onClosed);
   std::weak_ptr<Endpoint> weak = weak_from_this();
+  transport_->onOutputSent([weak] {
+    if (auto self = weak.lock(); self && self->inputPaused_)
+      self->drainInput();
+  });
   transport_->start(
       [weak](std::string_view bytes) {
         if (auto self = weak.lock())
@@ -69,7 +73,29 @@ void Endpoint::close() {
 
 void Endpoint::receive(std::string_view bytes) {
   reader_.feed(bytes);
-  while (auto ev = reader_.next()) {
+  drainInput();
+}
+
+bool Endpoint::overLimits() {
+  if (transport_->queuedBytes() > limits_.maxQueuedOutputBytes)
+    return true;
+  std::lock_guard lock(inflightMutex_);
+  return inflight_.size() >= limits_.maxRequestsInFlight;
+}
+
+void Endpoint::drainInput() {
+  for (;;) {
+    if (overLimits()) {
+      if (!inputPaused_) {
+        inputPaused_ = true;
+        transport_->setReadPaused(true);
+        log_.debug("output queue full or too many requests in flight: input paused");
+      }
+      return;
+    }
+    auto ev = reader_.next();
+    if (!ev)
+      break;
     if (ev->kind == FrameEvent::Kind::Error) {
       log_.warn("framing error: " + ev->error);
       send(makeErrorResponse(nullptr, ErrorCode::ParseError, "framing error: " + ev->error));
@@ -77,9 +103,38 @@ void Endpoint::receive(std::string_view bytes) {
     }
     handleBody(std::move(ev->body));
   }
+  if (inputPaused_) {
+    inputPaused_ = false;
+    transport_->setReadPaused(false);
+    log_.debug("input resumed");
+  }
+  if (inputEnded_) {
+    std::string reason = std::move(*inputEnded_);
+    inputEnded_.reset();
+    endOfInput(reason);
+  }
+}
+
+// A reply went out: let held-back input through (on the I/O thread).
+void Endpoint::resumeInputSoon() {
+  if (resumePosted_.exchange(true))
+    return;
+  std::weak_ptr<Endpoint> weak = weak_from_this();
+  asio::post(io_, [weak] {
+    if (auto self = weak.lock()) {
+      self->resumePosted_ = false;
+      if (self->inputPaused_)
+        self->drainInput();
+    }
+  });
 }
 
 void Endpoint::endOfInput(const std::string& reason) {
+  if (inputPaused_) {
+    // Messages are still held back: the end comes after them.
+    inputEnded_ = reason;
+    return;
+  }
   if (auto ev = reader_.finish())
     log_.warn("framing error: " + ev->error);
   // Behind every message already received (e.g. a final shutdown + exit).
@@ -254,6 +309,7 @@ void Endpoint::reply(const json& message, const RequestId& id) {
     inflight_.erase(id.dump());
   }
   send(message);
+  resumeInputSoon();
 }
 
 void Endpoint::dispatchNotification(Notification notification) {
@@ -324,6 +380,15 @@ void Endpoint::handleResponse(Response response) {
 
 void Endpoint::notify(const std::string& method, json params) {
   send(makeNotification(method, std::move(params)));
+}
+
+void Endpoint::notifyText(const std::string& method, std::string_view paramsJson) {
+  std::string body = R"({"jsonrpc":"2.0","method":)";
+  body += json(method).dump();
+  body += R"(,"params":)";
+  body += paramsJson;
+  body += '}';
+  transport_->write(frameMessage(body));
 }
 
 void Endpoint::call(const std::string& method, json params, ResponseCallback callback) {

@@ -1,6 +1,7 @@
 #include "pallas/protocol/Transport.h"
 
 #include <array>
+#include <atomic>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/post.hpp>
@@ -84,9 +85,12 @@ public:
   }
 
   void write(std::string bytes) override {
+    queuedBytes_ += bytes.size();
     asio::post(io_, [self = this->shared_from_this(), bytes = std::move(bytes)]() mutable {
-      if (self->outClosed_)
+      if (self->outClosed_) {
+        self->queuedBytes_ -= bytes.size();
         return;
+      }
       self->queue_.push_back(std::move(bytes));
       if (!self->writing_)
         self->writeNext();
@@ -105,15 +109,24 @@ public:
 
   std::string describe() const override { return name_; }
 
+  size_t queuedBytes() const override { return queuedBytes_.load(); }
+  void setReadPaused(bool paused) override {
+    readPaused_ = paused;
+    if (!paused && !readInFlight_)
+      readMore();
+  }
+
 protected:
   virtual void cancelRead() = 0;
   virtual void finishOutput() { outClosed_ = true; }
 
   void readMore() {
-    if (!reading_)
+    if (!reading_ || readPaused_)
       return;
+    readInFlight_ = true;
     in_->async_read_some(asio::buffer(buf_),
                          [self = this->shared_from_this()](error_code ec, size_t n) {
+                           self->readInFlight_ = false;
                            if (n > 0 && self->reading_)
                              self->onData_({self->buf_.data(), n});
                            if (ec) {
@@ -146,14 +159,21 @@ protected:
     }
     writing_ = true;
     writeAll(*out_, queue_.front(), [self = this->shared_from_this()](error_code ec, size_t) {
+      self->queuedBytes_ -= self->queue_.front().size();
       self->queue_.pop_front();
       if (ec) {
         // The peer went away: nothing more can be written.
+        for (const std::string& left : self->queue_)
+          self->queuedBytes_ -= left.size();
         self->queue_.clear();
         self->writing_ = false;
         self->outClosed_ = true;
+        if (self->outputSent_)
+          self->outputSent_();
         return;
       }
+      if (self->outputSent_)
+        self->outputSent_();
       self->writeNext();
     });
   }
@@ -166,6 +186,9 @@ protected:
   CloseHandler onClose_;
   std::array<char, 64 * 1024> buf_{};
   std::deque<std::string> queue_;
+  std::atomic<size_t> queuedBytes_{0}; // in queue_ or posted to it
+  bool readPaused_ = false;            // backpressure: no new read
+  bool readInFlight_ = false;
   bool writing_ = false;
   bool reading_ = true;
   bool closing_ = false; // close() was called: finish output once drained
@@ -228,6 +251,7 @@ public:
 
   void start(DataHandler onData, CloseHandler onClose) override {
     impl_ = makeImpl();
+    impl_->onOutputSent(outputSent_);
     impl_->start(std::move(onData), std::move(onClose));
   }
   void write(std::string bytes) override {
@@ -239,6 +263,11 @@ public:
       impl_->close();
   }
   std::string describe() const override { return "stdio"; }
+  size_t queuedBytes() const override { return impl_ ? impl_->queuedBytes() : 0; }
+  void setReadPaused(bool paused) override {
+    if (impl_)
+      impl_->setReadPaused(paused);
+  }
 
 private:
   template <class In, class Out> class Impl final : public StreamTransport<In, Out> {

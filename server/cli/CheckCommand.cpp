@@ -144,6 +144,9 @@ void addEnvironment(Parsed& parsed) {
   for (const gpu::DeviceInfo& d : probe.devices)
     if (!best || d.capability > best->capability)
       best = &d;
+  // JAX compares a kernel's SMEM with jax.local_devices()[0]'s limit.
+  if (!probe.devices.empty())
+    parsed.options.gpuSharedMemoryPerBlockOptin = probe.devices.front().sharedMemoryPerBlockOptin;
   if (best)
     parsed.options.gpuComputeCapability =
         std::to_string(best->capability.major) + "." + std::to_string(best->capability.minor);

@@ -305,6 +305,9 @@ private:
     if (auto server = weak.lock()) {
       if (!capability.empty())
         server->project().setGpuComputeCapability(capability);
+      if (!probe.devices.empty()) // JAX's SMEM limit is jax.local_devices()[0]'s
+        server->project().setGpuSharedMemoryPerBlockOptin(
+            probe.devices.front().sharedMemoryPerBlockOptin);
       // Through the Logger: it honours the configured log level.
       server->log().info("GPU for hardware checks (PLS003): " +
                          (capability.empty()

@@ -127,6 +127,9 @@ std::optional<json> hover(LspServer& server, const json& params) {
         }
         matrix += "\n";
       }
+      if (l.smem)
+        matrix +=
+            "\n**Shared memory:** " + l.smem->summary + " (limit: " + l.smem->limitSource + ")\n";
       markdown += (markdown.empty() ? "" : "\n---\n\n") + matrix;
       range = api->range;
       break;

@@ -61,9 +61,8 @@ public:
     server_.addNotification("notebookDocument/didSave", [](const json&) {});
     server_.addNotification("notebookDocument/didClose", [this](const json& p) { didClose(p); });
     server_.addPublishInterceptor(
-        [this](const std::string& path, const json& diagnostics, std::optional<int64_t>) {
-          return publish(path, diagnostics);
-        });
+        [this](const std::string& path, const std::function<const json&()>& diagnostics,
+               std::optional<int64_t>) { return publish(path, diagnostics); });
     server_.addRequestMiddleware(
         [this](const std::string& method, const json& params, const RequestContext&,
                const auto& next) { return translate(method, params, next); });
@@ -340,7 +339,7 @@ private:
     return result;
   }
 
-  bool publish(const std::string& path, const json& diagnostics) {
+  bool publish(const std::string& path, const std::function<const json&()>& diagnostics) {
     std::map<std::string, json> byCell;
     std::set<std::string> previous;
     {
@@ -349,7 +348,7 @@ private:
       if (p == byPath_.end())
         return false;
       Notebook& nb = notebooks_[p->second];
-      byCell = splitByCell(nb, diagnostics);
+      byCell = splitByCell(nb, diagnostics()); // built only for a notebook
       previous = std::move(nb.publishedCells);
       nb.publishedCells.clear();
       for (const auto& [uri, list] : byCell)

@@ -4,6 +4,8 @@
 #include "pallas/protocol/Uri.h"
 
 #include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace pallas::server {
 
@@ -54,6 +56,10 @@ const DiagnosticConverter::Cached& DiagnosticConverter::cached(const std::string
 }
 
 json DiagnosticConverter::position(const std::string& path, const analysis::SourcePos& p) {
+  return json{{"line", p.line}, {"character", character(path, p)}};
+}
+
+uint32_t DiagnosticConverter::character(const std::string& path, const analysis::SourcePos& p) {
   uint32_t character = p.column;
   const Cached& c = cached(path);
   if (c.text && p.line < c.lineStarts.size()) {
@@ -65,7 +71,7 @@ json DiagnosticConverter::position(const std::string& path, const analysis::Sour
     std::string_view line(c.text->data() + start, end - start);
     character = protocol::byteColumnToUnits(line, p.column, enc_);
   }
-  return json{{"line", p.line}, {"character", character}};
+  return character;
 }
 
 json DiagnosticConverter::range(const std::string& path, const analysis::SourceRange& r) {
@@ -129,9 +135,10 @@ std::string lineText(uint32_t line0) {
   return "line " + std::to_string(line0 + 1);
 }
 
-bool sameSite(const analysis::Finding& a, const analysis::Finding& b) {
-  return a.code == b.code && a.location.path == b.location.path &&
-         a.location.range == b.location.range && a.subject == b.subject && !a.subject.empty();
+std::string hintMessage(const analysis::Finding& f) {
+  bool may = f.severity != analysis::Severity::Error;
+  return std::string(may ? "may select " : "selects ") + analysis::shortPathName(f.executionPath) +
+         ", which cannot run " + f.subject + " (" + lineText(f.location.range.start.line) + ")";
 }
 
 } // namespace
@@ -194,10 +201,7 @@ json DiagnosticConverter::mergedDiagnostic(const std::vector<const analysis::Fin
 json DiagnosticConverter::selectionHint(const analysis::Finding& f) {
   // The line that selects the failing path gets its own hint, since most
   // editors (Neovim among them) do not show relatedInformation.
-  bool may = f.severity != analysis::Severity::Error;
-  std::string message = std::string(may ? "may select " : "selects ") +
-                        analysis::shortPathName(f.executionPath) + ", which cannot run " +
-                        f.subject + " (" + lineText(f.location.range.start.line) + ")";
+  std::string message = hintMessage(f);
   return json{{"range", range(f.selectedAt->path, f.selectedAt->range)},
               {"severity", static_cast<int>(analysis::Severity::Hint)},
               {"code", f.code},
@@ -206,32 +210,57 @@ json DiagnosticConverter::selectionHint(const analysis::Finding& f) {
               {"data", {{"selects", true}, {"site", location(f.location)}}}};
 }
 
-json DiagnosticConverter::diagnostics(const std::vector<analysis::Finding>& findings) {
-  json out = json::array();
-  std::vector<bool> taken(findings.size(), false);
-  std::vector<std::string> hinted; // "line:col:message", one hint per selector and text
-  for (size_t i = 0; i < findings.size(); ++i) {
-    if (taken[i])
-      continue;
-    std::vector<const analysis::Finding*> group{&findings[i]};
-    for (size_t j = i + 1; j < findings.size(); ++j)
-      if (!taken[j] && sameSite(findings[i], findings[j])) {
-        taken[j] = true;
-        group.push_back(&findings[j]);
+std::vector<DiagnosticConverter::Item>
+DiagnosticConverter::plan(const std::vector<analysis::Finding>& findings) {
+  std::vector<Item> out;
+  // Sites by (code, path, range, subject): findings of one site form one
+  // group, in the order of their first finding (a hash lookup per finding;
+  // comparing every pair was quadratic in the findings).
+  std::unordered_map<std::string, size_t> groupOf; // site key -> index in `groups`
+  std::vector<std::vector<const analysis::Finding*>> groups;
+  for (const analysis::Finding& f : findings) {
+    if (!f.subject.empty()) {
+      const auto& r = f.location.range;
+      std::string key = f.code + '\0' + f.location.path + '\0' + std::to_string(r.start.line) +
+                        ':' + std::to_string(r.start.column) + ':' + std::to_string(r.end.line) +
+                        ':' + std::to_string(r.end.column) + '\0' + f.subject;
+      auto [it, inserted] = groupOf.try_emplace(std::move(key), groups.size());
+      if (!inserted) {
+        groups[it->second].push_back(&f);
+        continue;
       }
-    out.push_back(mergedDiagnostic(group));
+    }
+    groups.push_back({&f});
+  }
+  std::unordered_set<std::string> hinted; // one hint per selector range and text
+  for (auto& group : groups) {
+    out.push_back(Item{group, nullptr});
     for (const analysis::Finding* f : group) {
       // Hints in this document only: the findings given are this document's.
       if (!f->selectedAt || f->selectedAt->path != f->location.path || f->subject.empty())
         continue;
-      json hint = selectionHint(*f);
-      std::string key = hint["range"].dump() + hint["message"].get<std::string>();
-      if (std::find(hinted.begin(), hinted.end(), key) != hinted.end())
+      const auto& r = f->selectedAt->range;
+      std::string key = std::to_string(r.start.line) + ':' +
+                        std::to_string(character(f->selectedAt->path, r.start)) + ':' +
+                        std::to_string(r.end.line) + ':' +
+                        std::to_string(character(f->selectedAt->path, r.end)) + '\0' +
+                        hintMessage(*f);
+      if (!hinted.insert(std::move(key)).second)
         continue;
-      hinted.push_back(key);
-      out.push_back(std::move(hint));
+      out.push_back(Item{{}, f});
     }
   }
+  return out;
+}
+
+json DiagnosticConverter::convert(const Item& item) {
+  return item.hint ? selectionHint(*item.hint) : mergedDiagnostic(item.group);
+}
+
+json DiagnosticConverter::diagnostics(const std::vector<analysis::Finding>& findings) {
+  json out = json::array();
+  for (const Item& item : plan(findings))
+    out.push_back(convert(item));
   return out;
 }
 

@@ -36,6 +36,18 @@ public:
   protocol::json mergedDiagnostic(const std::vector<const analysis::Finding*>& group);
   protocol::json selectionHint(const analysis::Finding& f);
 
+  // What diagnostics() is made of, in its order: a diagnostic per site (the
+  // findings of several launches at one site together), each followed by
+  // the hints of the lines that select its failing paths.
+  struct Item {
+    std::vector<const analysis::Finding*> group; // a diagnostic, or
+    const analysis::Finding* hint = nullptr;     // a selection hint
+  };
+  std::vector<Item> plan(const std::vector<analysis::Finding>& findings);
+  protocol::json convert(const Item& item);
+  // The column of `p` in the client's encoding (what the JSON will say).
+  uint32_t character(const std::string& path, const analysis::SourcePos& p);
+
 private:
   protocol::json position(const std::string& path, const analysis::SourcePos& p);
 

@@ -30,9 +30,9 @@ void LspServer::afterUpdate(const std::string& path, const analysis::UpdateStats
   bool newlyTooDeep = false;
   {
     std::lock_guard lock(scheduleMutex_);
-    auto& previous = scheduled_[path].stats.tooDeepAt;
+    auto& previous = stats_[path].tooDeepAt;
     newlyTooDeep = stats.tooDeepAt && (!previous || previous->line != stats.tooDeepAt->line);
-    scheduled_[path].stats = stats;
+    stats_[path] = stats;
   }
   if (newlyTooDeep)
     // Said once per place, not on every keystroke.
@@ -55,38 +55,22 @@ void LspServer::scheduleDiagnostics(const std::string& path) {
       endpoint_->call("workspace/diagnostic/refresh", nullptr, [](bool, const json&) {});
     return;
   }
-  uint64_t generation;
-  {
-    std::lock_guard lock(scheduleMutex_);
-    Scheduled& s = scheduled_[path];
-    generation = ++s.generation;
-    if (!s.timer)
-      s.timer = std::make_unique<asio::steady_timer>(endpoint_->io());
-  }
-  // Timers are only touched on the I/O thread.
-  auto self = shared_from_this();
-  asio::post(endpoint_->io(), [self, path, generation] {
-    std::lock_guard lock(self->scheduleMutex_);
-    auto it = self->scheduled_.find(path);
-    if (it == self->scheduled_.end() || it->second.generation != generation)
-      return;
-    it->second.timer->expires_after(self->options_.debounce);
-    it->second.timer->async_wait([self, path, generation](boost::system::error_code ec) {
-      if (ec)
-        return; // restarted by a newer edit
-      asio::post(self->endpoint_->pool(),
-                 [self, path, generation] { self->runDiagnostics(path, generation); });
-    });
-  });
+  // The document's worker runs it after the debounce; a newer edit replaces
+  // it, or stops it if it is already running.
+  std::weak_ptr<LspServer> weak = weak_from_this();
+  scheduler_->schedule(
+      path,
+      [weak, path](const StopToken& stop) {
+        if (auto self = weak.lock())
+          self->runDiagnostics(path, stop);
+      },
+      options_.debounce);
 }
 
-void LspServer::runDiagnostics(const std::string& path, uint64_t generation) {
-  auto current = [&] {
-    std::lock_guard lock(scheduleMutex_);
-    auto it = scheduled_.find(path);
-    return it != scheduled_.end() && it->second.generation == generation && !endpoint_->closed();
-  };
-  if (!current())
+void LspServer::runDiagnostics(const std::string& path, const StopToken& stop) {
+  // Checked between the steps: a newer edit's run publishes instead.
+  auto stale = [&] { return stop.stopRequested() || endpoint_->closed(); };
+  if (stale())
     return;
   auto doc = documents_.get(path);
   if (!doc)
@@ -98,22 +82,43 @@ void LspServer::runDiagnostics(const std::string& path, uint64_t generation) {
     log_.error("analysis of " + path + " failed: " + e.what());
     return;
   }
-  // A newer edit arrived while analysing: its own run will publish.
-  if (!current())
+  if (stale())
     return;
-  json diagnostics = withExtraDiagnostics(path, converter().diagnostics(findings));
-  if (!current())
+  std::shared_ptr<DiagnosticsTextCache> cache;
+  {
+    std::lock_guard lock(scheduleMutex_);
+    auto& slot = published_[path];
+    if (!slot)
+      slot = std::make_shared<DiagnosticsTextCache>();
+    cache = slot;
+  }
+  DiagnosticConverter conv = converter();
+  // A document an interceptor publishes itself (a notebook's cells) gets
+  // the diagnostics as JSON, built only when it asks for them.
+  std::optional<json> built;
+  auto asJson = [&]() -> const json& {
+    if (!built)
+      built = withExtraDiagnostics(path, conv.diagnostics(findings));
+    return *built;
+  };
+  for (auto& intercept : publishInterceptors_)
+    if (intercept(path, asJson, doc->version))
+      return;
+  std::string items = cache->arrayText(conv, findings, withExtraDiagnostics(path, json::array()));
+  if (stale())
     return;
-  publish(path, diagnostics, doc->version);
+  std::string params = R"({"uri":)" + jsonText(doc->uri) + R"(,"version":)" +
+                       std::to_string(doc->version) + R"(,"diagnostics":)" + items + "}";
+  endpoint_->notifyText("textDocument/publishDiagnostics", params);
 }
 
-void LspServer::publish(const std::string& path, const json& diagnostics,
-                        std::optional<int64_t> version) {
+void LspServer::publish(const std::string& path, json diagnostics, std::optional<int64_t> version) {
   for (auto& intercept : publishInterceptors_)
-    if (intercept(path, diagnostics, version))
+    if (intercept(path, [&]() -> const json& { return diagnostics; }, version))
       return;
   auto doc = documents_.get(path);
-  json params{{"uri", doc ? doc->uri : protocol::pathToUri(path)}, {"diagnostics", diagnostics}};
+  json params{{"uri", doc ? doc->uri : protocol::pathToUri(path)}};
+  params["diagnostics"] = std::move(diagnostics); // moved: 1,600 diagnostics were copied here
   if (version)
     params["version"] = *version;
   endpoint_->notify("textDocument/publishDiagnostics", std::move(params));

@@ -93,6 +93,7 @@ void LspServer::notifyConfiguration(const json& settings) {
 
 void LspServer::start(std::function<void(int)> onExit) {
   onExit_ = std::move(onExit);
+  scheduler_ = std::make_unique<DocumentScheduler>(endpoint_->io(), endpoint_->pool());
   installBuiltins();
   for (const Feature& f : registeredFeatures()) {
     log_.debug("installing feature " + f.name);
@@ -152,9 +153,7 @@ void LspServer::installBuiltins() {
       "shutdown",
       [self](const json&, const RequestContext&) {
         self->state_ = State::ShutDown;
-        std::lock_guard lock(self->scheduleMutex_);
-        for (auto& [path, s] : self->scheduled_)
-          ++s.generation; // drop pending analysis
+        self->scheduler_->stopAll(); // drop pending analysis, stop the running ones
         return json(nullptr);
       },
       Mode::Sequential);
@@ -232,8 +231,8 @@ json LspServer::mlir(const json& params) {
   analysis::UpdateStats stats;
   {
     std::lock_guard lock(scheduleMutex_);
-    if (auto it = scheduled_.find(path); it != scheduled_.end())
-      stats = it->second.stats;
+    if (auto it = stats_.find(path); it != stats_.end())
+      stats = it->second;
     else
       stats = project_->lastUpdate(path);
   }
@@ -284,11 +283,8 @@ void LspServer::logMessage(MessageType type, const std::string& message) {
 void LspServer::finish(int exitCode) {
   if (finished_.exchange(true))
     return;
-  {
-    std::lock_guard lock(scheduleMutex_);
-    for (auto& [path, s] : scheduled_)
-      ++s.generation;
-  }
+  if (scheduler_)
+    scheduler_->stopAll();
   log_.clearSink();
   endpoint_->close();
   if (onExit_)

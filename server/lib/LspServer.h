@@ -17,6 +17,8 @@
 #pragma once
 
 #include "Diagnostics.h"
+#include "DiagnosticsText.h"
+#include "DocumentScheduler.h"
 #include "DocumentStore.h"
 #include "FindingsPipeline.h"
 #include "pallas/analysis/Project.h"
@@ -105,8 +107,11 @@ public:
                          const std::function<json(const json&)>& next)>;
   // Sees a textDocument/publishDiagnostics before it is sent; returns true
   // when it published the diagnostics itself (e.g. split over notebook cells).
-  using PublishInterceptor = std::function<bool(const std::string& path, const json& diagnostics,
-                                                std::optional<int64_t> version)>;
+  // `diagnostics()` builds the JSON on first call: ask only for a document
+  // you publish (the others' are sent from cached text, never built).
+  using PublishInterceptor =
+      std::function<bool(const std::string& path, const std::function<const json&()>& diagnostics,
+                         std::optional<int64_t> version)>;
 
   LspServer(std::shared_ptr<protocol::Endpoint> endpoint, protocol::Logger& logger,
             Options options);
@@ -191,8 +196,8 @@ private:
   json executeCommand(const json& params, const RequestContext& ctx);
   json codeLens(const json& params);
   void afterUpdate(const std::string& path, const analysis::UpdateStats& stats);
-  void runDiagnostics(const std::string& path, uint64_t generation);
-  void publish(const std::string& path, const json& diagnostics, std::optional<int64_t> version);
+  void runDiagnostics(const std::string& path, const StopToken& stop);
+  void publish(const std::string& path, json diagnostics, std::optional<int64_t> version);
   json withExtraDiagnostics(const std::string& path, json diagnostics);
   void notifyConfiguration(const json& settings);
   void finish(int exitCode);
@@ -218,13 +223,14 @@ private:
   std::atomic<bool> finished_{false};
   std::atomic<uint64_t> nextProgress_{1};
 
-  struct Scheduled {
-    uint64_t generation = 0;
-    std::unique_ptr<boost::asio::steady_timer> timer;
-    analysis::UpdateStats stats;
-  };
+  // Analyses run per document off the ordered queue (DocumentScheduler.h):
+  // a newer edit stops the stale run, a closed document keeps nothing.
+  std::unique_ptr<DocumentScheduler> scheduler_;
   std::mutex scheduleMutex_;
-  std::map<std::string, Scheduled> scheduled_;
+  std::map<std::string, analysis::UpdateStats> stats_; // last update of each open document
+  // The text of each open document's last published diagnostics, reused
+  // piece by piece (only its document's worker uses one).
+  std::map<std::string, std::shared_ptr<DiagnosticsTextCache>> published_;
   std::mutex progressMutex_;
   std::map<std::string, std::weak_ptr<Progress>> progress_;
 };

@@ -93,13 +93,13 @@ TEST(Incremental, DuplicateNamesKeepTheLastDefinition) {
   std::string src = "def f():\n  return 1\n\ndef f():\n  return 2\n\ndef g():\n  return f()\n";
   p.setDocument(path, src);
   std::string text = p.mlirText(path);
-  EXPECT_EQ(count(text, "pallas.func @f$1 "), 1u) << text;
+  EXPECT_EQ(count(text, "pallas.func def @f$1 "), 1u) << text;
   // @f is the second definition (it returns 2), @f$1 the first.
-  size_t f = text.find("pallas.func @f attributes"), f1 = text.find("pallas.func @f$1 ");
+  size_t f = text.find("pallas.func def @f attributes"), f1 = text.find("pallas.func def @f$1 ");
   ASSERT_NE(f, std::string::npos);
   ASSERT_NE(f1, std::string::npos);
-  EXPECT_NE(text.find("pallas.constant \"2\"", f), std::string::npos);
-  EXPECT_LT(text.find("pallas.constant \"1\"", f1), f);
+  EXPECT_NE(text.find("pallas.constant int \"2\"", f), std::string::npos);
+  EXPECT_LT(text.find("pallas.constant int \"1\"", f1), f);
   EXPECT_TRUE(p.verify(path));
   // Removing the second definition gives the first its name back.
   std::string second = "def f():\n  return 2\n\n";

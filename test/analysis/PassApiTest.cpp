@@ -113,7 +113,10 @@ def run(x):
     detail::RefSource src = detail::traceRef(copy.getArgs()[0]);
     EXPECT_EQ(src.kind, detail::RefSource::Kind::FuncArg);
     EXPECT_EQ(src.index, 0u);
-    EXPECT_EQ(llvm::cast<mlir::StringAttr>(copy.getOrigins()[0]).getValue(), "arg");
+    // Through the interface the six call-like ops share.
+    auto operands = llvm::cast<pd::CallOperandsOpInterface>(copy.getOperation());
+    EXPECT_EQ(operands.getOrigin(0), pd::Origin::Arg);
+    EXPECT_EQ(operands.getArgIndex(0), 0);
     detail::LineCol lc = detail::lineCol(copy->getLoc());
     EXPECT_EQ(lc.file, helper);
     EXPECT_EQ(lc.line, 3u);

@@ -29,6 +29,11 @@ TEST(Rules, TheKnownPathRulesKeepTheirCodes) {
   EXPECT_EQ(ruleCode(RuleId::PrimitiveOnPath), "PLS002");
   EXPECT_EQ(ruleCode(RuleId::HardwareRequirement), "PLS003");
   EXPECT_EQ(ruleCode(RuleId::InlineMgpuSignature), "PLS004");
+  EXPECT_EQ(ruleCode(RuleId::SharedMemoryOverLimit), "PLS005");
+  EXPECT_EQ(ruleCode(RuleId::WgmmaShapeDtypeLayout), "PLS006");
+  EXPECT_EQ(ruleCode(RuleId::TilingSwizzleTransform), "PLS007");
+  EXPECT_EQ(ruleCode(RuleId::CopySizeAlignment), "PLS008");
+  EXPECT_EQ(ruleCode(RuleId::LaunchConfigurationRejected), "PLS009");
   EXPECT_EQ(rule(RuleId::HardwareRequirement).defaultSeverity, Severity::Warning);
 }
 

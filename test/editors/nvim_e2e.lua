@@ -155,7 +155,7 @@ local function main()
       return false
     end
     local text = table.concat(vim.api.nvim_buf_get_lines(mlir_buf, 0, -1, false), "\n")
-    return text:find("pallas.func @kernel", 1, true) ~= nil
+    return text:find("pallas.func def @kernel", 1, true) ~= nil
   end)
   if vim.bo[mlir_buf].filetype ~= "mlir" or vim.bo[mlir_buf].modifiable then
     fail("the MLIR buffer is a read-only mlir scratch buffer")

@@ -77,8 +77,8 @@ test('opening the kernel file publishes diagnostics for version 1', async () => 
 test('pallas/mlir returns the module the server keeps (Show MLIR)', async () => {
   const result = await session.request('pallas/mlir', { textDocument: { uri } });
   assert.match(result.mlir, /^module\b/);
-  assert.match(result.mlir, /pallas\.func @kernel\b/);
-  assert.match(result.mlir, /pallas\.func @run\b/);
+  assert.match(result.mlir, /pallas\.func def @kernel\b/);
+  assert.match(result.mlir, /pallas\.func def @run\b/);
   assert.match(result.mlir, /pallas\.inline_mgpu\b/, 'the region is in the module');
   assert.ok(result.functionsTotal >= 2, `functionsTotal ${result.functionsTotal}`);
 });

@@ -286,3 +286,20 @@ def _all_eqns(jaxpr):
           yield from _all_eqns(sub.jaxpr)
         elif isinstance(sub, core.Jaxpr):
           yield from _all_eqns(sub)
+
+
+def test_mosaic_gpu_resources_hold_in_real_jax(table):
+  """The numbers PLS005/PLS009 compute with are JAX's own (the static read
+  parses them; here they are checked against the imported modules)."""
+  from jax._src.pallas.mosaic_gpu import core as gpu_core
+  from jax.experimental.mosaic.gpu import utils as mgpu_utils
+  res = table["mosaicGpuResources"]
+  assert res["smemAlignment"] == gpu_core.SMEM_ALIGNMENT
+  assert res["mbarrierBytes"] == mgpu_utils.MBARRIER_BYTES
+  params = gpu_core.CompilerParams()
+  assert res["maxConcurrentStepsDefault"] == params.max_concurrent_steps
+  assert res["reductionScratchBytesDefault"] == params.reduction_scratch_bytes
+  assert res["defaultSmemLimit"] > 0  # its value is checked by the oracle (compiled_smem_*)
+  with pytest.raises(ValueError, match="At most %d are supported" % res["maxMosaicThreads"]):
+    gpu_core.Mesh(num_threads=res["maxMosaicThreads"] + 1, thread_name="wg")
+  gpu_core.Mesh(num_threads=res["maxMosaicThreads"], thread_name="wg")

@@ -13,10 +13,12 @@ config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir"]
 config.excludes = ["Inputs"]
 config.test_source_root = os.path.dirname(__file__)
+# Output/ of each test (%t files) goes to the build tree, not the sources.
+config.test_exec_root = lit_config.params.get("exec_root") or os.path.join(
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "build", "test-mlir"
+)
 here = os.path.dirname(os.path.abspath(__file__))
 root = os.path.dirname(os.path.dirname(here))
-# Scratch files (%t) go to the build tree, never beside the sources.
-config.test_exec_root = os.path.join(root, "build", "test-mlir")
 
 
 def tool(param, env, default):

@@ -126,6 +126,10 @@ BLAME_RULES = [
     (re.compile(r"Cannot lower jaxpr with effects: (.*)"),
      lambda m: [lambda e: not list(_sub_jaxprs(e.params))
                 and any(type(x).__name__ in m.group(1) for x in e.effects)]),
+    # The Mosaic GPU lowering's shared-memory check (PLS005) names no
+    # equation: the launch's equation is the kernel that does not fit.
+    (re.compile(r"Mosaic GPU kernel exceeds available shared memory"),
+     lambda m: [lambda e: e.primitive.name in ("pallas_call", "mpmd_map", "core_map")]),
     (re.compile(r"Only interpret mode is supported on CPU backend"),
      lambda m: [lambda e: e.primitive.name in ("pallas_call", "mpmd_map", "core_map")]),
     # A full discharge rule wrote back an operand that was not being
@@ -141,6 +145,16 @@ BLAME_RULES = [
 RAISING_EQN = [
     re.compile(r"MLIR translation rule for primitive '(\w+)' not found"),
     re.compile(r"Did not ask for inval to be discharged but it was"),
+    # Issue 17 (PLS006-PLS008): shape, layout and copy rules that the Mosaic
+    # GPU lowering checks inside one equation's rule (wgmma, the accumulator
+    # of run_scoped, a copy); the pipeline of a pallas_call is lowered inside
+    # the launch's own equation.
+    re.compile(r"^WGMMA "),
+    re.compile(r"^Only f16 WGMMA supports transposes"),
+    re.compile(r"^N must be a multiple of 8 and <= 256"),
+    re.compile(r"^Only copies transferring a number of bytes divisible by the warpgroup size"),
+    re.compile(r"^async_copy requires all GMEM strides except the last one"),
+    re.compile(r"^Async copies "),
 ]
 
 
@@ -200,8 +214,11 @@ def blame_from_raising_eqn(exc, message, fixtures_root):
 
 
 def blame_from_traceback(exc, fixtures_root):
+  # "<string>" frames (a dataclass's generated __init__, e.g. plgpu.Mesh's)
+  # are no file: with the fixtures folder as the working directory they
+  # would look like one.
   frames = [f for f in traceback.extract_tb(exc.__traceback__)
-            if os.path.abspath(f.filename).startswith(fixtures_root)]
+            if not f.filename.startswith("<") and os.path.abspath(f.filename).startswith(fixtures_root)]
   if not frames:
     return None
   last = frames[-1]

@@ -69,6 +69,9 @@ run "clean sarif" 0 --format sarif clean && {
   registered="$("$python" -c "import re,sys; print(re.findall(r'PALLAS_RULE\(\s*\w+,\s*\"(PLS\d{3})\"', open(sys.argv[1]).read()))" "$root/analysis/include/pallas/analysis/Rules.def")"
   expect_eq "sarif rules are the registry's" "$(json_get '[r["id"] for r in d["runs"][0]["tool"]["driver"]["rules"]]')" "$registered"
   expect_eq "sarif rules have full descriptions" "$(json_get 'all(r["fullDescription"]["text"] for r in d["runs"][0]["tool"]["driver"]["rules"])')" "True"
+  # One SARIF rule per code page in docs/codes (a new code brings both).
+  expect_eq "sarif rules" "$(json_get '[r["id"] for r in d["runs"][0]["tool"]["driver"]["rules"]]')" \
+    "$(cd "$root/docs/codes" && "$python" -c 'import glob; print(sorted(p[:-3] for p in glob.glob("PLS*.md")))')"
 }
 
 # ---- file discovery ------------------------------------------------------------

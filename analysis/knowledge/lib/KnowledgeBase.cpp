@@ -120,6 +120,12 @@ KnowledgeBase::Loaded KnowledgeBase::fromJsonChecked(const json& t, std::string 
   kb.jaxlibVersion_ = str(t, "jaxlib_version");
   if (auto d = t.find("mosaicGpuDefaults"); d != t.end() && d->is_object())
     kb.defaultLowering_ = str(*d, "loweringSemantics");
+  if (auto r = t.find("mosaicGpuResources"); r != t.end() && r->is_object())
+    for (const auto& [name, v] : r->items())
+      if (v.is_number_integer())
+        kb.resources_[name] = v.get<long long>();
+  if (auto r = t.find("mosaicGpuRules"); r != t.end() && r->is_object())
+    kb.mosaicGpuRules_ = std::make_shared<const nlohmann::json>(*r);
   if (auto it = t.find("apis"); it != t.end() && it->is_object())
     for (const auto& [name, a] : it->items()) {
       ApiFacts& facts = kb.apis_[name] =

@@ -6,10 +6,11 @@ from __future__ import annotations
 import ast
 import dataclasses
 import enum
+import inspect
 
-from . import config
+from . import config, mosaic_resources, mosaic_rules
 from .live_objects import _module_path, _qualname, _source_of, _try_import
-from .source_ast import _exception_name, _raise_message, _template_regex
+from .source_ast import _exception_name, _raise_message, _string_template, _template_regex
 
 
 def error_templates():
@@ -79,4 +80,41 @@ def mosaic_gpu_defaults():
     for f in dataclasses.fields(cls):
       if f.name == "lowering_semantics" and isinstance(f.default, enum.Enum):
         out["loweringSemantics"] = f.default.name
+  return out
+
+
+# ---- Mosaic GPU's rule numbers and resources (PLS005-PLS009) -----------------
+
+
+def _parsed_module(module_name):
+  module = _try_import(module_name)
+  source = _source_of(module) if module else None
+  try:
+    return ast.parse(source) if source else None
+  except SyntaxError:
+    return None
+
+
+def mosaic_gpu_rules():
+  """Issue 17's shape, layout and copy rules (mosaic_rules.py)."""
+  return mosaic_rules.mosaic_gpu_rules(_parsed_module, _string_template, _exception_name)
+
+
+def mosaic_gpu_resources():
+  """mosaic_resources.mosaic_gpu_resources_from the installed modules' source; the values that
+  exist at import time are checked against the parsed ones."""
+  trees = {}
+  for name in mosaic_resources.RESOURCE_MODULES:
+    module = _try_import(name)
+    try:
+      trees[name] = ast.parse(inspect.getsource(module)) if module else None
+    except (OSError, TypeError, SyntaxError):
+      trees[name] = None
+  out = mosaic_resources.mosaic_gpu_resources_from({k: v for k, v in trees.items() if v is not None})
+  core = _try_import("jax._src.pallas.mosaic_gpu.core")
+  utils = _try_import("jax.experimental.mosaic.gpu.utils")
+  for key, module, attr in (("smemAlignment", core, "SMEM_ALIGNMENT"), ("mbarrierBytes", utils, "MBARRIER_BYTES")):
+    live = getattr(module, attr, None) if module else None
+    if live is not None and out[key] != live:
+      out[key] = live  # computed at import in some version: the live value wins
   return out

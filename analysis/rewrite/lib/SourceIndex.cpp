@@ -214,6 +214,43 @@ std::vector<TSNode> SourceIndex::nodesStartingAt(SourcePos p, const Keep& keep) 
   return out;
 }
 
+const std::vector<SourceIndex::Span>& SourceIndex::identifierSpans(std::string_view name) const {
+  std::call_once(identifiersOnce_, [this] {
+    // Pre-order with a cursor: identifiers come out in source order.
+    // The type's name looked up once per symbol, not a strcmp per node
+    // (several symbols are called "identifier": aliases of keywords too).
+    std::vector<int8_t> isIdentifier(ts_language_symbol_count(tree_sitter_python()), -1);
+    auto identifier = [&](TSNode n) {
+      TSSymbol sym = ts_node_symbol(n);
+      if (sym >= isIdentifier.size())
+        return typeOf(n) == "identifier";
+      if (isIdentifier[sym] < 0)
+        isIdentifier[sym] = typeOf(n) == "identifier" ? 1 : 0;
+      return isIdentifier[sym] == 1;
+    };
+    TSTreeCursor cursor = ts_tree_cursor_new(root());
+    for (bool more = true; more;) {
+      TSNode n = ts_tree_cursor_current_node(&cursor);
+      if (identifier(n)) {
+        uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+        if (s <= e && e <= text_.size())
+          identifiers_[std::string_view(text_).substr(s, e - s)].push_back({s, e});
+      }
+      if (ts_tree_cursor_goto_first_child(&cursor))
+        continue;
+      while (!ts_tree_cursor_goto_next_sibling(&cursor))
+        if (!ts_tree_cursor_goto_parent(&cursor)) {
+          more = false;
+          break;
+        }
+    }
+    ts_tree_cursor_delete(&cursor);
+  });
+  static const std::vector<Span> none;
+  auto it = identifiers_.find(name);
+  return it == identifiers_.end() ? none : it->second;
+}
+
 std::string SourceIndex::indentOf(uint32_t line) const {
   size_t o = offset({line, 0});
   if (o == std::string::npos)

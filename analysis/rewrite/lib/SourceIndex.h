@@ -89,6 +89,15 @@ public:
   // over these, not ts_node_named_child(root, i): that call is linear in i.
   const std::vector<TSNode>& topLevel() const;
 
+  // Byte ranges [start, end) of the identifiers spelled `name`, in source
+  // order. The first call indexes every identifier in one walk; asking
+  // "where is this name used" by walking the tree from the root per question
+  // made each fix cost the file's size (findings x file size).
+  struct Span {
+    uint32_t start, end;
+  };
+  const std::vector<Span>& identifierSpans(std::string_view name) const;
+
 private:
   // Index of the first top-level child that ends after `p` and starts at or
   // before it (what tree-sitter's descent picks at the root), or npos.
@@ -112,6 +121,8 @@ private:
   mutable std::once_flag startsOnce_;
   mutable std::unordered_map<uint64_t, std::vector<TSNode>> starts_;
   const std::vector<TSNode>* startingAt(TSPoint p) const;
+  mutable std::once_flag identifiersOnce_;
+  mutable std::unordered_map<std::string_view, std::vector<Span>> identifiers_;
 };
 
 // Small helpers over TSNode.

@@ -292,8 +292,7 @@ private:
       } else {
         Ty ty = Ty::Array;
         if (auto kinds = op_.getArgTypeKinds(); kinds && idx - 1 < kinds->size())
-          ty = llvm::cast<mlir::StringAttr>((*kinds)[idx - 1]).getValue() == "ref" ? Ty::Ref
-                                                                                   : Ty::Array;
+          ty = pd::enumName((*kinds)[idx - 1]) == "ref" ? Ty::Ref : Ty::Array;
         std::string name = idx - 1 < prog_.params.size() ? prog_.params[idx - 1] : "arg";
         // A parameter with a default or annotation: its name is what comes first.
         size_t cut = name.find_first_of(":=");
@@ -475,7 +474,7 @@ private:
     if (!o)
       return nullptr;
     if (auto c = llvm::dyn_cast<pd::ConstantOp>(o)) {
-      if (c.getKind() == "none")
+      if (c.getKind() == pd::ConstantKind::None)
         return mkLiteral("None");
       return mkLiteral(c.getValue().str());
     }

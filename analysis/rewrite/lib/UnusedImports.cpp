@@ -1,6 +1,8 @@
 #include "UnusedImports.h"
 
-#include <regex>
+#include <algorithm>
+#include <cctype>
+#include <string_view>
 
 namespace pallas::analysis::rewrite {
 namespace {
@@ -33,18 +35,50 @@ struct ByteRange {
   bool contains(uint32_t a, uint32_t b) const { return a >= from && b <= to; }
 };
 
-// Identifiers named `name` in `node`, inside `within` and outside `skip`.
-int countUses(const SourceIndex& src, TSNode node, const std::string& name, ByteRange within,
-              ByteRange skip) {
-  uint32_t start = ts_node_start_byte(node), end = ts_node_end_byte(node);
-  if (end <= within.from || start >= within.to || skip.contains(start, end))
-    return 0;
-  if (typeOf(node) == "identifier")
-    return src.textOf(node) == name && within.contains(start, end) ? 1 : 0;
+// Identifiers named `name` inside `within` and not inside `skip` (from the
+// index's list of the name's identifiers: binary search, never a walk of the
+// tree per question).
+int countUses(const SourceIndex& src, const std::string& name, ByteRange within, ByteRange skip) {
+  const auto& spans = src.identifierSpans(name);
+  auto first = std::partition_point(spans.begin(), spans.end(), [&](const SourceIndex::Span& s) {
+    return s.start < within.from;
+  });
   int n = 0;
-  for (uint32_t i = 0, c = ts_node_child_count(node); i < c; ++i)
-    n += countUses(src, ts_node_child(node, i), name, within, skip);
+  for (auto it = first; it != spans.end() && it->start < within.to; ++it)
+    if (within.contains(it->start, it->end) && !skip.contains(it->start, it->end))
+      ++n;
   return n;
+}
+
+// `code` without its comments (from '#' to the end of the line).
+std::string withoutComments(std::string_view code) {
+  std::string out;
+  out.reserve(code.size());
+  for (size_t i = 0; i < code.size(); ++i) {
+    if (code[i] == '#') {
+      while (i < code.size() && code[i] != '\n')
+        ++i;
+      if (i == code.size())
+        break;
+    }
+    out += code[i];
+  }
+  return out;
+}
+
+// Whether `code` has `name` as a word of its own: not inside a longer
+// identifier and not an attribute (`x.name`). (A std::regex built per name
+// and fix cost more than the rest of the fix.)
+bool mentions(std::string_view code, std::string_view name) {
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = code.find(name); at != std::string_view::npos; at = code.find(name, at + 1)) {
+    bool before = at == 0 || !(word(code[at - 1]) || code[at - 1] == '.');
+    size_t end = at + name.size();
+    bool after = end == code.size() || !word(code[end]);
+    if (before && after)
+      return true;
+  }
+  return false;
 }
 
 } // namespace
@@ -60,10 +94,9 @@ std::vector<TextEdit> unusedImportRemovals(const SourceIndex& src, const std::st
   ByteRange everything{0, static_cast<uint32_t>(src.text().size())};
   // The new code without its comments ("Rewritten from plgpu.inline_mgpu"
   // names the module it no longer uses).
-  std::string code = std::regex_replace(replacement, std::regex("#[^\n]*"), "");
-  TSNode root = src.root();
-  for (uint32_t i = 0, c = ts_node_named_child_count(root); i < c; ++i) {
-    TSNode stmt = ts_node_named_child(root, i);
+  std::string code = withoutComments(replacement);
+  // topLevel(), not ts_node_named_child(root, i): that call is linear in i.
+  for (TSNode stmt : src.topLevel()) {
     std::string_view t = typeOf(stmt);
     if (t != "import_statement" && t != "import_from_statement")
       continue;
@@ -72,12 +105,11 @@ std::vector<TextEdit> unusedImportRemovals(const SourceIndex& src, const std::st
     bool allUnused = !names.empty(), regionUsedOne = false;
     for (const std::string& n : names) {
       // Only imports the rewrite made unused: the region used the name ...
-      regionUsedOne |= countUses(src, root, n, region, {0, 0}) > 0;
+      regionUsedOne |= countUses(src, n, region, {0, 0}) > 0;
       // ... and nothing else does: the rest of the file, or the new code.
       bool usedElsewhere =
-          countUses(src, root, n, everything, region) - countUses(src, stmt, n, self, {0, 0}) > 0;
-      std::regex word("(^|[^A-Za-z0-9_.])" + n + "([^A-Za-z0-9_]|$)");
-      allUnused &= !usedElsewhere && !std::regex_search(code, word);
+          countUses(src, n, everything, region) - countUses(src, n, self, {0, 0}) > 0;
+      allUnused &= !usedElsewhere && !mentions(code, n);
     }
     if (!allUnused || !regionUsedOne)
       continue;

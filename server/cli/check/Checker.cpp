@@ -274,6 +274,7 @@ CheckResult runCheck(const CheckOptions& options) {
   analysis::ProjectOptions projectOptions;
   projectOptions.workspaceRoots = {root.string()};
   projectOptions.gpuComputeCapability = options.gpuComputeCapability;
+  projectOptions.gpuSharedMemoryPerBlockOptin = options.gpuSharedMemoryPerBlockOptin;
   projectOptions.assumePath = options.assumePath;
   if (options.knowledgeFor) {
     std::string python = options.python;

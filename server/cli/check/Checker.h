@@ -30,6 +30,9 @@ struct CheckOptions {
   // Compute capability of the local GPU ("9.0"; empty: none), from the device
   // probe, so PLS003 (hardware requirements) can run.
   std::string gpuComputeCapability;
+  // The first GPU's shared_memory_per_block_optin (JAX's SMEM limit, PLS005);
+  // 0: no GPU, JAX's default.
+  long long gpuSharedMemoryPerBlockOptin = 0;
   // The knowledge table for the checked workspace: called with the
   // interpreter the user named (`python` below, else the `python` of the
   // configuration at the common root, made absolute; empty when neither)

@@ -92,11 +92,22 @@ json launchJson(const analysis::LaunchPaths& l) {
     }
     paths[v.path] = std::move(p);
   }
-  return {{"path", l.launch.path},
-          {"range", range(l.launch.range)},
-          {"api", l.api},
-          {"selects", l.selects},
-          {"paths", std::move(paths)}};
+  json out = {{"path", l.launch.path},
+              {"range", range(l.launch.range)},
+              {"api", l.api},
+              {"selects", l.selects},
+              {"paths", std::move(paths)}};
+  // The shared memory the launch requests (PLS005's budget), when computed.
+  if (l.smem) {
+    json parts = json::array();
+    for (const auto& [name, bytes] : l.smem->parts)
+      parts.push_back({{"name", name}, {"bytes", bytes}});
+    out["smem"] = {{"bytes", l.smem->total},    {"exact", l.smem->unknown.empty()},
+                   {"limit", l.smem->limit},    {"limitSource", l.smem->limitSource},
+                   {"parts", std::move(parts)}, {"unknown", l.smem->unknown},
+                   {"summary", l.smem->summary}};
+  }
+  return out;
 }
 
 } // namespace

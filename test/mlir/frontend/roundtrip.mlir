@@ -5,9 +5,9 @@
 // RUN: pallas-opt %t.once.mlir --mlir-print-debuginfo > %t.twice.mlir
 // RUN: diff %t.once.mlir %t.twice.mlir
 // RUN: FileCheck %s < %t.once.mlir
-// CHECK-DAG: pallas.func @kernel
+// CHECK-DAG: pallas.func def @kernel
 // CHECK-DAG: pallas.scope "pl.run_scoped"
 // CHECK-DAG: pallas.inline_mgpu
 // CHECK-DAG: pallas.call @scale
-// CHECK-DAG: pallas.launch "pl.pallas_call"
+// CHECK-DAG: pallas.launch "pl.pallas_call"  
 // CHECK-DAG: loc({{.*}}frontend_kernel.py":{{[0-9]+}}:{{[0-9]+}})

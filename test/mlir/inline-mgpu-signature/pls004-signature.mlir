@@ -7,24 +7,24 @@
 // OK-NOT: PLS
 
 module {
-  pallas.func @kernel attributes {arg_names = ["x_ref", "o_ref"], kind = "def"} {
+  pallas.func def @kernel attributes {arg_names = ["x_ref", "o_ref"]} {
   } {
   ^bb0(%x: !pallas.value, %o: !pallas.value):
-    %region = pallas.closure "region" attributes {arg_names = ["a", "b"], kind = "def"} {
+    %region = pallas.closure def "region" attributes {arg_names = ["a", "b"]} {
     ^bb0(%a: !pallas.value, %b: !pallas.value):
-      %i = pallas.inline_mgpu(%a, %b) {arg_indices = array<i64: 0, 1>, arg_type_kinds = ["ref"], arg_types = "(plgpu.RefType(),)", arg_types_count = 1 : i64, origins = ["arg", "arg"]} : (!pallas.value, !pallas.value) -> !pallas.value {
+      %i = pallas.inline_mgpu(%a, %b) origins [arg, arg] arg_type_kinds [ref] {arg_indices = array<i64: 0, 1>, arg_types = "(plgpu.RefType(),)", arg_types_count = 1 : i64} : (!pallas.value, !pallas.value) -> !pallas.value {
       ^bb0(%ctx: !pallas.value, %a2: !pallas.value, %b2: !pallas.value):
       }
       pallas.return %i : !pallas.value
     }
     // CHECK: pls004-signature.mlir:[[@LINE+1]]:{{[0-9]+}}: error: PLS004:
-    %u = pallas.call_indirect %region(%x, %o) {arg_indices = array<i64: 0, 1>, keywords = ["", ""], origins = ["arg", "arg"]} : (!pallas.value, !pallas.value, !pallas.value) -> !pallas.value
+    %u = pallas.call_indirect %region(%x, %o) origins [arg, arg] {arg_indices = array<i64: 0, 1>, keywords = ["", ""]} : (!pallas.value, !pallas.value, !pallas.value) -> !pallas.value
   }
-  pallas.func @run attributes {arg_names = ["x"], kind = "def"} {
+  pallas.func def @run attributes {arg_names = ["x"]} {
   } {
   ^bb0(%x: !pallas.value):
-    %l = pallas.launch "plgpu.kernel" {body = @kernel, body_text = "kernel", form = "call", interpret_source = "absent", paths = ["compiled"]}
-    %y = pallas.call_indirect %l(%x) {arg_indices = array<i64: 0>, keywords = [""], origins = ["arg"]} : (!pallas.value, !pallas.value) -> !pallas.value
+    %l = pallas.launch "plgpu.kernel" call paths [compiled] interpret absent {body = @kernel, body_text = "kernel"}
+    %y = pallas.call_indirect %l(%x) origins [arg] {arg_indices = array<i64: 0>, keywords = [""]} : (!pallas.value, !pallas.value) -> !pallas.value
     pallas.return %y : !pallas.value
   }
 }

@@ -4,12 +4,12 @@
 // RUN: pallas-opt %s --pallas-path-matrix -o /dev/null 2>&1 | FileCheck %s
 
 module {
-  pallas.func @kernel attributes {arg_names = ["a_ref", "b_ref", "o_ref", "acc"], kind = "def"} {
+  pallas.func def @kernel attributes {arg_names = ["a_ref", "b_ref", "o_ref", "acc"]} {
   } {
   ^bb0(%a: !pallas.value, %b: !pallas.value, %o: !pallas.value, %acc: !pallas.value):
-    %0 = pallas.prim "plgpu.wgmma"(%acc, %a, %b) {arg_indices = array<i64: 3, 0, 1>, keywords = ["", "", ""], origins = ["arg", "arg", "arg"]} : (!pallas.value, !pallas.value, !pallas.value) -> !pallas.value
+    %0 = pallas.prim "plgpu.wgmma"(%acc, %a, %b) origins [arg, arg, arg] {arg_indices = array<i64: 3, 0, 1>, keywords = ["", "", ""]} : (!pallas.value, !pallas.value, !pallas.value) -> !pallas.value
   }
-  pallas.func @run attributes {arg_names = ["a", "b"], kind = "def"} {
+  pallas.func def @run attributes {arg_names = ["a", "b"]} {
   } {
   ^bb0(%a: !pallas.value, %b: !pallas.value):
     // CHECK: wgmma.mlir:[[@LINE+5]]:{{[0-9]+}}: remark: path matrix of pl.pallas_call (selects compiled)
@@ -17,10 +17,10 @@ module {
     // CHECK: wgmma.mlir:10:{{[0-9]+}}: note: compiled_sm100a: no (wgmma_ref from plgpu.wgmma: needs Hopper sm_90a
     // CHECK: wgmma.mlir:10:{{[0-9]+}}: note: interpret: no (wgmma_ref from plgpu.wgmma: NotImplementedError: MLIR translation rule for primitive 'wgmma' not found for platform cpu)
     // CHECK: note: gpu_interpret: yes
-    %l = pallas.launch "pl.pallas_call" {body = @kernel, body_text = "kernel", form = "call", interpret_source = "absent", paths = ["compiled"], scratch = ["acc"]}
-    %y = pallas.call_indirect %l(%a, %b) {arg_indices = array<i64: 0, 1>, keywords = ["", ""], origins = ["arg", "arg"]} : (!pallas.value, !pallas.value, !pallas.value) -> !pallas.value
+    %l = pallas.launch "pl.pallas_call" call paths [compiled] interpret absent scratch [acc] {body = @kernel, body_text = "kernel"}
+    %y = pallas.call_indirect %l(%a, %b) origins [arg, arg] {arg_indices = array<i64: 0, 1>, keywords = ["", ""]} : (!pallas.value, !pallas.value, !pallas.value) -> !pallas.value
     // A launch of a function that is not a Mosaic GPU kernel body has no matrix.
-    %t = pallas.launch "pl.pallas_call" {backend = "triton", body = @kernel, body_text = "kernel", form = "call", interpret_source = "absent", paths = ["compiled"], scratch = ["acc"]}
+    %t = pallas.launch "pl.pallas_call" call paths [compiled] interpret absent scratch [acc] {backend = "triton", body = @kernel, body_text = "kernel"}
     pallas.return %y : !pallas.value
   }
 }

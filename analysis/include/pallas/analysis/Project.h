@@ -70,6 +70,9 @@ struct ProjectOptions {
   // "9.0"), from gpu/'s device probe; empty: unknown. When set, PLS003 warns
   // about primitives whose hardware requirements it does not meet.
   std::string gpuComputeCapability;
+  // The local GPU's shared_memory_per_block_optin (bytes), from gpu/'s probe;
+  // 0: no GPU, and PLS005 compares with JAX's default limit (227 KiB).
+  long long gpuSharedMemoryPerBlockOptin = 0;
   // Judge every launch as if this path were chosen, whatever its
   // interpret= says: "interpret" (interpret=True), "gpu-interpret"
   // (InterpretGPUParams()), "compiled"; empty: the paths each launch selects.
@@ -89,8 +92,20 @@ struct LaunchPathVerdict {
 };
 
 // The path matrix of one Mosaic GPU launch.
+// The shared memory a launch requests, as JAX's Mosaic GPU lowering computes
+// it (analysis/passes/SmemBudget.h).
+struct LaunchSmem {
+  long long total = 0; // bytes; a lower bound when `unknown` is not empty
+  long long limit = 0; // the limit JAX compares with
+  std::string limitSource;
+  std::vector<std::pair<std::string, long long>> parts; // largest first
+  std::vector<std::string> unknown;
+  std::string summary; // "SMEM 264,248 / 232,448 B: q 32 KiB, ..."
+};
+
 struct LaunchPaths {
   SourceLocation launch;
+  std::optional<LaunchSmem> smem;   // pl.pallas_call / plgpu.kernel launches
   std::string api;                  // "pl.pallas_call", "plgpu.kernel", ...
   std::vector<std::string> selects; // the paths the launch itself may select
   std::vector<LaunchPathVerdict> paths;
@@ -170,6 +185,8 @@ public:
   // hover to show the facts the passes decide from.
   std::string knowledgePath() const;
   void setGpuComputeCapability(std::string capability);
+  // The local GPU's shared_memory_per_block_optin (PLS005's limit); 0: none.
+  void setGpuSharedMemoryPerBlockOptin(long long bytes);
 
   // ---- workspace index (for cross-file call graphs) ----
   // Read every *.py under the workspace roots (skipping hidden folders,

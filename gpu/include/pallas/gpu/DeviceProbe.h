@@ -16,6 +16,9 @@ struct DeviceInfo {
   std::string name; // "NVIDIA H100 80GB HBM3"
   ComputeCapability capability;
   std::uint64_t totalMemoryBytes = 0;
+  // CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: the shared memory
+  // JAX's Mosaic GPU lowering allows a kernel (PLS005); 0 when unknown.
+  int sharedMemoryPerBlockOptin = 0;
   Generation generation() const { return classify(capability); }
   bool mosaicCapable() const { return supports(capability, Feature::MosaicGpu); }
 };

@@ -80,6 +80,18 @@ public:
   // --allow-remote`). Before start().
   void requireToken(std::string token) { token_ = std::move(token); }
   bool hasRequestHandler(const std::string& method) const;
+  // Backpressure: while more than `maxQueuedOutputBytes` of output wait to
+  // be sent (a client that does not read), or `maxRequestsInFlight` requests
+  // are unanswered, no further message is dispatched and the transport stops
+  // reading; both resume once output was sent / requests were answered. So
+  // memory stays bounded whatever the peer does. Before start().
+  struct FlowLimits {
+    size_t maxQueuedOutputBytes = size_t(32) << 20;
+    size_t maxRequestsInFlight = 16;
+  };
+  void setFlowLimits(FlowLimits limits) { limits_ = limits; }
+  // For tests: whether input is held back now (I/O thread).
+  bool inputPaused() const { return inputPaused_; }
 
   // Starts reading; `onClosed` runs when the input ends, after every message
   // received before the end was dispatched (on the ordered queue).
@@ -89,6 +101,9 @@ public:
 
   // Thread-safe sends.
   void notify(const std::string& method, json params);
+  // A notification whose params are JSON text already (assembled from
+  // pieces serialised earlier, e.g. a document's diagnostics).
+  void notifyText(const std::string& method, std::string_view paramsJson);
   // A request to the peer; the callback runs on the pool when the matching
   // response arrives (or with an error when the session closes first).
   void call(const std::string& method, json params, ResponseCallback callback);
@@ -116,6 +131,11 @@ private:
   };
 
   void handleBody(std::string body);
+  // Dispatches the messages read so far while the flow limits allow (I/O
+  // thread); pauses or resumes the transport's reading accordingly.
+  void drainInput();
+  bool overLimits();
+  void resumeInputSoon();
   void dispatchRequest(Request request);
   void dispatchNotification(Notification notification);
   void handleResponse(Response response);
@@ -139,6 +159,10 @@ private:
   // True when `m` may pass; otherwise the peer was answered and closed.
   bool admit(Message& m);
   std::vector<std::shared_ptr<void>> keepAlive_;
+  FlowLimits limits_;
+  bool inputPaused_ = false;              // I/O thread only
+  std::optional<std::string> inputEnded_; // the end of input, once all is dispatched
+  std::atomic<bool> resumePosted_{false};
 
   std::mutex inflightMutex_;
   std::map<std::string, CancelToken> inflight_; // key: id.dump()

@@ -26,6 +26,18 @@ public:
   // Stops reading; pending writes are still flushed.
   virtual void close() = 0;
   virtual std::string describe() const = 0;
+
+  // ---- backpressure (the Endpoint bounds its output with these) ----
+  // Bytes given to write() and not sent yet (thread-safe; 0 if unknown).
+  virtual size_t queuedBytes() const { return 0; }
+  // Stops / resumes reading input; I/O thread only. Bytes already read are
+  // still delivered; no new read starts while paused.
+  virtual void setReadPaused(bool) {}
+  // Runs on the I/O thread each time queued output was sent. Before start().
+  void onOutputSent(std::function<void()> handler) { outputSent_ = std::move(handler); }
+
+protected:
+  std::function<void()> outputSent_;
 };
 
 // stdin/stdout (or any pair of descriptors). Pipes, sockets and terminals go

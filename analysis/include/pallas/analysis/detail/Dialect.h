@@ -11,6 +11,16 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/SymbolTable.h"
 #include "pallas/analysis/detail/PallasOpsDialect.h.inc"
+#include "pallas/analysis/detail/PallasOpsEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "pallas/analysis/detail/PallasOpsAttrs.h.inc"
+
+namespace pallas::dialect {
+// The verifier of CallOperandsOpInterface (Dialect.cpp).
+mlir::LogicalResult verifyCallOperands(mlir::Operation* op);
+} // namespace pallas::dialect
+#include "pallas/analysis/detail/PallasOpsInterfaces.h.inc"
 
 #define GET_TYPEDEF_CLASSES
 #include "pallas/analysis/detail/PallasOpsTypes.h.inc"
@@ -20,8 +30,8 @@
 
 namespace pallas::dialect {
 
-// The vocabulary of string attributes (see dialect.md). Kept as constants so
-// the lowering, the verifier and the passes spell them the same way.
+// The names of the enum cases (PallasEnums.td), for code that works with them
+// as text: stringifyOrigin(Origin::acc) == origin::kAcc.
 namespace origin {
 inline constexpr const char* kValue = "value";
 inline constexpr const char* kArg = "arg";
@@ -30,7 +40,6 @@ inline constexpr const char* kAcc = "acc";
 inline constexpr const char* kRunState = "run_state";
 inline constexpr const char* kPipeline = "pipeline";
 inline constexpr const char* kRef = "ref";
-bool isValid(llvm::StringRef s);
 // True for every origin but "value": the operand is (or, for "arg", may be) a Ref.
 inline bool mayBeRef(llvm::StringRef s) {
   return s != kValue;
@@ -42,7 +51,11 @@ inline constexpr const char* kCompiled = "compiled";
 inline constexpr const char* kInterpretHlo = "interpret_hlo";
 inline constexpr const char* kInterpretGpu = "interpret_gpu";
 inline constexpr const char* kUnknown = "unknown";
-bool isValid(llvm::StringRef s);
 } // namespace path
+
+// The case name of a pallas enum attribute (`#pallas<origin acc>` -> "acc"),
+// or the value of a StringAttr; "" for anything else. For readers that walk
+// the arrays of enum attributes as text.
+llvm::StringRef enumName(mlir::Attribute attr);
 
 } // namespace pallas::dialect

@@ -15,7 +15,21 @@
 #include <string>
 #include <vector>
 
+namespace pallas::analysis::syntax {
+class Document;
+}
+namespace pallas::analysis::names {
+class Globals;
+}
+
 namespace pallas::analysis::detail {
+
+// The syntax of a document (for evaluators that need what the dialect does
+// not keep, e.g. operators and keyword arguments: analysis/passes/ShapeEval.h).
+struct DocumentSyntax {
+  const syntax::Document* doc = nullptr; // null when the document is unknown
+  const names::Globals* globals = nullptr;
+};
 
 // A function of the workspace: the document it lives in and its op.
 struct FunctionRef {
@@ -54,6 +68,11 @@ public:
   virtual std::vector<CallEdge> callEdges() const;
   // Edges that end in (path, symbol).
   virtual std::vector<CallEdge> callersOf(const std::string& path, llvm::StringRef symbol) const;
+  // The tree-sitter tree and module names of `path`.
+  virtual DocumentSyntax syntaxOf(const std::string& path) const {
+    (void)path;
+    return {};
+  }
 };
 
 struct PassContext {

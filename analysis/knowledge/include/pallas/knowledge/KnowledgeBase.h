@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <map>
+#include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
@@ -120,6 +121,14 @@ public:
   // do not choose ("Lane" up to 0.10, "Warpgroup" from 0.11); "" when the
   // table does not say.
   const std::string& defaultLoweringSemantics() const { return defaultLowering_; }
+  // The integers Mosaic GPU's lowering sizes shared memory and threads with
+  // (table "mosaicGpuResources": smemAlignment, mbarrierBytes,
+  // defaultSmemLimit, maxConcurrentStepsDefault, reductionScratchBytesDefault,
+  // maxMosaicThreads); nullopt when the table does not say.
+  std::optional<long long> mosaicGpuResource(const std::string& name) const {
+    auto it = resources_.find(name);
+    return it == resources_.end() ? std::nullopt : std::optional<long long>(it->second);
+  }
   const std::string& source() const { return source_; } // file it came from
 
   const ApiFacts* api(const std::string& name) const;
@@ -140,6 +149,10 @@ public:
                                          const std::vector<std::string>& values) const;
   const std::vector<InterpretOption>& interpretGpuOptions() const { return interpretOptions_; }
   bool hasInterpretGpuOption(const std::string& name) const;
+  // The Mosaic GPU shape, layout and copy rules (issue 17: PLS006-PLS008),
+  // as the table holds them ("mosaicGpuRules", written by
+  // extract_mosaic_rules.py); null when the table has none.
+  const nlohmann::json* mosaicGpuRules() const { return mosaicGpuRules_.get(); }
   const std::map<std::string, ApiFacts>& apis() const { return apis_; }
   const std::map<std::string, PrimitiveFacts>& primitives() const { return primitives_; }
 
@@ -147,12 +160,14 @@ private:
   static Loaded fromJsonChecked(const nlohmann::json& table, std::string source);
 
   std::string jaxVersion_, jaxlibVersion_, source_, defaultLowering_;
+  std::map<std::string, long long> resources_;
   int schemaVersion_ = 0;
   std::map<std::string, ApiFacts> apis_;
   std::map<std::string, PrimitiveFacts> primitives_;
   std::map<std::string, ErrorTemplate> errors_;
   std::map<std::string, RefIndexing> refIndexing_;
   std::vector<InterpretOption> interpretOptions_;
+  std::shared_ptr<const nlohmann::json> mosaicGpuRules_;
 };
 
 struct KnowledgeBase::Loaded {

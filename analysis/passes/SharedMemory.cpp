@@ -1,0 +1,162 @@
+// PLS005: a compiled launch requests more shared memory than JAX allows.
+// JAX's Mosaic GPU lowering sums the kernel's SMEM (SmemBudget.h) and raises
+//   ValueError: Mosaic GPU kernel exceeds available shared memory:
+//   smem_bytes=N > max_smem_bytes=M
+// in jax/experimental/mosaic/gpu/core.py `_launch`, before any lowering rule
+// runs. The limit is the device's shared_memory_per_block_optin, or 227 KiB
+// without a GPU (what `check` on a CI box sees).
+#include "KernelWalk.h"
+#include "SmemBudget.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "pallas/analysis/Rules.h"
+#include "pallas/analysis/detail/Dialect.h"
+#include "pallas/analysis/detail/PallasPass.h"
+
+#include <algorithm>
+
+namespace pallas::analysis::passes {
+
+namespace pd = pallas::dialect;
+using detail::PassContext;
+using detail::SmemBudget;
+
+namespace {
+
+// "compiled" only, "may" (with an interpreter or unknown), or not at all.
+enum class Compiled { No, Certain, May };
+
+Compiled compiledPath(pd::LaunchOp launch) {
+  bool compiled = false, other = false;
+  for (mlir::Attribute a : launch.getPaths()) {
+    llvm::StringRef s = pd::enumName(a);
+    if (s == pd::path::kCompiled)
+      compiled = true;
+    else if (s == pd::path::kUnknown)
+      compiled = other = true;
+    else
+      other = true;
+  }
+  return !compiled ? Compiled::No : other ? Compiled::May : Compiled::Certain;
+}
+
+std::string topParts(const SmemBudget& b, size_t n) {
+  std::vector<detail::SmemPart> sorted = b.parts;
+  std::sort(sorted.begin(), sorted.end(), [](const auto& x, const auto& y) {
+    return x.bytes != y.bytes ? x.bytes > y.bytes : x.name < y.name;
+  });
+  std::string out;
+  for (size_t k = 0; k < sorted.size() && k < n; ++k)
+    out += (k ? ", " : "") + sorted[k].name + " (" + detail::withCommas(sorted[k].bytes) + " B)";
+  return out;
+}
+
+void runSharedMemory(PassContext& ctx) {
+  if (!ctx.module)
+    return;
+  std::vector<pd::LaunchOp> launches;
+  ctx.module.walk([&](pd::LaunchOp l) {
+    if (isMosaicGpuLaunch(l) && isStaticallyReachable(l))
+      launches.push_back(l);
+  });
+  const detail::SmemRules rules = detail::smemRulesFor(ctx.options);
+  detail::SmemIndex index(ctx);
+  for (pd::LaunchOp launch : launches) {
+    Compiled compiled =
+        ctx.options.assumePath.empty()
+            ? compiledPath(launch)
+            : (ctx.options.assumePath == "compiled" ? Compiled::Certain : Compiled::No);
+    if (compiled == Compiled::No)
+      continue; // the interpreters allocate no shared memory
+    SmemBudget b = detail::smemBudget(ctx, launch, rules, &index);
+    if (!b.analysed || b.total <= b.limit || !b.issues.empty())
+      continue;
+    Finding f;
+    f.code = ruleCode(RuleId::SharedMemoryOverLimit);
+    f.severity = compiled == Compiled::Certain ? Severity::Error : Severity::Warning;
+    f.location = detail::sourceLocation(launch.getLoc());
+    f.subject = "shared memory";
+    f.executionPath = pathLabel(ExecPath::Compiled);
+    f.launch = f.location;
+    f.jaxVersion = rules.jaxVersion;
+    f.jaxException = "ValueError";
+    std::string bytes = b.exact() ? std::to_string(b.total) : "<smem_bytes>";
+    f.jaxErrorFirstLine = "Mosaic GPU kernel exceeds available shared memory: smem_bytes=" + bytes +
+                          " > max_smem_bytes=" + std::to_string(b.limit);
+    std::string amount = (b.exact() ? "" : "at least ") + detail::withCommas(b.total) + " B";
+    f.message = "This launch needs " + amount + " of shared memory, over the " +
+                detail::withCommas(b.limit) + " B limit (" + b.limitSource +
+                "). Largest: " + topParts(b, 3) + ". " +
+                (compiled == Compiled::May ? "If it runs compiled, " : "") + "JAX " +
+                rules.jaxVersion + " will raise " + f.jaxException + ": " + f.jaxErrorFirstLine +
+                ". " +
+                (compiled == Compiled::Certain ? "This is the first error JAX raises for this "
+                                                 "launch. "
+                                               : "") +
+                "Use smaller blocks, fewer pipeline stages (max_concurrent_steps) or fewer "
+                "scratch buffers.";
+    for (const detail::SmemPart& p : b.parts)
+      if (p.at.path.size() && !(p.at.range.start == f.location.range.start))
+        f.related.push_back({p.at, p.name + ": " + detail::withCommas(p.bytes) + " B"});
+    // The fix: the largest max_concurrent_steps that fits, when the pipeline's
+    // value is written in the source and everything else is known.
+    if (b.exact() && b.pipeline.present && b.pipeline.at && b.pipeline.steps > 1) {
+      for (int64_t k = b.pipeline.steps - 1; k >= 1; --k) {
+        detail::SmemRules r = rules;
+        r.overrideMaxConcurrentSteps = k;
+        SmemBudget t = detail::smemBudget(ctx, launch, r, &index);
+        if (t.analysed && t.exact() && t.total <= t.limit) {
+          Fix fix;
+          fix.title = "Reduce max_concurrent_steps to " + std::to_string(k) + " (SMEM " +
+                      detail::withCommas(t.total) + " / " + detail::withCommas(t.limit) + " B)";
+          fix.safety = FixSafety::Unsafe; // fewer stages in flight: slower, same results
+          fix.edits.push_back({b.pipeline.at->path, b.pipeline.at->range, std::to_string(k)});
+          f.fixes.push_back(std::move(fix));
+          break;
+        }
+      }
+    }
+    ctx.findings.push_back(std::move(f));
+  }
+}
+
+} // namespace
+
+} // namespace pallas::analysis::passes
+
+namespace pallas::analysis::detail {
+
+std::optional<LaunchSmem> launchSmem(const PassContext& ctx, dialect::LaunchOp launch,
+                                     const SmemIndex* index) {
+  SmemBudget b = smemBudget(ctx, launch, smemRulesFor(ctx.options), index);
+  if (!b.analysed)
+    return std::nullopt;
+  LaunchSmem s;
+  s.total = b.total;
+  s.limit = b.limit;
+  s.limitSource = b.limitSource;
+  std::vector<SmemPart> sorted = b.parts;
+  std::sort(sorted.begin(), sorted.end(), [](const auto& x, const auto& y) {
+    return x.bytes != y.bytes ? x.bytes > y.bytes : x.name < y.name;
+  });
+  for (const SmemPart& p : sorted)
+    s.parts.emplace_back(p.name, p.bytes);
+  s.unknown = b.unknown;
+  s.summary = b.summary();
+  return s;
+}
+
+} // namespace pallas::analysis::detail
+
+// ---- the pass (Passes.td: pallas-shared-memory) ----------------------------------
+namespace pallas::analysis::passes {
+#define GEN_PASS_DECL_PALLASSHAREDMEMORY
+#define GEN_PASS_DEF_PALLASSHAREDMEMORY
+#include "pallas/analysis/detail/Passes.h.inc"
+namespace {
+struct SharedMemoryPass : detail::PallasPass<SharedMemoryPass, impl::PallasSharedMemoryBase> {
+  using PallasPass::PallasPass;
+  void run(detail::PassContext& ctx) { runSharedMemory(ctx); }
+};
+const detail::FindingsPassRegistration<SharedMemoryPass> registration;
+} // namespace
+} // namespace pallas::analysis::passes
