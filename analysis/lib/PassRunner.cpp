@@ -1,6 +1,8 @@
 // How the analysis passes run (PallasPass.h): the product's pass pipeline,
 // and on a .mlir file a one-module workspace whose findings become MLIR
 // diagnostics.
+#include "Names.h"
+#include "Syntax.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -8,7 +10,10 @@
 
 #include <algorithm>
 #include <exception>
+#include <fstream>
+#include <memory>
 #include <mutex>
+#include <sstream>
 
 namespace pallas::analysis::passes {
 #define GEN_PASS_DECL
@@ -38,10 +43,32 @@ public:
         return {path, f}; // first wins, as in the product
     return {path, {}};
   }
+  // The Python file the module was lowered from (its locations name it), so
+  // the passes that read values from the source (shapes, dtypes: PLS005-PLS009)
+  // size the same kernels on a .mlir file as in the product. Nothing when the
+  // file is not Python or cannot be read.
+  DocumentSyntax syntaxOf(const std::string& path) const override {
+    if (path != path_ || !llvm::StringRef(path).ends_with(".py"))
+      return {};
+    if (!doc_) {
+      std::ifstream in(path, std::ios::binary);
+      if (!in)
+        return {};
+      std::ostringstream text;
+      text << in.rdbuf();
+      doc_ = std::make_unique<syntax::Document>();
+      doc_->setText(text.str());
+      globals_ = std::make_unique<names::Globals>();
+      globals_->build(*doc_, path, nullptr);
+    }
+    return {doc_.get(), globals_.get()};
+  }
 
 private:
   std::string path_;
   mlir::ModuleOp module_;
+  mutable std::unique_ptr<syntax::Document> doc_;
+  mutable std::unique_ptr<names::Globals> globals_;
 };
 
 // The document a module stands for: its `pallas.path` (the front end sets

@@ -26,10 +26,11 @@ namespace {
 std::string launchPathLabel(pd::LaunchOp launch) {
   std::string only;
   unsigned n = 0;
-  for (mlir::Attribute a : launch.getPaths()) {
-    ++n;
-    only = pd::enumName(a).str();
-  }
+  for (mlir::Attribute a : launch.getPaths())
+    if (llvm::StringRef name = pd::enumName(a); !name.empty()) {
+      ++n;
+      only = name.str();
+    }
   if (n == 1 && only == pd::path::kCompiled)
     return pathLabel(ExecPath::Compiled);
   if (n == 1 && only == pd::path::kInterpretHlo)

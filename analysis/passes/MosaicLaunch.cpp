@@ -2,6 +2,7 @@
 // (MosaicLaunch.h).
 #include "MosaicLaunch.h"
 
+#include "CompiledPath.h"
 #include "mlir/IR/Operation.h"
 #include "pallas/analysis/detail/Dialect.h"
 #include "pallas/knowledge/KnowledgeBase.h"
@@ -305,23 +306,10 @@ LaunchView Session::view(pd::LaunchOp launch) {
   v.at = detail::sourceLocation(launch.getLoc());
   v.pallasCall = launch.getApi() == "pl.pallas_call";
   // Paths: compiled only, or compiled among others (a warning then).
-  bool compiled = false, other = false;
-  if (!ctx_.options.assumePath.empty()) {
-    compiled = ctx_.options.assumePath == "compiled";
-  } else {
-    for (mlir::Attribute a : launch.getPaths()) {
-      llvm::StringRef s = pd::enumName(a);
-      if (s == pd::path::kCompiled)
-        compiled = true;
-      else if (s == pd::path::kUnknown)
-        compiled = other = true;
-      else
-        other = true;
-    }
-  }
-  if (!compiled)
+  CompiledPath compiled = compiledPathOf(launch, ctx_.options.assumePath);
+  if (compiled == CompiledPath::No)
     return v;
-  v.compiledCertain = !other;
+  v.compiledCertain = compiled == CompiledPath::Certain;
   auto call = callOf(ctx_.path, launch.getLoc());
   const syntax::Document* doc = eval_->docOf(ctx_.path);
   if (!call || !doc)

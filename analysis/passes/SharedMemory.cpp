@@ -5,6 +5,7 @@
 // in jax/experimental/mosaic/gpu/core.py `_launch`, before any lowering rule
 // runs. The limit is the device's shared_memory_per_block_optin, or 227 KiB
 // without a GPU (what `check` on a CI box sees).
+#include "CompiledPath.h"
 #include "KernelWalk.h"
 #include "SmemBudget.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -21,23 +22,6 @@ using detail::PassContext;
 using detail::SmemBudget;
 
 namespace {
-
-// "compiled" only, "may" (with an interpreter or unknown), or not at all.
-enum class Compiled { No, Certain, May };
-
-Compiled compiledPath(pd::LaunchOp launch) {
-  bool compiled = false, other = false;
-  for (mlir::Attribute a : launch.getPaths()) {
-    llvm::StringRef s = pd::enumName(a);
-    if (s == pd::path::kCompiled)
-      compiled = true;
-    else if (s == pd::path::kUnknown)
-      compiled = other = true;
-    else
-      other = true;
-  }
-  return !compiled ? Compiled::No : other ? Compiled::May : Compiled::Certain;
-}
 
 std::string topParts(const SmemBudget& b, size_t n) {
   std::vector<detail::SmemPart> sorted = b.parts;
@@ -61,18 +45,15 @@ void runSharedMemory(PassContext& ctx) {
   const detail::SmemRules rules = detail::smemRulesFor(ctx.options);
   detail::SmemIndex index(ctx);
   for (pd::LaunchOp launch : launches) {
-    Compiled compiled =
-        ctx.options.assumePath.empty()
-            ? compiledPath(launch)
-            : (ctx.options.assumePath == "compiled" ? Compiled::Certain : Compiled::No);
-    if (compiled == Compiled::No)
+    CompiledPath compiled = compiledPathOf(launch, ctx.options.assumePath);
+    if (compiled == CompiledPath::No)
       continue; // the interpreters allocate no shared memory
     SmemBudget b = detail::smemBudget(ctx, launch, rules, &index);
     if (!b.analysed || b.total <= b.limit || !b.issues.empty())
       continue;
     Finding f;
     f.code = ruleCode(RuleId::SharedMemoryOverLimit);
-    f.severity = compiled == Compiled::Certain ? Severity::Error : Severity::Warning;
+    f.severity = compiled == CompiledPath::Certain ? Severity::Error : Severity::Warning;
     f.location = detail::sourceLocation(launch.getLoc());
     f.subject = "shared memory";
     f.executionPath = pathLabel(ExecPath::Compiled);
@@ -86,12 +67,12 @@ void runSharedMemory(PassContext& ctx) {
     f.message = "This launch needs " + amount + " of shared memory, over the " +
                 detail::withCommas(b.limit) + " B limit (" + b.limitSource +
                 "). Largest: " + topParts(b, 3) + ". " +
-                (compiled == Compiled::May ? "If it runs compiled, " : "") + "JAX " +
+                (compiled == CompiledPath::May ? "If it runs compiled, " : "") + "JAX " +
                 rules.jaxVersion + " will raise " + f.jaxException + ": " + f.jaxErrorFirstLine +
                 ". " +
-                (compiled == Compiled::Certain ? "This is the first error JAX raises for this "
-                                                 "launch. "
-                                               : "") +
+                (compiled == CompiledPath::Certain ? "This is the first error JAX raises for this "
+                                                     "launch. "
+                                                   : "") +
                 "Use smaller blocks, fewer pipeline stages (max_concurrent_steps) or fewer "
                 "scratch buffers.";
     for (const detail::SmemPart& p : b.parts)

@@ -16,7 +16,7 @@ lit="$llvm_bin/lit"
 # (test/mlir/<argument without "pallas-">/, a case that reports and one that
 # does not: at least two RUN lines).
 for pass in $(sed -n 's/^def [A-Za-z_]* : Pass<"pallas-\([a-z0-9-]*\)".*/\1/p' "$root/analysis/passes/Passes.td"); do
-  runs="$(cat "$root/test/mlir/$pass"/*.mlir 2>/dev/null | grep -c 'RUN: pallas-opt' || true)"
+  runs="$(cat "$root/test/mlir/$pass"/*.mlir 2>/dev/null | grep -cE 'RUN:.*pallas-opt' || true)"
   [ "${runs:-0}" -ge 2 ] || { echo "35-mlir: pass pallas-$pass has no FileCheck tests in test/mlir/$pass/ (need a case that reports and one that does not)" >&2; exit 1; }
 done
 exec "$lit" -sv "$root/test/mlir" -Dpallas_opt="$opt" -Dpallas_lsp="$PALLAS_LSP_BIN" \
