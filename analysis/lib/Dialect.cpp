@@ -5,6 +5,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "pallas/analysis/detail/Apis.h"
 
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -167,8 +168,7 @@ LogicalResult FuncOp::verify() {
 
 LogicalResult LaunchOp::verify() {
   auto api = getApi();
-  if (api != "pl.pallas_call" && api != "plgpu.kernel" && api != "pl.kernel" &&
-      api != "pl.core_map")
+  if (!pallas::analysis::detail::isLaunchApi(api))
     return emitOpError() << "has unknown launch api '" << api << "'";
   if (getPaths().empty())
     return emitOpError() << "selects no execution path";

@@ -43,22 +43,23 @@ mlir::Value Lowerer::lowerApiCall(TSNode n, const std::string& api, TSNode argLi
     return lowerLaunchCall(n, api, args);
   if (api == "functools.partial")
     return lowerPartialCall(n, api, args);
-  if (api == "pl.when" || api == "pl.loop" || api == "plgpu.nd_loop" || api == "plgpu.inline_mgpu")
+  if (api == apiName(Api::When) || api == apiName(Api::Loop) || api == apiName(Api::NdLoop) ||
+      api == apiName(Api::InlineMgpu))
     return factoryValue(n, api, false);
-  if (api == "pl.run_scoped")
+  if (api == apiName(Api::RunScoped))
     return applyBodyInCall(n, api, args.positionalOrKeyword(0, "f"));
-  if (api == "pl.run_state")
+  if (api == apiName(Api::RunState))
     return applyBodyInCall(n, api, args.positional(0));
-  if (api == "plgpu.emit_pipeline" || api == "plgpu.emit_pipeline_warp_specialized")
+  if (isPipelineApi(api))
     return applyBodyInCall(n, api, args.positionalOrKeyword(0, "body"));
-  if (api == "lax.fori_loop" || api == "jax.lax.fori_loop")
+  if (api == apiName(Api::ForiLoop) || api == apiName(Api::JaxLaxForiLoop))
     return lowerForiLoop(n, args);
-  if (api == "lax.while_loop")
+  if (api == apiName(Api::WhileLoop))
     return lowerWhileLoop(n, api, args);
-  if (api == "lax.cond")
+  if (api == apiName(Api::Cond))
     return lowerCond(n, api, args);
   Args a = lowerArgs(argList);
-  if (api == "interpret.set_gpu_interpret_mode") {
+  if (api == apiName(Api::SetGpuInterpretMode)) {
     // Global from here on: the launches lowered after it run interpreted.
     TSPoint p = ts_node_start_point(n);
     contexts_.push_back(Context{"set_gpu_interpret_mode", p.row + 1, p.column + 1});
@@ -81,8 +82,8 @@ mlir::Value Lowerer::factoryValue(TSNode n, std::string api, bool viaPartial) {
 // `pl.pallas_call(kernel, ...)` (also plgpu.kernel, pl.kernel, pl.core_map):
 // a launch when the body is given, else a factory waiting for it.
 mlir::Value Lowerer::lowerLaunchCall(TSNode n, const std::string& api, const CallArguments& args) {
-  TSNode body = api == "pl.core_map" ? TSNode{} : args.positionalOrKeyword(0, "body");
-  if (api == "pl.kernel" && isNull(args.positional(0)))
+  TSNode body = api == apiName(Api::CoreMap) ? TSNode{} : args.positionalOrKeyword(0, "body");
+  if (api == apiName(Api::Kernel) && isNull(args.positional(0)))
     body = args.keyword("body");
   if (isNull(body))
     return factoryValue(n, api, false);
@@ -96,9 +97,11 @@ mlir::Value Lowerer::lowerPartialCall(TSNode n, const std::string& api, const Ca
   if (!isNull(first) && (is(first, "identifier") || is(first, "attribute"))) {
     if (auto b = resolveBinding(first); b && b->file.empty() && names::isJaxName(b->target)) {
       std::string inner = names::canonicalApi(b->target);
-      if (isLaunchApi(inner) || inner == "pl.run_scoped" || inner == "plgpu.emit_pipeline" ||
-          inner == "plgpu.emit_pipeline_warp_specialized" || inner == "pl.loop" ||
-          inner == "pl.when" || inner == "plgpu.nd_loop" || inner == "pl.run_state")
+      if (isLaunchApi(inner) || inner == apiName(Api::RunScoped) ||
+          inner == apiName(Api::EmitPipeline) ||
+          inner == apiName(Api::EmitPipelineWarpSpecialized) || inner == apiName(Api::Loop) ||
+          inner == apiName(Api::When) || inner == apiName(Api::NdLoop) ||
+          inner == apiName(Api::RunState))
         return factoryValue(n, inner, true);
     }
   }
@@ -129,7 +132,8 @@ mlir::Value Lowerer::lowerForiLoop(TSNode n, const CallArguments& args) {
     ops.keywords.push_back(kw);
     ops.nodes.push_back(a);
   }
-  return emitScope(n, "lax.fori_loop", ops, {"value", "value"}, std::nullopt, callableOf(body));
+  return emitScope(n, std::string(apiName(Api::ForiLoop)), ops, {"value", "value"}, std::nullopt,
+                   callableOf(body));
 }
 
 // `lax.while_loop(cond_fun, body_fun, init_val)`: a scope calling both.

@@ -278,7 +278,7 @@ mlir::Value Lowerer::lowerSubscript(TSNode n) {
   std::string api;
   if (is(base, "attribute") && text(field(base, "attribute")) == "at" && !resolveBinding(base)) {
     a.values.push_back(lowerExpr(field(base, "object")));
-    api = "ref.at";
+    api = apiName(Api::RefAt);
   } else {
     a.values.push_back(lowerExpr(base));
     api = pd::origin::mayBeRef(prov(a.values[0]).origin) ? "ref.__getitem__" : "value.__getitem__";
@@ -290,7 +290,7 @@ mlir::Value Lowerer::lowerSubscript(TSNode n) {
   }
   mlir::Value v = prim(n, api, a);
   // Elements of a run_state pytree of refs are refs too.
-  if (api == "ref.at" || prov(a.values[0]).origin == pd::origin::kRunState)
+  if (api == apiName(Api::RefAt) || prov(a.values[0]).origin == pd::origin::kRunState)
     info_[v].prov = prov(a.values[0]);
   return v;
 }
@@ -372,7 +372,7 @@ mlir::Value Lowerer::lowerCall(TSNode n) {
   if (ValInfo* vi = infoOf(fn); vi && vi->factory) {
     Factory f = *vi->factory;
     TSNode first = isNull(argList) ? TSNode{} : ts_node_named_child(argList, 0);
-    if (f.api == "plgpu.inline_mgpu" && is(first, "lambda")) {
+    if (f.api == apiName(Api::InlineMgpu) && is(first, "lambda")) {
       CallableRef c;
       c.def = first;
       return applyFactory(n, f, c);

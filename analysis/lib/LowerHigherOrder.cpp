@@ -6,16 +6,6 @@
 
 namespace pallas::analysis::lower {
 
-namespace {
-
-// APIs whose decorator/factory form runs the body at once, in place.
-bool runsBodyInPlace(std::string_view api) {
-  return api == "pl.when" || api == "pl.loop" || api == "plgpu.nd_loop" || api == "pl.run_scoped" ||
-         api == "pl.run_state";
-}
-
-} // namespace
-
 // ---- higher-order constructs -------------------------------------------------
 
 std::vector<std::string> Lowerer::paramNames(TSNode def) {
@@ -190,13 +180,13 @@ mlir::Value Lowerer::emitScope(TSNode site, const std::string& api, const Args& 
   if (isNull(bodyDef) && body.value)
     if (ValInfo* vi = infoOf(body.value))
       bodyDef = vi->closureDef;
-  if (!isNull(bodyDef) && (!body.value || argOrigins.empty() || api == "pl.run_state")) {
+  if (!isNull(bodyDef) && (!body.value || argOrigins.empty() || api == apiName(Api::RunState))) {
     size_t n = paramNames(bodyDef).size();
-    if (api == "plgpu.emit_pipeline" || api == "plgpu.emit_pipeline_warp_specialized") {
+    if (isPipelineApi(api)) {
       blockOrigins.assign(n, pd::origin::kPipeline);
       if (n)
         blockOrigins[0] = pd::origin::kValue;
-    } else if (api == "pl.run_state") {
+    } else if (api == apiName(Api::RunState)) {
       blockOrigins.assign(n, pd::origin::kRunState);
     } else {
       blockOrigins.resize(n, pd::origin::kValue);
@@ -265,22 +255,22 @@ mlir::Value Lowerer::applyFactory(TSNode site, const Factory& f, const CallableR
   // argument that is not the construct's own.
   unsigned skip = f.viaPartial || f.bodyInCall ? 1 : 0;
   Args ops = lowerArgs(argList, skip);
-  if (api == "pl.when" || api == "pl.loop" || api == "plgpu.nd_loop") {
+  if (api == apiName(Api::When) || api == apiName(Api::Loop) || api == apiName(Api::NdLoop)) {
     std::vector<std::string> origins;
-    if (api != "pl.when")
+    if (api != apiName(Api::When))
       origins = {"value"};
     return emitScope(site, api, ops, origins, std::nullopt, body);
   }
-  if (api == "pl.run_scoped")
+  if (api == apiName(Api::RunScoped))
     return applyRunScoped(site, api, ops, body);
-  if (api == "pl.run_state") {
+  if (api == apiName(Api::RunState)) {
     size_t n = 1;
     if (!isNull(body.def))
       n = paramNames(body.def).size();
     return emitScope(site, api, ops, std::vector<std::string>(n, pd::origin::kRunState),
                      std::nullopt, body);
   }
-  if (api == "plgpu.emit_pipeline" || api == "plgpu.emit_pipeline_warp_specialized") {
+  if (isPipelineApi(api)) {
     std::vector<std::string> origins;
     if (!isNull(body.def)) {
       size_t n = paramNames(body.def).size();
@@ -290,7 +280,7 @@ mlir::Value Lowerer::applyFactory(TSNode site, const Factory& f, const CallableR
     }
     return emitScope(site, api, ops, origins, std::nullopt, body);
   }
-  if (api == "plgpu.inline_mgpu") {
+  if (api == apiName(Api::InlineMgpu)) {
     // plgpu.inline_mgpu(...)(fn): wrap the def (a lambda, or a nested def
     // seen earlier) like the decorator form does.
     TSNode def = body.def;
@@ -368,7 +358,7 @@ std::optional<std::vector<std::string>> Lowerer::typeSequenceKinds(TSNode expr, 
     TSNode callee = is(el, "call") ? field(el, "function") : el;
     auto b = resolveBinding(callee);
     std::string api = b && b->file.empty() ? names::canonicalApi(b->target) : "";
-    if (api == "plgpu.RefType")
+    if (api == apiName(Api::RefType))
       return std::string("ref");
     if (is(el, "call") || (b && names::isJaxName(b->target)))
       return std::string("array");
@@ -444,7 +434,7 @@ bool Lowerer::innermostIsInlineMgpu(TSNode decorated) {
   TSNode callee = is(e, "call") ? field(e, "function") : e;
   auto b = resolveBinding(callee);
   return b && b->file.empty() && names::isJaxName(b->target) &&
-         names::canonicalApi(b->target) == "plgpu.inline_mgpu";
+         names::canonicalApi(b->target) == apiName(Api::InlineMgpu);
 }
 
 // Apply a nested def's decorators (innermost first). Returns the value the
@@ -468,12 +458,11 @@ mlir::Value Lowerer::decorate(TSNode decorated, TSNode def) {
       Factory f = *vi->factory;
       CallableRef body;
       body.text = text(field(def, "name"));
-      if (first && f.api == "plgpu.inline_mgpu") {
+      if (first && f.api == apiName(Api::InlineMgpu)) {
         current = closure(def, f);
         continue;
       }
-      if (first && (runsBodyInPlace(f.api) || f.api == "plgpu.emit_pipeline" ||
-                    f.api == "plgpu.emit_pipeline_warp_specialized")) {
+      if (first && (runsBodyInPlace(f.api) || isPipelineApi(f.api))) {
         body.def = def;
       } else {
         body.value = current ? current : closure(def);

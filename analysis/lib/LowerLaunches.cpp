@@ -17,7 +17,7 @@ LaunchKeywords Lowerer::launchKeywords(TSNode args, const std::string& api) {
       continue;
     }
     if (!is(a, "keyword_argument")) {
-      if (i == 0 && api == "pl.core_map")
+      if (i == 0 && api == apiName(Api::CoreMap))
         noteLaunchBackend(kw, a); // the mesh
       continue;
     }
@@ -208,7 +208,7 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
     TSNode args = field(kwCall, "arguments");
     kw = launchKeywords(args, api);
     // The other arguments are evaluated (they may call user code).
-    lowerArgs(args, api == "pl.core_map" ? 0 : 1);
+    lowerArgs(args, api == apiName(Api::CoreMap) ? 0 : 1);
   }
   names::InterpretEval eval = launchInterpret(kw, partial);
   std::optional<std::vector<std::string>> scratch = launchScratch(kw.scratch, partial);

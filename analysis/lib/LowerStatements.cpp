@@ -130,7 +130,7 @@ void Lowerer::lowerWith(TSNode s) {
     TSNode callee = is(value, "call") ? field(value, "function") : value;
     if (auto b = resolveBinding(callee);
         b && b->file.empty() &&
-        names::canonicalApi(b->target) == "interpret.force_gpu_interpret_mode") {
+        names::canonicalApi(b->target) == apiName(Api::ForceGpuInterpretMode)) {
       context = "force_gpu_interpret_mode";
       contextNode = value;
     }
@@ -220,7 +220,7 @@ void Lowerer::bindTargetImpl(TSNode target, mlir::Value v, TSNode valueNode) {
       Args inner;
       inner.values.push_back(lowerExpr(field(base, "object")));
       inner.keywords.push_back("");
-      a.values.push_back(prim(base, "ref.at", inner));
+      a.values.push_back(prim(base, std::string(apiName(Api::RefAt)), inner));
     } else {
       a.values.push_back(lowerExpr(base));
     }

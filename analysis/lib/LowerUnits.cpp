@@ -82,7 +82,7 @@ std::optional<Factory> Lowerer::lowerUnitDecorators(const Unit& unit, const std:
     ValInfo* vi = infoOf(dec);
     if (vi && vi->factory) {
       Factory f = *vi->factory;
-      if (first && f.api == "plgpu.inline_mgpu") {
+      if (first && f.api == apiName(Api::InlineMgpu)) {
         inlineMgpu = f;
         continue;
       }

@@ -13,6 +13,7 @@
 
 #include "Lower.h"
 #include "mlir/IR/Builders.h"
+#include "pallas/analysis/detail/Apis.h"
 #include "pallas/analysis/detail/Dialect.h"
 #include "pallas/analysis/detail/Passes.h"
 
@@ -37,10 +38,12 @@ inline std::string str(std::string_view s) {
   return std::string(s);
 }
 
-inline bool isLaunchApi(std::string_view api) {
-  return api == "pl.pallas_call" || api == "plgpu.kernel" || api == "pl.kernel" ||
-         api == "pl.core_map";
-}
+// API vocabulary: the catalogue (pallas/analysis/detail/Apis.def).
+using detail::Api;
+using detail::apiName;
+using detail::isLaunchApi;
+using detail::isPipelineApi;
+using detail::runsBodyInPlace;
 
 constexpr unsigned kMaxNesting =
     kMaxAnalysedNesting; // deeper syntax becomes pallas.opaque "too_deep"

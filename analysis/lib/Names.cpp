@@ -1,5 +1,7 @@
 #include "Names.h"
 
+#include "pallas/analysis/detail/Apis.h"
+
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -57,11 +59,6 @@ constexpr std::array<Prefix, 15> kPrefixes{{
     {"jax.lax", "lax"},
     {"jax", "jax"},
 }};
-
-bool isLaunchApi(std::string_view api) {
-  return api == "pl.pallas_call" || api == "plgpu.kernel" || api == "pl.kernel" ||
-         api == "pl.core_map";
-}
 
 std::string keywordName(TSNode kw, const syntax::Document& doc) {
   return str(doc.textOf(field(kw, "name")));
@@ -217,7 +214,8 @@ std::string allocationKind(TSNode expr, const syntax::Document& doc, const Globa
   std::string api = apiOf(callee, doc, globals);
   if (api.empty())
     api = dottedName(callee, doc);
-  if (api == "plgpu.ACC" || api == "plgpu.ACC.init" || endsWith(api, "WGMMAAccumulatorRef"))
+  if (api == detail::apiName(detail::Api::Acc) || api == detail::apiName(detail::Api::AccInit) ||
+      endsWith(api, "WGMMAAccumulatorRef"))
     return "acc";
   if (endsWith(api, ".SMEM"))
     return "smem";
@@ -543,7 +541,7 @@ void Globals::bindAssignment(TSNode assign, const syntax::Document& doc) {
       b.interpret = evaluateInterpret(right, doc, *this, nullptr);
     } else if (api == "functools.partial" && !isNull(args) && ts_node_named_child_count(args) > 0) {
       std::string inner = apiOf(ts_node_named_child(args, 0), doc, *this);
-      if (isLaunchApi(inner)) {
+      if (detail::isLaunchApi(inner)) {
         b.kind = Binding::Kind::Partial;
         b.target = inner;
         TSNode interpretNode{};
@@ -583,14 +581,14 @@ void Globals::bindDefinition(TSNode def, const syntax::Document& doc) {
       TSNode e = ts_node_named_child(d, 0);
       TSNode callee = is(e, "call") ? field(e, "function") : e;
       std::string api = apiOf(callee, doc, *this);
-      if (api == "plgpu.inline_mgpu")
+      if (api == detail::apiName(detail::Api::InlineMgpu))
         inlineMgpu = true;
-      if (isLaunchApi(api))
+      if (detail::isLaunchApi(api))
         launched = true;
       if (api == "functools.partial" && is(e, "call")) {
         TSNode args = field(e, "arguments");
         if (!isNull(args) && ts_node_named_child_count(args) > 0 &&
-            isLaunchApi(apiOf(ts_node_named_child(args, 0), doc, *this)))
+            detail::isLaunchApi(apiOf(ts_node_named_child(args, 0), doc, *this)))
           launched = true;
       }
       if (auto b = resolveGlobalExpr(callee, doc, *this); b && b->kind == Binding::Kind::Partial)

@@ -6,6 +6,7 @@
 #include "WorkspaceImpl.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/SymbolTable.h"
+#include "pallas/analysis/detail/Apis.h"
 #include "pallas/analysis/detail/Dialect.h"
 
 namespace pallas::analysis::detail {
@@ -96,11 +97,7 @@ DocumentSyntax WorkspaceImpl::syntaxOf(const std::string& path) const {
 // ---- dialect helpers -----------------------------------------------------------
 
 bool isRefTransform(llvm::StringRef api) {
-  return api == "ref.at" || api == "ref.reshape" || api == "ref.bitcast" || api == "ref.T" ||
-         api == "ref.transpose" || api == "ref.reinterpret" || api == "plgpu.transform_ref" ||
-         api == "plgpu.transpose_ref" || api == "plgpu.unswizzle_ref" ||
-         api == "plgpu.untile_ref" || api == "plgpu.remote_ref" || api == "plgpu.cluster_ref" ||
-         api == "plgpu.multicast_ref" || api == "pl.select_ref";
+  return isRefTransformApi(api);
 }
 
 RefSource traceRef(mlir::Value value) {

@@ -11,6 +11,7 @@
 #include "pallas/analysis/detail/PallasPass.h"
 #include "pallas/analysis/detail/Passes.h"
 #include "pallas/knowledge/KnowledgeBase.h"
+#include "pallas/knowledge/KnowledgeService.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -184,20 +185,9 @@ std::vector<std::string> Project::dependents(const std::string& path) const {
 }
 
 std::string knowledgeJaxVersion(const std::string& knowledgePath) {
-  // The same choice as the passes make (passes/PassKnowledge.cpp): the
-  // configured table when it loads, else the bundled one. The bundled
-  // table's version is read once per process.
-  if (!knowledgePath.empty())
-    if (auto text = readSourceFile(knowledgePath)) {
-      auto j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
-      if (j.is_object() && j.contains("jax_version") && j["jax_version"].is_string())
-        return j["jax_version"].get<std::string>();
-    }
-  static const std::string bundled = [] {
-    auto loaded = knowledge::KnowledgeBase::bundled();
-    return loaded ? loaded.base->jaxVersion() : std::string("unknown");
-  }();
-  return bundled;
+  // The same choice as the passes make: the configured table when it loads,
+  // else the bundled one (KnowledgeService loads each once per process).
+  return knowledge::KnowledgeService::shared().jaxVersion(knowledgePath);
 }
 
 void Project::setKnowledgePath(std::string path) {

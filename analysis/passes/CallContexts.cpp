@@ -102,7 +102,7 @@ std::vector<CallContext> evaluate(CallIndex& index, const detail::CallEdge& edge
   }
   if (auto p = llvm::dyn_cast_or_null<pd::PrimOp>(def)) {
     c.argumentText = name + "=" + p.getApi().str() + "(...)";
-    if (p.getApi() == "interpret.InterpretGPUParams") {
+    if (p.getApi() == apiText(Api::InterpretGpuParams)) {
       c.paths = {ExecPath::InterpretGpu};
       c.facts = factsOfParams(p);
     }
@@ -278,9 +278,9 @@ pd::ScopeOp gpuModeScopeAround(mlir::Operation* op) {
 LaunchFacts factsOfScope(pd::ScopeOp with) {
   for (mlir::Value v : with.getArgs())
     if (auto mode = v.getDefiningOp<pd::PrimOp>();
-        mode && mode.getApi() == "interpret.force_gpu_interpret_mode" && !mode.getArgs().empty())
+        mode && mode.getApi() == apiText(Api::ForceGpuInterpretMode) && !mode.getArgs().empty())
       if (auto params = mode.getArgs()[0].getDefiningOp<pd::PrimOp>();
-          params && params.getApi() == "interpret.InterpretGPUParams")
+          params && params.getApi() == apiText(Api::InterpretGpuParams))
         return factsOfParams(params);
   return {};
 }

@@ -79,7 +79,8 @@ struct Rules {
 std::optional<Candidate> checkCopy(const LaunchView& v, const Rules& r, const Copy& c, bool lane,
                                    const SourceLocation& at, int stage) {
   auto report = [&](const Rule& rule, const std::string& line, const std::string& why) {
-    return v.finding("PLS008", at, "The copy of " + c.what + " " + why, rule, line, kAdvice, stage);
+    return v.finding(RuleId::CopySizeAlignment, at, "The copy of " + c.what + " " + why, rule, line,
+                     kAdvice, stage);
   };
   if (c.toSmem && lane && r.lane.found) {
     int64_t elems = 1;

@@ -1,7 +1,15 @@
+// PLS004 inline-mgpu-signature-mismatch: its own pass over the same launch
+// runs as the path checks (LaunchRuns), checking each inline_mgpu call the
+// kernels reach once per document.
 #include "InlineMgpuSignature.h"
 
+#include "LaunchRuns.h"
+#include "PassKnowledge.h"
+#include "pallas/analysis/Rules.h"
+#include "pallas/analysis/detail/PallasPass.h"
 #include "pallas/analysis/detail/Passes.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/Path.h"
 
 namespace pallas::analysis::passes {
@@ -36,7 +44,7 @@ bool certainlyArray(mlir::Value v) {
     return false;
   if (auto p = llvm::dyn_cast<pd::PrimOp>(def)) {
     llvm::StringRef api = p.getApi();
-    return api == "ref.__getitem__" || api.starts_with("jnp.") || api.starts_with("lax.");
+    return api == apiText(Api::RefGetItem) || api.starts_with("jnp.") || api.starts_with("lax.");
   }
   if (auto c = llvm::dyn_cast<pd::ConstantOp>(def))
     return c.getKind() == pd::ConstantKind::Int || c.getKind() == pd::ConstantKind::Float;
@@ -56,7 +64,7 @@ std::string treedef(size_t n) {
 
 Finding base(const Binding& b, const knowledge::KnowledgeBase& kb) {
   Finding f;
-  f.code = "PLS004";
+  f.code = ruleCode(RuleId::InlineMgpuSignature);
   f.severity = Severity::Error;
   f.location = detail::sourceLocation(b.site->getLoc());
   f.executionPath = "every path (JAX raises while tracing the kernel)";
@@ -146,4 +154,39 @@ void checkInlineMgpuSignature(const Binding& b, const knowledge::KnowledgeBase& 
   }
 }
 
+namespace {
+
+void runInlineMgpuSignature(detail::PassContext& ctx) {
+  auto kb = knowledgeFor(ctx.options);
+  if (!kb || !ctx.module)
+    return;
+  checkDocumentAndCallers(ctx, [&](const std::string& doc, mlir::ModuleOp module, CallIndex& calls,
+                                   std::vector<Finding>& out) {
+    // JAX raises while tracing, whatever the path: each call once.
+    llvm::DenseSet<mlir::Operation*> checked;
+    forEachLaunchRun(ctx, doc, module, *kb, calls, [&](const LaunchRunView& v) {
+      for (const Binding& b : v.walk.bindings())
+        if (b.inlineCall && checked.insert(b.inlineCall).second)
+          checkInlineMgpuSignature(b, *kb, out);
+    });
+  });
+}
+
+} // namespace
+
+} // namespace pallas::analysis::passes
+
+// ---- the pass (Passes.td: pallas-inline-mgpu-signature) -------------------------
+namespace pallas::analysis::passes {
+#define GEN_PASS_DECL_PALLASINLINEMGPUSIGNATURE
+#define GEN_PASS_DEF_PALLASINLINEMGPUSIGNATURE
+#include "pallas/analysis/detail/Passes.h.inc"
+namespace {
+struct InlineMgpuSignaturePass
+    : detail::PallasPass<InlineMgpuSignaturePass, impl::PallasInlineMgpuSignatureBase> {
+  using PallasPass::PallasPass;
+  void run(detail::PassContext& ctx) { runInlineMgpuSignature(ctx); }
+};
+const detail::FindingsPassRegistration<InlineMgpuSignaturePass> registration;
+} // namespace
 } // namespace pallas::analysis::passes

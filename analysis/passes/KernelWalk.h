@@ -17,8 +17,10 @@
 // Ref operand, every Ref is discharged.
 #pragma once
 
+#include "pallas/analysis/detail/Apis.h"
 #include "pallas/analysis/detail/Passes.h"
 #include "pallas/knowledge/KnowledgeBase.h"
+#include "pallas/knowledge/PathFacts.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -28,7 +30,15 @@
 
 namespace pallas::analysis::passes {
 
-enum class ExecPath { Compiled, InterpretHlo, InterpretGpu };
+using detail::Api;
+// An API's canonical spelling from the catalogue (detail/Apis.def), as the
+// dialect's StringRefs compare.
+inline llvm::StringRef apiText(Api id) {
+  return llvm::StringRef(detail::apiName(id));
+}
+
+// The knowledge table explains primitives per path (PathFacts.h) in the same terms.
+using ExecPath = knowledge::ExecutionPath;
 
 // When JAX processes a failing equation: errors of an earlier phase are
 // raised first; within a phase the first equation in program order wins.

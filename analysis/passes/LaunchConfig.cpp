@@ -9,6 +9,7 @@
 #include "KernelWalk.h"
 #include "SmemBudget.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "pallas/analysis/Rules.h"
 #include "pallas/analysis/detail/Dialect.h"
 #include "pallas/analysis/detail/PallasPass.h"
 
@@ -98,7 +99,7 @@ void emit(PassContext& ctx, pd::LaunchOp launch, const SourceLocation& at,
           const std::string& firstLine, const std::string& what, const std::string& advice) {
   const detail::SmemRules rules = detail::smemRulesFor(ctx.options);
   Finding f;
-  f.code = "PLS009";
+  f.code = ruleCode(RuleId::LaunchConfigurationRejected);
   f.severity = Severity::Error;
   f.location = at;
   f.subject = what;

@@ -507,13 +507,12 @@ RefInfo LaunchView::ref(Session& s, mlir::Value value) const {
   return r;
 }
 
-Candidate LaunchView::finding(const char* code, const SourceLocation& where,
-                              const std::string& what, const Rule& rule,
-                              const std::string& firstLine, const std::string& advice,
-                              int stage) const {
+Candidate LaunchView::finding(RuleId code, const SourceLocation& where, const std::string& what,
+                              const Rule& rule, const std::string& firstLine,
+                              const std::string& advice, int stage) const {
   Candidate c;
   Finding& f = c.finding;
-  f.code = code;
+  f.code = ruleCode(code);
   f.severity = compiledCertain ? Severity::Error : Severity::Warning;
   f.location = where;
   f.subject = what;

@@ -12,6 +12,7 @@
 #include "KernelWalk.h"
 #include "ShapeEval.h"
 #include "pallas/analysis/Finding.h"
+#include "pallas/analysis/Rules.h"
 #include "pallas/analysis/detail/Passes.h"
 
 #include <cstdint>
@@ -139,7 +140,7 @@ public:
   // Follows a Ref operand back to its parameter or run_scoped allocation.
   RefInfo ref(Session& s, mlir::Value value) const;
   // The finding of a rule at `where` for this launch.
-  Candidate finding(const char* code, const SourceLocation& where, const std::string& what,
+  Candidate finding(RuleId code, const SourceLocation& where, const std::string& what,
                     const Rule& rule, const std::string& firstLine, const std::string& advice,
                     int stage) const;
   std::string jaxVersion;

@@ -1,7 +1,7 @@
 // The JAX knowledge table the discharge passes decide from: the table named
 // by ProjectOptions::knowledgePath (the user's own JAX, extracted by the
-// server), else the table bundled with pallas-lsp (the pinned JAX). Tables
-// are immutable, so each is loaded once per process and shared.
+// server), else the table bundled with pallas-lsp (the pinned JAX), from the
+// process-wide KnowledgeService (which the hover reads too).
 #pragma once
 
 #include "pallas/analysis/Project.h"

@@ -28,13 +28,23 @@ defvar PallasPassOptions = [
 ];
 
 def PallasDischarge : Pass<"pallas-discharge", "::mlir::ModuleOp"> {
-  let summary = "PLS001/PLS002/PLS004: primitives an execution path cannot run, inline_mgpu signatures";
+  let summary = "PLS001/PLS002: primitives an execution path cannot run";
   let description = [{
     For every kernel launch and every execution path it may select, walks
     what the kernel runs (across files through the workspace) and decides
     with JAX's rules whether the path can run each primitive. On a .mlir
     file the workspace is that one module. Findings are emitted as
     diagnostics by pallas-opt (`PLS001: ...`).
+  }];
+  let options = PallasPassOptions;
+}
+
+def PallasInlineMgpuSignature : Pass<"pallas-inline-mgpu-signature", "::mlir::ModuleOp"> {
+  let summary = "PLS004: inline_mgpu calls that do not match arg_types / return_type";
+  let description = [{
+    Walks the same launch runs as pallas-discharge (LaunchRuns) and checks
+    each inline_mgpu call the kernels reach once: JAX raises while tracing
+    it, on every path.
   }];
   let options = PallasPassOptions;
 }

@@ -23,48 +23,16 @@ std::string exceptionOf(const knowledge::KnowledgeBase& kb, const std::string& k
   return t && !t->exception.empty() ? t->exception : fallback;
 }
 
+// JAX's GPU interpreter runs inline_mgpu_p only with InterpretGPUParams(inline_mgpu=...).
 bool isInline(const Binding& b) {
   return b.prim->name == "inline_mgpu_p";
 }
 
-// The bind-time rule of program_id / num_programs reads the grid
-// environment the interpreters set up, so they never reach lowering.
-// (Not in the knowledge table yet: def_bind_with_trace is not extracted.)
-bool resolvedAtBind(const Binding& b) {
-  return b.prim->name == "program_id" || b.prim->name == "num_programs";
-}
+using knowledge::explain;
+using knowledge::Outcome;
 
 std::string advice(const Binding& b, ExecPath path, const knowledge::KnowledgeBase& kb) {
-  const std::string& name = b.prim->name;
-  bool gpuRuns = b.prim->gpuInterpret == GpuInterpretHandling::Arm ||
-                 b.prim->gpuInterpret == GpuInterpretHandling::ArmNoop ||
-                 (b.prim->gpuInterpret == GpuInterpretHandling::Fallback && b.prim->cpuLowering);
-  bool gpuOption = isInline(b) && kb.hasInterpretGpuOption("inline_mgpu");
-  std::string gpuAlt;
-  if (gpuOption)
-    gpuAlt = ", or use GPU interpret mode with InterpretGPUParams(inline_mgpu=...)";
-  else if (gpuRuns)
-    gpuAlt = ", or use GPU interpret mode (interpret=InterpretGPUParams()), which runs " + name;
-  switch (path) {
-  case ExecPath::InterpretHlo:
-    if (isInline(b))
-      return "Run this kernel compiled on a GPU (interpret=False)" + gpuAlt +
-             ", or write the region with standard Pallas primitives (ref[...] loads and stores, "
-             "jnp/lax) while "
-             "debugging" +
-             (gpuOption ? std::string()
-                        : "; GPU interpret mode cannot run inline_mgpu in JAX " + kb.jaxVersion()) +
-             ".";
-    return "Run this kernel compiled on a GPU (interpret=False)" + gpuAlt +
-           ", or use standard Pallas primitives instead of " + b.api + ".";
-  case ExecPath::InterpretGpu:
-    return "Run this kernel compiled on a GPU" + (gpuOption ? gpuAlt : std::string()) +
-           ", or use standard Pallas primitives instead of " + b.api + " when interpreting.";
-  case ExecPath::Compiled:
-    return "Do not hand " + std::string(b.refs.what) + " to " + b.api +
-           ": load its value (acc_ref[...]) and pass an SMEM/GMEM Ref or an array instead.";
-  }
-  return "";
+  return pathCheckFor(b).advice(b, path, kb);
 }
 
 // `lowered` is the primitive XLA is asked to lower: the binding's own, or the
@@ -73,7 +41,7 @@ Failure missingLowering(const Binding& b, ExecPath path, const knowledge::Knowle
                         std::string reason, const knowledge::PrimitiveFacts* lowered = nullptr) {
   const std::string& name = (lowered ? lowered : b.prim)->name;
   Failure f;
-  f.code = isInline(b) ? "PLS001" : "PLS002";
+  f.rule = pathCheckFor(b).rule;
   f.phase = Phase::Lowering;
   f.exception = exceptionOf(kb, "missingLowering", "NotImplementedError");
   f.jaxError =
@@ -114,7 +82,7 @@ std::optional<Failure> mosaicLoweringVerdict(const Binding& b,
   std::string ls = "LoweringSemantics." + semanticsText(lowering);
   std::string ps = "PrimitiveSemantics." + semanticsText(primitive);
   Failure f;
-  f.code = isInline(b) ? "PLS001" : "PLS002";
+  f.rule = pathCheckFor(b).rule;
   f.phase = Phase::Lowering;
   f.exception = exceptionOf(kb, "mosaicGpuUnimplemented", "NotImplementedError");
   f.jaxError = templ(kb, "mosaicGpuUnimplemented", {lowered.name, ls, ps},
@@ -159,7 +127,7 @@ std::optional<Failure> dischargedRuleVerdict(const Binding& b, ExecPath path,
       if (!s.isRef() || (s.discharged() && s.phase == b.refs.phase))
         continue;
       Failure f;
-      f.code = isInline(b) ? "PLS001" : "PLS002";
+      f.rule = pathCheckFor(b).rule;
       f.phase = b.refs.phase;
       f.exception = exceptionOf(kb, "dischargedUnflaggedInput", "ValueError");
       f.jaxError = templ(kb, "dischargedUnflaggedInput",
@@ -201,7 +169,7 @@ std::optional<Failure> dischargeVerdict(const Binding& b, ExecPath path,
   std::string by =
       path == ExecPath::Compiled ? "Mosaic GPU lowering" : std::string(pathLabel(path));
   Failure f;
-  f.code = isInline(b) ? "PLS001" : "PLS002";
+  f.rule = pathCheckFor(b).rule;
   f.phase = b.refs.phase;
   switch (p.discharge) {
   case DischargeStatus::Exists:
@@ -249,6 +217,25 @@ Skip skippedAsFloat(const Binding& b) {
 
 } // namespace
 
+std::string gpuInterpretAlternative(const Binding& b) {
+  bool gpuRuns = b.prim->gpuInterpret == GpuInterpretHandling::Arm ||
+                 b.prim->gpuInterpret == GpuInterpretHandling::ArmNoop ||
+                 (b.prim->gpuInterpret == GpuInterpretHandling::Fallback && b.prim->cpuLowering);
+  return gpuRuns ? ", or use GPU interpret mode (interpret=InterpretGPUParams()), which runs " +
+                       b.prim->name
+                 : std::string();
+}
+
+std::string compiledDischargeAdvice(const Binding& b) {
+  return "Do not hand " + std::string(b.refs.what) + " to " + b.api +
+         ": load its value (acc_ref[...]) and pass an SMEM/GMEM Ref or an array instead.";
+}
+
+const PathCheck& pathCheckFor(const Binding& b) {
+  return b.prim && isInline(b) && !b.retraceCollective ? inlineMgpuOnPathCheck()
+                                                       : primitiveOnPathCheck();
+}
+
 std::optional<Failure> decide(const Binding& b, ExecPath path, const LaunchFacts& launch,
                               const knowledge::KnowledgeBase& kb) {
   if (!b.prim)
@@ -257,7 +244,7 @@ std::optional<Failure> decide(const Binding& b, ExecPath path, const LaunchFacts
 
   if (b.interpretRule == "unbound_axis" && path == ExecPath::InterpretHlo) {
     Failure f;
-    f.code = "PLS002";
+    f.rule = RuleId::PrimitiveOnPath;
     f.phase = Phase::Lowering;
     f.exception = exceptionOf(kb, "unboundAxisName", "NameError");
     f.jaxError = templ(kb, "unboundAxisName", {b.detail, "axis_index"},
@@ -270,7 +257,7 @@ std::optional<Failure> decide(const Binding& b, ExecPath path, const LaunchFacts
   }
   if (b.interpretRule == "ref_transform" && path == ExecPath::InterpretHlo) {
     Failure f;
-    f.code = "PLS002";
+    f.rule = RuleId::PrimitiveOnPath;
     f.phase = Phase::Lowering;
     f.exception = exceptionOf(kb, "unsupportedRefTransform", "NotImplementedError");
     f.jaxError = templ(kb, "unsupportedRefTransform", {"<the transform undoing " + b.detail + ">"},
@@ -286,33 +273,14 @@ std::optional<Failure> decide(const Binding& b, ExecPath path, const LaunchFacts
   if (!b.interpretRule.empty())
     return std::nullopt;
 
-  if (b.retraceCollective) {
-    Failure f;
-    f.code = "PLS002";
-    f.phase = Phase::Retrace;
-    f.exception = exceptionOf(kb, "runScopedCollectiveAxes", "NotImplementedError");
-    f.jaxError = templ(kb, "runScopedCollectiveAxes", {},
-                       "run_scoped interpret rule does not support collective axes");
-    f.reason =
-        b.api == "plgpu.kernel"
-            ? "a plgpu.kernel with a thread axis (num_threads=" +
-                  std::to_string(launch.numThreads) +
-                  ", thread_name=...) runs its body in run_scoped(collective_axes=thread_name), "
-                  "which the HLO interpreter rejects before it looks at the body"
-            : "the HLO interpreter does not support run_scoped with collective axes";
-    f.advice =
-        "Run this kernel compiled on a GPU, or use GPU interpret mode "
-        "(interpret=InterpretGPUParams()), "
-        "which simulates the threads; or leave out thread_name (and use num_threads=1) while "
-        "debugging with interpret=True.";
-    return f;
-  }
+  if (b.retraceCollective)
+    return retraceCollectiveFailure(b, launch, kb);
 
   switch (path) {
   case ExecPath::InterpretHlo:
     if (b.refs.discharged())
       return dischargeVerdict(b, path, kb);
-    if (p.cpuLowering || resolvedAtBind(b))
+    if (explain(p, path).onValues == Outcome::Runs)
       return std::nullopt;
     return missingLowering(
         b, path, kb,
@@ -321,10 +289,9 @@ std::optional<Failure> decide(const Binding& b, ExecPath path, const LaunchFacts
   case ExecPath::Compiled:
     if (b.refs.discharged())
       return dischargeVerdict(b, path, kb);
-    // A primitive with a discharge rule may still be discharged before
-    // lowering by a construct the walk does not see (wgmma_ref on an
-    // accumulator that reached the kernel some other way): no verdict.
-    if (resolvedAtBind(b) || p.discharge != DischargeStatus::None)
+    // Runs: never lowered (resolved at bind), or possibly discharged first
+    // by a construct the walk does not see; else the launch's semantics decide.
+    if (explain(p, path).onValues == Outcome::Runs)
       return std::nullopt;
     return mosaicLoweringVerdict(b, p, kb, "Mosaic GPU lowers the kernel equation by equation");
   case ExecPath::InterpretGpu: {
@@ -332,7 +299,7 @@ std::optional<Failure> decide(const Binding& b, ExecPath path, const LaunchFacts
       // Inside pl.run_state: XLA discharges and lowers the body.
       if (b.refs.discharged())
         return dischargeVerdict(b, ExecPath::InterpretHlo, kb);
-      if (p.cpuLowering || resolvedAtBind(b))
+      if (explain(p, ExecPath::InterpretHlo).onValues == Outcome::Runs)
         return std::nullopt;
       return missingLowering(
           b, path, kb,
@@ -342,13 +309,12 @@ std::optional<Failure> decide(const Binding& b, ExecPath path, const LaunchFacts
     }
     if (isInline(b) && launch.inlineMgpuOptionGiven)
       return std::nullopt;
-    switch (p.gpuInterpret) {
-    case GpuInterpretHandling::Arm:
-    case GpuInterpretHandling::ArmNoop:
+    // Runs: an interpreter arm, or re-bound with a CPU lowering rule.
+    if (explain(p, path).onValues == Outcome::Runs)
       return std::nullopt;
-    case GpuInterpretHandling::ArmRaises: {
+    if (p.gpuInterpret == GpuInterpretHandling::ArmRaises) {
       Failure f;
-      f.code = isInline(b) ? "PLS001" : "PLS002";
+      f.rule = pathCheckFor(b).rule;
       f.exception = "NotImplementedError";
       f.jaxError = p.gpuInterpretMessage.empty()
                        ? p.name + " is not supported by the GPU interpreter"
@@ -357,12 +323,6 @@ std::optional<Failure> decide(const Binding& b, ExecPath path, const LaunchFacts
       f.advice = advice(b, path, kb);
       return f;
     }
-    case GpuInterpretHandling::Fallback:
-    case GpuInterpretHandling::Unknown:
-      break;
-    }
-    if (p.cpuLowering)
-      return std::nullopt;
     bool uncertain = false;
     if (launch.skipFloatingPointOps) {
       Skip s = skippedAsFloat(b);

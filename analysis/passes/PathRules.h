@@ -16,6 +16,7 @@
 #pragma once
 
 #include "KernelWalk.h"
+#include "pallas/analysis/Rules.h"
 
 #include <optional>
 #include <string>
@@ -31,7 +32,7 @@ struct LaunchFacts {
 };
 
 struct Failure {
-  std::string code; // PLS001 (inline_mgpu_p) or PLS002
+  RuleId rule = RuleId::PrimitiveOnPath; // the check that owns it (pathCheckFor)
   Phase phase = Phase::Lowering;
   std::string exception;  // "NotImplementedError"
   std::string jaxError;   // JAX's message, from the table's error templates
@@ -48,6 +49,36 @@ LaunchFacts launchFactsOf(dialect::LaunchOp launch);
 std::string hardwareBlocks(const knowledge::KnowledgeBase& kb, const std::string& primKey,
                            llvm::StringRef capability);
 
+// The check that reports a binding's path failures: its rule, what to do
+// instead, and how the message names what fails. One per code, each in its
+// own file: InlineMgpuOnPath.cpp (PLS001, inline_mgpu regions) and
+// PrimitiveOnPath.cpp (PLS002, every other primitive).
+struct PathCheck {
+  RuleId rule;
+  // Advice for a binding `path` cannot run (the rules' own advice for a
+  // missing Mosaic GPU rule is code-independent and not asked here).
+  std::string (*advice)(const Binding& b, ExecPath path, const knowledge::KnowledgeBase& kb);
+  // The message's subject: "The inline_mgpu region `touch`", "`plgpu.foo` (primitive foo_p)".
+  std::string (*what)(const Binding& b);
+  // The headline's short subject: "region 'touch'", "`plgpu.foo`".
+  std::string (*subject)(const Binding& b);
+};
+const PathCheck& inlineMgpuOnPathCheck(); // InlineMgpuOnPath.cpp
+const PathCheck& primitiveOnPathCheck();  // PrimitiveOnPath.cpp
+const PathCheck& pathCheckFor(const Binding& b);
+
+// Advice pieces the path checks share: ", or use GPU interpret mode (...),
+// which runs <name>" when the GPU interpreter runs the primitive (else ""),
+// and the advice for a Ref the compiled path discharges.
+std::string gpuInterpretAlternative(const Binding& b);
+std::string compiledDischargeAdvice(const Binding& b);
+
+// The failure a run_scoped with collective axes meets on interpret=True
+// (PrimitiveOnPath.cpp: JAX rejects it before it looks at the body).
+Failure retraceCollectiveFailure(const Binding& b, const LaunchFacts& launch,
+                                 const knowledge::KnowledgeBase& kb);
+
+// The first failure of `b` on `path`, with the owning check's rule and advice.
 std::optional<Failure> decide(const Binding& b, ExecPath path, const LaunchFacts& launch,
                               const knowledge::KnowledgeBase& kb);
 

@@ -9,6 +9,7 @@
 #include "KernelWalk.h"
 #include "SmemBudget.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "pallas/analysis/Rules.h"
 #include "pallas/analysis/detail/Dialect.h"
 #include "pallas/analysis/detail/PallasPass.h"
 
@@ -51,7 +52,7 @@ void runSharedMemory(PassContext& ctx) {
     if (!b.analysed || b.total <= b.limit || !b.issues.empty())
       continue;
     Finding f;
-    f.code = "PLS005";
+    f.code = ruleCode(RuleId::SharedMemoryOverLimit);
     f.severity = compiled == CompiledPath::Certain ? Severity::Error : Severity::Warning;
     f.location = detail::sourceLocation(launch.getLoc());
     f.subject = "shared memory";

@@ -187,7 +187,7 @@ void transformChecks(Session& s, const LaunchView& v, const knowledge::Knowledge
       TSPoint p = ts_node_start_point(call);
       SourceLocation at{v.path, {{p.row, p.column}, {p.row, p.column}}};
       Candidate c = v.finding(
-          "PLS007", at,
+          RuleId::TilingSwizzleTransform, at,
           "plgpu.SwizzleTransform(" + std::to_string(sw.i) + ") is not a swizzle JAX accepts",
           allowedRule, allowedRule.render({{"self.swizzle", std::to_string(sw.i)}}), kAdvice, 0);
       c.order = 0;
@@ -219,14 +219,14 @@ void transformChecks(Session& s, const LaunchView& v, const knowledge::Knowledge
       continue;
     Applied a = apply(*dims, *ts, bitsOf(dtype));
     if (a.outcome == Applied::Outcome::TilingDoesNotDivide && divides.found) {
-      Candidate c = v.finding("PLS007", v.at,
+      Candidate c = v.finding(RuleId::TilingSwizzleTransform, v.at,
                               "A TilingTransform of this launch does not divide the shape " +
                                   tupleText(a.shape) + " it tiles",
                               divides, divides.render({}), kAdvice, 0);
       c.order = 1 + static_cast<unsigned>(k);
       out.push_back(std::move(c));
     } else if (a.outcome == Applied::Outcome::SwizzleMinor && minor.found) {
-      Candidate c = v.finding("PLS007", v.at,
+      Candidate c = v.finding(RuleId::TilingSwizzleTransform, v.at,
                               "A swizzle of " + std::to_string(a.swizzle) + " bytes over " +
                                   dtype.s + " needs a minor tile of " + std::to_string(a.elems) +
                                   " elements, but this launch's " +

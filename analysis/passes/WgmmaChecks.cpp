@@ -53,7 +53,7 @@ std::optional<Candidate> checkWgmma(Session& s, const LaunchView& v,
   RefInfo acc = v.ref(s, args[0]), a = v.ref(s, args[1]), b = v.ref(s, args[2]);
   SourceLocation at = detail::sourceLocation(op->getLoc());
   auto report = [&](const Rule& r, const std::string& line, const std::string& what) {
-    return v.finding("PLS006", at, what, r, line, kAdvice, 2);
+    return v.finding(RuleId::WgmmaShapeDtypeLayout, at, what, r, line, kAdvice, 2);
   };
   // primitives.py: the operands' transforms.
   Swizzled lhs = swizzledOf(a), rhs = swizzledOf(b);
@@ -145,7 +145,7 @@ void wgmmaChecks(Session& s, const LaunchView& v, const knowledge::KnowledgeBase
         if (m % *rows == 0 && n % *cols == 0)
           continue;
         out.push_back(v.finding(
-            "PLS006", detail::sourceLocation(op->getLoc()),
+            RuleId::WgmmaShapeDtypeLayout, detail::sourceLocation(op->getLoc()),
             "This plgpu.ACC is " + tupleText(*shape) + "; a WGMMA accumulator has a multiple of " +
                 std::to_string(*rows) + " rows and of " + std::to_string(*cols) + " columns",
             accShape, accShape.render({{"m", std::to_string(m)}, {"n", std::to_string(n)}}),

@@ -49,10 +49,6 @@ const char* featureName(Feature feature) {
   switch (feature) {
   case Feature::MosaicGpu:
     return "Mosaic GPU";
-  case Feature::Wgmma:
-    return "wgmma";
-  case Feature::Tcgen05:
-    return "tcgen05/TMEM";
   case Feature::Tma:
     return "TMA";
   }
@@ -60,16 +56,10 @@ const char* featureName(Feature feature) {
 }
 
 bool supports(ComputeCapability cc, Feature feature) {
-  const Generation generation = classify(cc);
   switch (feature) {
   case Feature::MosaicGpu:
   case Feature::Tma:
     return cc >= kMosaicGpuMinimum;
-  case Feature::Wgmma:
-    // wgmma exists only in the sm_90a target; Blackwell dropped it.
-    return generation == Generation::Hopper;
-  case Feature::Tcgen05:
-    return generation == Generation::Blackwell;
   }
   return false;
 }

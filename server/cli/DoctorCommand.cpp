@@ -21,7 +21,17 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 namespace environment = server::environment;
 
-json probeJson(const gpu::ProbeResult& probe) {
+// Whether the table says a GPU of `cc` has what `primitive` needs (wgmma:
+// Hopper; tcgen05_mma: datacenter Blackwell); null when the table does not say.
+json tableAllows(const knowledge::KnowledgeBase* kb, const char* primitive,
+                 gpu::ComputeCapability cc) {
+  const knowledge::PrimitiveFacts* p = kb ? kb->primitive(primitive) : nullptr;
+  if (!p)
+    return nullptr;
+  return !p->hardware || p->hardware->allows({cc.major, cc.minor});
+}
+
+json probeJson(const gpu::ProbeResult& probe, const knowledge::KnowledgeBase* kb) {
   json devices = json::array();
   for (const gpu::DeviceInfo& d : probe.devices)
     devices.push_back({{"ordinal", d.ordinal},
@@ -31,8 +41,8 @@ json probeJson(const gpu::ProbeResult& probe) {
                        {"generation", gpu::generationName(d.generation())},
                        {"memory_bytes", d.totalMemoryBytes},
                        {"mosaic_gpu", d.mosaicCapable()},
-                       {"wgmma", gpu::supports(d.capability, gpu::Feature::Wgmma)},
-                       {"tcgen05", gpu::supports(d.capability, gpu::Feature::Tcgen05)}});
+                       {"wgmma", tableAllows(kb, "wgmma", d.capability)},
+                       {"tcgen05", tableAllows(kb, "tcgen05_mma", d.capability)}});
   return {{"status", gpu::probeStatusName(probe.status)},
           {"library", probe.library},
           {"detail", probe.detail},
@@ -119,21 +129,22 @@ int runDoctor(const std::vector<std::string>& args) {
   const std::string runner = gpu::locateRunnerScript();
 
   if (asJson) {
-    json out = {{"python", {{"interpreter", interpreter}, {"environment", environment}}},
-                {"gpu", probeJson(probe)},
-                {"knowledge",
-                 {{"jax_version", jaxVersion},
-                  {"how", loaded.how},
-                  {"source", loaded ? loaded.base->source() : std::string()},
-                  {"environment_jax", located ? json{{"version", located->version},
-                                                     {"site_packages", located->sitePackages},
-                                                     {"found_via", located->foundVia}}
-                                              : json(nullptr)},
-                  {"fallback", loaded.fallbackReason},
-                  {"notes", loaded.notes},
-                  {"tables", tables}}},
-                {"runner", runner},
-                {"launch_template", environment::launchTemplateText(launchTemplate)}};
+    json out = {
+        {"python", {{"interpreter", interpreter}, {"environment", environment}}},
+        {"gpu", probeJson(probe, loaded ? &*loaded.base : nullptr)},
+        {"knowledge",
+         {{"jax_version", jaxVersion},
+          {"how", loaded.how},
+          {"source", loaded ? loaded.base->source() : std::string()},
+          {"environment_jax", located ? json{{"version", located->version},
+                                             {"site_packages", located->sitePackages},
+                                             {"found_via", located->foundVia}}
+                                      : json(nullptr)},
+          {"fallback", loaded.fallbackReason},
+          {"notes", loaded.notes},
+          {"tables", tables}}},
+        {"runner", runner},
+        {"launch_template", environment::launchTemplateText(launchTemplate)}};
     std::printf("%s\n", out.dump(2).c_str());
   } else {
     std::string text = "Python (" + interpreter + "):\n" + describePython(environment);

@@ -13,45 +13,8 @@
 
 namespace pallas::check {
 
-using analysis::Severity;
-
-const std::vector<RuleInfo>& knownRules() {
-  static const std::vector<RuleInfo> rules = {
-      {"PLS001", "inline-mgpu-on-discharging-path",
-       "plgpu.inline_mgpu is reached on an execution path that discharges it or cannot lower it.",
-       Severity::Error},
-      {"PLS002", "primitive-unsupported-on-path",
-       "A Pallas or Mosaic GPU primitive is reached on an execution path that cannot run it.",
-       Severity::Error},
-      {"PLS003", "hardware-requirement-not-met",
-       "A primitive needs GPU hardware that the selected or local GPU does not have.",
-       Severity::Warning},
-      {"PLS004", "inline-mgpu-signature-mismatch",
-       "An inline_mgpu call does not match its arg_types or return_type.", Severity::Error},
-      {"PLS005", "shared-memory-over-limit",
-       "A compiled Mosaic GPU launch needs more shared memory than JAX allows.", Severity::Error},
-      {"PLS006", "wgmma-shape-dtype-layout",
-       "A plgpu.wgmma or its accumulator has a shape, dtype or operand layout the Mosaic GPU "
-       "lowering rejects.",
-       Severity::Error},
-      {"PLS007", "tiling-swizzle-transform",
-       "A tiling or swizzle transform does not fit its block or dtype.", Severity::Error},
-      {"PLS008", "copy-size-alignment",
-       "A GMEM/SMEM copy has a size, stride or box that the Mosaic GPU lowering rejects.",
-       Severity::Error},
-      {"PLS009", "launch-configuration-rejected",
-       "JAX rejects the launch configuration (warpgroups, mesh axes, pipeline grid or stages) "
-       "while tracing the kernel.",
-       Severity::Error},
-  };
-  return rules;
-}
-
-const RuleInfo* findRule(std::string_view code) {
-  for (const RuleInfo& rule : knownRules())
-    if (rule.code == code)
-      return &rule;
-  return nullptr;
+std::span<const RuleInfo> knownRules() {
+  return analysis::allRules();
 }
 
 std::string_view homepageUri() {
@@ -62,7 +25,9 @@ std::string_view toolVersion() {
 }
 
 std::string ruleDocsUri(std::string_view code) {
-  return std::string(homepageUri()) + "/blob/main/docs/codes/" + std::string(code) + ".md";
+  const RuleInfo* rule = findRule(code);
+  std::string page = rule ? std::string(rule->docsPath) : "docs/codes/" + std::string(code) + ".md";
+  return std::string(homepageUri()) + "/blob/main/" + page;
 }
 
 std::optional<std::string> validateSelector(std::string_view selector) {
@@ -72,8 +37,8 @@ std::optional<std::string> validateSelector(std::string_view selector) {
     for (const RuleInfo& rule : knownRules())
       if (rule.code.substr(0, selector.size()) == selector)
         return std::nullopt;
-  return "unknown rule selector '" + std::string(selector) +
-         "' (known: ALL, PLS001-PLS005, PLS009 and their prefixes)";
+  return "unknown rule selector '" + std::string(selector) + "' (known: ALL, " +
+         analysis::ruleCodesText() + " and their prefixes)";
 }
 
 std::vector<std::string> splitSelectors(std::string_view list) {

@@ -1,26 +1,26 @@
-// The finding codes pallas-lsp reports (DESIGN.md's table), their metadata
-// for SARIF and documentation links, and rule selection in ruff's manner
-// (`select` / `ignore` with code prefixes, the most specific one wins).
+// Rule selection in ruff's manner (`select` / `ignore` with code prefixes,
+// the most specific one wins) over the finding codes registered in
+// analysis/include/pallas/analysis/Rules.def, and the links and versions
+// SARIF and LSP code descriptions name. The rule metadata itself (names,
+// default severities, descriptions) lives in that registry.
 #pragma once
 
 #include "pallas/analysis/Finding.h"
+#include "pallas/analysis/Rules.h"
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace pallas::check {
 
-struct RuleInfo {
-  std::string_view code;    // "PLS001"
-  std::string_view name;    // "inline-mgpu-on-discharging-path" (kebab-case, like ruff)
-  std::string_view summary; // one sentence
-  analysis::Severity defaultSeverity;
-};
+using RuleInfo = analysis::Rule;
 
-const std::vector<RuleInfo>& knownRules();
-const RuleInfo* findRule(std::string_view code);
+// Every registered rule, in code order (the registry's table).
+std::span<const RuleInfo> knownRules();
+using analysis::findRule;
 // Link to the rule's page, docs/codes/<CODE>.md, in the project's repository.
 std::string ruleDocsUri(std::string_view code);
 // The project's home page (CMake cache variable PALLAS_LSP_HOMEPAGE).

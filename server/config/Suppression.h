@@ -7,7 +7,7 @@
 // Only real comments count: the text is tokenised far enough to skip string
 // literals (including triple-quoted ones spanning lines), so a directive
 // inside a string does nothing. Codes inside the brackets are code prefixes
-// ("PLS00" covers PLS001-PLS009), like the rule selectors.
+// ("PLS00" covers every registered code it starts), like the rule selectors.
 #pragma once
 
 #include <cstdint>

@@ -7,145 +7,23 @@
 // which operation prevents it. Markdown.
 #include "LspServer.h"
 #include "pallas/analysis/Rewrite.h"
-#include "pallas/knowledge/KnowledgeBase.h"
+#include "pallas/knowledge/KnowledgeService.h"
+#include "pallas/knowledge/PathFacts.h"
 #include "pallas/protocol/Text.h"
 
-#include <algorithm>
-#include <iterator>
-#include <map>
-#include <memory>
-#include <mutex>
 #include <sstream>
 
 namespace pallas::server::features {
 namespace {
 
-using knowledge::DischargeStatus;
-using knowledge::GpuInterpretHandling;
+using knowledge::ExecutionPath;
 using knowledge::KnowledgeBase;
 using knowledge::PrimitiveFacts;
 
-// The table the passes decide from: the configured one (the user's JAX, set
-// by the GPU runner feature at initialized) when it loads, else the bundled
-// one. Tables are immutable: each is loaded once per process.
-std::shared_ptr<const KnowledgeBase> knowledgeBase(const std::string& configured) {
-  static std::mutex mutex;
-  static std::map<std::string, std::shared_ptr<const KnowledgeBase>> cache;
-  auto load = [](const std::string& path) -> std::shared_ptr<const KnowledgeBase> {
-    if (auto it = cache.find(path); it != cache.end())
-      return it->second;
-    auto loaded = path.empty() ? KnowledgeBase::bundled() : KnowledgeBase::fromFile(path);
-    std::shared_ptr<const KnowledgeBase> base;
-    if (loaded)
-      base = std::make_shared<const KnowledgeBase>(std::move(*loaded.base));
-    cache.emplace(path, base); // a failed load is remembered too
-    return base;
-  };
-  std::lock_guard lock(mutex);
-  if (!configured.empty())
-    if (auto base = load(configured))
-      return base;
-  return load("");
-}
-
-bool touchesRefs(const PrimitiveFacts& p) {
-  for (const std::string& e : p.effects)
-    if (e == "ReadEffect" || e == "WriteEffect")
-      return true;
-  return false;
-}
-
-// Primitives JAX evaluates from the grid when they are bound (PathRules.cpp).
-bool resolvedAtBind(const PrimitiveFacts& p) {
-  return p.name == "program_id" || p.name == "num_programs";
-}
-
-// Mosaic GPU registers a lowering rule per (lowering, primitive) thread
-// semantics pair, which the table records as "LanexWarpgroup" etc. Said in
-// words: under which lowering (compiler_params thread_semantics; Lane is the
-// default) and in which code (a whole warpgroup's, or per-warp code inside
-// plgpu.WarpMesh) the primitive lowers.
-std::string semanticsInWords(const std::vector<std::string>& pairs) {
-  std::vector<std::pair<std::string, std::vector<std::string>>> byLowering;
-  for (const std::string& pair : pairs) {
-    size_t x = pair.find('x');
-    std::string lowering = x == std::string::npos ? pair : pair.substr(0, x);
-    std::string code = x == std::string::npos ? "" : pair.substr(x + 1);
-    auto it = std::find_if(byLowering.begin(), byLowering.end(),
-                           [&](const auto& e) { return e.first == lowering; });
-    if (it == byLowering.end()) {
-      byLowering.push_back({lowering, {}});
-      it = std::prev(byLowering.end());
-    }
-    if (!code.empty())
-      it->second.push_back(code == "Warp" ? "per-warp code" : "warpgroup code");
-  }
-  std::string out;
-  for (const auto& [lowering, codes] : byLowering) {
-    out += out.empty() ? "" : "; ";
-    out += lowering == "Lane" ? "default (Lane) lowering" : lowering + " lowering";
-    if (!codes.empty()) {
-      out += ", in ";
-      for (size_t i = 0; i < codes.size(); ++i)
-        out += (i ? " and " : "") + codes[i];
-    }
-  }
-  return out;
-}
-
-std::string compiledVerdict(const PrimitiveFacts& p) {
-  if (p.mosaicGpuSemantics.empty())
-    // wgmma_ref_p and friends: the compiled path discharges accumulators
-    // (plgpu.ACC) and run_state refs, and the rule rewrites them into
-    // primitives that do lower.
-    return p.discharge == DischargeStatus::Exists
-               ? "only discharged (its Ref operands must be accumulators or run_state refs)"
-               : "no Mosaic GPU lowering rule";
-  return "yes (" + semanticsInWords(p.mosaicGpuSemantics) + ")";
-}
-
-std::string noRefsVerdict(const PrimitiveFacts& p) {
-  return p.cpuLowering || resolvedAtBind(p) ? "yes" : "no: no CPU lowering rule";
-}
-
-// interpret=True discharges every kernel Ref: a binding with Ref operands
-// needs a discharge rule; one without is lowered to XLA for the CPU.
-std::string interpretVerdict(const PrimitiveFacts& p) {
-  std::string refs;
-  switch (p.discharge) {
-  case DischargeStatus::Exists:
-    refs = "yes (discharged)";
-    break;
-  case DischargeStatus::None:
-    refs = "no: no state discharge rule";
-    break;
-  case DischargeStatus::Raises:
-    refs = "no: `" +
-           (p.dischargeMessage.empty() ? p.name + " does not support discharge."
-                                       : p.dischargeMessage) +
-           "`";
-    break;
-  }
-  if (touchesRefs(p) && p.discharge != DischargeStatus::Raises)
-    return refs;
-  return "with Ref operands: " + refs + "; without: " + noRefsVerdict(p);
-}
-
-std::string gpuInterpretVerdict(const PrimitiveFacts& p) {
-  switch (p.gpuInterpret) {
-  case GpuInterpretHandling::Arm:
-  case GpuInterpretHandling::ArmNoop:
-    return "yes";
-  case GpuInterpretHandling::ArmRaises:
-    return "no: `" +
-           (p.gpuInterpretMessage.empty() ? p.name + " is not supported" : p.gpuInterpretMessage) +
-           "`";
-  case GpuInterpretHandling::Fallback:
-    return p.cpuLowering ? "yes (re-bound, CPU lowering)" : "no: no rule and no CPU lowering";
-  case GpuInterpretHandling::Unknown:
-    break;
-  }
-  return "unknown";
+// What each path does with the primitive, in the same terms the discharge
+// passes decide from (knowledge::explain, PathFacts.h).
+std::string verdict(const PrimitiveFacts& p, ExecutionPath path) {
+  return knowledge::explain(p, path).text;
 }
 
 // What an API binds and where each primitive runs, as short bullet lists
@@ -162,11 +40,11 @@ std::string apiMarkdown(const std::string& api, const KnowledgeBase* kb,
   md << "```python\n" << api << "\n```\n";
   for (const PrimitiveFacts* p : prims) {
     md << "\nBinds `" << p->name << "`:\n"
-       << "- compiled (Mosaic GPU): " << compiledVerdict(*p) << "\n"
-       << "- `interpret=True`: " << interpretVerdict(*p) << "\n"
-       << "- GPU interpret mode: " << gpuInterpretVerdict(*p) << "\n";
+       << "- compiled (Mosaic GPU): " << verdict(*p, ExecutionPath::Compiled) << "\n"
+       << "- `interpret=True`: " << verdict(*p, ExecutionPath::InterpretHlo) << "\n"
+       << "- GPU interpret mode: " << verdict(*p, ExecutionPath::InterpretGpu) << "\n";
     if (p->hardware)
-      md << "- hardware: " << *p->hardware << "\n";
+      md << "- hardware: " << p->hardware->description() << "\n";
   }
   md << "\n*Knowledge: JAX " << jaxVersion << "*\n";
   return md.str();
@@ -223,7 +101,7 @@ std::optional<json> hover(LspServer& server, const json& params) {
   std::string markdown = findingsMarkdown(server.findings(path), path, pos);
   std::optional<analysis::SourceRange> range;
   if (auto api = server.project().apiAt(path, pos)) {
-    auto kb = knowledgeBase(server.project().knowledgePath());
+    auto kb = knowledge::KnowledgeService::shared().table(server.project().knowledgePath());
     std::string facts =
         apiMarkdown(api->api, kb.get(), kb ? kb->jaxVersion() : std::string("unknown"));
     if (!facts.empty()) {

@@ -1,5 +1,6 @@
 #include "Diagnostics.h"
 
+#include "config/Rules.h"
 #include "pallas/support/Uri.h"
 
 #include <algorithm>
@@ -61,7 +62,7 @@ json DiagnosticConverter::diagnostic(const analysis::Finding& f) {
   json d{{"range", range(f.location.path, f.location.range)},
          {"severity", static_cast<int>(f.severity)},
          {"code", f.code},
-         {"codeDescription", {{"href", std::string(kCodeDocsBase) + f.code + ".md"}}},
+         {"codeDescription", {{"href", check::ruleDocsUri(f.code)}}}, // the registry's page
          {"source", kDiagnosticSource},
          {"message", diagnosticMessage(f)}};
   json related = json::array();

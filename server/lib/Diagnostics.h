@@ -20,8 +20,6 @@
 namespace pallas::server {
 
 inline constexpr const char* kDiagnosticSource = "pallas-lsp";
-inline constexpr const char* kCodeDocsBase =
-    "https://github.com/pallas-lsp/pallas-lsp/blob/main/docs/codes/";
 
 // The text of a file (open draft, Project copy or disk), to convert columns;
 // nullopt when unknown (columns are then passed through unchanged).

@@ -73,8 +73,8 @@ TEST(DeviceProbe, FakeDriverReportsDevicesAndClasses) {
   EXPECT_TRUE(result.devices[0].mosaicCapable());
   EXPECT_FALSE(result.devices[1].mosaicCapable());
   EXPECT_TRUE(result.anyMosaicCapable());
-  EXPECT_TRUE(result.anySupports(Feature::Wgmma));
-  EXPECT_FALSE(result.anySupports(Feature::Tcgen05));
+  EXPECT_TRUE(result.anySupports(Feature::Tma));
+  EXPECT_EQ(result.devices[0].generation(), Generation::Hopper);
   const std::string summary = result.summary();
   EXPECT_NE(summary.find("sm_90, Hopper"), std::string::npos) << summary;
   EXPECT_NE(summary.find("too old for Mosaic GPU"), std::string::npos) << summary;
@@ -89,12 +89,13 @@ TEST(DeviceProbe, OnlyOldGpusSaySoPlainly) {
       << result.summary();
 }
 
-TEST(DeviceProbe, BlackwellHasTcgen05) {
+TEST(DeviceProbe, BlackwellIsClassified) {
   ScopedEnv devices("FAKE_CUDA_DEVICES", "NVIDIA B200@10.0@180");
   ProbeResult result = probeDevices({PALLAS_TEST_FAKE_LIBCUDA});
   ASSERT_EQ(result.status, ProbeStatus::Ok);
-  EXPECT_TRUE(result.anySupports(Feature::Tcgen05));
-  EXPECT_FALSE(result.anySupports(Feature::Wgmma));
+  ASSERT_EQ(result.devices.size(), 1u);
+  EXPECT_EQ(result.devices[0].generation(), Generation::Blackwell);
+  EXPECT_TRUE(result.anyMosaicCapable());
 }
 
 TEST(DeviceProbe, DriverWithoutDevices) {

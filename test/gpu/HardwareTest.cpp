@@ -16,30 +16,18 @@ TEST(Hardware, ClassifiesGenerations) {
   EXPECT_EQ(classify({5, 0}), Generation::Unknown);
 }
 
-TEST(Hardware, HopperHasWgmmaNotTcgen05) {
-  EXPECT_TRUE(supports({9, 0}, Feature::Wgmma));
-  EXPECT_FALSE(supports({9, 0}, Feature::Tcgen05));
-  EXPECT_TRUE(supports({9, 0}, Feature::MosaicGpu));
-}
-
-TEST(Hardware, DatacenterBlackwellHasTcgen05NotWgmma) {
-  for (ComputeCapability cc : {ComputeCapability{10, 0}, {10, 3}, {11, 0}}) {
-    EXPECT_TRUE(supports(cc, Feature::Tcgen05)) << cc.smName();
-    EXPECT_FALSE(supports(cc, Feature::Wgmma)) << cc.smName();
+// Which generation has wgmma / tcgen05 is the knowledge table's (test/knowledge
+// KnowledgeServiceTest: TheTableGatesTcgen05AndWgmmaByGeneration).
+TEST(Hardware, HopperAndNewerRunMosaicGpu) {
+  for (ComputeCapability cc : {ComputeCapability{9, 0}, {10, 0}, {10, 3}, {11, 0}, {12, 0}}) {
     EXPECT_TRUE(supports(cc, Feature::MosaicGpu)) << cc.smName();
+    EXPECT_TRUE(supports(cc, Feature::Tma)) << cc.smName();
   }
-}
-
-TEST(Hardware, GeForceBlackwellHasNeither) {
-  EXPECT_FALSE(supports({12, 0}, Feature::Tcgen05));
-  EXPECT_FALSE(supports({12, 0}, Feature::Wgmma));
-  EXPECT_TRUE(supports({12, 0}, Feature::MosaicGpu));
 }
 
 TEST(Hardware, AmpereIsTooOldForMosaicGpu) {
   EXPECT_FALSE(supports({8, 0}, Feature::MosaicGpu));
   EXPECT_FALSE(supports({8, 9}, Feature::Tma));
-  EXPECT_FALSE(supports({8, 0}, Feature::Wgmma));
 }
 
 TEST(Hardware, Names) {

@@ -15,6 +15,7 @@ KNOWLEDGE = os.path.join(ROOT, "analysis", "knowledge")
 BUNDLED = os.path.join(KNOWLEDGE, f"jax-{jax.__version__}.json")
 sys.path.insert(0, KNOWLEDGE)
 import extract_knowledge  # noqa: E402
+from pallas_jax_facts import config as extractor_config  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -153,8 +154,8 @@ def test_mosaic_gpu_semantics_and_arms(table):
 
 
 def test_extractor_degrades_when_modules_are_missing(monkeypatch):
-  monkeypatch.setattr(extract_knowledge, "INTERPRET_MODULES", ("jax._src.no_such_module",))
-  monkeypatch.setattr(extract_knowledge, "ERROR_ANCHORS", {"x": ("jax._src.no_such_module", "y")})
+  monkeypatch.setattr(extractor_config, "INTERPRET_MODULES", ("jax._src.no_such_module",))
+  monkeypatch.setattr(extractor_config, "ERROR_ANCHORS", {"x": ("jax._src.no_such_module", "y")})
   table = extract_knowledge.extract()
   assert table["primitives"]["inline_mgpu_p"]["gpuInterpret"] is None
   assert table["errorTemplates"]["x"]["found"] is False

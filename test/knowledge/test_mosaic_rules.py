@@ -1,4 +1,4 @@
-"""Issue 17's rule numbers (analysis/knowledge/extract_mosaic_rules.py):
+"""Issue 17's rule numbers (analysis/knowledge/pallas_jax_facts/mosaic_rules.py):
 found in the installed JAX, and the ones that can be checked without a GPU
 hold in real JAX."""
 import ast
@@ -14,8 +14,8 @@ from jax.experimental.pallas import mosaic_gpu as plgpu
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 KNOWLEDGE = os.path.join(ROOT, "analysis", "knowledge")
 sys.path.insert(0, KNOWLEDGE)
-import extract_knowledge  # noqa: E402
-import extract_mosaic_rules  # noqa: E402
+from pallas_jax_facts import mosaic_rules as extract_mosaic_rules  # noqa: E402
+from pallas_jax_facts.source_ast import _exception_name, _string_template  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -65,10 +65,10 @@ def test_tiling_that_does_not_divide_fails_on_a_bare_assert(rules):
 def test_a_rule_that_moved_is_not_found():
   # Another JAX without the anchors: nothing is guessed.
   empty = lambda name: ast.parse("def wgmma():\n  pass\n")  # noqa: E731
-  table = extract_mosaic_rules.mosaic_gpu_rules(empty, extract_knowledge._string_template,
-                                                extract_knowledge._exception_name)
+  table = extract_mosaic_rules.mosaic_gpu_rules(empty, _string_template,
+                                                _exception_name)
   assert not any(v.get("found") for k, v in table.items() if k != "wgmmaAccumulatorDtypes")
   assert table["wgmmaAccumulatorDtypes"] == {}
-  gone = extract_mosaic_rules.mosaic_gpu_rules(lambda name: None, extract_knowledge._string_template,
-                                               extract_knowledge._exception_name)
+  gone = extract_mosaic_rules.mosaic_gpu_rules(lambda name: None, _string_template,
+                                               _exception_name)
   assert not any(v.get("found") for k, v in gone.items() if k != "wgmmaAccumulatorDtypes")

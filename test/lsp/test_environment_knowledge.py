@@ -106,6 +106,8 @@ def knowledge_dir_without_0112(tmp_path):
     d.mkdir()
     for name in ("jax-0.10.2.json", "extract_knowledge.py", "extract_knowledge_static.py"):
         shutil.copy(KNOWLEDGE / name, d / name)
+    shutil.copytree(KNOWLEDGE / "pallas_jax_facts", d / "pallas_jax_facts",
+                    ignore=shutil.ignore_patterns("__pycache__"))
     return d
 
 

@@ -65,6 +65,10 @@ run "clean sarif" 0 --format sarif clean && {
   if "$python" "$root/test/check/validate_sarif.py" "$root" "$work/clean.sarif" 2>"$work/schema"; then
     ok "clean sarif validates against the SARIF 2.1.0 schema"
   else bad "clean sarif schema" "$(cat "$work/schema")"; fi
+  # Every registered rule, in the registry's order (analysis/.../Rules.def).
+  registered="$("$python" -c "import re,sys; print(re.findall(r'PALLAS_RULE\(\s*\w+,\s*\"(PLS\d{3})\"', open(sys.argv[1]).read()))" "$root/analysis/include/pallas/analysis/Rules.def")"
+  expect_eq "sarif rules are the registry's" "$(json_get '[r["id"] for r in d["runs"][0]["tool"]["driver"]["rules"]]')" "$registered"
+  expect_eq "sarif rules have full descriptions" "$(json_get 'all(r["fullDescription"]["text"] for r in d["runs"][0]["tool"]["driver"]["rules"])')" "True"
   # One SARIF rule per code page in docs/codes (a new code brings both).
   expect_eq "sarif rules" "$(json_get '[r["id"] for r in d["runs"][0]["tool"]["driver"]["rules"]]')" \
     "$(cd "$root/docs/codes" && "$python" -c 'import glob; print(sorted(p[:-3] for p in glob.glob("PLS*.md")))')"
@@ -146,6 +150,13 @@ elif [ "$(pls001 "$work/j1")" != 40 ] || [ "$(pls001 "$work/j8")" != 40 ]; then
   bad "--jobs runs report the 40 PLS001 findings" "--jobs 1: $(pls001 "$work/j1"), --jobs 8: $(pls001 "$work/j8")"
 elif cmp -s "$work/j1" "$work/j8"; then ok "--jobs 1 and --jobs 8 give identical output"
 else bad "--jobs determinism" "$(diff "$work/j1" "$work/j8" | head)"; fi
+
+# ---- the rule registry agrees with the docs, the README tables and the fixtures ----
+if PALLAS_LSP_BIN="$bin" "$python" -m pytest -q -p no:cacheprovider "$root/test/rules" >"$work/rules" 2>&1; then
+  ok "rule registry: docs, tables, fixtures and sources agree (test/rules)"
+else
+  bad "rule registry (test/rules)" "$(tail -n 25 "$work/rules")"
+fi
 
 # Jupyter notebooks (.ipynb): cells checked as one module, findings per cell.
 if PALLAS_LSP_BIN="$bin" "$python" -m pytest -q -p no:cacheprovider "$root/test/check/test_notebook_check.py" >"$work/nb" 2>&1; then

@@ -56,6 +56,28 @@ GpuInterpretHandling parseHandling(const std::string& s) {
   return GpuInterpretHandling::Unknown;
 }
 
+std::vector<ComputeCapability> capabilities(const json& j, const char* field) {
+  std::vector<ComputeCapability> out;
+  for (const std::string& text : strings(j, field))
+    if (auto c = ComputeCapability::parse(text))
+      out.push_back(*c);
+  return out;
+}
+
+HardwareRequirement hardwareRequirement(const json& h) {
+  HardwareRequirement r;
+  r.requires_ = str(h, "requires");
+  r.gate = str(h, "gate");
+  r.source = str(h, "source");
+  r.equals = capabilities(h, "capabilityEquals");
+  r.atLeast = capabilities(h, "capabilityAtLeast");
+  if (auto m = h.find("majorIn"); m != h.end() && m->is_array())
+    for (const auto& v : *m)
+      if (v.is_number_integer())
+        r.majorIn.push_back(v.get<int>());
+  return r;
+}
+
 bool safeVersion(const std::string& v) {
   return !v.empty() && v.size() < 64 &&
          std::all_of(
@@ -144,7 +166,7 @@ KnowledgeBase::Loaded KnowledgeBase::fromJsonChecked(const json& t, std::string 
         f.mosaicGpuKnown = true;
       f.effects = strings(p, "effects");
       if (auto h = p.find("hardware"); h != p.end() && h->is_object())
-        f.hardware = str(*h, "requires") + " [" + str(*h, "source") + "]";
+        f.hardware = hardwareRequirement(*h);
       kb.primitives_[key] = std::move(f);
     }
   if (auto it = t.find("refIndexing"); it != t.end() && it->is_object())

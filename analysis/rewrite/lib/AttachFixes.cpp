@@ -2,6 +2,7 @@
 // docs/fixes.md onto a document's findings.
 #include "PathFixesImpl.h"
 #include "pallas/analysis/Rewrite.h"
+#include "pallas/analysis/Rules.h"
 
 #include <algorithm>
 #include <map>
@@ -182,7 +183,8 @@ void attachFixes(const Project& project, const std::string& path, std::vector<Fi
   // walk of the whole module each: findings x file size).
   std::vector<SourcePos> regionPositions;
   for (size_t i = 0; i < findings.size(); ++i)
-    if (findings[i].location.path == path && findings[i].code == "PLS001" && !reused[i])
+    if (findings[i].location.path == path &&
+        findings[i].code == rule(RuleId::InlineMgpuOnPath).code && !reused[i])
       regionPositions.push_back(findings[i].location.range.start);
   std::vector<RewriteResult> rewrites;
   if (!regionPositions.empty())
@@ -199,12 +201,13 @@ void attachFixes(const Project& project, const std::string& path, std::vector<Fi
       continue;
     }
     std::vector<Fix> made;
-    if (f.code == "PLS001") {
+    if (f.code == rule(RuleId::InlineMgpuOnPath).code) {
       RewriteResult& r = rewrites[next++];
       if (r.fix)
         made.push_back(std::move(*r.fix));
     }
-    if (f.code == "PLS001" || f.code == "PLS002") {
+    if (f.code == rule(RuleId::InlineMgpuOnPath).code ||
+        f.code == rule(RuleId::PrimitiveOnPath).code) {
       for (Fix& fix : rewrite::pathFixes(src, f))
         made.push_back(std::move(fix));
     } else if (auto fix = rewrite::ignoreFix(src, path, f.location.range.start.line, f.code)) {

@@ -55,6 +55,7 @@ json rules() {
         {"id", rule.code},
         {"name", rule.name},
         {"shortDescription", {{"text", rule.summary}}},
+        {"fullDescription", {{"text", rule.description}}},
         {"helpUri", ruleDocsUri(rule.code)},
         {"help", {{"text", std::string(rule.summary) + " See " + ruleDocsUri(rule.code)}}},
         {"defaultConfiguration", {{"level", level(rule.defaultSeverity)}}},
@@ -70,7 +71,7 @@ json result(const Report& report, const analysis::Finding& f) {
       {"message", {{"text", f.message}}},
       {"locations", json::array({physicalLocation(report, f.location)})},
   };
-  const auto& all = knownRules();
+  auto all = knownRules();
   for (size_t i = 0; i < all.size(); ++i)
     if (all[i].code == f.code)
       r["ruleIndex"] = i;

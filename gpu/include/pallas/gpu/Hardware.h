@@ -27,12 +27,12 @@ enum class Generation {
   Newer,            // a major above every generation known here
 };
 
-// Hardware features Mosaic GPU kernels can reach. The analysis maps
-// primitives to features; this header only says which GPUs have them.
+// What a GPU must have for any Mosaic GPU kernel. Which generation a
+// primitive needs (wgmma: Hopper; tcgen05/TMEM: datacenter Blackwell) is a
+// JAX fact: the knowledge table's typed hardware gates decide it
+// (pallas/knowledge/HardwareFacts.h), not this header.
 enum class Feature {
   MosaicGpu, // compute capability >= 9.0 (Mosaic GPU's floor)
-  Wgmma,     // warpgroup MMA: sm_90a only
-  Tcgen05,   // 5th-gen tensor cores and TMEM: sm_100a/sm_103a/sm_110a
   Tma,       // bulk tensor copies: 9.0 and newer
 };
 
@@ -40,9 +40,7 @@ Generation classify(ComputeCapability cc);
 const char* generationName(Generation generation); // "Hopper", ...
 const char* featureName(Feature feature);          // "wgmma", ...
 
-// Whether a GPU of this compute capability can execute the feature. For a
-// `Newer` generation this returns false for the architecture-specific
-// features (wgmma, tcgen05): NVIDIA's "a" targets are not forward compatible.
+// Whether a GPU of this compute capability can execute the feature.
 bool supports(ComputeCapability cc, Feature feature);
 
 // The compute capability Mosaic GPU needs at least.

@@ -4,6 +4,7 @@
 // an installed JAX (never written by hand); this class only loads it.
 #pragma once
 
+#include "pallas/knowledge/HardwareFacts.h"
 #include "pallas/knowledge/JaxEnvironment.h"
 
 #include <chrono>
@@ -39,7 +40,7 @@ struct PrimitiveFacts {
   std::vector<std::string> mosaicGpuSemantics; // "LanexWarpgroup", ...
   bool mosaicGpuKnown = false; // the table lists mosaicGpuLowering (an empty list means no rule)
   std::vector<std::string> effects;
-  std::optional<std::string> hardware; // "Hopper sm_90a (wgmma)", with its source
+  std::optional<HardwareRequirement> hardware; // the GPU it needs (HardwareFacts.h); none: any
 };
 
 struct ApiFacts {

@@ -1,8 +1,8 @@
 // PLS004: an inline_mgpu call whose operands do not match its declared
 // arg_types (two operands for a one-entry tuple); with a matching call
 // (one operand) there is no finding.
-// RUN: pallas-opt %s --pallas-discharge -o /dev/null 2>&1 | FileCheck %s
-// RUN: pallas-opt %S/../Inputs/pls004-ok.mlir --pallas-discharge -o /dev/null 2>&1 \
+// RUN: pallas-opt %s --pallas-inline-mgpu-signature -o /dev/null 2>&1 | FileCheck %s
+// RUN: pallas-opt %S/../Inputs/pls004-ok.mlir --pallas-inline-mgpu-signature -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=OK --allow-empty
 // OK-NOT: PLS
 

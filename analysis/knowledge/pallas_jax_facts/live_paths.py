@@ -1,0 +1,85 @@
+"""Per-path facts of an imported JAX: the GPU interpreter's arms, CPU lowering
+rules, Mosaic GPU lowering rules per semantics, and effects."""
+
+from __future__ import annotations
+
+import ast
+import enum
+import types
+
+from . import config
+from .live_objects import _code_objects, _resolve_chain, _source_of, _try_import, _unwrap
+from .source_ast import interpreter_arms
+
+
+def _case_primitive(pattern, module):
+  """Resolves `case a.b_p:` (MatchValue of a dotted name) to an object."""
+  if isinstance(pattern, ast.MatchValue):
+    dotted = ast.unparse(pattern.value).split(".")
+    return _resolve_chain(module, dotted) if len(dotted) > 1 else vars(module).get(dotted[0])
+  return None
+
+
+def gpu_interpret_arms():
+  """{id(prim): (handling, message)} plus whether a fallback arm exists."""
+  arms, has_fallback, found_module = {}, False, None
+  for module_name in config.INTERPRET_MODULES:
+    module = _try_import(module_name)
+    interpreter = getattr(module, "JaxprInterpreter", None) if module else None
+    source = _source_of(getattr(interpreter, "interpret", None)) if interpreter else None
+    if source is None:
+      continue
+    found_module = module_name
+    for pattern, handling, message in interpreter_arms(ast.parse(source)):
+      if pattern is None:
+        has_fallback = True
+        continue
+      prim = _case_primitive(pattern, module)
+      if prim is not None:
+        arms[id(prim)] = (handling, message)
+  return arms, has_fallback, found_module
+
+
+def cpu_lowering_sets():
+  mlir = _try_import("jax._src.interpreters.mlir")
+  generic = set(map(id, getattr(mlir, "_lowerings", {}) or {}))
+  specific = getattr(mlir, "_platform_specific_lowerings", {}) or {}
+  cpu = set(map(id, specific.get("cpu", {}) or {}))
+  return generic, cpu
+
+
+def _enum_name(value):
+  return value.name if isinstance(value, enum.Enum) else str(value)
+
+
+def mosaic_gpu_semantics():
+  """{id(prim): sorted ["Lane×Warpgroup", ...]} from the rules registry."""
+  lowering = _try_import("jax._src.pallas.mosaic_gpu.lowering")
+  registry = getattr(lowering, "mosaic_lowering_rules", None) if lowering else None
+  result = {}
+  if not isinstance(registry, dict):
+    return result, False
+  for key, rules in registry.items():
+    if isinstance(key, tuple) and len(key) == 2:
+      label = f"{_enum_name(key[0])}x{_enum_name(key[1])}"
+    else:
+      label = f"{_enum_name(key)}xWarpgroup"
+    for prim in rules:
+      result.setdefault(id(prim), set()).add(label)
+  return {k: sorted(v) for k, v in result.items()}, True
+
+
+def effect_names(prim):
+  rule = _unwrap(getattr(prim, "abstract_eval", None))
+  # _effect_free_abstract_eval wraps the user's rule in a closure.
+  closure = getattr(rule, "__closure__", None) or ()
+  candidates = [rule] + [c.cell_contents for c in closure
+                         if isinstance(getattr(c, "cell_contents", None), types.FunctionType)]
+  names = set()
+  for candidate in candidates:
+    code = getattr(_unwrap(candidate), "__code__", None)
+    if code is None:
+      continue
+    for sub in _code_objects(code):
+      names.update(n for n in sub.co_names if config.EFFECT_NAME.search(n))
+  return sorted(names)

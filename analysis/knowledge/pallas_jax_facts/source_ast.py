@@ -1,0 +1,156 @@
+"""Facts read from the AST of JAX's source, shared by the import-based and the
+static extractor: error message templates, a discharge rule's returned
+operands, the GPU interpreter's match arms, early returns before a bind."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+
+def _string_template(node):
+  """Renders a str/f-string AST node as a template with {expr} holes."""
+  if isinstance(node, ast.Constant) and isinstance(node.value, str):
+    return node.value
+  if isinstance(node, ast.JoinedStr):
+    parts = []
+    for value in node.values:
+      if isinstance(value, ast.Constant):
+        parts.append(str(value.value))
+      elif isinstance(value, ast.FormattedValue):
+        parts.append("{" + ast.unparse(value.value) + "}")
+    return "".join(parts)
+  if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+      and node.func.attr == "format"):
+    # "text {}".format(x): keep the {} holes, like an f-string's.
+    return _string_template(node.func.value)
+  if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+    left, right = _string_template(node.left), _string_template(node.right)
+    if left is not None and right is not None:
+      return left + right
+  return None
+
+
+def _template_regex(template):
+  """A regex matching any rendering of a template (holes match lazily)."""
+  pieces = re.split(r"\{[^{}]*\}", template)
+  return "(?:.+?)".join(re.escape(p) for p in pieces)
+
+
+def _exception_name(raise_node):
+  exc = raise_node.exc
+  if isinstance(exc, ast.Call):
+    exc = exc.func
+  if isinstance(exc, (ast.Name, ast.Attribute)):
+    return ast.unparse(exc).split(".")[-1]
+  return None
+
+
+def _raise_message(raise_node):
+  exc = raise_node.exc
+  if isinstance(exc, ast.Call) and exc.args:
+    return _string_template(exc.args[0])
+  return None
+
+
+def _returned_entries(node):
+  """The entries of a returned tuple expression: "none", "value", or
+  "rest-none" (a starred or repeated run of Nones of unknown length); None
+  when the expression is not a literal we can read."""
+  if isinstance(node, (ast.Tuple, ast.List)):
+    out = []
+    for elt in node.elts:
+      if isinstance(elt, ast.Constant) and elt.value is None:
+        out.append("none")
+      elif isinstance(elt, ast.Starred):
+        sub = _returned_entries(elt.value)
+        if sub is None or any(e == "value" for e in sub):
+          return None
+        out.append("rest-none")
+      else:
+        out.append("value")
+    return out
+  if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+    for side in (node.left, node.right):
+      sub = _returned_entries(side)
+      if sub is not None and all(e == "none" for e in sub):
+        return ["rest-none"]
+    return None
+  if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+    left, right = _returned_entries(node.left), _returned_entries(node.right)
+    return None if left is None or right is None else left + right
+  return None
+
+
+def _own_returns(func):
+  """`return` statements of a function, not of the functions nested in it."""
+  stack = list(func.body)
+  while stack:
+    node = stack.pop()
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+      continue
+    if isinstance(node, ast.Return):
+      yield node
+    stack.extend(ast.iter_child_nodes(node))
+
+
+def written_operands_of(func):
+  """written_operands for a rule's def (ast); shared with the static reader."""
+  written, returns = set(), 0
+  for ret in _own_returns(func):
+    returns += 1
+    if not isinstance(ret.value, ast.Tuple) or len(ret.value.elts) != 2:
+      return None
+    entries = _returned_entries(ret.value.elts[0])
+    if entries is None:
+      return None
+    for i, e in enumerate(entries):
+      if e == "rest-none":
+        if any(x == "value" for x in entries[i:]):
+          return None  # a value after a run of unknown length: position unknown
+        break
+      if e == "value":
+        written.add(i)
+  return sorted(written) if returns else None
+
+
+def interpreter_arms(tree):
+  """(pattern, handling, message) for each primitive pattern of the GPU
+  interpreter's `match ...primitive:` arms in `tree`; pattern None for the
+  fallback arm (`case _:`). Shared with the static reader."""
+  for node in ast.walk(tree):
+    if not isinstance(node, ast.Match) or "primitive" not in ast.unparse(node.subject):
+      continue
+    for case in node.cases:
+      patterns = case.pattern.patterns if isinstance(case.pattern, ast.MatchOr) else [case.pattern]
+      first = case.body[0] if case.body else None
+      if isinstance(first, ast.Raise):
+        handling, message = "arm-raises", _raise_message(first)
+      elif (len(case.body) == 1 and isinstance(first, ast.Assign)
+            and isinstance(first.value, ast.List) and not first.value.elts):
+        handling, message = "arm-noop", None
+      else:
+        handling, message = "arm", None
+      for pattern in patterns:
+        fallback = isinstance(pattern, ast.MatchAs) and pattern.pattern is None
+        yield (None if fallback else pattern), handling, message
+
+
+def returns_before_bind_guard_of(func):
+  """returns_before_bind_guard on a parsed def (the static extractor's too)."""
+  if isinstance(func, ast.Lambda):
+    return None
+  params = [a.arg for a in func.args.posonlyargs + func.args.args]
+  for node in ast.walk(func):
+    if not (isinstance(node, ast.If) and node.body and isinstance(node.body[0], ast.Return)):
+      continue
+    test = node.test
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+      continue
+    left, right = test.left, test.comparators[0]
+    if (isinstance(left, ast.Attribute) and left.attr == "shape" and isinstance(left.value, ast.Name)
+        and isinstance(right, ast.Name)):
+      # `a` may be rebound first (a = jnp.asarray(a)): still the parameter's value.
+      if left.value.id in params and right.id in params:
+        return {"shapeOf": params.index(left.value.id), "equals": params.index(right.id)}
+  return None

@@ -1,0 +1,256 @@
+#include "LaunchRuns.h"
+
+#include <set>
+
+namespace pallas::analysis::passes {
+
+namespace pd = pallas::dialect;
+
+namespace {
+
+// The front end records set_gpu_interpret_mode calls only within one
+// function (its lowering is per function), so the module's top-level
+// statements are read here.
+GlobalMode globalInterpretMode(mlir::ModuleOp module) {
+  GlobalMode mode;
+  for (pd::FuncOp f : module.getOps<pd::FuncOp>()) {
+    if (f.getKind() != pd::FuncKind::Module)
+      continue;
+    f.getBody().walk([&](pd::PrimOp p) {
+      if (p.getApi() != apiText(Api::SetGpuInterpretMode) || p.getArgs().empty())
+        return;
+      auto params = p.getArgs()[0].getDefiningOp<pd::PrimOp>();
+      if (!params || params.getApi() != apiText(Api::InterpretGpuParams)) {
+        mode = {}; // set_gpu_interpret_mode(None / something else): not GPU interpret
+        return;
+      }
+      mode.call = p;
+      mode.after = f;
+      mode.facts = {};
+      for (unsigned i = 0; i < params.getArgs().size() && i < params.getKeywords().size(); ++i) {
+        auto kw = llvm::cast<mlir::StringAttr>(params.getKeywords()[i]).getValue();
+        auto c = params.getArgs()[i].getDefiningOp<pd::ConstantOp>();
+        llvm::StringRef v = c ? c.getValue() : "";
+        long n = 0;
+        if (kw == "skip_floating_point_ops")
+          mode.facts.skipFloatingPointOps = v == "True";
+        if (kw == "inline_mgpu")
+          mode.facts.inlineMgpuOptionGiven = true;
+        if (kw == "num_cores_or_threads" && !v.getAsInteger(10, n) && n > 1)
+          mode.facts.multiThreaded = true;
+      }
+    });
+  }
+  return mode;
+}
+
+bool usesGlobalMode(pd::LaunchOp launch, const GlobalMode& mode) {
+  if (!mode.call)
+    return false;
+  llvm::StringRef source = pd::stringifyEnum(launch.getInterpretSource());
+  bool own = source == "absent" || (source == "literal" && launch.getInterpretText() &&
+                                    launch.getInterpretText()->trim() == "False");
+  if (!own)
+    return false;
+  // A top-level launch before the call runs before the mode is set.
+  auto owner = launch->getParentOfType<pd::FuncOp>();
+  if (owner && owner.getKind() == pd::FuncKind::Module && owner->isBeforeInBlock(mode.after))
+    return false;
+  if (owner != mode.after)
+    return true;
+  pd::PrimOp call = mode.call;
+  return call->getBlock() != launch->getBlock() || call->isBeforeInBlock(launch);
+}
+
+} // namespace
+
+std::vector<ExecPath> runtimeChoicePaths() {
+#if PALLAS_LSP_MUTANT == 4 // mutant (test/mutation): a run-time interpret= loses its compiled path
+  return {ExecPath::InterpretHlo};
+#else
+  return {ExecPath::InterpretHlo, ExecPath::Compiled};
+#endif
+}
+
+namespace {
+
+std::vector<PathChoice> pathsOf(pd::LaunchOp launch) {
+  std::set<std::string> s;
+  for (mlir::Attribute a : launch.getPaths())
+    s.insert(pd::enumName(a).str());
+  bool unknown = s.count(pd::path::kUnknown) > 0;
+  bool may = unknown || s.size() > 1;
+  std::set<ExecPath> chosen;
+  if (s.count(pd::path::kInterpretHlo))
+    chosen.insert(ExecPath::InterpretHlo);
+  if (s.count(pd::path::kInterpretGpu))
+    chosen.insert(ExecPath::InterpretGpu);
+  if (s.count(pd::path::kCompiled))
+    chosen.insert(ExecPath::Compiled);
+  if (unknown)
+    for (ExecPath p : runtimeChoicePaths())
+      chosen.insert(p);
+  std::vector<PathChoice> out;
+  for (ExecPath p : {ExecPath::InterpretHlo, ExecPath::InterpretGpu, ExecPath::Compiled})
+    if (chosen.count(p))
+      out.push_back({p, may});
+  return out;
+}
+
+// Per caller context when the launch's interpret= is a parameter whose
+// callers are known; else the launch's own paths.
+std::vector<LaunchRun> runsOf(pd::LaunchOp launch, const LaunchFacts& facts,
+                              const std::vector<PathChoice>& own,
+                              const std::vector<CallContext>& contexts) {
+  std::vector<LaunchRun> runs;
+  if (contexts.empty()) {
+    for (const PathChoice& pc : own)
+      runs.push_back({pc, facts, {}});
+    return runs;
+  }
+  auto add = [&](ExecPath p, bool may, const CallContext& c) {
+    for (LaunchRun& r : runs)
+      if (r.pc.path == p && r.pc.may == may) {
+        r.via.push_back(&c);
+        return;
+      }
+    LaunchFacts f = facts;
+    if (p == ExecPath::InterpretGpu && !c.usesDefault) {
+      f = c.facts;
+      f.numThreads = facts.numThreads;
+      f.multiThreaded = f.multiThreaded || facts.numThreads > 1;
+    }
+    runs.push_back({{p, may}, f, {&c}});
+  };
+  for (const CallContext& c : contexts) {
+    if (c.paths.empty())
+      for (ExecPath p : runtimeChoicePaths())
+        add(p, true, c);
+    for (ExecPath p : c.paths)
+      add(p, c.paths.size() > 1, c);
+  }
+  // A path some caller certainly selects is reported once, as certain.
+  std::vector<LaunchRun> kept;
+  for (LaunchRun& r : runs) {
+    bool certainToo = false;
+    for (const LaunchRun& o : runs)
+      certainToo |= r.pc.may && !o.pc.may && o.pc.path == r.pc.path;
+    if (!certainToo)
+      kept.push_back(std::move(r));
+  }
+  (void)launch;
+  return kept;
+}
+
+// The runs of one launch, with the caller contexts they point into.
+struct LaunchPlan {
+  const GlobalMode* global = nullptr;
+  std::vector<CallContext> contexts;
+  std::vector<LaunchRun> runs;
+};
+
+void planLaunch(detail::PassContext& ctx, const std::string& doc, pd::LaunchOp launch,
+                const GlobalMode& mode, CallIndex& calls, LaunchPlan& plan) {
+  LaunchFacts facts = launchFactsOf(launch);
+  std::vector<PathChoice> paths = pathsOf(launch);
+  if (usesGlobalMode(launch, mode)) {
+    plan.global = &mode;
+    long threads = facts.numThreads;
+    facts = mode.facts;
+    facts.numThreads = threads;
+    facts.multiThreaded = facts.multiThreaded || threads > 1;
+    paths = {{ExecPath::InterpretGpu, false}};
+  } else if (ctx.options.assumePath.empty()) {
+    plan.contexts = interpretCallContexts(calls, doc, launch);
+    if (plan.contexts.empty())
+      plan.contexts = gpuModeCallContexts(calls, doc, launch);
+  }
+  // `check --assume-path`: every launch judged as if that path were chosen.
+  if (const std::string& assumed = ctx.options.assumePath; !assumed.empty()) {
+    ExecPath p = assumed == "interpret"       ? ExecPath::InterpretHlo
+                 : assumed == "gpu-interpret" ? ExecPath::InterpretGpu
+                                              : ExecPath::Compiled;
+    plan.global = nullptr;
+    plan.contexts.clear();
+    paths = {{p, false}};
+    if (p == ExecPath::InterpretHlo) {
+      facts.skipFloatingPointOps = facts.inlineMgpuOptionGiven = false;
+      facts.multiThreaded = facts.numThreads > 1;
+    }
+  }
+  plan.runs = runsOf(launch, facts, paths, plan.contexts);
+}
+
+std::vector<pd::LaunchOp> launchesOf(mlir::ModuleOp module) {
+  std::vector<pd::LaunchOp> launches;
+  module.walk([&](pd::LaunchOp l) {
+    if (isMosaicGpuLaunch(l) && isStaticallyReachable(l))
+      launches.push_back(l);
+  });
+  return launches;
+}
+
+// A helper file: no launch of its own, but code that only some paths can
+// run. Its findings come from launches in the files that call into it.
+bool isKernelHelper(mlir::ModuleOp module) {
+  bool launch = false, gpuOnly = false;
+  module.walk([&](mlir::Operation* op) {
+    if (llvm::isa<pd::LaunchOp>(op))
+      launch = true;
+    else if (llvm::isa<pd::InlineMgpuOp>(op))
+      gpuOnly = true;
+    else if (auto p = llvm::dyn_cast<pd::PrimOp>(op); p && p.getApi().starts_with("plgpu."))
+      gpuOnly = true;
+  });
+  return gpuOnly && !launch;
+}
+
+} // namespace
+
+void forEachLaunchRun(detail::PassContext& ctx, const std::string& doc, mlir::ModuleOp module,
+                      const knowledge::KnowledgeBase& kb, CallIndex& calls,
+                      const std::function<void(const LaunchRunView&)>& visit) {
+  GlobalMode mode = globalInterpretMode(module);
+  for (pd::LaunchOp launch : launchesOf(module)) {
+    LaunchPlan plan;
+    planLaunch(ctx, doc, launch, mode, calls, plan);
+    for (const LaunchRun& run : plan.runs) {
+      KernelWalk walk(ctx.workspace, kb, run.pc.path, launch, doc);
+      if (!walk.run())
+        continue;
+      visit({doc, launch, plan.global, run, walk});
+    }
+  }
+}
+
+void checkDocumentAndCallers(detail::PassContext& ctx, const DocumentCheck& check) {
+  CallIndex calls(ctx.workspace);
+  check(ctx.path, ctx.module, calls, ctx.findings);
+  if (!isKernelHelper(ctx.module))
+    return;
+  // The files whose launches reach this helper (through any chain of calls),
+  // so an editor showing only the helper still gets its findings. One walk
+  // of the workspace's call edges; only helper files pay for it.
+  std::set<std::string> reaching{ctx.path};
+  std::vector<detail::CallEdge> edges = ctx.workspace.callEdges();
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const detail::CallEdge& e : edges)
+      if (reaching.count(e.calleePath) && reaching.insert(e.caller.path).second)
+        grew = true;
+  }
+  for (const std::string& doc : reaching) {
+    if (doc == ctx.path)
+      continue;
+    mlir::ModuleOp module = ctx.workspace.module(doc);
+    if (!module)
+      continue;
+    std::vector<Finding> found;
+    check(doc, module, calls, found);
+    for (Finding& f : found)
+      if (f.location.path == ctx.path)
+        ctx.findings.push_back(std::move(f));
+  }
+}
+
+} // namespace pallas::analysis::passes
