@@ -188,30 +188,41 @@ class WorkspaceIndex final : public shape::SourceIndex {
 public:
   explicit WorkspaceIndex(const detail::PassContext& ctx) : ctx_(ctx) {}
   std::optional<File> file(const std::string& path) const override {
-    auto s = ctx_.workspace.syntaxOf(path);
-    if (!s.doc)
-      return std::nullopt;
-    return File{s.doc, s.globals};
+    auto it = files_.find(path);
+    if (it == files_.end()) {
+      auto s = ctx_.workspace.syntaxOf(path);
+      std::optional<File> f;
+      if (s.doc)
+        f = File{s.doc, s.globals};
+      it = files_.emplace(path, f).first;
+    }
+    return it->second;
   }
+  // The workspace's call graph is built once per session: asking the
+  // workspace per (path, symbol) walked every module again for each of a
+  // file's 200 kernels (half of an edit's analysis).
   std::vector<CallSite> callersOf(const std::string& path,
                                   const std::string& symbol) const override {
-    std::string key = path + '\x1f' + symbol;
-    if (auto it = cache_.find(key); it != cache_.end())
-      return it->second;
-    std::vector<CallSite> out;
-    for (const detail::CallEdge& e : ctx_.workspace.callersOf(path, symbol)) {
-      if (!llvm::isa<pd::CallOp>(e.site))
-        continue; // a launch runs the function as a kernel, it does not call it
-      detail::LineCol lc = detail::lineCol(e.site->getLoc());
-      if (lc.line)
-        out.push_back({e.caller.path, lc.line - 1, lc.column ? lc.column - 1 : 0});
+    if (!edgesBuilt_) {
+      edgesBuilt_ = true;
+      for (const detail::CallEdge& e : ctx_.workspace.callEdges()) {
+        if (!llvm::isa<pd::CallOp>(e.site))
+          continue; // a launch runs the function as a kernel, it does not call it
+        detail::LineCol lc = detail::lineCol(e.site->getLoc());
+        if (lc.line)
+          edges_[e.calleePath + '\x1f' + e.calleeSymbol].push_back(
+              {e.caller.path, lc.line - 1, lc.column ? lc.column - 1 : 0});
+      }
     }
-    return cache_[key] = out;
+    auto it = edges_.find(path + '\x1f' + symbol);
+    return it == edges_.end() ? std::vector<CallSite>{} : it->second;
   }
 
 private:
   const detail::PassContext& ctx_;
-  mutable std::map<std::string, std::vector<CallSite>> cache_;
+  mutable std::map<std::string, std::optional<File>> files_;
+  mutable bool edgesBuilt_ = false;
+  mutable std::map<std::string, std::vector<CallSite>> edges_;
 };
 
 Value noneValue() {
