@@ -35,6 +35,7 @@ Project::~Project() {
 
 UpdateStats Project::setDocument(const std::string& path, std::string text) {
   std::lock_guard lock(impl_->mutex);
+  impl_->invalidate();
   DocState& d = impl_->open(path);
   d.isOpen = true;
   d.doc.setText(std::move(text));
@@ -43,6 +44,7 @@ UpdateStats Project::setDocument(const std::string& path, std::string text) {
 
 UpdateStats Project::editDocument(const std::string& path, const std::vector<ByteEdit>& edits) {
   std::lock_guard lock(impl_->mutex);
+  impl_->invalidate();
   DocState* d = impl_->find(path);
   if (!d || !d->isOpen)
     throw std::invalid_argument("document is not open: " + path);
@@ -53,6 +55,7 @@ UpdateStats Project::editDocument(const std::string& path, const std::vector<Byt
 
 void Project::closeDocument(const std::string& path) {
   std::lock_guard lock(impl_->mutex);
+  impl_->invalidate();
   DocState* d = impl_->find(path);
   if (!d)
     return;
@@ -70,6 +73,7 @@ void Project::closeDocument(const std::string& path) {
 
 void Project::releaseDocument(const std::string& path) {
   std::lock_guard lock(impl_->mutex);
+  impl_->invalidate();
   impl_->forget(path);
 }
 
@@ -149,6 +153,13 @@ std::vector<Finding> Project::findings(const std::string& path) const {
   if (!d)
     return {};
   impl_->ensureCurrent(*d);
+  // Unchanged since the last call (no edit, option or indexed file between):
+  // the same findings.
+  const uint64_t generation = impl_->generationCounter, revision = impl_->revision;
+  if (auto it = impl_->findingsCache.find(path); it != impl_->findingsCache.end() &&
+                                                 it->second.generation == generation &&
+                                                 it->second.revision == revision)
+    return it->second.findings;
   std::vector<Finding> out;
   detail::WorkspaceImpl ws = impl_->workspace();
   detail::PassContext ctx{ws, path, *d->module, impl_->options, out};
@@ -176,6 +187,10 @@ std::vector<Finding> Project::findings(const std::string& path) const {
     for (RelatedInfo& r : f.related)
       widen(r.location, linesOf(r.location.path));
   }
+  // Kept only when the run itself changed nothing (a file indexed on demand
+  // bumps the generation).
+  if (impl_->generationCounter == generation && impl_->revision == revision)
+    impl_->findingsCache[path] = {generation, revision, out};
   return out;
 }
 
@@ -192,6 +207,7 @@ std::string knowledgeJaxVersion(const std::string& knowledgePath) {
 
 void Project::setKnowledgePath(std::string path) {
   std::lock_guard lock(impl_->mutex);
+  impl_->invalidate();
   impl_->options.knowledgePath = std::move(path);
 }
 
@@ -202,11 +218,13 @@ std::string Project::knowledgePath() const {
 
 void Project::setGpuComputeCapability(std::string capability) {
   std::lock_guard lock(impl_->mutex);
+  impl_->invalidate();
   impl_->options.gpuComputeCapability = std::move(capability);
 }
 
 void Project::setGpuSharedMemoryPerBlockOptin(long long bytes) {
   std::lock_guard lock(impl_->mutex);
+  impl_->invalidate();
   impl_->options.gpuSharedMemoryPerBlockOptin = bytes;
 }
 
@@ -219,6 +237,7 @@ size_t Project::indexWorkspace(const std::atomic<bool>* cancel) {
     std::lock_guard lock(impl_->mutex);
     if (impl_->find(f))
       continue;
+    impl_->invalidate();
     if (impl_->ensureIndexed(f, 0))
       ++n;
   }
@@ -227,6 +246,7 @@ size_t Project::indexWorkspace(const std::atomic<bool>* cancel) {
 
 void Project::fileChanged(const std::string& path) {
   std::lock_guard lock(impl_->mutex);
+  impl_->invalidate();
   DocState* d = impl_->find(path);
   if (d && d->isOpen)
     return; // the editor's version wins

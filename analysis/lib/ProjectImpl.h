@@ -36,6 +36,24 @@ struct Project::Impl : names::ModuleResolver {
   std::unique_ptr<mlir::MLIRContext> context;
   std::map<std::string, std::unique_ptr<DocState>> docs;
   uint64_t generationCounter = 0;
+  // Bumped by every public call that may change what findings() returns
+  // besides a document's generation (options, opening, closing, releasing,
+  // indexing); with generationCounter it keys `findingsCache`. (withModule's
+  // callers only read the module, like every analysis that shares it.)
+  uint64_t revision = 0;
+  // The last findings of each document, and the state they were computed in:
+  // the server asks twice per edit (the pushed diagnostics after the debounce
+  // and the client's pull), and a file of 200 Mosaic GPU launches spends
+  // hundreds of ms in the passes (their SMEM budgets evaluate every launch).
+  struct CachedFindings {
+    uint64_t generation = 0, revision = 0;
+    std::vector<Finding> findings;
+  };
+  std::map<std::string, CachedFindings> findingsCache;
+  void invalidate() {
+    ++revision;
+    findingsCache.clear();
+  }
   std::set<std::string> building; // documents whose globals are being built (cycle guard)
   // Held by every ModuleResolver call: lowerUnits lowers on two threads, and
   // both resolve imports, which index files on demand (inserting into `docs`,

@@ -158,6 +158,23 @@ TEST_F(Smem, TheProbedGpuLimitIsUsed) {
   EXPECT_NE(b->limitSource.find("local GPU"), std::string::npos);
 }
 
+// Findings are kept between calls (the server asks twice per edit); a GPU
+// probed later, an edit and a reopened text each give fresh ones.
+TEST_F(Smem, KeptFindingsFollowTheGpuLimitAndEdits) {
+  ASSERT_EQ(withCode(check(kPipelined), "PLS005").size(), 1u);
+  ASSERT_EQ(withCode(project_->findings(path_), "PLS005").size(), 1u); // asked again
+  project_->setGpuSharedMemoryPerBlockOptin(1 << 20);
+  EXPECT_TRUE(withCode(project_->findings(path_), "PLS005").empty());
+  project_->setGpuSharedMemoryPerBlockOptin(232448);
+  ASSERT_EQ(withCode(project_->findings(path_), "PLS005").size(), 1u);
+  std::string interpreted = kPipelined;
+  interpreted.replace(interpreted.find("x.dtype))(x)"), 12, "x.dtype), interpret=True)(x)");
+  project_->setDocument(path_, kHeader + interpreted);
+  EXPECT_TRUE(withCode(project_->findings(path_), "PLS005").empty());
+  project_->setDocument(path_, std::string(kHeader) + kPipelined);
+  EXPECT_EQ(withCode(project_->findings(path_), "PLS005").size(), 1u);
+}
+
 // The interpreters allocate no shared memory.
 TEST_F(Smem, InterpretedLaunchHasNoPLS005) {
   std::string body = kPipelined;
