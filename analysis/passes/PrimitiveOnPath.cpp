@@ -55,8 +55,7 @@ Failure retraceCollectiveFailure(const Binding& b, const LaunchFacts& launch,
                    .value_or("run_scoped interpret rule does not support collective axes");
   f.reason =
       b.api == apiText(Api::GpuKernel)
-          ? "a plgpu.kernel with a thread axis (num_threads=" +
-                std::to_string(launch.numThreads) +
+          ? "a plgpu.kernel with a thread axis (num_threads=" + std::to_string(launch.numThreads) +
                 ", thread_name=...) runs its body in run_scoped(collective_axes=thread_name), "
                 "which the HLO interpreter rejects before it looks at the body"
           : "the HLO interpreter does not support run_scoped with collective axes";

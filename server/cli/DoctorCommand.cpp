@@ -129,22 +129,21 @@ int runDoctor(const std::vector<std::string>& args) {
   const std::string runner = gpu::locateRunnerScript();
 
   if (asJson) {
-    json out = {
-        {"python", {{"interpreter", interpreter}, {"environment", environment}}},
-        {"gpu", probeJson(probe, loaded ? &*loaded.base : nullptr)},
-        {"knowledge",
-         {{"jax_version", jaxVersion},
-          {"how", loaded.how},
-          {"source", loaded ? loaded.base->source() : std::string()},
-          {"environment_jax", located ? json{{"version", located->version},
-                                             {"site_packages", located->sitePackages},
-                                             {"found_via", located->foundVia}}
-                                      : json(nullptr)},
-          {"fallback", loaded.fallbackReason},
-          {"notes", loaded.notes},
-          {"tables", tables}}},
-        {"runner", runner},
-        {"launch_template", environment::launchTemplateText(launchTemplate)}};
+    json out = {{"python", {{"interpreter", interpreter}, {"environment", environment}}},
+                {"gpu", probeJson(probe, loaded ? &*loaded.base : nullptr)},
+                {"knowledge",
+                 {{"jax_version", jaxVersion},
+                  {"how", loaded.how},
+                  {"source", loaded ? loaded.base->source() : std::string()},
+                  {"environment_jax", located ? json{{"version", located->version},
+                                                     {"site_packages", located->sitePackages},
+                                                     {"found_via", located->foundVia}}
+                                              : json(nullptr)},
+                  {"fallback", loaded.fallbackReason},
+                  {"notes", loaded.notes},
+                  {"tables", tables}}},
+                {"runner", runner},
+                {"launch_template", environment::launchTemplateText(launchTemplate)}};
     std::printf("%s\n", out.dump(2).c_str());
   } else {
     std::string text = "Python (" + interpreter + "):\n" + describePython(environment);
