@@ -4,6 +4,7 @@ binary over pipes: 400 `pallas/mlir` requests for a module whose printed
 MLIR is about 1 MB each (400 MB if all were queued), nothing read until the
 server has settled; then every reply arrives. Asserts memory, never time."""
 
+import os
 import json
 import subprocess
 import threading
@@ -67,7 +68,11 @@ def test_a_client_that_reads_nothing_does_not_grow_memory_without_bound(tmp_path
         # Bounded: 32 MB of queued output plus 16 requests in flight (about
         # 140 MB in all here). Unbounded, the replies pile up (about 500 MB).
         print(f"peak RSS {peak:.0f} MB")
-        assert peak < 250, f"server RSS reached {peak:.0f} MB with no reader"
+        # Under AddressSanitizer (suite 80 sets ASAN_OPTIONS) freed memory sits
+        # in a 256 MB quarantine and every byte has shadow: the bound is for
+        # the product build, where it tells bounded (~140 MB) from not (~500).
+        if "ASAN_OPTIONS" not in os.environ:
+            assert peak < 250, f"server RSS reached {peak:.0f} MB with no reader"
 
         # Now read: every request is answered.
         reader = Reader(proc.stdout.read1)
