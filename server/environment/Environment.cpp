@@ -9,8 +9,12 @@ namespace pallas::server::environment {
 namespace fs = std::filesystem;
 
 const gpu::ProbeResult& gpuProbe() {
-  static const gpu::ProbeResult probe = gpu::probeDevices(); // thread-safe once
-  return probe;
+  // Probed once (thread-safe), and never destroyed: the server's environment
+  // worker copies it from its own thread, which may still be running while
+  // the process exits and runs static destructors (ASan saw the copy read a
+  // freed string).
+  static const gpu::ProbeResult* probe = new gpu::ProbeResult(gpu::probeDevices());
+  return *probe;
 }
 
 std::string bestCapability(const gpu::ProbeResult& probe) {

@@ -7,11 +7,13 @@ namespace pallas::server {
 namespace {
 
 // Keyed by server: tests run several servers in one process. An entry is a
-// few bytes and servers are few, so entries are never erased.
+// few bytes and servers are few, so entries are never erased. The table is
+// never destroyed either: the environment worker thread may set an entry
+// while the process exits.
 std::mutex mutex;
 std::map<const LspServer*, GpuPresence>& table() {
-  static std::map<const LspServer*, GpuPresence> t;
-  return t;
+  static auto* t = new std::map<const LspServer*, GpuPresence>;
+  return *t;
 }
 
 } // namespace

@@ -3,8 +3,10 @@
 namespace pallas::knowledge {
 
 KnowledgeService& KnowledgeService::shared() {
-  static KnowledgeService service;
-  return service;
+  // Never destroyed: the server's background environment worker may still
+  // load a table while the process exits and runs static destructors.
+  static KnowledgeService* service = new KnowledgeService;
+  return *service;
 }
 
 std::shared_ptr<const KnowledgeBase> KnowledgeService::load(const std::string& path) {
