@@ -115,6 +115,11 @@ std::optional<bool> Lowerer::staticCondition(TSNode cond) {
       return !*inner;
     return std::nullopt;
   }
+  // typing.TYPE_CHECKING is False when the program runs.
+  if (is(cond, "identifier") || is(cond, "attribute"))
+    if (auto b = resolveBinding(cond);
+        b && b->kind == Binding::Kind::Symbol && b->target == "typing.TYPE_CHECKING")
+      return false;
   if (is(cond, "identifier") && !findLocal(text(cond))) {
     auto b = globals_.find(text(cond));
     if (b && b->kind == Binding::Kind::Constant) {

@@ -318,6 +318,66 @@ InterpretEval evaluateInterpret(TSNode expr, const syntax::Document& doc, const 
   return e;
 }
 
+// ---- run-time spellings Globals follows --------------------------------------
+
+// `TYPE_CHECKING` / `typing.TYPE_CHECKING` (imported from typing), also under
+// `not`: the truth of the condition at run time, where TYPE_CHECKING is
+// False; nullopt for any other condition.
+std::optional<bool> Globals::isTypeCheckingCondition(TSNode cond,
+                                                     const syntax::Document& doc) const {
+  while (is(cond, "parenthesized_expression"))
+    cond = ts_node_named_child(cond, 0);
+  if (is(cond, "not_operator")) {
+    std::optional<bool> inner = isTypeCheckingCondition(field(cond, "argument"), doc);
+    return inner ? std::optional<bool>(!*inner) : std::nullopt;
+  }
+  if (!is(cond, "identifier") && !is(cond, "attribute"))
+    return std::nullopt;
+  std::optional<Binding> b = resolveGlobalExpr(cond, doc, *this);
+  if (b && b->kind == Binding::Kind::Symbol && b->target == "typing.TYPE_CHECKING")
+    return false;
+  return std::nullopt;
+}
+
+// A module cloned at run time (JAX's mosaic_gpu_test.py):
+//   X = types.ModuleType("name")
+//   X.__dict__.update(M.__dict__)        (or vars(X).update(vars(M)))
+// X then holds M's attributes: it names what M names.
+void Globals::bindModuleClone(TSNode call, const syntax::Document& doc) {
+  TSNode callee = field(call, "function");
+  if (!is(callee, "attribute") || doc.textOf(field(callee, "attribute")) != "update")
+    return;
+  // The namespace of a module-level name: `X.__dict__` or `vars(X)`.
+  auto namespaceOf = [&](TSNode e) -> TSNode {
+    while (is(e, "parenthesized_expression"))
+      e = ts_node_named_child(e, 0);
+    if (is(e, "attribute") && doc.textOf(field(e, "attribute")) == "__dict__" &&
+        is(field(e, "object"), "identifier"))
+      return field(e, "object");
+    if (is(e, "call") && doc.textOf(field(e, "function")) == "vars" && !find("vars")) {
+      TSNode args = field(e, "arguments");
+      if (!isNull(args) && ts_node_named_child_count(args) == 1 &&
+          is(ts_node_named_child(args, 0), "identifier"))
+        return ts_node_named_child(args, 0);
+    }
+    return TSNode{};
+  };
+  TSNode target = namespaceOf(field(callee, "object"));
+  TSNode args = field(call, "arguments");
+  if (isNull(target) || isNull(args) || ts_node_named_child_count(args) != 1)
+    return;
+  TSNode source = namespaceOf(ts_node_named_child(args, 0));
+  if (isNull(source))
+    return;
+  const Binding* from = find(str(doc.textOf(source)));
+  const Binding* into = find(str(doc.textOf(target)));
+  // Only a fresh module object (types.ModuleType(...), bound as Other) takes
+  // the source module's names; updating anything else is not modelled.
+  if (from && (from->kind == Binding::Kind::Module || from->kind == Binding::Kind::Symbol) &&
+      into && into->kind == Binding::Kind::Other && into->target == "types.ModuleType")
+    bindings_[str(doc.textOf(target))] = *from;
+}
+
 // ---- Globals::build --------------------------------------------------------
 
 void Globals::build(const syntax::Document& doc, const std::string& path, ModuleResolver* resolver,
@@ -343,6 +403,8 @@ void Globals::scanBlock(TSNode block, const syntax::Document& doc, int blockDept
       TSNode a = ts_node_named_child(s, 0);
       if (is(a, "assignment"))
         bindAssignment(a, doc);
+      else if (is(a, "call"))
+        bindModuleClone(a, doc);
     } else if (t == "function_definition" || t == "class_definition" || t == "decorated_definition")
       bindDefinition(s, doc);
     else if (t == "ERROR" && ts_node_eq(block, doc.root())) {
@@ -366,6 +428,18 @@ void Globals::scanBlock(TSNode block, const syntax::Document& doc, int blockDept
         }
       }
     } else if (t == "if_statement") {
+      // `if TYPE_CHECKING: ... else: ...`: at run time only the else branch
+      // runs (typing.TYPE_CHECKING is False), `if not TYPE_CHECKING:` the
+      // other way round.
+      if (std::optional<bool> truth = isTypeCheckingCondition(field(s, "condition"), doc)) {
+        for (TSNode c : syntax::namedChildren(s)) {
+          bool consequence = ts_node_eq(c, field(s, "consequence"));
+          bool alternative = is(c, "elif_clause") || is(c, "else_clause");
+          if (consequence ? *truth : alternative && !*truth)
+            scanBlock(c, doc, blockDepth + 1);
+        }
+        continue;
+      }
       // `if ok: from jax... import X` / `else: X = None`: a None fallback in
       // another branch does not hide the import (the branch where the
       // module is usable is the one the analysis is for).
@@ -484,6 +558,10 @@ void Globals::bindImportFrom(TSNode stmt, const syntax::Document& doc) {
 void Globals::bindAssignment(TSNode assign, const syntax::Document& doc) {
   TSNode left = field(assign, "left");
   TSNode right = field(assign, "right");
+  // `m.attr = v` / `d[k] = v` bind no name (a module clone's attribute
+  // overrides are not modelled).
+  if (is(left, "attribute") || is(left, "subscript"))
+    return;
   if (!is(left, "identifier")) {
     // Tuple targets etc.: every name bound is something we do not model.
     if (!isNull(left))
@@ -564,6 +642,10 @@ void Globals::bindAssignment(TSNode assign, const syntax::Document& doc) {
         if (isNull(interpretNode))
           b.interpret->source = "absent";
       }
+    } else if (auto r = resolveGlobalExpr(callee, doc, *this);
+               r && r->kind == Binding::Kind::Symbol && r->target == "types.ModuleType") {
+      // A fresh module object: bindModuleClone may give it a module's names.
+      b.target = r->target;
     }
   }
   bindings_[name] = b;

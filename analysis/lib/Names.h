@@ -98,6 +98,8 @@ private:
   void bindImportFrom(TSNode stmt, const syntax::Document& doc);
   void bindAssignment(TSNode assign, const syntax::Document& doc);
   void bindDefinition(TSNode def, const syntax::Document& doc);
+  void bindModuleClone(TSNode call, const syntax::Document& doc);
+  std::optional<bool> isTypeCheckingCondition(TSNode cond, const syntax::Document& doc) const;
   void scanBlock(TSNode block, const syntax::Document& doc, int blockDepth);
   std::optional<Binding> followExport(Binding b) const;
 
