@@ -81,19 +81,30 @@ mlir::Value Lowerer::factoryValue(TSNode n, std::string api, bool viaPartial) {
 
 // `pl.pallas_call(kernel, ...)` (also plgpu.kernel, pl.kernel, pl.core_map):
 // a launch when the body is given, else a factory waiting for it.
-mlir::Value Lowerer::lowerLaunchCall(TSNode n, const std::string& api, const CallArguments& args) {
+mlir::Value Lowerer::lowerLaunchCall(TSNode n, const std::string& api, const CallArguments& args,
+                                     const LaunchWrapper* wrapper) {
   TSNode body = api == apiName(Api::CoreMap) ? TSNode{} : args.positionalOrKeyword(0, "body");
   if (api == apiName(Api::Kernel) && isNull(args.positional(0)))
     body = args.keyword("body");
-  if (isNull(body))
-    return factoryValue(n, api, false);
-  return emitLaunch(n, api, "call", n, nullptr, callableOf(body));
+  if (isNull(body)) {
+    mlir::Value v = factoryValue(n, api, false);
+    if (wrapper)
+      info_[v].factory->wrapper = *wrapper;
+    return v;
+  }
+  return emitLaunch(n, api, "call", n, nullptr, callableOf(body), wrapper);
 }
 
 // `functools.partial(construct, ...)` of a launch or a body-taking construct
 // is a factory; any other partial is an ordinary primitive.
 mlir::Value Lowerer::lowerPartialCall(TSNode n, const std::string& api, const CallArguments& args) {
   TSNode first = args.positional(0);
+  // functools.partial(self.pallas_call, ...) of a launch wrapper method.
+  if (auto w = isNull(first) ? std::nullopt : launchWrapperOf(first)) {
+    mlir::Value v = factoryValue(n, w->api, true);
+    info_[v].factory->wrapper = *w;
+    return v;
+  }
   if (!isNull(first) && (is(first, "identifier") || is(first, "attribute"))) {
     if (auto b = resolveBinding(first); b && b->file.empty() && names::isJaxName(b->target)) {
       std::string inner = names::canonicalApi(b->target);
@@ -114,7 +125,7 @@ mlir::Value Lowerer::lowerPartialCall(TSNode n, const std::string& api, const Ca
 mlir::Value Lowerer::applyBodyInCall(TSNode n, const std::string& api, TSNode body) {
   if (isNull(body))
     return factoryValue(n, api, false);
-  Factory f{api, n, false, std::nullopt, true};
+  Factory f{api, n, false, std::nullopt, true, std::nullopt};
   return applyFactory(n, f, callableOf(body));
 }
 

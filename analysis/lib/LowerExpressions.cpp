@@ -245,7 +245,7 @@ mlir::Value Lowerer::lowerIdentifier(TSNode n) {
   if (b)
     info_[v].binding = *b;
   if (b && b->kind == Binding::Kind::Partial)
-    info_[v].factory = Factory{b->target, TSNode{}, true, *b, false};
+    info_[v].factory = Factory{b->target, TSNode{}, true, *b, false, std::nullopt};
   return v;
 }
 
@@ -315,6 +315,11 @@ mlir::Value Lowerer::callValue(TSNode n, mlir::Value callee, const Args& args) {
 mlir::Value Lowerer::lowerCall(TSNode n) {
   TSNode callee = field(n, "function");
   TSNode argList = field(n, "arguments");
+  // `self.kernel(...)` of a launch wrapper method: the launch it forwards to.
+  if (auto w = launchWrapperOf(callee)) {
+    CallArguments args{argList, doc_};
+    return lowerLaunchCall(n, w->api, args, &*w);
+  }
   if (is(callee, "identifier") || is(callee, "attribute")) {
     if (auto b = resolveBinding(callee)) {
       switch (b->kind) {

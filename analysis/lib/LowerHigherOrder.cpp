@@ -248,7 +248,7 @@ mlir::Value Lowerer::applyFactory(TSNode site, const Factory& f, const CallableR
   const std::string& api = f.api;
   if (isLaunchApi(api))
     return emitLaunch(site, api, f.partial ? "partial" : "decorator", f.partial ? TSNode{} : f.call,
-                      f.partial ? &*f.partial : nullptr, body);
+                      f.partial ? &*f.partial : nullptr, body, f.wrapper ? &*f.wrapper : nullptr);
   // The factory call's own arguments (minus the function for partials).
   TSNode argList = isNull(f.call) ? TSNode{} : field(f.call, "arguments");
   // functools.partial(api, ...) and api(body, ...) both have one positional

@@ -201,7 +201,8 @@ std::vector<std::string> Lowerer::scratchTransforms(TSNode scratchNode) {
 }
 
 mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::string& form,
-                                TSNode kwCall, const Binding* partial, const CallableRef& body) {
+                                TSNode kwCall, const Binding* partial, const CallableRef& body,
+                                const LaunchWrapper* wrapper) {
   // Keyword arguments: those of the partial (module level) and of the call.
   LaunchKeywords kw;
   if (!isNull(kwCall)) {
@@ -210,8 +211,15 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
     // The other arguments are evaluated (they may call user code).
     lowerArgs(args, api == apiName(Api::CoreMap) ? 0 : 1);
   }
-  names::InterpretEval eval = launchInterpret(kw, partial);
+  // A launch wrapper method adds keywords of its own (after the caller's).
+  std::optional<names::InterpretEval> wrapperInterpret;
+  bool wrapperScratch = false;
+  if (wrapper)
+    applyWrapperKeywords(*wrapper, kw, wrapperInterpret, wrapperScratch);
+  names::InterpretEval eval = wrapperInterpret ? *wrapperInterpret : launchInterpret(kw, partial);
   std::optional<std::vector<std::string>> scratch = launchScratch(kw.scratch, partial);
+  if (wrapperScratch)
+    scratch.reset();
 
   // The interpret contexts: config value `or`-ed with interpret=.
   mlir::StringAttr contextAttr;
@@ -272,6 +280,13 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
       compilerParams |= k == "compiler_params";
   if (compilerParams)
     op->setAttr("pallas.compiler_params", b_.getUnitAttr());
+  // Reached through a wrapper method (`self.kernel(...)`): which one, and
+  // whether it builds compiler_params= itself (its lowering semantics, e.g.
+  // a class attribute, are not visible at the call).
+  if (wrapper)
+    op->setAttr("pallas.wrapper", b_.getStringAttr(wrapper->method));
+  if (kw.wrapperCompilerParams)
+    op->setAttr("pallas.wrapper_compiler_params", b_.getUnitAttr());
   // Scratch allocations given plgpu transforms= (the HLO interpreter cannot
   // undo them): the transform JAX undoes first, as written, per allocation.
   std::vector<std::string> transformed = scratchTransforms(kw.scratch);

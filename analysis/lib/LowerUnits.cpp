@@ -43,6 +43,11 @@ mlir::Operation* Lowerer::lower(const Unit& unit, const std::string& symbol) {
     } else {
       b_.setInsertionPointToEnd(body);
       bindParams(def, body, {});
+      if (unit.kind == "method" && body->getNumArguments() > 0 &&
+          unit.name.find('.') != std::string::npos) {
+        className_ = unit.name.substr(0, unit.name.rfind('.'));
+        selfValue_ = body->getArgument(0);
+      }
       lowerBlock(field(def, "body"));
       scopes_.pop_back();
     }
@@ -128,6 +133,20 @@ std::vector<Unit> enumerateUnits(const syntax::Document& doc) {
       // Decorators are the text between the statement's start and the def's.
       uint32_t b = ts_node_start_byte(node), e = ts_node_start_byte(def);
       u.headerHash = llvm::hash_combine(u.kind, u.name, doc.text().substr(b, e - b));
+      // A method's class line (its bases decide which launch wrappers it
+      // inherits), and the whole text of a function that takes *args or
+      // **kwargs (it may be a launch wrapper, which the class's binding
+      // records: Globals::classLaunchWrappers).
+      if (u.kind == "method")
+        if (TSNode cls = ts_node_parent(ts_node_parent(node)); is(cls, "class_definition")) {
+          uint32_t cb = ts_node_start_byte(cls), ce = ts_node_start_byte(field(cls, "body"));
+          u.headerHash = llvm::hash_combine(u.headerHash, doc.text().substr(cb, ce - cb));
+        }
+      for (TSNode p : syntax::namedChildren(field(def, "parameters")))
+        if (is(p, "list_splat_pattern") || is(p, "dictionary_splat_pattern")) {
+          u.headerHash = llvm::hash_combine(u.headerHash, u.textHash);
+          break;
+        }
     } else {
       u.headerHash = llvm::hash_combine(u.kind, u.textHash);
     }

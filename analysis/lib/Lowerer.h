@@ -57,6 +57,15 @@ struct Prov {
   int argIndex = -1;
 };
 
+// A call of a launch wrapper method (LowerWrappers.cpp): the launch API it
+// forwards to and the keywords the forwarding calls add (nodes of this
+// document, written in the wrapper's body), outermost first.
+struct LaunchWrapper {
+  std::string api;
+  std::string method;
+  std::vector<std::pair<std::string, TSNode>> keywords;
+};
+
 // A higher-order API called without its body yet (`pl.when(c)`,
 // `functools.partial(pl.run_scoped, ...)`, `plgpu.inline_mgpu(...)`):
 // applying it to a function emits the scope / launch / wrapper.
@@ -68,6 +77,7 @@ struct Factory {
   // The body is the call's first positional argument (`pl.run_scoped(body,
   // ...)`), not given later by a decorator or a second call.
   bool bodyInCall = false;
+  std::optional<LaunchWrapper> wrapper; // a launch reached through a wrapper method
 };
 
 struct ValInfo {
@@ -119,6 +129,9 @@ struct LaunchKeywords {
   bool splatUnknown = false;   // a **mapping whose keys are not known statically
   std::string splatName;       // "**kwargs" when that mapping is a name
   bool compilerParams = false; // compiler_params= is given
+  // compiler_params= built by a wrapper method from what its caller passed:
+  // its lowering semantics are not visible at the call.
+  bool wrapperCompilerParams = false;
 };
 
 class Lowerer {
@@ -255,7 +268,8 @@ private:
   // ---- JAX/Pallas API calls (LowerApiCalls.cpp) ----
   mlir::Value lowerApiCall(TSNode n, const std::string& api, TSNode argList);
   mlir::Value factoryValue(TSNode n, std::string api, bool viaPartial);
-  mlir::Value lowerLaunchCall(TSNode n, const std::string& api, const CallArguments& args);
+  mlir::Value lowerLaunchCall(TSNode n, const std::string& api, const CallArguments& args,
+                              const LaunchWrapper* wrapper = nullptr);
   mlir::Value lowerPartialCall(TSNode n, const std::string& api, const CallArguments& args);
   mlir::Value applyBodyInCall(TSNode n, const std::string& api, TSNode body);
   mlir::Value lowerForiLoop(TSNode n, const CallArguments& args);
@@ -283,7 +297,13 @@ private:
 
   // ---- launches (LowerLaunches.cpp) ----
   mlir::Value emitLaunch(TSNode site, const std::string& api, const std::string& form,
-                         TSNode kwCall, const Binding* partial, const CallableRef& body);
+                         TSNode kwCall, const Binding* partial, const CallableRef& body,
+                         const LaunchWrapper* wrapper = nullptr);
+
+  // ---- launch wrappers (LowerWrappers.cpp) ----
+  std::optional<LaunchWrapper> launchWrapperOf(TSNode callee);
+  void applyWrapperKeywords(const LaunchWrapper& w, LaunchKeywords& kw,
+                            std::optional<names::InterpretEval>& interpret, bool& scratchUnknown);
   LaunchKeywords launchKeywords(TSNode args, const std::string& api);
   void takeSplatKeywords(TSNode splat, LaunchKeywords& kw);
   void noteLaunchBackend(LaunchKeywords& kw, TSNode v);
@@ -347,6 +367,9 @@ private:
   std::vector<std::map<std::string, bool>> facts_;
   unsigned regionDepth_ = 0;
   unsigned nesting_ = 0;
+  // Lowering a method: its class and its `self` (launch wrappers, `self.m`).
+  std::string className_;
+  mlir::Value selfValue_;
 };
 
 template <typename F> void Lowerer::inRegion(mlir::Block* block, F&& body) {

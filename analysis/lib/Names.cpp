@@ -98,6 +98,8 @@ std::string Binding::fingerprint() const {
     s += "|" + k + "=" + v;
   if (interpret)
     s += "|i:" + interpret->fingerprint();
+  for (auto& [m, c] : launchWrappers)
+    s += "|w:" + m + "@" + c;
   if (scratchKnown) {
     s += "|s:";
     for (auto& k : scratch)
@@ -378,6 +380,73 @@ void Globals::bindModuleClone(TSNode call, const syntax::Document& doc) {
     bindings_[str(doc.textOf(target))] = *from;
 }
 
+// ---- launch wrappers ------------------------------------------------------
+
+std::optional<WrapperCall>
+launchWrapperCall(TSNode def, const syntax::Document& doc, const Globals& globals,
+                  const std::function<bool(const std::string&, bool)>& isWrapper) {
+  if (!is(def, "function_definition"))
+    return std::nullopt;
+  // The wrapper's own `*args` and `**kwargs` parameter names.
+  std::string starArgs, starKwargs;
+  for (TSNode p : syntax::namedChildren(field(def, "parameters"))) {
+    if (is(p, "list_splat_pattern") && ts_node_named_child_count(p) == 1)
+      starArgs = str(doc.textOf(ts_node_named_child(p, 0)));
+    else if (is(p, "dictionary_splat_pattern") && ts_node_named_child_count(p) == 1)
+      starKwargs = str(doc.textOf(ts_node_named_child(p, 0)));
+  }
+  if (starArgs.empty() && starKwargs.empty())
+    return std::nullopt;
+  // The last statement of the body: `return CALL(...)`.
+  TSNode last{};
+  for (TSNode st : syntax::namedChildren(field(def, "body")))
+    if (!is(st, "comment"))
+      last = st;
+  if (!is(last, "return_statement") || ts_node_named_child_count(last) != 1)
+    return std::nullopt;
+  TSNode call = ts_node_named_child(last, 0);
+  if (!is(call, "call"))
+    return std::nullopt;
+  // It must forward the splats it has (nothing else reaches the launch).
+  bool forwardsArgs = starArgs.empty(), forwardsKwargs = starKwargs.empty();
+  for (TSNode a : syntax::namedChildren(field(call, "arguments"))) {
+    if (is(a, "list_splat") && doc.textOf(ts_node_named_child(a, 0)) == starArgs)
+      forwardsArgs = true;
+    else if (is(a, "dictionary_splat") && doc.textOf(ts_node_named_child(a, 0)) == starKwargs)
+      forwardsKwargs = true;
+    else if (!is(a, "keyword_argument") && !is(a, "comment"))
+      return std::nullopt; // positional arguments of its own: not a plain forward
+  }
+  if (!forwardsArgs || !forwardsKwargs)
+    return std::nullopt;
+  WrapperCall w;
+  w.call = call;
+  TSNode callee = field(call, "function");
+  // `self.m(...)` / `super().m(...)`: another wrapper of the class.
+  if (is(callee, "attribute")) {
+    TSNode object = field(callee, "object");
+    std::string method = str(doc.textOf(field(callee, "attribute")));
+    TSNode params = field(def, "parameters");
+    TSNode first = ts_node_named_child_count(params) ? ts_node_named_child(params, 0) : TSNode{};
+    bool isSelf = is(object, "identifier") && is(first, "identifier") &&
+                  doc.textOf(object) == doc.textOf(first);
+    bool isSuper = is(object, "call") && doc.textOf(field(object, "function")) == "super";
+    if ((isSelf || isSuper) && isWrapper && isWrapper(method, isSuper)) {
+      w.inner = method;
+      w.viaSuper = isSuper;
+      return w;
+    }
+  }
+  std::optional<Binding> b = resolveGlobalExpr(callee, doc, globals);
+  if (!b || (b->kind != Binding::Kind::Module && b->kind != Binding::Kind::Symbol) ||
+      !b->file.empty() || !isJaxName(b->target))
+    return std::nullopt;
+  w.api = canonicalApi(b->target);
+  if (!detail::isLaunchApi(w.api))
+    return std::nullopt;
+  return w;
+}
+
 // ---- Globals::build --------------------------------------------------------
 
 void Globals::build(const syntax::Document& doc, const std::string& path, ModuleResolver* resolver,
@@ -651,6 +720,40 @@ void Globals::bindAssignment(TSNode assign, const syntax::Document& doc) {
   bindings_[name] = b;
 }
 
+// The launch wrappers of a class: those of its bases of this file (the
+// leftmost base first, as Python's MRO does for simple hierarchies), then its
+// own methods, which override (a method that is not a wrapper hides one).
+std::map<std::string, std::string> Globals::classLaunchWrappers(TSNode cls,
+                                                                const syntax::Document& doc) const {
+  std::map<std::string, std::string> out;
+  std::vector<TSNode> bases;
+  for (TSNode base : syntax::namedChildren(field(cls, "superclasses")))
+    if (is(base, "identifier"))
+      bases.push_back(base);
+  for (auto it = bases.rbegin(); it != bases.rend(); ++it)
+    if (const Binding* b = find(str(doc.textOf(*it)));
+        b && b->kind == Binding::Kind::Class && b->file.empty())
+      for (auto& [m, c] : b->launchWrappers)
+        out[m] = c;
+  const std::map<std::string, std::string> inherited = out;
+  std::string name = str(doc.textOf(field(cls, "name")));
+  for (TSNode m : syntax::namedChildren(field(cls, "body"))) {
+    TSNode def = is(m, "decorated_definition") ? field(m, "definition") : m;
+    if (!is(def, "function_definition"))
+      continue;
+    std::string method = str(doc.textOf(field(def, "name")));
+    auto isWrapper = [&](const std::string& inner, bool viaSuper) {
+      return (viaSuper ? inherited : out).count(inner) > 0;
+    };
+    // Decorated methods (properties, static/class methods) are not wrappers.
+    if (ts_node_eq(def, m) && launchWrapperCall(def, doc, *this, isWrapper))
+      out[method] = name;
+    else
+      out.erase(method);
+  }
+  return out;
+}
+
 void Globals::bindDefinition(TSNode def, const syntax::Document& doc) {
   TSNode inner = def;
   bool launched = false, inlineMgpu = false;
@@ -682,6 +785,8 @@ void Globals::bindDefinition(TSNode def, const syntax::Document& doc) {
     return;
   Binding b;
   b.kind = is(inner, "class_definition") ? Binding::Kind::Class : Binding::Kind::Function;
+  if (b.kind == Binding::Kind::Class)
+    b.launchWrappers = classLaunchWrappers(inner, doc);
   b.target = str(doc.textOf(nameNode));
   b.file = ""; // this file
   b.launched = launched;

@@ -47,6 +47,9 @@ struct Binding {
   std::optional<InterpretEval> interpret;
   std::vector<std::string> scratch; // Partial: scratch kinds when literal
   bool scratchKnown = false;
+  // Class (of this file): its methods that are launch wrappers (own or
+  // inherited from classes of this file), each with the class defining it.
+  std::map<std::string, std::string> launchWrappers;
   std::string fingerprint() const;
 };
 
@@ -99,6 +102,8 @@ private:
   void bindAssignment(TSNode assign, const syntax::Document& doc);
   void bindDefinition(TSNode def, const syntax::Document& doc);
   void bindModuleClone(TSNode call, const syntax::Document& doc);
+  std::map<std::string, std::string> classLaunchWrappers(TSNode cls,
+                                                         const syntax::Document& doc) const;
   std::optional<bool> isTypeCheckingCondition(TSNode cond, const syntax::Document& doc) const;
   void scanBlock(TSNode block, const syntax::Document& doc, int blockDepth);
   std::optional<Binding> followExport(Binding b) const;
@@ -117,6 +122,24 @@ inline constexpr size_t kMaxDottedParts = 64;
 // chains of identifiers), or "" when it is not such a chain (or has more
 // than kMaxDottedParts parts).
 std::string dottedName(TSNode expr, const syntax::Document& doc);
+
+// A launch wrapper: a function or method that forwards its own `*args` /
+// `**kwargs` to a launch API and returns the launch
+//   def kernel(self, *args, **kwargs):
+//     ...
+//     return plgpu.kernel(*args, compiler_params=params, **kwargs)
+// (also through `self.m(...)` / `super().m(...)` of another wrapper, which
+// `isWrapper` answers). A call of the wrapper is the launch with the call's
+// own arguments plus the keywords the wrapper adds.
+struct WrapperCall {
+  TSNode call{};     // the forwarding call in the wrapper's body
+  std::string api;   // the launch API, when the call is one
+  std::string inner; // else the wrapper method it calls (`self.m` / `super().m`)
+  bool viaSuper = false;
+};
+std::optional<WrapperCall>
+launchWrapperCall(TSNode def, const syntax::Document& doc, const Globals& globals,
+                  const std::function<bool(const std::string& method, bool viaSuper)>& isWrapper);
 
 // Resolve an expression that names something at module level (identifier or
 // attribute chain) to a binding using only `globals` (no locals): the
