@@ -27,6 +27,81 @@ TSNode methodNamed(const syntax::Document& doc, TSNode cls, const std::string& n
   return out;
 }
 
+// Keywords a wrapper puts into its own `**kwargs` before forwarding them
+// (`kwargs.setdefault("k", v)`, `kwargs["k"] = v`, also under an `if`), and
+// the names its body imports (`from jax.experimental.pallas import triton as
+// pltriton`), which the values may use.
+void wrapperBodyKeywords(const syntax::Document& doc, TSNode block, const std::string& kwargs,
+                         std::vector<std::pair<std::string, TSNode>>& out,
+                         std::map<std::string, std::string>& imports, unsigned depth = 0) {
+  if (depth > 4)
+    return;
+  auto unquote = [&](TSNode str) -> std::string {
+    std::string t(doc.textOf(str));
+    return t.size() >= 2 && (t[0] == '"' || t[0] == '\'') ? t.substr(1, t.size() - 2) : "";
+  };
+  for (TSNode st : syntax::namedChildren(block)) {
+    if (is(st, "if_statement") || is(st, "else_clause") || is(st, "elif_clause") ||
+        is(st, "block") || is(st, "try_statement") || is(st, "with_statement")) {
+      wrapperBodyKeywords(doc, st, kwargs, out, imports, depth + 1);
+      continue;
+    }
+    if (is(st, "import_from_statement")) {
+      TSNode mod = field(st, "module_name");
+      if (!is(mod, "dotted_name"))
+        continue;
+      for (TSNode c : syntax::namedChildren(st)) {
+        if (ts_node_eq(c, mod))
+          continue;
+        if (is(c, "aliased_import"))
+          imports[std::string(doc.textOf(field(c, "alias")))] =
+              std::string(doc.textOf(mod)) + "." + std::string(doc.textOf(field(c, "name")));
+        else if (is(c, "dotted_name"))
+          imports[std::string(doc.textOf(c))] =
+              std::string(doc.textOf(mod)) + "." + std::string(doc.textOf(c));
+      }
+      continue;
+    }
+    if (!is(st, "expression_statement"))
+      continue;
+    TSNode e = ts_node_named_child(st, 0);
+    if (is(e, "assignment")) {
+      TSNode left = field(e, "left");
+      if (is(left, "subscript") && doc.textOf(field(left, "value")) == kwargs) {
+        TSNode key = field(left, "subscript");
+        if (is(key, "string") && !unquote(key).empty())
+          out.emplace_back(unquote(key), field(e, "right"));
+      }
+    } else if (is(e, "call")) {
+      TSNode callee = field(e, "function");
+      TSNode args = field(e, "arguments");
+      if (is(callee, "attribute") && doc.textOf(field(callee, "object")) == kwargs &&
+          doc.textOf(field(callee, "attribute")) == "setdefault" && !isNull(args) &&
+          ts_node_named_child_count(args) == 2 && is(ts_node_named_child(args, 0), "string"))
+        out.emplace_back(unquote(ts_node_named_child(args, 0)), ts_node_named_child(args, 1));
+    }
+  }
+}
+
+// The backend a params object written in the wrapper names through one of
+// its own imports (`pltriton.CompilerParams()`): "" when it does not.
+std::string backendThroughImport(const syntax::Document& doc, TSNode v,
+                                 const std::map<std::string, std::string>& imports) {
+  if (!is(v, "call"))
+    return {};
+  std::string dotted = names::dottedName(field(v, "function"), doc);
+  auto it = imports.find(dotted.substr(0, dotted.find('.')));
+  if (it == imports.end() || !names::isJaxName(it->second))
+    return {};
+  std::string api = names::canonicalApi(it->second + dotted.substr(it->first.size()));
+  llvm::StringRef a(api);
+  if (a.starts_with("pl.triton.") || a.starts_with("jax._src.pallas.triton."))
+    return "triton";
+  if (a.starts_with("pl.tpu.") || a.starts_with("jax._src.pallas.mosaic."))
+    return "mosaic_tpu";
+  return {};
+}
+
 } // namespace
 
 // `self.m` in a method of class C (or in a closure inside one) where m is a
@@ -75,6 +150,19 @@ std::optional<LaunchWrapper> Lowerer::launchWrapperOf(TSNode callee) {
     for (TSNode a : syntax::namedChildren(field(call->call, "arguments")))
       if (is(a, "keyword_argument"))
         out.keywords.emplace_back(text(field(a, "name")), field(a, "value"));
+    // What the body puts into its **kwargs before forwarding them.
+    std::string starKwargs;
+    for (TSNode p : syntax::namedChildren(field(def, "parameters")))
+      if (is(p, "dictionary_splat_pattern") && ts_node_named_child_count(p) == 1)
+        starKwargs = text(ts_node_named_child(p, 0));
+    std::map<std::string, std::string> imports;
+    std::vector<std::pair<std::string, TSNode>> added;
+    wrapperBodyKeywords(doc_, field(def, "body"), starKwargs, added, imports);
+    for (auto& [k, v] : added) {
+      if (std::string b = backendThroughImport(doc_, v, imports); !b.empty() && out.backend.empty())
+        out.backend = b;
+      out.keywords.emplace_back(k, v);
+    }
     if (!call->api.empty()) {
       out.api = call->api;
       return out;
@@ -91,6 +179,8 @@ std::optional<LaunchWrapper> Lowerer::launchWrapperOf(TSNode callee) {
 void Lowerer::applyWrapperKeywords(const LaunchWrapper& w, LaunchKeywords& kw,
                                    std::optional<names::InterpretEval>& interpret,
                                    bool& scratchUnknown) {
+  if (kw.backend.empty())
+    kw.backend = w.backend;
   for (auto& [k, v] : w.keywords) {
     if (k == "interpret") {
       names::InterpretEval e = names::evaluateInterpret(v, doc_, globals_, nullptr);

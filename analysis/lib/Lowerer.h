@@ -64,6 +64,7 @@ struct LaunchWrapper {
   std::string api;
   std::string method;
   std::vector<std::pair<std::string, TSNode>> keywords;
+  std::string backend; // named through the wrapper's own imports
 };
 
 // A higher-order API called without its body yet (`pl.when(c)`,
