@@ -238,3 +238,43 @@ TEST(Incremental, DebugLogSaysHowManyFunctionsWereLowered) {
 }
 
 } // namespace
+
+namespace {
+
+const char* kWrapperSource = "from jax.experimental import pallas as pl\n"
+                             "class Base:\n"
+                             "  def pallas_call(self, *args, **kwargs):\n"
+                             "    return pl.pallas_call(*args, **kwargs)\n"
+                             "class T(Base):\n"
+                             "  def test(self, x):\n"
+                             "    def kernel(x_ref, o_ref):\n"
+                             "      o_ref[...] = x_ref[...]\n"
+                             "    return self.pallas_call(kernel, out_shape=x)(x)\n";
+
+} // namespace
+
+// A launch wrapper inherited from a base class makes `self.pallas_call(...)`
+// a launch (docs/analysis.md §8.13); editing only the wrapper's body (no
+// header of the caller changes) must re-lower the caller, both ways.
+TEST(Incremental, EditingALaunchWrapperRelowersItsCallers) {
+  Project p;
+  const std::string path = "/v/wrapper.py";
+  std::string src = kWrapperSource;
+  p.setDocument(path, src);
+  EXPECT_EQ(count(p.mlirText(path), "pallas.launch \"pl.pallas_call\""), 1u) << p.mlirText(path);
+  // The method no longer forwards to a launch: the call is a plain call.
+  p.editDocument(path, {replaceAt(src, "return pl.pallas_call(*args, **kwargs)",
+                                  "return print(*args, **kwargs)")});
+  EXPECT_EQ(count(p.mlirText(path), "pallas.launch"), 0u) << p.mlirText(path);
+  EXPECT_TRUE(verifyModule(p, path));
+  // And back: the launch is there again.
+  std::string now = p.documentText(path);
+  p.editDocument(path, {replaceAt(now, "return print(*args, **kwargs)",
+                                  "return pl.pallas_call(*args, **kwargs)")});
+  EXPECT_EQ(count(p.mlirText(path), "pallas.launch \"pl.pallas_call\""), 1u) << p.mlirText(path);
+  // A subclass line that drops the base: no wrapper, no launch.
+  now = p.documentText(path);
+  p.editDocument(path, {replaceAt(now, "class T(Base):", "class T:")});
+  EXPECT_EQ(count(p.mlirText(path), "pallas.launch"), 0u) << p.mlirText(path);
+  EXPECT_TRUE(verifyModule(p, path));
+}
