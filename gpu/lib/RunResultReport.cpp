@@ -131,7 +131,8 @@ json RunResult::toJson() const {
                                {"comparable", c.comparable},
                                {"max_abs_diff", orNull(c.maxAbsDiff)},
                                {"max_rel_diff", orNull(c.maxRelDiff)},
-                               {"note", c.note}});
+                               {"note", c.note},
+                               {"heat_map", c.heatMap}});
   return {{"status", runStatusName(status)},
           {"ok", ok()},
           {"message", message},
