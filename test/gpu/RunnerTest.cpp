@@ -133,6 +133,15 @@ TEST_F(Runner, CompareTwoPathsThatRunOnCpu) {
   // The input passed through unchanged: exactly equal on both paths.
   EXPECT_EQ(result.comparisons[1].path, "['x']");
   EXPECT_EQ(*result.comparisons[1].maxAbsDiff, 0.0);
+  // Each comparison's heat map (gpu/README.md) arrives, and toJson passes it
+  // on unchanged: x is 16x128, so 16x64 cells of 1x2 elements, all zero.
+  const nlohmann::json& heat = result.comparisons[1].heatMap;
+  ASSERT_TRUE(heat.is_object()) << result.document.dump().substr(0, 2000);
+  EXPECT_EQ(heat["grid"], nlohmann::json({16, 64}));
+  EXPECT_EQ(heat["block"], nlohmann::json({1, 2}));
+  EXPECT_EQ(heat["max"], 0.0);
+  EXPECT_EQ(result.toJson()["comparisons"][1]["heat_map"], heat);
+  EXPECT_TRUE(result.comparisons[0].heatMap.is_object());
 }
 
 TEST_F(Runner, CompareReportsTheCompiledSidesFailure) {
