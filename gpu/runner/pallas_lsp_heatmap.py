@@ -45,7 +45,9 @@ def attach_heat_maps(numpy, comparisons: list[dict], first: dict, second: dict) 
         if not entry.get("comparable") or made >= MAX_MAPS:
             continue
         try:
-            entry["heat_map"] = error_map(numpy, first[entry["path"]], second[entry["path"]])
+            entry["heat_map"] = error_map(
+                numpy, first[entry["path"]], second[entry["path"]]
+            )
         except (ValueError, TypeError, MemoryError) as exc:
             entry["note"] = (entry.get("note", "") + f" (no heat map: {exc})").strip()
         made += entry["heat_map"] is not None
@@ -61,7 +63,9 @@ def view_2d(shape: tuple[int, ...]) -> tuple[int, int]:
     return math.prod(int(d) for d in shape[:-1]), int(shape[-1])
 
 
-def grid_for(rows: int, cols: int, max_side: int = MAX_SIDE) -> tuple[list[int], list[int]]:
+def grid_for(
+    rows: int, cols: int, max_side: int = MAX_SIDE
+) -> tuple[list[int], list[int]]:
     """(grid [cells down, cells across], block [rows, cols] of elements per
     cell). Blocks are equal; the last row/column of cells may cover fewer
     elements when the size is not a multiple."""
@@ -123,13 +127,18 @@ def error_map(numpy, first, second, max_side: int = MAX_SIDE) -> dict | None:
     else:
         mismatch = (a2 != b2).astype(numpy.uint8)
         heat["kind"] = "mismatch"
-        heat["abs"] = [[int(v) for v in row] for row in _block_max(numpy, mismatch, grid, block).tolist()]
+        heat["abs"] = [
+            [int(v) for v in row]
+            for row in _block_max(numpy, mismatch, grid, block).tolist()
+        ]
         heat["max"] = int(mismatch.max())
         heat["mean"] = _round(mismatch.mean())  # the fraction of elements that differ
         heat["differing"] = int(numpy.count_nonzero(mismatch))
         flat = int(numpy.argmax(mismatch))  # the first mismatch (element 0 if none)
         worst = {"abs": int(mismatch.flat[flat])}
-    worst["index"] = [int(i) for i in numpy.unravel_index(flat, first.shape)] if first.ndim else []
+    worst["index"] = (
+        [int(i) for i in numpy.unravel_index(flat, first.shape)] if first.ndim else []
+    )
     worst["first"] = _element(first.reshape(-1)[flat])
     worst["second"] = _element(second.reshape(-1)[flat])
     heat["worst"] = worst
@@ -139,7 +148,7 @@ def error_map(numpy, first, second, max_side: int = MAX_SIDE) -> dict | None:
 def _element(value):
     """One element as JSON: bool, int, a rounded float, or str (complex, NaN, inf)."""
     item = value.item() if hasattr(value, "item") else value
-    if isinstance(item, bool) or isinstance(item, int):
+    if isinstance(item, (bool, int)):
         return item
     if isinstance(item, float):
         return _round(item, ELEMENT_DIGITS) if math.isfinite(item) else str(item)

@@ -215,7 +215,8 @@ def test_compare_run_reports_a_heat_map_per_output():
 
 def test_a_runner_copied_without_the_heat_map_module_still_compares(tmp_path):
     alone = tmp_path / "pallas_lsp_runner.py"
-    alone.write_text(open(os.path.join(RUNNER_DIR, "pallas_lsp_runner.py")).read())
+    with open(os.path.join(RUNNER_DIR, "pallas_lsp_runner.py")) as source:
+        alone.write_text(source.read())
     code, result, stderr = run_compare("add.py", "main", str(alone))
     assert code == 0 and result["ok"], stderr[-2000:]
     assert [c["heat_map"] for c in result["comparisons"]] == [None, None]
