@@ -26,12 +26,14 @@ DIGITS = 3  # significant digits of every number in a map: the JSON stays small
 ELEMENT_DIGITS = 9  # the worst element's own values: enough to see them differ
 
 
-def _round(value: float, digits: int = DIGITS) -> float | None:
+def _round(value: float, digits: int = DIGITS) -> float | int | None:
     """A finite number with `digits` significant digits; None for inf/NaN
     (JSON has no infinity; the map's documentation says what null means)."""
     value = float(value)
     if not math.isfinite(value):
         return None
+    if value == 0:
+        return 0  # "0", not "0.0": most cells of a good run are zero
     return float(f"{value:.{digits}g}")
 
 
