@@ -209,6 +209,16 @@ test('runResult: severity from the status, a short headline, the whole report', 
   assert.match(report, /\[interpret\] FAILED first call 0\.5000 s/);
   assert.match(report, /\/p\/k\.py:7 in main/);
   assert.doesNotMatch(report, /\/jax\/x\.py/, 'only the user\'s frames');
+
+  // A compare run: per output the largest differences and, from its heat map, the worst element.
+  const compared = runReport({ ...args, mode: 'compare' }, '/p/k.py', {
+    status: 'succeeded',
+    modes: [{ mode: 'compiled', ok: true, outputs: [] }, { mode: 'interpret', ok: true, outputs: [] }],
+    comparisons: [{ path: '[0]', comparable: true, max_abs_diff: 0.25, max_rel_diff: 0.2, note: '',
+      heat_map: { shape: [2, 2], view: [2, 2], grid: [2, 2], block: [1, 1], kind: 'abs', abs: [[0, 0], [0.25, 0]],
+        max: 0.25, mean: 0.0625, differing: 1, worst: { index: [1, 0], abs: 0.25, rel: 0.2, first: 1.25, second: 1 } } }],
+  });
+  assert.match(compared, /compare out\[0\]: max \|compiled - interpret\| 0\.2500, max rel 0\.2000; worst element \[1, 0\]: compiled 1\.25, interpret 1, \|diff\| 0\.25, relative 0\.2\n/);
 });
 
 const { describeStartFailure } = require(join(out, 'startFailure.js'));

@@ -376,3 +376,32 @@ TEST_F(Runner, KilledLikeByTheOomKillerSaysSo) {
   EXPECT_NE(result.stdoutText.find("about to be killed"), std::string::npos);
   EXPECT_TRUE(result.processGroupGone);
 }
+
+// The report names each compared output's worst element, from its heat map.
+TEST(RunReport, ComparisonNamesTheWorstElement) {
+  RunResult result;
+  result.status = RunResult::Status::Succeeded;
+  Comparison differs;
+  differs.path = "[0]";
+  differs.comparable = true;
+  differs.maxAbsDiff = 0.25;
+  differs.maxRelDiff = 0.2;
+  differs.heatMap = nlohmann::json::parse(
+      R"({"differing": 1, "worst": {"index": [1, 0], "first": 1.25, "second": "nan"}})");
+  Comparison equal = differs;
+  equal.path = "[1]";
+  equal.heatMap["differing"] = 0;
+  Comparison odd = differs; // a map not of the documented shape is ignored, never thrown on
+  odd.path = "[2]";
+  odd.heatMap = nlohmann::json::parse(R"({"differing": "many", "worst": {"index": 3}})");
+  result.comparisons = {differs, equal, odd};
+  std::string report = result.report();
+  EXPECT_NE(report.find(
+                "compare out[0]: max |a-b| = 0.25, max rel = 0.2; worst at [1, 0]: 1.25 vs nan\n"),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("compare out[1]: max |a-b| = 0.25, max rel = 0.2\n"), std::string::npos)
+      << report;
+  EXPECT_NE(report.find("compare out[2]: max |a-b| = 0.25, max rel = 0.2\n"), std::string::npos)
+      << report;
+}
