@@ -104,6 +104,10 @@ def _first_line(e: BaseException) -> str:
   return text[0][:300] if text else ""
 
 
+# JAX's files whose frames show a launch being traced, lowered or run.
+_LAUNCH_FILES = {"pallas_call.py", "lowering.py", "jaxpr_interpret.py", "discharge.py"}
+
+
 def _run_one(test: unittest.TestCase, timeout: int) -> dict:
   result = unittest.TestResult()
 
@@ -133,10 +137,14 @@ def _run_one(test: unittest.TestCase, timeout: int) -> dict:
     # unittest counts every AssertionError as the test's own failure, also a
     # bare `assert` inside JAX (GPU interpret mode's `_load_abstract_eval`):
     # raised by JAX's code, it is an error of that path, not the test's check.
-    # (Checks of the test itself end in unittest, numpy.testing or JAX's
-    # test_util, which are failures.)
+    # It is one when it rose while JAX traced, lowered or ran a launch (a
+    # frame of pallas_call / the interpreters / the lowering); checks of the
+    # test itself end in unittest, numpy.testing or JAX's test_util, and a
+    # JAX helper the test calls after the kernel ran (`get_races()`) is no
+    # launch either: those are failures.
     frames = re.findall(r'^  File "([^"]+)"', text, re.M)
-    if frames and "/jax/" in frames[-1] and "test_util" not in frames[-1]:
+    in_launch = any("/jax/_src/" in f and os.path.basename(f) in _LAUNCH_FILES for f in frames)
+    if frames and in_launch and "/jax/" in frames[-1] and "test_util" not in frames[-1]:
       return {"outcome": "error", "type": "AssertionError",
               "message": f"{last[:240]} (raised in {os.path.basename(frames[-1])})"}
     return {"outcome": "fail", "type": "AssertionError", "message": last[:300]}
