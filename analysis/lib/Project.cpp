@@ -148,6 +148,11 @@ std::vector<LaunchPaths> Project::launchPaths(const std::string& path) const {
 }
 
 std::vector<Finding> Project::findings(const std::string& path) const {
+  return *findingsUnlessStopped(path, nullptr);
+}
+
+std::optional<std::vector<Finding>>
+Project::findingsUnlessStopped(const std::string& path, const std::function<bool()>& stop) const {
   std::lock_guard lock(impl_->mutex);
   DocState* d = impl_->find(path);
   if (!d)
@@ -162,13 +167,15 @@ std::vector<Finding> Project::findings(const std::string& path) const {
     return it->second.findings;
   std::vector<Finding> out;
   detail::WorkspaceImpl ws = impl_->workspace();
-  detail::PassContext ctx{ws, path, *d->module, impl_->options, out};
+  detail::PassContext ctx{ws, path, *d->module, impl_->options, out, stop ? &stop : nullptr};
   // A pass bug must not take the server down; say which pass failed.
   detail::ProductRun run{ctx, [&](llvm::StringRef pass, const std::string& what) {
                            impl_->log("pallas: pass " + pass.str() + " failed on " + path + ": " +
                                       what);
                          }};
   detail::runFindingsPasses(run);
+  if (ctx.stopRequested())
+    return std::nullopt;
   std::map<std::string, std::vector<std::string_view>> lines; // per document, split once
   auto linesOf = [&](const std::string& p) -> const std::vector<std::string_view>* {
     auto it = lines.find(p);
