@@ -318,6 +318,10 @@ CheckResult runCheck(const CheckOptions& options) {
   for (size_t i = 0; i < documents.size(); ++i)
     if (relevant[i] && launching[i])
       analysed.push_back(documents[i]);
+    else if (!notebook::isNotebookPath(documents[i]))
+      // Not analysed: its text is read again only if a finding lands in it
+      // (Sources::index). A run over a large repository held every file.
+      sources->texts.erase(documents[i]);
 
   std::vector<analysis::Finding> findings =
       filter(collect(projectOptions, analysed, runFiles, *sources, options.jobs, result.errors,

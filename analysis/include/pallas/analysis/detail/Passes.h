@@ -66,6 +66,8 @@ public:
                                         dialect::LaunchOp launch) const;
   // Every pallas.call and function-bodied pallas.launch edge of the workspace.
   virtual std::vector<CallEdge> callEdges() const;
+  // Those of one module, in the order callEdges() lists them.
+  static std::vector<CallEdge> callEdgesOf(const std::string& path, mlir::ModuleOp module);
   // Edges that end in (path, symbol).
   virtual std::vector<CallEdge> callersOf(const std::string& path, llvm::StringRef symbol) const;
   // The tree-sitter tree and module names of `path`.
