@@ -28,7 +28,7 @@ class SourceIndex {
 public:
   virtual ~SourceIndex() = default;
   struct File {
-    const syntax::Document* doc = nullptr;
+    const syntax::ParsedSource* doc = nullptr;
     const names::Globals* globals = nullptr;
   };
   virtual std::optional<File> file(const std::string& path) const = 0;
@@ -71,12 +71,12 @@ public:
     // node when absent.
     TSNode get(size_t index, const std::string& keyword) const;
   };
-  static Args argsOf(TSNode call, const syntax::Document& doc);
+  static Args argsOf(TSNode call, const syntax::ParsedSource& doc);
   // The qualified JAX/Python name an expression names (canonical API for JAX:
   // "plgpu.SMEM", "jnp.float32", "math.prod", "builtins.min"), "" when not a name
   // of a module.
   std::string qualifiedName(TSNode expr, const Scope& scope) const;
-  const syntax::Document* docOf(const std::string& path) const;
+  const syntax::ParsedSource* docOf(const std::string& path) const;
   // The nodes from `root` down to `target` (both included), by descending
   // with a cursor: ts_node_parent is linear in the tree in tree-sitter 0.20,
   // and walking up from deep nodes of a large file made every edit slow.
@@ -85,8 +85,8 @@ public:
   static std::vector<TSNode> pathToPoint(TSNode root, TSPoint point);
   // The same from a document's root, the top-level statement found by a
   // binary search (a cursor scans a module's statements one by one).
-  std::vector<TSNode> path(const syntax::Document* doc, TSNode target) const;
-  std::vector<TSNode> pathAt(const syntax::Document* doc, TSPoint point) const;
+  std::vector<TSNode> path(const syntax::ParsedSource* doc, TSNode target) const;
+  std::vector<TSNode> pathAt(const syntax::ParsedSource* doc, TSPoint point) const;
 
 private:
   Value evalName(const std::string& name, TSNode use, const Scope& scope, int depth);
@@ -99,18 +99,18 @@ private:
   Value evalAt(TSNode expr, const Scope& scope, int depth);
   Value paramValue(const std::string& name, TSNode param, const Scope& scope, int depth);
   Value fromCallers(const std::string& name, const Scope& scope, int depth);
-  // name -> (binding node, conditional)
-  using Bindings = std::map<std::string, std::pair<TSNode, bool>>;
+  // name -> (its last assignment or def, conditional)
+  using Assignments = std::map<std::string, std::pair<TSNode, bool>>;
   std::optional<TSNode> lastAssignment(TSNode body, const std::string& name, TSNode use,
-                                       const syntax::Document& doc, bool* conditional,
-                                       Bindings* all = nullptr) const;
+                                       const syntax::ParsedSource& doc, bool* conditional,
+                                       Assignments* all = nullptr) const;
   std::optional<TSNode> moduleDef(const std::string& path, const std::string& name) const;
 
   const SourceIndex& index_;
   int steps_ = 0; // guards pathological inputs
-  mutable std::map<const syntax::Document*, Bindings> moduleBindings_;
-  const std::vector<TSNode>& topLevel(const syntax::Document* doc) const;
-  mutable std::map<const syntax::Document*, std::vector<TSNode>> topLevel_;
+  mutable std::map<const syntax::ParsedSource*, Assignments> moduleAssignments_;
+  const std::vector<TSNode>& topLevel(const syntax::ParsedSource* doc) const;
+  mutable std::map<const syntax::ParsedSource*, std::vector<TSNode>> topLevel_;
   const std::set<std::string>& localNames(const std::string& path, TSNode def) const;
   mutable std::map<std::pair<const void*, uint32_t>, std::set<std::string>> localNames_;
 };

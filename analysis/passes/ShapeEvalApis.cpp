@@ -12,7 +12,7 @@ using syntax::namedChildren;
 using namespace detail;
 
 Value Evaluator::evalApi(const std::string& api, TSNode call, const Scope& scope, int depth) {
-  const syntax::Document* doc = docOf(scope.path);
+  const syntax::ParsedSource* doc = docOf(scope.path);
   Evaluator::Args a = Evaluator::argsOf(call, *doc);
   auto arg = [&](size_t index, const std::string& keyword) -> Value {
     TSNode n = a.get(index, keyword);

@@ -21,7 +21,7 @@ const std::set<std::string, std::less<>>& builtinNames() {
   return names;
 }
 
-std::vector<Param> paramsOf(TSNode def, const syntax::Document& doc) {
+std::vector<Param> paramsOf(TSNode def, const syntax::ParsedSource& doc) {
   std::vector<Param> out;
   TSNode params = field(def, "parameters");
   if (isNull(params))
@@ -54,7 +54,7 @@ std::vector<Param> paramsOf(TSNode def, const syntax::Document& doc) {
 }
 
 std::optional<size_t> indexInPattern(TSNode left, const std::string& name,
-                                     const syntax::Document& doc) {
+                                     const syntax::ParsedSource& doc) {
   size_t k = 0;
   for (TSNode c : namedChildren(left)) {
     if (is(c, "identifier") && doc.textOf(c) == name)
@@ -98,7 +98,7 @@ std::string Evaluator::qualifiedName(TSNode expr, const Scope& scope) const {
 
 // Parameters and names assigned in a def's body, once per def.
 const std::set<std::string>& Evaluator::localNames(const std::string& path, TSNode def) const {
-  const syntax::Document* doc = docOf(path);
+  const syntax::ParsedSource* doc = docOf(path);
   auto key = std::make_pair(static_cast<const void*>(doc), ts_node_start_byte(def));
   auto it = localNames_.find(key);
   if (it != localNames_.end())
@@ -109,7 +109,7 @@ const std::set<std::string>& Evaluator::localNames(const std::string& path, TSNo
       names.insert(p.name);
     TSNode body = field(def, "body");
     if (is(body, "block")) {
-      Bindings all;
+      Assignments all;
       lastAssignment(body, std::string(), body, *doc, nullptr, &all);
       for (const auto& [n, b] : all)
         names.insert(n);
@@ -123,13 +123,13 @@ const std::set<std::string>& Evaluator::localNames(const std::string& path, TSNo
 // side (or a whole tuple assignment), or a def. `conditional` is set when it
 // sits in an if/for/while/try that does not also hold `use`.
 std::optional<TSNode> Evaluator::lastAssignment(TSNode block, const std::string& name, TSNode use,
-                                                const syntax::Document& doc, bool* conditional,
-                                                Bindings* all) const {
+                                                const syntax::ParsedSource& doc, bool* conditional,
+                                                Assignments* all) const {
   // A whole module is scanned once: every name's last binding is kept.
   if (!all && ts_node_eq(block, use) && is(block, "module")) {
-    auto it = moduleBindings_.find(&doc);
-    if (it == moduleBindings_.end()) {
-      it = moduleBindings_.emplace(&doc, Bindings{}).first;
+    auto it = moduleAssignments_.find(&doc);
+    if (it == moduleAssignments_.end()) {
+      it = moduleAssignments_.emplace(&doc, Assignments{}).first;
       lastAssignment(block, std::string(), block, doc, nullptr, &it->second);
     }
     auto b = it->second.find(name);
@@ -234,7 +234,7 @@ std::optional<TSNode> Evaluator::lastAssignment(TSNode block, const std::string&
 }
 
 std::optional<TSNode> Evaluator::moduleDef(const std::string& path, const std::string& name) const {
-  const syntax::Document* doc = docOf(path);
+  const syntax::ParsedSource* doc = docOf(path);
   if (!doc)
     return std::nullopt;
   bool conditional = false;

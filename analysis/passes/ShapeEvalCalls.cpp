@@ -13,7 +13,7 @@ using syntax::namedChildren;
 using namespace detail;
 
 Value Evaluator::evalCall(TSNode call, const Scope& scope, int depth) {
-  const syntax::Document* doc = docOf(scope.path);
+  const syntax::ParsedSource* doc = docOf(scope.path);
   TSNode callee = unparen(field(call, "function"));
   std::string qn = qualifiedName(callee, scope);
   if (!qn.empty())
@@ -23,7 +23,7 @@ Value Evaluator::evalCall(TSNode call, const Scope& scope, int depth) {
   if (f.kind == Value::Kind::Function) {
     std::string path = f.s.substr(0, f.s.find('\x1f'));
     std::string key = f.s.substr(f.s.find('\x1f') + 1);
-    const syntax::Document* fdoc = docOf(path);
+    const syntax::ParsedSource* fdoc = docOf(path);
     if (fdoc) {
       TSNode def{};
       if (!key.empty() && std::all_of(key.begin(), key.end(), ::isdigit)) {
@@ -52,8 +52,8 @@ Value Evaluator::evalCall(TSNode call, const Scope& scope, int depth) {
 // Its parameters are bound to the call's arguments; one return statement.
 Value Evaluator::evalUserCall(TSNode def, const std::string& path, TSNode call, const Scope& scope,
                               int depth) {
-  const syntax::Document* fdoc = docOf(path);
-  const syntax::Document* doc = docOf(scope.path);
+  const syntax::ParsedSource* fdoc = docOf(path);
+  const syntax::ParsedSource* doc = docOf(scope.path);
   if (!fdoc || !doc)
     return Value::unknown("call");
   TSNode body = field(def, "body");

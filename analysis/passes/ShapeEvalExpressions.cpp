@@ -20,7 +20,7 @@ Value Evaluator::eval(TSNode expr, const Scope& scope) {
 }
 
 Value Evaluator::evalAt(TSNode expr, const Scope& scope, int depth) {
-  const syntax::Document* doc = docOf(scope.path);
+  const syntax::ParsedSource* doc = docOf(scope.path);
   if (!doc || isNull(expr))
     return Value::unknown("?");
   if (++steps_ > kMaxSteps || depth > kMaxDepth)

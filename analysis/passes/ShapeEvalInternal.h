@@ -61,9 +61,9 @@ struct Param {
   bool star = false; // *args / **kwargs
 };
 
-std::vector<Param> paramsOf(TSNode def, const syntax::Document& doc);
+std::vector<Param> paramsOf(TSNode def, const syntax::ParsedSource& doc);
 // One assignment target matched against `name` in a tuple assignment.
 std::optional<size_t> indexInPattern(TSNode left, const std::string& name,
-                                     const syntax::Document& doc);
+                                     const syntax::ParsedSource& doc);
 
 } // namespace pallas::analysis::shape::detail

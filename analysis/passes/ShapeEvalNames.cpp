@@ -13,7 +13,7 @@ using syntax::namedChildren;
 using namespace detail;
 
 Value Evaluator::evalName(const std::string& name, TSNode use, const Scope& scope, int depth) {
-  const syntax::Document* doc = docOf(scope.path);
+  const syntax::ParsedSource* doc = docOf(scope.path);
   if (!doc)
     return Value::unknown(name);
   if (auto it = scope.bound.find(name); it != scope.bound.end())
@@ -104,14 +104,14 @@ Value Evaluator::evalName(const std::string& name, TSNode use, const Scope& scop
 }
 
 Value Evaluator::paramValue(const std::string& name, TSNode param, const Scope& scope, int depth) {
-  const syntax::Document* doc = docOf(scope.path);
+  const syntax::ParsedSource* doc = docOf(scope.path);
   TSNode defaultValue{};
   if (is(param, "default_parameter") || is(param, "typed_default_parameter"))
     defaultValue = field(param, "value");
   // A module-level def: what its callers pass.
   TSNode def = scope.function;
   TSNode parent{};
-  if (const syntax::Document* d = docOf(scope.path)) {
+  if (const syntax::ParsedSource* d = docOf(scope.path)) {
     std::vector<TSNode> chain = this->path(d, def);
     size_t k = chain.size() >= 2 ? chain.size() - 2 : 0;
     if (chain.size() >= 2 && is(chain[k], "decorated_definition") && k > 0)
@@ -135,7 +135,7 @@ Value Evaluator::paramValue(const std::string& name, TSNode param, const Scope& 
 }
 
 Value Evaluator::fromCallers(const std::string& name, const Scope& scope, int depth) {
-  const syntax::Document* doc = docOf(scope.path);
+  const syntax::ParsedSource* doc = docOf(scope.path);
   if (!doc || depth > kMaxDepth)
     return Value::unknown(name);
   std::string symbol = str(doc->textOf(field(scope.function, "name")));
@@ -161,7 +161,7 @@ Value Evaluator::fromCallers(const std::string& name, const Scope& scope, int de
   std::optional<Value> agreed;
   for (const SourceIndex::CallSite& site : sites) {
     auto call = callAt(site.path, site.row, site.column);
-    const syntax::Document* cdoc = docOf(site.path);
+    const syntax::ParsedSource* cdoc = docOf(site.path);
     if (!call || !cdoc)
       return Value::unknown(name);
     Evaluator::Args args = Evaluator::argsOf(*call, *cdoc);

@@ -14,7 +14,7 @@ using namespace detail;
 
 // ---- Evaluator: structure -------------------------------------------------------
 
-const syntax::Document* Evaluator::docOf(const std::string& path) const {
+const syntax::ParsedSource* Evaluator::docOf(const std::string& path) const {
   auto f = index_.file(path);
   return f ? f->doc : nullptr;
 }
@@ -66,14 +66,14 @@ std::vector<TSNode> Evaluator::pathToPoint(TSNode root, TSPoint point) {
   return out;
 }
 
-const std::vector<TSNode>& Evaluator::topLevel(const syntax::Document* doc) const {
+const std::vector<TSNode>& Evaluator::topLevel(const syntax::ParsedSource* doc) const {
   auto it = topLevel_.find(doc);
   if (it == topLevel_.end())
     it = topLevel_.emplace(doc, namedChildren(doc->root())).first;
   return it->second;
 }
 
-std::vector<TSNode> Evaluator::path(const syntax::Document* doc, TSNode target) const {
+std::vector<TSNode> Evaluator::path(const syntax::ParsedSource* doc, TSNode target) const {
   const std::vector<TSNode>& top = topLevel(doc);
   uint32_t s = ts_node_start_byte(target), e = ts_node_end_byte(target);
   auto it = std::upper_bound(top.begin(), top.end(), s,
@@ -87,7 +87,7 @@ std::vector<TSNode> Evaluator::path(const syntax::Document* doc, TSNode target) 
   return pathTo(doc->root(), target);
 }
 
-std::vector<TSNode> Evaluator::pathAt(const syntax::Document* doc, TSPoint point) const {
+std::vector<TSNode> Evaluator::pathAt(const syntax::ParsedSource* doc, TSPoint point) const {
   const std::vector<TSNode>& top = topLevel(doc);
   auto before = [](TSPoint a, TSPoint b) {
     return a.row < b.row || (a.row == b.row && a.column < b.column);
@@ -107,7 +107,7 @@ std::vector<TSNode> Evaluator::pathAt(const syntax::Document* doc, TSPoint point
 Scope Evaluator::scopeAt(const std::string& path, TSNode node) const {
   Scope s;
   s.path = path;
-  const syntax::Document* doc = docOf(path);
+  const syntax::ParsedSource* doc = docOf(path);
   if (!doc)
     return s;
   std::vector<TSNode> chain = this->path(doc, node);
@@ -121,7 +121,7 @@ Scope Evaluator::scopeAt(const std::string& path, TSNode node) const {
 
 std::optional<TSNode> Evaluator::callAt(const std::string& path, uint32_t row,
                                         uint32_t column) const {
-  const syntax::Document* doc = docOf(path);
+  const syntax::ParsedSource* doc = docOf(path);
   if (!doc)
     return std::nullopt;
   TSPoint p{row, column};
@@ -136,7 +136,7 @@ std::optional<TSNode> Evaluator::callAt(const std::string& path, uint32_t row,
   return std::nullopt;
 }
 
-Evaluator::Args Evaluator::argsOf(TSNode call, const syntax::Document& doc) {
+Evaluator::Args Evaluator::argsOf(TSNode call, const syntax::ParsedSource& doc) {
   Args a;
   TSNode args = field(call, "arguments");
   if (isNull(args))
