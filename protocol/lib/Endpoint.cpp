@@ -145,7 +145,7 @@ void Endpoint::endOfInput(const std::string& reason) {
   });
 }
 
-void Endpoint::handleBody(std::string body) {
+void Endpoint::handleBody(const std::string& body) {
   if (!token_.empty() && closed_)
     return; // a refused peer: nothing more is read
   if (auto at = findExcessNesting(body)) {
@@ -276,8 +276,8 @@ void Endpoint::dispatchRequest(Request request) {
   });
 }
 
-void Endpoint::runRequest(const RequestHandler& handler, Request request,
-                          RequestCancellation token) {
+void Endpoint::runRequest(const RequestHandler& handler, const Request& request,
+                          const RequestCancellation& token) {
   auto started = std::chrono::steady_clock::now();
   json message;
   try {

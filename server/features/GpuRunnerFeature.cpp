@@ -50,7 +50,7 @@ struct RunnerSettings {
 
 // Accepts the settings object itself or one wrapped as {pallasLsp: {...}} /
 // {"pallas-lsp": {...}} (didChangeConfiguration sends the wrapped form).
-const json& unwrapSettings(const json& settings) {
+json unwrapSettings(const json& settings) {
   for (const char* key : {"pallasLsp", "pallas-lsp"})
     if (settings.is_object() && settings.contains(key) && settings[key].is_object())
       return settings[key];
@@ -203,7 +203,7 @@ private:
   }
 
   void configure(const json& raw) {
-    const json& cfg = unwrapSettings(raw);
+    const json cfg = unwrapSettings(raw);
     if (!cfg.is_object())
       return;
     std::lock_guard lock(state_->mutex);
@@ -237,7 +237,8 @@ private:
   }
 
   // Probe once, then load the knowledge for each interpreter asked for.
-  static void environmentWorker(std::shared_ptr<RunnerState> state, std::weak_ptr<LspServer> weak) {
+  static void environmentWorker(const std::shared_ptr<RunnerState>& state,
+                                const std::weak_ptr<LspServer>& weak) {
     const gpu::ProbeResult& probe = environment::gpuProbe();
     std::string capability = environment::bestCapability(probe);
     {
