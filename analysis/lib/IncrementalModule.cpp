@@ -164,6 +164,19 @@ std::optional<SourcePos> tooDeepIn(const DocState& d) {
   return at;
 }
 
+// The backends the file imports (pallas.imported_backends): the resource and
+// lowering checks use it for launches whose own arguments name no backend.
+void setImportedBackends(mlir::ModuleOp module, const names::Globals& globals) {
+  mlir::Builder b(module.getContext());
+  llvm::SmallVector<mlir::Attribute> names;
+  for (const std::string& backend : globals.importedBackends())
+    names.push_back(b.getStringAttr(backend));
+  if (names.empty()) // most files: keep their printed module as it was
+    module->removeAttr(pd::kImportedBackendsAttr);
+  else
+    module->setAttr(pd::kImportedBackendsAttr, b.getArrayAttr(names));
+}
+
 } // namespace
 
 // Bring `d`'s module up to date: reparse (when asked), rebind the module's
@@ -184,12 +197,15 @@ UpdateStats Project::Impl::update(DocState& d, bool reparse, bool namesMayChange
     d.depGenerations = currentDepGenerations(d);
   }
 
-  if (!d.module) {
+  bool newModule = !d.module;
+  if (newModule) {
     mlir::OpBuilder b(context.get());
     d.module = mlir::ModuleOp::create(mlir::FileLineColLoc::get(context.get(), d.path, 1, 1));
     (*d.module)->setAttr("pallas.path", b.getStringAttr(d.path));
   }
   mlir::ModuleOp module = *d.module;
+  if (rebind || newModule)
+    setImportedBackends(module, d.globals);
 
   std::vector<std::string> symbols = unitSymbols(units);
   ReusableUnits reusable(d, rebind);

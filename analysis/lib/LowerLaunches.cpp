@@ -25,6 +25,9 @@ LaunchKeywords Lowerer::launchKeywords(TSNode args, const std::string& api) {
     TSNode v = field(a, "value");
     if (k == "compiler_params" || k == "backend" || k == "interpret" || k == "mesh")
       noteLaunchBackend(kw, v);
+    else if (kw.specsBackend.empty() && (k == "in_specs" || k == "out_specs" || k == "grid_spec" ||
+                                         k == "scratch_shapes" || k == "scratch_types"))
+      kw.specsBackend = backendMentionedIn(v);
     kw.compilerParams |= k == "compiler_params";
     if (k == "interpret")
       kw.interpret = v;
@@ -93,6 +96,36 @@ void Lowerer::takeSplatKeywords(TSNode d, LaunchKeywords& kw) {
 void Lowerer::noteLaunchBackend(LaunchKeywords& kw, TSNode v) {
   if (kw.backend.empty())
     kw.backend = backendOf(v);
+}
+
+std::string Lowerer::backendMentionedIn(TSNode expr) {
+  // Specs are short; the bound keeps a generated 5,000-term list linear.
+  constexpr unsigned kMaxNodes = 512;
+  std::vector<TSNode> work{expr};
+  for (unsigned seen = 0; !work.empty() && seen < kMaxNodes; ++seen) {
+    TSNode n = work.back();
+    work.pop_back();
+    if (isNull(n))
+      continue;
+    if (is(n, "attribute") || is(n, "identifier")) {
+      std::optional<Binding> b = resolveBinding(n);
+      if (b && (b->kind == Binding::Kind::Module || b->kind == Binding::Kind::Symbol) &&
+          b->file.empty() && names::isJaxName(b->target))
+        if (std::string backend = names::backendOfApi(names::canonicalApi(b->target));
+            !backend.empty())
+          return backend;
+      if (is(n, "attribute")) // its parts are the same chain, shorter
+        continue;
+      // A spec built on a line of its own (`spec = pl.BlockSpec(...)`).
+      if (const Var* v = findLocal(text(n)))
+        if (ValInfo* vi = infoOf(v->value); vi && !isNull(vi->constant))
+          work.push_back(vi->constant);
+      continue;
+    }
+    for (uint32_t i = 0, c = ts_node_named_child_count(n); i < c; ++i)
+      work.push_back(ts_node_named_child(n, i));
+  }
+  return {};
 }
 
 // Which paths (compiled, interpreted) the launch's interpret= selects, from
@@ -263,7 +296,7 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
       eval.text.empty() ? mlir::StringAttr() : b_.getStringAttr(eval.text), params,
       scratch ? allocArray(*scratch) : mlir::ArrayAttr(), numThreads, threadName, contextAttr,
       contextLine, contextColumn,
-      kw.backend.empty() ? mlir::StringAttr() : b_.getStringAttr(kw.backend));
+      kw.selectedBackend().empty() ? mlir::StringAttr() : b_.getStringAttr(kw.selectedBackend()));
   // Whether compiler_params= is given at all (JAX's defaults apply when not):
   // a discardable attribute, read by the compiled path's semantics.
   bool compilerParams = kw.compilerParams;
@@ -289,17 +322,6 @@ std::string Lowerer::backendOf(TSNode expr, unsigned depth) {
     expr = ts_node_named_child(expr, 0);
   if (isNull(expr) || depth > 4)
     return {};
-  auto ofQualified = [](const std::string& q) -> std::string {
-    llvm::StringRef api(q);
-    if (api.starts_with("pl.tpu.") || api.starts_with("jax._src.pallas.mosaic.") ||
-        api.starts_with("jax._src.tpu"))
-      return "mosaic_tpu";
-    if (api.starts_with("pl.triton.") || api.starts_with("jax._src.pallas.triton."))
-      return "triton";
-    if (api.starts_with("plgpu.") || api.starts_with("interpret."))
-      return "mosaic_gpu";
-    return {};
-  };
   auto ofName = [](llvm::StringRef key) -> std::string {
     key = key.trim("\"'");
     if (key == "mosaic" || key == "mosaic_tpu")
@@ -324,7 +346,7 @@ std::string Lowerer::backendOf(TSNode expr, unsigned depth) {
     std::optional<Binding> b = resolveBinding(callee);
     if (b && (b->kind == Binding::Kind::Module || b->kind == Binding::Kind::Symbol) &&
         b->file.empty() && names::isJaxName(b->target))
-      return ofQualified(names::canonicalApi(b->target));
+      return names::backendOfApi(names::canonicalApi(b->target));
     if (doc_.textOf(callee) == "dict") { // dict(mosaic=...) / dict(triton=...)
       TSNode args = field(expr, "arguments");
       for (TSNode a : syntax::namedChildren(args))

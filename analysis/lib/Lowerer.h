@@ -116,6 +116,10 @@ struct LaunchKeywords {
   // a TPU interpret-params object, a TPU mesh): kernels for another backend
   // are not Mosaic GPU kernels.
   std::string backend;
+  // The backend the specs or scratch shapes name (pltpu.VMEM, plgpu.SMEM):
+  // used when compiler_params= and backend= say nothing.
+  std::string specsBackend;
+  std::string selectedBackend() const { return backend.empty() ? specsBackend : backend; }
   bool splatUnknown = false;   // a **mapping whose keys are not known statically
   std::string splatName;       // "**kwargs" when that mapping is a name
   bool compilerParams = false; // compiler_params= is given
@@ -287,6 +291,10 @@ private:
   LaunchKeywords launchKeywords(TSNode args, const std::string& api);
   void takeSplatKeywords(TSNode splat, LaunchKeywords& kw);
   void noteLaunchBackend(LaunchKeywords& kw, TSNode v);
+  // The backend named by any API inside `expr` (pltpu.VMEM in a BlockSpec's
+  // memory_space, plgpu.SMEM in scratch shapes, pltpu.PrefetchScalarGridSpec):
+  // specs and scratch written for one backend only.
+  std::string backendMentionedIn(TSNode expr);
   names::InterpretEval launchInterpret(const LaunchKeywords& kw, const Binding* partial);
   std::optional<std::vector<std::string>> launchScratch(TSNode scratchNode, const Binding* partial);
   std::vector<std::string> scratchTransforms(TSNode scratchNode);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <set>
 
 namespace pallas::analysis::names {
 namespace {
@@ -115,6 +116,32 @@ std::string canonicalApi(const std::string& qualified) {
       return std::string(p.canonical) + qualified.substr(m.size());
   }
   return qualified;
+}
+
+std::string backendOfApi(const std::string& api) {
+  auto under = [&](std::string_view prefix) {
+    return api == prefix || (startsWith(api, prefix) && api[prefix.size()] == '.');
+  };
+  if (under("pl.tpu") || under("jax._src.pallas.mosaic") || under("jax._src.tpu") ||
+      under("pl.ops.tpu"))
+    return "mosaic_tpu";
+  if (under("pl.triton") || under("jax._src.pallas.triton"))
+    return "triton";
+  if (under("plgpu") || under("mgpu") || under("interpret"))
+    return "mosaic_gpu";
+  return {};
+}
+
+std::vector<std::string> Globals::importedBackends() const {
+  std::set<std::string> found;
+  for (const auto& [name, b] : bindings_) {
+    if ((b.kind != Binding::Kind::Module && b.kind != Binding::Kind::Symbol) || !b.file.empty() ||
+        !isJaxName(b.target))
+      continue;
+    if (std::string backend = backendOfApi(canonicalApi(b.target)); !backend.empty())
+      found.insert(backend);
+  }
+  return {found.begin(), found.end()};
 }
 
 bool isJaxName(const std::string& q) {

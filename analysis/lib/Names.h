@@ -77,6 +77,10 @@ std::string canonicalApi(const std::string& qualified);
 // True when `qualified` names something of JAX or the standard library
 // functools (the modules whose APIs become pallas.prim).
 bool isJaxName(const std::string& qualified);
+// The Pallas backend a canonical API name belongs to: "mosaic_gpu" (plgpu.,
+// mgpu., the GPU interpreter), "mosaic_tpu" (pl.tpu., jax._src.pallas.mosaic.),
+// "triton" (pl.triton.), or "" for backend-neutral names (pl., jax.).
+std::string backendOfApi(const std::string& canonical);
 
 class Globals {
 public:
@@ -92,6 +96,10 @@ public:
   const std::map<std::string, Binding>& all() const { return bindings_; }
   // A literal `__all__` of this module (nullopt when absent or computed).
   const std::optional<std::vector<std::string>>& dunderAll() const { return dunderAll_; }
+  // The backends whose modules or names this file imports ("mosaic_gpu",
+  // "mosaic_tpu", "triton"), sorted: a launch that names no backend itself
+  // targets the one its file was written for.
+  std::vector<std::string> importedBackends() const;
 
 private:
   void bindImport(TSNode stmt, const syntax::ParsedSource& doc);

@@ -6,6 +6,7 @@
 //   * plgpu.emit_pipeline (pipeline.py): every grid element strictly
 //     positive, max_concurrent_steps greater than every delay_release.
 // Each raises ValueError at the call, before anything is lowered.
+#include "CompiledPath.h"
 #include "KernelWalk.h"
 #include "SmemBudget.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -132,7 +133,8 @@ void runLaunchConfig(PassContext& ctx) {
   };
   std::vector<pd::LaunchOp> launches;
   ctx.module.walk([&](pd::LaunchOp l) {
-    if (isMosaicGpuLaunch(l) && isStaticallyReachable(l))
+    // Raised while tracing, on every path: only another backend is exempt.
+    if (launchTargetOf(l) != LaunchTarget::OtherBackend && isStaticallyReachable(l))
       launches.push_back(l);
   });
   const detail::SmemRules rules = detail::smemRulesFor(ctx.options);

@@ -303,8 +303,7 @@ std::vector<pd::LaunchOp> compiledLaunches(const detail::PassContext& ctx) {
   mlir::ModuleOp module = ctx.module;
   module.walk([&](pd::LaunchOp l) {
     llvm::StringRef api = l.getApi();
-    if ((api == "pl.pallas_call" || api == "plgpu.kernel") && isMosaicGpuLaunch(l) &&
-        isStaticallyReachable(l))
+    if ((api == "pl.pallas_call" || api == "plgpu.kernel") && isStaticallyReachable(l))
       out.push_back(l);
   });
   return out;
@@ -317,7 +316,7 @@ LaunchView Session::view(pd::LaunchOp launch) {
   v.at = detail::sourceLocation(launch.getLoc());
   v.pallasCall = launch.getApi() == "pl.pallas_call";
   // Paths: compiled only, or compiled among others (a warning then).
-  CompiledPath compiled = compiledPathOf(launch, ctx_.options.assumePath);
+  CompiledPath compiled = mosaicGpuCompiledPathOf(launch, ctx_.options.assumePath);
   if (compiled == CompiledPath::No)
     return v;
   v.compiledCertain = compiled == CompiledPath::Certain;

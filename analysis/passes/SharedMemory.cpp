@@ -39,13 +39,13 @@ void runSharedMemory(PassContext& ctx) {
     return;
   std::vector<pd::LaunchOp> launches;
   ctx.module.walk([&](pd::LaunchOp l) {
-    if (isMosaicGpuLaunch(l) && isStaticallyReachable(l))
+    if (isStaticallyReachable(l))
       launches.push_back(l);
   });
   const detail::SmemRules rules = detail::smemRulesFor(ctx.options);
   detail::SmemIndex index(ctx);
   for (pd::LaunchOp launch : launches) {
-    CompiledPath compiled = compiledPathOf(launch, ctx.options.assumePath);
+    CompiledPath compiled = mosaicGpuCompiledPathOf(launch, ctx.options.assumePath);
     if (compiled == CompiledPath::No)
       continue; // the interpreters allocate no shared memory
     SmemBudget b = detail::smemBudget(ctx, launch, rules, &index);

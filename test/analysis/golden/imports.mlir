@@ -1,4 +1,4 @@
-module attributes {pallas.path = "GOLDEN/imports.py"} {
+module attributes {pallas.imported_backends = ["mosaic_gpu"], pallas.path = "GOLDEN/imports.py"} {
   pallas.func module @__module__.0 attributes {arg_names = []} {
   } {
   } loc("GOLDEN/imports.py":2:1)

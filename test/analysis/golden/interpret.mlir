@@ -1,4 +1,4 @@
-module attributes {pallas.path = "GOLDEN/interpret.py"} {
+module attributes {pallas.imported_backends = ["mosaic_gpu"], pallas.path = "GOLDEN/interpret.py"} {
   pallas.func module @__module__.0 attributes {arg_names = []} {
   } {
   } loc("GOLDEN/interpret.py":2:1)

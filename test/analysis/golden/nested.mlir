@@ -1,4 +1,4 @@
-module attributes {pallas.path = "GOLDEN/nested.py"} {
+module attributes {pallas.imported_backends = ["mosaic_gpu"], pallas.path = "GOLDEN/nested.py"} {
   pallas.func module @__module__.0 attributes {arg_names = []} {
   } {
   } loc("GOLDEN/nested.py":2:1)

@@ -1,4 +1,4 @@
-module attributes {pallas.path = "GOLDEN/shadowing.py"} {
+module attributes {pallas.imported_backends = ["mosaic_gpu"], pallas.path = "GOLDEN/shadowing.py"} {
   pallas.func module @__module__.0 attributes {arg_names = []} {
   } {
   } loc("GOLDEN/shadowing.py":1:1)

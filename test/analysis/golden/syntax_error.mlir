@@ -1,4 +1,4 @@
-module attributes {pallas.path = "GOLDEN/syntax_error.py"} {
+module attributes {pallas.imported_backends = ["mosaic_gpu"], pallas.path = "GOLDEN/syntax_error.py"} {
   pallas.func module @__module__.0 attributes {arg_names = []} {
   } {
   } loc("GOLDEN/syntax_error.py":1:1)

@@ -1,4 +1,4 @@
-module attributes {pallas.path = "GOLDEN/unicode.py"} {
+module attributes {pallas.imported_backends = ["mosaic_gpu"], pallas.path = "GOLDEN/unicode.py"} {
   pallas.func module @__module__.0 attributes {arg_names = []} {
   } {
   } loc("GOLDEN/unicode.py":2:1)

@@ -17,6 +17,10 @@
 #include "pallas/analysis/detail/PallasOpsAttrs.h.inc"
 
 namespace pallas::dialect {
+
+// Module attribute: the Pallas backends the file imports ("mosaic_gpu",
+// "mosaic_tpu", "triton"), for launches whose arguments name none.
+inline constexpr const char* kImportedBackendsAttr = "pallas.imported_backends";
 // The verifier of CallOperandsOpInterface (Dialect.cpp).
 mlir::LogicalResult verifyCallOperands(mlir::Operation* op);
 } // namespace pallas::dialect
