@@ -47,7 +47,7 @@ Value Evaluator::evalApi(const std::string& api, TSNode call, const Scope& scope
     }
     if (vals.empty() && api != "builtins.sum")
       return Value::unknown(text);
-    int64_t r = api == "builtins.sum" ? 0 : 0;
+    int64_t r = 0;
     bool first = true;
     for (const Value& v : vals) {
       if (!v.isInt())

@@ -38,7 +38,7 @@ Value Evaluator::evalAt(TSNode expr, const Scope& scope, int depth) {
       long long v = std::stoll(digits, &used, 0);
       if (used == digits.size())
         return Value::integer(v);
-    } catch (...) {
+    } catch (...) { // NOLINT(bugprone-empty-catch): out of range is simply not known
     }
     return Value::unknown(text);
   }

@@ -101,7 +101,7 @@ void Endpoint::drainInput() {
       send(makeErrorResponse(nullptr, ErrorCode::ParseError, "framing error: " + ev->error));
       continue;
     }
-    handleBody(std::move(ev->body));
+    handleBody(ev->body);
   }
   if (inputPaused_) {
     inputPaused_ = false;
@@ -267,11 +267,10 @@ void Endpoint::dispatchRequest(Request request) {
       return;
     }
     if (it->second.mode == Mode::Sequential) {
-      self->runRequest(it->second.handler, std::move(request), token);
+      self->runRequest(it->second.handler, request, token);
     } else {
-      asio::post(self->pool_,
-                 [self, handler = &it->second.handler, request = std::move(request),
-                  token]() mutable { self->runRequest(*handler, std::move(request), token); });
+      asio::post(self->pool_, [self, handler = &it->second.handler, request = std::move(request),
+                               token]() { self->runRequest(*handler, request, token); });
     }
   });
 }
