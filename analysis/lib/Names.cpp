@@ -61,7 +61,7 @@ constexpr std::array<Prefix, 15> kPrefixes{{
     {"jax", "jax"},
 }};
 
-std::string keywordName(TSNode kw, const syntax::Document& doc) {
+std::string keywordName(TSNode kw, const syntax::ParsedSource& doc) {
   return str(doc.textOf(field(kw, "name")));
 }
 
@@ -148,7 +148,7 @@ bool isJaxName(const std::string& q) {
   return q == "jax" || startsWith(q, "jax.") || q == "functools" || startsWith(q, "functools.");
 }
 
-std::string dottedName(TSNode expr, const syntax::Document& doc) {
+std::string dottedName(TSNode expr, const syntax::ParsedSource& doc) {
   // Iterative, outermost attribute first: `a.b.b.b...` with 40,000 parts
   // recursed once per part and overflowed the stack. No API is spelled with
   // more than a handful of parts, so a longer chain is not a name.
@@ -208,7 +208,7 @@ std::vector<std::string> Globals::dependencies() const {
   return out;
 }
 
-std::optional<Binding> resolveGlobalExpr(TSNode expr, const syntax::Document& doc,
+std::optional<Binding> resolveGlobalExpr(TSNode expr, const syntax::ParsedSource& doc,
                                          const Globals& globals) {
   std::string dotted = dottedName(expr, doc);
   if (dotted.empty())
@@ -227,7 +227,7 @@ std::optional<Binding> resolveGlobalExpr(TSNode expr, const syntax::Document& do
   return b;
 }
 
-std::string apiOf(TSNode expr, const syntax::Document& doc, const Globals& globals) {
+std::string apiOf(TSNode expr, const syntax::ParsedSource& doc, const Globals& globals) {
   auto b = resolveGlobalExpr(expr, doc, globals);
   if (!b || (b->kind != Binding::Kind::Module && b->kind != Binding::Kind::Symbol))
     return {};
@@ -236,7 +236,7 @@ std::string apiOf(TSNode expr, const syntax::Document& doc, const Globals& globa
   return canonicalApi(b->target);
 }
 
-std::string allocationKind(TSNode expr, const syntax::Document& doc, const Globals& globals) {
+std::string allocationKind(TSNode expr, const syntax::ParsedSource& doc, const Globals& globals) {
   TSNode callee = is(expr, "call") ? field(expr, "function") : expr;
   std::string api = apiOf(callee, doc, globals);
   if (api.empty())
@@ -257,7 +257,7 @@ std::string allocationKind(TSNode expr, const syntax::Document& doc, const Globa
   return "other";
 }
 
-std::optional<std::vector<std::string>> scratchKinds(TSNode expr, const syntax::Document& doc,
+std::optional<std::vector<std::string>> scratchKinds(TSNode expr, const syntax::ParsedSource& doc,
                                                      const Globals& globals) {
   if (is(expr, "parenthesized_expression"))
     expr = ts_node_named_child(expr, 0);
@@ -285,8 +285,8 @@ std::optional<std::vector<std::string>> scratchKinds(TSNode expr, const syntax::
   return std::nullopt;
 }
 
-InterpretEval evaluateInterpret(TSNode expr, const syntax::Document& doc, const Globals& globals,
-                                const LocalLookup& lookupLocal) {
+InterpretEval evaluateInterpret(TSNode expr, const syntax::ParsedSource& doc,
+                                const Globals& globals, const LocalLookup& lookupLocal) {
   InterpretEval e;
   if (isNull(expr)) {
     e.paths = {"compiled"};
@@ -347,8 +347,8 @@ InterpretEval evaluateInterpret(TSNode expr, const syntax::Document& doc, const 
 
 // ---- Globals::build --------------------------------------------------------
 
-void Globals::build(const syntax::Document& doc, const std::string& path, ModuleResolver* resolver,
-                    int depth) {
+void Globals::build(const syntax::ParsedSource& doc, const std::string& path,
+                    ModuleResolver* resolver, int depth) {
   bindings_.clear();
   dunderAll_.reset();
   path_ = path;
@@ -357,7 +357,7 @@ void Globals::build(const syntax::Document& doc, const std::string& path, Module
   scanBlock(doc.root(), doc, 0);
 }
 
-void Globals::scanBlock(TSNode block, const syntax::Document& doc, int blockDepth) {
+void Globals::scanBlock(TSNode block, const syntax::ParsedSource& doc, int blockDepth) {
   if (blockDepth > kMaxBlockDepth)
     return;
   for (TSNode s : syntax::namedChildren(block)) {
@@ -415,7 +415,7 @@ void Globals::scanBlock(TSNode block, const syntax::Document& doc, int blockDept
   }
 }
 
-void Globals::bindImport(TSNode stmt, const syntax::Document& doc) {
+void Globals::bindImport(TSNode stmt, const syntax::ParsedSource& doc) {
   for (uint32_t i = 0, n = ts_node_named_child_count(stmt); i < n; ++i) {
     TSNode c = ts_node_named_child(stmt, i);
     Binding b;
@@ -438,7 +438,7 @@ void Globals::bindImport(TSNode stmt, const syntax::Document& doc) {
   }
 }
 
-void Globals::bindImportFrom(TSNode stmt, const syntax::Document& doc) {
+void Globals::bindImportFrom(TSNode stmt, const syntax::ParsedSource& doc) {
   TSNode mod = field(stmt, "module_name");
   if (isNull(mod))
     return;
@@ -508,7 +508,7 @@ void Globals::bindImportFrom(TSNode stmt, const syntax::Document& doc) {
   }
 }
 
-void Globals::bindAssignment(TSNode assign, const syntax::Document& doc) {
+void Globals::bindAssignment(TSNode assign, const syntax::ParsedSource& doc) {
   TSNode left = field(assign, "left");
   TSNode right = field(assign, "right");
   if (!is(left, "identifier")) {
@@ -596,7 +596,7 @@ void Globals::bindAssignment(TSNode assign, const syntax::Document& doc) {
   bindings_[name] = b;
 }
 
-void Globals::bindDefinition(TSNode def, const syntax::Document& doc) {
+void Globals::bindDefinition(TSNode def, const syntax::ParsedSource& doc) {
   TSNode inner = def;
   bool launched = false, inlineMgpu = false;
   if (is(def, "decorated_definition")) {

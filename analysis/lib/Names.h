@@ -86,7 +86,7 @@ class Globals {
 public:
   // Scan the module-level statements of `doc` (descending into top-level
   // if/try/with blocks) and bind every name.
-  void build(const syntax::Document& doc, const std::string& path, ModuleResolver* resolver,
+  void build(const syntax::ParsedSource& doc, const std::string& path, ModuleResolver* resolver,
              int depth = 0);
   const Binding* find(const std::string& name) const;
   // Resolve `base.attr` (a Module binding's attribute); records nothing.
@@ -102,11 +102,11 @@ public:
   std::vector<std::string> importedBackends() const;
 
 private:
-  void bindImport(TSNode stmt, const syntax::Document& doc);
-  void bindImportFrom(TSNode stmt, const syntax::Document& doc);
-  void bindAssignment(TSNode assign, const syntax::Document& doc);
-  void bindDefinition(TSNode def, const syntax::Document& doc);
-  void scanBlock(TSNode block, const syntax::Document& doc, int blockDepth);
+  void bindImport(TSNode stmt, const syntax::ParsedSource& doc);
+  void bindImportFrom(TSNode stmt, const syntax::ParsedSource& doc);
+  void bindAssignment(TSNode assign, const syntax::ParsedSource& doc);
+  void bindDefinition(TSNode def, const syntax::ParsedSource& doc);
+  void scanBlock(TSNode block, const syntax::ParsedSource& doc, int blockDepth);
   std::optional<Binding> followExport(Binding b) const;
 
   std::map<std::string, Binding> bindings_;
@@ -122,31 +122,31 @@ inline constexpr size_t kMaxDottedParts = 64;
 // The dotted name an expression spells ("pl.pallas_call" for attribute
 // chains of identifiers), or "" when it is not such a chain (or has more
 // than kMaxDottedParts parts).
-std::string dottedName(TSNode expr, const syntax::Document& doc);
+std::string dottedName(TSNode expr, const syntax::ParsedSource& doc);
 
 // Resolve an expression that names something at module level (identifier or
 // attribute chain) to a binding using only `globals` (no locals): the
 // qualified-name view used for decorators and static evaluation.
-std::optional<Binding> resolveGlobalExpr(TSNode expr, const syntax::Document& doc,
+std::optional<Binding> resolveGlobalExpr(TSNode expr, const syntax::ParsedSource& doc,
                                          const Globals& globals);
 
 // Qualified canonical API of a callee expression when it resolves to a JAX
 // module attribute ("pl.pallas_call"), else "".
-std::string apiOf(TSNode expr, const syntax::Document& doc, const Globals& globals);
+std::string apiOf(TSNode expr, const syntax::ParsedSource& doc, const Globals& globals);
 
 // Static evaluation of an `interpret=` expression. `lookupLocal` may resolve
 // identifiers of the enclosing function (parameter defaults, local
 // constants) to the node of their value; nullptr when not local.
 using LocalLookup =
     std::function<std::optional<std::pair<TSNode, std::string>>(const std::string&)>;
-InterpretEval evaluateInterpret(TSNode expr, const syntax::Document& doc, const Globals& globals,
-                                const LocalLookup& lookupLocal);
+InterpretEval evaluateInterpret(TSNode expr, const syntax::ParsedSource& doc,
+                                const Globals& globals, const LocalLookup& lookupLocal);
 
 // Kinds of a literal list/tuple of scratch shapes ("acc", "smem", ...);
 // nullopt when not a literal sequence.
-std::optional<std::vector<std::string>> scratchKinds(TSNode expr, const syntax::Document& doc,
+std::optional<std::vector<std::string>> scratchKinds(TSNode expr, const syntax::ParsedSource& doc,
                                                      const Globals& globals);
 // The kind of one allocation expression (plgpu.ACC(...) -> "acc", ...).
-std::string allocationKind(TSNode expr, const syntax::Document& doc, const Globals& globals);
+std::string allocationKind(TSNode expr, const syntax::ParsedSource& doc, const Globals& globals);
 
 } // namespace pallas::analysis::names

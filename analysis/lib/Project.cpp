@@ -251,25 +251,36 @@ size_t Project::indexWorkspace(const std::atomic<bool>* cancel) {
   return n;
 }
 
-void Project::fileChanged(const std::string& path) {
+Project::DiskChange Project::fileChanged(const std::string& path, std::string* why) {
   std::lock_guard lock(impl_->mutex);
   impl_->invalidate();
   DocState* d = impl_->find(path);
   if (d && d->isOpen)
-    return; // the editor's version wins
-  auto text = readSourceFile(path);
+    return DiskChange::OpenDocumentOwnsIt;
+  auto text = readSourceFile(path, why);
   if (!text) {
     impl_->forget(path);
-    ++impl_->generationCounter;
     // Dependents see a missing file as a changed generation (0).
-    return;
+    ++impl_->generationCounter;
+    return DiskChange::Forgotten;
   }
   if (!d) {
     impl_->ensureIndexed(path, 0);
-    return;
+    return DiskChange::Reread;
   }
+  // As the indexer keeps a file: lowered when something asks for it, its
+  // names bound now so dependents resolve against the new text.
   d->doc.setText(std::move(*text));
-  impl_->update(*d, false);
+  d->stale = true;
+  d->generation = ++impl_->generationCounter;
+  impl_->bindGlobals(*d, 0);
+  d->depGenerations = impl_->currentDepGenerations(*d);
+  return DiskChange::Reread;
+}
+
+bool Project::isIndexed(const std::string& path) const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->find(path) != nullptr;
 }
 
 std::vector<std::string> Project::documents() const {

@@ -32,7 +32,7 @@ struct UnitState {
 
 struct DocState {
   std::string path;
-  syntax::Document doc;
+  syntax::ParsedSource doc;
   names::Globals globals;
   mlir::OwningOpRef<mlir::ModuleOp> module;
   std::vector<UnitState> units;

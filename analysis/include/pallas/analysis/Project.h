@@ -197,9 +197,16 @@ public:
   // background thread: it takes the lock per file, so requests interleave,
   // and stops early when `cancel` becomes true. Returns the files indexed.
   size_t indexWorkspace(const std::atomic<bool>* cancel = nullptr);
-  // A file changed on disk (workspace/didChangeWatchedFiles): re-read it
-  // unless it is open; forget it when it no longer exists.
-  void fileChanged(const std::string& path);
+  // A file changed on disk (workspace/didChangeWatchedFiles, created,
+  // changed or deleted): re-read it into the index, whether or not the index
+  // knew it and wherever it lives (inside the workspace roots or not), unless
+  // an open document owns it (the editor's text wins); forget it when it can
+  // no longer be read. A file read from disk is never marked open.
+  enum class DiskChange { Reread, Forgotten, OpenDocumentOwnsIt };
+  DiskChange fileChanged(const std::string& path, std::string* why = nullptr);
+  // Whether the project keeps `path` at all: open, or read from disk by the
+  // index (hasDocument: open only).
+  bool isIndexed(const std::string& path) const;
   // Every document the project knows (open or indexed).
   std::vector<std::string> documents() const;
   // Stats of the last update of `path` (for the `pallas/mlir` request).

@@ -16,7 +16,7 @@
 #include <vector>
 
 namespace pallas::analysis::syntax {
-class Document;
+class ParsedSource;
 }
 namespace pallas::analysis::names {
 class Globals;
@@ -27,7 +27,7 @@ namespace pallas::analysis::detail {
 // The syntax of a document (for evaluators that need what the dialect does
 // not keep, e.g. operators and keyword arguments: analysis/passes/ShapeEval.h).
 struct DocumentSyntax {
-  const syntax::Document* doc = nullptr; // null when the document is unknown
+  const syntax::ParsedSource* doc = nullptr; // null when the document is unknown
   const names::Globals* globals = nullptr;
 };
 
