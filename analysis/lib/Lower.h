@@ -39,7 +39,7 @@ struct Unit {
 
 // The units of a document, in source order. A def or class hidden inside a
 // top-level ERROR node (a syntax error around it) is still a unit.
-std::vector<Unit> enumerateUnits(const syntax::Document& doc);
+std::vector<Unit> enumerateUnits(const syntax::ParsedSource& doc);
 
 // Global names a unit looked up, each with the fingerprint of what it
 // resolved to ("pl.pallas_call" -> "1|jax.experimental.pallas.pallas_call|...").
@@ -55,7 +55,7 @@ std::string lookupFingerprint(const std::string& key, const names::Globals& glob
 
 struct LowerInput {
   mlir::MLIRContext* context;
-  const syntax::Document& doc;
+  const syntax::ParsedSource& doc;
   const names::Globals& globals;
   const std::string& path;
 };

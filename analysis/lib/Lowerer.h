@@ -114,7 +114,7 @@ struct CallableRef {
 // The arguments of a call as Python binds them to parameters.
 struct CallArguments {
   TSNode list; // the argument_list (or a generator_expression, or null)
-  const syntax::Document& doc;
+  const syntax::ParsedSource& doc;
   TSNode positional(unsigned index) const; // keywords, comments and splats skipped
   TSNode keyword(std::string_view name) const;
   TSNode positionalOrKeyword(unsigned index, std::string_view name) const;
@@ -359,7 +359,7 @@ private:
   };
 
   const LowerInput& in_;
-  const syntax::Document& doc_;
+  const syntax::ParsedSource& doc_;
   const names::Globals& globals_;
   UnitDeps& deps_;
   mlir::OpBuilder b_;

@@ -61,7 +61,7 @@ constexpr std::array<Prefix, 15> kPrefixes{{
     {"jax", "jax"},
 }};
 
-std::string keywordName(TSNode kw, const syntax::Document& doc) {
+std::string keywordName(TSNode kw, const syntax::ParsedSource& doc) {
   return str(doc.textOf(field(kw, "name")));
 }
 
@@ -150,7 +150,7 @@ bool isJaxName(const std::string& q) {
   return q == "jax" || startsWith(q, "jax.") || q == "functools" || startsWith(q, "functools.");
 }
 
-std::string dottedName(TSNode expr, const syntax::Document& doc) {
+std::string dottedName(TSNode expr, const syntax::ParsedSource& doc) {
   // Iterative, outermost attribute first: `a.b.b.b...` with 40,000 parts
   // recursed once per part and overflowed the stack. No API is spelled with
   // more than a handful of parts, so a longer chain is not a name.
@@ -210,7 +210,7 @@ std::vector<std::string> Globals::dependencies() const {
   return out;
 }
 
-std::optional<Binding> resolveGlobalExpr(TSNode expr, const syntax::Document& doc,
+std::optional<Binding> resolveGlobalExpr(TSNode expr, const syntax::ParsedSource& doc,
                                          const Globals& globals) {
   std::string dotted = dottedName(expr, doc);
   if (dotted.empty())
@@ -229,7 +229,7 @@ std::optional<Binding> resolveGlobalExpr(TSNode expr, const syntax::Document& do
   return b;
 }
 
-std::string apiOf(TSNode expr, const syntax::Document& doc, const Globals& globals) {
+std::string apiOf(TSNode expr, const syntax::ParsedSource& doc, const Globals& globals) {
   auto b = resolveGlobalExpr(expr, doc, globals);
   if (!b || (b->kind != Binding::Kind::Module && b->kind != Binding::Kind::Symbol))
     return {};
@@ -238,7 +238,7 @@ std::string apiOf(TSNode expr, const syntax::Document& doc, const Globals& globa
   return canonicalApi(b->target);
 }
 
-std::string allocationKind(TSNode expr, const syntax::Document& doc, const Globals& globals) {
+std::string allocationKind(TSNode expr, const syntax::ParsedSource& doc, const Globals& globals) {
   TSNode callee = is(expr, "call") ? field(expr, "function") : expr;
   std::string api = apiOf(callee, doc, globals);
   if (api.empty())
@@ -259,7 +259,7 @@ std::string allocationKind(TSNode expr, const syntax::Document& doc, const Globa
   return "other";
 }
 
-std::optional<std::vector<std::string>> scratchKinds(TSNode expr, const syntax::Document& doc,
+std::optional<std::vector<std::string>> scratchKinds(TSNode expr, const syntax::ParsedSource& doc,
                                                      const Globals& globals) {
   if (is(expr, "parenthesized_expression"))
     expr = ts_node_named_child(expr, 0);
@@ -287,8 +287,8 @@ std::optional<std::vector<std::string>> scratchKinds(TSNode expr, const syntax::
   return std::nullopt;
 }
 
-InterpretEval evaluateInterpret(TSNode expr, const syntax::Document& doc, const Globals& globals,
-                                const LocalLookup& lookupLocal) {
+InterpretEval evaluateInterpret(TSNode expr, const syntax::ParsedSource& doc,
+                                const Globals& globals, const LocalLookup& lookupLocal) {
   InterpretEval e;
   if (isNull(expr)) {
     e.paths = {"compiled"};
@@ -353,7 +353,7 @@ InterpretEval evaluateInterpret(TSNode expr, const syntax::Document& doc, const 
 // `not`: the truth of the condition at run time, where TYPE_CHECKING is
 // False; nullopt for any other condition.
 std::optional<bool> Globals::isTypeCheckingCondition(TSNode cond,
-                                                     const syntax::Document& doc) const {
+                                                     const syntax::ParsedSource& doc) const {
   while (is(cond, "parenthesized_expression"))
     cond = ts_node_named_child(cond, 0);
   if (is(cond, "not_operator")) {
@@ -372,7 +372,7 @@ std::optional<bool> Globals::isTypeCheckingCondition(TSNode cond,
 //   X = types.ModuleType("name")
 //   X.__dict__.update(M.__dict__)        (or vars(X).update(vars(M)))
 // X then holds M's attributes: it names what M names.
-void Globals::bindModuleClone(TSNode call, const syntax::Document& doc) {
+void Globals::bindModuleClone(TSNode call, const syntax::ParsedSource& doc) {
   TSNode callee = field(call, "function");
   if (!is(callee, "attribute") || doc.textOf(field(callee, "attribute")) != "update")
     return;
@@ -410,7 +410,7 @@ void Globals::bindModuleClone(TSNode call, const syntax::Document& doc) {
 // ---- launch wrappers ------------------------------------------------------
 
 std::optional<WrapperCall>
-launchWrapperCall(TSNode def, const syntax::Document& doc, const Globals& globals,
+launchWrapperCall(TSNode def, const syntax::ParsedSource& doc, const Globals& globals,
                   const std::function<bool(const std::string&, bool)>& isWrapper) {
   if (!is(def, "function_definition"))
     return std::nullopt;
@@ -476,8 +476,8 @@ launchWrapperCall(TSNode def, const syntax::Document& doc, const Globals& global
 
 // ---- Globals::build --------------------------------------------------------
 
-void Globals::build(const syntax::Document& doc, const std::string& path, ModuleResolver* resolver,
-                    int depth) {
+void Globals::build(const syntax::ParsedSource& doc, const std::string& path,
+                    ModuleResolver* resolver, int depth) {
   bindings_.clear();
   dunderAll_.reset();
   path_ = path;
@@ -486,7 +486,7 @@ void Globals::build(const syntax::Document& doc, const std::string& path, Module
   scanBlock(doc.root(), doc, 0);
 }
 
-void Globals::scanBlock(TSNode block, const syntax::Document& doc, int blockDepth) {
+void Globals::scanBlock(TSNode block, const syntax::ParsedSource& doc, int blockDepth) {
   if (blockDepth > kMaxBlockDepth)
     return;
   for (TSNode s : syntax::namedChildren(block)) {
@@ -558,7 +558,7 @@ void Globals::scanBlock(TSNode block, const syntax::Document& doc, int blockDept
   }
 }
 
-void Globals::bindImport(TSNode stmt, const syntax::Document& doc) {
+void Globals::bindImport(TSNode stmt, const syntax::ParsedSource& doc) {
   for (uint32_t i = 0, n = ts_node_named_child_count(stmt); i < n; ++i) {
     TSNode c = ts_node_named_child(stmt, i);
     Binding b;
@@ -581,7 +581,7 @@ void Globals::bindImport(TSNode stmt, const syntax::Document& doc) {
   }
 }
 
-void Globals::bindImportFrom(TSNode stmt, const syntax::Document& doc) {
+void Globals::bindImportFrom(TSNode stmt, const syntax::ParsedSource& doc) {
   TSNode mod = field(stmt, "module_name");
   if (isNull(mod))
     return;
@@ -651,7 +651,7 @@ void Globals::bindImportFrom(TSNode stmt, const syntax::Document& doc) {
   }
 }
 
-void Globals::bindAssignment(TSNode assign, const syntax::Document& doc) {
+void Globals::bindAssignment(TSNode assign, const syntax::ParsedSource& doc) {
   TSNode left = field(assign, "left");
   TSNode right = field(assign, "right");
   // `m.attr = v` / `d[k] = v` bind no name (a module clone's attribute
@@ -750,8 +750,8 @@ void Globals::bindAssignment(TSNode assign, const syntax::Document& doc) {
 // The launch wrappers of a class: those of its bases of this file (the
 // leftmost base first, as Python's MRO does for simple hierarchies), then its
 // own methods, which override (a method that is not a wrapper hides one).
-std::map<std::string, std::string> Globals::classLaunchWrappers(TSNode cls,
-                                                                const syntax::Document& doc) const {
+std::map<std::string, std::string>
+Globals::classLaunchWrappers(TSNode cls, const syntax::ParsedSource& doc) const {
   std::map<std::string, std::string> out;
   std::vector<TSNode> bases;
   for (TSNode base : syntax::namedChildren(field(cls, "superclasses")))
@@ -781,7 +781,7 @@ std::map<std::string, std::string> Globals::classLaunchWrappers(TSNode cls,
   return out;
 }
 
-void Globals::bindDefinition(TSNode def, const syntax::Document& doc) {
+void Globals::bindDefinition(TSNode def, const syntax::ParsedSource& doc) {
   TSNode inner = def;
   bool launched = false, inlineMgpu = false;
   if (is(def, "decorated_definition")) {

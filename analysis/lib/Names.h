@@ -89,7 +89,7 @@ class Globals {
 public:
   // Scan the module-level statements of `doc` (descending into top-level
   // if/try/with blocks) and bind every name.
-  void build(const syntax::Document& doc, const std::string& path, ModuleResolver* resolver,
+  void build(const syntax::ParsedSource& doc, const std::string& path, ModuleResolver* resolver,
              int depth = 0);
   const Binding* find(const std::string& name) const;
   // Resolve `base.attr` (a Module binding's attribute); records nothing.
@@ -105,15 +105,15 @@ public:
   std::vector<std::string> importedBackends() const;
 
 private:
-  void bindImport(TSNode stmt, const syntax::Document& doc);
-  void bindImportFrom(TSNode stmt, const syntax::Document& doc);
-  void bindAssignment(TSNode assign, const syntax::Document& doc);
-  void bindDefinition(TSNode def, const syntax::Document& doc);
-  void bindModuleClone(TSNode call, const syntax::Document& doc);
+  void bindImport(TSNode stmt, const syntax::ParsedSource& doc);
+  void bindImportFrom(TSNode stmt, const syntax::ParsedSource& doc);
+  void bindAssignment(TSNode assign, const syntax::ParsedSource& doc);
+  void bindDefinition(TSNode def, const syntax::ParsedSource& doc);
+  void bindModuleClone(TSNode call, const syntax::ParsedSource& doc);
   std::map<std::string, std::string> classLaunchWrappers(TSNode cls,
-                                                         const syntax::Document& doc) const;
-  std::optional<bool> isTypeCheckingCondition(TSNode cond, const syntax::Document& doc) const;
-  void scanBlock(TSNode block, const syntax::Document& doc, int blockDepth);
+                                                         const syntax::ParsedSource& doc) const;
+  std::optional<bool> isTypeCheckingCondition(TSNode cond, const syntax::ParsedSource& doc) const;
+  void scanBlock(TSNode block, const syntax::ParsedSource& doc, int blockDepth);
   std::optional<Binding> followExport(Binding b) const;
 
   std::map<std::string, Binding> bindings_;
@@ -129,7 +129,7 @@ inline constexpr size_t kMaxDottedParts = 64;
 // The dotted name an expression spells ("pl.pallas_call" for attribute
 // chains of identifiers), or "" when it is not such a chain (or has more
 // than kMaxDottedParts parts).
-std::string dottedName(TSNode expr, const syntax::Document& doc);
+std::string dottedName(TSNode expr, const syntax::ParsedSource& doc);
 
 // A launch wrapper: a function or method that forwards its own `*args` /
 // `**kwargs` to a launch API and returns the launch
@@ -146,32 +146,32 @@ struct WrapperCall {
   bool viaSuper = false;
 };
 std::optional<WrapperCall>
-launchWrapperCall(TSNode def, const syntax::Document& doc, const Globals& globals,
+launchWrapperCall(TSNode def, const syntax::ParsedSource& doc, const Globals& globals,
                   const std::function<bool(const std::string& method, bool viaSuper)>& isWrapper);
 
 // Resolve an expression that names something at module level (identifier or
 // attribute chain) to a binding using only `globals` (no locals): the
 // qualified-name view used for decorators and static evaluation.
-std::optional<Binding> resolveGlobalExpr(TSNode expr, const syntax::Document& doc,
+std::optional<Binding> resolveGlobalExpr(TSNode expr, const syntax::ParsedSource& doc,
                                          const Globals& globals);
 
 // Qualified canonical API of a callee expression when it resolves to a JAX
 // module attribute ("pl.pallas_call"), else "".
-std::string apiOf(TSNode expr, const syntax::Document& doc, const Globals& globals);
+std::string apiOf(TSNode expr, const syntax::ParsedSource& doc, const Globals& globals);
 
 // Static evaluation of an `interpret=` expression. `lookupLocal` may resolve
 // identifiers of the enclosing function (parameter defaults, local
 // constants) to the node of their value; nullptr when not local.
 using LocalLookup =
     std::function<std::optional<std::pair<TSNode, std::string>>(const std::string&)>;
-InterpretEval evaluateInterpret(TSNode expr, const syntax::Document& doc, const Globals& globals,
-                                const LocalLookup& lookupLocal);
+InterpretEval evaluateInterpret(TSNode expr, const syntax::ParsedSource& doc,
+                                const Globals& globals, const LocalLookup& lookupLocal);
 
 // Kinds of a literal list/tuple of scratch shapes ("acc", "smem", ...);
 // nullopt when not a literal sequence.
-std::optional<std::vector<std::string>> scratchKinds(TSNode expr, const syntax::Document& doc,
+std::optional<std::vector<std::string>> scratchKinds(TSNode expr, const syntax::ParsedSource& doc,
                                                      const Globals& globals);
 // The kind of one allocation expression (plgpu.ACC(...) -> "acc", ...).
-std::string allocationKind(TSNode expr, const syntax::Document& doc, const Globals& globals);
+std::string allocationKind(TSNode expr, const syntax::ParsedSource& doc, const Globals& globals);
 
 } // namespace pallas::analysis::names

@@ -56,7 +56,7 @@ public:
         return {};
       std::ostringstream text;
       text << in.rdbuf();
-      doc_ = std::make_unique<syntax::Document>();
+      doc_ = std::make_unique<syntax::ParsedSource>();
       doc_->setText(text.str());
       globals_ = std::make_unique<names::Globals>();
       globals_->build(*doc_, path, nullptr);
@@ -67,7 +67,7 @@ public:
 private:
   std::string path_;
   mlir::ModuleOp module_;
-  mutable std::unique_ptr<syntax::Document> doc_;
+  mutable std::unique_ptr<syntax::ParsedSource> doc_;
   mutable std::unique_ptr<names::Globals> globals_;
 };
 
@@ -119,6 +119,8 @@ void emitFinding(mlir::MLIRContext* context, const Finding& f) {
 bool runPassBody(mlir::Pass& pass, mlir::ModuleOp module, ProductRun* product,
                  const PassOptionValues& values, llvm::function_ref<void(PassContext&)> body) {
   if (product) {
+    if (product->ctx.stopRequested())
+      return true; // the run's findings are discarded (Project::findings)
     try {
       body(product->ctx);
     } catch (const std::exception& e) {
@@ -177,6 +179,7 @@ void runFindingsPasses(ProductRun& run) {
   std::sort(ordered.begin(), ordered.end(),
             [](const FindingsPass& a, const FindingsPass& b) { return a.argument < b.argument; });
   std::vector<std::unique_ptr<mlir::Pass>> passes;
+  passes.reserve(ordered.size());
   for (const FindingsPass& p : ordered)
     passes.push_back(p.create(&run));
   runPipeline(run, std::move(passes));

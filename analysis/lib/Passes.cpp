@@ -59,21 +59,48 @@ std::vector<CallEdge> Workspace::callEdges() const {
     mlir::ModuleOp m = module(path);
     if (!m)
       continue;
-    for (auto func : m.getOps<pd::FuncOp>()) {
-      func->walk([&](mlir::Operation* op) {
-        if (auto call = llvm::dyn_cast<pd::CallOp>(op)) {
-          edges.push_back({{path, func},
-                           op,
-                           call.getCalleeFile() ? call.getCalleeFile()->str() : path,
-                           call.getCallee().str()});
-        } else if (auto launch = llvm::dyn_cast<pd::LaunchOp>(op); launch && launch.getBody()) {
-          edges.push_back({{path, func},
-                           op,
-                           launch.getBodyFile() ? launch.getBodyFile()->str() : path,
-                           launch.getBody()->str()});
-        }
-      });
-    }
+    std::vector<CallEdge> of = callEdgesOf(path, m);
+    edges.insert(edges.end(), std::make_move_iterator(of.begin()),
+                 std::make_move_iterator(of.end()));
+  }
+  return edges;
+}
+
+// A document's edges are walked once per version of its module
+// (DocState::callEdges): the passes ask for the workspace's edges per
+// launch, and a worker of `check` holding a folder of 70 test files walked
+// every one of their modules for each launch of each.
+std::vector<CallEdge> WorkspaceImpl::callEdges() const {
+  std::vector<CallEdge> edges;
+  for (const std::string& path : documents()) {
+    DocState* d = lookup_(path);
+    if (!d || !d->module)
+      continue;
+    DocState::CallEdgesCache& cache = d->callEdges;
+    mlir::Operation* m = d->module->getOperation();
+    if (!cache.valid || cache.generation != d->generation || cache.module != m)
+      cache = {true, d->generation, m, callEdgesOf(path, *d->module)};
+    edges.insert(edges.end(), cache.edges.begin(), cache.edges.end());
+  }
+  return edges;
+}
+
+std::vector<CallEdge> Workspace::callEdgesOf(const std::string& path, mlir::ModuleOp m) {
+  std::vector<CallEdge> edges;
+  for (auto func : m.getOps<pd::FuncOp>()) {
+    func->walk([&](mlir::Operation* op) {
+      if (auto call = llvm::dyn_cast<pd::CallOp>(op)) {
+        edges.push_back({{path, func},
+                         op,
+                         call.getCalleeFile() ? call.getCalleeFile()->str() : path,
+                         call.getCallee().str()});
+      } else if (auto launch = llvm::dyn_cast<pd::LaunchOp>(op); launch && launch.getBody()) {
+        edges.push_back({{path, func},
+                         op,
+                         launch.getBodyFile() ? launch.getBodyFile()->str() : path,
+                         launch.getBody()->str()});
+      }
+    });
   }
   return edges;
 }

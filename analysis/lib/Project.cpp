@@ -148,6 +148,11 @@ std::vector<LaunchPaths> Project::launchPaths(const std::string& path) const {
 }
 
 std::vector<Finding> Project::findings(const std::string& path) const {
+  return *findingsUnlessStopped(path, nullptr);
+}
+
+std::optional<std::vector<Finding>>
+Project::findingsUnlessStopped(const std::string& path, const std::function<bool()>& stop) const {
   std::lock_guard lock(impl_->mutex);
   DocState* d = impl_->find(path);
   if (!d)
@@ -162,13 +167,15 @@ std::vector<Finding> Project::findings(const std::string& path) const {
     return it->second.findings;
   std::vector<Finding> out;
   detail::WorkspaceImpl ws = impl_->workspace();
-  detail::PassContext ctx{ws, path, *d->module, impl_->options, out};
+  detail::PassContext ctx{ws, path, *d->module, impl_->options, out, stop ? &stop : nullptr};
   // A pass bug must not take the server down; say which pass failed.
   detail::ProductRun run{ctx, [&](llvm::StringRef pass, const std::string& what) {
                            impl_->log("pallas: pass " + pass.str() + " failed on " + path + ": " +
                                       what);
                          }};
   detail::runFindingsPasses(run);
+  if (ctx.stopRequested())
+    return std::nullopt;
   std::map<std::string, std::vector<std::string_view>> lines; // per document, split once
   auto linesOf = [&](const std::string& p) -> const std::vector<std::string_view>* {
     auto it = lines.find(p);
@@ -244,25 +251,36 @@ size_t Project::indexWorkspace(const std::atomic<bool>* cancel) {
   return n;
 }
 
-void Project::fileChanged(const std::string& path) {
+Project::DiskChange Project::fileChanged(const std::string& path, std::string* why) {
   std::lock_guard lock(impl_->mutex);
   impl_->invalidate();
   DocState* d = impl_->find(path);
   if (d && d->isOpen)
-    return; // the editor's version wins
-  auto text = readSourceFile(path);
+    return DiskChange::OpenDocumentOwnsIt;
+  auto text = readSourceFile(path, why);
   if (!text) {
     impl_->forget(path);
-    ++impl_->generationCounter;
     // Dependents see a missing file as a changed generation (0).
-    return;
+    ++impl_->generationCounter;
+    return DiskChange::Forgotten;
   }
   if (!d) {
     impl_->ensureIndexed(path, 0);
-    return;
+    return DiskChange::Reread;
   }
+  // As the indexer keeps a file: lowered when something asks for it, its
+  // names bound now so dependents resolve against the new text.
   d->doc.setText(std::move(*text));
-  impl_->update(*d, false);
+  d->stale = true;
+  d->generation = ++impl_->generationCounter;
+  impl_->bindGlobals(*d, 0);
+  d->depGenerations = impl_->currentDepGenerations(*d);
+  return DiskChange::Reread;
+}
+
+bool Project::isIndexed(const std::string& path) const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->find(path) != nullptr;
 }
 
 std::vector<std::string> Project::documents() const {

@@ -8,13 +8,13 @@
 
 namespace pallas::analysis::syntax {
 
-Document::Document() : parser_(ts_parser_new()), chunkParser_(ts_parser_new()) {
+ParsedSource::ParsedSource() : parser_(ts_parser_new()), chunkParser_(ts_parser_new()) {
   if (!ts_parser_set_language(parser_, tree_sitter_python()) ||
       !ts_parser_set_language(chunkParser_, tree_sitter_python()))
     throw std::runtime_error("tree-sitter-python grammar ABI is not supported by the runtime");
 }
 
-Document::~Document() {
+ParsedSource::~ParsedSource() {
   dropChunks();
   if (tree_)
     ts_tree_delete(tree_);
@@ -22,7 +22,7 @@ Document::~Document() {
   ts_parser_delete(chunkParser_);
 }
 
-void Document::dropChunks() const {
+void ParsedSource::dropChunks() const {
   for (auto& [_, trees] : chunks_)
     for (TSTree* t : trees)
       ts_tree_delete(t);
@@ -49,7 +49,7 @@ bool startsStatement(std::string_view line) {
 
 } // namespace
 
-std::vector<TSNode> Document::recoveredChunks(TSNode error) const {
+std::vector<TSNode> ParsedSource::recoveredChunks(TSNode error) const {
   uint32_t begin = ts_node_start_byte(error), end = ts_node_end_byte(error);
   auto key = std::make_pair(begin, end);
   auto it = chunks_.find(key);
@@ -102,7 +102,7 @@ std::vector<TSNode> Document::recoveredChunks(TSNode error) const {
   return roots;
 }
 
-void Document::install(std::string raw) {
+void ParsedSource::install(std::string raw) {
   std::string derived = raw;
   bool changed = normaliseLoneCarriageReturns(derived);
   tooDeep_.reset();
@@ -122,7 +122,7 @@ void Document::install(std::string raw) {
   scanPending_ = false;
 }
 
-void Document::setText(std::string text) {
+void ParsedSource::setText(std::string text) {
   dropChunks();
   install(std::move(text));
   if (tree_)
@@ -136,7 +136,7 @@ void Document::setText(std::string text) {
 // a 3,900-deep unclosed bracket, then a 32,768-target chained assignment in
 // it). A parse gets a budget far above what real files need (5-8 MB/s); past
 // it the file is analysed as empty and reported like one nested too deep.
-TSTree* Document::parseBounded(TSTree* old) {
+TSTree* ParsedSource::parseBounded(TSTree* old) {
   ts_parser_set_timeout_micros(parser_, kParseBudgetMicros + text_.size() * kParseMicrosPerByte);
   if (TSTree* t =
           ts_parser_parse_string(parser_, old, text_.data(), static_cast<uint32_t>(text_.size())))
@@ -154,7 +154,7 @@ TSTree* Document::parseBounded(TSTree* old) {
 
 // Row and byte column of a byte offset, counting newlines before it. A scan
 // (vectorised by the library) is cheaper than keeping a line table current.
-TSPoint Document::pointAt(size_t byte) const {
+TSPoint ParsedSource::pointAt(size_t byte) const {
   const char* begin = text_.data();
   const char* end = begin + byte;
   uint32_t row = 0;
@@ -170,7 +170,7 @@ TSPoint Document::pointAt(size_t byte) const {
   return TSPoint{row, static_cast<uint32_t>(end - lineStart)};
 }
 
-void Document::applyEdit(const ByteEdit& edit) {
+void ParsedSource::applyEdit(const ByteEdit& edit) {
   if (edit.startByte > edit.oldEndByte || edit.oldEndByte > text_.size())
     throw std::out_of_range("edit outside the document");
   // tree-sitter offsets are 32-bit; a 4 GB Python file is not a use case.
@@ -213,7 +213,7 @@ void Document::applyEdit(const ByteEdit& edit) {
     }
 }
 
-void Document::reparse() {
+void ParsedSource::reparse() {
   if (!dirty_ && tree_)
     return;
   if (scanPending_) {
@@ -234,7 +234,7 @@ void Document::reparse() {
   dirty_ = false;
 }
 
-std::string_view Document::textOf(TSNode node) const {
+std::string_view ParsedSource::textOf(TSNode node) const {
   uint32_t b = ts_node_start_byte(node), e = ts_node_end_byte(node);
   b = std::min<uint32_t>(b, static_cast<uint32_t>(text_.size()));
   e = std::min<uint32_t>(std::max(b, e), static_cast<uint32_t>(text_.size()));

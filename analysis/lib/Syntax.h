@@ -1,5 +1,5 @@
-// A Python document as tree-sitter sees it: the text, the parser and the
-// tree, kept current edit by edit (ts_tree_edit + incremental reparse with the
+// A Python source as tree-sitter sees it (ParsedSource: the text, the parser
+// and the tree), kept current edit by edit (ts_tree_edit + incremental reparse with the
 // old tree). No MLIR here.
 #pragma once
 
@@ -17,12 +17,14 @@ extern "C" const TSLanguage* tree_sitter_python();
 
 namespace pallas::analysis::syntax {
 
-class Document {
+// Not "Document": in analysis a document is a file the Project keeps (open in
+// the editor or read from disk); this is the text and tree of one.
+class ParsedSource {
 public:
-  Document();
-  ~Document();
-  Document(const Document&) = delete;
-  Document& operator=(const Document&) = delete;
+  ParsedSource();
+  ~ParsedSource();
+  ParsedSource(const ParsedSource&) = delete;
+  ParsedSource& operator=(const ParsedSource&) = delete;
 
   // Replace the whole text and parse it from scratch.
   void setText(std::string text);
@@ -91,5 +93,10 @@ TSNode field(TSNode n, std::string_view name);
 // (ts_node_named_child(n, i) is itself linear in i, so an indexed loop over a
 // module's statements would be quadratic).
 std::vector<TSNode> namedChildren(TSNode n);
+
+// The old name, for the files other branches of this round still edit
+// (passes/SmemBudget.cpp, passes/MosaicLaunch.cpp, lib/LowerUnits.cpp): remove
+// once they say ParsedSource.
+using Document = ParsedSource;
 
 } // namespace pallas::analysis::syntax

@@ -32,7 +32,7 @@ struct UnitState {
 
 struct DocState {
   std::string path;
-  syntax::Document doc;
+  syntax::ParsedSource doc;
   names::Globals globals;
   mlir::OwningOpRef<mlir::ModuleOp> module;
   std::vector<UnitState> units;
@@ -41,6 +41,14 @@ struct DocState {
   uint64_t generation = 0; // bumped on every update
   std::map<std::string, uint64_t> depGenerations; // of the files its names came from
   UpdateStats lastStats;
+  // Workspace::callEdgesOf of `module` at `generation` (WorkspaceImpl).
+  struct CallEdgesCache {
+    bool valid = false;
+    uint64_t generation = 0;
+    mlir::Operation* module = nullptr;
+    std::vector<CallEdge> edges;
+  };
+  CallEdgesCache callEdges;
 };
 
 class WorkspaceImpl final : public Workspace {
@@ -53,6 +61,7 @@ public:
   mlir::ModuleOp module(const std::string& path) const override;
   FunctionRef function(const std::string& path, llvm::StringRef symbol) const override;
   DocumentSyntax syntaxOf(const std::string& path) const override;
+  std::vector<CallEdge> callEdges() const override;
 
 private:
   Lookup lookup_;

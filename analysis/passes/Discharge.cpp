@@ -58,8 +58,8 @@ std::string viaText(const std::vector<const CallContext*>& via) {
   return out;
 }
 
-Finding makeFinding(const Binding& b, const Failure& f, const PathChoice& pc, pd::LaunchOp launch,
-                    const GlobalMode* global, const KernelWalk& walk,
+Finding makeFinding(const BoundPrimitive& b, const Failure& f, const PathChoice& pc,
+                    pd::LaunchOp launch, const GlobalMode* global, const KernelWalk& walk,
                     const knowledge::KnowledgeBase& kb, bool first,
                     const std::vector<const CallContext*>& via = {}) {
   const PathCheck& check = pathCheckFor(b);
@@ -113,7 +113,7 @@ bool gpuInterpretRunsLaunch(detail::PassContext& ctx, const std::string& launchD
   // The launch's own facts: its thread count; no InterpretGPUParams options
   // (interpret=True has none, and the fix writes InterpretGPUParams()).
   LaunchFacts facts = launchFactsOf(launch);
-  for (const Binding& b : walk.bindings())
+  for (const BoundPrimitive& b : walk.bindings())
     if (b.retraceCollective || decide(b, ExecPath::InterpretGpu, facts, kb))
       return false;
   return true;
@@ -125,12 +125,12 @@ void analyzeRun(detail::PassContext& ctx, const LaunchRunView& v,
                 const knowledge::KnowledgeBase& kb, std::vector<Finding>& out) {
   const PathChoice& pc = v.run.pc;
   struct Hit {
-    const Binding* binding;
+    const BoundPrimitive* binding;
     Failure failure;
   };
   std::vector<Hit> hits;
   std::set<mlir::Operation*> sites; // JAX stops at a call's first failing primitive
-  for (const Binding& b : v.walk.bindings()) {
+  for (const BoundPrimitive& b : v.walk.bindings()) {
     auto failure = decide(b, pc.path, v.run.facts, kb);
     if (!failure || !sites.insert(b.site).second)
       continue;

@@ -60,7 +60,7 @@ void runHardware(detail::PassContext& ctx) {
     KernelWalk walk(ctx.workspace, *kb, ExecPath::Compiled, launch, ctx.path);
     if (!walk.run())
       continue;
-    for (const Binding& b : walk.bindings()) {
+    for (const BoundPrimitive& b : walk.bindings()) {
       const auto& needs = b.prim->hardware;
       if (!needs || needs->allows(*cap) || !seen.insert({b.site, b.prim->key}).second)
         continue;

@@ -12,7 +12,7 @@ namespace pd = pallas::dialect;
 
 namespace {
 
-std::string advice(const Binding& b, ExecPath path, const knowledge::KnowledgeBase& kb) {
+std::string advice(const BoundPrimitive& b, ExecPath path, const knowledge::KnowledgeBase& kb) {
   // Newer JAX runs inline_mgpu in GPU interpret mode when asked to.
   bool gpuOption = kb.hasInterpretGpuOption("inline_mgpu");
   std::string gpuAlt = gpuOption
@@ -36,7 +36,7 @@ std::string advice(const Binding& b, ExecPath path, const knowledge::KnowledgeBa
 }
 
 // The region's name: the wrapper the kernel calls, or the closure.
-std::string regionName(const Binding& b) {
+std::string regionName(const BoundPrimitive& b) {
   if (auto call = llvm::dyn_cast_or_null<pd::CallOp>(b.inlineCall))
     return call.getCallee().str();
   if (auto ci = llvm::dyn_cast_or_null<pd::CallIndirectOp>(b.inlineCall))
@@ -45,12 +45,12 @@ std::string regionName(const Binding& b) {
   return "";
 }
 
-std::string what(const Binding& b) {
+std::string what(const BoundPrimitive& b) {
   std::string name = regionName(b);
   return name.empty() ? "This inline_mgpu region" : "The inline_mgpu region `" + name + "`";
 }
 
-std::string subject(const Binding& b) {
+std::string subject(const BoundPrimitive& b) {
   std::string name = regionName(b);
   return name.empty() ? "an inline_mgpu region" : "region '" + name + "'";
 }

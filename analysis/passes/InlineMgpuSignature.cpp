@@ -62,7 +62,7 @@ std::string treedef(size_t n) {
   return s + "))";
 }
 
-Finding base(const Binding& b, const knowledge::KnowledgeBase& kb) {
+Finding base(const BoundPrimitive& b, const knowledge::KnowledgeBase& kb) {
   Finding f;
   f.code = ruleCode(RuleId::InlineMgpuSignature);
   f.severity = Severity::Error;
@@ -80,7 +80,7 @@ Finding base(const Binding& b, const knowledge::KnowledgeBase& kb) {
 
 } // namespace
 
-void checkInlineMgpuSignature(const Binding& b, const knowledge::KnowledgeBase& kb,
+void checkInlineMgpuSignature(const BoundPrimitive& b, const knowledge::KnowledgeBase& kb,
                               std::vector<Finding>& out) {
   if (!b.inlineMgpu || !b.inlineCall)
     return;
@@ -165,7 +165,7 @@ void runInlineMgpuSignature(detail::PassContext& ctx) {
     // JAX raises while tracing, whatever the path: each call once.
     llvm::DenseSet<mlir::Operation*> checked;
     forEachLaunchRun(ctx, doc, module, *kb, calls, [&](const LaunchRunView& v) {
-      for (const Binding& b : v.walk.bindings())
+      for (const BoundPrimitive& b : v.walk.bindings())
         if (b.inlineCall && checked.insert(b.inlineCall).second)
           checkInlineMgpuSignature(b, *kb, out);
     });

@@ -10,7 +10,7 @@
 
 namespace pallas::analysis::passes {
 
-void checkInlineMgpuSignature(const Binding& call, const knowledge::KnowledgeBase& kb,
+void checkInlineMgpuSignature(const BoundPrimitive& call, const knowledge::KnowledgeBase& kb,
                               std::vector<Finding>& out);
 
 } // namespace pallas::analysis::passes

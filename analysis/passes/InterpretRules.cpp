@@ -35,7 +35,7 @@ void KernelWalk::recordInterpretRefTransforms() {
   const knowledge::PrimitiveFacts* prim = kb_.primitive("get");
   if (!prim || !kb_.errorTemplate("unsupportedRefTransform"))
     return;
-  Binding b;
+  BoundPrimitive b;
   b.api = "scratch_shapes";
   b.prim = prim;
   b.site = launch_;
@@ -55,7 +55,7 @@ bool KernelWalk::recordUnboundAxis(pd::PrimOp prim) {
   const knowledge::PrimitiveFacts* p = kb_.primitive("axis_index");
   if (!p || !kb_.errorTemplate("unboundAxisName"))
     return true;
-  Binding b;
+  BoundPrimitive b;
   b.api = "lax.axis_index";
   b.prim = p;
   b.site = prim;

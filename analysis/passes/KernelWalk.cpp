@@ -249,7 +249,7 @@ bool KernelWalk::run() {
   if (path_ == ExecPath::InterpretHlo && launch_.getApi() == "plgpu.kernel" &&
       ((launch_.getNumThreads() && *launch_.getNumThreads() > 1) || launch_.getThreadName())) {
     if (const auto* prim = kb_.primitive("run_scoped")) {
-      Binding b;
+      BoundPrimitive b;
       b.api = "plgpu.kernel";
       b.prim = prim;
       b.site = launch_;
@@ -403,7 +403,7 @@ void KernelWalk::onPrim(pd::PrimOp prim) {
       }
     }
   for (const knowledge::PrimitiveFacts* p : prims) {
-    Binding b;
+    BoundPrimitive b;
     b.api = api.str();
     b.prim = p;
     b.site = prim;
@@ -420,7 +420,7 @@ void KernelWalk::recordInline(mlir::Operation* site, pd::InlineMgpuOp op, mlir::
   const knowledge::PrimitiveFacts* p = kb_.primitive("inline_mgpu_p");
   if (!p)
     return;
-  Binding b;
+  BoundPrimitive b;
   b.api = "plgpu.inline_mgpu";
   b.prim = p;
   b.site = site;
@@ -430,7 +430,7 @@ void KernelWalk::recordInline(mlir::Operation* site, pd::InlineMgpuOp op, mlir::
   record(std::move(b));
 }
 
-void KernelWalk::record(Binding b) {
+void KernelWalk::record(BoundPrimitive b) {
   b.chain = chain_;
   b.order = order_++;
   b.cpuLowered = b.cpuLowered || cpuLowered_;
@@ -565,11 +565,11 @@ void KernelWalk::onPipelineRun(pd::ScopeOp pipeline, mlir::Operation* call, mlir
   bool direct = true;
   RefState given = strongest(args, origins);
   RefState own = scopedState(pd::origin::kPipeline);
-  std::vector<Binding> found;
+  std::vector<BoundPrimitive> found;
   for (const knowledge::PrimitiveFacts* p : primitivesOf(api, direct)) {
     bool touchesRefs = llvm::any_of(
         p->effects, [](const std::string& e) { return e == "ReadEffect" || e == "WriteEffect"; });
-    Binding b;
+    BoundPrimitive b;
     b.api = api.str();
     b.prim = p;
     b.site = call;
@@ -618,7 +618,7 @@ void KernelWalk::walkScopeBody(pd::ScopeOp scope) {
     for (unsigned i = 0; i < scope.getKeywords().size(); ++i)
       if (strAt(scope.getKeywords(), i) == "collective_axes")
         if (const auto* prim = kb_.primitive("run_scoped")) {
-          Binding b;
+          BoundPrimitive b;
           b.api = "pl.run_scoped";
           b.prim = prim;
           b.site = scope;
@@ -633,7 +633,7 @@ void KernelWalk::walkScopeBody(pd::ScopeOp scope) {
     bool direct = true;
     RefState refs = strongest(scope);
     for (const knowledge::PrimitiveFacts* p : primitivesOf(api, direct)) {
-      Binding b;
+      BoundPrimitive b;
       b.api = api.str();
       b.prim = p;
       b.site = scope;

@@ -66,7 +66,7 @@ struct Hop {
 };
 
 // One primitive bound by one call the kernel reaches.
-struct Binding {
+struct BoundPrimitive {
   std::string api; // as written, canonical: "plgpu.copy_gmem_to_smem"
   const knowledge::PrimitiveFacts* prim = nullptr;
   mlir::Operation* site = nullptr;  // the call JAX blames (its location)
@@ -107,7 +107,7 @@ public:
 
   // Walk the launch's kernel body; false when the body cannot be found.
   bool run();
-  const std::vector<Binding>& bindings() const { return bindings_; }
+  const std::vector<BoundPrimitive>& bindings() const { return bindings_; }
   // The kernel body's name and definition (the first hop).
   const Hop& kernelHop() const { return kernelHop_; }
 
@@ -136,7 +136,7 @@ private:
   void walkScopeBody(dialect::ScopeOp scope);
   void recordInline(mlir::Operation* site, dialect::InlineMgpuOp op, mlir::Operation* call,
                     RefState refs);
-  void record(Binding b);
+  void record(BoundPrimitive b);
   // HLO interpreter rules that raise whatever the operands (InterpretRules.cpp).
   void recordInterpretRefTransforms();
   bool recordUnboundAxis(dialect::PrimOp prim);
@@ -169,11 +169,11 @@ private:
   bool allDischarged_ = false;                   // inside an all-refs discharge region
   Phase allPhase_ = Phase::Lowering;
   bool cpuLowered_ = false;
-  std::vector<std::string> loweringSemantics_;               // of the launch (see Binding)
+  std::vector<std::string> loweringSemantics_;               // of the launch (see BoundPrimitive)
   std::vector<std::string> primitiveSemantics_{"Warpgroup"}; // Warp inside a WarpMesh core_map
   llvm::DenseSet<mlir::Block*> onStack_;
   llvm::DenseSet<llvm::hash_code> walked_; // (callee, argument states) already walked
-  std::vector<Binding> bindings_;
+  std::vector<BoundPrimitive> bindings_;
   unsigned order_ = 0;
 };
 

@@ -195,11 +195,10 @@ std::vector<pd::LaunchOp> launchesOf(mlir::ModuleOp module) {
 bool isKernelHelper(mlir::ModuleOp module) {
   bool launch = false, gpuOnly = false;
   module.walk([&](mlir::Operation* op) {
+    auto p = llvm::dyn_cast<pd::PrimOp>(op);
     if (llvm::isa<pd::LaunchOp>(op))
       launch = true;
-    else if (llvm::isa<pd::InlineMgpuOp>(op))
-      gpuOnly = true;
-    else if (auto p = llvm::dyn_cast<pd::PrimOp>(op); p && p.getApi().starts_with("plgpu."))
+    else if (llvm::isa<pd::InlineMgpuOp>(op) || (p && p.getApi().starts_with("plgpu.")))
       gpuOnly = true;
   });
   return gpuOnly && !launch;
@@ -212,6 +211,8 @@ void forEachLaunchRun(detail::PassContext& ctx, const std::string& doc, mlir::Mo
                       const std::function<void(const LaunchRunView&)>& visit) {
   GlobalMode mode = globalInterpretMode(module);
   for (pd::LaunchOp launch : launchesOf(module)) {
+    if (ctx.stopRequested())
+      return; // the findings are thrown away: stop between launches
     LaunchPlan plan;
     planLaunch(ctx, doc, launch, mode, calls, plan);
     for (const LaunchRun& run : plan.runs) {

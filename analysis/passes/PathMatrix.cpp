@@ -61,10 +61,10 @@ LaunchPathVerdict judge(detail::PassContext& ctx, pd::LaunchOp launch, ExecPath 
     facts.skipFloatingPointOps = facts.inlineMgpuOptionGiven = false;
     facts.multiThreaded = facts.numThreads > 1;
   }
-  const Binding* first = nullptr;
-  const Binding* uncertain = nullptr;
+  const BoundPrimitive* first = nullptr;
+  const BoundPrimitive* uncertain = nullptr;
   std::optional<Failure> firstFailure, uncertainFailure;
-  for (const Binding& b : walk.bindings()) {
+  for (const BoundPrimitive& b : walk.bindings()) {
     auto f = decide(b, path, facts, kb);
     if (!f)
       continue;
@@ -80,7 +80,7 @@ LaunchPathVerdict judge(detail::PassContext& ctx, pd::LaunchOp launch, ExecPath 
       firstFailure = f;
     }
   }
-  auto fill = [&](const Binding& b, const Failure& f, const char* verdict) {
+  auto fill = [&](const BoundPrimitive& b, const Failure& f, const char* verdict) {
     v.verdict = verdict;
     v.primitive = b.prim ? b.prim->name : "";
     v.api = b.api;
@@ -92,7 +92,7 @@ LaunchPathVerdict judge(detail::PassContext& ctx, pd::LaunchOp launch, ExecPath 
   else if (uncertain)
     fill(*uncertain, *uncertainFailure, "may");
   if (!capability.empty() && v.verdict != "no") {
-    for (const Binding& b : walk.bindings()) {
+    for (const BoundPrimitive& b : walk.bindings()) {
       if (!b.prim)
         continue;
       std::string needs = hardwareBlocks(kb, b.prim->key, capability);

@@ -24,20 +24,20 @@ std::string exceptionOf(const knowledge::KnowledgeBase& kb, const std::string& k
 }
 
 // JAX's GPU interpreter runs inline_mgpu_p only with InterpretGPUParams(inline_mgpu=...).
-bool isInline(const Binding& b) {
+bool isInline(const BoundPrimitive& b) {
   return b.prim->name == "inline_mgpu_p";
 }
 
 using knowledge::explain;
 using knowledge::Outcome;
 
-std::string advice(const Binding& b, ExecPath path, const knowledge::KnowledgeBase& kb) {
+std::string advice(const BoundPrimitive& b, ExecPath path, const knowledge::KnowledgeBase& kb) {
   return pathCheckFor(b).advice(b, path, kb);
 }
 
 // `lowered` is the primitive XLA is asked to lower: the binding's own, or the
 // functional form its discharge rule bound.
-Failure missingLowering(const Binding& b, ExecPath path, const knowledge::KnowledgeBase& kb,
+Failure missingLowering(const BoundPrimitive& b, ExecPath path, const knowledge::KnowledgeBase& kb,
                         std::string reason, const knowledge::PrimitiveFacts* lowered = nullptr) {
   const std::string& name = (lowered ? lowered : b.prim)->name;
   Failure f;
@@ -67,7 +67,7 @@ std::string semanticsText(const std::vector<std::string>& s) {
 // Mosaic GPU lowers equation by equation and raises for a primitive without
 // a rule for the launch's (lowering, user thread) semantics. Only a table
 // that lists the primitive's rules (an empty list: none) decides.
-std::optional<Failure> mosaicLoweringVerdict(const Binding& b,
+std::optional<Failure> mosaicLoweringVerdict(const BoundPrimitive& b,
                                              const knowledge::PrimitiveFacts& lowered,
                                              const knowledge::KnowledgeBase& kb,
                                              const std::string& how) {
@@ -115,7 +115,7 @@ std::optional<Failure> mosaicLoweringVerdict(const Binding& b,
 // A discharge rule that exists ran: a full rule that writes back an operand
 // that is not being discharged fails; otherwise the functional primitives it
 // binds are lowered in the equation's place.
-std::optional<Failure> dischargedRuleVerdict(const Binding& b, ExecPath path,
+std::optional<Failure> dischargedRuleVerdict(const BoundPrimitive& b, ExecPath path,
                                              const knowledge::KnowledgeBase& kb,
                                              const std::string& by) {
   const auto& p = *b.prim;
@@ -163,7 +163,7 @@ std::optional<Failure> dischargedRuleVerdict(const Binding& b, ExecPath path,
 }
 
 // The equation has a discharged Ref operand: its discharge rule decides.
-std::optional<Failure> dischargeVerdict(const Binding& b, ExecPath path,
+std::optional<Failure> dischargeVerdict(const BoundPrimitive& b, ExecPath path,
                                         const knowledge::KnowledgeBase& kb) {
   const auto& p = *b.prim;
   std::string by =
@@ -198,7 +198,7 @@ std::optional<Failure> dischargeVerdict(const Binding& b, ExecPath path,
 // outputs are all floating point, or that has none. Only inline_mgpu's
 // outputs are known statically (its return_type).
 enum class Skip { Yes, No, Unknown };
-Skip skippedAsFloat(const Binding& b) {
+Skip skippedAsFloat(const BoundPrimitive& b) {
   pd::InlineMgpuOp op = b.inlineMgpu;
   if (!op)
     return Skip::Unknown;
@@ -217,7 +217,7 @@ Skip skippedAsFloat(const Binding& b) {
 
 } // namespace
 
-std::string gpuInterpretAlternative(const Binding& b) {
+std::string gpuInterpretAlternative(const BoundPrimitive& b) {
   bool gpuRuns = b.prim->gpuInterpret == GpuInterpretHandling::Arm ||
                  b.prim->gpuInterpret == GpuInterpretHandling::ArmNoop ||
                  (b.prim->gpuInterpret == GpuInterpretHandling::Fallback && b.prim->cpuLowering);
@@ -226,17 +226,17 @@ std::string gpuInterpretAlternative(const Binding& b) {
                  : std::string();
 }
 
-std::string compiledDischargeAdvice(const Binding& b) {
+std::string compiledDischargeAdvice(const BoundPrimitive& b) {
   return "Do not hand " + std::string(b.refs.what) + " to " + b.api +
          ": load its value (acc_ref[...]) and pass an SMEM/GMEM Ref or an array instead.";
 }
 
-const PathCheck& pathCheckFor(const Binding& b) {
+const PathCheck& pathCheckFor(const BoundPrimitive& b) {
   return b.prim && isInline(b) && !b.retraceCollective ? inlineMgpuOnPathCheck()
                                                        : primitiveOnPathCheck();
 }
 
-std::optional<Failure> decide(const Binding& b, ExecPath path, const LaunchFacts& launch,
+std::optional<Failure> decide(const BoundPrimitive& b, ExecPath path, const LaunchFacts& launch,
                               const knowledge::KnowledgeBase& kb) {
   if (!b.prim)
     return std::nullopt;

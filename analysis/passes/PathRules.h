@@ -57,29 +57,29 @@ struct PathCheck {
   RuleId rule;
   // Advice for a binding `path` cannot run (the rules' own advice for a
   // missing Mosaic GPU rule is code-independent and not asked here).
-  std::string (*advice)(const Binding& b, ExecPath path, const knowledge::KnowledgeBase& kb);
+  std::string (*advice)(const BoundPrimitive& b, ExecPath path, const knowledge::KnowledgeBase& kb);
   // The message's subject: "The inline_mgpu region `touch`", "`plgpu.foo` (primitive foo_p)".
-  std::string (*what)(const Binding& b);
+  std::string (*what)(const BoundPrimitive& b);
   // The headline's short subject: "region 'touch'", "`plgpu.foo`".
-  std::string (*subject)(const Binding& b);
+  std::string (*subject)(const BoundPrimitive& b);
 };
 const PathCheck& inlineMgpuOnPathCheck(); // InlineMgpuOnPath.cpp
 const PathCheck& primitiveOnPathCheck();  // PrimitiveOnPath.cpp
-const PathCheck& pathCheckFor(const Binding& b);
+const PathCheck& pathCheckFor(const BoundPrimitive& b);
 
 // Advice pieces the path checks share: ", or use GPU interpret mode (...),
 // which runs <name>" when the GPU interpreter runs the primitive (else ""),
 // and the advice for a Ref the compiled path discharges.
-std::string gpuInterpretAlternative(const Binding& b);
-std::string compiledDischargeAdvice(const Binding& b);
+std::string gpuInterpretAlternative(const BoundPrimitive& b);
+std::string compiledDischargeAdvice(const BoundPrimitive& b);
 
 // The failure a run_scoped with collective axes meets on interpret=True
 // (PrimitiveOnPath.cpp: JAX rejects it before it looks at the body).
-Failure retraceCollectiveFailure(const Binding& b, const LaunchFacts& launch,
+Failure retraceCollectiveFailure(const BoundPrimitive& b, const LaunchFacts& launch,
                                  const knowledge::KnowledgeBase& kb);
 
 // The first failure of `b` on `path`, with the owning check's rule and advice.
-std::optional<Failure> decide(const Binding& b, ExecPath path, const LaunchFacts& launch,
+std::optional<Failure> decide(const BoundPrimitive& b, ExecPath path, const LaunchFacts& launch,
                               const knowledge::KnowledgeBase& kb);
 
 } // namespace pallas::analysis::passes

@@ -11,7 +11,7 @@ namespace pallas::analysis::passes {
 
 namespace {
 
-std::string advice(const Binding& b, ExecPath path, const knowledge::KnowledgeBase&) {
+std::string advice(const BoundPrimitive& b, ExecPath path, const knowledge::KnowledgeBase&) {
   switch (path) {
   case ExecPath::InterpretHlo:
     return "Run this kernel compiled on a GPU (interpret=False)" + gpuInterpretAlternative(b) +
@@ -25,7 +25,7 @@ std::string advice(const Binding& b, ExecPath path, const knowledge::KnowledgeBa
   return "";
 }
 
-std::string what(const Binding& b) {
+std::string what(const BoundPrimitive& b) {
   if (b.retraceCollective)
     return "This " + b.api;
   if (b.interpretRule == "ref_transform")
@@ -33,7 +33,7 @@ std::string what(const Binding& b) {
   return "`" + b.api + "` (primitive " + b.prim->name + ")";
 }
 
-std::string subject(const Binding& b) {
+std::string subject(const BoundPrimitive& b) {
   return "`" + b.api + "`";
 }
 
@@ -44,7 +44,7 @@ const PathCheck& primitiveOnPathCheck() {
   return check;
 }
 
-Failure retraceCollectiveFailure(const Binding& b, const LaunchFacts& launch,
+Failure retraceCollectiveFailure(const BoundPrimitive& b, const LaunchFacts& launch,
                                  const knowledge::KnowledgeBase& kb) {
   Failure f;
   f.rule = RuleId::PrimitiveOnPath;

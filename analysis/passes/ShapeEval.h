@@ -9,6 +9,7 @@
 #pragma once
 
 #include "Names.h"
+#include "ShapeValue.h"
 #include "Syntax.h"
 
 #include <cstdint>
@@ -22,70 +23,12 @@
 
 namespace pallas::analysis::shape {
 
-struct Value {
-  enum class Kind { Unknown, Int, Float, Bool, None, Str, Seq, DType, Object, Function };
-  Kind kind = Kind::Unknown;
-  int64_t i = 0;
-  double f = 0;
-  // Str: the string; DType: the canonical dtype name ("float16");
-  // Object: the canonical API that built it ("plgpu.SMEM", "jax.ShapeDtypeStruct",
-  // "array" for jnp arrays); Function: "path\x1fsymbol"; Unknown: what is unknown.
-  std::string s;
-  std::vector<Value> items;            // Seq: tuple/list items
-  std::map<std::string, Value> fields; // Object: its attributes (shape, dtype, ...)
-
-  static Value unknown(std::string why) {
-    Value v;
-    v.s = std::move(why);
-    return v;
-  }
-  static Value integer(int64_t n) {
-    Value v;
-    v.kind = Kind::Int;
-    v.i = n;
-    return v;
-  }
-  static Value seq(std::vector<Value> items) {
-    Value v;
-    v.kind = Kind::Seq;
-    v.items = std::move(items);
-    return v;
-  }
-  static Value dtype(std::string name) {
-    Value v;
-    v.kind = Kind::DType;
-    v.s = std::move(name);
-    return v;
-  }
-  static Value object(std::string api) {
-    Value v;
-    v.kind = Kind::Object;
-    v.s = std::move(api);
-    return v;
-  }
-  bool known() const { return kind != Kind::Unknown; }
-  bool isInt() const { return kind == Kind::Int; }
-  bool isObject(std::string_view api) const { return kind == Kind::Object && s == api; }
-  // An attribute of an Object (Unknown when absent).
-  Value field(const std::string& name) const;
-  // Every Int of a Seq of Ints, nullopt otherwise.
-  std::optional<std::vector<int64_t>> ints() const;
-  // The first unknown piece of this value (for "unknown: x"), "" when known.
-  std::string unknownWhy() const;
-  // Python-like text: (128, 64), float16, SMEM((2, 128), float16).
-  std::string str() const;
-};
-
-// Size of one element in bits (float16 -> 16), nullopt for names that are
-// not dtypes.
-std::optional<int> dtypeBits(const std::string& name);
-
 // What the evaluator may read beyond the file it starts in.
 class SourceIndex {
 public:
   virtual ~SourceIndex() = default;
   struct File {
-    const syntax::Document* doc = nullptr;
+    const syntax::ParsedSource* doc = nullptr;
     const names::Globals* globals = nullptr;
   };
   virtual std::optional<File> file(const std::string& path) const = 0;
@@ -128,12 +71,12 @@ public:
     // node when absent.
     TSNode get(size_t index, const std::string& keyword) const;
   };
-  static Args argsOf(TSNode call, const syntax::Document& doc);
+  static Args argsOf(TSNode call, const syntax::ParsedSource& doc);
   // The qualified JAX/Python name an expression names (canonical API for JAX:
   // "plgpu.SMEM", "jnp.float32", "math.prod", "builtins.min"), "" when not a name
   // of a module.
   std::string qualifiedName(TSNode expr, const Scope& scope) const;
-  const syntax::Document* docOf(const std::string& path) const;
+  const syntax::ParsedSource* docOf(const std::string& path) const;
   // The nodes from `root` down to `target` (both included), by descending
   // with a cursor: ts_node_parent is linear in the tree in tree-sitter 0.20,
   // and walking up from deep nodes of a large file made every edit slow.
@@ -142,8 +85,8 @@ public:
   static std::vector<TSNode> pathToPoint(TSNode root, TSPoint point);
   // The same from a document's root, the top-level statement found by a
   // binary search (a cursor scans a module's statements one by one).
-  std::vector<TSNode> path(const syntax::Document* doc, TSNode target) const;
-  std::vector<TSNode> pathAt(const syntax::Document* doc, TSPoint point) const;
+  std::vector<TSNode> path(const syntax::ParsedSource* doc, TSNode target) const;
+  std::vector<TSNode> pathAt(const syntax::ParsedSource* doc, TSPoint point) const;
 
 private:
   Value evalName(const std::string& name, TSNode use, const Scope& scope, int depth);
@@ -156,18 +99,18 @@ private:
   Value evalAt(TSNode expr, const Scope& scope, int depth);
   Value paramValue(const std::string& name, TSNode param, const Scope& scope, int depth);
   Value fromCallers(const std::string& name, const Scope& scope, int depth);
-  // name -> (binding node, conditional)
-  using Bindings = std::map<std::string, std::pair<TSNode, bool>>;
+  // name -> (its last assignment or def, conditional)
+  using Assignments = std::map<std::string, std::pair<TSNode, bool>>;
   std::optional<TSNode> lastAssignment(TSNode body, const std::string& name, TSNode use,
-                                       const syntax::Document& doc, bool* conditional,
-                                       Bindings* all = nullptr) const;
+                                       const syntax::ParsedSource& doc, bool* conditional,
+                                       Assignments* all = nullptr) const;
   std::optional<TSNode> moduleDef(const std::string& path, const std::string& name) const;
 
   const SourceIndex& index_;
   int steps_ = 0; // guards pathological inputs
-  mutable std::map<const syntax::Document*, Bindings> moduleBindings_;
-  const std::vector<TSNode>& topLevel(const syntax::Document* doc) const;
-  mutable std::map<const syntax::Document*, std::vector<TSNode>> topLevel_;
+  mutable std::map<const syntax::ParsedSource*, Assignments> moduleAssignments_;
+  const std::vector<TSNode>& topLevel(const syntax::ParsedSource* doc) const;
+  mutable std::map<const syntax::ParsedSource*, std::vector<TSNode>> topLevel_;
   const std::set<std::string>& localNames(const std::string& path, TSNode def) const;
   mutable std::map<std::pair<const void*, uint32_t>, std::set<std::string>> localNames_;
 };

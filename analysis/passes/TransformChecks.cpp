@@ -27,7 +27,7 @@ const char* kAdvice =
     "tiling that divides the block.";
 
 // The name of the def a node is in ("" at module level).
-std::string enclosingDef(const syntax::Document& doc, TSNode n) {
+std::string enclosingDef(const syntax::ParsedSource& doc, TSNode n) {
   for (n = ts_node_parent(n); !isNull(n); n = ts_node_parent(n))
     if (is(n, "function_definition")) {
       TSNode name = field(n, "name");
@@ -117,7 +117,7 @@ Applied apply(std::vector<int64_t> dims, const std::vector<Transform>& ts,
 // fix may change (a named constant may be used elsewhere).
 std::optional<SourceLocation> literalMinorTile(Session& s, const LaunchView& v,
                                                const std::vector<int64_t>& tiling) {
-  const syntax::Document* doc = s.eval().docOf(v.path);
+  const syntax::ParsedSource* doc = s.eval().docOf(v.path);
   auto call = s.callOf(v.path, v.launch->getLoc());
   if (!doc || !call || tiling.empty())
     return std::nullopt;
@@ -168,7 +168,7 @@ void transformChecks(Session& s, const LaunchView& v, const knowledge::Knowledge
   // launch's function or a helper it calls: that call raises first).
   Rule allowedRule = rule(kb, "swizzleAllowed");
   std::vector<int64_t> allowed = allowedRule.numbers("allowed");
-  const syntax::Document* doc = s.eval().docOf(v.path);
+  const syntax::ParsedSource* doc = s.eval().docOf(v.path);
   if (allowedRule.found && !allowed.empty() && doc) {
     for (TSNode call : s.swizzleCalls(v.path)) {
       shape::Scope scope = s.eval().scopeAt(v.path, call);

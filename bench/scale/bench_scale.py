@@ -6,8 +6,12 @@
    file of 10,000 findings and one ~5 MB file.
 2. check vs ruff: `pallas-lsp check` and `ruff check --no-cache --isolated`
    alternately on the same tree (default: JAX's repository at v0.10.2 if
-   present), N runs each, medians and ratios; and the same on a corpus where
-   every file is a kernel (the generated module split into files).
+   present: tests/ jax/ docs/ examples/ benchmarks/), N runs each, medians
+   of wall and CPU time, peak RSS (/usr/bin/time -v) and the pair-by-pair
+   ratios; and the same on a corpus where every file is a kernel (the
+   generated module split into files). --bin may name the self-contained
+   build (build/static/bin/pallas-lsp, the wheel's binary) or the
+   development one (shared libLLVM/libMLIR: ~85 MB of RSS at start).
 3. server: process start -> initialize reply (median of N), RSS per open
    10k-line document (open K copies, VmRSS delta / K), and RSS after 20,000
    open/close cycles of distinct documents.
@@ -32,16 +36,19 @@ from generate_module import generate  # noqa: E402
 
 
 def timed(cmd, cwd=None):
-    """(wall seconds, peak RSS KiB) of one run, via /usr/bin/time -v."""
+    """(wall seconds, peak RSS KiB, CPU seconds) of one run, via /usr/bin/time -v."""
     start = time.perf_counter()
     p = subprocess.run(["/usr/bin/time", "-v", *cmd], cwd=cwd, stdout=subprocess.DEVNULL,
                        stderr=subprocess.PIPE, text=True)
     wall = time.perf_counter() - start
     rss = 0
+    cpu = 0.0
     for line in p.stderr.splitlines():
         if "Maximum resident set size" in line:
             rss = int(line.split(":")[1])
-    return wall, rss
+        elif "User time (seconds)" in line or "System time (seconds)" in line:
+            cpu += float(line.split(":")[1])
+    return wall, rss, cpu
 
 
 def bench_linear(binary, tmp):
@@ -55,7 +62,7 @@ def bench_linear(binary, tmp):
     for name, text in cases:
         path = tmp / "module.py"
         path.write_text(text)
-        wall, rss = timed([binary, "check", "--exit-zero", "--quiet", str(path)])
+        wall, rss, _ = timed([binary, "check", "--exit-zero", "--quiet", str(path)])
         lines = text.count("\n")
         out.append({"case": name, "lines": lines, "bytes": len(text), "wall_s": round(wall, 3),
                     "peak_rss_mb": round(rss / 1024, 1),
@@ -65,20 +72,26 @@ def bench_linear(binary, tmp):
     return out
 
 
-def side_by_side(binary, ruff, tree, runs, label):
+def side_by_side(binary, ruff, tree, runs, label, paths=None):
+    """Alternating runs (A B A B ...) in `tree`; the ratios are taken pair by
+    pair (a loaded machine drifts between pairs), then their median."""
+    paths = paths or ["."]
     ours, theirs = [], []
     for _ in range(runs):
-        ours.append(timed([binary, "check", "--exit-zero", "--quiet", str(tree)]))
-        theirs.append(timed([ruff, "check", "--no-cache", "--isolated", "--exit-zero", "--quiet", str(tree)]))
+        ours.append(timed([binary, "check", "--exit-zero", "--quiet", *paths], cwd=tree))
+        theirs.append(timed([ruff, "check", "--no-cache", "--isolated", "--exit-zero", "--quiet", *paths], cwd=tree))
     med = lambda xs, i: statistics.median(x[i] for x in xs)  # noqa: E731
     r = {"corpus": label, "runs": runs,
          "pallas_wall_s": round(med(ours, 0), 3), "ruff_wall_s": round(med(theirs, 0), 3),
+         "pallas_cpu_s": round(med(ours, 2), 3), "ruff_cpu_s": round(med(theirs, 2), 3),
          "pallas_peak_rss_mb": round(med(ours, 1) / 1024, 1), "ruff_peak_rss_mb": round(med(theirs, 1) / 1024, 1)}
-    r["time_ratio_pallas_over_ruff"] = round(r["pallas_wall_s"] / r["ruff_wall_s"], 3)
+    r["time_ratio_pallas_over_ruff"] = round(statistics.median(a[0] / b[0] for a, b in zip(ours, theirs)), 3)
+    r["cpu_ratio_pallas_over_ruff"] = round(statistics.median(a[2] / b[2] for a, b in zip(ours, theirs)), 3)
     r["rss_ratio_pallas_over_ruff"] = round(r["pallas_peak_rss_mb"] / r["ruff_peak_rss_mb"], 3)
-    print(f"  {label}: pallas {r['pallas_wall_s']} s / {r['pallas_peak_rss_mb']} MB, ruff {r['ruff_wall_s']} s / "
-          f"{r['ruff_peak_rss_mb']} MB  (time x{r['time_ratio_pallas_over_ruff']}, RSS x{r['rss_ratio_pallas_over_ruff']})",
-          flush=True)
+    print(f"  {label}: pallas {r['pallas_wall_s']} s ({r['pallas_cpu_s']} s CPU) / {r['pallas_peak_rss_mb']} MB, "
+          f"ruff {r['ruff_wall_s']} s ({r['ruff_cpu_s']} s CPU) / {r['ruff_peak_rss_mb']} MB  "
+          f"(time x{r['time_ratio_pallas_over_ruff']}, CPU x{r['cpu_ratio_pallas_over_ruff']}, "
+          f"RSS x{r['rss_ratio_pallas_over_ruff']})", flush=True)
     return r
 
 
@@ -179,7 +192,11 @@ def main():
             print(f"check vs ruff, medians of {a.runs} alternating runs:")
             record["vs_ruff"] = []
             if os.path.isdir(a.tree):
-                record["vs_ruff"].append(side_by_side(a.bin, a.ruff, a.tree, a.runs, a.tree))
+                # JAX's repository: the folders issue 12 names (those present).
+                parts = [d for d in ("tests", "jax", "docs", "examples", "benchmarks")
+                         if os.path.isdir(os.path.join(a.tree, d))]
+                record["vs_ruff"].append(side_by_side(a.bin, a.ruff, a.tree, a.runs,
+                                                      f"{a.tree} ({' '.join(parts)})", parts or None))
             record["vs_ruff"].append(side_by_side(a.bin, a.ruff, kernel_corpus(tmp), a.runs,
                                                   "200 kernel files (600 lines each)"))
         if "server" not in skip:

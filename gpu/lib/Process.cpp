@@ -95,6 +95,7 @@ std::vector<std::string> mergedEnvironment(const std::vector<std::string>& extra
 
 std::vector<char*> pointers(std::vector<std::string>& strings) {
   std::vector<char*> result;
+  result.reserve(strings.size() + 1);
   for (std::string& s : strings)
     result.push_back(s.data());
   result.push_back(nullptr);
@@ -210,7 +211,7 @@ int signalChildren(int sig) {
   bool force = getppid() != server; // the server died before PDEATHSIG was set
   while (!done && !force) {
     siginfo_t info{};
-    struct timespec wait{0, 200 * 1000 * 1000};
+    struct timespec wait{0, 200L * 1000 * 1000};
     int sig = sigtimedwait(&watched, &info, &wait);
     if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP) {
       // A stop (the parent signals the whole group; this reaches what left

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <dirent.h>
 #include <sys/eventfd.h>
@@ -111,8 +112,22 @@ static bool readStat(const std::string& path, char& state, long& pgrp) {
   std::fclose(file);
   buffer[n] = '\0';
   const char* close = std::strrchr(buffer, ')');
-  long ppid = 0;
-  return close != nullptr && std::sscanf(close + 1, " %c %ld %ld", &state, &ppid, &pgrp) == 3;
+  if (close == nullptr)
+    return false;
+  // ") S ppid pgrp": the state letter, then two numbers.
+  const char* at = close + 1;
+  while (*at == ' ')
+    ++at;
+  if (*at == '\0')
+    return false;
+  state = *at++;
+  char* end = nullptr;
+  const long ppid = std::strtol(at, &end, 10);
+  if (end == at || ppid < 0)
+    return false;
+  at = end;
+  pgrp = std::strtol(at, &end, 10);
+  return end != at;
 }
 
 bool processAlive(int pid) {

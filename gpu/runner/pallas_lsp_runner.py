@@ -36,434 +36,62 @@ from __future__ import annotations
 
 import argparse
 import ast
-import contextlib
-import functools
-import hashlib
 import importlib.util
-import json
-import math
 import os
 import statistics
 import sys
 import time
-import traceback
 
 RESULT_VERSION = 1
 MODES = ("compiled", "interpret", "gpu-interpret")
 ENTRY_MARKER = "pallas-lsp: entry"
-MOSAIC_GPU_MIN_CC = (9, 0)
-MESSAGE_CAP = 8 * 1024
-TRACEBACK_CAP = 32 * 1024
 RUNNER_FILE = os.path.realpath(__file__)
 
 
-# ---------------------------------------------------------------- channel ---
+def _sibling(name: str):
+    """A part of the runner beside this file (pallas_lsp_channel.py, ...),
+    loaded by path so that a user's module of the same name cannot shadow it;
+    registered in sys.modules so the parts that import each other share it."""
+    if name in sys.modules:
+        return sys.modules[name]
+    path = os.path.join(os.path.dirname(RUNNER_FILE), name + ".py")
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
-class ResultChannel:
-    """JSON lines to a descriptor the user's code does not write to."""
-
-    def __init__(self, fd: int, secret: str = ""):
-        os.set_inheritable(fd, False)  # the user's subprocesses must not hold it
-        self._stream = os.fdopen(fd, "w", encoding="utf-8", closefd=True)
-        # This run's secret (read from stdin before any user code ran): the
-        # supervisor believes only lines that carry it, so a line the user's
-        # code writes to this descriptor cannot pass for a result.
-        self._secret = secret
-
-    def send(self, document: dict) -> None:
-        if self._secret:
-            document = dict(document, secret=self._secret)
-        try:
-            # The leading newline ends whatever partial line the user's code
-            # may have left on the descriptor, so ours stays one JSON line.
-            self._stream.write(
-                "\n" + json.dumps(document, allow_nan=False, default=str) + "\n"
-            )
-            self._stream.flush()
-        except (BrokenPipeError, OSError):
-            pass  # the supervisor is gone; nothing left to tell
-
-    def progress(
-        self, phase: str, mode: str, message: str, percent: int | None = None
-    ) -> None:
-        event = {"event": "progress", "phase": phase, "mode": mode, "message": message}
-        if percent is not None:
-            event["percent"] = percent
-        self.send(event)
-
-
-def read_secret() -> str:
-    """The run's secret: the first line of stdin (the supervisor writes it
-    there and closes the pipe, so it is gone before the user's code runs)."""
-    line = sys.stdin.buffer.readline(256)
-    return line.decode("ascii", "replace").strip()
-
-
-def open_channel(args) -> ResultChannel:
-    secret = read_secret() if args.result_secret_stdin else ""
-    if args.result_fd is not None:
-        return ResultChannel(args.result_fd, secret)
-    # --result-stdout: keep the real stdout for results; fold the user's
-    # stdout (Python prints and C-level writes alike) into stderr.
-    sys.stdout.flush()
-    result_fd = os.dup(1)
-    os.dup2(2, 1)
-    return ResultChannel(result_fd, secret)
-
-
-# ------------------------------------------------------------- exceptions ---
-
-
-def _cap(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    half = limit // 2
-    return (
-        text[:half]
-        + f"\n[... {len(text) - limit} characters omitted ...]\n"
-        + text[-half:]
-    )
-
-
-class FrameClassifier:
-    """A frame is the user's when it lies in the project and outside any
-    installed package, the standard library and this runner."""
-
-    def __init__(self, project_root: str):
-        self.root = os.path.realpath(project_root)
-        prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix}
-        self.system = [os.path.realpath(p) + os.sep for p in prefixes if p]
-
-    def is_user(self, filename: str) -> bool:
-        if not filename or filename.startswith("<"):
-            return False
-        path = os.path.realpath(filename)
-        if path == RUNNER_FILE or "site-packages" in path or "dist-packages" in path:
-            return False
-        if not path.startswith(self.root + os.sep) and path != self.root:
-            return False
-        # A virtual environment inside the project is still not user code.
-        return not any(path.startswith(prefix) for prefix in self.system)
-
-
-def describe_exception(exc: BaseException, classifier: FrameClassifier) -> dict:
-    frames = []
-    for frame in traceback.extract_tb(exc.__traceback__):
-        frames.append(
-            {
-                "file": frame.filename,
-                "line": frame.lineno or 0,
-                "function": frame.name,
-                "code": (frame.line or "").strip(),
-                "user": classifier.is_user(frame.filename),
-            }
-        )
-    # Errors raised from inside JAX's lowering may carry the user's frames
-    # only in their context (JAX re-raises); surface them from the chain too.
-    if not any(f["user"] for f in frames):
-        seen = exc.__cause__ or exc.__context__
-        while seen is not None and not any(f["user"] for f in frames):
-            for frame in traceback.extract_tb(seen.__traceback__):
-                if classifier.is_user(frame.filename):
-                    frames.append(
-                        {
-                            "file": frame.filename,
-                            "line": frame.lineno or 0,
-                            "function": frame.name,
-                            "code": (frame.line or "").strip(),
-                            "user": True,
-                        }
-                    )
-            seen = seen.__cause__ or seen.__context__
-    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    return {
-        "type": type(exc).__name__,
-        "message": _cap(str(exc), MESSAGE_CAP),
-        "frames": frames,
-        "traceback": _cap(text, TRACEBACK_CAP),
-    }
-
-
-def synthetic_error(kind: str, message: str) -> dict:
-    return {"type": kind, "message": message, "frames": [], "traceback": ""}
-
-
-# ------------------------------------------------------------ environment ---
-
-
-def _distribution_version(name: str) -> str | None:
-    try:
-        from importlib import metadata
-
-        return metadata.version(name)
-    except Exception:  # noqa: BLE001 - not installed, or broken metadata
-        return None
-
-
-def describe_environment(jax_module=None) -> dict:
-    env = {
-        "python": sys.version.split()[0],
-        "executable": sys.executable,
-        "platform": sys.platform,
-        "jax": None,
-        "jaxlib": None,
-        "cuda_plugins": {},
-        "devices": [],
-        "backend": None,
-        "gpu_interpret_mode": None,
-    }
-    for plugin in (
-        "jax-cuda13-plugin",
-        "jax-cuda12-plugin",
-        "jax-cuda13-pjrt",
-        "jax-cuda12-pjrt",
-    ):
-        version = _distribution_version(plugin)
-        if version:
-            env["cuda_plugins"][plugin] = version
-    if jax_module is None:
-        try:
-            import jax as jax_module
-        except Exception as exc:  # noqa: BLE001
-            env["jax_error"] = f"{type(exc).__name__}: {exc}"
-            return env
-    env["jax"] = getattr(jax_module, "__version__", None)
-    try:
-        import jaxlib
-
-        env["jaxlib"] = getattr(jaxlib, "__version__", None) or _distribution_version(
-            "jaxlib"
-        )
-    except Exception:  # noqa: BLE001
-        env["jaxlib"] = _distribution_version("jaxlib")
-    try:
-        env["backend"] = jax_module.default_backend()
-        for device in jax_module.devices():
-            env["devices"].append(
-                {
-                    "platform": device.platform,
-                    "kind": getattr(device, "device_kind", ""),
-                    "id": device.id,
-                    "compute_capability": getattr(device, "compute_capability", None),
-                }
-            )
-    except Exception as exc:  # noqa: BLE001
-        env["devices_error"] = f"{type(exc).__name__}: {exc}"
-    env["gpu_interpret_mode"] = gpu_interpret_params_class() is not None
-    return env
-
-
-def _parse_cc(value) -> tuple[int, int] | None:
-    try:
-        major, _, minor = str(value).partition(".")
-        return int(major), int(minor or 0)
-    except ValueError:
-        return None
-
-
-def compiled_mode_blocker(jax_module) -> str | None:
-    """None when a GPU can run Mosaic GPU kernels; else why not, plainly."""
-    try:
-        gpus = [d for d in jax_module.devices() if d.platform in ("gpu", "cuda")]
-    except Exception:  # noqa: BLE001
-        gpus = []
-    if not gpus:
-        try:
-            gpus = list(jax_module.devices("cuda"))
-        except Exception:  # noqa: BLE001 - no CUDA backend at all
-            gpus = []
-    capable = [
-        d
-        for d in gpus
-        if (_parse_cc(getattr(d, "compute_capability", "")) or (0, 0))
-        >= MOSAIC_GPU_MIN_CC
-    ]
-    if capable:
-        return None
-    need = f"{MOSAIC_GPU_MIN_CC[0]}.{MOSAIC_GPU_MIN_CC[1]}"
-    version = getattr(jax_module, "__version__", "?")
-    if gpus:
-        seen = ", ".join(
-            f"{getattr(d, 'device_kind', d)} (compute capability {getattr(d, 'compute_capability', '?')})"
-            for d in gpus
-        )
-        return (
-            f"compiled mode needs an NVIDIA GPU with compute capability {need} or newer "
-            f"(Mosaic GPU); JAX {version} sees only: {seen}."
-        )
-    try:
-        seen = (
-            ", ".join(sorted({d.platform for d in jax_module.devices()}))
-            or "no devices"
-        )
-    except Exception as exc:  # noqa: BLE001
-        seen = f"no devices ({exc})"
-    return (
-        f"compiled mode needs an NVIDIA GPU with compute capability {need} or newer "
-        f"(Mosaic GPU), but JAX {version} in {sys.executable} sees no GPU (only: {seen}). "
-        "Run on a GPU machine with a CUDA jaxlib (pip install 'jax[cuda13]'), for example "
-        "through a launch template such as 'ssh gpu-box ...' or 'srun --gpus=1 ...'; "
-        "or use the interpret mode."
-    )
-
-
-def gpu_interpret_params_class():
-    """InterpretGPUParams wherever this JAX version keeps it (or None)."""
-    candidates = (
-        ("jax.experimental.pallas.mosaic_gpu", "InterpretGPUParams"),
-        ("jax._src.pallas.mosaic_gpu.interpret.params", "InterpretGPUParams"),
-    )
-    for module_name, attr in candidates:
-        try:
-            module = importlib.import_module(module_name)
-        except Exception:  # noqa: BLE001, S112 - absent in this JAX version: try the next
-            continue
-        if hasattr(module, attr):
-            return getattr(module, attr)
-    return None
-
-
-# ------------------------------------------------------------ mode forcing ---
-
-
-class ModeForcer:
-    """Forces the interpret mode of every Pallas entry point.
-
-    Two levers, because JAX reads the mode at different times per API:
-    - the public entry points are wrapped so `interpret=` is replaced, and the
-      kernels they build are rebuilt lazily per mode (pallas_call bakes its
-      mode in when it is built, often at import time);
-    - the config `pallas_tpu_interpret_mode_context_manager`, which every
-      entry point ORs with its argument and which is part of the jit cache
-      key, is set to the mode's value, so cached traces are not reused across
-      modes. The user's own `force_gpu_interpret_mode` is made a no-op.
-    """
-
-    PUBLIC = (
-        ("jax.experimental.pallas", "pallas_call"),
-        ("jax.experimental.pallas", "kernel"),
-        ("jax.experimental.pallas", "core_map"),
-        ("jax.experimental.pallas.mosaic_gpu", "kernel"),
-    )
-    FORCE_CONTEXTS = (
-        ("jax.experimental.pallas.mosaic_gpu", "force_gpu_interpret_mode"),
-        ("jax._src.pallas.mosaic_gpu.interpret.params", "force_gpu_interpret_mode"),
-    )
-
-    def __init__(self):
-        self.mode: str | None = None
-        self.patched: list[str] = []
-        # While the entry runs: the kernel calls it makes, (fn, args, kwargs),
-        # so the runner times those and nothing else. None: not recording.
-        self.recorded: list | None = None
-        self._config = None
-        self._gpu_params = None
-
-    def install(self) -> None:
-        try:
-            from jax._src import config as jax_config
-
-            self._config = getattr(
-                jax_config, "pallas_tpu_interpret_mode_context_manager", None
-            )
-        except Exception:  # noqa: BLE001
-            self._config = None
-        for module_name, attr in self.PUBLIC:
-            module = _import_or_none(module_name)
-            original = getattr(module, attr, None) if module else None
-            if original is None or getattr(original, "__pallas_lsp_original__", None):
-                continue
-            setattr(module, attr, self._wrap_entry_point(original))
-            self.patched.append(f"{module_name}.{attr}")
-        for module_name, attr in self.FORCE_CONTEXTS:
-            module = _import_or_none(module_name)
-            if module is not None and hasattr(module, attr):
-                setattr(module, attr, _ignored_force_context)
-                self.patched.append(f"{module_name}.{attr}")
-
-    def interpret_value(self, mode: str):
-        if mode == "compiled":
-            return False
-        if mode == "interpret":
-            return True
-        if self._gpu_params is None:
-            params = gpu_interpret_params_class()
-            if params is None:
-                raise RuntimeError(
-                    "this JAX version has no GPU interpret mode (InterpretGPUParams)"
-                )
-            self._gpu_params = params()
-        return self._gpu_params
-
-    def set_mode(self, mode: str) -> None:
-        value = self.interpret_value(mode)
-        self.mode = mode
-        if self._config is not None:
-            self._config.set_global(None if mode == "compiled" else value)
-
-    def _wrap_entry_point(self, original):
-        forcer = self
-
-        @functools.wraps(original)
-        def entry_point(*args, **kwargs):
-            if forcer.mode is None:
-                return original(*args, **kwargs)
-
-            def build(mode):
-                return original(
-                    *args, **{**kwargs, "interpret": forcer.interpret_value(mode)}
-                )
-
-            return _late_bound(forcer, build)
-
-        entry_point.__pallas_lsp_original__ = original
-        return entry_point
-
-
-def _late_bound(forcer: ModeForcer, build):
-    """Calls build(mode) for the current mode; wraps callables it returns so
-    they too are rebuilt when the mode changes (decorator chains)."""
-    result = build(forcer.mode)
-    if not callable(result) or hasattr(result, "shape"):
-        return result
-    cache = {forcer.mode: result}
-
-    def concrete():
-        if forcer.mode not in cache:
-            cache[forcer.mode] = build(forcer.mode)
-        return cache[forcer.mode]
-
-    @functools.wraps(result)
-    def late(*args, **kwargs):
-        value = _late_bound(
-            forcer, lambda mode: _call_in_mode(concrete, mode, args, kwargs)
-        )
-        # A call that returned arrays ran a kernel: remember it for timing.
-        if forcer.recorded is not None and len(forcer.recorded) < 16:
-            if not callable(value) or hasattr(value, "shape"):
-                forcer.recorded.append((late, args, kwargs))
-        return value
-
-    return late
-
-
-def _call_in_mode(concrete, mode, args, kwargs):
-    del mode  # concrete() reads the forcer's current mode
-    return concrete()(*args, **kwargs)
-
-
-@contextlib.contextmanager
-def _ignored_force_context(*args, **kwargs):
-    del args, kwargs
-    yield
-
-
-def _import_or_none(name: str):
-    try:
-        return importlib.import_module(name)
-    except Exception:  # noqa: BLE001
-        return None
+# The runner's parts, one job each; their names are re-exported here (the
+# tests and the documentation call them pallas_lsp_runner.NAME).
+_channel = _sibling("pallas_lsp_channel")
+_errors = _sibling("pallas_lsp_errors")
+_environment = _sibling("pallas_lsp_environment")
+_modes = _sibling("pallas_lsp_modes")
+_outputs = _sibling("pallas_lsp_outputs")
+ResultChannel, read_secret, open_channel = (
+    _channel.ResultChannel,
+    _channel.read_secret,
+    _channel.open_channel,
+)
+FrameClassifier, describe_exception, synthetic_error = (
+    _errors.FrameClassifier,
+    _errors.describe_exception,
+    _errors.synthetic_error,
+)
+MESSAGE_CAP, TRACEBACK_CAP = _errors.MESSAGE_CAP, _errors.TRACEBACK_CAP
+describe_environment, compiled_mode_blocker, gpu_interpret_params_class = (
+    _environment.describe_environment,
+    _environment.compiled_mode_blocker,
+    _environment.gpu_interpret_params_class,
+)
+MOSAIC_GPU_MIN_CC = _environment.MOSAIC_GPU_MIN_CC
+ModeForcer = _modes.ModeForcer
+summarize_outputs, compare_outputs, attach_heat_maps = (
+    _outputs.summarize_outputs,
+    _outputs.compare_outputs,
+    _outputs.attach_heat_maps,
+)
 
 
 # ---------------------------------------------------------- entry lookup ---
@@ -523,125 +151,6 @@ def check_no_arguments(function, name: str) -> str | None:
             "Use a function without parameters (a test, a main) that builds its inputs."
         )
     return None
-
-
-# -------------------------------------------------------------- outputs ---
-
-
-def _finite_or_none(value) -> float | None:
-    value = float(value)
-    return value if math.isfinite(value) else None
-
-
-def summarize_outputs(jax_module, numpy, result) -> tuple[list[dict], dict]:
-    """Per leaf: shape, dtype, checksum; plus the host arrays for compare."""
-    leaves, _ = jax_module.tree_util.tree_flatten_with_path(
-        result, is_leaf=lambda x: x is None
-    )
-    summaries, arrays = [], {}
-    for path, leaf in leaves:
-        key = jax_module.tree_util.keystr(path)
-        if leaf is None:
-            summaries.append({"path": key, "kind": "none"})
-            continue
-        if not hasattr(leaf, "shape") and not isinstance(
-            leaf, (int, float, complex, bool)
-        ):
-            summaries.append(
-                {"path": key, "kind": "other", "type": type(leaf).__name__}
-            )
-            continue
-        array = numpy.asarray(jax_module.device_get(leaf))
-        arrays[key] = array
-        summary = {
-            "path": key,
-            "kind": "array" if hasattr(leaf, "shape") else "scalar",
-            "shape": list(array.shape),
-            "dtype": str(array.dtype),
-            "checksum": hashlib.sha256(
-                numpy.ascontiguousarray(array).tobytes()
-            ).hexdigest()[:16],
-        }
-        if array.dtype.kind in "biuf" and array.size:
-            wide = array.astype(numpy.float64)
-            summary["sum"] = _finite_or_none(numpy.sum(wide))
-            summary["min"] = _finite_or_none(numpy.min(wide))
-            summary["max"] = _finite_or_none(numpy.max(wide))
-            if array.dtype.kind == "f":
-                summary["nan_count"] = int(numpy.isnan(wide).sum())
-                summary["inf_count"] = int(numpy.isinf(wide).sum())
-        summaries.append(summary)
-    return summaries, arrays
-
-
-def compare_outputs(numpy, first: dict, second: dict) -> list[dict]:
-    """Largest |a - b| and largest |a - b| / max(|a|, |b|) per output.
-
-    The relative difference is symmetric (neither side is the reference) and
-    counts an element only where either side is non-zero. Matching NaNs are
-    equal; a NaN on one side only is reported in `note` and makes the
-    difference infinite (reported as null)."""
-    comparisons = []
-    for path in list(first) + [p for p in second if p not in first]:
-        entry = {
-            "path": path,
-            "comparable": False,
-            "max_abs_diff": None,
-            "max_rel_diff": None,
-            "note": "",
-        }
-        if path not in first or path not in second:
-            entry["note"] = "output missing on one side"
-            comparisons.append(entry)
-            continue
-        a, b = first[path], second[path]
-        if a.shape != b.shape:
-            entry["note"] = f"shapes differ: {list(a.shape)} vs {list(b.shape)}"
-            comparisons.append(entry)
-            continue
-        if a.dtype != b.dtype:
-            entry["note"] = f"dtypes differ: {a.dtype} vs {b.dtype}"
-            comparisons.append(entry)
-            continue
-        entry["comparable"] = True
-        if a.size == 0:
-            entry["max_abs_diff"] = entry["max_rel_diff"] = 0.0
-            comparisons.append(entry)
-            continue
-        kind = numpy.complex128 if a.dtype.kind == "c" else numpy.float64
-        x, y = a.astype(kind), b.astype(kind)
-        both_nan = numpy.isnan(x) & numpy.isnan(y)
-        one_nan = numpy.isnan(x) ^ numpy.isnan(y)
-        with numpy.errstate(invalid="ignore", over="ignore"):
-            diff = numpy.where(both_nan | (x == y), 0.0, numpy.abs(x - y))
-            scale = numpy.maximum(numpy.abs(x), numpy.abs(y))
-            rel = numpy.where(scale > 0, diff / numpy.where(scale > 0, scale, 1.0), 0.0)
-        if one_nan.any():
-            entry["note"] = f"NaN on one side only at {int(one_nan.sum())} element(s)"
-        entry["max_abs_diff"] = (
-            _finite_or_none(numpy.nanmax(diff)) if not one_nan.any() else None
-        )
-        entry["max_rel_diff"] = (
-            _finite_or_none(numpy.nanmax(rel)) if not one_nan.any() else None
-        )
-        comparisons.append(entry)
-    return comparisons
-
-
-def attach_heat_maps(numpy, comparisons: list[dict], first: dict, second: dict) -> None:
-    """Per-output error maps from pallas_lsp_heatmap.py beside this file,
-    loaded by path (a user's module of that name cannot shadow it). A runner
-    copied alone to a remote machine reports "heat_map": null."""
-    path = os.path.join(os.path.dirname(RUNNER_FILE), "pallas_lsp_heatmap.py")
-    spec = importlib.util.spec_from_file_location("pallas_lsp_heatmap", path)
-    try:
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    except OSError:
-        for entry in comparisons:
-            entry["heat_map"] = None
-        return
-    module.attach_heat_maps(numpy, comparisons, first, second)
 
 
 # -------------------------------------------------------------- running ---

@@ -101,7 +101,7 @@ void Endpoint::drainInput() {
       send(makeErrorResponse(nullptr, ErrorCode::ParseError, "framing error: " + ev->error));
       continue;
     }
-    handleBody(std::move(ev->body));
+    handleBody(ev->body);
   }
   if (inputPaused_) {
     inputPaused_ = false;
@@ -145,7 +145,7 @@ void Endpoint::endOfInput(const std::string& reason) {
   });
 }
 
-void Endpoint::handleBody(std::string body) {
+void Endpoint::handleBody(const std::string& body) {
   if (!token_.empty() && closed_)
     return; // a refused peer: nothing more is read
   if (auto at = findExcessNesting(body)) {
@@ -267,17 +267,16 @@ void Endpoint::dispatchRequest(Request request) {
       return;
     }
     if (it->second.mode == Mode::Sequential) {
-      self->runRequest(it->second.handler, std::move(request), token);
+      self->runRequest(it->second.handler, request, token);
     } else {
-      asio::post(self->pool_,
-                 [self, handler = &it->second.handler, request = std::move(request),
-                  token]() mutable { self->runRequest(*handler, std::move(request), token); });
+      asio::post(self->pool_, [self, handler = &it->second.handler, request = std::move(request),
+                               token]() { self->runRequest(*handler, request, token); });
     }
   });
 }
 
-void Endpoint::runRequest(const RequestHandler& handler, Request request,
-                          RequestCancellation token) {
+void Endpoint::runRequest(const RequestHandler& handler, const Request& request,
+                          const RequestCancellation& token) {
   auto started = std::chrono::steady_clock::now();
   json message;
   try {

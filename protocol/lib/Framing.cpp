@@ -178,7 +178,7 @@ std::optional<FrameEvent> FrameReader::next() {
       return error(problem);
     }
     pos_ = cursor;
-    pendingBody_ = *length;
+    pendingBody_ = length;
   }
 }
 

@@ -164,11 +164,10 @@ json makeNotification(const std::string& method, json params) {
   return j;
 }
 
-const json& requireObject(const json& params, const char* context) {
+void requireObject(const json& params, const char* context) {
   if (!params.is_object())
     throw RpcError(ErrorCode::InvalidParams,
                    std::string(context) + " must be an object, got " + typeName(params.type()));
-  return params;
 }
 
 const json* optionalField(const json& object, const char* field, json::value_t type,

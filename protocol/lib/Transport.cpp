@@ -26,7 +26,9 @@ using Descriptor = asio::posix::stream_descriptor;
 struct BlockingFd {
   int fd;
   asio::io_context* io;
-  template <class Buffer, class Handler> void async_read_some(Buffer b, Handler h) {
+  // Asio's AsyncReadStream requirement spells the name.
+  template <class Buffer, class Handler>
+  void async_read_some(Buffer b, Handler h) { // NOLINT(readability-identifier-naming)
     // One helper thread per read; reads only happen one at a time.
     // The work guard keeps io.run() going while the thread waits in read().
     std::thread([fd = fd, io = io, b, h = std::move(h),

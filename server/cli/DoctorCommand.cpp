@@ -5,6 +5,7 @@
 #include "Arguments.h"
 #include "Command.h"
 #include "Environment.h"
+#include "ProbeReport.h"
 #include "pallas/analysis/Project.h"
 #include "pallas/gpu/DeviceProbe.h"
 #include "pallas/gpu/Runner.h"
@@ -20,37 +21,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 namespace environment = server::environment;
-
-// Whether the table says a GPU of `cc` has what `primitive` needs (wgmma:
-// Hopper; tcgen05_mma: datacenter Blackwell); null when the table does not say.
-json tableAllows(const knowledge::KnowledgeBase* kb, const char* primitive,
-                 gpu::ComputeCapability cc) {
-  const knowledge::PrimitiveFacts* p = kb ? kb->primitive(primitive) : nullptr;
-  if (!p)
-    return nullptr;
-  return !p->hardware || p->hardware->allows({cc.major, cc.minor});
-}
-
-json probeJson(const gpu::ProbeResult& probe, const knowledge::KnowledgeBase* kb) {
-  json devices = json::array();
-  for (const gpu::DeviceInfo& d : probe.devices)
-    devices.push_back({{"ordinal", d.ordinal},
-                       {"name", d.name},
-                       {"compute_capability", d.capability.str()},
-                       {"sm", d.capability.smName()},
-                       {"generation", gpu::generationName(d.generation())},
-                       {"memory_bytes", d.totalMemoryBytes},
-                       {"mosaic_gpu", d.mosaicCapable()},
-                       {"wgmma", tableAllows(kb, "wgmma", d.capability)},
-                       {"tcgen05", tableAllows(kb, "tcgen05_mma", d.capability)}});
-  return {{"status", gpu::probeStatusName(probe.status)},
-          {"library", probe.library},
-          {"detail", probe.detail},
-          {"driver_version", probe.driverVersionString()},
-          {"devices", devices},
-          {"mosaic_gpu_capable", probe.anyMosaicCapable()},
-          {"summary", probe.summary()}};
-}
 
 std::string describePython(const json& env) {
   if (env.contains("error"))
@@ -130,7 +100,7 @@ int runDoctor(const std::vector<std::string>& args) {
 
   if (asJson) {
     json out = {{"python", {{"interpreter", interpreter}, {"environment", environment}}},
-                {"gpu", probeJson(probe, loaded ? &*loaded.base : nullptr)},
+                {"gpu", environment::probeJson(probe, loaded ? &*loaded.base : nullptr)},
                 {"knowledge",
                  {{"jax_version", jaxVersion},
                   {"how", loaded.how},

@@ -55,9 +55,8 @@ int runServe(const std::vector<std::string>& args) {
   Arguments arg("serve", args);
   while (arg.next()) {
     std::string value; // of the option that takes one
-    if (!arg.isOption()) {
-      arg.unknown();
-    } else if (arg.is("--stdio")) {
+    // A positional argument matches no option and ends at arg.unknown().
+    if (arg.is("--stdio")) {
       arg.flag();
       stdio = true;
     } else if (arg.is("--listen")) {

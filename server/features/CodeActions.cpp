@@ -84,10 +84,12 @@ json fixAllEdit(const std::vector<Finding>& findings, const CodeActionConverters
   // Document order; findings' order breaks ties (a plain sort on an index
   // pair: libstdc++'s stable_sort trips a deprecation warning under clang 22).
   std::vector<std::pair<SourcePos, size_t>> order;
+  order.reserve(fixes.size());
   for (size_t i = 0; i < fixes.size(); ++i)
     order.push_back({firstPos(fixes[i]), i});
   std::sort(order.begin(), order.end());
   std::vector<const Fix*> sorted;
+  sorted.reserve(order.size());
   for (const auto& [pos, i] : order)
     sorted.push_back(fixes[i]);
   fixes.swap(sorted);

@@ -11,10 +11,12 @@
 #include "Environment.h"
 #include "GpuPresence.h"
 #include "LspServer.h"
+#include "ProbeReport.h"
 #include "RunnerEntries.h"
 #include "pallas/gpu/DeviceProbe.h"
 #include "pallas/gpu/Runner.h"
 #include "pallas/knowledge/KnowledgeBase.h"
+#include "pallas/knowledge/KnowledgeService.h"
 #include "pallas/support/LineIndex.h"
 #include "pallas/support/Uri.h"
 
@@ -48,7 +50,7 @@ struct RunnerSettings {
 
 // Accepts the settings object itself or one wrapped as {pallasLsp: {...}} /
 // {"pallas-lsp": {...}} (didChangeConfiguration sends the wrapped form).
-const json& unwrapSettings(const json& settings) {
+json unwrapSettings(const json& settings) {
   for (const char* key : {"pallasLsp", "pallas-lsp"})
     if (settings.is_object() && settings.contains(key) && settings[key].is_object())
       return settings[key];
@@ -102,20 +104,6 @@ struct RunnerState {
     }
   }
 };
-
-json probeJson(const gpu::ProbeResult& probe) {
-  json gpus = json::array();
-  for (const gpu::DeviceInfo& d : probe.devices)
-    gpus.push_back({{"name", d.name},
-                    {"computeCapability",
-                     std::to_string(d.capability.major) + "." + std::to_string(d.capability.minor)},
-                    {"memoryBytes", d.totalMemoryBytes},
-                    {"mosaicCapable", d.mosaicCapable()}});
-  return {{"status", gpu::probeStatusName(probe.status)},
-          {"summary", probe.summary()},
-          {"driverVersion", probe.driverVersionString()},
-          {"gpus", gpus}};
-}
 
 // Can a compiled run happen from here? A local GPU, or a launch template that
 // sends runs to one. Unknown until the probe has run. Call with the lock held.
@@ -215,7 +203,7 @@ private:
   }
 
   void configure(const json& raw) {
-    const json& cfg = unwrapSettings(raw);
+    const json cfg = unwrapSettings(raw);
     if (!cfg.is_object())
       return;
     std::lock_guard lock(state_->mutex);
@@ -249,7 +237,8 @@ private:
   }
 
   // Probe once, then load the knowledge for each interpreter asked for.
-  static void environmentWorker(std::shared_ptr<RunnerState> state, std::weak_ptr<LspServer> weak) {
+  static void environmentWorker(const std::shared_ptr<RunnerState>& state,
+                                const std::weak_ptr<LspServer>& weak) {
     const gpu::ProbeResult& probe = environment::gpuProbe();
     std::string capability = environment::bestCapability(probe);
     {
@@ -584,6 +573,7 @@ private:
     std::string python, launchTemplate;
     std::optional<gpu::ProbeResult> probe;
     json knowledgeInfo;
+    std::string knowledgePath;
     ExecutionDecision decision;
     {
       std::lock_guard lock(state_->mutex);
@@ -594,17 +584,20 @@ private:
       launchTemplate = state_->settings.launchTemplate;
       probe = state_->probe;
       knowledgeInfo = state_->knowledge;
+      knowledgePath = state_->knowledgePath;
     }
     if (!probe)
       probe = environment::gpuProbe(); // before the worker got to it
     json environment = decision.python.empty()
                            ? json{{"error", "not inspected: " + decision.refusal}}
                            : gpu::inspectPythonEnvironment(python, launchTemplate);
-    json report{{"python", {{"interpreter", python}, {"environment", environment}}},
-                {"gpu", probeJson(*probe)},
-                {"gpuForHardwareChecks", environment::bestCapability(*probe)},
-                {"knowledge", knowledgeInfo},
-                {"launchTemplate", environment::launchTemplateText(launchTemplate)}};
+    json report{
+        {"python", {{"interpreter", python}, {"environment", environment}}},
+        {"gpu", environment::probeJson(
+                    *probe, knowledge::KnowledgeService::shared().table(knowledgePath).get())},
+        {"gpu_for_hardware_checks", environment::bestCapability(*probe)},
+        {"knowledge", knowledgeInfo},
+        {"launch_template", environment::launchTemplateText(launchTemplate)}};
     if (asJson)
       return report;
     // A field that is missing or null (no JAX in that interpreter, nothing
@@ -632,7 +625,7 @@ private:
               (str(knowledgeInfo, "fallback", "").empty()
                    ? std::string("\n")
                    : "\n  (bundled table: " + str(knowledgeInfo, "fallback", "") + ")\n");
-    text += "\nLaunch template: " + report["launchTemplate"].get<std::string>() + "\n";
+    text += "\nLaunch template: " + report["launch_template"].get<std::string>() + "\n";
     return text;
   }
 

@@ -103,7 +103,7 @@ void DocumentScheduler::run(const std::shared_ptr<State>& state, const std::stri
     }
     try {
       task(token);
-    } catch (...) {
+    } catch (...) { // NOLINT(bugprone-empty-catch)
       // A task reports its own failures; the worker must survive them.
     }
   }

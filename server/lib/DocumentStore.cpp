@@ -36,6 +36,7 @@ std::optional<OpenDocument> DocumentStore::get(const std::string& path) const {
 std::vector<OpenDocument> DocumentStore::all() const {
   std::lock_guard lock(mutex_);
   std::vector<OpenDocument> out;
+  out.reserve(docs_.size());
   for (const auto& [path, doc] : docs_)
     out.push_back(doc);
   return out;

@@ -103,35 +103,40 @@ void LspServer::didChangeWatchedFiles(const json& params) {
       log_.warn("didChangeWatchedFiles: skipping a malformed FileEvent " + change.dump());
       continue;
     }
-    std::string path = support::uriToPath(change["uri"].get<std::string>());
-    if (documents_.isOpen(path))
-      continue; // the editor's draft wins
-    int type = change["type"].get<int>();
-    if (type == 3) { // Deleted
-      project_->closeDocument(path);
-      afterUpdate(path, {});
-      continue;
-    }
-    std::string why;
-    auto read = readFileBounded(path, &why);
-    if (!read) {
+    // Created, changed or deleted alike: the Project reads the disk (an open
+    // document keeps the editor's text).
+    fileChangedOnDisk(support::uriToPath(change["uri"].get<std::string>()));
+  }
+}
+
+void LspServer::fileChangedOnDisk(const std::string& path) {
+  std::string why;
+  switch (project_->fileChanged(path, &why)) {
+  case analysis::Project::DiskChange::OpenDocumentOwnsIt:
+    return; // the editor's draft wins
+  case analysis::Project::DiskChange::Forgotten:
+    if (!why.empty() && why.find("No such file") == std::string::npos)
       log_.warn("didChangeWatchedFiles: cannot read " + path + " (" + why + ")");
-      continue;
-    }
-    std::string text = std::move(*read);
-    if (auto bad = protocol::findInvalidUtf8(text)) {
+    break;
+  case analysis::Project::DiskChange::Reread:
+    if (auto bad = protocol::findInvalidUtf8(project_->documentText(path))) {
       log_.warn("didChangeWatchedFiles: " + path + " is not valid UTF-8 (byte " +
                 std::to_string(*bad) + "); not analysed");
-      continue;
+      project_->releaseDocument(path);
     }
-    afterUpdate(path, project_->setDocument(path, std::move(text)));
+    break;
   }
+  // Open documents that import from it see the new text.
+  for (const std::string& dep : project_->dependents(path))
+    if (dep != path && documents_.isOpen(dep))
+      scheduleDiagnostics(dep);
 }
 
 std::optional<std::string> LspServer::textOf(const std::string& path) {
   if (auto doc = documents_.get(path))
     return doc->text;
-  if (project_ && project_->hasDocument(path))
+  // A file the index read from disk: the text its findings were located in.
+  if (project_ && project_->isIndexed(path))
     return project_->documentText(path);
   return readFileBounded(path, nullptr);
 }

@@ -206,10 +206,14 @@ void LspServer::installBuiltins() {
     addRequest("pallas/test/documentText", [self](const json& p, const RequestContext&) {
       std::string path = documentPath(p);
       auto doc = self->documents_.get(path);
-      json out{{"open", doc.has_value()}, {"known", self->project_->hasDocument(path)}};
+      // known: the project keeps it (open or read from disk); projectOpen:
+      // the project holds it as an open document.
+      json out{{"open", doc.has_value()},
+               {"known", self->project_->isIndexed(path)},
+               {"projectOpen", self->project_->hasDocument(path)}};
       if (doc)
         out["draft"] = doc->text, out["version"] = doc->version;
-      if (self->project_->hasDocument(path))
+      if (self->project_->isIndexed(path))
         out["project"] = self->project_->documentText(path);
       return out;
     });

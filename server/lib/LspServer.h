@@ -191,6 +191,9 @@ private:
   void registerFileWatchers();
   void didSave(const json& params);
   void didChangeWatchedFiles(const json& params);
+  // A file changed on disk: the index re-reads it, its open dependents are
+  // analysed again.
+  void fileChangedOnDisk(const std::string& path);
   json pullDiagnostics(const json& params, const RequestContext& ctx);
   json workspaceDiagnostics(const json& params, const RequestContext& ctx);
   json mlir(const json& params);

@@ -103,6 +103,36 @@ TEST(Relevance, LaunchingFilesSpellALaunchOrImportAFileThatDoes) {
             (std::vector<bool>{true, true, true, false, true, true, false, true}));
 }
 
+TEST(Relevance, OtherIdentifiersThatContainALaunchNameDoNotLaunch) {
+  // JAX's own Pallas sources: pallas_call_p, core_map_lowering_rule,
+  // interpret_pallas_call are other names; importing JAX's modules (resolved
+  // by name, never to a file of the run) is no import step either.
+  std::vector<std::filesystem::path> files{"/r/pallas_call.py", "/r/core.py", "/r/rules.py",
+                                           "/r/user.py", "/r/alias.py"};
+  std::vector<std::string_view> texts{
+      "pallas_call_p = Primitive('pallas_call_')\n",                // no identifier pallas_call
+      "def core_map_lowering_rule(ctx):\n  return ctx\n",           // nor core_map
+      "from jax._src.pallas import pallas_call\nx = 1  # pallas\n", // spelled: launching
+      "from jax._src.pallas import core\nimport jax._src.pallas.core as core\n", // jax.*: by name
+      "from jax.experimental.pallas import pallas_call as pc\n"}; // spelled on the import
+  EXPECT_EQ(launchingFiles(files, texts), (std::vector<bool>{false, false, true, false, true}));
+}
+
+TEST(Relevance, WorkspaceImportedNamesLeaveOutJaxModules) {
+  auto names = [](std::string_view text) {
+    std::vector<std::string> out;
+    for (std::string_view n : workspaceImportedNames(text))
+      out.emplace_back(n);
+    return out;
+  };
+  EXPECT_EQ(names("from jax.experimental import pallas as pl\nfrom functools import partial\n"),
+            std::vector<std::string>{});
+  EXPECT_EQ(names("import jax.numpy as jnp, wrappers as w\nfrom .ops import run\n"),
+            (std::vector<std::string>{"wrappers", "ops", "run"}));
+  EXPECT_EQ(names("from jaxlib import x\nfrom . import helpers\n"),
+            (std::vector<std::string>{"jaxlib", "x", "helpers"}));
+}
+
 TEST(Relevance, AWrapperLaunchedFromAnotherFileIsStillFound) {
   // The file that calls the launch wrapper spells no launch; the wrapper's
   // file does, so the finding is found and reported once.

@@ -214,9 +214,12 @@ def test_compare_run_reports_a_heat_map_per_output():
 
 
 def test_a_runner_copied_without_the_heat_map_module_still_compares(tmp_path):
+    # The runner and its parts (pallas_lsp_*.py), all but the heat map module.
+    for name in os.listdir(RUNNER_DIR):
+        if name.startswith("pallas_lsp_") and name.endswith(".py") and name != "pallas_lsp_heatmap.py":
+            with open(os.path.join(RUNNER_DIR, name)) as source:
+                (tmp_path / name).write_text(source.read())
     alone = tmp_path / "pallas_lsp_runner.py"
-    with open(os.path.join(RUNNER_DIR, "pallas_lsp_runner.py")) as source:
-        alone.write_text(source.read())
     code, result, stderr = run_compare("add.py", "main", str(alone))
     assert code == 0 and result["ok"], stderr[-2000:]
     assert [c["heat_map"] for c in result["comparisons"]] == [None, None]

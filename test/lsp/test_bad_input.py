@@ -135,7 +135,7 @@ def test_edit_to_never_opened_document(ready):
     msg = ready.log_message("never opened", type_=1)
     assert "file:///never.py" in msg["params"]["message"]
     doc = ready.request("pallas/test/documentText", {"textDocument": {"uri": "file:///never.py"}})
-    assert doc["result"] == {"open": False, "known": False}
+    assert doc["result"] == {"open": False, "known": False, "projectOpen": False}
     still_serving(ready)
 
 

@@ -204,9 +204,11 @@ def test_watched_files_are_reloaded(ready, tmp_path):
     uri = "file://" + str(f)
     ready.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": uri, "type": 1}]})
     assert text_of(ready, uri)["project"] == "def helper():\n    pass\n"
+    assert text_of(ready, uri)["projectOpen"] is False  # read from disk, not opened
     f.write_text("def helper():\n    return 2\n")
     ready.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": uri, "type": 2}]})
     assert text_of(ready, uri)["project"] == "def helper():\n    return 2\n"
+    f.unlink()  # the disk decides: a "deleted" file that still exists is read again
     ready.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": uri, "type": 3}]})
     assert text_of(ready, uri)["known"] is False
     bad = tmp_path / "bad.py"

@@ -363,7 +363,7 @@ def test_action_titles_name_pallas_and_gpu_actions_say_they_need_one(ready, tmp_
     diags = [d for d in diagnostics(ready, uri, 1) if d["severity"] != 4]
     assert diags and diags[0]["data"]["executionPath"].startswith("compiled"), diags
     gpus = ready.request("workspace/executeCommand", {
-        "command": "pallas.doctor", "arguments": [{"format": "json"}]})["result"]["gpu"]["gpus"]
+        "command": "pallas.doctor", "arguments": [{"format": "json"}]})["result"]["gpu"]["devices"]
     actions = ready.request("textDocument/codeAction", {
         "textDocument": {"uri": uri}, "range": diags[0]["range"],
         "context": {"diagnostics": [diags[0]]}})["result"]

@@ -9,6 +9,7 @@ Runs execute for real with the JAX of PALLAS_LSP_PYTHON (on CPU here)."""
 import json
 import os
 import pathlib
+import subprocess
 import textwrap
 import time
 
@@ -414,7 +415,15 @@ def test_doctor_text_and_json(tmp_path):
         assert "no GPU (off)" in text
         doc = s.request("workspace/executeCommand",
                         {"command": "pallas.doctor", "arguments": [{"format": "json"}]})["result"]
-        assert doc["gpu"]["status"] == "no-driver" and doc["gpuForHardwareChecks"] == ""
+        assert doc["gpu"]["status"] == "no-driver" and doc["gpu_for_hardware_checks"] == ""
+        # One shape for the probe: the command's JSON and `pallas-lsp doctor
+        # --json` agree key for key (snake_case, as the rest of the report).
+        cli = json.loads(subprocess.run(
+            [BIN, "doctor", "--json", "--python", PYTHON or "python3"], capture_output=True, text=True,
+            env={**os.environ, "PALLAS_LSP_LIBCUDA": str(tmp_path / "missing.so")}, timeout=120).stdout)
+        assert doc["gpu"] == cli["gpu"], (doc["gpu"], cli["gpu"])
+        assert set(doc["gpu"]) >= {"status", "driver_version", "devices", "mosaic_gpu_capable", "summary"}
+        assert "launch_template" in doc and "launch_template" in cli
     finally:
         s.kill()
 

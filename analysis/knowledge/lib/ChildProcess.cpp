@@ -60,6 +60,7 @@ ChildResult runCaptured(const std::vector<std::string>& argv, std::chrono::milli
     return result;
   }
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   for (const auto& a : argv)
     args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);

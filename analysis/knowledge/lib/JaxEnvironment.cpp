@@ -1,6 +1,7 @@
 #include "pallas/knowledge/JaxEnvironment.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -28,7 +29,7 @@ std::string head(const fs::path& p) {
   if (!fs::is_regular_file(p, ec))
     return {};
   std::ifstream in(p, std::ios::binary);
-  std::string out(64 * 1024, '\0');
+  std::string out(size_t{64} * 1024, '\0');
   in.read(out.data(), static_cast<std::streamsize>(out.size()));
   out.resize(static_cast<size_t>(in.gcount()));
   return out;
@@ -95,7 +96,11 @@ std::vector<std::string> sitePackagesWithJax(const std::string& environment) {
     std::sort(pythons.begin(), pythons.end(), [](const fs::path& a, const fs::path& b) {
       auto minor = [](const fs::path& p) {
         std::string n = p.filename().string().substr(7);
-        return n.size() > 1 && n[0] == '.' ? std::atoi(n.c_str() + 1) : 0;
+        int v = 0;
+        if (n.size() > 1 && n[0] == '.' && // "python3.11" -> 11
+            std::from_chars(n.data() + 1, n.data() + n.size(), v).ec != std::errc())
+          return 0;
+        return v;
       };
       return minor(a) > minor(b);
     });

@@ -90,7 +90,7 @@ bool safeVersion(const std::string& v) {
 
 } // namespace
 
-KnowledgeBase::Loaded KnowledgeBase::fromJson(const json& t, std::string source) {
+KnowledgeBase::Loaded KnowledgeBase::fromJson(const json& t, const std::string& source) {
   // A table is data from disk (a cache another version or a crash wrote):
   // a wrongly typed field makes it unusable, never an exception for the
   // caller (a worker thread would abort the server).

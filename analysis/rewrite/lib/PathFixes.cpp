@@ -199,8 +199,7 @@ std::optional<Fix> rewrite::ignoreFix(const SourceIndex& src, const std::string&
     --trimmed;
   SourcePos at{line, static_cast<uint32_t>(trimmed)};
   SourcePos lineEnd{line, static_cast<uint32_t>(l.size())};
-  std::string sep = isNull(comment) ? "  # " : "  # ";
-  f.edits.push_back({path, {at, lineEnd}, sep + "pallas-lsp: ignore[" + code + "]"});
+  f.edits.push_back({path, {at, lineEnd}, "  # pallas-lsp: ignore[" + code + "]"});
   return f;
 }
 

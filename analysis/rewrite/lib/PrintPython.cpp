@@ -91,7 +91,7 @@ std::string printPython(const StdProgram& p, const std::string& indent,
   for (const auto& n : p.params)
     params += (params.empty() ? "" : ", ") + n;
   std::string out = indent + "def " + p.name + "(" + params + "):\n";
-  std::string in = bodyIndent;
+  const std::string& in = bodyIndent;
   out += in + "# Rewritten from plgpu.inline_mgpu by pallas-lsp: standard Pallas, runs in\n";
   out += in + "# interpret mode too (layouts and swizzles are the compiler's choice now).\n";
   // The user's comments are user text: they stay, above the new body.

@@ -256,7 +256,7 @@ bool Translator::hasKeyword(mlir::ArrayAttr keywords, llvm::StringRef kw, unsign
 }
 
 // is_signed=False turns a signless integer dtype into an unsigned one.
-ExprP Translator::applySignedness(ExprP dtype, ExprP isSigned) {
+ExprP Translator::applySignedness(ExprP dtype, const ExprP& isSigned) {
   if (!dtype || !dtype->signless)
     return dtype;
   std::string prefix =

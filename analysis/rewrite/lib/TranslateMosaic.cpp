@@ -3,6 +3,8 @@
 // stores) and the blocker named for the rest.
 #include "TranslatorImpl.h"
 
+#include <charconv>
+
 namespace pallas::analysis::rewrite {
 
 // Mosaic GPU APIs with no standard meaning (everything mgpuApi does not map).
@@ -96,7 +98,9 @@ ExprP Translator::irType(pd::PrimOp p, const std::string& t) {
     ExprP w = o->getNumOperands() ? operand(o, 0) : nullptr;
     if (!w || w->op != Expr::Op::Literal)
       return block(o, "ir." + t + " of a width that is not a literal");
-    int bits = std::atoi(w->text.c_str());
+    int bits = 0;
+    if (std::from_chars(w->text.data(), w->text.data() + w->text.size(), bits).ec != std::errc())
+      bits = 0; // not a number: no width below matches
     if (bits != 8 && bits != 16 && bits != 32 && bits != 64)
       return block(o, "ir." + t + "(" + w->text + ")");
     if (t == "IntegerType.get_signless")
@@ -114,7 +118,7 @@ ExprP Translator::dialect(pd::PrimOp p, const std::string& d, const std::string&
     return hasKeyword(kws, kw, positional) ? usable(o, keywordOperand(o, kws, kw, positional))
                                            : ExprP{};
   };
-  auto indices = [&](ExprP list, std::vector<ExprP>& out) {
+  auto indices = [&](const ExprP& list, std::vector<ExprP>& out) {
     if (!list)
       return true;
     if (list->op == Expr::Op::List || list->op == Expr::Op::Tuple) {

@@ -353,7 +353,8 @@ ExprP Translator::opaque(pd::OpaqueOp q) {
       Ty ty = resultTy(args); // before args is moved from
       return unsignedBinary(o, tok, std::move(args), ty);
     }
-    return mkExpr(Expr::Op::Binary, resultTy(args), tok, std::move(args));
+    Ty ty = resultTy(args); // before args is moved from (argument order is unspecified)
+    return mkExpr(Expr::Op::Binary, ty, tok, std::move(args));
   }
   if (what == "comparison_operator") {
     if (!ops(args))
@@ -373,7 +374,8 @@ ExprP Translator::opaque(pd::OpaqueOp q) {
       Ty ty = resultTy(args); // before args is moved from
       return unsignedBinary(o, tok, std::move(args), ty);
     }
-    return mkExpr(Expr::Op::Binary, resultTy(args), tok, std::move(args));
+    Ty ty = resultTy(args); // before args is moved from (argument order is unspecified)
+    return mkExpr(Expr::Op::Binary, ty, tok, std::move(args));
   }
   if (what == "unary_operator" || what == "not_operator") {
     if (!ops(args) || args.size() != 1)

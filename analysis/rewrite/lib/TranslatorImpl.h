@@ -100,7 +100,7 @@ private:
   bool hasKeyword(mlir::ArrayAttr keywords, llvm::StringRef kw, unsigned positional);
 
   // is_signed=False turns a signless integer dtype into an unsigned one.
-  ExprP applySignedness(ExprP dtype, ExprP isSigned);
+  ExprP applySignedness(ExprP dtype, const ExprP& isSigned);
 
   static bool isFalse(const ExprP& e);
 

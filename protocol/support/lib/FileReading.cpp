@@ -25,8 +25,9 @@ const char* kindOf(mode_t mode) {
 }
 
 std::string sizeText(size_t bytes) {
-  if (bytes % (1024 * 1024) == 0)
-    return std::to_string(bytes / (1024 * 1024)) + " MiB";
+  constexpr size_t kMiB = size_t{1024} * 1024;
+  if (bytes % kMiB == 0)
+    return std::to_string(bytes / kMiB) + " MiB";
   return std::to_string(bytes) + " bytes";
 }
 
@@ -66,7 +67,7 @@ std::optional<std::string> readSourceFile(const std::string& path, std::string* 
     if (got == text.size()) {
       if (text.size() > maxBytes)
         break;
-      text.resize(std::min(maxBytes + 1, text.size() + 64 * 1024));
+      text.resize(std::min(maxBytes + 1, text.size() + size_t{64} * 1024));
     }
     ssize_t n = ::read(fd, text.data() + got, text.size() - got);
     if (n < 0 && errno == EINTR)

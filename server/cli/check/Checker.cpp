@@ -34,6 +34,7 @@ void parallelFor(size_t count, unsigned jobs, const std::function<void(size_t)>&
   std::exception_ptr failure;
   std::mutex failureMutex;
   std::vector<std::thread> threads;
+  threads.reserve(jobs);
   for (unsigned t = 0; t < jobs; ++t) {
     threads.emplace_back([&] {
       for (size_t i; (i = next.fetch_add(1)) < count;) {
@@ -124,6 +125,7 @@ std::vector<std::vector<std::string>> byFolder(const std::vector<std::string>& d
   for (const std::string& d : documents)
     folders[fs::path(d).parent_path().string()].push_back(d);
   std::vector<std::vector<std::string>> groups;
+  groups.reserve(folders.size());
   for (auto& [_, files] : folders)
     groups.push_back(std::move(files));
   // Largest first, so the last group handed out is a small one.
@@ -262,6 +264,7 @@ ConfigResolver makeResolver(const CheckOptions& options, const fs::path& root) {
 CheckResult runCheck(const CheckOptions& options) {
   CheckResult result;
   std::vector<fs::path> absolute;
+  absolute.reserve(options.paths.size());
   for (const fs::path& p : options.paths)
     absolute.push_back(normalisePath(p));
   fs::path root = commonRoot(absolute);
@@ -318,6 +321,10 @@ CheckResult runCheck(const CheckOptions& options) {
   for (size_t i = 0; i < documents.size(); ++i)
     if (relevant[i] && launching[i])
       analysed.push_back(documents[i]);
+    else if (!notebook::isNotebookPath(documents[i]))
+      // Not analysed: its text is read again only if a finding lands in it
+      // (Sources::index). A run over a large repository held every file.
+      sources->texts.erase(documents[i]);
 
   std::vector<analysis::Finding> findings =
       filter(collect(projectOptions, analysed, runFiles, *sources, options.jobs, result.errors,

@@ -231,7 +231,10 @@ FixOutcome applyFixes(const std::vector<analysis::Finding>& findings,
       outcome.messages.push_back(path + ": changed on disk since it was read; left alone");
       stale.insert(path);
     } else {
-      texts[path] = original != originals.end() ? original->second : std::move(*disk);
+      if (original != originals.end())
+        texts[path] = original->second;
+      else
+        texts[path] = std::move(*disk);
     }
   }
 

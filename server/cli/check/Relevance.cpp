@@ -15,6 +15,18 @@ bool identChar(char c) {
          static_cast<unsigned char>(c) >= 0x80;
 }
 
+// A module the analysis never looks for among the workspace's files (it
+// knows their APIs by name): `jax`, `jax.*`, `functools`, `functools.*`
+// (names::isJaxName). Names imported from them are JAX's, never a user's
+// launch wrapper.
+bool isJaxModule(std::string_view module) {
+  for (std::string_view root : {std::string_view("jax"), std::string_view("functools")})
+    if (module == root ||
+        (module.starts_with(root) && module.size() > root.size() && module[root.size()] == '.'))
+      return true;
+  return false;
+}
+
 bool spellsJax(std::string_view text) {
   return memmem(text.data(), text.size(), "jax", 3) != nullptr;
 }
@@ -63,6 +75,49 @@ std::vector<std::string_view> importedNames(std::string_view text) {
     // (the package M matches a relevant file inside it).
     if (line.starts_with("from ") || line.starts_with("import "))
       addIdentifiers(line.substr(line.starts_with("from ") ? 5 : 7), out);
+  }
+  return out;
+}
+
+std::vector<std::string_view> workspaceImportedNames(std::string_view text) {
+  std::vector<std::string_view> out;
+  for (size_t at = 0; at < text.size();) {
+    size_t end = text.find('\n', at);
+    if (end == std::string_view::npos)
+      end = text.size();
+    std::string_view line = text.substr(at, end - at);
+    at = end + 1;
+    size_t i = line.find_first_not_of(" \t");
+    if (i == std::string_view::npos)
+      continue;
+    line.remove_prefix(i);
+    if (size_t hash = line.find('#'); hash != std::string_view::npos)
+      line = line.substr(0, hash);
+    bool from = line.starts_with("from ");
+    if (!from && !line.starts_with("import "))
+      continue;
+    std::string_view rest = line.substr(from ? 5 : 7);
+    rest.remove_prefix(std::min(rest.size(), rest.find_first_not_of(" \t")));
+    if (from) {
+      // `from jax... import x`: never a workspace file (relative imports are).
+      std::string_view module = rest.substr(0, rest.find_first_of(" \t"));
+      if (isJaxModule(module))
+        continue;
+      addIdentifiers(rest, out);
+      continue;
+    }
+    // `import a.b as c, jax.numpy as jnp`: each module on its own.
+    for (size_t start = 0; start <= rest.size();) {
+      size_t comma = rest.find(',', start);
+      std::string_view one = rest.substr(
+          start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+      one.remove_prefix(std::min(one.size(), one.find_first_not_of(" \t(")));
+      if (!isJaxModule(one.substr(0, one.find_first_of(" \t)"))))
+        addIdentifiers(one, out);
+      if (comma == std::string_view::npos)
+        break;
+      start = comma + 1;
+    }
   }
   return out;
 }
@@ -143,9 +198,23 @@ bool spellsKernelLaunch(std::string_view text) {
   return false;
 }
 
+// `word` as a whole identifier: `pallas_call_p`, `core_map_lowering_rule`
+// or `interpret_pallas_call` are other names. A launch API is always spelled
+// as its own identifier somewhere (the call, the import, the alias or the
+// partial that binds it): the canonical API keeps the attribute as written.
+bool spellsIdentifier(std::string_view text, std::string_view word) {
+  for (size_t at = 0; (at = text.find(word, at)) != std::string_view::npos; at += word.size()) {
+    bool startsWord = at == 0 || !identChar(text[at - 1]);
+    bool endsWord = at + word.size() >= text.size() || !identChar(text[at + word.size()]);
+    if (startsWord && endsWord)
+      return true;
+  }
+  return false;
+}
+
 bool spellsLaunch(std::string_view text) {
-  return memmem(text.data(), text.size(), "pallas_call", 11) != nullptr ||
-         memmem(text.data(), text.size(), "core_map", 8) != nullptr || spellsKernelLaunch(text);
+  return spellsIdentifier(text, "pallas_call") || spellsIdentifier(text, "core_map") ||
+         spellsKernelLaunch(text);
 }
 
 } // namespace
@@ -174,7 +243,7 @@ std::vector<bool> launchingFiles(const std::vector<std::filesystem::path>& files
     if (launching[i] || (memmem(t.data(), t.size(), "pallas", 6) == nullptr &&
                          memmem(t.data(), t.size(), "mosaic", 6) == nullptr))
       continue;
-    for (std::string_view n : importedNames(texts[i]))
+    for (std::string_view n : workspaceImportedNames(texts[i]))
       if (stems.find(n) != stems.end()) {
         launching[i] = true;
         break;

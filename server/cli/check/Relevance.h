@@ -32,16 +32,23 @@ std::vector<bool> relevantFiles(const std::vector<std::filesystem::path>& files,
 // plgpu.kernel / pl.kernel, pl.core_map) and what it reaches, and is found
 // when the launching file is analysed; helpers it reaches are read on
 // demand. So `check` analyses only these (of the relevant files): a file
-// that spells none of `pallas_call`, `core_map`, `.kernel` (or `kernel` on
-// an import line), and
-// (when it names pallas or mosaic) imports nothing by the name of a file
-// that does (a launch wrapper or a partial bound there), cannot launch. On JAX's own repository
-// this skips most of the files that spell "jax".
+// that spells none of `pallas_call`, `core_map` (as whole identifiers:
+// `pallas_call_p` is another name), `.kernel` (or `kernel` on an import
+// line), and (when it names pallas or mosaic) imports nothing by the name of
+// a file that does (a launch wrapper or a partial bound there) from a module
+// that can be a file of the run (not `jax.*`, which the analysis resolves by
+// name), cannot launch. On JAX's own repository this skips most of the files
+// that spell "jax", and most of JAX's own Pallas sources.
 std::vector<bool> launchingFiles(const std::vector<std::filesystem::path>& files,
                                  const std::vector<std::string_view>& texts);
 
 // The names a file's import statements mention (module path components and
 // imported names), for the test above. Exposed for the unit tests.
 std::vector<std::string_view> importedNames(std::string_view text);
+
+// The same, leaving out imports of `jax`/`jax.*`/`functools` modules: the
+// analysis resolves those by name, never to a file of the run, so they cannot
+// bring a launch wrapper of the run into a file (launchingFiles' import step).
+std::vector<std::string_view> workspaceImportedNames(std::string_view text);
 
 } // namespace pallas::check

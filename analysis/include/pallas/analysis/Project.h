@@ -157,6 +157,12 @@ public:
                   const std::function<void(mlir::ModuleOp, std::string_view text)>& fn) const;
   // Findings for one document (its kernels and everything they reach).
   std::vector<Finding> findings(const std::string& path) const;
+  // The same, but `stop` is asked between passes and between launches; once
+  // it says true the run ends early and the answer is nullopt (nothing
+  // partial is returned or kept). The server passes its StopToken: a newer
+  // edit of the document stops the analysis of the older one.
+  std::optional<std::vector<Finding>>
+  findingsUnlessStopped(const std::string& path, const std::function<bool()>& stop) const;
   // The path matrix of every Mosaic GPU launch in the document (compiled on
   // sm_90a and sm_100a, interpret=True, GPU interpret mode), each path judged
   // whatever the launch selects.
@@ -191,9 +197,16 @@ public:
   // background thread: it takes the lock per file, so requests interleave,
   // and stops early when `cancel` becomes true. Returns the files indexed.
   size_t indexWorkspace(const std::atomic<bool>* cancel = nullptr);
-  // A file changed on disk (workspace/didChangeWatchedFiles): re-read it
-  // unless it is open; forget it when it no longer exists.
-  void fileChanged(const std::string& path);
+  // A file changed on disk (workspace/didChangeWatchedFiles, created,
+  // changed or deleted): re-read it into the index, whether or not the index
+  // knew it and wherever it lives (inside the workspace roots or not), unless
+  // an open document owns it (the editor's text wins); forget it when it can
+  // no longer be read. A file read from disk is never marked open.
+  enum class DiskChange { Reread, Forgotten, OpenDocumentOwnsIt };
+  DiskChange fileChanged(const std::string& path, std::string* why = nullptr);
+  // Whether the project keeps `path` at all: open, or read from disk by the
+  // index (hasDocument: open only).
+  bool isIndexed(const std::string& path) const;
   // Every document the project knows (open or indexed).
   std::vector<std::string> documents() const;
   // Stats of the last update of `path` (for the `pallas/mlir` request).

@@ -130,7 +130,7 @@ private:
     Mode mode;
   };
 
-  void handleBody(std::string body);
+  void handleBody(const std::string& body);
   // Dispatches the messages read so far while the flow limits allow (I/O
   // thread); pauses or resumes the transport's reading accordingly.
   void drainInput();
@@ -139,7 +139,8 @@ private:
   void dispatchRequest(Request request);
   void dispatchNotification(Notification notification);
   void handleResponse(Response response);
-  void runRequest(const RequestHandler& handler, Request request, RequestCancellation token);
+  void runRequest(const RequestHandler& handler, const Request& request,
+                  const RequestCancellation& token);
   void reply(const json& message, const RequestId& id);
   void send(const json& message);
 

@@ -97,6 +97,6 @@ const json& requireField(const json& object, const char* field, json::value_t ty
                          const char* context = "params");
 const json* optionalField(const json& object, const char* field, json::value_t type,
                           const char* context = "params");
-const json& requireObject(const json& params, const char* context = "params");
+void requireObject(const json& params, const char* context = "params");
 
 } // namespace pallas::protocol

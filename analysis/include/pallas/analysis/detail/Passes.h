@@ -16,7 +16,7 @@
 #include <vector>
 
 namespace pallas::analysis::syntax {
-class Document;
+class ParsedSource;
 }
 namespace pallas::analysis::names {
 class Globals;
@@ -27,7 +27,7 @@ namespace pallas::analysis::detail {
 // The syntax of a document (for evaluators that need what the dialect does
 // not keep, e.g. operators and keyword arguments: analysis/passes/ShapeEval.h).
 struct DocumentSyntax {
-  const syntax::Document* doc = nullptr; // null when the document is unknown
+  const syntax::ParsedSource* doc = nullptr; // null when the document is unknown
   const names::Globals* globals = nullptr;
 };
 
@@ -66,6 +66,8 @@ public:
                                         dialect::LaunchOp launch) const;
   // Every pallas.call and function-bodied pallas.launch edge of the workspace.
   virtual std::vector<CallEdge> callEdges() const;
+  // Those of one module, in the order callEdges() lists them.
+  static std::vector<CallEdge> callEdgesOf(const std::string& path, mlir::ModuleOp module);
   // Edges that end in (path, symbol).
   virtual std::vector<CallEdge> callersOf(const std::string& path, llvm::StringRef symbol) const;
   // The tree-sitter tree and module names of `path`.
@@ -81,6 +83,10 @@ struct PassContext {
   mlir::ModuleOp module; // its module
   const ProjectOptions& options;
   std::vector<Finding>& findings; // append here
+  // Asked between passes and between launches: a newer edit of the document
+  // made these findings stale (the server's StopToken). Null: never stop.
+  const std::function<bool()>* stop = nullptr;
+  bool stopRequested() const { return stop && *stop && (*stop)(); }
 };
 
 // ---- helpers over the dialect ------------------------------------------------

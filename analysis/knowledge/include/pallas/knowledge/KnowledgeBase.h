@@ -88,7 +88,7 @@ public:
   struct Loaded; // result of a load: a base or an error
 
   static Loaded fromFile(const std::string& path);
-  static Loaded fromJson(const nlohmann::json& table, std::string source);
+  static Loaded fromJson(const nlohmann::json& table, const std::string& source);
   // The table bundled with pallas-lsp (made from the pinned JAX).
   static Loaded bundled();
   // The table of the user's own JAX: runs the extractor with `pythonExe`

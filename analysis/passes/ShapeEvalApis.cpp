@@ -1,0 +1,208 @@
+// The JAX and Python APIs the shape evaluator models (ShapeEval.h):
+// jnp dtypes, jax.ShapeDtypeStruct, plgpu.SMEM / Barrier / BlockSpec /
+// CompilerParams, math.prod, min/max/len and friends.
+#include "ShapeEvalInternal.h"
+
+namespace pallas::analysis::shape {
+
+using syntax::field;
+using syntax::is;
+using syntax::isNull;
+using syntax::namedChildren;
+using namespace detail;
+
+Value Evaluator::evalApi(const std::string& api, TSNode call, const Scope& scope, int depth) {
+  const syntax::ParsedSource* doc = docOf(scope.path);
+  Evaluator::Args a = Evaluator::argsOf(call, *doc);
+  auto arg = [&](size_t index, const std::string& keyword) -> Value {
+    TSNode n = a.get(index, keyword);
+    if (isNull(n))
+      return Value::unknown("<absent " + keyword + ">");
+    return evalAt(n, scope, depth + 1);
+  };
+  auto has = [&](size_t index, const std::string& keyword) {
+    return !isNull(a.get(index, keyword));
+  };
+  std::string text = str(doc->textOf(call));
+  if (text.size() > 60)
+    text = text.substr(0, 57) + "...";
+  std::string leaf = api.substr(api.rfind('.') + 1);
+  bool numpyLike = startsWith(api, "jnp.") || startsWith(api, "numpy.");
+  if (!dtypeOfName(api).empty())
+    return Value::unknown(text); // jnp.float32(1.0): a scalar, not a dtype
+  if (api == "jnp.dtype" || api == "numpy.dtype") {
+    Value d = fromDtypeValue(arg(0, "dtype"));
+    return d;
+  }
+  if (api == "builtins.min" || api == "builtins.max" || api == "builtins.sum") {
+    std::vector<Value> vals;
+    if (a.positional.size() == 1) {
+      Value s = arg(0, "");
+      if (s.kind != Value::Kind::Seq)
+        return Value::unknown(text);
+      vals = s.items;
+    } else {
+      for (size_t k = 0; k < a.positional.size(); ++k)
+        vals.push_back(arg(k, ""));
+    }
+    if (vals.empty() && api != "builtins.sum")
+      return Value::unknown(text);
+    int64_t r = 0;
+    bool first = true;
+    for (const Value& v : vals) {
+      if (!v.isInt())
+        return v.known() ? Value::unknown(text) : v;
+      if (api == "builtins.sum")
+        r += v.i;
+      else if (first || (api == "builtins.min" ? v.i < r : v.i > r))
+        r = v.i;
+      first = false;
+    }
+    return Value::integer(r);
+  }
+  if (api == "math.prod" || api == "numpy.prod") {
+    Value s = arg(0, "");
+    if (s.kind != Value::Kind::Seq)
+      return s.known() ? Value::unknown(text) : s;
+    int64_t r = 1;
+    for (const Value& v : s.items) {
+      if (!v.isInt())
+        return v.known() ? Value::unknown(text) : v;
+      r *= v.i;
+    }
+    return Value::integer(r);
+  }
+  if (api == "builtins.len") {
+    Value s = arg(0, "");
+    if (s.kind == Value::Kind::Seq)
+      return Value::integer(static_cast<int64_t>(s.items.size()));
+    return s.known() ? Value::unknown(text) : s;
+  }
+  if (api == "builtins.int" || api == "builtins.abs") {
+    Value v = arg(0, "");
+    if (v.isInt())
+      return api == "builtins.abs" ? Value::integer(v.i < 0 ? -v.i : v.i) : v;
+    if (v.kind == Value::Kind::Float && api == "builtins.int")
+      return Value::integer(static_cast<int64_t>(v.f));
+    return v.known() ? Value::unknown(text) : v;
+  }
+  if (api == "builtins.tuple" || api == "builtins.list") {
+    Value v = arg(0, "");
+    v.i = api == "builtins.list";
+    return v.kind == Value::Kind::Seq ? v : (v.known() ? Value::unknown(text) : v);
+  }
+  if (api == "pl.cdiv") {
+    Value x = arg(0, ""), y = arg(1, "");
+    if (x.isInt() && y.isInt() && y.i > 0)
+      return Value::integer((x.i + y.i - 1) / y.i);
+    return Value::unknown(text);
+  }
+  if (api == "jax.ShapeDtypeStruct") {
+    Value v = Value::object("jax.ShapeDtypeStruct");
+    v.fields["shape"] = arg(0, "shape");
+    v.fields["dtype"] = fromDtypeValue(arg(1, "dtype"));
+    return v;
+  }
+  if (numpyLike && (leaf == "zeros" || leaf == "ones" || leaf == "empty" || leaf == "full")) {
+    Value v = Value::object("array");
+    Value shape = arg(0, "shape");
+    if (shape.isInt())
+      shape = Value::seq({shape});
+    v.fields["shape"] = shape;
+    size_t dtypeIndex = leaf == "full" ? 2 : 1;
+    v.fields["dtype"] =
+        has(dtypeIndex, "dtype")
+            ? fromDtypeValue(arg(dtypeIndex, "dtype"))
+            : (leaf == "full" ? Value::unknown("dtype of " + text) : Value::dtype("float32"));
+    return v;
+  }
+  if (startsWith(api, "jax.random.") &&
+      (leaf == "normal" || leaf == "uniform" || leaf == "bernoulli")) {
+    Value v = Value::object("array");
+    v.fields["shape"] = arg(1, "shape");
+    v.fields["dtype"] = has(2, "dtype") ? fromDtypeValue(arg(2, "dtype")) : Value::dtype("float32");
+    return v;
+  }
+  if (api == "plgpu.SMEM" || api == "plgpu.GMEM" || api == "plgpu.TMEM" || api == "pl.ANY" ||
+      api == "plgpu.ACC" || api == "plgpu.ACC.init") {
+    Value v = Value::object(api);
+    Value shape = arg(0, "shape");
+    if (shape.isInt())
+      shape = Value::seq({shape});
+    v.fields["shape"] = shape;
+    v.fields["dtype"] = has(1, "dtype")
+                            ? fromDtypeValue(arg(1, "dtype"))
+                            : (startsWith(api, "plgpu.ACC") ? Value::dtype("float32")
+                                                            : Value::unknown("dtype of " + text));
+    if (has(99, "transforms"))
+      v.fields["transforms"] = arg(99, "transforms");
+    return v;
+  }
+  if (api == "plgpu.Barrier") {
+    Value v = Value::object(api);
+    v.fields["num_arrivals"] = has(0, "num_arrivals") ? arg(0, "num_arrivals") : Value::integer(1);
+    Value nb = has(1, "num_barriers") ? arg(1, "num_barriers") : Value::integer(1);
+    if (nb.kind == Value::Kind::Seq) { // a tuple of counts: their product
+      int64_t n = 1;
+      for (const Value& x : nb.items) {
+        if (!x.isInt()) {
+          n = -1;
+          break;
+        }
+        n *= x.i;
+      }
+      nb = n < 0 ? Value::unknown("num_barriers") : Value::integer(n);
+    }
+    v.fields["num_barriers"] = nb;
+    Value orders;
+    orders.kind = Value::Kind::Bool;
+    v.fields["orders_tensor_core"] =
+        has(2, "orders_tensor_core") ? arg(2, "orders_tensor_core") : orders;
+    return v;
+  }
+  if (api == "pl.BlockSpec" || api == "plgpu.BlockSpec") {
+    Value v = Value::object("BlockSpec");
+    if (has(0, "block_shape")) {
+      Value b = arg(0, "block_shape");
+      if (b.isInt())
+        b = Value::seq({b});
+      v.fields["block_shape"] = b;
+    } else {
+      Value none;
+      none.kind = Value::Kind::None;
+      v.fields["block_shape"] = none;
+    }
+    if (has(2, "memory_space"))
+      v.fields["memory_space"] = arg(2, "memory_space");
+    if (has(99, "delay_release"))
+      v.fields["delay_release"] = arg(99, "delay_release");
+    if (has(99, "transforms"))
+      v.fields["transforms"] = arg(99, "transforms");
+    return v;
+  }
+  // Issue 17 (PLS006-PLS008, MosaicLaunch.h): the transforms of a BlockSpec
+  // or an SMEM allocation.
+  if (api == "plgpu.TilingTransform") {
+    Value v = Value::object(api);
+    v.fields["tiling"] = arg(0, "tiling");
+    return v;
+  }
+  if (api == "plgpu.SwizzleTransform") {
+    Value v = Value::object(api);
+    v.fields["swizzle"] = arg(0, "swizzle");
+    return v;
+  }
+  if (api == "plgpu.CompilerParams") {
+    Value v = Value::object(api);
+    if (!a.positional.empty() || a.splat)
+      v.fields["<positional>"] = Value::unknown(text);
+    for (const auto& [k, n] : a.keywords)
+      v.fields[k] = evalAt(n, scope, depth + 1);
+    return v;
+  }
+  if (api == "builtins.range")
+    return Value::unknown(text);
+  return Value::unknown(text);
+}
+
+} // namespace pallas::analysis::shape
