@@ -75,12 +75,17 @@ public:
   }
 };
 
+class LaunchCache; // analysis/passes/LaunchCache.h
+
 struct PassContext {
   const Workspace& workspace;
   std::string path;      // the document findings are asked for
   mlir::ModuleOp module; // its module
   const ProjectOptions& options;
   std::vector<Finding>& findings; // append here
+  // Per-launch results kept across runs (analysis/passes/LaunchCache.h);
+  // null outside the Project (pallas-opt): every launch is evaluated.
+  LaunchCache* launchCache = nullptr;
 };
 
 // ---- helpers over the dialect ------------------------------------------------
