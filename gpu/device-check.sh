@@ -114,7 +114,7 @@ cases=(
   "compiled plgpu.kernel (interpret forced off)|$kernels/mgpu_kernel.py|--entry main --mode compiled|(d['ok'], timing(d) if d['ok'] else why(d))"
   "compiled inline_mgpu kernel|$kernels/inline_mgpu_splat.py|--entry main --mode compiled|(d['ok'] and abs(d['modes'][0]['outputs'][0]['sum'] - 8320.0) < 1e-3, timing(d) + ' sum=' + str(d['modes'][0]['outputs'][0].get('sum')) if d['ok'] else why(d))"
   "inline_mgpu under interpret fails|$kernels/inline_mgpu_splat.py|--entry main --mode interpret|(not d['ok'] and 'inline_mgpu' in why(d), why(d))"
-  "compare compiled vs interpret|$kernels/add.py|--entry main --mode compare --compare compiled,interpret|(d['ok'] and all(c['comparable'] and c['max_rel_diff'] is not None and c['max_rel_diff'] < 1e-5 for c in d['comparisons']), '; '.join(c['path'] + ' max|a-b|=' + str(c['max_abs_diff']) + ' rel=' + str(c['max_rel_diff']) for c in d['comparisons']) if d['ok'] else why(d))"
+  "compare compiled vs interpret|$kernels/add.py|--entry main --mode compare --compare compiled,interpret|(d['ok'] and all(c['comparable'] and c['max_rel_diff'] is not None and c['max_rel_diff'] < 1e-5 and c['heat_map']['grid'] == [16, 64] for c in d['comparisons']), '; '.join(c['path'] + ' max|a-b|=' + str(c['max_abs_diff']) + ' rel=' + str(c['max_rel_diff']) for c in d['comparisons']) if d['ok'] else why(d))"
 )
 i=0
 for case in "${cases[@]}"; do

@@ -89,6 +89,8 @@ void absorbDocument(RunResult& result, const json& document) {
       comparison.maxAbsDiff = optionalNumber<double>(c, "max_abs_diff");
       comparison.maxRelDiff = optionalNumber<double>(c, "max_rel_diff");
       comparison.note = stringField(c, "note");
+      if (auto heat = c.find("heat_map"); heat != c.end() && heat->is_object())
+        comparison.heatMap = *heat;
       result.comparisons.push_back(std::move(comparison));
     }
   }

@@ -131,7 +131,8 @@ json RunResult::toJson() const {
                                {"comparable", c.comparable},
                                {"max_abs_diff", orNull(c.maxAbsDiff)},
                                {"max_rel_diff", orNull(c.maxRelDiff)},
-                               {"note", c.note}});
+                               {"note", c.note},
+                               {"heat_map", c.heatMap}});
   return {{"status", runStatusName(status)},
           {"ok", ok()},
           {"message", message},
@@ -169,6 +170,28 @@ static std::string number(double v) {
   return buffer;
 }
 
+// "; worst at [1, 0]: 1.25 vs 1" from a comparison's heat map (gpu/README.md),
+// or "" when there is none or every element is equal.
+static std::string worstElement(const json& heat) {
+  if (!heat.is_object() || !heat.contains("worst") || !heat["worst"].is_object())
+    return "";
+  const json& differing = heat.contains("differing") ? heat["differing"] : json();
+  if (!differing.is_number() || differing.get<double>() == 0)
+    return "";
+  const json& worst = heat["worst"];
+  const json& index = worst.value("index", json::array());
+  if (!index.is_array())
+    return "";
+  std::string where;
+  for (const json& i : index)
+    where += (where.empty() ? "" : ", ") + i.dump();
+  auto side = [&](const char* key) {
+    const json& v = worst.contains(key) ? worst[key] : json();
+    return v.is_string() ? v.get<std::string>() : v.dump();
+  };
+  return "; worst at [" + where + "]: " + side("first") + " vs " + side("second");
+}
+
 std::string RunResult::report() const {
   std::string text = message + "\n";
   for (const ModeResult& m : modes) {
@@ -199,7 +222,7 @@ std::string RunResult::report() const {
       text += "not comparable";
     if (!c.note.empty())
       text += " (" + c.note + ")";
-    text += "\n";
+    text += worstElement(c.heatMap) + "\n";
   }
   if (!stdoutText.empty())
     text += "--- stdout ---\n" + stdoutText + (stdoutText.back() == '\n' ? "" : "\n");

@@ -628,6 +628,22 @@ def compare_outputs(numpy, first: dict, second: dict) -> list[dict]:
     return comparisons
 
 
+def attach_heat_maps(numpy, comparisons: list[dict], first: dict, second: dict) -> None:
+    """Per-output error maps from pallas_lsp_heatmap.py beside this file,
+    loaded by path (a user's module of that name cannot shadow it). A runner
+    copied alone to a remote machine reports "heat_map": null."""
+    path = os.path.join(os.path.dirname(RUNNER_FILE), "pallas_lsp_heatmap.py")
+    spec = importlib.util.spec_from_file_location("pallas_lsp_heatmap", path)
+    try:
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    except OSError:
+        for entry in comparisons:
+            entry["heat_map"] = None
+        return
+    module.attach_heat_maps(numpy, comparisons, first, second)
+
+
 # -------------------------------------------------------------- running ---
 
 
@@ -882,6 +898,7 @@ def main(argv: list[str] | None = None) -> int:
         document["comparisons"] = compare_outputs(
             numpy, arrays_per_mode[0], arrays_per_mode[1]
         )
+        attach_heat_maps(numpy, document["comparisons"], *arrays_per_mode)
     document["ok"] = all(m["ok"] for m in document["modes"])
     channel.progress("finished", "", "done")
     channel.send(document)

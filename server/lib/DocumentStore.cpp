@@ -10,9 +10,14 @@ void DocumentStore::open(OpenDocument doc) {
   docs_[key] = std::move(doc);
 }
 
-bool DocumentStore::close(const std::string& path) {
+std::optional<size_t> DocumentStore::close(const std::string& path) {
   std::lock_guard lock(mutex_);
-  return docs_.erase(path) != 0;
+  auto it = docs_.find(path);
+  if (it == docs_.end())
+    return std::nullopt;
+  size_t bytes = it->second.text.size();
+  docs_.erase(it);
+  return bytes;
 }
 
 bool DocumentStore::isOpen(const std::string& path) const {

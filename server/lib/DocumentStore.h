@@ -26,7 +26,8 @@ class DocumentStore {
 public:
   // Replaces any existing draft.
   void open(OpenDocument doc);
-  bool close(const std::string& path);
+  // The closed draft's size in bytes; nullopt when it was not open.
+  std::optional<size_t> close(const std::string& path);
   bool isOpen(const std::string& path) const;
   std::optional<OpenDocument> get(const std::string& path) const;
   std::vector<OpenDocument> all() const;

@@ -70,7 +70,8 @@ void LspServer::didChange(const json& params) {
 
 void LspServer::didClose(const json& params) {
   std::string path = documentPath(params);
-  if (!documents_.close(path)) {
+  std::optional<size_t> closedBytes = documents_.close(path);
+  if (!closedBytes) {
     log_.warn("didClose for a document that is not open: " + path);
     return;
   }
@@ -84,6 +85,7 @@ void LspServer::didClose(const json& params) {
     std::lock_guard lock(scheduleMutex_);
     stats_.erase(path);
     published_.erase(path);
+    memoryRelease_.documentClosed(*closedBytes);
   }
   if (!client_.pullDiagnostics)
     publish(path, json::array(), std::nullopt);

@@ -21,6 +21,7 @@
 #include "DocumentScheduler.h"
 #include "DocumentStore.h"
 #include "FindingsPipeline.h"
+#include "MemoryRelease.h"
 #include "pallas/analysis/Project.h"
 #include "pallas/protocol/Endpoint.h"
 
@@ -226,6 +227,7 @@ private:
   // Analyses run per document off the ordered queue (DocumentScheduler.h):
   // a newer edit stops the stale run, a closed document keeps nothing.
   std::unique_ptr<DocumentScheduler> scheduler_;
+  MemoryRelease memoryRelease_; // under scheduleMutex_
   std::mutex scheduleMutex_;
   std::map<std::string, analysis::UpdateStats> stats_; // last update of each open document
   // The text of each open document's last published diagnostics, reused

@@ -434,6 +434,53 @@ local function main()
     fail("status line: " .. line)
   end
   out("ok: status line: " .. line)
+
+  -- Issue 15: a compare run's heat map in the run buffer. The compiled side
+  -- needs a GPU, which cannot exist here; its stand-in is Mosaic GPU's own
+  -- interpreter: the launch template makes the runner compare
+  -- interpret,gpu-interpret (its last --compare wins), so both sides really
+  -- run the rewritten kernel. Its (128,) output is one row of 64 cells.
+  -- Every copy of the settings: on 0.11 the client's merged config holds the
+  -- "pallasLsp" and "pallas-lsp" sections as separate tables, and the server's
+  -- workspace/configuration request after the notification reads the latter.
+  for _, all in ipairs({ client.config.settings, client.settings or {} }) do
+    for _, section in ipairs({ "pallasLsp", "pallas-lsp" }) do
+      if type(all[section]) == "table" then
+        all[section].runner = vim.tbl_extend("force", all[section].runner or {},
+          { launchTemplate = "{python} {runner} {args} --compare interpret,gpu-interpret" })
+      end
+    end
+  end
+  require("pallas_lsp.compat").notify(client, "workspace/didChangeConfiguration", { settings = { pallasLsp = settings } })
+  local commands = require("pallas_lsp.commands")
+  vim.lsp.commands["pallas.run"]({ command = "pallas.run", arguments = { { uri = uri, entry = "run", mode = "compare" } } },
+    { client_id = client.id, bufnr = buf })
+  wait("the compare run to end", 240000, function()
+    return commands.current_run == nil
+  end)
+  local run_text = table.concat(vim.api.nvim_buf_get_lines(vim.fn.bufnr("pallas://run"), 0, -1, false), "\n")
+  local heat = require("pallas_lsp.heatmap")
+  local want = {
+    "run (compare): succeeded",
+    "  out |interpret - gpu-interpret|, shape [128]: 1 char(s) down x 64 across, each the max of 1x2 element(s)",
+    "  |" .. string.rep(heat.LEVELS[1], 64) .. "|",
+    "  every element equal",
+  }
+  for _, text in ipairs(want) do
+    if not run_text:find(text, 1, true) then
+      fail("the compare run's heat map: no '" .. text .. "' in:\n" .. run_text)
+    end
+  end
+  -- Where they differ: the characters follow the values (a map as the runner sends it).
+  local lines = heat.lines("[0]", { shape = { 2, 3 }, view = { 2, 3 }, grid = { 2, 3 }, block = { 1, 1 }, kind = "abs",
+    abs = { { 0, 1, 2 }, { 0.5, vim.NIL, 0 } }, max = vim.NIL, differing = 4,
+    worst = { index = { 1, 1 }, abs = vim.NIL, first = "nan", second = 3.25 } }, { "compiled", "interpret" })
+  local expected = { "  |·▒█|", "  |░!·|", "  scale: 0 ·░▒▓█ .. 2 (max |diff| per char), ! NaN on one side only",
+    "  worst [1, 1]: compiled nan, interpret 3.25, |diff| inf" }
+  if not vim.deep_equal({ unpack(lines, 2) }, expected) then
+    fail("heat map text: " .. vim.inspect(lines))
+  end
+  out("ok: a compare run's heat map in pallas://run")
 end
 
 local ok, err = xpcall(main, debug.traceback)

@@ -209,6 +209,16 @@ test('runResult: severity from the status, a short headline, the whole report', 
   assert.match(report, /\[interpret\] FAILED first call 0\.5000 s/);
   assert.match(report, /\/p\/k\.py:7 in main/);
   assert.doesNotMatch(report, /\/jax\/x\.py/, 'only the user\'s frames');
+
+  // A compare run: per output the largest differences and, from its heat map, the worst element.
+  const compared = runReport({ ...args, mode: 'compare' }, '/p/k.py', {
+    status: 'succeeded',
+    modes: [{ mode: 'compiled', ok: true, outputs: [] }, { mode: 'interpret', ok: true, outputs: [] }],
+    comparisons: [{ path: '[0]', comparable: true, max_abs_diff: 0.25, max_rel_diff: 0.2, note: '',
+      heat_map: { shape: [2, 2], view: [2, 2], grid: [2, 2], block: [1, 1], kind: 'abs', abs: [[0, 0], [0.25, 0]],
+        max: 0.25, mean: 0.0625, differing: 1, worst: { index: [1, 0], abs: 0.25, rel: 0.2, first: 1.25, second: 1 } } }],
+  });
+  assert.match(compared, /compare out\[0\]: max \|compiled - interpret\| 0\.2500, max rel 0\.2000; worst element \[1, 0\]: compiled 1\.25, interpret 1, \|diff\| 0\.25, relative 0\.2\n/);
 });
 
 const { describeStartFailure } = require(join(out, 'startFailure.js'));
@@ -273,7 +283,7 @@ test('compare view: one row per compared output, tinted by the difference, escap
   };
   const rows = compareRows(result);
   assert.equal(rows.length, 2);
-  assert.equal(rows[0].compiled, 'float32[4] sum 10.0000');
+  assert.equal(rows[0].first, 'float32[4] sum 10.0000');
   assert.equal(rows[0].maxRel, 1e-4);
   assert.equal(rows[1].maxAbs, undefined);
   assert.ok(heat(rows[0]) > 0 && heat(rows[0]) < 1);
@@ -283,4 +293,100 @@ test('compare view: one row per compared output, tinted by the difference, escap
   assert.doesNotMatch(html, /<script>/, 'escaped');
   assert.match(html, /not comparable: &#60;shape differs&#62;/);
   assert.equal((html.match(/<tr style=/g) ?? []).length, 2);
+});
+
+// Issue 15: a heat map of |compiled - interpret| per output under the table.
+const heatMaps = require(join(out, 'heatMapHtml.js'));
+
+/** The heat map cells of one output in the page: [{ colour, title, worst }] in row-major order. */
+function cellsOf(html, path) {
+  const start = html.indexOf(`<figure class="heat" data-path="${path}">`);
+  assert.ok(start >= 0, `a heat map for out${path}`);
+  const figure = html.slice(start, html.indexOf('</figure>', start));
+  return [...figure.matchAll(/<i( class="worst")? style="background:(#[0-9a-f]{6})" title="([^"]*)"><\/i>/g)].map((m) => ({
+    worst: Boolean(m[1]),
+    colour: m[2],
+    title: m[3].replace(/&#(\d+);/g, (_, c) => String.fromCharCode(Number(c))),
+  }));
+}
+
+const heatResult = {
+  status: 'succeeded',
+  modes: [
+    { mode: 'compiled', outputs: [{ path: "['o']", dtype: 'float32', shape: [2, 3], sum: 1 }, { path: '[1]', dtype: 'int32', shape: [4] }] },
+    { mode: 'interpret', outputs: [{ path: "['o']", dtype: 'float32', shape: [2, 3], sum: 4 }, { path: '[1]', dtype: 'int32', shape: [4] }] },
+  ],
+  comparisons: [
+    {
+      path: "['o']", comparable: true, max_abs_diff: null, max_rel_diff: null, note: 'NaN on one side only at 1 element(s)',
+      heat_map: {
+        shape: [2, 3], view: [2, 3], grid: [2, 3], block: [1, 1], kind: 'abs',
+        abs: [[0, 1, 2], [0.5, null, 0]], rel: [[0, 0.1, 0.5], [0.2, null, 0]],
+        max: null, mean: null, differing: 4,
+        worst: { index: [1, 1], abs: null, rel: null, first: 'nan', second: 3.25 },
+      },
+    },
+    {
+      path: '[1]', comparable: true, max_abs_diff: 7, max_rel_diff: 0.5, note: '',
+      heat_map: {
+        shape: [4], view: [1, 4], grid: [1, 2], block: [1, 2], kind: 'mismatch',
+        abs: [[0, 1]], max: 1, mean: 0.25, differing: 1,
+        worst: { index: [3], abs: 1, first: 7, second: 0 },
+      },
+    },
+  ],
+};
+
+test('compare view: a heat map per output, each cell coloured by its value on the legend\'s scale', () => {
+  const html = compareHtml({ uri: 'file:///k.py', entry: 'main', mode: 'compare' }, heatResult);
+  // The scale's ends and middle are the ramp's stops: blue, pale yellow, red; NaN on one side is magenta.
+  const [blue, yellow, red] = [heatMaps.heatColour(0), heatMaps.heatColour(0.5), heatMaps.heatColour(1)];
+  assert.deepEqual([blue, yellow, red], ['#313695', '#ffffbf', '#a50026']);
+  const cells = cellsOf(html, "[&#39;o&#39;]");
+  assert.equal(cells.length, 6, 'one cell per grid cell (2x3)');
+  // abs [[0, 1, 2], [0.5, null, 0]] on the scale 0..2.
+  assert.deepEqual(cells.map((c) => c.colour), [blue, yellow, red, heatMaps.heatColour(0.25), heatMaps.INFINITE_COLOUR, blue]);
+  assert.match(cells[2].title, /^rows 0, cols 2: max \|diff\| 2, max relative 0\.5$/);
+  assert.match(cells[3].title, /^rows 1, cols 0: max \|diff\| 0\.5, max relative 0\.2$/);
+  // The worst element's cell is outlined and names the element, both values and the difference.
+  assert.deepEqual(cells.map((c) => c.worst), [false, false, false, false, true, false]);
+  assert.match(cells[4].title, /max \|diff\| ∞, max relative ∞\nworst element \[1, 1\]: compiled nan, interpret 3\.25, \|diff\| ∞/);
+  // The legend: lowest .. highest cell, the ramp, and the NaN swatch; shape and block in the caption.
+  const figure = html.slice(html.indexOf('data-path="[&#39;o&#39;]"'));
+  assert.match(figure, /<span class="lo">0<\/span><span class="bar" style="background:linear-gradient\(to right, #313695 0%, #ffffbf 50%, #a50026 100%\)"><\/span><span class="hi">2<\/span>/);
+  assert.match(figure, /NaN on one side only/);
+  assert.match(figure, /shape \[2, 3\], 2×3 cells of 1×1 element\(s\)/);
+
+  // An int output: a mismatch map (equal / differs), blocks of two elements.
+  const ints = cellsOf(html, '[1]');
+  assert.deepEqual(ints.map((c) => c.colour), [blue, red]);
+  assert.match(ints[1].title, /^rows 0, cols 2–3: differs \(1\) or not \(0\) 1\nfirst mismatch at \[3\]: compiled 7, interpret 0$/);
+  assert.ok(ints[1].worst && !ints[0].worst);
+  assert.match(html, /shape \[4\] as one row, 1×2 cells of 1×2 element\(s\)/);
+  // Still the table, and still no scripts or resources (the view's CSP).
+  assert.equal((html.match(/<tr style=/g) ?? []).length, 2);
+  assert.doesNotMatch(html, /<script|https?:|src=/);
+});
+
+test('compare view: heat maps name the compared modes, bound their size and skip broken maps', () => {
+  const other = structuredClone(heatResult);
+  other.modes[0].mode = 'interpret';
+  other.modes[1].mode = 'gpu-interpret';
+  const html = compareHtml({ uri: 'file:///k.py', entry: 'main', mode: 'compare' }, other);
+  assert.match(html, /<h3>main: interpret vs gpu-interpret/);
+  assert.match(html, /\|interpret − gpu-interpret\|/);
+  assert.match(html, /<td>int32\[4\]<\/td><td>int32\[4\]<\/td>/, 'the table\'s columns are the two modes');
+  // A map whose cells do not match its grid, or one larger than the view draws, is left out, not misdrawn.
+  other.comparisons[0].heat_map.abs.pop();
+  other.comparisons[1].heat_map.grid = [1, 1000];
+  other.comparisons[1].heat_map.abs = [Array(1000).fill(0)];
+  assert.equal(heatMaps.parseHeatMap(other.comparisons[0].heat_map), undefined);
+  assert.equal(heatMaps.parseHeatMap(other.comparisons[1].heat_map), undefined);
+  assert.doesNotMatch(compareHtml({ uri: 'file:///k.py', entry: 'main', mode: 'compare' }, other), /<figure/);
+  // Where an element of a rank-3 output lands: leading dims merged into rows, then the block.
+  const map = heatMaps.parseHeatMap({ shape: [2, 3, 8], view: [6, 8], grid: [3, 2], block: [2, 4], kind: 'abs',
+    abs: [[0, 0], [0, 0], [0, 0]], max: 0, mean: 0 });
+  assert.deepEqual(heatMaps.cellOf(map, [1, 2, 5]), [2, 1]);
+  assert.deepEqual(heatMaps.cellOf(map, [0, 1, 3]), [0, 0]);
+  assert.equal(heatMaps.cellOf(map, [2, 0, 0]), undefined);
 });

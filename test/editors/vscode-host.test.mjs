@@ -9,7 +9,7 @@
 //     node --test test/editors/vscode-host.test.mjs
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -223,6 +223,67 @@ test('a code lens run goes through the extension: saved, one progress with the s
     assert.equal(await third, undefined);
     assert.match(host.rec.messages.at(-1).text, /cancelled/);
     assert.ok(progress3.done);
+  } finally {
+    await ext.deactivate();
+  }
+});
+
+// Issue 15: the compare view's heat maps from a real compare run. The compiled
+// side needs a GPU, which cannot exist here; the stand-in for it is Mosaic
+// GPU's own interpreter: the launch template appends `--compare
+// interpret,gpu-interpret` (the runner's last --compare wins), so both sides
+// really run, through the real server, runner and extension.
+const HEAT_KERNEL = `import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+
+def triple_kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] * 3.0
+
+
+def main():
+    x = jnp.arange(16 * 256, dtype=jnp.float32).reshape(16, 256) / 7.0
+    tripled = pl.pallas_call(triple_kernel, out_shape=jax.ShapeDtypeStruct((16, 256), jnp.float32))(x)
+    return {"tripled": tripled, "counts": jnp.arange(10, dtype=jnp.int32)}
+`;
+
+test('a compare run shows a heat map per output in the compare view', { timeout: 300000 }, async () => {
+  const dir = project('heat');
+  writeFileSync(join(dir, 'heat.py'), HEAT_KERNEL);
+  const host = createHost({
+    folders: [dir],
+    settings: {
+      '*': {
+        'pallasLsp.path': bin,
+        'pallasLsp.python': python,
+        'pallasLsp.runner.launchTemplate': '{python} {runner} {args} --compare interpret,gpu-interpret',
+      },
+    },
+  });
+  const ext = await activate(host);
+  const { cellColour, scaleOf, parseHeatMap } = await import(join(extensionSrc, 'out', 'heatMapHtml.js'));
+  try {
+    host.open(join(dir, 'heat.py'));
+    await until(() => running(host.rec.statusItems[0]), 'running', 60000);
+    const lensCommand = await until(() => host.commands.get('pallas.run'), 'pallas.run registered by the client');
+    const uri = host.vscode.Uri.file(join(dir, 'heat.py')).toString();
+    const result = await lensCommand({ uri, entry: 'main', mode: 'compare' });
+    assert.equal(result?.status, 'succeeded', JSON.stringify(result)?.slice(0, 600));
+    assert.deepEqual(result.comparisons.map((c) => [c.path, c.heat_map?.kind, c.heat_map?.grid]),
+      [["['counts']", 'mismatch', [1, 10]], ["['tripled']", 'abs', [16, 64]]], 'a map per output from the runner');
+    const html = host.rec.webviews?.[0]?.webview.html ?? '';
+    assert.match(html, /<h3>main: interpret vs gpu-interpret \(succeeded\)/);
+    for (const c of result.comparisons) {
+      const start = html.indexOf(`<figure class="heat" data-path="${c.path.replace(/'/g, '&#39;')}">`);
+      assert.ok(start >= 0, `the view draws out${c.path}`);
+      const figure = html.slice(start, html.indexOf('</figure>', start));
+      const colours = [...figure.matchAll(/<i(?: class="worst")? style="background:(#[0-9a-f]{6})"/g)].map((m) => m[1]);
+      const map = parseHeatMap(c.heat_map);
+      const { lo, hi } = scaleOf(map);
+      assert.deepEqual(colours, map.abs.flat().map((v) => cellColour(v, lo, hi)), `out${c.path}: one cell per value, its colour`);
+      assert.match(figure, new RegExp(`shape \\[${c.heat_map.shape.join(', ')}\\]`));
+    }
   } finally {
     await ext.deactivate();
   }

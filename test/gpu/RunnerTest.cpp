@@ -133,6 +133,15 @@ TEST_F(Runner, CompareTwoPathsThatRunOnCpu) {
   // The input passed through unchanged: exactly equal on both paths.
   EXPECT_EQ(result.comparisons[1].path, "['x']");
   EXPECT_EQ(*result.comparisons[1].maxAbsDiff, 0.0);
+  // Each comparison's heat map (gpu/README.md) arrives, and toJson passes it
+  // on unchanged: x is 16x128, so 16x64 cells of 1x2 elements, all zero.
+  const nlohmann::json& heat = result.comparisons[1].heatMap;
+  ASSERT_TRUE(heat.is_object()) << result.document.dump().substr(0, 2000);
+  EXPECT_EQ(heat["grid"], nlohmann::json({16, 64}));
+  EXPECT_EQ(heat["block"], nlohmann::json({1, 2}));
+  EXPECT_EQ(heat["max"], 0.0);
+  EXPECT_EQ(result.toJson()["comparisons"][1]["heat_map"], heat);
+  EXPECT_TRUE(result.comparisons[0].heatMap.is_object());
 }
 
 TEST_F(Runner, CompareReportsTheCompiledSidesFailure) {
@@ -366,4 +375,33 @@ TEST_F(Runner, KilledLikeByTheOomKillerSaysSo) {
   EXPECT_NE(result.message.find("out-of-memory killer"), std::string::npos) << result.message;
   EXPECT_NE(result.stdoutText.find("about to be killed"), std::string::npos);
   EXPECT_TRUE(result.processGroupGone);
+}
+
+// The report names each compared output's worst element, from its heat map.
+TEST(RunReport, ComparisonNamesTheWorstElement) {
+  RunResult result;
+  result.status = RunResult::Status::Succeeded;
+  Comparison differs;
+  differs.path = "[0]";
+  differs.comparable = true;
+  differs.maxAbsDiff = 0.25;
+  differs.maxRelDiff = 0.2;
+  differs.heatMap = nlohmann::json::parse(
+      R"({"differing": 1, "worst": {"index": [1, 0], "first": 1.25, "second": "nan"}})");
+  Comparison equal = differs;
+  equal.path = "[1]";
+  equal.heatMap["differing"] = 0;
+  Comparison odd = differs; // a map not of the documented shape is ignored, never thrown on
+  odd.path = "[2]";
+  odd.heatMap = nlohmann::json::parse(R"({"differing": "many", "worst": {"index": 3}})");
+  result.comparisons = {differs, equal, odd};
+  std::string report = result.report();
+  EXPECT_NE(report.find(
+                "compare out[0]: max |a-b| = 0.25, max rel = 0.2; worst at [1, 0]: 1.25 vs nan\n"),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("compare out[1]: max |a-b| = 0.25, max rel = 0.2\n"), std::string::npos)
+      << report;
+  EXPECT_NE(report.find("compare out[2]: max |a-b| = 0.25, max rel = 0.2\n"), std::string::npos)
+      << report;
 }

@@ -111,3 +111,10 @@ TEST(DocumentStore, EditsPastLineZeroOfALoneCrDocument) {
   ASSERT_TRUE(r.error.empty()) << r.error;
   EXPECT_EQ(store.get("/cr.py")->text, "a = 1\rb = 3\r");
 }
+
+TEST(DocumentStore, CloseGivesTheClosedDraftsSize) {
+  pallas::server::DocumentStore store;
+  store.open({"file:///k.py", "/k.py", 1, "abcd"});
+  EXPECT_EQ(store.close("/k.py"), std::optional<size_t>(4));
+  EXPECT_EQ(store.close("/k.py"), std::nullopt);
+}

@@ -21,6 +21,7 @@ json_get() { # json_get FILE PYTHON-EXPRESSION-ON-d
 
 echo "--- runner unit tests (pytest)"
 check "pytest test/gpu/test_runner.py" "$python" -m pytest -q -p no:cacheprovider "$root/test/gpu/test_runner.py"
+check "pytest test/gpu/test_heatmap.py" "$python" -m pytest -q -p no:cacheprovider "$root/test/gpu/test_heatmap.py"
 
 echo "--- doctor"
 "$bin" doctor >"$work/doctor.txt" 2>&1; code=$?
@@ -65,6 +66,8 @@ fi
 check "run compare interpret,gpu-interpret exits 0" test $code -eq 0
 check "run compare reports a difference per output" \
   test "$(json_get "$work/compare.json" "[c['comparable'] and c['max_abs_diff'] is not None for c in d['comparisons']]")" = "[True, True]"
+check "run compare: a heat map per output through the binary, as large as its grid" \
+  test "$(json_get "$work/compare.json" "[(h['shape'], h['grid'], len(h['abs']), len(h['abs'][0]), h['max'] == float(f\"{c['max_abs_diff']:.3g}\")) for c in d['comparisons'] for h in [c['heat_map']]]")" = "[([16, 128], [16, 64], 16, 64, True), ([16, 128], [16, 64], 16, 64, True)]"
 
 "$bin" run "$kernels/mgpu_kernel.py" --entry main --python "$python" \
   --launch-template 'bash -c "exec env PALLAS_VIA=bash {python} {runner} {args}"' >"$work/template.txt" 2>&1; code=$?

@@ -47,7 +47,7 @@ grep -q "include-system-site-packages = false" "$venv/pyvenv.cfg" || fail "the v
 "$venv/bin/python" -m pip install -q --disable-pip-version-check "$wheel"
 bin="$venv/bin/pallas-lsp"
 [ -x "$bin" ] || fail "the wheel did not install pallas-lsp into the venv's bin/"
-for f in share/pallas-lsp/pallas_lsp_runner.py share/pallas-lsp/knowledge/extract_knowledge.py \
+for f in share/pallas-lsp/pallas_lsp_runner.py share/pallas-lsp/pallas_lsp_heatmap.py share/pallas-lsp/knowledge/extract_knowledge.py \
     share/pallas-lsp/knowledge/pallas_jax_facts/config.py share/pallas-lsp/knowledge/pallas_jax_facts/mosaic_rules.py; do
   [ -f "$venv/$f" ] || fail "the wheel did not install $f"
 done

@@ -1,6 +1,8 @@
 // Reading a `pallas.run` result for the user: how serious it is, a one-line
 // headline for the notification, and the full text for the Pallas Runs output
 // channel. VS Code-free so the tests check it against real run results.
+import { compareSides } from './compareHtml';
+import { parseHeatMap, worstText } from './heatMapHtml';
 import type { RunArguments } from './protocol';
 
 export type RunSeverity = 'info' | 'warning' | 'error';
@@ -85,11 +87,14 @@ export function runReport(args: RunArguments, file: string, result: unknown): st
       }
     }
   }
+  const sides = compareSides(result);
   for (const c of (r.comparisons as Json[] | undefined) ?? []) {
+    const map = c.comparable ? parseHeatMap(c.heat_map) : undefined;
     out.push(
       `compare out${String(c.path ?? '')}: ` +
-        (c.comparable ? `max |compiled - interpret| ${fmt(c.max_abs_diff)}, max rel ${fmt(c.max_rel_diff)}` : 'not comparable') +
-        (c.note ? ` (${String(c.note)})` : ''),
+        (c.comparable ? `max |${sides[0]} - ${sides[1]}| ${fmt(c.max_abs_diff)}, max rel ${fmt(c.max_rel_diff)}` : 'not comparable') +
+        (c.note ? ` (${String(c.note)})` : '') +
+        (map?.worst ? `; ${worstText(map, sides)}` : ''),
     );
   }
   if (typeof r.stderr === 'string' && r.stderr.trim() && r.status !== 'succeeded') {

@@ -1,5 +1,6 @@
 -- A run's result (pallas.run's reply, gpu::RunResult::toJson) as text for the
--- run buffer: status, each mode's outputs and timing, the compare table, the
+-- run buffer: status, each mode's outputs and timing, the compare table and
+-- heat maps (heatmap.lua), the
 -- program's output and the user's frames of a failure. The frames also go to
 -- the quickfix list (replaced, not opened: :copen shows it).
 local M = {}
@@ -93,6 +94,16 @@ function M.lines(result, args)
         row = row .. "  (" .. c.note .. ")"
       end
       add(row)
+    end
+    local modes = type(result.modes) == "table" and result.modes or {}
+    local sides = { str((modes[1] or {}).mode) ~= "" and modes[1].mode or "compiled",
+      str((modes[2] or {}).mode) ~= "" and modes[2].mode or "interpret" }
+    for _, c in ipairs(result.comparisons) do
+      local map = c.comparable and require("pallas_lsp.heatmap").lines(str(c.path), c.heat_map, sides) or {}
+      if #map > 0 then
+        add("")
+        add(table.concat(map, "\n"))
+      end
     end
   end
   if type(result.setup_error) == "table" then

@@ -104,6 +104,9 @@ struct Comparison {
   bool comparable = false; // false: shapes/dtypes differ or a side is missing
   std::optional<double> maxAbsDiff, maxRelDiff;
   std::string note;
+  // The runner's per-element error map ("heat_map", gpu/README.md), passed
+  // through to the editors as it came; null when the runner sent none.
+  nlohmann::json heatMap;
 };
 
 struct RunResult {
