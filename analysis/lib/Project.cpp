@@ -62,6 +62,7 @@ void Project::closeDocument(const std::string& path) {
   if (!d)
     return;
   d->isOpen = false;
+  impl_->launchCaches.erase(path); // kept for editing only
   // The disk version (if any) stays in the index.
   if (auto text = readSourceFile(path)) {
     d->doc.setText(std::move(*text));
