@@ -119,6 +119,8 @@ void emitFinding(mlir::MLIRContext* context, const Finding& f) {
 bool runPassBody(mlir::Pass& pass, mlir::ModuleOp module, ProductRun* product,
                  const PassOptionValues& values, llvm::function_ref<void(PassContext&)> body) {
   if (product) {
+    if (product->ctx.stopRequested())
+      return true; // the run's findings are discarded (Project::findings)
     try {
       body(product->ctx);
     } catch (const std::exception& e) {

@@ -155,6 +155,11 @@ std::vector<LaunchPaths> Project::launchPaths(const std::string& path) const {
 }
 
 std::vector<Finding> Project::findings(const std::string& path) const {
+  return *findingsUnlessStopped(path, nullptr);
+}
+
+std::optional<std::vector<Finding>>
+Project::findingsUnlessStopped(const std::string& path, const std::function<bool()>& stop) const {
   std::lock_guard lock(impl_->mutex);
   DocState* d = impl_->find(path);
   if (!d)
@@ -169,7 +174,7 @@ std::vector<Finding> Project::findings(const std::string& path) const {
     return it->second.findings;
   std::vector<Finding> out;
   detail::WorkspaceImpl ws = impl_->workspace();
-  detail::PassContext ctx{ws, path, *d->module, impl_->options, out};
+  detail::PassContext ctx{ws, path, *d->module, impl_->options, out, stop ? &stop : nullptr};
   // Launches whose code did not change keep their results (LaunchCache.h).
   detail::LaunchCache& cache = impl_->launchCache(path);
   ctx.launchCache = &cache;
@@ -181,11 +186,13 @@ std::vector<Finding> Project::findings(const std::string& path) const {
                          }};
   detail::LaunchCache::Stats before = cache.stats();
   detail::runFindingsPasses(run);
-  cache.endRun();
+  cache.endRun(); // what it kept is whole: a launch is never stopped halfway
   // What the run cost in launch evaluations (tests and --log-level debug).
   impl_->log("pallas: launch checks of " + path + ": " +
              std::to_string(cache.stats().evaluated - before.evaluated) + " evaluated, " +
              std::to_string(cache.stats().reused - before.reused) + " reused");
+  if (ctx.stopRequested())
+    return std::nullopt;
   std::map<std::string, std::vector<std::string_view>> lines; // per document, split once
   auto linesOf = [&](const std::string& p) -> const std::vector<std::string_view>* {
     auto it = lines.find(p);

@@ -212,6 +212,8 @@ void forEachLaunchRun(detail::PassContext& ctx, const std::string& doc, mlir::Mo
                       const std::function<void(const LaunchRunView&)>& visit) {
   GlobalMode mode = globalInterpretMode(module);
   for (pd::LaunchOp launch : launchesOf(module)) {
+    if (ctx.stopRequested())
+      return; // the findings are thrown away: stop between launches
     LaunchPlan plan;
     planLaunch(ctx, doc, launch, mode, calls, plan);
     for (const LaunchRun& run : plan.runs) {

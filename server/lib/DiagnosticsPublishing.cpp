@@ -77,7 +77,11 @@ void LspServer::runDiagnostics(const std::string& path, const StopToken& stop) {
     return;
   std::vector<analysis::Finding> findings;
   try {
-    findings = this->findings(path);
+    // A newer edit stops the analysis between its passes and launches.
+    auto analysed = pipeline_->findingsUnlessStopped(path, stale);
+    if (!analysed)
+      return;
+    findings = std::move(*analysed);
   } catch (const std::exception& e) {
     log_.error("analysis of " + path + " failed: " + e.what());
     return;

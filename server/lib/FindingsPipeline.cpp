@@ -16,7 +16,17 @@ FindingsPipeline::FindingsPipeline(const analysis::Project& project, TextLookup 
     : project_(project), text_(std::move(text)), warn_(std::move(warn)) {}
 
 std::vector<analysis::Finding> FindingsPipeline::findings(const std::string& path) const {
-  std::vector<analysis::Finding> all = project_.findings(path);
+  return *findingsUnlessStopped(path, nullptr);
+}
+
+std::optional<std::vector<analysis::Finding>>
+FindingsPipeline::findingsUnlessStopped(const std::string& path,
+                                        const std::function<bool()>& stop) const {
+  std::optional<std::vector<analysis::Finding>> analysed =
+      project_.findingsUnlessStopped(path, stop);
+  if (!analysed)
+    return std::nullopt;
+  std::vector<analysis::Finding> all = std::move(*analysed);
   // GPU interpret mode is never offered until the knowledge table can say,
   // per kernel, that it runs everything the kernel reaches (docs/fixes.md).
   analysis::attachFixes(project_, path, all, &fixCache_);

@@ -41,6 +41,10 @@ public:
   // Findings the analysis places in other files (a helper a kernel calls)
   // follow the configuration and the comments of the file they are in.
   std::vector<analysis::Finding> findings(const std::string& path) const;
+  // The same, unless `stop` (asked between the analysis's passes and
+  // launches) says a newer version made them stale: nullopt then.
+  std::optional<std::vector<analysis::Finding>>
+  findingsUnlessStopped(const std::string& path, const std::function<bool()>& stop) const;
 
   // Client settings: `select` / `ignore` (arrays of codes or prefixes) at the
   // top level or under "pallas-lsp" / "pallasLsp". A missing key keeps the

@@ -157,6 +157,12 @@ public:
                   const std::function<void(mlir::ModuleOp, std::string_view text)>& fn) const;
   // Findings for one document (its kernels and everything they reach).
   std::vector<Finding> findings(const std::string& path) const;
+  // The same, but `stop` is asked between passes and between launches; once
+  // it says true the run ends early and the answer is nullopt (nothing
+  // partial is returned or kept). The server passes its StopToken: a newer
+  // edit of the document stops the analysis of the older one.
+  std::optional<std::vector<Finding>>
+  findingsUnlessStopped(const std::string& path, const std::function<bool()>& stop) const;
   // The path matrix of every Mosaic GPU launch in the document (compiled on
   // sm_90a and sm_100a, interpret=True, GPU interpret mode), each path judged
   // whatever the launch selects.

@@ -83,6 +83,10 @@ struct PassContext {
   mlir::ModuleOp module; // its module
   const ProjectOptions& options;
   std::vector<Finding>& findings; // append here
+  // Asked between passes and between launches: a newer edit of the document
+  // made these findings stale (the server's StopToken). Null: never stop.
+  const std::function<bool()>* stop = nullptr;
+  bool stopRequested() const { return stop && *stop && (*stop)(); }
   // Per-launch results kept across runs (analysis/passes/LaunchCache.h);
   // null outside the Project (pallas-opt): every launch is evaluated.
   LaunchCache* launchCache = nullptr;
