@@ -71,9 +71,14 @@ public:
       return *std::static_pointer_cast<const T>(slot->payload);
     }
     std::vector<std::pair<std::string, std::string>> queries;
+    // Recording stops however compute() ends (a pass that throws is
+    // reported and the run goes on).
+    struct Recording {
+      const SmemIndex& index;
+      ~Recording() { index.recordCallerQueries(nullptr); }
+    } recording{*index_};
     index_->recordCallerQueries(&queries);
     T out = compute();
-    index_->recordCallerQueries(nullptr);
     ++stats_.evaluated;
     if (slot)
       keep(*slot, std::move(queries), std::make_shared<const T>(out));
