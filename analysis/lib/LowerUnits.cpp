@@ -115,7 +115,7 @@ std::optional<Factory> Lowerer::lowerUnitDecorators(const Unit& unit, const std:
 
 // ---- public -------------------------------------------------------------------
 
-std::vector<Unit> enumerateUnits(const syntax::Document& doc) {
+std::vector<Unit> enumerateUnits(const syntax::ParsedSource& doc) {
   std::vector<Unit> units;
   auto add = [&](TSNode node, TSNode def, std::string kind, std::string name) {
     Unit u;

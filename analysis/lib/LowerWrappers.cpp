@@ -9,7 +9,7 @@ namespace pallas::analysis::lower {
 namespace {
 
 // The class definition `name` at module level of `doc` (decorated or not).
-TSNode classNamed(const syntax::Document& doc, const std::string& name) {
+TSNode classNamed(const syntax::ParsedSource& doc, const std::string& name) {
   for (TSNode s : syntax::namedChildren(doc.root())) {
     TSNode def = is(s, "decorated_definition") ? field(s, "definition") : s;
     if (is(def, "class_definition") && doc.textOf(field(def, "name")) == name)
@@ -19,7 +19,7 @@ TSNode classNamed(const syntax::Document& doc, const std::string& name) {
 }
 
 // The method `name` written in the body of class `cls` (the last one wins).
-TSNode methodNamed(const syntax::Document& doc, TSNode cls, const std::string& name) {
+TSNode methodNamed(const syntax::ParsedSource& doc, TSNode cls, const std::string& name) {
   TSNode out{};
   for (TSNode m : syntax::namedChildren(field(cls, "body")))
     if (is(m, "function_definition") && doc.textOf(field(m, "name")) == name)
@@ -31,7 +31,7 @@ TSNode methodNamed(const syntax::Document& doc, TSNode cls, const std::string& n
 // (`kwargs.setdefault("k", v)`, `kwargs["k"] = v`, also under an `if`), and
 // the names its body imports (`from jax.experimental.pallas import triton as
 // pltriton`), which the values may use.
-void wrapperBodyKeywords(const syntax::Document& doc, TSNode block, const std::string& kwargs,
+void wrapperBodyKeywords(const syntax::ParsedSource& doc, TSNode block, const std::string& kwargs,
                          std::vector<std::pair<std::string, TSNode>>& out,
                          std::map<std::string, std::string>& imports, unsigned depth = 0) {
   if (depth > 4)
@@ -85,7 +85,7 @@ void wrapperBodyKeywords(const syntax::Document& doc, TSNode block, const std::s
 
 // The backend a params object written in the wrapper names through one of
 // its own imports (`pltriton.CompilerParams()`): "" when it does not.
-std::string backendThroughImport(const syntax::Document& doc, TSNode v,
+std::string backendThroughImport(const syntax::ParsedSource& doc, TSNode v,
                                  const std::map<std::string, std::string>& imports) {
   if (!is(v, "call"))
     return {};

@@ -3,6 +3,7 @@
 // ProjectImpl.h.
 #include "pallas/analysis/Project.h"
 
+#include "../passes/LaunchCache.h"
 #include "ProjectImpl.h"
 #include "SourceRanges.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -14,6 +15,7 @@
 #include "pallas/knowledge/KnowledgeService.h"
 
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
 
 #include <map>
 #include <nlohmann/json.hpp>
@@ -60,6 +62,7 @@ void Project::closeDocument(const std::string& path) {
   if (!d)
     return;
   d->isOpen = false;
+  impl_->launchCaches.erase(path); // kept for editing only
   // The disk version (if any) stays in the index.
   if (auto text = readSourceFile(path)) {
     d->doc.setText(std::move(*text));
@@ -136,6 +139,9 @@ std::vector<LaunchPaths> Project::launchPaths(const std::string& path) const {
   detail::WorkspaceImpl ws = impl_->workspace();
   std::vector<Finding> unused;
   detail::PassContext ctx{ws, path, *d->module, impl_->options, unused};
+  detail::LaunchCache& cache = impl_->launchCache(path);
+  ctx.launchCache = &cache;
+  cache.beginRun(ctx, impl_->otherDocumentsFingerprint(path));
   std::vector<LaunchPaths> out;
   detail::ProductRun run{ctx,
                          [&](llvm::StringRef, const std::string& what) {
@@ -144,6 +150,7 @@ std::vector<LaunchPaths> Project::launchPaths(const std::string& path) const {
                          },
                          &out};
   detail::runPathMatrixPass(run);
+  cache.endRun();
   return out;
 }
 
@@ -168,12 +175,22 @@ Project::findingsUnlessStopped(const std::string& path, const std::function<bool
   std::vector<Finding> out;
   detail::WorkspaceImpl ws = impl_->workspace();
   detail::PassContext ctx{ws, path, *d->module, impl_->options, out, stop ? &stop : nullptr};
+  // Launches whose code did not change keep their results (LaunchCache.h).
+  detail::LaunchCache& cache = impl_->launchCache(path);
+  ctx.launchCache = &cache;
+  cache.beginRun(ctx, impl_->otherDocumentsFingerprint(path));
   // A pass bug must not take the server down; say which pass failed.
   detail::ProductRun run{ctx, [&](llvm::StringRef pass, const std::string& what) {
                            impl_->log("pallas: pass " + pass.str() + " failed on " + path + ": " +
                                       what);
                          }};
+  detail::LaunchCache::Stats before = cache.stats();
   detail::runFindingsPasses(run);
+  cache.endRun(); // what it kept is whole: a launch is never stopped halfway
+  // What the run cost in launch evaluations (tests and --log-level debug).
+  impl_->log("pallas: launch checks of " + path + ": " +
+             std::to_string(cache.stats().evaluated - before.evaluated) + " evaluated, " +
+             std::to_string(cache.stats().reused - before.reused) + " reused");
   if (ctx.stopRequested())
     return std::nullopt;
   std::map<std::string, std::vector<std::string_view>> lines; // per document, split once
@@ -199,6 +216,29 @@ Project::findingsUnlessStopped(const std::string& path, const std::function<bool
   if (impl_->generationCounter == generation && impl_->revision == revision)
     impl_->findingsCache[path] = {generation, revision, out};
   return out;
+}
+
+detail::LaunchCache& Project::Impl::launchCache(const std::string& path) {
+  auto& slot = launchCaches[path];
+  if (!slot)
+    slot = std::make_shared<detail::LaunchCache>();
+  return *slot;
+}
+
+uint64_t Project::Impl::otherDocumentsFingerprint(const std::string& path) {
+  uint64_t h = 0;
+  for (const auto& [p, d] : docs) {
+    if (p == path)
+      continue;
+    // Hashed again only when the document changed (its generation).
+    auto& [generation, hash] = textHashes[p];
+    if (generation != d->generation || !hash) {
+      generation = d->generation;
+      hash = llvm::xxh3_64bits(d->doc.text()) | 1;
+    }
+    h = llvm::xxh3_64bits(p) ^ (hash + 0x9e3779b97f4a7c15ULL + (h << 12) + (h >> 4));
+  }
+  return h;
 }
 
 std::vector<std::string> Project::dependents(const std::string& path) const {

@@ -50,6 +50,13 @@ struct Project::Impl : names::ModuleResolver {
     std::vector<Finding> findings;
   };
   std::map<std::string, CachedFindings> findingsCache;
+  // Per-launch results of the resource and lowering checks, per document,
+  // kept across edits (analysis/passes/LaunchCache.h); and each document's
+  // text hash by generation, for their keys.
+  std::map<std::string, std::shared_ptr<detail::LaunchCache>> launchCaches;
+  std::map<std::string, std::pair<uint64_t, uint64_t>> textHashes;
+  detail::LaunchCache& launchCache(const std::string& path);
+  uint64_t otherDocumentsFingerprint(const std::string& path);
   void invalidate() {
     ++revision;
     findingsCache.clear();
@@ -156,6 +163,8 @@ struct Project::Impl : names::ModuleResolver {
       d->module = nullptr;
       docs.erase(path);
     }
+    launchCaches.erase(path);
+    textHashes.erase(path);
   }
 };
 

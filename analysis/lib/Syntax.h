@@ -94,9 +94,5 @@ TSNode field(TSNode n, std::string_view name);
 // module's statements would be quadratic).
 std::vector<TSNode> namedChildren(TSNode n);
 
-// The old name, for the files other branches of this round still edit
-// (passes/SmemBudget.cpp, passes/MosaicLaunch.cpp, lib/LowerUnits.cpp): remove
-// once they say ParsedSource.
-using Document = ParsedSource;
 
 } // namespace pallas::analysis::syntax

@@ -8,6 +8,7 @@
 // Each raises ValueError at the call, before anything is lowered.
 #include "CompiledPath.h"
 #include "KernelWalk.h"
+#include "LaunchCache.h"
 #include "SmemBudget.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "pallas/analysis/Rules.h"
@@ -96,9 +97,8 @@ std::string meshError(const PassContext& ctx, pd::LaunchOp launch, const detail:
   return {};
 }
 
-void emit(PassContext& ctx, pd::LaunchOp launch, const SourceLocation& at,
-          const std::string& firstLine, const std::string& what, const std::string& advice) {
-  const detail::SmemRules rules = detail::smemRulesFor(ctx.options);
+Finding emit(const detail::SmemRules& rules, pd::LaunchOp launch, const SourceLocation& at,
+             const std::string& firstLine, const std::string& what, const std::string& advice) {
   Finding f;
   f.code = ruleCode(RuleId::LaunchConfigurationRejected);
   f.severity = Severity::Error;
@@ -115,7 +115,29 @@ void emit(PassContext& ctx, pd::LaunchOp launch, const SourceLocation& at,
               advice;
   if (!(at.range.start == f.launch->range.start))
     f.related.push_back({*f.launch, "the launch"});
-  ctx.findings.push_back(std::move(f));
+  return f;
+}
+
+// The PLS009 finding of one launch: its Mesh, then (when `pipelines`, a
+// pipeline in its module or its body's) the pipelines' configuration.
+std::vector<Finding> configuration(const PassContext& ctx, pd::LaunchOp launch,
+                                   const detail::SmemRules& rules, const detail::SmemIndex& index,
+                                   bool pipelines) {
+  if (std::string e = meshError(ctx, launch, rules, index); !e.empty())
+    return {emit(rules, launch, detail::sourceLocation(launch.getLoc()), e, "launch configuration",
+                 "plgpu.kernel runs num_threads warpgroups of 128 CUDA threads each (at most " +
+                     std::to_string(rules.maxThreads) +
+                     "); give num_threads and thread_name together, and one name per "
+                     "grid/cluster axis.")}; // nothing after the Mesh is traced
+  if (!pipelines)
+    return {};
+  detail::SmemBudget b = detail::smemBudget(ctx, launch, rules, &index);
+  if (b.issues.empty())
+    return {};
+  return {emit(rules, launch, b.issues.front().at, b.issues.front().firstLine,
+               "pipeline configuration",
+               "Give plgpu.emit_pipeline a grid of positive sizes and a max_concurrent_steps above "
+               "every delay_release.")};
 }
 
 void runLaunchConfig(PassContext& ctx) {
@@ -138,28 +160,20 @@ void runLaunchConfig(PassContext& ctx) {
       launches.push_back(l);
   });
   const detail::SmemRules rules = detail::smemRulesFor(ctx.options);
-  detail::SmemIndex index(ctx);
+  std::unique_ptr<detail::SmemIndex> own;
+  const detail::SmemIndex& index = detail::runIndex(ctx, own);
   for (pd::LaunchOp launch : launches) {
-    if (std::string e = meshError(ctx, launch, rules, index); !e.empty()) {
-      emit(ctx, launch, detail::sourceLocation(launch.getLoc()), e, "launch configuration",
-           "plgpu.kernel runs num_threads warpgroups of 128 CUDA threads each (at most " +
-               std::to_string(rules.maxThreads) +
-               "); give num_threads and thread_name together, and one name per grid/cluster "
-               "axis.");
-      continue; // nothing after the Mesh is traced
-    }
     // The pipeline checks need the budget walk; only where a pipeline exists
     // (this module or the kernel body's), since it costs an evaluation of
     // the whole launch.
     detail::FunctionRef body = ctx.workspace.resolveLaunchBody(ctx.path, launch);
     mlir::ModuleOp bodyModule = body ? ctx.workspace.module(body.path) : ctx.module;
-    if (!hasPipeline(ctx.module) && !(bodyModule && hasPipeline(bodyModule)))
-      continue;
-    detail::SmemBudget b = detail::smemBudget(ctx, launch, rules, &index);
-    if (!b.issues.empty())
-      emit(ctx, launch, b.issues.front().at, b.issues.front().firstLine, "pipeline configuration",
-           "Give plgpu.emit_pipeline a grid of positive sizes and a max_concurrent_steps above "
-           "every delay_release.");
+    bool anyPipeline = hasPipeline(ctx.module) || (bodyModule && hasPipeline(bodyModule));
+    std::vector<Finding> found = detail::perLaunch<std::vector<Finding>>(
+        ctx, launch, detail::LaunchCache::Kind::LaunchConfigFindings, anyPipeline,
+        [&] { return configuration(ctx, launch, rules, index, anyPipeline); });
+    for (Finding& f : found)
+      ctx.findings.push_back(std::move(f));
   }
 }
 

@@ -183,48 +183,6 @@ std::optional<std::vector<Transform>> transformsOf(const Value& holder) {
 
 namespace {
 
-// The evaluator's view of the workspace: trees and the call graph.
-class WorkspaceIndex final : public shape::SourceIndex {
-public:
-  explicit WorkspaceIndex(const detail::PassContext& ctx) : ctx_(ctx) {}
-  std::optional<File> file(const std::string& path) const override {
-    auto it = files_.find(path);
-    if (it == files_.end()) {
-      auto s = ctx_.workspace.syntaxOf(path);
-      std::optional<File> f;
-      if (s.doc)
-        f = File{s.doc, s.globals};
-      it = files_.emplace(path, f).first;
-    }
-    return it->second;
-  }
-  // The workspace's call graph is built once per session: asking the
-  // workspace per (path, symbol) walked every module again for each of a
-  // file's 200 kernels (half of an edit's analysis).
-  std::vector<CallSite> callersOf(const std::string& path,
-                                  const std::string& symbol) const override {
-    if (!edgesBuilt_) {
-      edgesBuilt_ = true;
-      for (const detail::CallEdge& e : ctx_.workspace.callEdges()) {
-        if (!llvm::isa<pd::CallOp>(e.site))
-          continue; // a launch runs the function as a kernel, it does not call it
-        detail::LineCol lc = detail::lineCol(e.site->getLoc());
-        if (lc.line)
-          edges_[e.calleePath + '\x1f' + e.calleeSymbol].push_back(
-              {e.caller.path, lc.line - 1, lc.column ? lc.column - 1 : 0});
-      }
-    }
-    auto it = edges_.find(path + '\x1f' + symbol);
-    return it == edges_.end() ? std::vector<CallSite>{} : it->second;
-  }
-
-private:
-  const detail::PassContext& ctx_;
-  mutable std::map<std::string, std::optional<File>> files_;
-  mutable bool edgesBuilt_ = false;
-  mutable std::map<std::string, std::vector<CallSite>> edges_;
-};
-
 Value noneValue() {
   Value v;
   v.kind = Value::Kind::None;
@@ -239,9 +197,8 @@ Value defaultSpec() {
 
 } // namespace
 
-Session::Session(const detail::PassContext& ctx)
-    : ctx_(ctx), index_(std::make_unique<WorkspaceIndex>(ctx)),
-      eval_(std::make_unique<Evaluator>(*index_)) {}
+Session::Session(const detail::PassContext& ctx, const detail::SmemIndex& index)
+    : ctx_(ctx), eval_(&index.evaluator()) {}
 
 Session::~Session() = default;
 
@@ -255,7 +212,7 @@ std::optional<TSNode> Session::callOf(const std::string& path, mlir::Location lo
 std::vector<Value> Session::runScopedAllocations(pd::ScopeOp scope, const std::string& path) {
   std::vector<Value> out;
   auto call = callOf(path, scope->getLoc());
-  const syntax::Document* doc = eval_->docOf(path);
+  const syntax::ParsedSource* doc = eval_->docOf(path);
   if (!call || !doc)
     return out;
   Scope sc = eval_->scopeAt(path, *call);
@@ -272,7 +229,7 @@ std::vector<Value> Session::runScopedAllocations(pd::ScopeOp scope, const std::s
 
 const std::vector<TSNode>& Session::swizzleCalls(const std::string& path) {
   auto [it, added] = swizzleCalls_.try_emplace(path);
-  const syntax::Document* doc = eval_->docOf(path);
+  const syntax::ParsedSource* doc = eval_->docOf(path);
   if (!added || !doc)
     return it->second;
   // One cursor walk over the tree; only calls spelled like the API are kept.
@@ -321,7 +278,7 @@ LaunchView Session::view(pd::LaunchOp launch) {
     return v;
   v.compiledCertain = compiled == CompiledPath::Certain;
   auto call = callOf(ctx_.path, launch.getLoc());
-  const syntax::Document* doc = eval_->docOf(ctx_.path);
+  const syntax::ParsedSource* doc = eval_->docOf(ctx_.path);
   if (!call || !doc)
     return v;
   Scope scope = eval_->scopeAt(ctx_.path, *call);
@@ -365,7 +322,11 @@ LaunchView Session::view(pd::LaunchOp launch) {
   }
   // Operands: the in-place call's arguments, then out_shape; scratch last.
   std::vector<Value> ins;
-  TSNode parent = ts_node_parent(*call);
+  // Its parent, found from the document's top-level statement down
+  // (ts_node_parent walks from the root: per launch, quadratic in a file of
+  // many launches).
+  std::vector<TSNode> chain = eval_->path(doc, *call);
+  TSNode parent = chain.size() >= 2 ? chain[chain.size() - 2] : TSNode{};
   bool inPlace = is(parent, "call") && ts_node_eq(field(parent, "function"), *call);
   bool insKnown = false;
   if (inPlace) {

@@ -11,6 +11,7 @@
 
 #include "KernelWalk.h"
 #include "ShapeEval.h"
+#include "SmemIndex.h"
 #include "pallas/analysis/Finding.h"
 #include "pallas/analysis/Rules.h"
 #include "pallas/analysis/detail/Passes.h"
@@ -104,7 +105,9 @@ class LaunchView;
 // One pass run over one document: the evaluator and what it learned.
 class Session {
 public:
-  explicit Session(const detail::PassContext& ctx);
+  // `index`: the run's one view of the workspace (SmemIndex.h), shared with
+  // the SMEM budget.
+  Session(const detail::PassContext& ctx, const detail::SmemIndex& index);
   ~Session();
   const detail::PassContext& ctx() const { return ctx_; }
   shape::Evaluator& eval() { return *eval_; }
@@ -119,8 +122,7 @@ public:
 
 private:
   const detail::PassContext& ctx_;
-  std::unique_ptr<shape::SourceIndex> index_;
-  std::unique_ptr<shape::Evaluator> eval_;
+  shape::Evaluator* eval_; // the index's
   std::map<std::string, std::vector<TSNode>> swizzleCalls_;
 };
 

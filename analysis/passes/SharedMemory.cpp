@@ -7,6 +7,7 @@
 // without a GPU (what `check` on a CI box sees).
 #include "CompiledPath.h"
 #include "KernelWalk.h"
+#include "LaunchCache.h"
 #include "SmemBudget.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "pallas/analysis/Rules.h"
@@ -34,6 +35,60 @@ std::string topParts(const SmemBudget& b, size_t n) {
   return out;
 }
 
+// The PLS005 finding of one launch (none when it fits or is not sized).
+std::vector<Finding> overLimit(const PassContext& ctx, pd::LaunchOp launch,
+                               const detail::SmemRules& rules, const detail::SmemIndex& index,
+                               CompiledPath compiled) {
+  SmemBudget b = detail::smemBudget(ctx, launch, rules, &index);
+  if (!b.analysed || b.total <= b.limit || !b.issues.empty())
+    return {};
+  Finding f;
+  f.code = ruleCode(RuleId::SharedMemoryOverLimit);
+  f.severity = compiled == CompiledPath::Certain ? Severity::Error : Severity::Warning;
+  f.location = detail::sourceLocation(launch.getLoc());
+  f.subject = "shared memory";
+  f.executionPath = pathLabel(ExecPath::Compiled);
+  f.launch = f.location;
+  f.jaxVersion = rules.jaxVersion;
+  f.jaxException = "ValueError";
+  std::string bytes = b.exact() ? std::to_string(b.total) : "<smem_bytes>";
+  f.jaxErrorFirstLine = "Mosaic GPU kernel exceeds available shared memory: smem_bytes=" + bytes +
+                        " > max_smem_bytes=" + std::to_string(b.limit);
+  std::string amount = (b.exact() ? "" : "at least ") + detail::withCommas(b.total) + " B";
+  f.message =
+      "This launch needs " + amount + " of shared memory, over the " + detail::withCommas(b.limit) +
+      " B limit (" + b.limitSource + "). Largest: " + topParts(b, 3) + ". " +
+      (compiled == CompiledPath::May ? "If it runs compiled, " : "") + "JAX " + rules.jaxVersion +
+      " will raise " + f.jaxException + ": " + f.jaxErrorFirstLine + ". " +
+      (compiled == CompiledPath::Certain ? "This is the first error JAX raises for this "
+                                           "launch. "
+                                         : "") +
+      "Use smaller blocks, fewer pipeline stages (max_concurrent_steps) or fewer "
+      "scratch buffers.";
+  for (const detail::SmemPart& p : b.parts)
+    if (p.at.path.size() && !(p.at.range.start == f.location.range.start))
+      f.related.push_back({p.at, p.name + ": " + detail::withCommas(p.bytes) + " B"});
+  // The fix: the largest max_concurrent_steps that fits, when the pipeline's
+  // value is written in the source and everything else is known.
+  if (b.exact() && b.pipeline.present && b.pipeline.at && b.pipeline.steps > 1) {
+    for (int64_t k = b.pipeline.steps - 1; k >= 1; --k) {
+      detail::SmemRules r = rules;
+      r.overrideMaxConcurrentSteps = k;
+      SmemBudget t = detail::smemBudget(ctx, launch, r, &index);
+      if (t.analysed && t.exact() && t.total <= t.limit) {
+        Fix fix;
+        fix.title = "Reduce max_concurrent_steps to " + std::to_string(k) + " (SMEM " +
+                    detail::withCommas(t.total) + " / " + detail::withCommas(t.limit) + " B)";
+        fix.safety = FixSafety::Unsafe; // fewer stages in flight: slower, same results
+        fix.edits.push_back({b.pipeline.at->path, b.pipeline.at->range, std::to_string(k)});
+        f.fixes.push_back(std::move(fix));
+        break;
+      }
+    }
+  }
+  return {std::move(f)};
+}
+
 void runSharedMemory(PassContext& ctx) {
   if (!ctx.module)
     return;
@@ -43,60 +98,18 @@ void runSharedMemory(PassContext& ctx) {
       launches.push_back(l);
   });
   const detail::SmemRules rules = detail::smemRulesFor(ctx.options);
-  detail::SmemIndex index(ctx);
+  std::unique_ptr<detail::SmemIndex> own;
+  const detail::SmemIndex& index = detail::runIndex(ctx, own);
   for (pd::LaunchOp launch : launches) {
     CompiledPath compiled = mosaicGpuCompiledPathOf(launch, ctx.options.assumePath);
     if (compiled == CompiledPath::No)
       continue; // the interpreters allocate no shared memory
-    SmemBudget b = detail::smemBudget(ctx, launch, rules, &index);
-    if (!b.analysed || b.total <= b.limit || !b.issues.empty())
-      continue;
-    Finding f;
-    f.code = ruleCode(RuleId::SharedMemoryOverLimit);
-    f.severity = compiled == CompiledPath::Certain ? Severity::Error : Severity::Warning;
-    f.location = detail::sourceLocation(launch.getLoc());
-    f.subject = "shared memory";
-    f.executionPath = pathLabel(ExecPath::Compiled);
-    f.launch = f.location;
-    f.jaxVersion = rules.jaxVersion;
-    f.jaxException = "ValueError";
-    std::string bytes = b.exact() ? std::to_string(b.total) : "<smem_bytes>";
-    f.jaxErrorFirstLine = "Mosaic GPU kernel exceeds available shared memory: smem_bytes=" + bytes +
-                          " > max_smem_bytes=" + std::to_string(b.limit);
-    std::string amount = (b.exact() ? "" : "at least ") + detail::withCommas(b.total) + " B";
-    f.message = "This launch needs " + amount + " of shared memory, over the " +
-                detail::withCommas(b.limit) + " B limit (" + b.limitSource +
-                "). Largest: " + topParts(b, 3) + ". " +
-                (compiled == CompiledPath::May ? "If it runs compiled, " : "") + "JAX " +
-                rules.jaxVersion + " will raise " + f.jaxException + ": " + f.jaxErrorFirstLine +
-                ". " +
-                (compiled == CompiledPath::Certain ? "This is the first error JAX raises for this "
-                                                     "launch. "
-                                                   : "") +
-                "Use smaller blocks, fewer pipeline stages (max_concurrent_steps) or fewer "
-                "scratch buffers.";
-    for (const detail::SmemPart& p : b.parts)
-      if (p.at.path.size() && !(p.at.range.start == f.location.range.start))
-        f.related.push_back({p.at, p.name + ": " + detail::withCommas(p.bytes) + " B"});
-    // The fix: the largest max_concurrent_steps that fits, when the pipeline's
-    // value is written in the source and everything else is known.
-    if (b.exact() && b.pipeline.present && b.pipeline.at && b.pipeline.steps > 1) {
-      for (int64_t k = b.pipeline.steps - 1; k >= 1; --k) {
-        detail::SmemRules r = rules;
-        r.overrideMaxConcurrentSteps = k;
-        SmemBudget t = detail::smemBudget(ctx, launch, r, &index);
-        if (t.analysed && t.exact() && t.total <= t.limit) {
-          Fix fix;
-          fix.title = "Reduce max_concurrent_steps to " + std::to_string(k) + " (SMEM " +
-                      detail::withCommas(t.total) + " / " + detail::withCommas(t.limit) + " B)";
-          fix.safety = FixSafety::Unsafe; // fewer stages in flight: slower, same results
-          fix.edits.push_back({b.pipeline.at->path, b.pipeline.at->range, std::to_string(k)});
-          f.fixes.push_back(std::move(fix));
-          break;
-        }
-      }
-    }
-    ctx.findings.push_back(std::move(f));
+    std::vector<Finding> found = detail::perLaunch<std::vector<Finding>>(
+        ctx, launch, detail::LaunchCache::Kind::SharedMemoryFindings,
+        static_cast<uint64_t>(compiled),
+        [&] { return overLimit(ctx, launch, rules, index, compiled); });
+    for (Finding& f : found)
+      ctx.findings.push_back(std::move(f));
   }
 }
 
@@ -108,22 +121,27 @@ namespace pallas::analysis::detail {
 
 std::optional<LaunchSmem> launchSmem(const PassContext& ctx, dialect::LaunchOp launch,
                                      const SmemIndex* index) {
-  SmemBudget b = smemBudget(ctx, launch, smemRulesFor(ctx.options), index);
-  if (!b.analysed)
-    return std::nullopt;
-  LaunchSmem s;
-  s.total = b.total;
-  s.limit = b.limit;
-  s.limitSource = b.limitSource;
-  std::vector<SmemPart> sorted = b.parts;
-  std::sort(sorted.begin(), sorted.end(), [](const auto& x, const auto& y) {
-    return x.bytes != y.bytes ? x.bytes > y.bytes : x.name < y.name;
-  });
-  for (const SmemPart& p : sorted)
-    s.parts.emplace_back(p.name, p.bytes);
-  s.unknown = b.unknown;
-  s.summary = b.summary();
-  return s;
+  if (ctx.launchCache && ctx.launchCache->running())
+    index = &ctx.launchCache->index(); // the run's, whatever the caller made
+  return perLaunch<std::optional<LaunchSmem>>(
+      ctx, launch, LaunchCache::Kind::LaunchSmem, 0, [&]() -> std::optional<LaunchSmem> {
+        SmemBudget b = smemBudget(ctx, launch, smemRulesFor(ctx.options), index);
+        if (!b.analysed)
+          return std::nullopt;
+        LaunchSmem s;
+        s.total = b.total;
+        s.limit = b.limit;
+        s.limitSource = b.limitSource;
+        std::vector<SmemPart> sorted = b.parts;
+        std::sort(sorted.begin(), sorted.end(), [](const auto& x, const auto& y) {
+          return x.bytes != y.bytes ? x.bytes > y.bytes : x.name < y.name;
+        });
+        for (const SmemPart& p : sorted)
+          s.parts.emplace_back(p.name, p.bytes);
+        s.unknown = b.unknown;
+        s.summary = b.summary();
+        return s;
+      });
 }
 
 } // namespace pallas::analysis::detail

@@ -2,7 +2,6 @@
 // (which scopes, calls and closures a kernel runs), ShapeEval the sizes.
 #include "SmemBudget.h"
 
-#include "PassKnowledge.h"
 #include "mlir/IR/Operation.h"
 #include "pallas/analysis/detail/Dialect.h"
 
@@ -19,71 +18,6 @@ using shape::Value;
 using syntax::field;
 using syntax::is;
 using syntax::isNull;
-
-const SmemRules& smemRules() {
-  static const SmemRules rules;
-  return rules;
-}
-
-SmemRules smemRulesFor(const ProjectOptions& options) {
-  SmemRules r = smemRules();
-  auto kb = passes::knowledgeFor(options);
-  if (!kb)
-    return r;
-  r.jaxVersion = kb->jaxVersion();
-  auto take = [&](const char* name, int64_t& field) {
-    if (auto v = kb->mosaicGpuResource(name); v && *v > 0)
-      field = *v;
-  };
-  take("smemAlignment", r.alignment);
-  take("mbarrierBytes", r.barrierBytes);
-  take("defaultSmemLimit", r.defaultLimit);
-  take("maxConcurrentStepsDefault", r.defaultMaxConcurrentSteps);
-  take("reductionScratchBytesDefault", r.defaultReductionScratch);
-  take("maxMosaicThreads", r.maxThreads);
-  return r;
-}
-
-std::string withCommas(int64_t n) {
-  std::string digits = std::to_string(n < 0 ? -n : n), out;
-  for (size_t k = 0; k < digits.size(); ++k) {
-    if (k && (digits.size() - k) % 3 == 0)
-      out += ',';
-    out += digits[k];
-  }
-  return (n < 0 ? "-" : "") + out;
-}
-
-std::string bytesText(int64_t n) {
-  if (n >= 1024 && n % 1024 == 0)
-    return withCommas(n / 1024) + " KiB";
-  if (n >= 1024) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(n) / 1024.0);
-    return buf;
-  }
-  return std::to_string(n) + " B";
-}
-
-std::string SmemBudget::summary(size_t maxParts) const {
-  std::string out = "SMEM " + std::string(exact() ? "" : "at least ") + withCommas(total) + " / " +
-                    withCommas(limit) + " B";
-  std::vector<SmemPart> sorted = parts;
-  std::sort(sorted.begin(), sorted.end(), [](const SmemPart& a, const SmemPart& b) {
-    return a.bytes != b.bytes ? a.bytes > b.bytes : a.name < b.name;
-  });
-  for (size_t k = 0; k < sorted.size() && k < maxParts; ++k)
-    out += (k ? ", " : ": ") + sorted[k].name + " " + bytesText(sorted[k].bytes);
-  if (sorted.size() > maxParts)
-    out += ", ...";
-  if (!unknown.empty()) {
-    out += " (unknown: ";
-    for (size_t k = 0; k < unknown.size() && k < 3; ++k)
-      out += (k ? ", " : "") + unknown[k];
-    out += unknown.size() > 3 ? ", ...)" : ")";
-  }
-  return out;
-}
 
 namespace {
 
@@ -186,7 +120,7 @@ private:
 
   // The def/lambda node a func or closure op stands for.
   TSNode defAt(const std::string& path, mlir::Location loc) const {
-    const syntax::Document* doc = eval_.docOf(path);
+    const syntax::ParsedSource* doc = eval_.docOf(path);
     LineCol lc = lineCol(loc);
     if (!doc || !lc.line)
       return TSNode{};
@@ -291,8 +225,8 @@ Res BudgetWalk::walkOp(mlir::Operation* op, const std::string& path, const Scope
     TSNode def = defAt(f.path, f.func->getLoc());
     std::vector<std::pair<std::string, Value>> args;
     auto site = callOf(path, call->getLoc());
-    const syntax::Document* doc = eval_.docOf(path);
-    const syntax::Document* fdoc = eval_.docOf(f.path);
+    const syntax::ParsedSource* doc = eval_.docOf(path);
+    const syntax::ParsedSource* fdoc = eval_.docOf(f.path);
     if (site && doc && fdoc && !isNull(def)) {
       Evaluator::Args a = Evaluator::argsOf(*site, *doc);
       auto names = f.func.getArgNames();
@@ -313,7 +247,7 @@ Res BudgetWalk::walkOp(mlir::Operation* op, const std::string& path, const Scope
     TSNode def = defAt(path, clo->getLoc());
     std::vector<std::pair<std::string, Value>> args;
     auto site = callOf(path, ci->getLoc());
-    const syntax::Document* doc = eval_.docOf(path);
+    const syntax::ParsedSource* doc = eval_.docOf(path);
     auto names = clo.getArgNames();
     if (site && doc && !isNull(def)) {
       Evaluator::Args a = Evaluator::argsOf(*site, *doc);
@@ -354,7 +288,7 @@ Res BudgetWalk::callee(mlir::Region& body, TSNode def, const std::string& path,
 Res BudgetWalk::runScoped(pd::ScopeOp op, const std::string& path, const Scope& scope, int depth) {
   Res allocs;
   auto call = callOf(path, op->getLoc());
-  const syntax::Document* doc = eval_.docOf(path);
+  const syntax::ParsedSource* doc = eval_.docOf(path);
   // The allocations are named after the body's parameters.
   std::vector<std::string> names;
   mlir::Block& entry = op.getBody().front();
@@ -459,7 +393,7 @@ Res BudgetWalk::buffers(const Value& specs, const std::vector<Value>& refs,
 Res BudgetWalk::pipeline(pd::ScopeOp op, const std::string& path, const Scope& scope, int depth) {
   Res r;
   auto call = callOf(path, op->getLoc());
-  const syntax::Document* doc = eval_.docOf(path);
+  const syntax::ParsedSource* doc = eval_.docOf(path);
   SourceLocation at = locOf(op->getLoc());
   if (!call || !doc) {
     r.unknown.push_back("emit_pipeline buffers");
@@ -575,7 +509,7 @@ Res BudgetWalk::pipeline(pd::ScopeOp op, const std::string& path, const Scope& s
 std::vector<Value> callOperands(Evaluator& eval, const std::string& path, TSNode launchCall,
                                 const Scope& scope) {
   std::vector<Value> out;
-  const syntax::Document* doc = eval.docOf(path);
+  const syntax::ParsedSource* doc = eval.docOf(path);
   if (!doc)
     return out;
   std::vector<TSNode> chain = eval.path(doc, launchCall);
@@ -605,7 +539,7 @@ SmemBudget BudgetWalk::run(pd::LaunchOp launch) {
                       : "JAX " + rules_.jaxVersion + "'s default without a GPU";
   SourceLocation launchAt = locOf(launch->getLoc());
   auto call = callOf(ctx_.path, launch->getLoc());
-  const syntax::Document* doc = eval_.docOf(ctx_.path);
+  const syntax::ParsedSource* doc = eval_.docOf(ctx_.path);
   if (!call || !doc) {
     b.unknown.push_back("launch arguments");
     return b;
@@ -833,52 +767,7 @@ SmemBudget BudgetWalk::run(pd::LaunchOp launch) {
   return b;
 }
 
-// The evaluator's view of the workspace: documents and pallas.call sites,
-// each looked up once per pass run (the call graph is built once: asking the
-// workspace per parameter made a file of 200 launches quadratic).
-class WorkspaceIndex final : public shape::SourceIndex {
-public:
-  explicit WorkspaceIndex(const PassContext& ctx) : ctx_(ctx) {}
-  std::optional<File> file(const std::string& path) const override {
-    auto it = files_.find(path);
-    if (it == files_.end()) {
-      auto s = ctx_.workspace.syntaxOf(path);
-      std::optional<File> f;
-      if (s.doc)
-        f = File{s.doc, s.globals};
-      it = files_.emplace(path, f).first;
-    }
-    return it->second;
-  }
-  std::vector<CallSite> callersOf(const std::string& path,
-                                  const std::string& symbol) const override {
-    if (!edgesBuilt_) {
-      edgesBuilt_ = true;
-      for (const CallEdge& e : ctx_.workspace.callEdges()) {
-        if (!llvm::isa<pd::CallOp>(e.site))
-          continue; // a launch runs the function as a kernel body, not a call
-        LineCol lc = lineCol(e.site->getLoc());
-        if (lc.line)
-          edges_[e.calleePath + '\x1f' + e.calleeSymbol].push_back(
-              {e.caller.path, lc.line - 1, lc.column ? lc.column - 1 : 0});
-      }
-    }
-    auto it = edges_.find(path + '\x1f' + symbol);
-    return it == edges_.end() ? std::vector<CallSite>{} : it->second;
-  }
-
-private:
-  const PassContext& ctx_;
-  mutable std::map<std::string, std::optional<File>> files_;
-  mutable bool edgesBuilt_ = false;
-  mutable std::map<std::string, std::vector<CallSite>> edges_;
-};
-
 } // namespace
-
-SmemIndex::SmemIndex(const PassContext& ctx)
-    : impl_(std::make_unique<WorkspaceIndex>(ctx)), eval_(std::make_unique<Evaluator>(*impl_)) {}
-SmemIndex::~SmemIndex() = default;
 
 SmemBudget smemBudget(const PassContext& ctx, pd::LaunchOp launch, const SmemRules& rules,
                       const SmemIndex* index) {

@@ -17,6 +17,7 @@
 #pragma once
 
 #include "ShapeEval.h"
+#include "SmemIndex.h"
 #include "pallas/analysis/Finding.h"
 #include "pallas/analysis/detail/Passes.h"
 
@@ -80,20 +81,6 @@ struct SmemBudget {
   bool exact() const { return unknown.empty(); }
   // "SMEM 264,248 / 232,448 B: q 32 KiB, k 96 KiB, ..." (the hover line).
   std::string summary(size_t maxParts = 64) const;
-};
-
-// What the evaluator reads of the workspace (files, call sites), built once
-// per pass run and shared by its launches.
-class SmemIndex {
-public:
-  explicit SmemIndex(const PassContext& ctx);
-  ~SmemIndex();
-  const shape::SourceIndex& get() const { return *impl_; }
-  shape::Evaluator& evaluator() const { return *eval_; }
-
-private:
-  std::unique_ptr<shape::SourceIndex> impl_;
-  std::unique_ptr<shape::Evaluator> eval_; // its caches serve every launch of the run
 };
 
 // The budget of one launch (`index`: one shared by the run's launches; null:

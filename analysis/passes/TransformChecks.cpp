@@ -27,10 +27,13 @@ const char* kAdvice =
     "tiling that divides the block.";
 
 // The name of the def a node is in ("" at module level).
-std::string enclosingDef(const syntax::ParsedSource& doc, TSNode n) {
-  for (n = ts_node_parent(n); !isNull(n); n = ts_node_parent(n))
-    if (is(n, "function_definition")) {
-      TSNode name = field(n, "name");
+// The def around `n`, from the chain of nodes the evaluator finds from the
+// document's top-level statement down (ts_node_parent walks from the root).
+std::string enclosingDef(Session& s, const syntax::ParsedSource& doc, TSNode n) {
+  std::vector<TSNode> chain = s.eval().path(&doc, n);
+  for (size_t k = chain.size(); k-- > 0;)
+    if (!ts_node_eq(chain[k], n) && is(chain[k], "function_definition")) {
+      TSNode name = field(chain[k], "name");
       return isNull(name) ? "" : std::string(doc.textOf(name));
     }
   return "";
@@ -174,7 +177,7 @@ void transformChecks(Session& s, const LaunchView& v, const knowledge::Knowledge
       shape::Scope scope = s.eval().scopeAt(v.path, call);
       if (s.eval().qualifiedName(field(call, "function"), scope) != "plgpu.SwizzleTransform")
         continue;
-      std::string def = enclosingDef(*doc, call);
+      std::string def = enclosingDef(s, *doc, call);
       if (def.empty() || !launchReaches(v, def))
         continue;
       Evaluator::Args a = Evaluator::argsOf(call, *doc);

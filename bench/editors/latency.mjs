@@ -10,6 +10,10 @@
 //   node bench/editors/latency.mjs [--edits N] [--lines N] [--module mixed|inline] [--only pallas|pyright] [--json OUT]
 // --module inline: the scale module (generate-inline.mjs: every kernel reaches an
 // inline_mgpu helper, half under interpret=True; ~160 findings per 10k lines).
+// --module smem-over | smem-fit: 200 Mosaic GPU launches in ~6k lines
+// (generate-smem.mjs), over the SMEM limit (200 PLS005) or fitting it (none);
+// --launches N changes the count, --edit helper types in the helper every
+// kernel shares instead of one kernel's body.
 // env: PALLAS_LSP_BIN (default build/server/pallas-lsp), PALLAS_LSP_PYTHON (default .venv/bin/python)
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +23,7 @@ import { parseArgs } from 'node:util';
 import { LspSession, percentile, readRss, treeRssKiB } from '../../test/editors/lib/lsp.mjs';
 import { generate as generateMixed } from './generate.mjs';
 import { generate as generateInline } from './generate-inline.mjs';
+import { generate as generateSmem } from './generate-smem.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const { values: args } = parseArgs({
@@ -26,6 +31,8 @@ const { values: args } = parseArgs({
     edits: { type: 'string', default: '60' },
     lines: { type: 'string', default: '10000' },
     module: { type: 'string', default: 'mixed' },
+    launches: { type: 'string', default: '200' },
+    edit: { type: 'string', default: 'kernel' },
     only: { type: 'string' },
     json: { type: 'string' },
     'timeout-ms': { type: 'string', default: '60000' },
@@ -144,8 +151,12 @@ async function measure(server, file, generated) {
 const fmt = (v, digits = 1) => (typeof v === 'number' && Number.isFinite(v) ? v.toFixed(digits) : '-');
 
 async function main() {
+  const smem = args.module.match(/^smem-(over|fit)$/);
   const generate = args.module === 'inline' ? generateInline : generateMixed;
-  const generated = generate(Number(args.lines));
+  const generated = smem
+    ? generateSmem(Number(args.launches), smem[1], args.edit)
+    : generate(Number(args.lines));
+  const lineCount = generated.text.split('\n').length - 1;
   const dir = mkdtempSync(join(tmpdir(), 'pallas-bench-editors-'));
   const file = join(dir, 'kernels.py');
   writeFileSync(file, generated.text);
@@ -153,13 +164,13 @@ async function main() {
   const results = [];
   try {
     for (const server of servers) {
-      process.stderr.write(`[bench] ${server.name}: open ${args.lines} lines, ${EDITS} one-character edits\n`);
+      process.stderr.write(`[bench] ${server.name}: open ${lineCount} lines, ${EDITS} one-character edits\n`);
       results.push(await measure(server, file, generated));
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  console.log(`\nEditor latency: ${args.lines}-line kernel file (${generated.kernels} kernels), ${EDITS} one-character edits`);
+  console.log(`\nEditor latency: ${lineCount}-line kernel file (${generated.kernels} kernels), ${EDITS} one-character edits`);
   console.log('server       open→diag ms   edit→diag p50 ms   p99 ms   mean ms  CPU/edit ms  missed  findings  RSS MiB  peak MiB  tree MiB');
   for (const r of results) {
     if (r.error) {
@@ -181,7 +192,7 @@ async function main() {
   }
   const out = args.json ?? join(root, 'bench', 'results', `editors-latency-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
   mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, JSON.stringify({ lines: Number(args.lines), module: args.module, edits: EDITS, node: process.version, results }, null, 2));
+  writeFileSync(out, JSON.stringify({ lines: lineCount, module: args.module, edit: args.edit, edits: EDITS, node: process.version, results }, null, 2));
   console.log(`results: ${out}`);
 }
 

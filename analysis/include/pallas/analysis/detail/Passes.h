@@ -77,6 +77,8 @@ public:
   }
 };
 
+class LaunchCache; // analysis/passes/LaunchCache.h
+
 struct PassContext {
   const Workspace& workspace;
   std::string path;      // the document findings are asked for
@@ -87,6 +89,9 @@ struct PassContext {
   // made these findings stale (the server's StopToken). Null: never stop.
   const std::function<bool()>* stop = nullptr;
   bool stopRequested() const { return stop && *stop && (*stop)(); }
+  // Per-launch results kept across runs (analysis/passes/LaunchCache.h);
+  // null outside the Project (pallas-opt): every launch is evaluated.
+  LaunchCache* launchCache = nullptr;
 };
 
 // ---- helpers over the dialect ------------------------------------------------

@@ -1,0 +1,220 @@
+// Per-launch results kept across edits (LaunchCache.h).
+#include "LaunchCache.h"
+
+#include "Syntax.h"
+
+#include "llvm/Support/xxhash.h"
+
+#include <algorithm>
+#include <set>
+
+namespace pallas::analysis::detail {
+
+namespace {
+
+uint64_t mix(uint64_t h, uint64_t v) {
+  // boost::hash_combine's recipe, widened to 64 bits.
+  return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 12) + (h >> 4));
+}
+uint64_t hashOf(std::string_view s) {
+  return llvm::xxh3_64bits(llvm::StringRef(s.data(), s.size()));
+}
+
+// A top-level def/class: its name; "" for any other statement.
+std::string defName(TSNode n, const syntax::ParsedSource& doc) {
+  if (syntax::is(n, "decorated_definition"))
+    n = syntax::field(n, "definition");
+  if (!syntax::is(n, "function_definition") && !syntax::is(n, "class_definition"))
+    return {};
+  TSNode name = syntax::field(n, "name");
+  return syntax::isNull(name) ? std::string() : std::string(doc.textOf(name));
+}
+
+} // namespace
+
+// The document's top-level statements in this run.
+struct LaunchCache::Units {
+  struct Unit {
+    uint32_t startRow = 0, endRow = 0, startColumn = 0;
+    uint64_t hash = 0; // of the text, mixed with where it starts
+    std::string name;  // def/class name, "" for other statements
+    TSNode node{};
+  };
+  const syntax::ParsedSource* doc = nullptr;
+  std::vector<Unit> units; // in source order
+  std::multimap<std::string, size_t> byName;
+  uint64_t moduleLevel = 0;                     // every statement that is not a def or class
+  std::unordered_map<size_t, uint64_t> reached; // reachedFrom's answers in this run
+
+  // The statement that holds `row` (0-based), or npos.
+  size_t at(uint32_t row) const {
+    auto it = std::upper_bound(units.begin(), units.end(), row,
+                               [](uint32_t r, const Unit& u) { return r < u.startRow; });
+    if (it == units.begin())
+      return std::string::npos;
+    --it;
+    return row <= it->endRow ? static_cast<size_t>(it - units.begin()) : std::string::npos;
+  }
+};
+
+LaunchCache::LaunchCache() = default;
+LaunchCache::~LaunchCache() = default;
+
+void LaunchCache::beginRun(const PassContext& ctx, uint64_t otherDocuments) {
+  ctx_ = &ctx;
+  ++run_;
+  index_ = std::make_unique<SmemIndex>(ctx);
+  units_ = std::make_unique<Units>();
+  uint64_t fp = mix(otherDocuments, hashOf(ctx.path));
+  fp = mix(fp, hashOf(ctx.options.knowledgePath));
+  fp = mix(fp, hashOf(ctx.options.gpuComputeCapability));
+  fp = mix(fp, static_cast<uint64_t>(ctx.options.gpuSharedMemoryPerBlockOptin));
+  fp = mix(fp, hashOf(ctx.options.assumePath));
+  DocumentSyntax s = ctx.workspace.syntaxOf(ctx.path);
+  units_->doc = s.doc;
+  if (s.doc) {
+    TSNode root = s.doc->root();
+    uint32_t count = ts_node_named_child_count(root);
+    for (uint32_t k = 0; k < count; ++k) {
+      TSNode n = ts_node_named_child(root, k);
+      Units::Unit u;
+      TSPoint start = ts_node_start_point(n), end = ts_node_end_point(n);
+      u.startRow = start.row;
+      u.startColumn = start.column;
+      u.endRow = end.row;
+      u.hash = mix(mix(hashOf(s.doc->textOf(n)), start.row), start.column);
+      u.name = defName(n, *s.doc);
+      u.node = n;
+      if (u.name.empty())
+        units_->moduleLevel = mix(units_->moduleLevel, u.hash);
+      else
+        units_->byName.emplace(u.name, units_->units.size());
+      units_->units.push_back(std::move(u));
+    }
+  }
+  runFingerprint_ = mix(fp, units_->moduleLevel);
+}
+
+void LaunchCache::endRun() {
+  index_.reset();
+  units_.reset();
+  ctx_ = nullptr;
+  // Forget launches no run has asked for lately (deleted or moved).
+  for (auto it = slots_.begin(); it != slots_.end();)
+    it = it->second.lastRun + 16 < run_ ? slots_.erase(it) : std::next(it);
+  if (identifiers_.size() > 4 * (slots_.size() + 64))
+    identifiers_.clear();
+}
+
+// The statements `first` reaches by name, transitively (itself included):
+// the hash of their texts and places.
+uint64_t LaunchCache::reachedFrom(size_t first) {
+  if (auto it = units_->reached.find(first); it != units_->reached.end())
+    return it->second;
+  std::vector<bool> in(units_->units.size());
+  std::vector<size_t> work{first};
+  in[first] = true;
+  while (!work.empty()) {
+    size_t i = work.back();
+    work.pop_back();
+    const Units::Unit& u = units_->units[i];
+    auto [ids, added] = identifiers_.try_emplace(u.hash);
+    if (added) {
+      // One cursor walk over the statement (no lookups from the root).
+      std::set<std::string_view> seen;
+      TSTreeCursor cursor = ts_tree_cursor_new(u.node);
+      for (bool more = true; more;) {
+        TSNode n = ts_tree_cursor_current_node(&cursor);
+        if (syntax::is(n, "identifier"))
+          if (std::string_view t = units_->doc->textOf(n); seen.insert(t).second)
+            ids->second.emplace_back(t);
+        if (ts_tree_cursor_goto_first_child(&cursor))
+          continue;
+        while (!ts_tree_cursor_goto_next_sibling(&cursor))
+          if (!ts_tree_cursor_goto_parent(&cursor)) {
+            more = false;
+            break;
+          }
+      }
+      ts_tree_cursor_delete(&cursor);
+    }
+    for (const std::string& id : ids->second) {
+      auto [from, to] = units_->byName.equal_range(id);
+      for (auto it = from; it != to; ++it)
+        if (!in[it->second]) {
+          in[it->second] = true;
+          work.push_back(it->second);
+        }
+    }
+  }
+  uint64_t h = 0;
+  for (size_t i = 0; i < in.size(); ++i)
+    if (in[i])
+      h = mix(h, units_->units[i].hash);
+  units_->reached[first] = h;
+  return h;
+}
+
+LaunchCache::Slot* LaunchCache::lookup(dialect::LaunchOp launch, Kind kind, uint64_t extra) {
+  if (!units_ || !units_->doc)
+    return nullptr;
+  LineCol lc = lineCol(launch->getLoc());
+  if (!lc.line || lc.file != ctx_->path)
+    return nullptr;
+  size_t first = units_->at(lc.line - 1);
+  if (first == std::string::npos)
+    return nullptr;
+  uint64_t deps = mix(mix(runFingerprint_, static_cast<uint64_t>(kind)), extra);
+  deps = mix(deps, reachedFrom(first));
+  uint64_t id =
+      mix(mix(mix(static_cast<uint64_t>(kind) + 1, lc.line), lc.column), hashOf(launch.getApi()));
+  id = mix(id, extra);
+  Slot& slot = slots_[id];
+  slot.lastRun = run_;
+  slot.valid =
+      slot.payload && slot.deps == deps && slot.callers == callersFingerprint(slot.queries);
+  if (!slot.valid)
+    slot.deps = deps;
+  return &slot;
+}
+
+void LaunchCache::keep(Slot& slot, std::vector<std::pair<std::string, std::string>> queries,
+                       std::shared_ptr<const void> payload) {
+  std::sort(queries.begin(), queries.end());
+  queries.erase(std::unique(queries.begin(), queries.end()), queries.end());
+  slot.callers = callersFingerprint(queries);
+  slot.queries = std::move(queries);
+  slot.payload = std::move(payload);
+  slot.valid = true;
+}
+
+// The call sites the recorded queries find now: where they are, and in this
+// document the statement around each one with what it reaches (other
+// documents are in the run's fingerprint).
+uint64_t
+LaunchCache::callersFingerprint(const std::vector<std::pair<std::string, std::string>>& queries) {
+  uint64_t h = queries.size();
+  for (const auto& [path, symbol] : queries) {
+    h = mix(mix(h, hashOf(path)), hashOf(symbol));
+    for (const shape::SourceIndex::CallSite& site : index_->callSites(path, symbol)) {
+      h = mix(mix(mix(h, hashOf(site.path)), site.row), site.column);
+      if (site.path == ctx_->path) {
+        // The caller's statement and what it reaches (its arguments are
+        // evaluated there).
+        size_t u = units_->at(site.row);
+        h = mix(h, u == std::string::npos ? 0 : reachedFrom(u));
+      }
+    }
+  }
+  return h;
+}
+
+const SmemIndex& runIndex(const PassContext& ctx, std::unique_ptr<SmemIndex>& own) {
+  if (ctx.launchCache && ctx.launchCache->running())
+    return ctx.launchCache->index();
+  if (!own)
+    own = std::make_unique<SmemIndex>(ctx);
+  return *own;
+}
+
+} // namespace pallas::analysis::detail

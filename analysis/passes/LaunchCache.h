@@ -1,0 +1,132 @@
+// The results of each launch's resource and lowering checks (PLS005-PLS009
+// findings, the SMEM budget the hover shows), kept across edits so that an
+// edit re-evaluates only the launches whose code it touched.
+//
+// A result is keyed by what its evaluation can read:
+//   * the launch's place (row, column) and the check (kind, `extra`);
+//   * the top-level statements of its document that the launch's function
+//     reaches by name, transitively (its kernel body, the helpers they call,
+//     a factory, a helper whose return value sizes a block): their text and
+//     where they start (the findings' positions move with them);
+//   * every other top-level statement of the document that is not a def or
+//     class (constants, imports), text and position;
+//   * the callers the shape evaluator asked for (a parameter's value comes
+//     from its call sites), recorded while the result was computed and
+//     checked again against the current call graph;
+//   * the text of every other document of the workspace, and the options
+//     (knowledge table, GPU, limit, assumed path).
+// When any of these differs the result is computed again; when the launch's
+// place is not found among the document's statements it is never kept.
+// One cache per document (Project owns them; PassContext::launchCache).
+#pragma once
+
+#include "SmemIndex.h"
+#include "pallas/analysis/detail/Dialect.h"
+#include "pallas/analysis/detail/Passes.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace pallas::analysis::detail {
+
+class LaunchCache {
+public:
+  // What is kept per launch (one slot each).
+  enum class Kind : unsigned {
+    SharedMemoryFindings, // PLS005 (SharedMemory.cpp)
+    LaunchConfigFindings, // PLS009 (LaunchConfig.cpp)
+    MosaicCandidates,     // PLS006-PLS008 before ordering (MosaicRules.cpp)
+    LaunchSmem,           // the budget of the launch matrix / hover
+  };
+  struct Stats {
+    uint64_t evaluated = 0; // results computed
+    uint64_t reused = 0;    // results taken from the cache
+  };
+
+  LaunchCache();
+  ~LaunchCache();
+
+  // Around one pass run over `ctx.path` (Project::findings / launchPaths).
+  // `otherDocuments`: a fingerprint of every other document's text.
+  void beginRun(const PassContext& ctx, uint64_t otherDocuments);
+  void endRun();
+  bool running() const { return index_ != nullptr; }
+  // The run's one view of the workspace, shared by its passes.
+  const SmemIndex& index() const { return *index_; }
+
+  // The kept result of `kind` for `launch`, or `compute()`'s (then kept).
+  template <typename T>
+  T get(dialect::LaunchOp launch, Kind kind, uint64_t extra, llvm::function_ref<T()> compute) {
+    Slot* slot = lookup(launch, kind, extra);
+    if (slot && slot->valid) {
+      ++stats_.reused;
+      return *std::static_pointer_cast<const T>(slot->payload);
+    }
+    std::vector<std::pair<std::string, std::string>> queries;
+    // Recording stops however compute() ends (a pass that throws is
+    // reported and the run goes on).
+    struct Recording {
+      const SmemIndex& index;
+      ~Recording() { index.recordCallerQueries(nullptr); }
+    } recording{*index_};
+    index_->recordCallerQueries(&queries);
+    T out = compute();
+    ++stats_.evaluated;
+    if (slot)
+      keep(*slot, std::move(queries), std::make_shared<const T>(out));
+    return out;
+  }
+
+  const Stats& stats() const { return stats_; }
+
+private:
+  struct Slot {
+    bool valid = false;   // filled, and its key matched in this run
+    uint64_t deps = 0;    // the fingerprint of what it read (callers apart)
+    uint64_t callers = 0; // of the recorded caller queries' current sites
+    std::vector<std::pair<std::string, std::string>> queries;
+    std::shared_ptr<const void> payload;
+    uint64_t lastRun = 0;
+  };
+  struct Units;
+  // The slot for this launch and check, `valid` when its kept result still
+  // holds; null when the launch cannot be keyed.
+  Slot* lookup(dialect::LaunchOp launch, Kind kind, uint64_t extra);
+  void keep(Slot& slot, std::vector<std::pair<std::string, std::string>> queries,
+            std::shared_ptr<const void> payload);
+  uint64_t callersFingerprint(const std::vector<std::pair<std::string, std::string>>& q);
+  uint64_t reachedFrom(size_t unit);
+
+  const PassContext* ctx_ = nullptr;
+  std::unique_ptr<SmemIndex> index_;
+  std::unique_ptr<Units> units_;
+  uint64_t run_ = 0;
+  uint64_t runFingerprint_ = 0; // options, other documents, module-level statements
+  std::unordered_map<uint64_t, Slot> slots_;
+  // Identifiers of a statement, by the hash of its text (kept across runs).
+  std::unordered_map<uint64_t, std::vector<std::string>> identifiers_;
+  Stats stats_;
+};
+
+// A launch's result through ctx.launchCache when a Project run set one up,
+// else computed directly.
+template <typename T>
+T perLaunch(const PassContext& ctx, dialect::LaunchOp launch, LaunchCache::Kind kind,
+            uint64_t extra, llvm::function_ref<T()> compute) {
+  if (!ctx.launchCache || !ctx.launchCache->running())
+    return compute();
+  return ctx.launchCache->get<T>(launch, kind, extra, compute);
+}
+
+// The run's index: the cache's when there is one, else `own` (made here).
+const SmemIndex& runIndex(const PassContext& ctx, std::unique_ptr<SmemIndex>& own);
+
+} // namespace pallas::analysis::detail
