@@ -94,5 +94,4 @@ TSNode field(TSNode n, std::string_view name);
 // module's statements would be quadratic).
 std::vector<TSNode> namedChildren(TSNode n);
 
-
 } // namespace pallas::analysis::syntax
