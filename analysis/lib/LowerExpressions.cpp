@@ -245,7 +245,7 @@ mlir::Value Lowerer::lowerIdentifier(TSNode n) {
   if (b)
     info_[v].binding = *b;
   if (b && b->kind == Binding::Kind::Partial)
-    info_[v].factory = Factory{b->target, TSNode{}, true, *b, false, std::nullopt};
+    info_[v].factory = Factory{b->target, TSNode{}, true, b, false, std::nullopt};
   return v;
 }
 
@@ -360,7 +360,6 @@ mlir::Value Lowerer::lowerCall(TSNode n) {
       }
     } else if (is(callee, "attribute")) {
       // A method call on a value: x_ref.reshape(...), acc.astype(...).
-      std::string dotted = names::dottedName(callee, doc_);
       mlir::Value obj = lowerExpr(field(callee, "object"));
       if (ValInfo* vi = infoOf(obj); !(vi && vi->binding)) {
         std::string method = text(field(callee, "attribute"));

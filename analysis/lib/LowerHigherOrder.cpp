@@ -325,7 +325,7 @@ mlir::Value Lowerer::applyRunScoped(TSNode site, const std::string& api, const A
   }
   for (auto& k : kinds)
     origins.push_back(k == "acc" ? pd::origin::kAcc : pd::origin::kRunScoped);
-  CallableRef b2 = body;
+  const CallableRef& b2 = body;
   if (!isNull(b2.def) && !b2.value) {
     // In place: emitScope sizes the block from the def; keep our origins.
     mlir::ArrayAttr o;

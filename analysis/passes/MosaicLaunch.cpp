@@ -468,10 +468,8 @@ RefInfo LaunchView::ref(Session& s, mlir::Value value) const {
       r.transposed = !r.transposed;
     } else if (api == "ref.at") {
       r.sliced = true;
-    } else if (detail::isRefTransform(api)) {
-      return r; // a view whose shape this does not follow
     } else {
-      return r;
+      return r; // not a Ref view, or a view whose shape this does not follow
     }
     value = prim.getArgs()[0];
   }

@@ -1,0 +1,91 @@
+#include "ExpectedFailures.h"
+
+#include <set>
+#include <string>
+#include <vector>
+
+namespace pallas::analysis {
+
+namespace {
+
+using syntax::field;
+using syntax::is;
+using syntax::isNull;
+
+// The classes whose `except` (and so assertRaises) catches `exception`.
+std::set<std::string, std::less<>> catching(std::string_view exception) {
+  std::set<std::string, std::less<>> names{std::string(exception), "Exception", "BaseException"};
+  if (exception == "NotImplementedError")
+    names.insert("RuntimeError");
+  return names;
+}
+
+// The last part of a dotted name ("self.assertRaisesRegex" -> "assertRaisesRegex").
+std::string_view lastPart(std::string_view dotted) {
+  size_t dot = dotted.rfind('.');
+  return dot == std::string_view::npos ? dotted : dotted.substr(dot + 1);
+}
+
+bool isRaisesCheck(std::string_view callee) {
+  std::string_view name = lastPart(callee);
+  return name == "assertRaises" || name == "assertRaisesRegex" || name == "assertRaisesRegexp" ||
+         (name == "raises" && callee.find("pytest") != std::string_view::npos);
+}
+
+// Whether the first argument of `call` (a class or a tuple of classes)
+// names one of `names`.
+bool firstArgumentNames(const syntax::ParsedSource& doc, TSNode call,
+                        const std::set<std::string, std::less<>>& names) {
+  TSNode args = field(call, "arguments");
+  if (isNull(args) || ts_node_named_child_count(args) == 0)
+    return false;
+  std::vector<TSNode> work{ts_node_named_child(args, 0)};
+  while (!work.empty()) {
+    TSNode n = work.back();
+    work.pop_back();
+    if (is(n, "identifier") || is(n, "attribute")) {
+      if (names.count(lastPart(doc.textOf(n))))
+        return true;
+      continue;
+    }
+    for (uint32_t i = 0, c = ts_node_named_child_count(n); i < c; ++i)
+      work.push_back(ts_node_named_child(n, i));
+  }
+  return false;
+}
+
+} // namespace
+
+bool testExpectsFailure(const syntax::ParsedSource& doc, SourcePos at, std::string_view exception) {
+  if (exception.empty())
+    return false;
+  TSPoint p{at.line, at.column};
+  TSNode n = ts_node_descendant_for_point_range(doc.root(), p, p);
+  // The outermost test function around the launch (the kernel is often a
+  // def inside it).
+  TSNode test{};
+  for (; !isNull(n); n = ts_node_parent(n))
+    if (is(n, "function_definition")) {
+      std::string_view name = doc.textOf(field(n, "name"));
+      if (name.substr(0, 4) == "test")
+        test = n;
+    }
+  if (isNull(test))
+    return false;
+  const auto names = catching(exception);
+  std::vector<TSNode> work{field(test, "body")};
+  while (!work.empty()) {
+    TSNode c = work.back();
+    work.pop_back();
+    if (isNull(c))
+      continue;
+    if (is(c, "call") && isRaisesCheck(doc.textOf(field(c, "function"))) &&
+        firstArgumentNames(doc, c, names))
+      return true;
+    for (uint32_t i = 0, k = ts_node_named_child_count(c); i < k; ++i)
+      work.push_back(ts_node_named_child(c, i));
+  }
+  return false;
+}
+
+} // namespace pallas::analysis
