@@ -343,10 +343,10 @@ local function main()
     { command = "pallas.doctor", arguments = { { format = "json" } } }, 60000)
   local gpus
   for _, response in pairs(doctor or {}) do
-    gpus = response.result and response.result.gpu and response.result.gpu.gpus
+    gpus = response.result and response.result.gpu and response.result.gpu.devices
   end
   if type(gpus) ~= "table" then
-    fail("pallas.doctor (json) has no gpu.gpus: " .. vim.inspect(doctor))
+    fail("pallas.doctor (json) has no gpu.devices: " .. vim.inspect(doctor))
   end
   local joined = table.concat(titles, "\n")
   if #gpus == 0 then
