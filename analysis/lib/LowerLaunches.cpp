@@ -109,11 +109,8 @@ std::string Lowerer::backendMentionedIn(TSNode expr) {
       continue;
     if (is(n, "attribute") || is(n, "identifier")) {
       std::optional<Binding> b = resolveBinding(n);
-      if (b && (b->kind == Binding::Kind::Module || b->kind == Binding::Kind::Symbol) &&
-          b->file.empty() && names::isJaxName(b->target))
-        if (std::string backend = names::backendOfApi(names::canonicalApi(b->target));
-            !backend.empty())
-          return backend;
+      if (std::string backend = b ? names::backendOfBinding(*b) : std::string(); !backend.empty())
+        return backend;
       if (is(n, "attribute")) // its parts are the same chain, shorter
         continue;
       // A spec built on a line of its own (`spec = pl.BlockSpec(...)`).
@@ -359,9 +356,8 @@ std::string Lowerer::backendOf(TSNode expr, unsigned depth) {
   if (is(expr, "call")) {
     TSNode callee = field(expr, "function");
     std::optional<Binding> b = resolveBinding(callee);
-    if (b && (b->kind == Binding::Kind::Module || b->kind == Binding::Kind::Symbol) &&
-        b->file.empty() && names::isJaxName(b->target))
-      return names::backendOfApi(names::canonicalApi(b->target));
+    if (b && names::isJaxBinding(*b))
+      return names::backendOfBinding(*b);
     if (doc_.textOf(callee) == "dict") { // dict(mosaic=...) / dict(triton=...)
       TSNode args = field(expr, "arguments");
       for (TSNode a : syntax::namedChildren(args))

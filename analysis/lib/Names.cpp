@@ -134,15 +134,20 @@ std::string backendOfApi(const std::string& api) {
   return {};
 }
 
+bool isJaxBinding(const Binding& b) {
+  return (b.kind == Binding::Kind::Module || b.kind == Binding::Kind::Symbol) && b.file.empty() &&
+         isJaxName(b.target);
+}
+
+std::string backendOfBinding(const Binding& b) {
+  return isJaxBinding(b) ? backendOfApi(canonicalApi(b.target)) : std::string();
+}
+
 std::vector<std::string> Globals::importedBackends() const {
   std::set<std::string> found;
-  for (const auto& [name, b] : bindings_) {
-    if ((b.kind != Binding::Kind::Module && b.kind != Binding::Kind::Symbol) || !b.file.empty() ||
-        !isJaxName(b.target))
-      continue;
-    if (std::string backend = backendOfApi(canonicalApi(b.target)); !backend.empty())
+  for (const auto& [name, b] : bindings_)
+    if (std::string backend = backendOfBinding(b); !backend.empty())
       found.insert(backend);
-  }
   return {found.begin(), found.end()};
 }
 

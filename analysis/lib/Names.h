@@ -33,6 +33,7 @@ struct Binding {
     Partial,  // functools.partial(<launch api>, ...): target = launch api
     Other,    // assigned something not modelled
   };
+
   Kind kind = Kind::Other;
   std::string target;
   std::string file; // absolute path ("" = this file / not a workspace file)
@@ -52,6 +53,13 @@ struct Binding {
   std::map<std::string, std::string> launchWrappers;
   std::string fingerprint() const;
 };
+
+// Whether `b` is something of JAX's: an imported module or name that is not
+// a file of the workspace.
+bool isJaxBinding(const Binding& b);
+// The backend such a binding belongs to: backendOfApi of its canonical name,
+// else "".
+std::string backendOfBinding(const Binding& b);
 
 // Looks into the rest of the workspace: module files and what other files
 // bind at module level (to follow re-exports).

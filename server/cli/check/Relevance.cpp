@@ -56,31 +56,12 @@ void addIdentifiers(std::string_view s, std::vector<std::string_view>& out) {
 
 } // namespace
 
-std::vector<std::string_view> importedNames(std::string_view text) {
-  std::vector<std::string_view> out;
-  for (size_t at = 0; at < text.size();) {
-    size_t end = text.find('\n', at);
-    if (end == std::string_view::npos)
-      end = text.size();
-    std::string_view line = text.substr(at, end - at);
-    at = end + 1;
-    size_t i = line.find_first_not_of(" \t");
-    if (i == std::string_view::npos)
-      continue;
-    line.remove_prefix(i);
-    if (size_t hash = line.find('#'); hash != std::string_view::npos)
-      line = line.substr(0, hash);
-    // `from M import names` and `import M[, N]`; the names of a
-    // parenthesised list on the next lines are covered by the folder test
-    // (the package M matches a relevant file inside it).
-    if (line.starts_with("from ") || line.starts_with("import "))
-      addIdentifiers(line.substr(line.starts_with("from ") ? 5 : 7), out);
-  }
-  return out;
-}
+namespace {
 
-std::vector<std::string_view> workspaceImportedNames(std::string_view text) {
-  std::vector<std::string_view> out;
+// Calls `fn(rest, from)` for each line that starts an import statement
+// (`from M import names` or `import M[, N]`, indented or not), with the text
+// after `from ` / `import ` and without its comment.
+template <typename Fn> void forEachImportLine(std::string_view text, Fn fn) {
   for (size_t at = 0; at < text.size();) {
     size_t end = text.find('\n', at);
     if (end == std::string_view::npos)
@@ -94,17 +75,31 @@ std::vector<std::string_view> workspaceImportedNames(std::string_view text) {
     if (size_t hash = line.find('#'); hash != std::string_view::npos)
       line = line.substr(0, hash);
     bool from = line.starts_with("from ");
-    if (!from && !line.starts_with("import "))
-      continue;
-    std::string_view rest = line.substr(from ? 5 : 7);
+    if (from || line.starts_with("import "))
+      fn(line.substr(from ? 5 : 7), from);
+  }
+}
+
+} // namespace
+
+std::vector<std::string_view> importedNames(std::string_view text) {
+  std::vector<std::string_view> out;
+  // The names of a parenthesised list on the next lines are covered by the
+  // folder test (the package M matches a relevant file inside it).
+  forEachImportLine(text, [&](std::string_view rest, bool) { addIdentifiers(rest, out); });
+  return out;
+}
+
+std::vector<std::string_view> workspaceImportedNames(std::string_view text) {
+  std::vector<std::string_view> out;
+  forEachImportLine(text, [&](std::string_view rest, bool from) {
     rest.remove_prefix(std::min(rest.size(), rest.find_first_not_of(" \t")));
     if (from) {
       // `from jax... import x`: never a workspace file (relative imports are).
       std::string_view module = rest.substr(0, rest.find_first_of(" \t"));
-      if (isJaxModule(module))
-        continue;
-      addIdentifiers(rest, out);
-      continue;
+      if (!isJaxModule(module))
+        addIdentifiers(rest, out);
+      return;
     }
     // `import a.b as c, jax.numpy as jnp`: each module on its own.
     for (size_t start = 0; start <= rest.size();) {
@@ -118,7 +113,7 @@ std::vector<std::string_view> workspaceImportedNames(std::string_view text) {
         break;
       start = comma + 1;
     }
-  }
+  });
   return out;
 }
 
