@@ -317,6 +317,10 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
   // a class attribute, are not visible at the call).
   if (wrapper)
     op->setAttr("pallas.wrapper", b_.getStringAttr(wrapper->method));
+  // The caller's keywords are the kernel-taking wrapper's own (its `grid=`
+  // is the pipeline's), not those of the launch API it reaches.
+  if (wrapper && wrapper->takesKernel)
+    op->setAttr("pallas.wrapper_takes_kernel", b_.getUnitAttr());
   if (kw.wrapperCompilerParams)
     op->setAttr("pallas.wrapper_compiler_params", b_.getUnitAttr());
   // Scratch allocations given plgpu transforms= (the HLO interpreter cannot

@@ -59,6 +59,34 @@ def test_methods(source: str) -> dict[str, tuple[int, int]]:
   return out
 
 
+def _expects_raise(node: ast.AST) -> bool:
+  """Whether a test method asserts that something it runs raises: `with
+  self.assertRaises*(...)` / `pytest.raises(...)`, or `try: ... except: ...`
+  with an `else:` that fails the test."""
+  for n in ast.walk(node):
+    if isinstance(n, ast.With):
+      for item in n.items:
+        call = item.context_expr
+        if isinstance(call, ast.Call):
+          f = call.func
+          name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+          if name.startswith("assertRaises") or name == "raises":
+            return True
+    if isinstance(n, ast.Try) and n.handlers and n.orelse:
+      return True
+  return False
+
+
+def methods_expecting_raise(source: str) -> set[str]:
+  out = set()
+  for node in ast.parse(source).body:
+    if isinstance(node, ast.ClassDef):
+      for item in node.body:
+        if isinstance(item, ast.FunctionDef) and item.name.startswith("test") and _expects_raise(item):
+          out.add(f"{node.name}.{item.name}")
+  return out
+
+
 def launches_of(binary: str, path: Path) -> list[dict]:
   proc = subprocess.run([binary, "check", "--format", "json", str(path)],
                         capture_output=True, text=True, timeout=600)
@@ -180,11 +208,14 @@ def list_tests(python: str, test_file: Path) -> list[str]:
   return [json.loads(l)["id"] for l in proc.stdout.splitlines() if l.startswith("{")]
 
 
-def observed(row: dict) -> str | None:
+def observed(row: dict, expects_raise: bool = False) -> str | None:
   """A test written with assertRaisesRegex that fails because JAX raised a
   DIFFERENT error than the test expects ('"A" does not match "B"') saw the
-  kernel raise B on this path: that path cannot run it."""
+  kernel raise B on this path: that path cannot run it. A test that asserts
+  a raise and passed saw JAX raise: that path did not run the kernel either."""
   if row["outcome"] == "fail" and '" does not match "' in row["message"]:
+    return "no"
+  if row["outcome"] == "pass" and expects_raise:
     return "no"
   if row["outcome"] == "error" and row.get("inLaunch") is False:
     return None  # raised outside any launch: the path was not tried
@@ -231,6 +262,7 @@ def main() -> int:
   for rel in args.files or DEFAULT_FILES:
     test_file = args.jax_repo / rel
     methods = test_methods(test_file.read_text())
+    raising = methods_expecting_raise(test_file.read_text())
     by_method: dict[str, list[dict]] = defaultdict(list)
     for launch in launches_of(args.bin, test_file):
       line = launch["range"]["start"]["line"]
@@ -267,7 +299,7 @@ def main() -> int:
         rows.append({"file": rel, "test": tid, "method": key, "mode": mode,
                      "predicted": predict(launches, column_of),
                      "predictedError": predicted_error(launches, column_of),
-                     "observed": observed(row), "outcome": row["outcome"],
+                     "observed": observed(row, key in raising), "outcome": row["outcome"],
                      "error": f"{row['type']}: {row['message']}" if row["type"] else ""})
         if "inLaunch" in row:
           rows[-1]["inLaunch"] = row["inLaunch"]
