@@ -151,6 +151,8 @@ DISAGREEMENT_GROUPS = [
 def disagreement_group(row: dict) -> str:
   if row["predicted"] == "no":
     return "predicted no, the test never runs the kernel on that path (traced only, or an earlier error it expects)"
+  if row["outcome"] in ("pass", "fail"):
+    return "the test asserts an error JAX raised on this path, one the analysis does not model"
   for needle, why in DISAGREEMENT_GROUPS:
     if needle in row["error"]:
       return why
