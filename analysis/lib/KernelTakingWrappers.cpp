@@ -255,7 +255,7 @@ struct Finder {
   std::optional<std::pair<WrapperCall, TakesKernel>> kernelOf(TSNode body, TSNode method,
                                                               const Params& mp,
                                                               const std::vector<TSNode>& enclosing,
-                                                              WrapperCall launch) const {
+                                                              const WrapperCall& launch) const {
     std::vector<std::string> methodParams(mp.names.begin() + 1, mp.names.end());
     // Innermost enclosing def first: its parameter is the nearest binding.
     for (auto it = enclosing.rbegin(); it != enclosing.rend(); ++it) {

@@ -244,6 +244,7 @@ CallableRef Lowerer::wrappedKernel(TSNode site, const LaunchWrapper& w, const Ca
   size_t nGmem = n - nScratch;
 
   std::vector<std::string> argNames;
+  argNames.reserve(n);
   for (size_t i = 0; i < n; ++i)
     argNames.push_back(i < nGmem ? "gmem" + std::to_string(i)
                                  : "scratch" + std::to_string(i - nGmem));
