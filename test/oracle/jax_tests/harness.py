@@ -2,7 +2,7 @@
 """JAX's own Pallas GPU tests as a second oracle for pallas-lsp's path matrix.
 
     python harness.py --jax-repo DIR [--bin pallas-lsp] [--python PY]
-                      [--per-method N] [--timeout S] [--out report.json]
+                      [--per-method N] [--timeout S] [--out report.json] [--reuse report.json]
                       [--file tests/pallas/gpu_pallas_interpret_test.py ...]
 
 DIR is a checkout of jax-ml/jax at the tag matching the installed JAX
@@ -16,13 +16,18 @@ For every test method of each file it
    with ``interpret=True`` forced, with GPU interpret mode forced;
 3. compares. A test that raised counts as "no" (the path cannot run it); a
    test that passed, or failed on its own assertion after running, as "yes"
-   (a test expecting one error that got another counts as "no").
-   Skipped tests (the test's own choice) and methods with no launch written in
-   their body (the kernel is launched by a helper in another file or a method
-   of the test class) are listed apart, not counted.
+   (a test expecting one error that got another counts as "no", and so does
+   a test that asserts a raise and passed: JAX raised there).
+   Skipped tests (the test's own choice), errors raised outside any launch
+   (no frame of Pallas or Mosaic GPU in the traceback: the path was not
+   tried) and methods with no launch written in their body are listed
+   apart, not counted.
 
-The report lists every disagreement with JAX's error so each can be explained
-(docs/analysis.md, "JAX's own tests as a second oracle").
+Where both say "no" it also checks whether JAX raised the predicted error.
+``--reuse REPORT`` takes JAX's outcomes from an earlier report (they do not
+depend on pallas-lsp) and runs only the tests it lacks. The report lists
+every disagreement with JAX's error and sorts them into groups, so each can
+be explained (docs/analysis.md, "Launch wrappers" and "JAX's own tests").
 """
 from __future__ import annotations
 
