@@ -840,8 +840,13 @@ SmemBudget BudgetWalk::run(pd::LaunchOp launch) {
   Res scratchRes;
   if (scratch.kind == Value::Kind::Seq) {
     for (size_t k = 0; k < scratch.items.size(); ++k) {
-      std::string n = nOperands + k < paramNames.size() ? paramNames[nOperands + k]
-                                                        : "scratch " + std::to_string(k);
+      // `def kernel(x_ref, o_ref, *scratch)`: a star parameter takes several
+      // Refs, so names past it do not line up.
+      bool starred = std::any_of(paramNames.begin(), paramNames.end(),
+                                 [](const std::string& p) { return p.rfind('*', 0) == 0; });
+      std::string n = !starred && nOperands + k < paramNames.size()
+                          ? paramNames[nOperands + k]
+                          : "scratch " + std::to_string(k);
       scratchRes.add(allocation(scratch.items[k], n, launchAt));
     }
   } else {
