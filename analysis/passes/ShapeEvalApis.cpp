@@ -3,6 +3,8 @@
 // CompilerParams, math.prod, min/max/len and friends.
 #include "ShapeEvalInternal.h"
 
+#include <set>
+
 namespace pallas::analysis::shape {
 
 using syntax::field;
@@ -10,6 +12,42 @@ using syntax::is;
 using syntax::isNull;
 using syntax::namedChildren;
 using namespace detail;
+
+namespace detail {
+namespace {
+
+void collectIdentifiers(TSNode n, const syntax::ParsedSource& doc, std::set<std::string>& out,
+                        int depth) {
+  if (depth > 64)
+    return;
+  if (is(n, "identifier"))
+    out.insert(str(doc.textOf(n)));
+  for (TSNode c : namedChildren(n))
+    collectIdentifiers(c, doc, out, depth + 1);
+}
+
+} // namespace
+
+// `lambda i, k: (0, k)` -> false, `lambda i: (0, 0)` -> true; nullopt for
+// anything but a lambda with plain parameters (a def, *args).
+std::optional<bool> lambdaIgnoresParameters(TSNode node, const syntax::ParsedSource& doc) {
+  if (isNull(node) || !is(node, "lambda"))
+    return std::nullopt;
+  std::set<std::string> params, used;
+  if (TSNode ps = field(node, "parameters"); !isNull(ps))
+    for (TSNode p : namedChildren(ps)) {
+      if (!is(p, "identifier"))
+        return std::nullopt;
+      params.insert(str(doc.textOf(p)));
+    }
+  collectIdentifiers(field(node, "body"), doc, used, 0);
+  for (const std::string& p : params)
+    if (used.count(p))
+      return false;
+  return true;
+}
+
+} // namespace detail
 
 Value Evaluator::evalApi(const std::string& api, TSNode call, const Scope& scope, int depth) {
   const syntax::ParsedSource* doc = docOf(scope.path);
@@ -136,6 +174,20 @@ Value Evaluator::evalApi(const std::string& api, TSNode call, const Scope& scope
                                                             : Value::unknown("dtype of " + text));
     if (has(99, "transforms"))
       v.fields["transforms"] = arg(99, "transforms");
+    if (api == "plgpu.TMEM") // Blackwell tensor memory: what sizes it in columns
+      for (const char* k : {"packed", "collective", "layout"})
+        if (has(99, k))
+          v.fields[k] = arg(99, k);
+    return v;
+  }
+  if (api == "pl.GridSpec") { // pl.GridSpec(grid, in_specs, out_specs, scratch_shapes)
+    Value v = Value::object(api);
+    const char* keys[] = {"grid", "in_specs", "out_specs", "scratch_shapes"};
+    for (size_t k = 0; k < 4; ++k)
+      if (has(k, keys[k]))
+        v.fields[keys[k]] = arg(k, keys[k]);
+    if (a.splat)
+      v.fields["<splat>"] = Value::unknown(text);
     return v;
   }
   if (api == "plgpu.Barrier") {
@@ -176,6 +228,19 @@ Value Evaluator::evalApi(const std::string& api, TSNode call, const Scope& scope
       v.fields["memory_space"] = arg(2, "memory_space");
     if (has(99, "delay_release"))
       v.fields["delay_release"] = arg(99, "delay_release");
+    // Whether the index map ignores the grid indices (pipeline.py
+    // _is_index_invariant): a pipeline gives such a block one buffer.
+    if (!has(1, "index_map")) {
+      Value yes;
+      yes.kind = Value::Kind::Bool;
+      yes.i = 1;
+      v.fields["index_map_invariant"] = yes;
+    } else if (auto inv = lambdaIgnoresParameters(a.get(1, "index_map"), *doc)) {
+      Value b;
+      b.kind = Value::Kind::Bool;
+      b.i = *inv;
+      v.fields["index_map_invariant"] = b;
+    }
     if (has(99, "transforms"))
       v.fields["transforms"] = arg(99, "transforms");
     return v;

@@ -62,6 +62,9 @@ struct Param {
 };
 
 std::vector<Param> paramsOf(TSNode def, const syntax::ParsedSource& doc);
+// ShapeEvalApis.cpp: whether a `lambda` index map uses none of its
+// parameters (`lambda i: (0, 0)`); nullopt when it is not a plain lambda.
+std::optional<bool> lambdaIgnoresParameters(TSNode node, const syntax::ParsedSource& doc);
 // One assignment target matched against `name` in a tuple assignment.
 std::optional<size_t> indexInPattern(TSNode left, const std::string& name,
                                      const syntax::ParsedSource& doc);

@@ -8,6 +8,8 @@
 #include "CompiledPath.h"
 #include "KernelWalk.h"
 #include "LaunchCache.h"
+#include "PassKnowledge.h"
+#include "PathRules.h"
 #include "SmemBudget.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "pallas/analysis/Rules.h"
@@ -35,11 +37,66 @@ std::string topParts(const SmemBudget& b, size_t n) {
   return out;
 }
 
+// The PLS005 finding for tensor memory (Blackwell): JAX's Pallas lowering
+// asks for all TMEM columns in one allocation, which Mosaic GPU rounds up to
+// a power of two and rejects over TMEM_MAX_COLS:
+//   ValueError: After rounding up, got N columns, exceeding the limit of 512
+// (tcgen05.tmem_alloc_exact_ncols), raised while lowering, whatever GPU the
+// kernel is lowered for. Only the GPUs that have TMEM (the knowledge table's
+// tcgen05 generations) can run the kernel at all; the message says so when
+// the local GPU is not one of them. JAX checks shared memory first: no TMEM
+// finding when the SMEM one is raised.
+std::optional<Finding> tmemOverLimit(const PassContext& ctx, pd::LaunchOp launch,
+                                     const SmemBudget& b, const detail::SmemRules& rules,
+                                     CompiledPath compiled) {
+  if (!b.analysed || b.tmem.cols <= b.tmem.limit || !b.issues.empty() || b.total > b.limit)
+    return std::nullopt;
+  Finding f;
+  f.code = ruleCode(RuleId::SharedMemoryOverLimit);
+  f.severity = compiled == CompiledPath::Certain ? Severity::Error : Severity::Warning;
+  f.location = detail::sourceLocation(launch.getLoc());
+  f.subject = "tensor memory";
+  f.executionPath = pathLabel(ExecPath::Compiled);
+  f.launch = f.location;
+  f.jaxVersion = rules.jaxVersion;
+  f.jaxException = "ValueError";
+  f.jaxErrorFirstLine = "After rounding up, got " + std::to_string(b.tmem.allocated) +
+                        " columns, exceeding the limit of " + std::to_string(b.tmem.limit);
+  std::string parts;
+  for (size_t k = 0; k < b.tmem.parts.size() && k < 3; ++k)
+    parts += (k ? ", " : "") + b.tmem.parts[k].name + " (" + std::to_string(b.tmem.parts[k].bytes) +
+             " columns)";
+  // The knowledge table's tcgen05 gate says which generations have TMEM.
+  std::string local;
+  auto kb = knowledgeFor(ctx.options);
+  if (std::string needs =
+          kb ? hardwareBlocks(*kb, "tcgen05_mma", ctx.options.gpuComputeCapability) : "";
+      !needs.empty())
+    local = " The local GPU (compute capability " + ctx.options.gpuComputeCapability +
+            ") has no tensor memory at all: TMEM needs " + needs + ".";
+  f.message =
+      "This launch asks for " + detail::withCommas(b.tmem.cols) +
+      " columns of tensor memory (TMEM, Blackwell), over the " + std::to_string(b.tmem.limit) +
+      " columns of " + std::to_string(rules.tmemRows) + " lanes an SM has (" + parts + "). " +
+      (compiled == CompiledPath::May ? "If it runs compiled, " : "") + "JAX " + rules.jaxVersion +
+      " will raise " + f.jaxException + ": " + f.jaxErrorFirstLine + ". " +
+      (compiled == CompiledPath::Certain ? "This is the first error JAX raises for this "
+                                           "launch. "
+                                         : "") +
+      "Use fewer or narrower TMEM accumulators, or packed=True for 16-bit ones." + local;
+  for (const detail::SmemPart& p : b.tmem.parts)
+    if (p.at.path.size() && !(p.at.range.start == f.location.range.start))
+      f.related.push_back({p.at, p.name + ": " + std::to_string(p.bytes) + " columns"});
+  return f;
+}
+
 // The PLS005 finding of one launch (none when it fits or is not sized).
 std::vector<Finding> overLimit(const PassContext& ctx, pd::LaunchOp launch,
                                const detail::SmemRules& rules, const detail::SmemIndex& index,
                                CompiledPath compiled) {
   SmemBudget b = detail::smemBudget(ctx, launch, rules, &index);
+  if (auto t = tmemOverLimit(ctx, launch, b, rules, compiled))
+    return {std::move(*t)};
   if (!b.analysed || b.total <= b.limit || !b.issues.empty())
     return {};
   Finding f;
@@ -140,6 +197,15 @@ std::optional<LaunchSmem> launchSmem(const PassContext& ctx, dialect::LaunchOp l
           s.parts.emplace_back(p.name, p.bytes);
         s.unknown = b.unknown;
         s.summary = b.summary();
+        s.tmemCols = b.tmem.cols;
+        s.tmemAllocated = b.tmem.allocated;
+        s.tmemLimit = b.tmem.limit;
+        std::vector<SmemPart> tp = b.tmem.parts;
+        std::sort(tp.begin(), tp.end(), [](const auto& x, const auto& y) {
+          return x.bytes != y.bytes ? x.bytes > y.bytes : x.name < y.name;
+        });
+        for (const SmemPart& p : tp)
+          s.tmemParts.emplace_back(p.name, p.bytes);
         return s;
       });
 }

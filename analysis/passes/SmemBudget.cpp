@@ -32,9 +32,15 @@ struct Res {
   std::map<std::tuple<int64_t, int64_t, bool>, int64_t> barriers;
   std::vector<SmemPart> parts; // the allocations the maximum is made of
   std::vector<std::string> unknown;
+  // TMEM columns (each allocation aligned), collective and not, apart.
+  int64_t tmemCols = 0, tmemCollectiveCols = 0;
+  std::vector<SmemPart> tmemParts;
 
   Res& add(const Res& o) {
     smem += o.smem;
+    tmemCols += o.tmemCols;
+    tmemCollectiveCols += o.tmemCollectiveCols;
+    tmemParts.insert(tmemParts.end(), o.tmemParts.begin(), o.tmemParts.end());
     for (const auto& [k, n] : o.barriers)
       barriers[k] += n;
     parts.insert(parts.end(), o.parts.begin(), o.parts.end());
@@ -47,6 +53,10 @@ struct Res {
       smem = o.smem;
       parts = o.parts;
     }
+    if (o.tmemCols + o.tmemCollectiveCols > tmemCols + tmemCollectiveCols)
+      tmemParts = o.tmemParts;
+    tmemCols = std::max(tmemCols, o.tmemCols);
+    tmemCollectiveCols = std::max(tmemCollectiveCols, o.tmemCollectiveCols);
     for (const auto& [k, n] : o.barriers)
       barriers[k] = std::max(barriers[k], n);
     unknown.insert(unknown.end(), o.unknown.begin(), o.unknown.end());
@@ -103,16 +113,58 @@ private:
       r.barriers[{a.i, b.i, o.kind == Value::Kind::Bool && o.i}] += 1;
       return r;
     }
+    if (v.isObject("plgpu.TMEM"))
+      return tmemAllocation(v, name, at);
     if (v.kind == Value::Kind::Object &&
-        (v.s == "plgpu.ACC" || v.s == "plgpu.ACC.init" || v.s == "plgpu.GMEM" ||
-         v.s == "plgpu.TMEM" || v.s == "pl.ANY" || v.s == "jax.ShapeDtypeStruct"))
-      return r; // registers, global or tensor memory: no SMEM
+        (v.s == "plgpu.ACC" || v.s == "plgpu.ACC.init" || v.s == "plgpu.GMEM" || v.s == "pl.ANY" ||
+         v.s == "jax.ShapeDtypeStruct"))
+      return r; // registers or global memory: no SMEM
     if (v.kind == Value::Kind::Seq || (v.kind == Value::Kind::Object && v.s == "dict")) {
       for (size_t k = 0; k < v.items.size(); ++k)
         r.add(allocation(v.items[k], name + "[" + std::to_string(k) + "]", at));
       return r;
     }
     r.unknown.push_back(name + " (" + (v.known() ? v.str() : v.unknownWhy()) + ")");
+    return r;
+  }
+
+  // A plgpu.TMEM allocation in columns, as _run_scoped_resource_estimator
+  // counts it: layout.cols_in_shape (prod(shape) / TMEM_ROWS / packing for
+  // the layouts plgpu.TMEM infers), aligned to tmemColAlignment.
+  Res tmemAllocation(const Value& v, const std::string& name, const SourceLocation& at) {
+    Res r;
+    Value shape = v.field("shape"), dtype = v.field("dtype");
+    auto dims = shape.ints();
+    auto bits = dtype.kind == Value::Kind::DType ? shape::dtypeBits(dtype.s) : std::nullopt;
+    Value packed = v.fields.count("packed") ? v.field("packed") : Value{};
+    Value collective = v.fields.count("collective") ? v.field("collective") : Value{};
+    auto why = [&]() -> std::string {
+      if (!dims)
+        return shape.unknownWhy();
+      if (!bits)
+        return dtype.unknownWhy();
+      if (v.fields.count("layout"))
+        return "an explicit TMEM layout";
+      if (dims->size() != 2)
+        return "TMEM shape " + shape.str();
+      if (v.fields.count("packed") && packed.kind != Value::Kind::Bool)
+        return "packed=" + packed.str();
+      if (v.fields.count("collective") && collective.kind != Value::Kind::Bool)
+        return "collective=" + collective.str();
+      return "";
+    }();
+    if (!why.empty()) {
+      r.unknown.push_back(name + " TMEM columns (" + why + ")");
+      return r;
+    }
+    // Narrower than 32 bits without packed= raises in plgpu.TMEM itself.
+    int64_t packing = packed.kind == Value::Kind::Bool && packed.i && *bits < 32 ? 32 / *bits : 1;
+    int64_t cols = (*dims)[0] * (*dims)[1] / std::max<int64_t>(rules_.tmemRows, 1) / packing;
+    cols = alignUp(cols, rules_.tmemColAlignment);
+    bool isCollective = collective.kind == Value::Kind::Bool && collective.i;
+    (isCollective ? r.tmemCollectiveCols : r.tmemCols) = cols;
+    r.tmemParts.push_back(
+        {name + " " + shape.str() + " " + dtype.s + (isCollective ? " collective" : ""), cols, at});
     return r;
   }
 
@@ -147,6 +199,14 @@ private:
   Res walkOp(mlir::Operation* op, const std::string& path, const Scope& scope, int depth);
   Res runScoped(pd::ScopeOp op, const std::string& path, const Scope& scope, int depth);
   Res pipeline(pd::ScopeOp op, const std::string& path, const Scope& scope, int depth);
+  Res warpSpecializedPipeline(pd::ScopeOp op, const std::string& path, const Scope& scope,
+                              int depth);
+  // The refs a pipeline op is called with and its body's buffer names.
+  std::vector<Value> pipelineRefs(pd::ScopeOp op);
+  std::vector<std::string> pipelineBufferNames(pd::ScopeOp op);
+  // Record the pipeline a "reduce max_concurrent_steps" fix edits.
+  void notePipeline(const Res& bufs, int64_t mcs, int64_t written, TSNode mcsNode,
+                    const std::string& path);
   Res callee(mlir::Region& body, TSNode def, const std::string& path,
              const std::vector<std::pair<std::string, Value>>& args, const Scope& outer,
              bool closure, int depth);
@@ -197,12 +257,8 @@ Res BudgetWalk::walkOp(mlir::Operation* op, const std::string& path, const Scope
       return runScoped(s, path, scope, depth);
     if (api == "plgpu.emit_pipeline")
       return pipeline(s, path, scope, depth);
-    if (api == "plgpu.emit_pipeline_warp_specialized") {
-      Res u;
-      u.unknown.push_back("emit_pipeline_warp_specialized buffers");
-      u.orWith(walkRegion(s.getBody(), path, scope, depth));
-      return u;
-    }
+    if (api == "plgpu.emit_pipeline_warp_specialized")
+      return warpSpecializedPipeline(s, path, scope, depth);
     return walkRegion(s.getBody(), path, scope, depth);
   }
   if (auto prim = llvm::dyn_cast<pd::PrimOp>(op)) {
@@ -454,7 +510,24 @@ Res BudgetWalk::pipeline(pd::ScopeOp op, const std::string& path, const Scope& s
     mcs = steps;
   if (steps < 0)
     r.unknown.push_back("grid (" + grid.unknownWhy() + ")");
-  // The refs the pipeline is called with: the call_indirect of its result.
+  std::vector<Value> refs = pipelineRefs(op);
+  std::vector<std::string> names = pipelineBufferNames(op);
+  size_t nIn = inSpecs.kind == Value::Kind::Seq ? inSpecs.items.size() : 0;
+  std::vector<Value> inRefs(refs.begin(), refs.begin() + std::min(nIn, refs.size()));
+  std::vector<Value> outRefs(refs.begin() + std::min(nIn, refs.size()), refs.end());
+  std::vector<std::string> inNames(names.begin(), names.begin() + std::min(nIn, names.size()));
+  std::vector<std::string> outNames(names.begin() + std::min(nIn, names.size()), names.end());
+  int64_t smemInputs = 0;
+  Res bufs = buffers(inSpecs, inRefs, inNames, mcs, true, at, &smemInputs);
+  bufs.add(buffers(outSpecs, outRefs, outNames, mcs, false, at, &smemInputs));
+  if (smemInputs > 0)
+    bufs.barriers[{smemInputs, mcs, false}] += 1;
+  notePipeline(bufs, mcs, mcsV.i, a.get(99, "max_concurrent_steps"), path);
+  return bufs.add(walkRegion(op.getBody(), path, scope, depth));
+}
+
+std::vector<Value> BudgetWalk::pipelineRefs(pd::ScopeOp op) {
+  // The call_indirect of the pipeline's result.
   std::vector<Value> refs;
   for (mlir::Operation* user : op->getResult(0).getUsers())
     if (auto ci = llvm::dyn_cast<pd::CallIndirectOp>(user);
@@ -469,7 +542,11 @@ Res BudgetWalk::pipeline(pd::ScopeOp op, const std::string& path, const Scope& s
       }
       break;
     }
-  // Buffer names: the body's parameters after the indices.
+  return refs;
+}
+
+std::vector<std::string> BudgetWalk::pipelineBufferNames(pd::ScopeOp op) {
+  // The body's parameters after the indices.
   std::vector<std::string> names;
   for (mlir::Operation& inner : op.getBody().front())
     if (auto ci = llvm::dyn_cast<pd::CallIndirectOp>(&inner))
@@ -478,30 +555,139 @@ Res BudgetWalk::pipeline(pd::ScopeOp op, const std::string& path, const Scope& s
           names.push_back(llvm::cast<mlir::StringAttr>(n).getValue().str());
   if (!names.empty())
     names.erase(names.begin());
-  size_t nIn = inSpecs.kind == Value::Kind::Seq ? inSpecs.items.size() : 0;
-  std::vector<Value> inRefs(refs.begin(), refs.begin() + std::min(nIn, refs.size()));
-  std::vector<Value> outRefs(refs.begin() + std::min(nIn, refs.size()), refs.end());
-  std::vector<std::string> inNames(names.begin(), names.begin() + std::min(nIn, names.size()));
-  std::vector<std::string> outNames(names.begin() + std::min(nIn, names.size()), names.end());
-  int64_t smemInputs = 0;
-  Res bufs = buffers(inSpecs, inRefs, inNames, mcs, true, at, &smemInputs);
-  bufs.add(buffers(outSpecs, outRefs, outNames, mcs, false, at, &smemInputs));
-  if (smemInputs > 0)
-    bufs.barriers[{smemInputs, mcs, false}] += 1;
-  if (!pipelined_.present && bufs.smem > 0 && mcs > 0) {
-    pipelined_.present = true;
-    pipelined_.steps = mcs;
-    pipelined_.written = mcsV.i;
-    pipelined_.perStep = bufs.smem / mcs; // before alignment splits; refined by the pass
-    if (TSNode n = a.get(99, "max_concurrent_steps"); !isNull(n)) {
-      SourceLocation l;
-      l.path = path;
-      TSPoint s = ts_node_start_point(n), e = ts_node_end_point(n);
-      l.range = {{s.row, s.column}, {e.row, e.column}};
-      pipelined_.at = l;
-    }
+  return names;
+}
+
+void BudgetWalk::notePipeline(const Res& bufs, int64_t mcs, int64_t written, TSNode mcsNode,
+                              const std::string& path) {
+  if (pipelined_.present || bufs.smem <= 0 || mcs <= 0)
+    return;
+  pipelined_.present = true;
+  pipelined_.steps = mcs;
+  pipelined_.written = written;
+  pipelined_.perStep = bufs.smem / mcs; // before alignment splits; refined by the pass
+  if (!isNull(mcsNode)) {
+    SourceLocation l;
+    l.path = path;
+    TSPoint s = ts_node_start_point(mcsNode), e = ts_node_end_point(mcsNode);
+    l.range = {{s.row, s.column}, {e.row, e.column}};
+    pipelined_.at = l;
   }
-  return bufs.add(walkRegion(op.getBody(), path, scope, depth));
+}
+
+// plgpu.emit_pipeline_warp_specialized (pipeline.py `_get_scoped_allocs`):
+// one run_scoped holding, for EVERY in/out spec (whatever its memory space),
+// an SMEM buffer of (slots, *block) where slots is max_concurrent_steps
+// (default 2, clamped to the grid's steps) or 1 for an output whose index
+// map ignores the grid; a Barrier(len(in_specs), max_concurrent_steps) the
+// memory warpgroup signals; and the consumed barriers the compute
+// warpgroups arrive on: one Barrier(num_compute_wgs, max_concurrent_steps),
+// or one per input with manual_consumed_barriers=True.
+Res BudgetWalk::warpSpecializedPipeline(pd::ScopeOp op, const std::string& path, const Scope& scope,
+                                        int depth) {
+  Res r;
+  auto call = callOf(path, op->getLoc());
+  const syntax::ParsedSource* doc = eval_.docOf(path);
+  SourceLocation at = locOf(op->getLoc());
+  if (!call || !doc) {
+    r.unknown.push_back("emit_pipeline_warp_specialized buffers");
+    return r.add(walkRegion(op.getBody(), path, scope, depth));
+  }
+  Evaluator::Args a = Evaluator::argsOf(*call, *doc);
+  auto kw = [&](const char* k, Value fallback) {
+    TSNode n = a.get(99, k);
+    return isNull(n) ? fallback : eval_.eval(n, scope);
+  };
+  Value grid = kw("grid", Value::unknown("grid"));
+  Value mcsV = kw("max_concurrent_steps", Value::integer(rules_.wsMaxConcurrentStepsDefault));
+  Value inSpecs = kw("in_specs", Value::seq({}));
+  Value outSpecs = kw("out_specs", Value::seq({}));
+  Value wgs = kw("num_compute_wgs", Value::unknown("num_compute_wgs"));
+  Value falseV;
+  falseV.kind = Value::Kind::Bool;
+  Value manual = kw("manual_consumed_barriers", falseV);
+  if (inSpecs.kind == Value::Kind::Object)
+    inSpecs = Value::seq({inSpecs});
+  if (outSpecs.kind == Value::Kind::Object)
+    outSpecs = Value::seq({outSpecs});
+  if (!mcsV.isInt() || !wgs.isInt() || manual.kind != Value::Kind::Bool ||
+      inSpecs.kind != Value::Kind::Seq || outSpecs.kind != Value::Kind::Seq) {
+    r.unknown.push_back("emit_pipeline_warp_specialized (" +
+                        (!mcsV.isInt()  ? "max_concurrent_steps " + mcsV.unknownWhy()
+                         : !wgs.isInt() ? wgs.unknownWhy()
+                         : inSpecs.kind != Value::Kind::Seq ? "in_specs " + inSpecs.unknownWhy()
+                         : outSpecs.kind != Value::Kind::Seq
+                             ? "out_specs " + outSpecs.unknownWhy()
+                             : "manual_consumed_barriers " + manual.str()) +
+                        ")");
+    return r.add(walkRegion(op.getBody(), path, scope, depth));
+  }
+  int64_t mcs = rules_.overrideMaxConcurrentSteps > 0 ? rules_.overrideMaxConcurrentSteps : mcsV.i;
+  if (auto g = grid.ints()) {
+    int64_t steps = 1;
+    for (int64_t d : *g)
+      steps *= d;
+    mcs = std::min(mcs, steps);
+  } else {
+    r.unknown.push_back("grid (" + grid.unknownWhy() + ")");
+  }
+  std::vector<Value> refs = pipelineRefs(op);
+  std::vector<std::string> names = pipelineBufferNames(op);
+  size_t nIn = inSpecs.items.size();
+  for (size_t k = 0; k < nIn + outSpecs.items.size(); ++k) {
+    bool input = k < nIn;
+    const Value& spec = input ? inSpecs.items[k] : outSpecs.items[k - nIn];
+    std::string name = k < names.size() ? names[k]
+                                        : (input ? "input " + std::to_string(k)
+                                                 : "output " + std::to_string(k - nIn));
+    if (!spec.isObject("BlockSpec")) {
+      r.unknown.push_back(name + " spec (" + spec.unknownWhy() + ")");
+      continue;
+    }
+    Value inv = spec.field("index_map_invariant");
+    if (!input && inv.kind != Value::Kind::Bool) {
+      r.unknown.push_back(name + " index map");
+      continue;
+    }
+    int64_t slots = !input && inv.i ? 1 : mcs;
+    Value ref = k < refs.size() ? refs[k] : Value::unknown(name);
+    Value block = spec.field("block_shape");
+    if (block.kind == Value::Kind::None)
+      block = ref.field("shape");
+    std::vector<int64_t> dims;
+    bool ok = block.kind == Value::Kind::Seq;
+    for (const Value& d : block.items) {
+      if (d.kind == Value::Kind::None ||
+          (d.kind == Value::Kind::Object && (d.s == "pl.squeezed" || d.s == "pl.Squeezed")))
+        continue;
+      if (!d.isInt()) {
+        ok = false;
+        break;
+      }
+      dims.push_back(d.i);
+    }
+    Value dtype = ref.field("dtype");
+    auto bits = dtype.kind == Value::Kind::DType ? shape::dtypeBits(dtype.s) : std::nullopt;
+    if (!ok || !bits) {
+      r.unknown.push_back(name + " block (" + (ok ? dtype.unknownWhy() : block.unknownWhy()) + ")");
+      continue;
+    }
+    int64_t n = slots;
+    std::string shapeStr = "(";
+    for (size_t d = 0; d < dims.size(); ++d) {
+      n *= dims[d];
+      shapeStr += (d ? ", " : "") + std::to_string(dims[d]);
+    }
+    shapeStr += dims.size() == 1 ? ",)" : ")";
+    int64_t bytes = alignUp(n * *bits / 8, rules_.alignment);
+    r.smem += bytes;
+    r.parts.push_back(
+        {name + " " + std::to_string(slots) + " x " + shapeStr + " " + dtype.s, bytes, at});
+  }
+  r.barriers[{static_cast<int64_t>(nIn), mcs, false}] += 1;
+  r.barriers[{wgs.i, mcs, false}] += manual.i ? static_cast<int64_t>(nIn) : 1;
+  notePipeline(r, mcs, mcsV.i, a.get(99, "max_concurrent_steps"), path);
+  return r.add(walkRegion(op.getBody(), path, scope, depth));
 }
 
 // Shape and dtype of the operands a launch is called with, when the launch
@@ -548,10 +734,23 @@ SmemBudget BudgetWalk::run(pd::LaunchOp launch) {
   Evaluator::Args a = Evaluator::argsOf(*call, *doc);
   std::string callee = eval_.qualifiedName(field(*call, "function"), scope);
   bool partial = callee == "functools.partial";
+  // `grid_spec=pl.GridSpec(grid, in_specs, out_specs, scratch_shapes)`
+  // carries what the keywords would (pallas_call.py builds the same GridSpec
+  // from them).
+  std::optional<Value> gridSpec;
+  if (TSNode n = a.get(SIZE_MAX, "grid_spec"); pallasCall && !isNull(n)) {
+    gridSpec = eval_.eval(n, scope);
+    if (!gridSpec->isObject("pl.GridSpec") || gridSpec->fields.count("<splat>"))
+      b.unknown.push_back("grid_spec (" + gridSpec->unknownWhy() + ")");
+  }
   auto kw = [&](const std::string& k) -> std::optional<Value> {
     TSNode n = a.get(SIZE_MAX, k);
-    if (isNull(n))
+    if (isNull(n)) {
+      if (gridSpec && gridSpec->isObject("pl.GridSpec") && gridSpec->fields.count(k) &&
+          (k == "grid" || k == "in_specs" || k == "out_specs" || k == "scratch_shapes"))
+        return gridSpec->field(k);
       return std::nullopt;
+    }
     return eval_.eval(n, scope);
   };
   // compiler_params
@@ -641,8 +840,13 @@ SmemBudget BudgetWalk::run(pd::LaunchOp launch) {
   Res scratchRes;
   if (scratch.kind == Value::Kind::Seq) {
     for (size_t k = 0; k < scratch.items.size(); ++k) {
-      std::string n = nOperands + k < paramNames.size() ? paramNames[nOperands + k]
-                                                        : "scratch " + std::to_string(k);
+      // `def kernel(x_ref, o_ref, *scratch)`: a star parameter takes several
+      // Refs, so names past it do not line up.
+      bool starred = std::any_of(paramNames.begin(), paramNames.end(),
+                                 [](const std::string& p) { return p.rfind('*', 0) == 0; });
+      std::string n = !starred && nOperands + k < paramNames.size()
+                          ? paramNames[nOperands + k]
+                          : "scratch " + std::to_string(k);
       scratchRes.add(allocation(scratch.items[k], n, launchAt));
     }
   } else {
@@ -677,8 +881,6 @@ SmemBudget BudgetWalk::run(pd::LaunchOp launch) {
     } else if (sem.known() && sem.kind != Value::Kind::None) {
       stepsKnown = false;
     }
-    if (kw("grid_spec"))
-      b.unknown.push_back("grid_spec");
     if (rules_.overrideMaxConcurrentSteps > 0)
       mcsV = Value::integer(rules_.overrideMaxConcurrentSteps);
     int64_t mcs = mcsV.isInt() ? std::min(mcsV.i, steps) : -1;
@@ -758,6 +960,20 @@ SmemBudget BudgetWalk::run(pd::LaunchOp launch) {
   b.parts = total.parts;
   if (barrierBytes > 0)
     b.parts.push_back({"barriers", barrierBytes, launchAt});
+  // TMEM: one allocation of all columns (lowering.py), whose address JAX
+  // keeps in SMEM after the barriers (mosaic/gpu/core.py _smem_tree_size).
+  b.tmem.cols = total.tmemCols + total.tmemCollectiveCols;
+  b.tmem.limit = rules_.tmemMaxCols;
+  b.tmem.mixesCollective = total.tmemCols > 0 && total.tmemCollectiveCols > 0;
+  b.tmem.parts = total.tmemParts;
+  if (b.tmem.cols > 0) {
+    int64_t p = 1;
+    while (p < b.tmem.cols)
+      p *= 2;
+    b.tmem.allocated = std::max(p, rules_.tmemMinAllocCols);
+    b.total += rules_.tmemAddressBytes;
+    b.parts.push_back({"TMEM address", rules_.tmemAddressBytes, launchAt});
+  }
   std::set<std::string> seen;
   for (std::string& u : total.unknown)
     if (seen.insert(u).second)

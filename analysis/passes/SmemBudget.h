@@ -30,9 +30,18 @@ namespace pallas::analysis::detail {
 // The numbers JAX's lowering uses (the knowledge table's `mosaicGpuResources`
 // when it has them; these are JAX 0.10.2's).
 struct SmemRules {
-  int64_t alignment = 1024;                      // gpu_core.SMEM_ALIGNMENT
-  int64_t barrierBytes = 8;                      // mosaic.gpu.utils.MBARRIER_BYTES
-  int64_t tmemAddressBytes = 4;                  // TMEM allocation address slot
+  int64_t alignment = 1024;     // gpu_core.SMEM_ALIGNMENT
+  int64_t barrierBytes = 8;     // mosaic.gpu.utils.MBARRIER_BYTES
+  int64_t tmemAddressBytes = 4; // TMEM allocation address slot
+  // Blackwell tensor memory (tcgen05.py, lowering.py Resources): columns of
+  // TMEM_ROWS lanes; each allocation aligned to tmemColAlignment, the total
+  // rounded up to a power of two (at least tmemMinAllocCols) and compared
+  // with TMEM_MAX_COLS.
+  int64_t tmemRows = 128;                        // tcgen05.TMEM_ROWS
+  int64_t tmemMaxCols = 512;                     // tcgen05.TMEM_MAX_COLS
+  int64_t tmemColAlignment = 8;                  // Resources.__post_init__: 128x8 chunks
+  int64_t tmemMinAllocCols = 32;                 // tcgen05.tmem_alloc_exact_ncols
+  int64_t wsMaxConcurrentStepsDefault = 2;       // emit_pipeline_warp_specialized
   int64_t defaultLimit = 227 * 1024;             // _launch's default without a GPU
   int64_t defaultMaxConcurrentSteps = 1;         // CompilerParams.max_concurrent_steps
   int64_t defaultReductionScratch = 128 * 4 * 4; // CompilerParams.reduction_scratch_bytes
@@ -60,6 +69,16 @@ struct SmemBudget {
   std::string limitSource; // "JAX's default without a GPU", "the local GPU (...)"
   std::vector<SmemPart> parts;
   std::vector<std::string> unknown;
+  // Tensor memory (Blackwell): columns requested (aligned per allocation,
+  // summed per scope, the maximum of siblings), the columns JAX allocates
+  // (rounded up to a power of two) and its limit; parts name the allocations.
+  struct Tmem {
+    int64_t cols = 0;
+    int64_t allocated = 0;
+    int64_t limit = 0;
+    bool mixesCollective = false; // collective and non-collective allocations
+    std::vector<SmemPart> parts;  // bytes = columns
+  } tmem;
   // The pipeline JAX buffers max_concurrent_steps times: where
   // max_concurrent_steps is written, its value, the per-step bytes and the
   // fixed bytes, so a fix can compute the largest value that fits.
@@ -80,7 +99,10 @@ struct SmemBudget {
   std::vector<Issue> issues;
   bool exact() const { return unknown.empty(); }
   // "SMEM 264,248 / 232,448 B: q 32 KiB, k 96 KiB, ..." (the hover line).
+  // Then "; TMEM 520 / 512 columns (1,024 allocated): acc ..." when the
+  // kernel allocates tensor memory.
   std::string summary(size_t maxParts = 64) const;
+  std::string tmemSummary() const;
 };
 
 // The budget of one launch (`index`: one shared by the run's launches; null:

@@ -45,6 +45,21 @@ std::string SmemBudget::summary(size_t maxParts) const {
       out += (k ? ", " : "") + unknown[k];
     out += unknown.size() > 3 ? ", ...)" : ")";
   }
+  if (tmem.cols > 0)
+    out += "; " + tmemSummary();
+  return out;
+}
+
+std::string SmemBudget::tmemSummary() const {
+  std::string out = "TMEM " + withCommas(tmem.cols) + " / " + withCommas(tmem.limit) + " columns";
+  if (tmem.allocated != tmem.cols)
+    out += " (" + withCommas(tmem.allocated) + " allocated)";
+  std::vector<SmemPart> sorted = tmem.parts;
+  std::sort(sorted.begin(), sorted.end(), [](const SmemPart& a, const SmemPart& b) {
+    return a.bytes != b.bytes ? a.bytes > b.bytes : a.name < b.name;
+  });
+  for (size_t k = 0; k < sorted.size(); ++k)
+    out += (k ? ", " : ": ") + sorted[k].name + " " + withCommas(sorted[k].bytes) + " cols";
   return out;
 }
 

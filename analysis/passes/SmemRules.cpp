@@ -26,6 +26,12 @@ SmemRules smemRulesFor(const ProjectOptions& options) {
   take("maxConcurrentStepsDefault", r.defaultMaxConcurrentSteps);
   take("reductionScratchBytesDefault", r.defaultReductionScratch);
   take("maxMosaicThreads", r.maxThreads);
+  take("tmemAddressBytes", r.tmemAddressBytes);
+  take("tmemRows", r.tmemRows);
+  take("tmemMaxCols", r.tmemMaxCols);
+  take("tmemColAlignment", r.tmemColAlignment);
+  take("tmemMinAllocCols", r.tmemMinAllocCols);
+  take("maxConcurrentStepsWarpSpecializedDefault", r.wsMaxConcurrentStepsDefault);
   return r;
 }
 

@@ -303,3 +303,24 @@ def test_mosaic_gpu_resources_hold_in_real_jax(table):
   with pytest.raises(ValueError, match="At most %d are supported" % res["maxMosaicThreads"]):
     gpu_core.Mesh(num_threads=res["maxMosaicThreads"] + 1, thread_name="wg")
   gpu_core.Mesh(num_threads=res["maxMosaicThreads"], thread_name="wg")
+
+
+def test_tmem_numbers_hold_in_real_jax(table):
+  """The TMEM part of PLS005 (columns, rounding, the limit) and the
+  warp-specialized pipeline's default stages are JAX's own."""
+  import inspect
+  from jax._src.pallas.mosaic_gpu import pipeline as gpu_pipeline
+  from jax.experimental.mosaic.gpu import tcgen05
+  res = table["mosaicGpuResources"]
+  assert res["tmemRows"] == tcgen05.TMEM_ROWS
+  assert res["tmemMaxCols"] == tcgen05.TMEM_MAX_COLS
+  # The fewest columns one allocation takes, and the rounding to a power of two.
+  assert tcgen05.tmem_alloc_exact_ncols(1, exact=False) == res["tmemMinAllocCols"]
+  assert tcgen05.tmem_alloc_exact_ncols(res["tmemMaxCols"] // 2 + 1, exact=False) == res["tmemMaxCols"]
+  with pytest.raises(ValueError, match="exceeding the limit of %d" % res["tmemMaxCols"]):
+    tcgen05.tmem_alloc_exact_ncols(res["tmemMaxCols"] + 1, exact=False)
+  from jax._src.pallas.mosaic_gpu.lowering import Resources
+  assert Resources(tmem_scratch_cols=1).tmem_scratch_cols == res["tmemColAlignment"]
+  default = inspect.signature(gpu_pipeline.emit_pipeline_warp_specialized).parameters["max_concurrent_steps"].default
+  assert res["maxConcurrentStepsWarpSpecializedDefault"] == default
+  assert res["tmemAddressBytes"] == 4  # the i32 address word; checked byte for byte by compiled_smem_tmem_*

@@ -132,6 +132,9 @@ BLAME_RULES = [
     # equation: the launch's equation is the kernel that does not fit.
     (re.compile(r"Mosaic GPU kernel exceeds available shared memory"),
      lambda m: [lambda e: e.primitive.name in ("pallas_call", "mpmd_map", "core_map")]),
+    # ... and its tensor-memory check (Blackwell TMEM columns, PLS005) too.
+    (re.compile(r"After rounding up, got \d+ columns, exceeding the limit of \d+"),
+     lambda m: [lambda e: e.primitive.name in ("pallas_call", "mpmd_map", "core_map")]),
     (re.compile(r"Only interpret mode is supported on CPU backend"),
      lambda m: [lambda e: e.primitive.name in ("pallas_call", "mpmd_map", "core_map")]),
     # A full discharge rule wrote back an operand that was not being

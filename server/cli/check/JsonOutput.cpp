@@ -95,6 +95,15 @@ json launchJson(const analysis::LaunchPaths& l) {
                    {"limit", l.smem->limit},    {"limitSource", l.smem->limitSource},
                    {"parts", std::move(parts)}, {"unknown", l.smem->unknown},
                    {"summary", l.smem->summary}};
+    if (l.smem->tmemCols > 0) { // Blackwell tensor memory, in columns
+      json tparts = json::array();
+      for (const auto& [name, cols] : l.smem->tmemParts)
+        tparts.push_back({{"name", name}, {"columns", cols}});
+      out["tmem"] = {{"columns", l.smem->tmemCols},
+                     {"allocated", l.smem->tmemAllocated},
+                     {"limit", l.smem->tmemLimit},
+                     {"parts", std::move(tparts)}};
+    }
   }
   return out;
 }

@@ -106,6 +106,9 @@ struct LaunchSmem {
   std::vector<std::pair<std::string, long long>> parts; // largest first
   std::vector<std::string> unknown;
   std::string summary; // "SMEM 264,248 / 232,448 B: q 32 KiB, ..."
+  // Blackwell tensor memory, in columns (0: the kernel allocates none).
+  long long tmemCols = 0, tmemAllocated = 0, tmemLimit = 0;
+  std::vector<std::pair<std::string, long long>> tmemParts; // largest first
 };
 
 struct LaunchPaths {
