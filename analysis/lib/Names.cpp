@@ -1,5 +1,6 @@
 #include "Names.h"
 
+#include "KernelTakingWrappers.h"
 #include "pallas/analysis/detail/Apis.h"
 
 #include <algorithm>
@@ -419,6 +420,8 @@ launchWrapperCall(TSNode def, const syntax::ParsedSource& doc, const Globals& gl
                   const std::function<bool(const std::string&, bool)>& isWrapper) {
   if (!is(def, "function_definition"))
     return std::nullopt;
+  if (auto k = kernelTakingWrapperCall(def, doc, globals, isWrapper))
+    return k->first;
   // The wrapper's own `*args` and `**kwargs` parameter names.
   std::string starArgs, starKwargs;
   for (TSNode p : syntax::namedChildren(field(def, "parameters"))) {
