@@ -194,12 +194,17 @@ std::vector<pd::LaunchOp> launchesOf(mlir::ModuleOp module) {
 // run. Its findings come from launches in the files that call into it.
 bool isKernelHelper(mlir::ModuleOp module) {
   bool launch = false, gpuOnly = false;
+  // The first launch settles it: stop there (this ran over every op of a
+  // 10k-line file on each keystroke).
   module.walk([&](mlir::Operation* op) {
     auto p = llvm::dyn_cast<pd::PrimOp>(op);
-    if (llvm::isa<pd::LaunchOp>(op))
+    if (llvm::isa<pd::LaunchOp>(op)) {
       launch = true;
-    else if (llvm::isa<pd::InlineMgpuOp>(op) || (p && p.getApi().starts_with("plgpu.")))
+      return mlir::WalkResult::interrupt();
+    }
+    if (llvm::isa<pd::InlineMgpuOp>(op) || (p && p.getApi().starts_with("plgpu.")))
       gpuOnly = true;
+    return mlir::WalkResult::advance();
   });
   return gpuOnly && !launch;
 }

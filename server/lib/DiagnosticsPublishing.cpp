@@ -55,8 +55,10 @@ void LspServer::scheduleDiagnostics(const std::string& path) {
       endpoint_->call("workspace/diagnostic/refresh", nullptr, [](bool, const json&) {});
     return;
   }
-  // The document's worker runs it after the debounce; a newer edit replaces
-  // it, or stops it if it is already running.
+  // The document's worker runs it at once when the document is idle (an
+  // opened file, a lone keystroke: the debounce was 50 ms of the first
+  // diagnostics), else after the debounce (a burst of typing gives one run);
+  // a newer edit replaces it, or stops it if it is already running.
   std::weak_ptr<LspServer> weak = weak_from_this();
   scheduler_->schedule(
       path,
@@ -64,7 +66,7 @@ void LspServer::scheduleDiagnostics(const std::string& path) {
         if (auto self = weak.lock())
           self->runDiagnostics(path, stop);
       },
-      options_.debounce);
+      options_.debounce, DocumentScheduler::Delay::OnlyWhileBusy);
 }
 
 void LspServer::runDiagnostics(const std::string& path, const StopToken& stop) {
@@ -75,27 +77,43 @@ void LspServer::runDiagnostics(const std::string& path, const StopToken& stop) {
   auto doc = documents_.get(path);
   if (!doc)
     return;
-  std::vector<analysis::Finding> findings;
-  try {
-    // A newer edit stops the analysis between its passes and launches.
-    auto analysed = pipeline_->findingsUnlessStopped(path, stale);
-    if (!analysed)
-      return;
-    findings = std::move(*analysed);
-  } catch (const std::exception& e) {
-    log_.error("analysis of " + path + " failed: " + e.what());
-    return;
-  }
-  if (stale())
-    return;
   std::shared_ptr<DiagnosticsTextCache> cache;
+  bool firstRun = false;
   {
     std::lock_guard lock(scheduleMutex_);
     auto& slot = published_[path];
+    firstRun = !slot;
     if (!slot)
       slot = std::make_shared<DiagnosticsTextCache>();
     cache = slot;
   }
+  try {
+    // A newer edit stops the analysis between its passes and launches.
+    if (firstRun) {
+      // A document's first diagnostics do not wait for its fixes (the
+      // rewrite of every finding's region, a third of opening a large
+      // file): they go out without them, then again with them for the same
+      // version. Later runs reuse the fixes of unchanged code (FixCache)
+      // and publish once. Code actions always compute the fixes.
+      auto early = pipeline_->findingsBeforeFixes(path, stale);
+      if (!early || stale())
+        return;
+      publishFindings(path, *doc, *early, *cache, stale);
+      if (early->empty())
+        return; // nothing to attach fixes to: what went out is final
+    }
+    auto analysed = pipeline_->findingsUnlessStopped(path, stale);
+    if (!analysed || stale())
+      return;
+    publishFindings(path, *doc, *analysed, *cache, stale);
+  } catch (const std::exception& e) {
+    log_.error("analysis of " + path + " failed: " + e.what());
+  }
+}
+
+void LspServer::publishFindings(const std::string& path, const OpenDocument& doc,
+                                const std::vector<analysis::Finding>& findings,
+                                DiagnosticsTextCache& cache, const std::function<bool()>& stale) {
   DiagnosticConverter conv = converter();
   // A document an interceptor publishes itself (a notebook's cells) gets
   // the diagnostics as JSON, built only when it asks for them.
@@ -106,13 +124,13 @@ void LspServer::runDiagnostics(const std::string& path, const StopToken& stop) {
     return *built;
   };
   for (auto& intercept : publishInterceptors_)
-    if (intercept(path, asJson, doc->version))
+    if (intercept(path, asJson, doc.version))
       return;
-  std::string items = cache->arrayText(conv, findings, withExtraDiagnostics(path, json::array()));
+  std::string items = cache.arrayText(conv, findings, withExtraDiagnostics(path, json::array()));
   if (stale())
     return;
-  std::string params = R"({"uri":)" + jsonText(doc->uri) + R"(,"version":)" +
-                       std::to_string(doc->version) + R"(,"diagnostics":)" + items + "}";
+  std::string params = R"({"uri":)" + jsonText(doc.uri) + R"(,"version":)" +
+                       std::to_string(doc.version) + R"(,"diagnostics":)" + items + "}";
   endpoint_->notifyText("textDocument/publishDiagnostics", params);
 }
 

@@ -35,13 +35,18 @@ DocumentScheduler::~DocumentScheduler() {
 }
 
 uint64_t DocumentScheduler::schedule(const std::string& doc, Task task,
-                                     std::chrono::milliseconds delay) {
+                                     std::chrono::milliseconds delay, Delay when) {
   uint64_t gen;
   {
     std::lock_guard lock(state_->mutex);
     if (state_->stopped)
       return 0;
-    State::Worker& w = state_->workers[doc];
+    auto [it, idle] = state_->workers.try_emplace(doc);
+    // An idle document (its entry is erased once its worker has nothing
+    // left) is not in a burst: no reason to wait.
+    if (idle && when == Delay::OnlyWhileBusy)
+      delay = std::chrono::milliseconds(0);
+    State::Worker& w = it->second;
     gen = w.generation = ++state_->nextGeneration;
     w.waiting = std::move(task); // a task still waiting is replaced: latest wins
     w.ready = false;
@@ -107,6 +112,13 @@ void DocumentScheduler::run(const std::shared_ptr<State>& state, const std::stri
       // A task reports its own failures; the worker must survive them.
     }
   }
+}
+
+void DocumentScheduler::interrupt(const std::string& doc) {
+  std::lock_guard lock(state_->mutex);
+  auto it = state_->workers.find(doc);
+  if (it != state_->workers.end() && it->second.running)
+    it->second.current.requestStop();
 }
 
 void DocumentScheduler::forget(const std::string& doc) {

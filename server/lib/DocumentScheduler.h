@@ -8,6 +8,12 @@
 //  - Runs of one document never overlap and start in schedule order: a
 //    document has at most one worker, which takes the newest task when the
 //    previous one returns. Different documents run in parallel on the pool.
+//  - With Delay::OnlyWhileBusy the delay applies only while the document
+//    has a task waiting or running (a burst of typing); an edit to an idle
+//    document runs at once, so a lone keystroke does not wait the debounce.
+//  - interrupt(doc) asks the running task to stop without scheduling
+//    anything: didChange calls it before applying an edit, so the edit does
+//    not wait for an analysis of the version it replaces.
 //  - forget(doc) (didClose) stops the running task, drops the waiting one,
 //    and lets go of everything kept for the document once its worker ends.
 //
@@ -45,6 +51,9 @@ private:
 class DocumentScheduler {
 public:
   using Task = std::function<void(const StopToken& stop)>;
+  // When `delay` applies: always (the trailing edge of every burst), or only
+  // while the document is busy (a lone schedule runs at once).
+  enum class Delay { Always, OnlyWhileBusy };
 
   // Timers run on `timers` (the I/O thread); tasks on `pool`.
   DocumentScheduler(boost::asio::io_context& timers, boost::asio::thread_pool& pool);
@@ -54,7 +63,10 @@ public:
 
   // Returns the schedule's generation (increasing per document).
   uint64_t schedule(const std::string& doc, Task task,
-                    std::chrono::milliseconds delay = std::chrono::milliseconds(0));
+                    std::chrono::milliseconds delay = std::chrono::milliseconds(0),
+                    Delay when = Delay::Always);
+  // Asks the document's running task (if any) to stop; what waits stays.
+  void interrupt(const std::string& doc);
   // Stops and drops the document's work and state (didClose).
   void forget(const std::string& doc);
   // Stops everything and refuses new work (shutdown, end of the session).

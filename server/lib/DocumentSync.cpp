@@ -56,6 +56,10 @@ void LspServer::didChange(const json& params) {
                "; the document keeps its previous text");
     return;
   }
+  // The analysis of the version this edit replaces would hold the Project
+  // until it ends: stop it first (it publishes nothing; the new version's
+  // run is scheduled below).
+  scheduler_->interrupt(path);
   analysis::UpdateStats stats;
   try {
     stats = project_->editDocument(path, result.edits);

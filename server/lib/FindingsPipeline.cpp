@@ -30,7 +30,21 @@ FindingsPipeline::findingsUnlessStopped(const std::string& path,
   // GPU interpret mode is never offered until the knowledge table can say,
   // per kernel, that it runs everything the kernel reaches (docs/fixes.md).
   analysis::attachFixes(project_, path, all, &fixCache_);
+  return applyPolicies(std::move(all));
+}
 
+std::optional<std::vector<analysis::Finding>>
+FindingsPipeline::findingsBeforeFixes(const std::string& path,
+                                      const std::function<bool()>& stop) const {
+  std::optional<std::vector<analysis::Finding>> analysed =
+      project_.findingsUnlessStopped(path, stop);
+  if (!analysed)
+    return std::nullopt;
+  return applyPolicies(std::move(*analysed));
+}
+
+std::vector<analysis::Finding>
+FindingsPipeline::applyPolicies(std::vector<analysis::Finding> all) const {
   // Resolved per call, not cached: an edit to pyproject.toml then shows at
   // the next analysis without a watcher, and the lookup is a few stats and
   // one small file read per folder.

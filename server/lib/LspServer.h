@@ -82,8 +82,9 @@ private:
 class LspServer : public std::enable_shared_from_this<LspServer> {
 public:
   struct Options {
-    // Delay between the last edit and the analysis run (edits inside it
-    // restart it; a newer edit also cancels a run in progress).
+    // Delay between the last edit and the analysis run while the document
+    // is busy (edits inside it restart it; a newer edit also cancels a run
+    // in progress). An idle document's first edit, and an open, run at once.
     std::chrono::milliseconds debounce{50};
     // Registers the pallas/test/* methods the transcript tests use.
     bool testMethods = false;
@@ -201,6 +202,9 @@ private:
   json codeLens(const json& params);
   void afterUpdate(const std::string& path, const analysis::UpdateStats& stats);
   void runDiagnostics(const std::string& path, const StopToken& stop);
+  void publishFindings(const std::string& path, const OpenDocument& doc,
+                       const std::vector<analysis::Finding>& findings, DiagnosticsTextCache& cache,
+                       const std::function<bool()>& stale);
   void publish(const std::string& path, json diagnostics, std::optional<int64_t> version);
   json withExtraDiagnostics(const std::string& path, json diagnostics);
   void notifyConfiguration(const json& settings);

@@ -54,6 +54,17 @@ def diagnostics(client, uri, version):
     return msg["params"]["diagnostics"]
 
 
+def diagnostics_with_fixes(client, uri, version):
+    """The publish of `version` whose diagnostics carry their fixes: a
+    document's first diagnostics go out before the fixes are computed, then
+    again with them."""
+    msg = client.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                          and m["params"]["uri"] == uri and m["params"].get("version") == version
+                          and any(d.get("data", {}).get("fixes") for d in m["params"]["diagnostics"]),
+                          timeout=60)
+    return msg["params"]["diagnostics"]
+
+
 def codes(diags):
     return sorted(d["code"] for d in diags)
 
@@ -88,11 +99,45 @@ def test_capabilities_advertised(server):
     assert "quickfix" in kinds and FIX_ALL in kinds
 
 
+def test_first_diagnostics_go_out_before_their_fixes_then_again_with_them(ready, tmp_path):
+    path = tmp_path / "kern.py"
+    path.write_text(KERNEL)
+    uri = open_doc(ready, path, KERNEL)
+    final = diagnostics_with_fixes(ready, uri, 1)
+    publishes = [m["params"]["diagnostics"] for m in ready.seen
+                 if m.get("method") == "textDocument/publishDiagnostics"
+                 and m["params"]["uri"] == uri and m["params"].get("version") == 1]
+    assert len(publishes) == 2, publishes
+    early = publishes[0]
+    # The same diagnostics, in the same order, only without their fixes.
+    # (Diagnostics that never carry fixes, e.g. about what a launch selects,
+    # are the same in both.)
+    strip = lambda ds: [{**d, "data": {**d["data"], "fixes": []}} if "fixes" in d.get("data", {})
+                        else d for d in ds]
+    assert all(d["data"].get("fixes", []) == [] for d in early), early
+    assert strip(final) == early
+    assert publishes[1] == final
+    # Code actions asked in between or after offer the fixes all the same.
+    diag = next(d for d in final if d["code"] == "PLS001")
+    actions = ready.request("textDocument/codeAction", {
+        "textDocument": {"uri": uri}, "range": diag["range"],
+        "context": {"diagnostics": [early[final.index(diag)]]}})["result"]
+    offered = {a["title"].removeprefix("Pallas: ").removesuffix(" (needs a GPU)") for a in actions}
+    assert {f["title"] for f in diag["data"]["fixes"]} <= offered, (offered, diag["data"]["fixes"])
+
+    # An edit reuses the fixes of unchanged code and publishes once, with them.
+    ready.notify("textDocument/didChange", {
+        "textDocument": {"uri": uri, "version": 2},
+        "contentChanges": [{"text": KERNEL + "\n"}]})
+    second = diagnostics(ready, uri, 2)
+    assert any(d["data"].get("fixes") for d in second if d["code"] == "PLS001"), second
+
+
 def test_pls001_actions_rewrite_and_fix_all(ready, tmp_path):
     path = tmp_path / "kern.py"
     path.write_text(KERNEL)
     uri = open_doc(ready, path, KERNEL)
-    diags = diagnostics(ready, uri, 1)
+    diags = diagnostics_with_fixes(ready, uri, 1)
     pls001 = [d for d in diags if d["code"] == "PLS001"]
     assert pls001, diags
     diag = pls001[0]

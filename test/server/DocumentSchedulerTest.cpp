@@ -179,5 +179,64 @@ TEST_F(DocumentSchedulerTest, StopAllStopsRunsAndRefusesNewWork) {
   EXPECT_FALSE(lateRan);
 }
 
+TEST_F(DocumentSchedulerTest, OnAnIdleDocumentOnlyWhileBusyRunsWithoutTheDelay) {
+  // A 60 s delay that applied would outlast the 10 s wait.
+  std::atomic<bool> ran{false};
+  scheduler_->schedule(
+      "a.py", [&](const StopToken&) { ran = true; }, 60s, DocumentScheduler::Delay::OnlyWhileBusy);
+  EXPECT_TRUE(eventually([&] { return ran.load(); }));
+  ASSERT_TRUE(eventually([&] { return scheduler_->trackedDocuments() == 0; }));
+}
+
+TEST_F(DocumentSchedulerTest, WhileTheDocumentIsBusyOnlyWhileBusyKeepsTheDelay) {
+  std::atomic<bool> firstStarted{false}, release{false}, firstEnded{false}, secondRan{false};
+  scheduler_->schedule("a.py", [&](const StopToken&) {
+    firstStarted = true;
+    for (int i = 0; i < 2000 && !release; ++i)
+      std::this_thread::sleep_for(5ms);
+    firstEnded = true;
+  });
+  ASSERT_TRUE(eventually([&] { return firstStarted.load(); }));
+  // A burst: the document is running, so this one waits its 60 s.
+  scheduler_->schedule(
+      "a.py", [&](const StopToken&) { secondRan = true; }, 60s,
+      DocumentScheduler::Delay::OnlyWhileBusy);
+  release = true;
+  ASSERT_TRUE(eventually([&] { return firstEnded.load(); }));
+  std::this_thread::sleep_for(100ms);
+  EXPECT_FALSE(secondRan);
+  EXPECT_EQ(scheduler_->runsStarted(), 1u);
+  EXPECT_EQ(scheduler_->trackedDocuments(), 1u); // the waiting task is kept
+  scheduler_->forget("a.py");
+  ASSERT_TRUE(eventually([&] { return scheduler_->trackedDocuments() == 0; }));
+}
+
+TEST_F(DocumentSchedulerTest, InterruptStopsTheRunningTaskAndKeepsWhatWaits) {
+  std::atomic<bool> firstStarted{false}, firstSawStop{false}, secondRan{false};
+  std::atomic<bool> secondSawStop{false};
+  scheduler_->schedule("a.py", [&](const StopToken& stop) {
+    firstStarted = true;
+    for (int i = 0; i < 2000 && !stop.stopRequested(); ++i)
+      std::this_thread::sleep_for(5ms);
+    firstSawStop = stop.stopRequested();
+  });
+  ASSERT_TRUE(eventually([&] { return firstStarted.load(); }));
+  scheduler_->interrupt("a.py");
+  ASSERT_TRUE(eventually([&] { return firstSawStop.load(); }));
+  // Interrupting an idle document or one never seen does nothing.
+  ASSERT_TRUE(eventually([&] { return scheduler_->trackedDocuments() == 0; }));
+  scheduler_->interrupt("a.py");
+  scheduler_->interrupt("never.py");
+  EXPECT_EQ(scheduler_->trackedDocuments(), 0u);
+  // A task scheduled after the interrupt runs with a fresh token.
+  scheduler_->schedule("a.py", [&](const StopToken& stop) {
+    secondSawStop = stop.stopRequested();
+    secondRan = true;
+  });
+  ASSERT_TRUE(eventually([&] { return secondRan.load(); }));
+  EXPECT_FALSE(secondSawStop);
+  EXPECT_EQ(scheduler_->runsStarted(), 2u);
+}
+
 } // namespace
 } // namespace pallas::server
