@@ -184,11 +184,5 @@ namespace pallas::analysis::passes {
 #define GEN_PASS_DECL_PALLASDISCHARGE
 #define GEN_PASS_DEF_PALLASDISCHARGE
 #include "pallas/analysis/detail/Passes.h.inc"
-namespace {
-struct DischargePass : detail::PallasPass<DischargePass, impl::PallasDischargeBase> {
-  using PallasPass::PallasPass;
-  void run(detail::PassContext& ctx) { runDischarge(ctx); }
-};
-const detail::FindingsPassRegistration<DischargePass> registration;
-} // namespace
+PALLAS_FINDINGS_PASS(PallasDischarge, runDischarge)
 } // namespace pallas::analysis::passes

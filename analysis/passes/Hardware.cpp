@@ -94,11 +94,5 @@ namespace pallas::analysis::passes {
 #define GEN_PASS_DECL_PALLASHARDWARE
 #define GEN_PASS_DEF_PALLASHARDWARE
 #include "pallas/analysis/detail/Passes.h.inc"
-namespace {
-struct HardwarePass : detail::PallasPass<HardwarePass, impl::PallasHardwareBase> {
-  using PallasPass::PallasPass;
-  void run(detail::PassContext& ctx) { runHardware(ctx); }
-};
-const detail::FindingsPassRegistration<HardwarePass> registration;
-} // namespace
+PALLAS_FINDINGS_PASS(PallasHardware, runHardware)
 } // namespace pallas::analysis::passes

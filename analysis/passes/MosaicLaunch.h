@@ -29,7 +29,14 @@ class KnowledgeBase;
 
 namespace pallas::analysis::passes::mosaic {
 
+// What the checks read the source with (one place, not a preamble per file).
+using detail::apiName;
+using shape::Evaluator;
+using shape::kBlockSpecObject;
 using shape::Value;
+using syntax::field;
+using syntax::is;
+using syntax::isNull;
 
 // One rule of the knowledge table's "mosaicGpuRules" (extract_mosaic_rules.py).
 struct Rule {
