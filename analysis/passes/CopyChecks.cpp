@@ -19,8 +19,6 @@
 
 namespace pallas::analysis::passes::mosaic {
 
-namespace pd = pallas::dialect;
-
 namespace {
 
 const char* kAdvice =

@@ -174,10 +174,7 @@ void runInlineMgpuSignature(detail::PassContext& ctx) {
 
 } // namespace
 
-} // namespace pallas::analysis::passes
-
 // ---- the pass (Passes.td: pallas-inline-mgpu-signature) -------------------------
-namespace pallas::analysis::passes {
 #define GEN_PASS_DECL_PALLASINLINEMGPUSIGNATURE
 #define GEN_PASS_DEF_PALLASINLINEMGPUSIGNATURE
 #include "pallas/analysis/detail/Passes.h.inc"

@@ -12,6 +12,11 @@
 
 namespace pallas::analysis::passes {
 
+std::string hopText(const Hop& h) {
+  return h.name + " (" + llvm::sys::path::filename(h.definition.path).str() + ":" +
+         std::to_string(h.definition.range.start.line + 1) + ")";
+}
+
 namespace pd = pallas::dialect;
 
 namespace {

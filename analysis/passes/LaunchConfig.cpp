@@ -179,10 +179,7 @@ void runLaunchConfig(PassContext& ctx) {
 
 } // namespace
 
-} // namespace pallas::analysis::passes
-
 // ---- the pass (Passes.td: pallas-launch-config) ----------------------------------
-namespace pallas::analysis::passes {
 #define GEN_PASS_DECL_PALLASLAUNCHCONFIG
 #define GEN_PASS_DEF_PALLASLAUNCHCONFIG
 #include "pallas/analysis/detail/Passes.h.inc"

@@ -12,7 +12,6 @@
 
 namespace pallas::analysis::passes::mosaic {
 
-namespace pd = pallas::dialect;
 using shape::Scope;
 
 // ---- the rules table -------------------------------------------------------------

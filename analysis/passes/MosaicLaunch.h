@@ -29,7 +29,9 @@ class KnowledgeBase;
 
 namespace pallas::analysis::passes::mosaic {
 
-// What the checks read the source with (one place, not a preamble per file).
+// What the checks read the source and the dialect with (one place, not a
+// preamble per file).
+namespace pd = pallas::dialect;
 using detail::apiName;
 using shape::Evaluator;
 using shape::kBlockSpecObject;

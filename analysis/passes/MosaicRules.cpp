@@ -82,10 +82,7 @@ void runMosaicRules(detail::PassContext& ctx) {
 
 } // namespace
 
-} // namespace pallas::analysis::passes
-
 // ---- the pass (Passes.td: pallas-mosaic-rules) ------------------------------------
-namespace pallas::analysis::passes {
 #define GEN_PASS_DECL_PALLASMOSAICRULES
 #define GEN_PASS_DEF_PALLASMOSAICRULES
 #include "pallas/analysis/detail/Passes.h.inc"

@@ -209,7 +209,7 @@ Res BudgetWalk::walkOp(mlir::Operation* op, const std::string& path, const Scope
   }
   if (auto prim = llvm::dyn_cast<pd::PrimOp>(op)) {
     llvm::StringRef api = prim.getApi();
-    if (isReductionApi(api)) {
+    if (hasApiRole(api, kReduction)) {
       r.smem = alignUp(reductionScratch_, rules_.alignment);
       if (r.smem)
         r.parts.push_back({"reduction scratch", r.smem, locOf(op->getLoc())});

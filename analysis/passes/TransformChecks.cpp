@@ -14,8 +14,6 @@
 
 namespace pallas::analysis::passes::mosaic {
 
-namespace pd = pallas::dialect;
-
 namespace {
 
 const char* kAdvice =

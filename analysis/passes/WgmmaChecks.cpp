@@ -13,8 +13,6 @@
 
 namespace pallas::analysis::passes::mosaic {
 
-namespace pd = pallas::dialect;
-
 namespace {
 
 // An operand's (Tiling, Swizzle) transforms when that is exactly what it has.

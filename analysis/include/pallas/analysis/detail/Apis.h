@@ -68,9 +68,6 @@ constexpr bool isRefTransformApi(std::string_view api) {
 constexpr bool dischargesBodyRefs(std::string_view api) {
   return hasApiRole(api, kDischargesBodyRefs);
 }
-constexpr bool isReductionApi(std::string_view api) {
-  return hasApiRole(api, kReduction);
-}
 
 // Api values index kApis: the enum and the table come from one list.
 constexpr bool apisIndexedById() {
