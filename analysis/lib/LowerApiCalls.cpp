@@ -86,6 +86,13 @@ mlir::Value Lowerer::lowerLaunchCall(TSNode n, const std::string& api, const Cal
   TSNode body = api == apiName(Api::CoreMap) ? TSNode{} : args.positionalOrKeyword(0, "body");
   if (api == apiName(Api::Kernel) && isNull(args.positional(0)))
     body = args.keyword("body");
+  // A kernel-taking wrapper: the kernel is the wrapper's own parameter.
+  if (wrapper && wrapper->takesKernel)
+    body = wrapper->takesKernel->index >= 0
+               ? args.positionalOrKeyword(static_cast<unsigned>(wrapper->takesKernel->index),
+                                          wrapper->takesKernel->param)
+           : wrapper->takesKernel->param.empty() ? TSNode{}
+                                                 : args.keyword(wrapper->takesKernel->param);
   if (isNull(body)) {
     mlir::Value v = factoryValue(n, api, false);
     if (wrapper)

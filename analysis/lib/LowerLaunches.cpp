@@ -250,6 +250,8 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
   std::optional<std::vector<std::string>> scratch = launchScratch(kw.scratch, partial);
   if (wrapperScratch)
     scratch.reset();
+  const CallableRef& kernel =
+      wrapper && wrapper->takesKernel ? wrappedKernel(site, *wrapper, body, scratch) : body;
 
   // The interpret contexts: config value `or`-ed with interpret=.
   mlir::StringAttr contextAttr;
@@ -290,10 +292,10 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
       b_, loc(site), valueTy_, b_.getStringAttr(api),
       pd::LaunchFormAttr::get(b_.getContext(),
                               pd::symbolizeLaunchForm(form).value_or(pd::LaunchForm::Call)),
-      b_.getStringAttr(body.text),
-      body.symbol.empty() ? mlir::FlatSymbolRefAttr()
-                          : mlir::FlatSymbolRefAttr::get(b_.getContext(), body.symbol),
-      body.file.empty() ? mlir::StringAttr() : b_.getStringAttr(body.file), body.value,
+      b_.getStringAttr(kernel.text),
+      kernel.symbol.empty() ? mlir::FlatSymbolRefAttr()
+                            : mlir::FlatSymbolRefAttr::get(b_.getContext(), kernel.symbol),
+      kernel.file.empty() ? mlir::StringAttr() : b_.getStringAttr(kernel.file), kernel.value,
       pathArray(eval.paths),
       pd::InterpretSourceAttr::get(
           b_.getContext(),
@@ -315,6 +317,10 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
   // a class attribute, are not visible at the call).
   if (wrapper)
     op->setAttr("pallas.wrapper", b_.getStringAttr(wrapper->method));
+  // The caller's keywords are the kernel-taking wrapper's own (its `grid=`
+  // is the pipeline's), not those of the launch API it reaches.
+  if (wrapper && wrapper->takesKernel)
+    op->setAttr("pallas.wrapper_takes_kernel", b_.getUnitAttr());
   if (kw.wrapperCompilerParams)
     op->setAttr("pallas.wrapper_compiler_params", b_.getUnitAttr());
   // Scratch allocations given plgpu transforms= (the HLO interpreter cannot

@@ -147,6 +147,9 @@ std::optional<LaunchWrapper> Lowerer::launchWrapperOf(TSNode callee) {
     auto call = names::launchWrapperCall(def, doc_, globals_, isWrapper);
     if (!call)
       return std::nullopt;
+    if (!out.takesKernel)
+      if (auto k = names::kernelTakingWrapperCall(def, doc_, globals_, isWrapper))
+        out.takesKernel = k->second;
     for (TSNode a : syntax::namedChildren(field(call->call, "arguments")))
       if (is(a, "keyword_argument"))
         out.keywords.emplace_back(text(field(a, "name")), field(a, "value"));
@@ -182,6 +185,10 @@ void Lowerer::applyWrapperKeywords(const LaunchWrapper& w, LaunchKeywords& kw,
   if (kw.backend.empty())
     kw.backend = w.backend;
   for (auto& [k, v] : w.keywords) {
+    // A parameter of a kernel-taking wrapper is the caller's value, read from
+    // the caller's own keywords (`out_type=out_shape`, `scratch_types=scratch_shapes`).
+    if (w.takesKernel && is(v, "identifier") && llvm::is_contained(w.takesKernel->params, text(v)))
+      continue;
     if (k == "interpret") {
       names::InterpretEval e = names::evaluateInterpret(v, doc_, globals_, nullptr);
       e.source = e.paths.size() == 1 && e.paths[0] == pd::path::kUnknown ? "unknown" : e.source;
@@ -199,6 +206,106 @@ void Lowerer::applyWrapperKeywords(const LaunchWrapper& w, LaunchKeywords& kw,
     if (k == "thread_name")
       kw.threadName = v;
   }
+}
+
+} // namespace pallas::analysis::lower
+
+namespace pallas::analysis::lower {
+
+// A kernel-taking wrapper that runs the caller's kernel in a pipeline
+// (`PallasTest.pallas_call`): the launch's body is
+//   closure(<gmem refs>..., <scratch refs>...):
+//     pipeline = emit_pipeline scope(indices, <buffers>...): kernel(<buffers>..., <scratch>...)
+//     pipeline(<gmem refs>...)
+// so the walk binds the pipeline's copies on the launch's Refs and judges the
+// caller's kernel on the pipeline's buffers, as JAX runs it. The kernel's own
+// parameters say how many Refs it takes; the last len(scratch) are scratch.
+CallableRef Lowerer::wrappedKernel(TSNode site, const LaunchWrapper& w, const CallableRef& kernel,
+                                   const std::optional<std::vector<std::string>>& scratch) {
+  if (!w.takesKernel || w.takesKernel->pipelineApi.empty())
+    return kernel;
+  TSNode def = kernel.def;
+  if (isNull(def) && kernel.value)
+    if (ValInfo* vi = infoOf(kernel.value))
+      def = vi->closureDef;
+  if (isNull(def) && !kernel.symbol.empty() && kernel.file.empty())
+    for (TSNode s : syntax::namedChildren(doc_.root())) {
+      TSNode d = is(s, "decorated_definition") ? field(s, "definition") : s;
+      if (is(d, "function_definition") && text(field(d, "name")) == kernel.symbol)
+        def = d;
+    }
+  if (isNull(def))
+    return kernel; // its Refs are not known: judged as written
+  CallableRef callee = kernel;
+  if (callee.symbol.empty() && !callee.value)
+    callee.value = closure(def);
+  size_t n = paramNames(def).size();
+  size_t nScratch = scratch ? std::min(scratch->size(), n) : 0;
+  size_t nGmem = n - nScratch;
+
+  std::vector<std::string> argNames;
+  argNames.reserve(n);
+  for (size_t i = 0; i < n; ++i)
+    argNames.push_back(i < nGmem ? "gmem" + std::to_string(i)
+                                 : "scratch" + std::to_string(i - nGmem));
+  auto op = pd::ClosureOp::create(b_, loc(site), valueTy_, "<" + w.method + ">",
+                                  pd::ClosureKind::Def, strArray(argNames));
+  mlir::Block* block = new mlir::Block();
+  op.getBody().push_back(block);
+  for (size_t i = 0; i < n; ++i)
+    block->addArgument(valueTy_, loc(site));
+  inRegion(block, [&] {
+    for (unsigned i = 0; i < n; ++i)
+      info_[block->getArgument(i)].prov = Prov{pd::origin::kArg, static_cast<int>(i)};
+    std::vector<std::string> blockOrigins(1 + nGmem, pd::origin::kPipeline);
+    blockOrigins[0] = pd::origin::kValue;
+    mlir::ArrayAttr noOrigins;
+    mlir::DenseI64ArrayAttr noIndices;
+    operandInfo({}, noOrigins, noIndices);
+    auto pipe = pd::ScopeOp::create(
+        b_, loc(site), valueTy_, w.takesKernel->pipelineApi, mlir::ValueRange{}, strArray({}),
+        noOrigins, noIndices, originArray(blockOrigins), mlir::ArrayAttr(), mlir::StringAttr());
+    mlir::Block* body = new mlir::Block();
+    pipe.getBody().push_back(body);
+    for (const std::string& o : blockOrigins)
+      body->addArgument(o == pd::origin::kValue ? valueTy_ : refTy_, loc(site));
+    inRegion(body, [&] {
+      info_[body->getArgument(0)].prov = Prov{pd::origin::kValue, -1};
+      llvm::SmallVector<mlir::Value> args;
+      for (unsigned i = 1; i < body->getNumArguments(); ++i) {
+        info_[body->getArgument(i)].prov = Prov{pd::origin::kPipeline, -1};
+        args.push_back(body->getArgument(i));
+      }
+      for (size_t i = nGmem; i < n; ++i)
+        args.push_back(block->getArgument(i));
+      mlir::ArrayAttr o;
+      mlir::DenseI64ArrayAttr idx;
+      operandInfo(args, o, idx);
+      std::vector<std::string> kws(args.size(), "");
+      if (!callee.symbol.empty())
+        pd::CallOp::create(b_, loc(site), valueTy_, callee.symbol, mlir::StringAttr(), args,
+                           strArray(kws), o, idx);
+      else
+        pd::CallIndirectOp::create(b_, loc(site), valueTy_, callee.value, args, strArray(kws), o,
+                                   idx);
+    });
+    // The pipeline runs on the launch's GMEM Refs.
+    llvm::SmallVector<mlir::Value> gmem;
+    for (size_t i = 0; i < nGmem; ++i)
+      gmem.push_back(block->getArgument(i));
+    mlir::ArrayAttr o;
+    mlir::DenseI64ArrayAttr idx;
+    operandInfo(gmem, o, idx);
+    std::vector<std::string> kws(gmem.size(), "");
+    // Located where the wrapper runs its pipeline (JAX blames that call).
+    TSNode run = w.takesKernel->pipelineRun;
+    pd::CallIndirectOp::create(b_, loc(isNull(run) ? site : run), valueTy_, pipe.getResult(), gmem,
+                               strArray(kws), o, idx);
+  });
+  CallableRef out;
+  out.value = op.getResult();
+  out.text = kernel.text;
+  return out;
 }
 
 } // namespace pallas::analysis::lower

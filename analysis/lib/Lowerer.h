@@ -11,6 +11,7 @@
 //   LowerUnits.cpp        units of a document, their fingerprints, lowerUnit
 #pragma once
 
+#include "KernelTakingWrappers.h"
 #include "Lower.h"
 #include "mlir/IR/Builders.h"
 #include "pallas/analysis/detail/Apis.h"
@@ -65,6 +66,9 @@ struct LaunchWrapper {
   std::string method;
   std::vector<std::pair<std::string, TSNode>> keywords;
   std::string backend; // named through the wrapper's own imports
+  // The caller passes the kernel (KernelTakingWrappers.cpp): where, and the
+  // pipeline the wrapper runs it in.
+  std::optional<names::TakesKernel> takesKernel;
 };
 
 // A higher-order API called without its body yet (`pl.when(c)`,
@@ -307,6 +311,10 @@ private:
 
   // ---- launch wrappers (LowerWrappers.cpp) ----
   std::optional<LaunchWrapper> launchWrapperOf(TSNode callee);
+  // The kernel a kernel-taking wrapper launches, as the wrapper runs it: in
+  // the wrapper's pipeline when it has one (LowerWrappers.cpp).
+  CallableRef wrappedKernel(TSNode site, const LaunchWrapper& w, const CallableRef& kernel,
+                            const std::optional<std::vector<std::string>>& scratch);
   void applyWrapperKeywords(const LaunchWrapper& w, LaunchKeywords& kw,
                             std::optional<names::InterpretEval>& interpret, bool& scratchUnknown);
   LaunchKeywords launchKeywords(TSNode args, const std::string& api);

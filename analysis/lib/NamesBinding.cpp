@@ -3,6 +3,7 @@
 // files), assignments (constants, functools.partial launch factories,
 // InterpretGPUParams), defs and classes (launch wrappers), and the run-time
 // spellings a module may use (TYPE_CHECKING, cloned modules).
+#include "KernelTakingWrappers.h"
 #include "NamesInternal.h"
 #include "pallas/analysis/detail/Apis.h"
 
@@ -80,6 +81,8 @@ launchWrapperCall(TSNode def, const syntax::ParsedSource& doc, const Globals& gl
                   const std::function<bool(const std::string&, bool)>& isWrapper) {
   if (!is(def, "function_definition"))
     return std::nullopt;
+  if (auto k = kernelTakingWrapperCall(def, doc, globals, isWrapper))
+    return k->first;
   // The wrapper's own `*args` and `**kwargs` parameter names.
   std::string starArgs, starKwargs;
   for (TSNode p : syntax::namedChildren(field(def, "parameters"))) {

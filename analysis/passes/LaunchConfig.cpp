@@ -46,7 +46,7 @@ std::string launchPathLabel(pd::LaunchOp launch) {
 // order; the first that fails, "" when none certainly does.
 std::string meshError(const PassContext& ctx, pd::LaunchOp launch, const detail::SmemRules& rules,
                       const detail::SmemIndex& index) {
-  if (launch.getApi() != apiText(Api::GpuKernel))
+  if (launch.getApi() != apiText(Api::GpuKernel) || launch->hasAttr("pallas.wrapper_takes_kernel"))
     return {};
   auto s = ctx.workspace.syntaxOf(ctx.path);
   if (!s.doc)

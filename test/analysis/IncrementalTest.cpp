@@ -278,3 +278,40 @@ TEST(Incremental, EditingALaunchWrapperRelowersItsCallers) {
   EXPECT_EQ(count(p.mlirText(path), "pallas.launch"), 0u) << p.mlirText(path);
   EXPECT_TRUE(verifyModule(p, path));
 }
+
+namespace {
+
+const char* kKernelTakingWrapperSource = "from jax.experimental.pallas import mosaic_gpu as plgpu\n"
+                                         "class Base:\n"
+                                         "  def pallas_call(self, kernel_fn, *, out_shape):\n"
+                                         "    @plgpu.kernel(out_shape=out_shape)\n"
+                                         "    def launched(*refs):\n"
+                                         "      kernel_fn(*refs)\n"
+                                         "    return launched\n"
+                                         "class T(Base):\n"
+                                         "  def test(self, x):\n"
+                                         "    def kernel(x_ref, o_ref):\n"
+                                         "      o_ref[...] = x_ref[...]\n"
+                                         "    return self.pallas_call(kernel, out_shape=x)(x)\n";
+
+} // namespace
+
+// A kernel-taking wrapper (its caller passes the kernel, docs/analysis.md
+// §8.13): the caller's call is a launch of the caller's kernel. Editing only
+// the wrapper's body so that it no longer runs the kernel it is given must
+// re-lower the caller, both ways.
+TEST(Incremental, EditingAKernelTakingWrapperRelowersItsCallers) {
+  Project p;
+  const std::string path = "/v/kernel_wrapper.py";
+  std::string src = kKernelTakingWrapperSource;
+  p.setDocument(path, src);
+  // The wrapper's own launch and the caller's.
+  EXPECT_EQ(count(p.mlirText(path), "pallas.launch \"plgpu.kernel\""), 2u) << p.mlirText(path);
+  EXPECT_TRUE(verifyModule(p, path));
+  p.editDocument(path, {replaceAt(src, "      kernel_fn(*refs)", "      print(*refs)")});
+  EXPECT_EQ(count(p.mlirText(path), "pallas.launch \"plgpu.kernel\""), 1u) << p.mlirText(path);
+  std::string now = p.documentText(path);
+  p.editDocument(path, {replaceAt(now, "      print(*refs)", "      kernel_fn(*refs)")});
+  EXPECT_EQ(count(p.mlirText(path), "pallas.launch \"plgpu.kernel\""), 2u) << p.mlirText(path);
+  EXPECT_TRUE(verifyModule(p, path));
+}

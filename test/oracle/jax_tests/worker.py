@@ -108,6 +108,18 @@ def _first_line(e: BaseException) -> str:
 _LAUNCH_FILES = {"pallas_call.py", "lowering.py", "jaxpr_interpret.py", "discharge.py"}
 
 
+def _is_launch_frame(path: str) -> bool:
+  return "/jax/_src/" in path and os.path.basename(path) in _LAUNCH_FILES
+
+
+def _is_pallas_frame(path: str) -> bool:
+  """A frame of Pallas or Mosaic GPU itself: tracing, lowering, the
+  interpreters and GPU interpret mode's callbacks (which XLA calls while the
+  kernel runs)."""
+  return ("/jax/_src/pallas/" in path or "/jax/experimental/mosaic/" in path
+          or _is_launch_frame(path))
+
+
 def _run_one(test: unittest.TestCase, timeout: int) -> dict:
   result = unittest.TestResult()
 
@@ -130,7 +142,12 @@ def _run_one(test: unittest.TestCase, timeout: int) -> dict:
     etype = last.split(":", 1)[0].rsplit(".", 1)[-1]
     if "_Timeout" in etype:
       return {"outcome": "timeout", "type": "", "message": f"over {timeout} s"}
-    return {"outcome": "error", "type": etype, "message": last[:300]}
+    # Whether the error rose while JAX traced, lowered or ran a launch: one
+    # raised before any (the test's own setup, `capture_stdout` needing the
+    # Mosaic GPU extension) says nothing about the path.
+    frames = re.findall(r'^  File "([^"]+)"', text, re.M)
+    return {"outcome": "error", "type": etype, "message": last[:300],
+            "inLaunch": any(_is_pallas_frame(f) for f in frames)}
   if result.failures:
     text = result.failures[0][1]
     last = text.strip().splitlines()[-1]
@@ -143,7 +160,7 @@ def _run_one(test: unittest.TestCase, timeout: int) -> dict:
     # JAX helper the test calls after the kernel ran (`get_races()`) is no
     # launch either: those are failures.
     frames = re.findall(r'^  File "([^"]+)"', text, re.M)
-    in_launch = any("/jax/_src/" in f and os.path.basename(f) in _LAUNCH_FILES for f in frames)
+    in_launch = any(_is_launch_frame(f) for f in frames)
     if frames and in_launch and "/jax/" in frames[-1] and "test_util" not in frames[-1]:
       return {"outcome": "error", "type": "AssertionError",
               "message": f"{last[:240]} (raised in {os.path.basename(frames[-1])})"}
