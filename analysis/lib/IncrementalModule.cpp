@@ -306,7 +306,8 @@ void Project::Impl::lowerUnits(const lower::LowerInput& in, const std::vector<lo
     next[i].fresh = true;
   };
   constexpr size_t kParallelFrom = 64;
-  if (which.size() < kParallelFrom || std::thread::hardware_concurrency() < 2) {
+  if (which.size() < kParallelFrom || std::thread::hardware_concurrency() < 2 ||
+      options.lowerOnCallingThread) {
     for (size_t i : which)
       lowerOne(i);
     return;

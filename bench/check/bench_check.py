@@ -7,7 +7,12 @@ tool's exclusions or .gitignore handling drops files), plus the Pallas kernel
 fixtures of the test suite, replicated, so that the analysis has kernels to
 analyse as well as plain Python to skip quickly.
 
+With --generated-kernels N the corpus is instead N generated kernel modules
+(generate_kernels.py: every file a Pallas Mosaic GPU kernel module, one in
+eight with a finding), the case where no file can be skipped.
+
 Usage: bench_check.py --bin PATH --ruff PATH [--repeat N] [--jobs N] [--out FILE]
+                      [--generated-kernels N]
 Prints a table and writes a JSON record. Never asserts: targets are read
 from the numbers, not enforced here.
 """
@@ -72,6 +77,8 @@ def main() -> int:
     ap.add_argument("--kernel-copies", type=int, default=50)
     ap.add_argument("--kernels-only", action="store_true",
                     help="leave the standard library out: only the replicated kernel fixtures")
+    ap.add_argument("--generated-kernels", type=int, default=0,
+                    help="instead: N generated kernel modules (generate_kernels.py), nothing else")
     ap.add_argument("--out")
     args = ap.parse_args()
     # The tools run inside the corpus folder: make their paths absolute.
@@ -83,7 +90,12 @@ def main() -> int:
     fixtures += sorted((root / "test" / "check" / "fixtures").glob("*.py"))
     with tempfile.TemporaryDirectory(prefix="pallas-check-bench-") as tmp:
         corpus = pathlib.Path(tmp) / "corpus"
-        files, lines = build_corpus(corpus, fixtures, args.kernel_copies, not args.kernels_only)
+        if args.generated_kernels:
+            sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+            from generate_kernels import write_corpus
+            files, lines = write_corpus(corpus, args.generated_kernels)
+        else:
+            files, lines = build_corpus(corpus, fixtures, args.kernel_copies, not args.kernels_only)
         tools = {
             "pallas-lsp check": [args.bin, "check", "--no-config", "--exit-zero", "--quiet",
                                  "--jobs", str(args.jobs), "--format", "json", "."],
@@ -129,7 +141,7 @@ def main() -> int:
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform()},
         "jobs": args.jobs,
         "corpus": {"files": files, "lines": lines, "kernel_fixtures": len(fixtures), "kernel_copies": args.kernel_copies,
-                   "stdlib": not args.kernels_only},
+                   "stdlib": not args.kernels_only, "generated_kernels": args.generated_kernels},
         "pallas_lsp_summary": summary,
         "results": results,
     }

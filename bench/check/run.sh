@@ -2,7 +2,11 @@
 # `pallas-lsp check` throughput next to `ruff check` on the same corpus, in the
 # same run. Reports; never fails on the numbers.
 #   bench/check/run.sh [BUILD_DIR] [extra bench_check.py options]
-# Writes bench/results/check-throughput-<date>.json.
+#   bench/check/run.sh build --generated-kernels 200   (every file a kernel module)
+# Writes bench/results/check-throughput-<date>.json. The wheel's binary is
+# the static one (cmake --build build --target pallas-lsp-static;
+# PALLAS_LSP_BIN=build/static/bin/pallas-lsp): the shared build maps ~78 MB of
+# libLLVM/libMLIR pages, which its peak RSS counts.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build="${1:-$root/build}"; shift || true

@@ -7,7 +7,12 @@ The corpora: JAX's repository at v0.10.2 (tests/, jax/, docs/, examples/,
 benchmarks/; --tree) and every tracked .py file of this repository (run from
 its root, so paths are the same for both binaries).
 
+With --corpus DIR (repeatable) each DIR is compared too: a generated kernel
+corpus (generate_kernels.py --out DIR), or --generated N writes one of N
+files to a temporary folder and compares it.
+
 usage: same_findings.py --before BIN --after BIN [--tree DIR] [--jobs N]
+                        [--corpus DIR ...] [--generated N]
 Exit 0 when every corpus matches, 1 otherwise (with the first differences).
 """
 import argparse
@@ -16,6 +21,7 @@ import os
 import pathlib
 import subprocess
 import sys
+import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -53,6 +59,9 @@ def main():
     ap.add_argument("--after", required=True)
     ap.add_argument("--tree", default="/work/jax-v0.10.2")
     ap.add_argument("--jobs", type=int, default=0, help="0: each binary's default")
+    ap.add_argument("--corpus", action="append", default=[], help="another folder to compare on")
+    ap.add_argument("--generated", type=int, default=0,
+                    help="also compare on N generated kernel modules (generate_kernels.py)")
     a = ap.parse_args()
     # The corpora run in their own folders: make the binaries' paths absolute.
     a.before, a.after = (str(pathlib.Path(b).resolve()) for b in (a.before, a.after))
@@ -64,6 +73,14 @@ def main():
     tracked = subprocess.run(["git", "ls-files", "*.py"], cwd=ROOT, stdout=subprocess.PIPE, text=True,
                              check=True).stdout.split()
     corpora.append((f"this repository's {len(tracked)} tracked .py files", tracked, str(ROOT)))
+    for folder in a.corpus:
+        corpora.append((folder, ["."], str(pathlib.Path(folder).resolve())))
+    scratch = tempfile.TemporaryDirectory(prefix="pallas-same-findings-")
+    if a.generated:
+        sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+        from generate_kernels import write_corpus
+        files, lines = write_corpus(pathlib.Path(scratch.name), a.generated)
+        corpora.append((f"{files} generated kernel modules ({lines} lines)", ["."], scratch.name))
     same = True
     for label, paths, cwd in corpora:
         before = run(a.before, jobs + paths, cwd)

@@ -3,6 +3,7 @@
 #include "FileWalker.h"
 #include "NotebookFiles.h"
 #include "Relevance.h"
+#include "WorkGroups.h"
 #include "pallas/analysis/Project.h"
 #include "pallas/analysis/Rewrite.h"
 #include "pallas/support/FileReading.h"
@@ -118,23 +119,6 @@ void dedupe(std::vector<analysis::Finding>& findings) {
   findings.erase(std::unique(findings.begin(), findings.end(), same), findings.end());
 }
 
-// Files a worker takes at a time: one folder (helpers usually live next to
-// the kernels that import them, so a worker reads each helper once).
-std::vector<std::vector<std::string>> byFolder(const std::vector<std::string>& documents) {
-  std::map<std::string, std::vector<std::string>> folders;
-  for (const std::string& d : documents)
-    folders[fs::path(d).parent_path().string()].push_back(d);
-  std::vector<std::vector<std::string>> groups;
-  groups.reserve(folders.size());
-  for (auto& [_, files] : folders)
-    groups.push_back(std::move(files));
-  // Largest first, so the last group handed out is a small one.
-  std::sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) {
-    return a.size() != b.size() ? a.size() > b.size() : a.front() < b.front();
-  });
-  return groups;
-}
-
 // Analyse `documents` on up to `jobs` workers, each with a Project of its own
 // (its own MLIR context and lock, so the workers never wait on each other).
 // A kernel's helpers in other files are read by its worker's Project on
@@ -146,9 +130,18 @@ std::vector<analysis::Finding> collect(const analysis::ProjectOptions& projectOp
                                        unsigned jobs, std::vector<std::string>& errors,
                                        std::vector<std::string>& notes,
                                        std::vector<analysis::LaunchPaths>* launches = nullptr) {
-  std::vector<std::vector<std::string>> groups = byFolder(documents);
   if (jobs == 0)
     jobs = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<size_t> sizes;
+  sizes.reserve(documents.size());
+  {
+    std::lock_guard lock(sources.mutex); // not text(): no line index needed here
+    for (const std::string& d : documents) {
+      auto it = sources.texts.find(d);
+      sizes.push_back(it == sources.texts.end() ? 0 : it->second.size());
+    }
+  }
+  std::vector<std::vector<std::string>> groups = workGroups(documents, sizes, jobs);
   jobs = static_cast<unsigned>(std::max<size_t>(1, std::min<size_t>(jobs, groups.size())));
   std::vector<std::vector<analysis::Finding>> perWorker(jobs);
   std::vector<std::vector<std::string>> failuresPerWorker(jobs);
@@ -279,6 +272,9 @@ CheckResult runCheck(const CheckOptions& options) {
   projectOptions.gpuComputeCapability = options.gpuComputeCapability;
   projectOptions.gpuSharedMemoryPerBlockOptin = options.gpuSharedMemoryPerBlockOptin;
   projectOptions.assumePath = options.assumePath;
+  // One Project per worker already uses the cores (collect).
+  projectOptions.lowerOnCallingThread =
+      (options.jobs == 0 ? std::thread::hardware_concurrency() : options.jobs) > 1;
   if (options.knowledgeFor) {
     std::string python = options.python;
     if (auto config = configs.forPath(root, /*isDirectory=*/true);

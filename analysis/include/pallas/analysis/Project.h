@@ -78,6 +78,11 @@ struct ProjectOptions {
   // (InterpretGPUParams()), "compiled"; empty: the paths each launch selects.
   // (`check --assume-path`: "can I debug this on the CPU?")
   std::string assumePath;
+  // Lower a large file's units on the calling thread only (no helper
+  // thread): `check` already runs one Project per core, and a helper thread
+  // per large file oversubscribed the cores and made the MLIR context take
+  // its locks.
+  bool lowerOnCallingThread = false;
 };
 
 // One path of a launch's path matrix: whether it can run the launch, and
