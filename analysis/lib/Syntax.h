@@ -3,7 +3,8 @@
 // old tree). No MLIR here.
 #pragma once
 
-#include "pallas/analysis/Project.h" // ByteEdit
+#include "pallas/analysis/Project.h"           // ByteEdit
+#include "pallas/analysis/detail/SyntaxWalk.h" // forEachNode
 
 #include <map>
 #include <optional>

@@ -19,8 +19,6 @@
 
 namespace pallas::analysis::passes::mosaic {
 
-namespace pd = pallas::dialect;
-
 namespace {
 
 const char* kAdvice =
@@ -132,12 +130,12 @@ bool inSmem(const Value& spec) {
   auto it = spec.fields.find("memory_space");
   if (it == spec.fields.end() || it->second.kind == Value::Kind::None)
     return true;
-  return it->second.isObject("plgpu.SMEM");
+  return it->second.isObject(apiName(Api::Smem));
 }
 
 // A block of a pallas_call operand as the pipeline copies it.
 std::optional<Copy> blockCopy(const Param& p, size_t index) {
-  if (!p.spec.isObject("BlockSpec") || !inSmem(p.spec))
+  if (!p.spec.isObject(kBlockSpecObject) || !inSmem(p.spec))
     return std::nullopt;
   Value dtype = p.array.field("dtype");
   auto bits = bitsOf(dtype);
@@ -170,8 +168,8 @@ std::optional<Copy> blockCopy(const Param& p, size_t index) {
 // An explicit copy between a kernel operand in GMEM and an SMEM buffer.
 std::optional<Copy> explicitCopy(const RefInfo& gmem, const RefInfo& smem, bool toSmem) {
   if (!gmem.known || !smem.known || gmem.param < 0 || gmem.kind == Param::Kind::Scratch ||
-      smem.kind != Param::Kind::Scratch || !smem.holder.isObject("plgpu.SMEM") || smem.transposed ||
-      gmem.transposed)
+      smem.kind != Param::Kind::Scratch || !smem.holder.isObject(apiName(Api::Smem)) ||
+      smem.transposed || gmem.transposed)
     return std::nullopt;
   // The GMEM array's shape matters for its strides only: unknown, that one
   // check is left out.
@@ -221,8 +219,8 @@ void copyChecks(Session& s, const LaunchView& v, const knowledge::KnowledgeBase&
     if (!prim || prim.getArgs().size() < 2)
       return;
     llvm::StringRef api = prim.getApi();
-    bool toSmem = api == "plgpu.copy_gmem_to_smem";
-    if (!toSmem && api != "plgpu.copy_smem_to_gmem")
+    bool toSmem = api == apiText(Api::CopyGmemToSmem);
+    if (!toSmem && api != apiText(Api::CopySmemToGmem))
       return;
     RefInfo src = v.ref(s, prim.getArgs()[0]), dst = v.ref(s, prim.getArgs()[1]);
     auto c = toSmem ? explicitCopy(src, dst, true) : explicitCopy(dst, src, false);

@@ -12,8 +12,6 @@
 #include "pallas/analysis/detail/PallasPass.h"
 #include "pallas/analysis/detail/Passes.h"
 
-#include "llvm/Support/Path.h"
-
 #include <set>
 
 namespace pallas::analysis::passes {
@@ -21,11 +19,6 @@ namespace pallas::analysis::passes {
 namespace pd = pallas::dialect;
 
 namespace {
-
-std::string hopText(const Hop& h) {
-  return h.name + " (" + llvm::sys::path::filename(h.definition.path).str() + ":" +
-         std::to_string(h.definition.range.start.line + 1) + ")";
-}
 
 // Where the launch selects its path: the context manager when that decides,
 // else the launch itself.
@@ -177,18 +170,9 @@ void runDischarge(detail::PassContext& ctx) {
 
 } // namespace
 
-} // namespace pallas::analysis::passes
-
 // ---- the pass (Passes.td: pallas-discharge) -----------------------------------
-namespace pallas::analysis::passes {
 #define GEN_PASS_DECL_PALLASDISCHARGE
 #define GEN_PASS_DEF_PALLASDISCHARGE
 #include "pallas/analysis/detail/Passes.h.inc"
-namespace {
-struct DischargePass : detail::PallasPass<DischargePass, impl::PallasDischargeBase> {
-  using PallasPass::PallasPass;
-  void run(detail::PassContext& ctx) { runDischarge(ctx); }
-};
-const detail::FindingsPassRegistration<DischargePass> registration;
-} // namespace
+PALLAS_FINDINGS_PASS(PallasDischarge, runDischarge)
 } // namespace pallas::analysis::passes

@@ -9,22 +9,13 @@
 #include "pallas/analysis/detail/PallasPass.h"
 #include "pallas/analysis/detail/Passes.h"
 
-#include "llvm/Support/Path.h"
-
 #include <set>
 
 namespace pallas::analysis::passes {
 
 namespace pd = pallas::dialect;
 
-namespace {
-
-std::string hopText(const Hop& h) {
-  return h.name + " (" + llvm::sys::path::filename(h.definition.path).str() + ":" +
-         std::to_string(h.definition.range.start.line + 1) + ")";
-}
-
-} // namespace
+namespace {} // namespace
 
 std::string hardwareBlocks(const knowledge::KnowledgeBase& kb, const std::string& primKey,
                            llvm::StringRef capability) {
@@ -87,18 +78,9 @@ void runHardware(detail::PassContext& ctx) {
 
 } // namespace
 
-} // namespace pallas::analysis::passes
-
 // ---- the pass (Passes.td: pallas-hardware) ------------------------------------
-namespace pallas::analysis::passes {
 #define GEN_PASS_DECL_PALLASHARDWARE
 #define GEN_PASS_DEF_PALLASHARDWARE
 #include "pallas/analysis/detail/Passes.h.inc"
-namespace {
-struct HardwarePass : detail::PallasPass<HardwarePass, impl::PallasHardwareBase> {
-  using PallasPass::PallasPass;
-  void run(detail::PassContext& ctx) { runHardware(ctx); }
-};
-const detail::FindingsPassRegistration<HardwarePass> registration;
-} // namespace
+PALLAS_FINDINGS_PASS(PallasHardware, runHardware)
 } // namespace pallas::analysis::passes

@@ -174,19 +174,9 @@ void runInlineMgpuSignature(detail::PassContext& ctx) {
 
 } // namespace
 
-} // namespace pallas::analysis::passes
-
 // ---- the pass (Passes.td: pallas-inline-mgpu-signature) -------------------------
-namespace pallas::analysis::passes {
 #define GEN_PASS_DECL_PALLASINLINEMGPUSIGNATURE
 #define GEN_PASS_DEF_PALLASINLINEMGPUSIGNATURE
 #include "pallas/analysis/detail/Passes.h.inc"
-namespace {
-struct InlineMgpuSignaturePass
-    : detail::PallasPass<InlineMgpuSignaturePass, impl::PallasInlineMgpuSignatureBase> {
-  using PallasPass::PallasPass;
-  void run(detail::PassContext& ctx) { runInlineMgpuSignature(ctx); }
-};
-const detail::FindingsPassRegistration<InlineMgpuSignaturePass> registration;
-} // namespace
+PALLAS_FINDINGS_PASS(PallasInlineMgpuSignature, runInlineMgpuSignature)
 } // namespace pallas::analysis::passes

@@ -23,6 +23,21 @@ bool launchHasMeshAxes(pd::LaunchOp launch) {
   return api == "plgpu.kernel" || api == "pl.core_map" || api == "pl.kernel";
 }
 
+// The binding of one interpreter rule: `api` at `site` binds `prim`, whose
+// operands are in state `refs`; `detail` is what JAX's message names.
+BoundPrimitive ruleBinding(std::string api, const knowledge::PrimitiveFacts* prim,
+                           mlir::Operation* site, RefState refs, std::string rule,
+                           std::string detail) {
+  BoundPrimitive b;
+  b.api = std::move(api);
+  b.prim = prim;
+  b.site = site;
+  b.refs = refs;
+  b.interpretRule = std::move(rule);
+  b.detail = std::move(detail);
+  return b;
+}
+
 } // namespace
 
 void KernelWalk::recordInterpretRefTransforms() {
@@ -35,15 +50,13 @@ void KernelWalk::recordInterpretRefTransforms() {
   const knowledge::PrimitiveFacts* prim = kb_.primitive("get");
   if (!prim || !kb_.errorTemplate("unsupportedRefTransform"))
     return;
-  BoundPrimitive b;
-  b.api = "scratch_shapes";
-  b.prim = prim;
-  b.site = launch_;
-  b.refs = {RefState::Kind::Discharged, Phase::Lowering, "a scratch Ref with plgpu transforms"};
-  b.interpretRule = "ref_transform";
+  std::string written; // the first transform as written
   if (auto s = llvm::dyn_cast<mlir::StringAttr>(transforms[0]))
-    b.detail = s.getValue().str();
-  record(std::move(b));
+    written = s.getValue().str();
+  record(ruleBinding(
+      "scratch_shapes", prim, launch_,
+      {RefState::Kind::Discharged, Phase::Lowering, "a scratch Ref with plgpu transforms"},
+      "ref_transform", std::move(written)));
 }
 
 bool KernelWalk::recordUnboundAxis(pd::PrimOp prim) {
@@ -55,14 +68,9 @@ bool KernelWalk::recordUnboundAxis(pd::PrimOp prim) {
   const knowledge::PrimitiveFacts* p = kb_.primitive("axis_index");
   if (!p || !kb_.errorTemplate("unboundAxisName"))
     return true;
-  BoundPrimitive b;
-  b.api = "lax.axis_index";
-  b.prim = p;
-  b.site = prim;
-  b.refs = {RefState::Kind::NotRef, Phase::Lowering, "an axis name"};
-  b.interpretRule = "unbound_axis";
-  b.detail = "<axis name>";
-  record(std::move(b));
+  record(ruleBinding("lax.axis_index", p, prim,
+                     {RefState::Kind::NotRef, Phase::Lowering, "an axis name"}, "unbound_axis",
+                     "<axis name>"));
   return true;
 }
 

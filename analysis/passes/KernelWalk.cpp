@@ -12,6 +12,11 @@
 
 namespace pallas::analysis::passes {
 
+std::string hopText(const Hop& h) {
+  return h.name + " (" + llvm::sys::path::filename(h.definition.path).str() + ":" +
+         std::to_string(h.definition.range.start.line + 1) + ")";
+}
+
 namespace pd = pallas::dialect;
 
 namespace {
@@ -27,8 +32,7 @@ bool isStructural(llvm::StringRef name) {
 }
 
 bool isPipeline(pd::ScopeOp scope) {
-  return scope.getApi() == "plgpu.emit_pipeline" ||
-         scope.getApi() == "plgpu.emit_pipeline_warp_specialized";
+  return detail::isPipelineApi(scope.getApi());
 }
 
 // Whether the pipeline a scope builds is run by a call the walk sees
@@ -70,14 +74,14 @@ template <typename Fn> void forEachLaunchArgumentOp(pd::LaunchOp launch, Fn fn) 
 // semantics: Warp for plgpu.WarpMesh, Warpgroup for plgpu.Mesh, either when
 // the mesh is not written in the call. Other launches: Warpgroup.
 std::vector<std::string> launchPrimitiveSemantics(pd::LaunchOp launch) {
-  if (launch.getApi() != "pl.core_map")
+  if (launch.getApi() != apiText(Api::CoreMap))
     return {"Warpgroup"};
   std::vector<std::string> out{"Warpgroup", "Warp"};
   forEachLaunchArgumentOp(launch, [&](mlir::Operation* op) {
     auto mesh = llvm::dyn_cast<pd::PrimOp>(op);
-    if (mesh && mesh.getApi() == "plgpu.WarpMesh")
+    if (mesh && mesh.getApi() == apiText(Api::WarpMesh))
       out = {"Warp"};
-    else if (mesh && mesh.getApi() == "plgpu.Mesh")
+    else if (mesh && mesh.getApi() == apiText(Api::Mesh))
       out = {"Warpgroup"};
     else
       return true;
@@ -100,7 +104,7 @@ std::vector<std::string> launchLoweringSemantics(pd::LaunchOp launch,
   std::vector<std::string> out = either;
   forEachLaunchArgumentOp(launch, [&](mlir::Operation* op) {
     auto params = llvm::dyn_cast<pd::PrimOp>(op);
-    if (!params || params.getApi() != "plgpu.CompilerParams")
+    if (!params || params.getApi() != apiText(Api::CompilerParams))
       return true;
     // Literal compiler parameters without lowering_semantics; a table that
     // does not say is older than the field: Lane, JAX's default then.
@@ -246,11 +250,11 @@ bool KernelWalk::run() {
   // collective axes: the HLO interpreter rejects that before anything else.
   // A thread_name alone is enough: the collective axes are the thread axis
   // whatever the thread count (jax/_src/pallas/mosaic_gpu/core.py `kernel`).
-  if (path_ == ExecPath::InterpretHlo && launch_.getApi() == "plgpu.kernel" &&
+  if (path_ == ExecPath::InterpretHlo && launch_.getApi() == apiText(Api::GpuKernel) &&
       ((launch_.getNumThreads() && *launch_.getNumThreads() > 1) || launch_.getThreadName())) {
     if (const auto* prim = kb_.primitive("run_scoped")) {
       BoundPrimitive b;
-      b.api = "plgpu.kernel";
+      b.api = apiText(Api::GpuKernel).str();
       b.prim = prim;
       b.site = launch_;
       b.refs = {Kind::Discharged, Phase::Retrace, "the kernel's Refs"};
@@ -348,7 +352,7 @@ std::vector<const knowledge::PrimitiveFacts*> KernelWalk::primitivesOf(llvm::Str
 void KernelWalk::onPrim(pd::PrimOp prim) {
   llvm::StringRef api = prim.getApi();
   // The decorator factory binds nothing; calling the decorated def does.
-  if (api == "plgpu.inline_mgpu")
+  if (api == apiText(Api::InlineMgpu))
     return;
   // `self.helper(ref)`, `Class.helper(ref)`: a method of the user's class
   // called on its instance / class is a call, not an API.
@@ -421,7 +425,7 @@ void KernelWalk::recordInline(mlir::Operation* site, pd::InlineMgpuOp op, mlir::
   if (!p)
     return;
   BoundPrimitive b;
-  b.api = "plgpu.inline_mgpu";
+  b.api = apiText(Api::InlineMgpu).str();
   b.prim = p;
   b.site = site;
   b.refs = refs;
@@ -608,18 +612,19 @@ void KernelWalk::walkScopeBody(pd::ScopeOp scope) {
     RefState s = scopedState(strAt(argOrigins, i));
     // Mosaic GPU's run_state lowering flags only the Refs it built from
     // values; an initial value that is itself a Ref stays a Ref.
-    if (path_ == ExecPath::Compiled && api == "pl.run_state" && i < scope.getArgs().size() &&
+    if (path_ == ExecPath::Compiled && api == apiText(Api::RunState) &&
+        i < scope.getArgs().size() &&
         stateOf(scope.getArgs()[i], strAt(scope.getOrigins(), i)).isRef())
       s = plainRef("a Ref passed through pl.run_state");
     states_[block.getArgument(i)] = s;
   }
 
-  if (path_ == ExecPath::InterpretHlo && api == "pl.run_scoped") {
+  if (path_ == ExecPath::InterpretHlo && api == apiText(Api::RunScoped)) {
     for (unsigned i = 0; i < scope.getKeywords().size(); ++i)
       if (strAt(scope.getKeywords(), i) == "collective_axes")
         if (const auto* prim = kb_.primitive("run_scoped")) {
           BoundPrimitive b;
-          b.api = "pl.run_scoped";
+          b.api = apiText(Api::RunScoped).str();
           b.prim = prim;
           b.site = scope;
           b.refs = {Kind::Discharged, Phase::Retrace, "a collective allocation"};
@@ -645,15 +650,15 @@ void KernelWalk::walkScopeBody(pd::ScopeOp scope) {
   bool saveCpu = cpuLowered_;
   // The GPU interpreter has no run_state arm: it re-binds it, and XLA lowers
   // (and discharges) the whole body.
-  if (path_ == ExecPath::InterpretGpu && api == "pl.run_state")
+  if (path_ == ExecPath::InterpretGpu && api == apiText(Api::RunState))
     cpuLowered_ = true;
   // A core_map inside the kernel runs its body with the mesh's user thread
   // semantics: Warp for plgpu.WarpMesh, else not known here.
   std::vector<std::string> savePrimSem = primitiveSemantics_;
-  if (api == "pl.core_map") {
+  if (api == apiText(Api::CoreMap)) {
     auto mesh =
         scope.getArgs().empty() ? pd::PrimOp() : scope.getArgs()[0].getDefiningOp<pd::PrimOp>();
-    if (mesh && mesh.getApi() == "plgpu.WarpMesh")
+    if (mesh && mesh.getApi() == apiText(Api::WarpMesh))
       primitiveSemantics_ = {"Warp"};
     else
       primitiveSemantics_ = {"Warpgroup", "Warp"};

@@ -64,6 +64,8 @@ struct Hop {
   SourceLocation definition; // its def
   SourceLocation callSite;   // where the previous hop calls it (empty for the kernel)
 };
+// A hop as a finding's call chain shows it: "helper (kernels.py:12)".
+std::string hopText(const Hop& h);
 
 // One primitive bound by one call the kernel reaches.
 struct BoundPrimitive {

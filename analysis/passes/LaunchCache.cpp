@@ -132,21 +132,11 @@ uint64_t LaunchCache::reachedFrom(size_t first) {
     if (added) {
       // One cursor walk over the statement (no lookups from the root).
       std::set<std::string_view> seen;
-      TSTreeCursor cursor = ts_tree_cursor_new(u.node);
-      for (bool more = true; more;) {
-        TSNode n = ts_tree_cursor_current_node(&cursor);
+      syntax::forEachNode(u.node, [&](TSNode n) {
         if (syntax::is(n, "identifier"))
           if (std::string_view t = units_->doc->textOf(n); seen.insert(t).second)
             ids->second.emplace_back(t);
-        if (ts_tree_cursor_goto_first_child(&cursor))
-          continue;
-        while (!ts_tree_cursor_goto_next_sibling(&cursor))
-          if (!ts_tree_cursor_goto_parent(&cursor)) {
-            more = false;
-            break;
-          }
-      }
-      ts_tree_cursor_delete(&cursor);
+      });
     }
     for (const std::string& id : ids->second) {
       auto [from, to] = units_->byName.equal_range(id);

@@ -46,7 +46,7 @@ std::string launchPathLabel(pd::LaunchOp launch) {
 // order; the first that fails, "" when none certainly does.
 std::string meshError(const PassContext& ctx, pd::LaunchOp launch, const detail::SmemRules& rules,
                       const detail::SmemIndex& index) {
-  if (launch.getApi() != "plgpu.kernel" || launch->hasAttr("pallas.wrapper_takes_kernel"))
+  if (launch.getApi() != apiText(Api::GpuKernel) || launch->hasAttr("pallas.wrapper_takes_kernel"))
     return {};
   auto s = ctx.workspace.syntaxOf(ctx.path);
   if (!s.doc)
@@ -148,7 +148,7 @@ void runLaunchConfig(PassContext& ctx) {
     auto [it, fresh] = pipelines.try_emplace(m.getOperation(), false);
     if (fresh)
       m.walk([&](pd::ScopeOp s) {
-        if (s.getApi().starts_with("plgpu.emit_pipeline"))
+        if (detail::isPipelineApi(s.getApi()))
           it->second = true;
       });
     return it->second;
@@ -179,18 +179,9 @@ void runLaunchConfig(PassContext& ctx) {
 
 } // namespace
 
-} // namespace pallas::analysis::passes
-
 // ---- the pass (Passes.td: pallas-launch-config) ----------------------------------
-namespace pallas::analysis::passes {
 #define GEN_PASS_DECL_PALLASLAUNCHCONFIG
 #define GEN_PASS_DEF_PALLASLAUNCHCONFIG
 #include "pallas/analysis/detail/Passes.h.inc"
-namespace {
-struct LaunchConfigPass : detail::PallasPass<LaunchConfigPass, impl::PallasLaunchConfigBase> {
-  using PallasPass::PallasPass;
-  void run(detail::PassContext& ctx) { runLaunchConfig(ctx); }
-};
-const detail::FindingsPassRegistration<LaunchConfigPass> registration;
-} // namespace
+PALLAS_FINDINGS_PASS(PallasLaunchConfig, runLaunchConfig)
 } // namespace pallas::analysis::passes

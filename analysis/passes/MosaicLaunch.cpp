@@ -12,12 +12,7 @@
 
 namespace pallas::analysis::passes::mosaic {
 
-namespace pd = pallas::dialect;
-using shape::Evaluator;
 using shape::Scope;
-using syntax::field;
-using syntax::is;
-using syntax::isNull;
 
 // ---- the rules table -------------------------------------------------------------
 
@@ -157,13 +152,13 @@ std::optional<std::vector<Transform>> transformsOf(const Value& holder) {
     return std::nullopt;
   for (const Value& t : list.items) {
     Transform x;
-    if (t.isObject("plgpu.TilingTransform")) {
+    if (t.isObject(apiName(Api::TilingTransform))) {
       auto tiling = t.field("tiling").ints();
       if (!tiling)
         return std::nullopt;
       x.kind = Transform::Kind::Tiling;
       x.tiling = *tiling;
-    } else if (t.isObject("plgpu.SwizzleTransform")) {
+    } else if (t.isObject(apiName(Api::SwizzleTransform))) {
       Value s = t.field("swizzle");
       if (!s.isInt())
         return std::nullopt;
@@ -190,7 +185,7 @@ Value noneValue() {
 }
 
 Value defaultSpec() {
-  Value s = Value::object("BlockSpec");
+  Value s = Value::object(std::string(kBlockSpecObject));
   s.fields["block_shape"] = noneValue();
   return s;
 }
@@ -216,7 +211,7 @@ std::vector<Value> Session::runScopedAllocations(pd::ScopeOp scope, const std::s
   if (!call || !doc)
     return out;
   Scope sc = eval_->scopeAt(path, *call);
-  if (eval_->qualifiedName(field(*call, "function"), sc) != "pl.run_scoped")
+  if (eval_->qualifiedName(field(*call, "function"), sc) != apiName(Api::RunScoped))
     return out;
   Evaluator::Args a = Evaluator::argsOf(*call, *doc);
   if (a.splat)
@@ -233,23 +228,13 @@ const std::vector<TSNode>& Session::swizzleCalls(const std::string& path) {
   if (!added || !doc)
     return it->second;
   // One cursor walk over the tree; only calls spelled like the API are kept.
-  TSTreeCursor cursor = ts_tree_cursor_new(doc->root());
-  for (bool more = true; more;) {
-    TSNode n = ts_tree_cursor_current_node(&cursor);
+  syntax::forEachNode(doc->root(), [&](TSNode n) {
     if (is(n, "call")) {
       std::string_view callee = doc->textOf(field(n, "function"));
       if (callee.size() >= 16 && callee.substr(callee.size() - 16) == "SwizzleTransform")
         it->second.push_back(n);
     }
-    if (ts_tree_cursor_goto_first_child(&cursor))
-      continue;
-    while (!ts_tree_cursor_goto_next_sibling(&cursor))
-      if (!ts_tree_cursor_goto_parent(&cursor)) {
-        more = false;
-        break;
-      }
-  }
-  ts_tree_cursor_delete(&cursor);
+  });
   return it->second;
 }
 
@@ -260,7 +245,8 @@ std::vector<pd::LaunchOp> compiledLaunches(const detail::PassContext& ctx) {
   mlir::ModuleOp module = ctx.module;
   module.walk([&](pd::LaunchOp l) {
     llvm::StringRef api = l.getApi();
-    if ((api == "pl.pallas_call" || api == "plgpu.kernel") && isStaticallyReachable(l))
+    if ((api == apiText(Api::PallasCall) || api == apiText(Api::GpuKernel)) &&
+        isStaticallyReachable(l))
       out.push_back(l);
   });
   return out;
@@ -271,7 +257,7 @@ LaunchView Session::view(pd::LaunchOp launch) {
   v.launch = launch;
   v.path = ctx_.path;
   v.at = detail::sourceLocation(launch.getLoc());
-  v.pallasCall = launch.getApi() == "pl.pallas_call";
+  v.pallasCall = launch.getApi() == apiText(Api::PallasCall);
   // Paths: compiled only, or compiled among others (a warning then).
   CompiledPath compiled = mosaicGpuCompiledPathOf(launch, ctx_.options.assumePath);
   if (compiled == CompiledPath::No)
@@ -283,7 +269,7 @@ LaunchView Session::view(pd::LaunchOp launch) {
     return v;
   Scope scope = eval_->scopeAt(ctx_.path, *call);
   std::string callee = eval_->qualifiedName(field(*call, "function"), scope);
-  if (callee != "pl.pallas_call" && callee != "plgpu.kernel")
+  if (callee != apiName(Api::PallasCall) && callee != apiName(Api::GpuKernel))
     return v; // functools.partial / decorator forms: operands not in place
   Evaluator::Args a = Evaluator::argsOf(*call, *doc);
   auto kw = [&](const std::string& k) -> std::optional<Value> {
@@ -310,8 +296,9 @@ LaunchView Session::view(pd::LaunchOp launch) {
     return v;
   // Lowering semantics: CompilerParams(lowering_semantics=...) or the default.
   v.loweringSemantics = "";
-  Value params = kw("compiler_params").value_or(Value::object("plgpu.CompilerParams"));
-  if (params.isObject("plgpu.CompilerParams")) {
+  Value params =
+      kw("compiler_params").value_or(Value::object(std::string(apiName(Api::CompilerParams))));
+  if (params.isObject(apiName(Api::CompilerParams))) {
     auto it = params.fields.find("lowering_semantics");
     if (it == params.fields.end())
       v.loweringSemantics = "default";
@@ -362,7 +349,7 @@ LaunchView Session::view(pd::LaunchOp launch) {
         return Value::seq(std::vector<Value>(count, defaultSpec()));
       if (s->kind == Value::Kind::Seq && s->items.size() == count)
         return s;
-      if (s->isObject("BlockSpec") && count == 1)
+      if (s->isObject(kBlockSpecObject) && count == 1)
         return Value::seq({*s});
       return std::nullopt;
     };
@@ -406,7 +393,8 @@ void describeParam(const Param& p, RefInfo& r) {
   r.array = p.array;
   r.dtype = p.array.field("dtype");
   r.holder = p.spec;
-  Value block = p.spec.isObject("BlockSpec") ? p.spec.field("block_shape") : Value::unknown("spec");
+  Value block =
+      p.spec.isObject(kBlockSpecObject) ? p.spec.field("block_shape") : Value::unknown("spec");
   r.shape = block.kind == Value::Kind::None ? p.array.field("shape") : block;
 }
 
@@ -427,7 +415,7 @@ RefInfo LaunchView::ref(Session& s, mlir::Value value) const {
         return r;
       }
       if (auto scope = llvm::dyn_cast<pd::ScopeOp>(owner)) {
-        if (scope.getApi() != "pl.run_scoped")
+        if (scope.getApi() != apiText(Api::RunScoped))
           return r;
         std::string p = bodyPath;
         std::vector<Value> allocs = s.runScopedAllocations(scope, p);
@@ -464,9 +452,10 @@ RefInfo LaunchView::ref(Session& s, mlir::Value value) const {
     if (!prim || prim.getArgs().empty())
       return r;
     llvm::StringRef api = prim.getApi();
-    if (api == "plgpu.transpose_ref" || api == "ref.T" || api == "ref.transpose") {
+    if (api == apiText(Api::TransposeRef) || api == apiText(Api::RefT) ||
+        api == apiText(Api::RefTranspose)) {
       r.transposed = !r.transposed;
-    } else if (api == "ref.at") {
+    } else if (api == apiText(Api::RefAt)) {
       r.sliced = true;
     } else {
       return r; // not a Ref view, or a view whose shape this does not follow

@@ -29,7 +29,16 @@ class KnowledgeBase;
 
 namespace pallas::analysis::passes::mosaic {
 
+// What the checks read the source and the dialect with (one place, not a
+// preamble per file).
+namespace pd = pallas::dialect;
+using detail::apiName;
+using shape::Evaluator;
+using shape::kBlockSpecObject;
 using shape::Value;
+using syntax::field;
+using syntax::is;
+using syntax::isNull;
 
 // One rule of the knowledge table's "mosaicGpuRules" (extract_mosaic_rules.py).
 struct Rule {

@@ -82,18 +82,9 @@ void runMosaicRules(detail::PassContext& ctx) {
 
 } // namespace
 
-} // namespace pallas::analysis::passes
-
 // ---- the pass (Passes.td: pallas-mosaic-rules) ------------------------------------
-namespace pallas::analysis::passes {
 #define GEN_PASS_DECL_PALLASMOSAICRULES
 #define GEN_PASS_DEF_PALLASMOSAICRULES
 #include "pallas/analysis/detail/Passes.h.inc"
-namespace {
-struct MosaicRulesPass : detail::PallasPass<MosaicRulesPass, impl::PallasMosaicRulesBase> {
-  using PallasPass::PallasPass;
-  void run(detail::PassContext& ctx) { runMosaicRules(ctx); }
-};
-const detail::FindingsPassRegistration<MosaicRulesPass> registration;
-} // namespace
+PALLAS_FINDINGS_PASS(PallasMosaicRules, runMosaicRules)
 } // namespace pallas::analysis::passes

@@ -7,7 +7,8 @@
 // Adding a pass (analysis/docs/dialect.md, "Adding a pass"): one entry here
 // with `let options = PallasPassOptions;` and one analysis/passes/Foo.cpp that
 // defines the pass class on `detail::PallasPass` and registers it for the
-// product with `detail::FindingsPassRegistration`.
+// product with `detail::FindingsPassRegistration` (both:
+// `PALLAS_FINDINGS_PASS(PallasFoo, runFoo)`, detail/PallasPass.h).
 #ifndef PALLAS_PASSES_TD
 #define PALLAS_PASSES_TD
 

@@ -138,10 +138,7 @@ std::vector<LaunchPaths> matrix(detail::PassContext& ctx) {
 
 } // namespace
 
-} // namespace pallas::analysis::passes
-
 // ---- the pass (Passes.td: pallas-path-matrix) ---------------------------------
-namespace pallas::analysis::passes {
 #define GEN_PASS_DECL_PALLASPATHMATRIX
 #define GEN_PASS_DEF_PALLASPATHMATRIX
 #include "pallas/analysis/detail/Passes.h.inc"

@@ -90,6 +90,9 @@ public:
 
 private:
   Value evalName(const std::string& name, TSNode use, const Scope& scope, int depth);
+  // The value `name` gets from `binding` (its def or assignment statement),
+  // the right-hand side evaluated in `scope`.
+  Value boundValue(const std::string& name, TSNode binding, const Scope& scope, int depth);
   Value evalCall(TSNode call, const Scope& scope, int depth);
   Value evalApi(const std::string& api, TSNode call, const Scope& scope, int depth);
   Value evalUserCall(TSNode def, const std::string& path, TSNode call, const Scope& scope,

@@ -7,12 +7,6 @@
 
 namespace pallas::analysis::shape {
 
-using syntax::field;
-using syntax::is;
-using syntax::isNull;
-using syntax::namedChildren;
-using namespace detail;
-
 namespace detail {
 namespace {
 
@@ -68,7 +62,7 @@ Value Evaluator::evalApi(const std::string& api, TSNode call, const Scope& scope
   bool numpyLike = startsWith(api, "jnp.") || startsWith(api, "numpy.");
   if (!dtypeOfName(api).empty())
     return Value::unknown(text); // jnp.float32(1.0): a scalar, not a dtype
-  if (api == "jnp.dtype" || api == "numpy.dtype") {
+  if (api == apiName(Api::JnpDtype) || api == apiName(Api::NumpyDtype)) {
     Value d = fromDtypeValue(arg(0, "dtype"));
     return d;
   }
@@ -98,7 +92,7 @@ Value Evaluator::evalApi(const std::string& api, TSNode call, const Scope& scope
     }
     return Value::integer(r);
   }
-  if (api == "math.prod" || api == "numpy.prod") {
+  if (api == apiName(Api::MathProd) || api == apiName(Api::NumpyProd)) {
     Value s = arg(0, "");
     if (s.kind != Value::Kind::Seq)
       return s.known() ? Value::unknown(text) : s;
@@ -129,14 +123,14 @@ Value Evaluator::evalApi(const std::string& api, TSNode call, const Scope& scope
     v.i = api == "builtins.list";
     return v.kind == Value::Kind::Seq ? v : (v.known() ? Value::unknown(text) : v);
   }
-  if (api == "pl.cdiv") {
+  if (api == apiName(Api::Cdiv)) {
     Value x = arg(0, ""), y = arg(1, "");
     if (x.isInt() && y.isInt() && y.i > 0)
       return Value::integer((x.i + y.i - 1) / y.i);
     return Value::unknown(text);
   }
-  if (api == "jax.ShapeDtypeStruct") {
-    Value v = Value::object("jax.ShapeDtypeStruct");
+  if (api == apiName(Api::ShapeDtypeStruct)) {
+    Value v = Value::object(std::string(apiName(Api::ShapeDtypeStruct)));
     v.fields["shape"] = arg(0, "shape");
     v.fields["dtype"] = fromDtypeValue(arg(1, "dtype"));
     return v;
@@ -161,8 +155,8 @@ Value Evaluator::evalApi(const std::string& api, TSNode call, const Scope& scope
     v.fields["dtype"] = has(2, "dtype") ? fromDtypeValue(arg(2, "dtype")) : Value::dtype("float32");
     return v;
   }
-  if (api == "plgpu.SMEM" || api == "plgpu.GMEM" || api == "plgpu.TMEM" || api == "pl.ANY" ||
-      api == "plgpu.ACC" || api == "plgpu.ACC.init") {
+  if (api == apiName(Api::Smem) || api == apiName(Api::Gmem) || api == apiName(Api::Tmem) ||
+      api == apiName(Api::Any) || api == apiName(Api::Acc) || api == apiName(Api::AccInit)) {
     Value v = Value::object(api);
     Value shape = arg(0, "shape");
     if (shape.isInt())
@@ -170,17 +164,18 @@ Value Evaluator::evalApi(const std::string& api, TSNode call, const Scope& scope
     v.fields["shape"] = shape;
     v.fields["dtype"] = has(1, "dtype")
                             ? fromDtypeValue(arg(1, "dtype"))
-                            : (startsWith(api, "plgpu.ACC") ? Value::dtype("float32")
-                                                            : Value::unknown("dtype of " + text));
+                            : ((api == apiName(Api::Acc) || api == apiName(Api::AccInit))
+                                   ? Value::dtype("float32")
+                                   : Value::unknown("dtype of " + text));
     if (has(99, "transforms"))
       v.fields["transforms"] = arg(99, "transforms");
-    if (api == "plgpu.TMEM") // Blackwell tensor memory: what sizes it in columns
+    if (api == apiName(Api::Tmem)) // Blackwell tensor memory: what sizes it in columns
       for (const char* k : {"packed", "collective", "layout"})
         if (has(99, k))
           v.fields[k] = arg(99, k);
     return v;
   }
-  if (api == "pl.GridSpec") { // pl.GridSpec(grid, in_specs, out_specs, scratch_shapes)
+  if (api == apiName(Api::GridSpec)) { // pl.GridSpec(grid, in_specs, out_specs, scratch_shapes)
     Value v = Value::object(api);
     const char* keys[] = {"grid", "in_specs", "out_specs", "scratch_shapes"};
     for (size_t k = 0; k < 4; ++k)
@@ -190,7 +185,7 @@ Value Evaluator::evalApi(const std::string& api, TSNode call, const Scope& scope
       v.fields["<splat>"] = Value::unknown(text);
     return v;
   }
-  if (api == "plgpu.Barrier") {
+  if (api == apiName(Api::Barrier)) {
     Value v = Value::object(api);
     v.fields["num_arrivals"] = has(0, "num_arrivals") ? arg(0, "num_arrivals") : Value::integer(1);
     Value nb = has(1, "num_barriers") ? arg(1, "num_barriers") : Value::integer(1);
@@ -212,8 +207,8 @@ Value Evaluator::evalApi(const std::string& api, TSNode call, const Scope& scope
         has(2, "orders_tensor_core") ? arg(2, "orders_tensor_core") : orders;
     return v;
   }
-  if (api == "pl.BlockSpec" || api == "plgpu.BlockSpec") {
-    Value v = Value::object("BlockSpec");
+  if (api == apiName(Api::BlockSpec) || api == apiName(Api::GpuBlockSpec)) {
+    Value v = Value::object(std::string(kBlockSpecObject));
     if (has(0, "block_shape")) {
       Value b = arg(0, "block_shape");
       if (b.isInt())
@@ -247,17 +242,17 @@ Value Evaluator::evalApi(const std::string& api, TSNode call, const Scope& scope
   }
   // Issue 17 (PLS006-PLS008, MosaicLaunch.h): the transforms of a BlockSpec
   // or an SMEM allocation.
-  if (api == "plgpu.TilingTransform") {
+  if (api == apiName(Api::TilingTransform)) {
     Value v = Value::object(api);
     v.fields["tiling"] = arg(0, "tiling");
     return v;
   }
-  if (api == "plgpu.SwizzleTransform") {
+  if (api == apiName(Api::SwizzleTransform)) {
     Value v = Value::object(api);
     v.fields["swizzle"] = arg(0, "swizzle");
     return v;
   }
-  if (api == "plgpu.CompilerParams") {
+  if (api == apiName(Api::CompilerParams)) {
     Value v = Value::object(api);
     if (!a.positional.empty() || a.splat)
       v.fields["<positional>"] = Value::unknown(text);

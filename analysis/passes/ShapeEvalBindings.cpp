@@ -4,12 +4,6 @@
 
 namespace pallas::analysis::shape {
 
-using syntax::field;
-using syntax::is;
-using syntax::isNull;
-using syntax::namedChildren;
-using namespace detail;
-
 namespace detail {
 
 const std::set<std::string, std::less<>>& builtinNames() {

@@ -6,12 +6,6 @@
 
 namespace pallas::analysis::shape {
 
-using syntax::field;
-using syntax::is;
-using syntax::isNull;
-using syntax::namedChildren;
-using namespace detail;
-
 Value Evaluator::evalCall(TSNode call, const Scope& scope, int depth) {
   const syntax::ParsedSource* doc = docOf(scope.path);
   TSNode callee = unparen(field(call, "function"));

@@ -6,12 +6,6 @@
 
 namespace pallas::analysis::shape {
 
-using syntax::field;
-using syntax::is;
-using syntax::isNull;
-using syntax::namedChildren;
-using namespace detail;
-
 // ---- Evaluator: values ----------------------------------------------------------
 
 Value Evaluator::eval(TSNode expr, const Scope& scope) {

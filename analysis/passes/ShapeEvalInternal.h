@@ -70,3 +70,13 @@ std::optional<size_t> indexInPattern(TSNode left, const std::string& name,
                                      const syntax::ParsedSource& doc);
 
 } // namespace pallas::analysis::shape::detail
+
+namespace pallas::analysis::shape {
+// The evaluator's files read the tree through these few helpers and their own
+// detail helpers; one place says so instead of a preamble in every file.
+using syntax::field;
+using syntax::is;
+using syntax::isNull;
+using syntax::namedChildren;
+using namespace detail;
+} // namespace pallas::analysis::shape

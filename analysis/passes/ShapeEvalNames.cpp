@@ -6,11 +6,29 @@
 
 namespace pallas::analysis::shape {
 
-using syntax::field;
-using syntax::is;
-using syntax::isNull;
-using syntax::namedChildren;
-using namespace detail;
+Value Evaluator::boundValue(const std::string& name, TSNode binding, const Scope& scope,
+                            int depth) {
+  if (is(binding, "function_definition")) {
+    Value v;
+    v.kind = Value::Kind::Function;
+    v.s = scope.path + '\x1f' + std::to_string(ts_node_start_byte(binding));
+    return v;
+  }
+  const syntax::ParsedSource* doc = docOf(scope.path);
+  if (!doc || !is(binding, "assignment"))
+    return Value::unknown(name);
+  TSNode left = field(binding, "left");
+  TSNode right = field(binding, "right");
+  while (is(right, "assignment")) // a = b = value
+    right = field(right, "right");
+  Value v = evalAt(right, scope, depth + 1);
+  if (is(left, "identifier"))
+    return v;
+  auto k = indexInPattern(left, name, *doc);
+  if (v.kind == Value::Kind::Seq && k && *k < v.items.size())
+    return v.items[*k];
+  return Value::unknown(name);
+}
 
 Value Evaluator::evalName(const std::string& name, TSNode use, const Scope& scope, int depth) {
   const syntax::ParsedSource* doc = docOf(scope.path);
@@ -22,29 +40,8 @@ Value Evaluator::evalName(const std::string& name, TSNode use, const Scope& scop
     TSNode body = field(scope.function, "body");
     bool conditional = false;
     if (is(body, "block")) {
-      if (auto a = lastAssignment(body, name, use, *doc, &conditional)) {
-        if (conditional)
-          return Value::unknown(name);
-        if (is(*a, "function_definition")) {
-          Value v;
-          v.kind = Value::Kind::Function;
-          v.s = scope.path + '\x1f' + std::to_string(ts_node_start_byte(*a));
-          return v;
-        }
-        if (!is(*a, "assignment"))
-          return Value::unknown(name);
-        TSNode left = field(*a, "left");
-        TSNode right = field(*a, "right");
-        while (is(right, "assignment"))
-          right = field(right, "right");
-        Value v = evalAt(right, scope, depth + 1);
-        if (is(left, "identifier"))
-          return v;
-        auto k = indexInPattern(left, name, *doc);
-        if (v.kind == Value::Kind::Seq && k && *k < v.items.size())
-          return v.items[*k];
-        return Value::unknown(name);
-      }
+      if (auto a = lastAssignment(body, name, use, *doc, &conditional))
+        return conditional ? Value::unknown(name) : boundValue(name, *a, scope, depth);
     }
     for (const Param& p : paramsOf(scope.function, *doc))
       if (p.name == name)
@@ -62,27 +59,9 @@ Value Evaluator::evalName(const std::string& name, TSNode use, const Scope& scop
   if (auto a = lastAssignment(root, name, root, *doc, &conditional)) {
     if (conditional)
       return Value::unknown(name);
-    if (is(*a, "function_definition")) {
-      Value v;
-      v.kind = Value::Kind::Function;
-      v.s = scope.path + '\x1f' + std::to_string(ts_node_start_byte(*a));
-      return v;
-    }
-    if (is(*a, "assignment")) {
-      Scope module;
-      module.path = scope.path;
-      TSNode left = field(*a, "left");
-      TSNode right = field(*a, "right");
-      while (is(right, "assignment"))
-        right = field(right, "right");
-      Value v = evalAt(right, module, depth + 1);
-      if (is(left, "identifier"))
-        return v;
-      auto k = indexInPattern(left, name, *doc);
-      if (v.kind == Value::Kind::Seq && k && *k < v.items.size())
-        return v.items[*k];
-    }
-    return Value::unknown(name);
+    Scope module; // a module-level right-hand side sees only module names
+    module.path = scope.path;
+    return boundValue(name, *a, module, depth);
   }
   // Imported from another workspace file: that file's binding.
   auto f = index_.file(scope.path);

@@ -6,12 +6,6 @@
 
 namespace pallas::analysis::shape {
 
-using syntax::field;
-using syntax::is;
-using syntax::isNull;
-using syntax::namedChildren;
-using namespace detail;
-
 // ---- Evaluator: structure -------------------------------------------------------
 
 const syntax::ParsedSource* Evaluator::docOf(const std::string& path) const {

@@ -6,12 +6,6 @@
 
 namespace pallas::analysis::shape {
 
-using syntax::field;
-using syntax::is;
-using syntax::isNull;
-using syntax::namedChildren;
-using namespace detail;
-
 namespace {
 
 // The dtype names JAX and NumPy spell, with their bit widths.

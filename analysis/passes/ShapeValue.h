@@ -3,6 +3,8 @@
 // Unknown with the text that was not known. No tree-sitter, no MLIR here.
 #pragma once
 
+#include "pallas/analysis/detail/Apis.h"
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -11,6 +13,12 @@
 #include <vector>
 
 namespace pallas::analysis::shape {
+
+// Object values are named by the API that built them, from the catalogue.
+using analysis::detail::Api;
+using analysis::detail::apiName;
+// The object either BlockSpec spelling (pl. / plgpu.) builds: JAX's class name.
+inline constexpr std::string_view kBlockSpecObject = analysis::detail::apiLeaf(Api::BlockSpec);
 
 struct Value {
   enum class Kind { Unknown, Int, Float, Bool, None, Str, Seq, DType, Object, Function };

@@ -217,11 +217,5 @@ namespace pallas::analysis::passes {
 #define GEN_PASS_DECL_PALLASSHAREDMEMORY
 #define GEN_PASS_DEF_PALLASSHAREDMEMORY
 #include "pallas/analysis/detail/Passes.h.inc"
-namespace {
-struct SharedMemoryPass : detail::PallasPass<SharedMemoryPass, impl::PallasSharedMemoryBase> {
-  using PallasPass::PallasPass;
-  void run(detail::PassContext& ctx) { runSharedMemory(ctx); }
-};
-const detail::FindingsPassRegistration<SharedMemoryPass> registration;
-} // namespace
+PALLAS_FINDINGS_PASS(PallasSharedMemory, runSharedMemory)
 } // namespace pallas::analysis::passes

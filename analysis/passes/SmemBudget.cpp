@@ -13,6 +13,7 @@ namespace pallas::analysis::detail {
 
 namespace pd = pallas::dialect;
 using shape::Evaluator;
+using shape::kBlockSpecObject;
 using shape::Scope;
 using shape::Value;
 using syntax::field;
@@ -86,7 +87,7 @@ private:
   // One allocation expression's value -> Res.
   Res allocation(const Value& v, const std::string& name, const SourceLocation& at) {
     Res r;
-    if (v.isObject("plgpu.SMEM")) {
+    if (v.isObject(apiName(Api::Smem))) {
       Value shape = v.field("shape");
       Value dtype = v.field("dtype");
       auto dims = shape.ints();
@@ -103,7 +104,7 @@ private:
       r.parts.push_back({name + " " + shapeText(shape) + " " + dtype.s, bytes, at});
       return r;
     }
-    if (v.isObject("plgpu.Barrier")) {
+    if (v.isObject(apiName(Api::Barrier))) {
       Value a = v.field("num_arrivals"), b = v.field("num_barriers");
       Value o = v.field("orders_tensor_core");
       if (!a.isInt() || !b.isInt()) {
@@ -113,11 +114,11 @@ private:
       r.barriers[{a.i, b.i, o.kind == Value::Kind::Bool && o.i}] += 1;
       return r;
     }
-    if (v.isObject("plgpu.TMEM"))
+    if (v.isObject(apiName(Api::Tmem)))
       return tmemAllocation(v, name, at);
     if (v.kind == Value::Kind::Object &&
-        (v.s == "plgpu.ACC" || v.s == "plgpu.ACC.init" || v.s == "plgpu.GMEM" || v.s == "pl.ANY" ||
-         v.s == "jax.ShapeDtypeStruct"))
+        (v.s == apiName(Api::Acc) || v.s == apiName(Api::AccInit) || v.s == apiName(Api::Gmem) ||
+         v.s == apiName(Api::Any) || v.s == apiName(Api::ShapeDtypeStruct)))
       return r; // registers or global memory: no SMEM
     if (v.kind == Value::Kind::Seq || (v.kind == Value::Kind::Object && v.s == "dict")) {
       for (size_t k = 0; k < v.items.size(); ++k)
@@ -253,21 +254,17 @@ Res BudgetWalk::walkOp(mlir::Operation* op, const std::string& path, const Scope
   }
   if (auto s = llvm::dyn_cast<pd::ScopeOp>(op)) {
     llvm::StringRef api = s.getApi();
-    if (api == "pl.run_scoped")
+    if (api == llvm::StringRef(apiName(Api::RunScoped)))
       return runScoped(s, path, scope, depth);
-    if (api == "plgpu.emit_pipeline")
+    if (api == llvm::StringRef(apiName(Api::EmitPipeline)))
       return pipeline(s, path, scope, depth);
-    if (api == "plgpu.emit_pipeline_warp_specialized")
+    if (api == llvm::StringRef(apiName(Api::EmitPipelineWarpSpecialized)))
       return warpSpecializedPipeline(s, path, scope, depth);
     return walkRegion(s.getBody(), path, scope, depth);
   }
   if (auto prim = llvm::dyn_cast<pd::PrimOp>(op)) {
     llvm::StringRef api = prim.getApi();
-    static const std::set<std::string, std::less<>> reductions = {
-        "jnp.sum",   "jnp.max",        "jnp.min",        "jnp.mean",       "jnp.amax",
-        "jnp.amin",  "lax.reduce_sum", "lax.reduce_max", "lax.reduce_min", "value.sum",
-        "value.max", "value.min",      "value.mean"};
-    if (reductions.count(api)) {
+    if (hasApiRole(api, kReduction)) {
       r.smem = alignUp(reductionScratch_, rules_.alignment);
       if (r.smem)
         r.parts.push_back({"reduction scratch", r.smem, locOf(op->getLoc())});
@@ -360,7 +357,7 @@ Res BudgetWalk::runScoped(pd::ScopeOp op, const std::string& path, const Scope& 
     Evaluator::Args a = Evaluator::argsOf(c, *doc);
     // @functools.partial(pl.run_scoped, x=...): the allocations follow the API.
     std::string api = eval_.qualifiedName(field(c, "function"), scope);
-    if (api != "functools.partial" && api != "pl.run_scoped") {
+    if (api != apiName(Api::Partial) && api != apiName(Api::RunScoped)) {
       // `@pl.run_scoped` is not a call; the decorator form holds no allocations
       // we can read.
       allocs.unknown.push_back("run_scoped allocations");
@@ -393,17 +390,17 @@ Res BudgetWalk::buffers(const Value& specs, const std::vector<Value>& refs,
     const Value& spec = specs.items[k];
     std::string name =
         k < names.size() ? names[k] : (inputs ? "input " : "output ") + std::to_string(k);
-    if (!spec.isObject("BlockSpec")) {
+    if (!spec.isObject(kBlockSpecObject)) {
       r.unknown.push_back(name + " spec (" + spec.unknownWhy() + ")");
       continue;
     }
     Value space = spec.field("memory_space");
     if (space.kind == Value::Kind::Object &&
-        (space.s == "plgpu.GMEM" || space.s == "pl.ANY" || space.s == "plgpu.TMEM" ||
-         space.s == "pl.MemorySpace.ANY"))
+        (space.s == apiName(Api::Gmem) || space.s == apiName(Api::Any) ||
+         space.s == apiName(Api::Tmem) || space.s == apiName(Api::MemorySpaceAny)))
       continue; // not buffered in SMEM
     if (space.known() && space.kind != Value::Kind::None &&
-        !(space.kind == Value::Kind::Object && space.s == "plgpu.SMEM")) {
+        !(space.kind == Value::Kind::Object && space.s == apiName(Api::Smem))) {
       r.unknown.push_back(name + " memory space");
       continue;
     }
@@ -417,7 +414,8 @@ Res BudgetWalk::buffers(const Value& specs, const std::vector<Value>& refs,
     bool ok = block.kind == Value::Kind::Seq;
     for (const Value& d : block.items) {
       if (d.kind == Value::Kind::None ||
-          (d.kind == Value::Kind::Object && (d.s == "pl.squeezed" || d.s == "pl.Squeezed")))
+          (d.kind == Value::Kind::Object &&
+           (d.s == apiName(Api::SqueezedValue) || d.s == apiName(Api::Squeezed))))
         continue;
       if (!d.isInt()) {
         ok = false;
@@ -478,7 +476,7 @@ Res BudgetWalk::pipeline(pd::ScopeOp op, const std::string& path, const Scope& s
     bool known = true;
     for (const Value& s : inSpecs.items) {
       Value d = s.fields.count("delay_release") ? s.field("delay_release") : Value::integer(0);
-      if (!s.isObject("BlockSpec") || !d.isInt())
+      if (!s.isObject(kBlockSpecObject) || !d.isInt())
         known = false;
       else
         levels.insert(d.i);
@@ -658,7 +656,8 @@ Res BudgetWalk::warpSpecializedPipeline(pd::ScopeOp op, const std::string& path,
     bool ok = block.kind == Value::Kind::Seq;
     for (const Value& d : block.items) {
       if (d.kind == Value::Kind::None ||
-          (d.kind == Value::Kind::Object && (d.s == "pl.squeezed" || d.s == "pl.Squeezed")))
+          (d.kind == Value::Kind::Object &&
+           (d.s == apiName(Api::SqueezedValue) || d.s == apiName(Api::Squeezed))))
         continue;
       if (!d.isInt()) {
         ok = false;
@@ -713,8 +712,8 @@ std::vector<Value> callOperands(Evaluator& eval, const std::string& path, TSNode
 SmemBudget BudgetWalk::run(pd::LaunchOp launch) {
   SmemBudget b;
   llvm::StringRef api = launch.getApi();
-  bool pallasCall = api == "pl.pallas_call";
-  if (!pallasCall && api != "plgpu.kernel")
+  bool pallasCall = api == llvm::StringRef(apiName(Api::PallasCall));
+  if (!pallasCall && api != llvm::StringRef(apiName(Api::GpuKernel)))
     return b;
   b.analysed = true;
   b.limit = ctx_.options.gpuSharedMemoryPerBlockOptin > 0
@@ -733,20 +732,20 @@ SmemBudget BudgetWalk::run(pd::LaunchOp launch) {
   Scope scope = eval_.scopeAt(ctx_.path, *call);
   Evaluator::Args a = Evaluator::argsOf(*call, *doc);
   std::string callee = eval_.qualifiedName(field(*call, "function"), scope);
-  bool partial = callee == "functools.partial";
+  bool partial = callee == apiName(Api::Partial);
   // `grid_spec=pl.GridSpec(grid, in_specs, out_specs, scratch_shapes)`
   // carries what the keywords would (pallas_call.py builds the same GridSpec
   // from them).
   std::optional<Value> gridSpec;
   if (TSNode n = a.get(SIZE_MAX, "grid_spec"); pallasCall && !isNull(n)) {
     gridSpec = eval_.eval(n, scope);
-    if (!gridSpec->isObject("pl.GridSpec") || gridSpec->fields.count("<splat>"))
+    if (!gridSpec->isObject(apiName(Api::GridSpec)) || gridSpec->fields.count("<splat>"))
       b.unknown.push_back("grid_spec (" + gridSpec->unknownWhy() + ")");
   }
   auto kw = [&](const std::string& k) -> std::optional<Value> {
     TSNode n = a.get(SIZE_MAX, k);
     if (isNull(n)) {
-      if (gridSpec && gridSpec->isObject("pl.GridSpec") && gridSpec->fields.count(k) &&
+      if (gridSpec && gridSpec->isObject(apiName(Api::GridSpec)) && gridSpec->fields.count(k) &&
           (k == "grid" || k == "in_specs" || k == "out_specs" || k == "scratch_shapes"))
         return gridSpec->field(k);
       return std::nullopt;
@@ -754,10 +753,11 @@ SmemBudget BudgetWalk::run(pd::LaunchOp launch) {
     return eval_.eval(n, scope);
   };
   // compiler_params
-  Value params = kw("compiler_params").value_or(Value::object("plgpu.CompilerParams"));
-  if (!params.isObject("plgpu.CompilerParams")) {
+  Value params =
+      kw("compiler_params").value_or(Value::object(std::string(apiName(Api::CompilerParams))));
+  if (!params.isObject(apiName(Api::CompilerParams))) {
     b.unknown.push_back("compiler_params (" + params.unknownWhy() + ")");
-    params = Value::object("plgpu.CompilerParams");
+    params = Value::object(std::string(apiName(Api::CompilerParams)));
   }
   Value red = params.fields.count("reduction_scratch_bytes")
                   ? params.field("reduction_scratch_bytes")
@@ -896,7 +896,7 @@ SmemBudget BudgetWalk::run(pd::LaunchOp launch) {
           return Value::seq({*v}); // a single spec
         }
         std::vector<Value> items(count, [] {
-          Value s = Value::object("BlockSpec");
+          Value s = Value::object(std::string(kBlockSpecObject));
           Value none;
           none.kind = Value::Kind::None;
           s.fields["block_shape"] = none;

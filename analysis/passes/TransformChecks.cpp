@@ -14,12 +14,6 @@
 
 namespace pallas::analysis::passes::mosaic {
 
-namespace pd = pallas::dialect;
-using shape::Evaluator;
-using syntax::field;
-using syntax::is;
-using syntax::isNull;
-
 namespace {
 
 const char* kAdvice =
@@ -129,7 +123,7 @@ std::optional<SourceLocation> literalMinorTile(Session& s, const LaunchView& v,
   std::optional<SourceLocation> found;
   for (TSNode c : calls) {
     shape::Scope scope = s.eval().scopeAt(v.path, c);
-    if (s.eval().qualifiedName(field(c, "function"), scope) != "plgpu.TilingTransform")
+    if (s.eval().qualifiedName(field(c, "function"), scope) != apiName(Api::TilingTransform))
       continue;
     TSNode arg = Evaluator::argsOf(c, *doc).get(0, "tiling");
     if (!is(arg, "tuple"))
@@ -175,7 +169,7 @@ void transformChecks(Session& s, const LaunchView& v, const knowledge::Knowledge
   if (allowedRule.found && !allowed.empty() && doc) {
     for (TSNode call : s.swizzleCalls(v.path)) {
       shape::Scope scope = s.eval().scopeAt(v.path, call);
-      if (s.eval().qualifiedName(field(call, "function"), scope) != "plgpu.SwizzleTransform")
+      if (s.eval().qualifiedName(field(call, "function"), scope) != apiName(Api::SwizzleTransform))
         continue;
       std::string def = enclosingDef(s, *doc, call);
       if (def.empty() || !launchReaches(v, def))
@@ -203,12 +197,12 @@ void transformChecks(Session& s, const LaunchView& v, const knowledge::Knowledge
     const Param& p = v.params[k];
     Value holder, shapeV, dtype;
     if (p.kind == Param::Kind::Scratch) {
-      if (!p.array.isObject("plgpu.SMEM"))
+      if (!p.array.isObject(apiName(Api::Smem)))
         continue;
       holder = p.array;
       shapeV = p.array.field("shape");
       dtype = p.array.field("dtype");
-    } else if (v.pallasCall && p.spec.isObject("BlockSpec")) {
+    } else if (v.pallasCall && p.spec.isObject(kBlockSpecObject)) {
       holder = p.spec;
       Value block = p.spec.field("block_shape");
       shapeV = block.kind == Value::Kind::None ? p.array.field("shape") : block;

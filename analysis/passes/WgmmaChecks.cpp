@@ -13,8 +13,6 @@
 
 namespace pallas::analysis::passes::mosaic {
 
-namespace pd = pallas::dialect;
-
 namespace {
 
 // An operand's (Tiling, Swizzle) transforms when that is exactly what it has.
@@ -86,7 +84,7 @@ std::optional<Candidate> checkWgmma(Session& s, const LaunchView& v,
   // wgmma.py: the accumulator's dtype for the operands' element type.
   Value element = a.known && a.dtype.kind == Value::Kind::DType ? a.dtype : b.dtype;
   bool accIsAcc = acc.known && acc.holder.kind == Value::Kind::Object &&
-                  (acc.holder.s == "plgpu.ACC" || acc.holder.s == "plgpu.ACC.init");
+                  (acc.holder.s == apiName(Api::Acc) || acc.holder.s == apiName(Api::AccInit));
   if (accIsAcc && element.kind == Value::Kind::DType && acc.dtype.kind == Value::Kind::DType) {
     AccumulatorRule r = accumulatorRule(kb, element.s);
     std::string el = mlirName(element.s), ac = mlirName(acc.dtype.s);
@@ -131,12 +129,13 @@ void wgmmaChecks(Session& s, const LaunchView& v, const knowledge::KnowledgeBase
                  std::vector<Candidate>& out) {
   Rule accShape = rule(kb, "wgmmaAccumulatorShape");
   walkKernel(s, v, [&](mlir::Operation* op, const std::string& path, unsigned order) {
-    if (auto scope = llvm::dyn_cast<pd::ScopeOp>(op); scope && scope.getApi() == "pl.run_scoped") {
+    if (auto scope = llvm::dyn_cast<pd::ScopeOp>(op);
+        scope && scope.getApi() == apiText(Api::RunScoped)) {
       auto rows = accShape.number("rowsMultiple"), cols = accShape.number("colsMultiple");
       if (!accShape.found || !rows || !cols || *rows <= 0 || *cols <= 0)
         return;
       for (const Value& alloc : s.runScopedAllocations(scope, path)) {
-        if (!alloc.isObject("plgpu.ACC") && !alloc.isObject("plgpu.ACC.init"))
+        if (!alloc.isObject(apiName(Api::Acc)) && !alloc.isObject(apiName(Api::AccInit)))
           continue;
         auto shape = alloc.field("shape").ints();
         if (!shape || shape->size() != 2)
@@ -155,7 +154,7 @@ void wgmmaChecks(Session& s, const LaunchView& v, const knowledge::KnowledgeBase
       }
       return;
     }
-    if (auto prim = llvm::dyn_cast<pd::PrimOp>(op); prim && prim.getApi() == "plgpu.wgmma")
+    if (auto prim = llvm::dyn_cast<pd::PrimOp>(op); prim && prim.getApi() == apiText(Api::Wgmma))
       if (auto c = checkWgmma(s, v, kb, prim)) {
         c->order = order;
         out.push_back(std::move(*c));

@@ -36,7 +36,13 @@ std::string head(const fs::path& p) {
 }
 
 bool plausibleVersion(const std::string& v) {
-  return !v.empty() && v.size() < 64 && std::isdigit(static_cast<unsigned char>(v[0])) &&
+  return isSafeVersionText(v) && std::isdigit(static_cast<unsigned char>(v[0]));
+}
+
+} // namespace
+
+bool isSafeVersionText(const std::string& v) {
+  return !v.empty() && v.size() < 64 &&
          std::all_of(
              v.begin(), v.end(),
              [](char c) {
@@ -44,8 +50,6 @@ bool plausibleVersion(const std::string& v) {
                       c == '-' || c == '_';
              });
 }
-
-} // namespace
 
 std::vector<std::pair<std::string, std::string>> candidateEnvironments(const EnvironmentQuery& q) {
   std::vector<std::pair<std::string, std::string>> out;

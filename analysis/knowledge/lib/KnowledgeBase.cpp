@@ -2,6 +2,7 @@
 
 #include "ChildProcess.h"
 #include "PrivateCache.h"
+#include "pallas/knowledge/JaxEnvironment.h" // isSafeVersionText
 
 #include <algorithm>
 #include <cctype>
@@ -76,16 +77,6 @@ HardwareRequirement hardwareRequirement(const json& h) {
       if (v.is_number_integer())
         r.majorIn.push_back(v.get<int>());
   return r;
-}
-
-bool safeVersion(const std::string& v) {
-  return !v.empty() && v.size() < 64 &&
-         std::all_of(
-             v.begin(), v.end(),
-             [](char c) {
-               return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '+' ||
-                      c == '-' || c == '_';
-             });
 }
 
 } // namespace
@@ -327,7 +318,7 @@ KnowledgeBase::Loaded KnowledgeBase::forPython(const std::string& python,
   std::string version = v.output.substr(0, v.output.find('\n'));
   while (!version.empty() && (version.back() == '\r' || version.back() == ' '))
     version.pop_back();
-  if (!safeVersion(version))
+  if (!isSafeVersionText(version))
     return fallback(python + " has no usable JAX (version '" + version + "')");
   const std::string name = "knowledge-" + version + ".json";
   if (Loaded c = loadCache(fs::path(cacheDir) / name, version, notes)) {
@@ -345,7 +336,7 @@ KnowledgeBase::Loaded KnowledgeBase::forPython(const std::string& python,
 }
 
 std::string KnowledgeBase::bundledPathFor(const std::string& version) {
-  if (!safeVersion(version))
+  if (!isSafeVersionText(version))
     return {};
   fs::path p = fs::path(bundledPath()).parent_path() / ("jax-" + version + ".json");
   std::error_code ec;

@@ -4,24 +4,16 @@ and what indexing an allocation's Ref type binds."""
 
 from __future__ import annotations
 
-import ast
 import types
 
 from . import config
 from .live_objects import _follows, _follows_class, _function_ast, _imported_objects, _qualname, _referenced_objects, _try_import, _unwrap
-from .source_ast import _own_returns, returns_before_bind_guard_of
+from .source_ast import returns_before_bind_guard_of, returns_before_bind_of
 
 
 def returns_before_bind(fn):
   """True when fn's own body has a `return` before its first `.bind(...)`."""
-  func = _function_ast(fn)
-  if func is None:
-    return False
-  binds = [n.lineno for n in ast.walk(func) if isinstance(n, ast.Call)
-           and isinstance(n.func, ast.Attribute) and n.func.attr in ("bind", "bind_with_trace")]
-  if not binds:
-    return False
-  return any(r.lineno < min(binds) for r in _own_returns(func))
+  return returns_before_bind_of(_function_ast(fn))
 
 
 def returns_before_bind_guard(fn):

@@ -10,12 +10,11 @@ import enum
 import functools
 import importlib
 import inspect
-import re
 import textwrap
 import types
 
 from . import config
-from .source_ast import _exception_name, _raise_message
+from .source_ast import first_statement_raise_of, hardware_named_in
 
 
 def _try_import(name):
@@ -86,18 +85,7 @@ def _function_ast(fn, lambdas=False):
 
 def _first_statement_raise(fn):
   """If fn's first real statement is `raise`, return (exc type, message)."""
-  func = _function_ast(fn, lambdas=True)
-  if func is None or isinstance(func, ast.Lambda):
-    return None
-  for stmt in func.body:
-    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
-      continue  # docstring
-    if isinstance(stmt, (ast.Delete, ast.Pass)):
-      continue
-    if isinstance(stmt, ast.Raise):
-      return _exception_name(stmt), _raise_message(stmt)
-    return None
-  return None
+  return first_statement_raise_of(_function_ast(fn, lambdas=True))
 
 
 class PrimitiveIndex:
@@ -243,6 +231,4 @@ def _api_kind(value):
 
 
 def _api_doc_hardware(value):
-  doc = inspect.getdoc(value) or ""
-  hits = sorted(set(re.findall(r"\b(Hopper|Blackwell|Ampere|sm_?\d+a?|SM\d+A?\+?)\b", doc)))
-  return hits
+  return hardware_named_in(inspect.getdoc(value))

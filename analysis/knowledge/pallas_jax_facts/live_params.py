@@ -10,7 +10,7 @@ import inspect
 
 from . import config, mosaic_resources, mosaic_rules
 from .live_objects import _module_path, _qualname, _source_of, _try_import
-from .source_ast import _exception_name, _raise_message, _string_template, _template_regex
+from .source_ast import _exception_name, _string_template, raise_template_in
 
 
 def error_templates():
@@ -19,15 +19,8 @@ def error_templates():
     entry = {"module": module_name, "file": _module_path(module_name), "anchor": anchor, "found": False}
     module = _try_import(module_name)
     source = _source_of(module) if module else None
-    if source is not None:
-      for node in ast.walk(ast.parse(source)):
-        if not isinstance(node, ast.Raise):
-          continue
-        message = _raise_message(node)
-        if message and anchor in message:
-          entry.update(found=True, template=message, regex=_template_regex(message),
-                       exception=_exception_name(node), line=node.lineno)
-          break
+    if source is not None and (found := raise_template_in(ast.parse(source), anchor)):
+      entry.update(found)
     out[key] = entry
   return out
 

@@ -1,6 +1,7 @@
 """Facts read from the AST of JAX's source, shared by the import-based and the
 static extractor: error message templates, a discharge rule's returned
-operands, the GPU interpreter's match arms, early returns before a bind."""
+operands, the GPU interpreter's match arms, early returns before a bind, a
+def that raises at once, the GPU generations a docstring names."""
 
 from __future__ import annotations
 
@@ -154,3 +155,50 @@ def returns_before_bind_guard_of(func):
       if left.value.id in params and right.id in params:
         return {"shapeOf": params.index(left.value.id), "equals": params.index(right.id)}
   return None
+
+
+def raise_template_in(tree, anchor):
+  """The first `raise` in `tree` whose message template contains `anchor`,
+  as the fields of an "errorTemplates" entry (found, template, regex,
+  exception, line); None when there is none."""
+  for node in ast.walk(tree):
+    if not isinstance(node, ast.Raise):
+      continue
+    message = _raise_message(node)
+    if message and anchor in message:
+      return dict(found=True, template=message, regex=_template_regex(message),
+                  exception=_exception_name(node), line=node.lineno)
+  return None
+
+
+def first_statement_raise_of(func):
+  """(exception, message) when the def's first real statement (after a
+  docstring, `del` and `pass`) is a `raise`; None otherwise and for a lambda."""
+  if func is None or isinstance(func, ast.Lambda):
+    return None
+  for stmt in func.body:
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+      continue  # docstring
+    if isinstance(stmt, (ast.Delete, ast.Pass)):
+      continue
+    if isinstance(stmt, ast.Raise):
+      return _exception_name(stmt), _raise_message(stmt)
+    return None
+  return None
+
+
+def returns_before_bind_of(func):
+  """True when the def's own body has a `return` before its first
+  `.bind(...)`; False for a lambda."""
+  if func is None or isinstance(func, ast.Lambda):
+    return False
+  binds = [n.lineno for n in ast.walk(func) if isinstance(n, ast.Call)
+           and isinstance(n.func, ast.Attribute) and n.func.attr in ("bind", "bind_with_trace")]
+  if not binds:
+    return False
+  return any(r.lineno < min(binds) for r in _own_returns(func))
+
+
+def hardware_named_in(doc):
+  """The GPU generations and SM names a docstring mentions, sorted."""
+  return sorted(set(re.findall(r"\b(Hopper|Blackwell|Ampere|sm_?\d+a?|SM\d+A?\+?)\b", doc or "")))

@@ -5,12 +5,11 @@ binds, error templates, InterpretGPUParams and defaults."""
 from __future__ import annotations
 
 import ast
-import re
 
 from . import config
 from .hardware import capability_gate
 from .live_objects import _module_path
-from .source_ast import _exception_name, _own_returns, _raise_message, _template_regex, interpreter_arms, written_operands_of
+from .source_ast import _own_returns, first_statement_raise_of, hardware_named_in, interpreter_arms, raise_template_in, returns_before_bind_of, written_operands_of
 from .static_source import ClassObj, FuncObj, ModuleObj, PrimObj, ValueObj, _body_nodes, _chain, _is_partial, _local_names, _outermost_chains
 
 
@@ -365,18 +364,7 @@ class Extractor:
     return entry
 
   def first_statement_raise(self, rule):
-    func = rule.node
-    if isinstance(func, ast.Lambda):
-      return None
-    for stmt in func.body:
-      if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
-        continue
-      if isinstance(stmt, (ast.Delete, ast.Pass)):
-        continue
-      if isinstance(stmt, ast.Raise):
-        return _exception_name(stmt), _raise_message(stmt)
-      return None
-    return None
+    return first_statement_raise_of(rule.node)
 
   def written_operands(self, rule):
     if isinstance(rule.node, ast.Lambda):
@@ -446,15 +434,8 @@ class Extractor:
     for key, (module_name, anchor) in sorted(config.ERROR_ANCHORS.items()):
       entry = {"module": module_name, "file": _module_path(module_name), "anchor": anchor, "found": False}
       mod = self.src.module(module_name)
-      if mod is not None:
-        for node in ast.walk(mod.tree):
-          if not isinstance(node, ast.Raise):
-            continue
-          message = _raise_message(node)
-          if message and anchor in message:
-            entry.update(found=True, template=message, regex=_template_regex(message),
-                         exception=_exception_name(node), line=node.lineno)
-            break
+      if mod is not None and (found := raise_template_in(mod.tree, anchor)):
+        entry.update(found)
       out[key] = entry
     return out
 
@@ -643,15 +624,7 @@ class Extractor:
   def doc_hardware(self, obj):
     if not isinstance(obj, (FuncObj, ClassObj)) or isinstance(obj.node, ast.Lambda):
       return []
-    doc = ast.get_docstring(obj.node) or ""
-    return sorted(set(re.findall(r"\b(Hopper|Blackwell|Ampere|sm_?\d+a?|SM\d+A?\+?)\b", doc)))
+    return hardware_named_in(ast.get_docstring(obj.node))
 
   def returns_before_bind(self, fn):
-    func = fn.node
-    if isinstance(func, ast.Lambda):
-      return False
-    binds = [n.lineno for n in ast.walk(func) if isinstance(n, ast.Call)
-             and isinstance(n.func, ast.Attribute) and n.func.attr in ("bind", "bind_with_trace")]
-    if not binds:
-      return False
-    return any(r.lineno < min(binds) for r in _own_returns(func))
+    return returns_before_bind_of(fn.node)

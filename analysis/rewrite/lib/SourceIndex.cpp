@@ -1,5 +1,7 @@
 #include "SourceIndex.h"
 
+#include "pallas/analysis/detail/SyntaxWalk.h"
+
 #include <algorithm>
 
 namespace pallas::analysis::rewrite {
@@ -184,20 +186,10 @@ const std::vector<TSNode>* SourceIndex::startingAt(TSPoint p) const {
   std::call_once(startsOnce_, [this] {
     // Pre-order with a cursor (iterative, so any depth): a node comes before
     // the nodes inside it, so each position's list is outermost first here.
-    TSTreeCursor cursor = ts_tree_cursor_new(root());
-    for (bool more = true; more;) {
-      TSNode n = ts_tree_cursor_current_node(&cursor);
+    syntax::forEachNode(root(), [&](TSNode n) {
       TSPoint s = ts_node_start_point(n);
       starts_[(static_cast<uint64_t>(s.row) << 32) | s.column].push_back(n);
-      if (ts_tree_cursor_goto_first_child(&cursor))
-        continue;
-      while (!ts_tree_cursor_goto_next_sibling(&cursor))
-        if (!ts_tree_cursor_goto_parent(&cursor)) {
-          more = false;
-          break;
-        }
-    }
-    ts_tree_cursor_delete(&cursor);
+    });
     for (auto& [_, nodes] : starts_)
       std::reverse(nodes.begin(), nodes.end());
   });
@@ -228,23 +220,13 @@ const std::vector<SourceIndex::Span>& SourceIndex::identifierSpans(std::string_v
         isIdentifier[sym] = typeOf(n) == "identifier" ? 1 : 0;
       return isIdentifier[sym] == 1;
     };
-    TSTreeCursor cursor = ts_tree_cursor_new(root());
-    for (bool more = true; more;) {
-      TSNode n = ts_tree_cursor_current_node(&cursor);
+    syntax::forEachNode(root(), [&](TSNode n) {
       if (identifier(n)) {
         uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
         if (s <= e && e <= text_.size())
           identifiers_[std::string_view(text_).substr(s, e - s)].push_back({s, e});
       }
-      if (ts_tree_cursor_goto_first_child(&cursor))
-        continue;
-      while (!ts_tree_cursor_goto_next_sibling(&cursor))
-        if (!ts_tree_cursor_goto_parent(&cursor)) {
-          more = false;
-          break;
-        }
-    }
-    ts_tree_cursor_delete(&cursor);
+    });
   });
   static const std::vector<Span> none;
   auto it = identifiers_.find(name);

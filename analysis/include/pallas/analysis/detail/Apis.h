@@ -15,6 +15,7 @@ enum ApiRole : unsigned {
   kPipeline = 1u << 2,           // plgpu.emit_pipeline and its warp-specialized form
   kRefTransform = 1u << 3,       // returns a view of its first operand (a Ref)
   kDischargesBodyRefs = 1u << 4, // higher-order op whose discharge rule discharges every body Ref
+  kReduction = 1u << 5,          // a reduction Mosaic GPU lowers with an SMEM scratch
 };
 
 enum class Api {
@@ -35,6 +36,13 @@ inline constexpr std::array kApis = {
 
 constexpr std::string_view apiName(Api id) {
   return kApis[static_cast<unsigned>(id)].name;
+}
+
+// The last part of an API's name ("pl.BlockSpec" -> "BlockSpec"): the class
+// name JAX prints for the objects it builds.
+constexpr std::string_view apiLeaf(Api id) {
+  std::string_view name = apiName(id);
+  return name.substr(name.rfind('.') + 1);
 }
 
 // Whether `api` (canonical spelling) has every role bit of `roles`.
@@ -70,6 +78,7 @@ constexpr bool apisIndexedById() {
 }
 static_assert(apisIndexedById());
 static_assert(apiName(Api::PallasCall) == "pl.pallas_call" && isLaunchApi("pl.core_map") &&
-              !isLaunchApi("pl.when") && runsBodyInPlace("pl.run_state"));
+              !isLaunchApi("pl.when") && runsBodyInPlace("pl.run_state") &&
+              apiLeaf(Api::BlockSpec) == "BlockSpec" && apiLeaf(Api::AccInit) == "init");
 
 } // namespace pallas::analysis::detail

@@ -76,6 +76,7 @@ std::vector<FindingsPass>& findingsPasses();
 
 // One line in a pass's .cpp puts it in Project::findings' pipeline:
 //   static const detail::FindingsPassRegistration<DischargePass> registration;
+// (PALLAS_FINDINGS_PASS below writes it with the pass class.)
 template <typename P> struct FindingsPassRegistration {
   FindingsPassRegistration() {
     findingsPasses().push_back({P::getArgumentName(), [](ProductRun* run) {
@@ -85,6 +86,25 @@ template <typename P> struct FindingsPassRegistration {
                                 }});
   }
 };
+
+// A findings pass in its .cpp, after the tablegen'd base is included there:
+//   namespace pallas::analysis::passes {
+//   #define GEN_PASS_DECL_PALLASDISCHARGE
+//   #define GEN_PASS_DEF_PALLASDISCHARGE
+//   #include "pallas/analysis/detail/Passes.h.inc"
+//   PALLAS_FINDINGS_PASS(PallasDischarge, runDischarge)
+//   }
+// defines `PallasDischargePass` on impl::PallasDischargeBase, running
+// `runDischarge(PassContext&)`, and registers it for Project::findings. (A
+// macro because the base's name is made by tablegen from the Passes.td def.)
+#define PALLAS_FINDINGS_PASS(Def, body)                                                            \
+  namespace {                                                                                      \
+  struct Def##Pass : ::pallas::analysis::detail::PallasPass<Def##Pass, impl::Def##Base> {          \
+    using PallasPass::PallasPass;                                                                  \
+    void run(::pallas::analysis::detail::PassContext& ctx) { (body)(ctx); }                        \
+  };                                                                                               \
+  const ::pallas::analysis::detail::FindingsPassRegistration<Def##Pass> registration;              \
+  }
 
 // Runs every findings pass on run.ctx.module through an mlir::PassManager.
 void runFindingsPasses(ProductRun& run);

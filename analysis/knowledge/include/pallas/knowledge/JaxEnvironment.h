@@ -36,6 +36,10 @@ std::vector<std::string> sitePackagesWithJax(const std::string& environment);
 // The JAX version of a site-packages directory, read from its files only.
 std::optional<std::string> jaxVersionAt(const std::string& sitePackages);
 
+// A version as text that is safe in a file name and a message: 1 to 63
+// letters, digits and `.+-_` (what JAX's versions are made of).
+bool isSafeVersionText(const std::string& v);
+
 // The first environment of `q` that holds JAX with a readable version.
 std::optional<JaxLocation> locateJax(const EnvironmentQuery& q);
 

@@ -1,0 +1,494 @@
+// Names.h: Globals::build, which binds every module-level name of a file:
+// imports in all their spellings (following re-exports into workspace
+// files), assignments (constants, functools.partial launch factories,
+// InterpretGPUParams), defs and classes (launch wrappers), and the run-time
+// spellings a module may use (TYPE_CHECKING, cloned modules).
+#include "KernelTakingWrappers.h"
+#include "NamesInternal.h"
+#include "pallas/analysis/detail/Apis.h"
+
+namespace pallas::analysis::names {
+namespace {
+// Module-level blocks (if/try/with, recovered ERROR chunks) scanned in depth;
+// deeper ones bind nothing. Python itself stops at 100 indentation levels.
+constexpr int kMaxBlockDepth = 100;
+} // namespace
+
+// ---- run-time spellings Globals follows --------------------------------------
+
+// `TYPE_CHECKING` / `typing.TYPE_CHECKING` (imported from typing), also under
+// `not`: the truth of the condition at run time, where TYPE_CHECKING is
+// False; nullopt for any other condition.
+std::optional<bool> Globals::isTypeCheckingCondition(TSNode cond,
+                                                     const syntax::ParsedSource& doc) const {
+  while (is(cond, "parenthesized_expression"))
+    cond = ts_node_named_child(cond, 0);
+  if (is(cond, "not_operator")) {
+    std::optional<bool> inner = isTypeCheckingCondition(field(cond, "argument"), doc);
+    return inner ? std::optional<bool>(!*inner) : std::nullopt;
+  }
+  if (!is(cond, "identifier") && !is(cond, "attribute"))
+    return std::nullopt;
+  std::optional<Binding> b = resolveGlobalExpr(cond, doc, *this);
+  if (b && b->kind == Binding::Kind::Symbol && b->target == "typing.TYPE_CHECKING")
+    return false;
+  return std::nullopt;
+}
+
+// A module cloned at run time (JAX's mosaic_gpu_test.py):
+//   X = types.ModuleType("name")
+//   X.__dict__.update(M.__dict__)        (or vars(X).update(vars(M)))
+// X then holds M's attributes: it names what M names.
+void Globals::bindModuleClone(TSNode call, const syntax::ParsedSource& doc) {
+  TSNode callee = field(call, "function");
+  if (!is(callee, "attribute") || doc.textOf(field(callee, "attribute")) != "update")
+    return;
+  // The namespace of a module-level name: `X.__dict__` or `vars(X)`.
+  auto namespaceOf = [&](TSNode e) -> TSNode {
+    while (is(e, "parenthesized_expression"))
+      e = ts_node_named_child(e, 0);
+    if (is(e, "attribute") && doc.textOf(field(e, "attribute")) == "__dict__" &&
+        is(field(e, "object"), "identifier"))
+      return field(e, "object");
+    if (is(e, "call") && doc.textOf(field(e, "function")) == "vars" && !find("vars")) {
+      TSNode args = field(e, "arguments");
+      if (!isNull(args) && ts_node_named_child_count(args) == 1 &&
+          is(ts_node_named_child(args, 0), "identifier"))
+        return ts_node_named_child(args, 0);
+    }
+    return TSNode{};
+  };
+  TSNode target = namespaceOf(field(callee, "object"));
+  TSNode args = field(call, "arguments");
+  if (isNull(target) || isNull(args) || ts_node_named_child_count(args) != 1)
+    return;
+  TSNode source = namespaceOf(ts_node_named_child(args, 0));
+  if (isNull(source))
+    return;
+  const Binding* from = find(str(doc.textOf(source)));
+  const Binding* into = find(str(doc.textOf(target)));
+  // Only a fresh module object (types.ModuleType(...), bound as Other) takes
+  // the source module's names; updating anything else is not modelled.
+  if (from && (from->kind == Binding::Kind::Module || from->kind == Binding::Kind::Symbol) &&
+      into && into->kind == Binding::Kind::Other && into->target == "types.ModuleType")
+    bindings_[str(doc.textOf(target))] = *from;
+}
+
+// ---- launch wrappers ------------------------------------------------------
+
+std::optional<WrapperCall>
+launchWrapperCall(TSNode def, const syntax::ParsedSource& doc, const Globals& globals,
+                  const std::function<bool(const std::string&, bool)>& isWrapper) {
+  if (!is(def, "function_definition"))
+    return std::nullopt;
+  if (auto k = kernelTakingWrapperCall(def, doc, globals, isWrapper))
+    return k->first;
+  // The wrapper's own `*args` and `**kwargs` parameter names.
+  std::string starArgs, starKwargs;
+  for (TSNode p : syntax::namedChildren(field(def, "parameters"))) {
+    if (is(p, "list_splat_pattern") && ts_node_named_child_count(p) == 1)
+      starArgs = str(doc.textOf(ts_node_named_child(p, 0)));
+    else if (is(p, "dictionary_splat_pattern") && ts_node_named_child_count(p) == 1)
+      starKwargs = str(doc.textOf(ts_node_named_child(p, 0)));
+  }
+  if (starArgs.empty() && starKwargs.empty())
+    return std::nullopt;
+  // The last statement of the body: `return CALL(...)`.
+  TSNode last{};
+  for (TSNode st : syntax::namedChildren(field(def, "body")))
+    if (!is(st, "comment"))
+      last = st;
+  if (!is(last, "return_statement") || ts_node_named_child_count(last) != 1)
+    return std::nullopt;
+  TSNode call = ts_node_named_child(last, 0);
+  if (!is(call, "call"))
+    return std::nullopt;
+  // It must forward the splats it has (nothing else reaches the launch).
+  bool forwardsArgs = starArgs.empty(), forwardsKwargs = starKwargs.empty();
+  for (TSNode a : syntax::namedChildren(field(call, "arguments"))) {
+    if (is(a, "list_splat") && doc.textOf(ts_node_named_child(a, 0)) == starArgs)
+      forwardsArgs = true;
+    else if (is(a, "dictionary_splat") && doc.textOf(ts_node_named_child(a, 0)) == starKwargs)
+      forwardsKwargs = true;
+    else if (!is(a, "keyword_argument") && !is(a, "comment"))
+      return std::nullopt; // positional arguments of its own: not a plain forward
+  }
+  if (!forwardsArgs || !forwardsKwargs)
+    return std::nullopt;
+  WrapperCall w;
+  w.call = call;
+  TSNode callee = field(call, "function");
+  // `self.m(...)` / `super().m(...)`: another wrapper of the class.
+  if (is(callee, "attribute")) {
+    TSNode object = field(callee, "object");
+    std::string method = str(doc.textOf(field(callee, "attribute")));
+    TSNode params = field(def, "parameters");
+    TSNode first = ts_node_named_child_count(params) ? ts_node_named_child(params, 0) : TSNode{};
+    bool isSelf = is(object, "identifier") && is(first, "identifier") &&
+                  doc.textOf(object) == doc.textOf(first);
+    bool isSuper = is(object, "call") && doc.textOf(field(object, "function")) == "super";
+    if ((isSelf || isSuper) && isWrapper && isWrapper(method, isSuper)) {
+      w.inner = method;
+      w.viaSuper = isSuper;
+      return w;
+    }
+  }
+  std::optional<Binding> b = resolveGlobalExpr(callee, doc, globals);
+  if (!b || (b->kind != Binding::Kind::Module && b->kind != Binding::Kind::Symbol) ||
+      !b->file.empty() || !isJaxName(b->target))
+    return std::nullopt;
+  w.api = canonicalApi(b->target);
+  if (!detail::isLaunchApi(w.api))
+    return std::nullopt;
+  return w;
+}
+
+// ---- Globals::build --------------------------------------------------------
+
+void Globals::build(const syntax::ParsedSource& doc, const std::string& path,
+                    ModuleResolver* resolver, int depth) {
+  bindings_.clear();
+  dunderAll_.reset();
+  path_ = path;
+  resolver_ = resolver;
+  depth_ = depth;
+  scanBlock(doc.root(), doc, 0);
+}
+
+void Globals::scanBlock(TSNode block, const syntax::ParsedSource& doc, int blockDepth) {
+  if (blockDepth > kMaxBlockDepth)
+    return;
+  for (TSNode s : syntax::namedChildren(block)) {
+    std::string_view t = syntax::type(s);
+    if (t == "import_statement")
+      bindImport(s, doc);
+    else if (t == "import_from_statement")
+      bindImportFrom(s, doc);
+    else if (t == "expression_statement") {
+      TSNode a = ts_node_named_child(s, 0);
+      if (is(a, "assignment"))
+        bindAssignment(a, doc);
+      else if (is(a, "call"))
+        bindModuleClone(a, doc);
+    } else if (t == "function_definition" || t == "class_definition" || t == "decorated_definition")
+      bindDefinition(s, doc);
+    else if (t == "ERROR" && ts_node_eq(block, doc.root())) {
+      auto chunks = doc.recoveredChunks(s);
+      if (chunks.empty())
+        scanBlock(s, doc, blockDepth + 1);
+      for (TSNode chunk : chunks)
+        scanBlock(chunk, doc, blockDepth + 1);
+    } else if (t == "try_statement") {
+      // `try: from jax... import X` / `except ImportError: X = None`: the
+      // import is what runs where the module works; a fallback in an except
+      // clause binds only names the try body did not.
+      for (TSNode c : syntax::namedChildren(s)) {
+        if (is(c, "except_clause") || is(c, "except_group_clause")) {
+          std::map<std::string, Binding> kept = bindings_;
+          scanBlock(c, doc, blockDepth + 1);
+          for (auto& [name, b] : kept)
+            bindings_[name] = b;
+        } else {
+          scanBlock(c, doc, blockDepth + 1);
+        }
+      }
+    } else if (t == "if_statement") {
+      // `if TYPE_CHECKING: ... else: ...`: at run time only the else branch
+      // runs (typing.TYPE_CHECKING is False), `if not TYPE_CHECKING:` the
+      // other way round.
+      if (std::optional<bool> truth = isTypeCheckingCondition(field(s, "condition"), doc)) {
+        for (TSNode c : syntax::namedChildren(s)) {
+          bool consequence = ts_node_eq(c, field(s, "consequence"));
+          bool alternative = is(c, "elif_clause") || is(c, "else_clause");
+          if (consequence ? *truth : alternative && !*truth)
+            scanBlock(c, doc, blockDepth + 1);
+        }
+        continue;
+      }
+      // `if ok: from jax... import X` / `else: X = None`: a None fallback in
+      // another branch does not hide the import (the branch where the
+      // module is usable is the one the analysis is for).
+      for (TSNode c : syntax::namedChildren(s)) {
+        if (!is(c, "elif_clause") && !is(c, "else_clause")) {
+          scanBlock(c, doc, blockDepth + 1);
+          continue;
+        }
+        std::map<std::string, Binding> kept = bindings_;
+        scanBlock(c, doc, blockDepth + 1);
+        for (auto& [name, b] : kept) {
+          const Binding& now = bindings_[name];
+          if (now.kind == Binding::Kind::Constant && now.target == "None")
+            bindings_[name] = b;
+        }
+      }
+    } else if (t == "with_statement" || t == "elif_clause" || t == "else_clause" ||
+               t == "except_clause" || t == "finally_clause" || t == "block" || t == "ERROR")
+      scanBlock(s, doc, blockDepth + 1);
+  }
+}
+
+void Globals::bindImport(TSNode stmt, const syntax::ParsedSource& doc) {
+  for (uint32_t i = 0, n = ts_node_named_child_count(stmt); i < n; ++i) {
+    TSNode c = ts_node_named_child(stmt, i);
+    Binding b;
+    b.kind = Binding::Kind::Module;
+    std::string bound;
+    if (is(c, "dotted_name")) {
+      std::string full = str(doc.textOf(c));
+      bound = full.substr(0, full.find('.'));
+      b.target = bound;
+    } else if (is(c, "aliased_import")) {
+      b.target = str(doc.textOf(field(c, "name")));
+      bound = str(doc.textOf(field(c, "alias")));
+    } else {
+      continue;
+    }
+    if (resolver_ && !isJaxName(b.target))
+      if (auto f = resolver_->moduleFile(b.target, 0, path_))
+        b.file = *f;
+    bindings_[bound] = b;
+  }
+}
+
+void Globals::bindImportFrom(TSNode stmt, const syntax::ParsedSource& doc) {
+  TSNode mod = field(stmt, "module_name");
+  if (isNull(mod))
+    return;
+  int level = 0;
+  std::string module;
+  if (is(mod, "relative_import")) {
+    for (uint32_t i = 0, n = ts_node_named_child_count(mod); i < n; ++i) {
+      TSNode c = ts_node_named_child(mod, i);
+      if (is(c, "import_prefix"))
+        level = static_cast<int>(doc.textOf(c).size());
+      else if (is(c, "dotted_name"))
+        module = str(doc.textOf(c));
+    }
+  } else {
+    module = str(doc.textOf(mod));
+  }
+  std::optional<std::string> file;
+  if (resolver_ && (level > 0 || !isJaxName(module)))
+    file = resolver_->moduleFile(module, level, path_);
+  std::string qualifiedModule = std::string(static_cast<size_t>(level), '.') + module;
+  // The imported names: every named child but the module (the runtime's
+  // ts_node_field_name_for_child is unreliable in tree-sitter 0.20).
+  for (uint32_t i = 0, n = ts_node_named_child_count(stmt); i < n; ++i) {
+    TSNode c = ts_node_named_child(stmt, i);
+    if (is(c, "wildcard_import")) {
+      // `from .m import *`: every name m exports (its __all__), as if named.
+      if (file && depth_ < kMaxDepth)
+        for (const std::string& name : resolver_->exportedNames(*file, depth_ + 1))
+          if (auto b = resolver_->exported(*file, name, depth_ + 1))
+            bindings_[name] = *b;
+      continue;
+    }
+    if (ts_node_eq(c, mod) || !(is(c, "dotted_name") || is(c, "aliased_import")))
+      continue;
+    std::string name, alias;
+    if (is(c, "aliased_import")) {
+      name = str(doc.textOf(field(c, "name")));
+      alias = str(doc.textOf(field(c, "alias")));
+    } else {
+      name = alias = str(doc.textOf(c));
+    }
+    Binding b;
+    if (file) {
+      std::optional<Binding> exported;
+      if (depth_ < kMaxDepth)
+        exported = resolver_->exported(*file, name, depth_ + 1);
+      if (exported) {
+        b = *exported;
+      } else if (auto sub = resolver_->moduleFile(module.empty() ? name : module + "." + name,
+                                                  level, path_)) {
+        b = makeBinding(Binding::Kind::Module,
+                        qualifiedModule.empty() ? name : qualifiedModule + "." + name, *sub);
+      } else {
+        b = makeBinding(Binding::Kind::Other, qualifiedModule + "." + name, *file);
+      }
+    } else if (auto sub = resolver_ && (level > 0 || !isJaxName(module))
+                              ? resolver_->moduleFile(module.empty() ? name : module + "." + name,
+                                                      level, path_)
+                              : std::nullopt) {
+      // `from . import helpers`: a sibling module, no package __init__.
+      b = makeBinding(Binding::Kind::Module, module.empty() ? name : module + "." + name, *sub);
+    } else {
+      b.kind = Binding::Kind::Symbol;
+      b.target = module.empty() ? qualifiedModule + name : qualifiedModule + "." + name;
+    }
+    bindings_[alias] = b;
+  }
+}
+
+void Globals::bindAssignment(TSNode assign, const syntax::ParsedSource& doc) {
+  TSNode left = field(assign, "left");
+  TSNode right = field(assign, "right");
+  // `m.attr = v` / `d[k] = v` bind no name (a module clone's attribute
+  // overrides are not modelled).
+  if (is(left, "attribute") || is(left, "subscript"))
+    return;
+  if (!is(left, "identifier")) {
+    // Tuple targets etc.: every name bound is something we do not model.
+    if (!isNull(left))
+      for (uint32_t i = 0, n = ts_node_named_child_count(left); i < n; ++i) {
+        TSNode c = ts_node_named_child(left, i);
+        if (is(c, "identifier"))
+          bindings_[str(doc.textOf(c))] = Binding{};
+      }
+    return;
+  }
+  std::string name = str(doc.textOf(left));
+  Binding b;
+  while (is(right, "parenthesized_expression"))
+    right = ts_node_named_child(right, 0);
+  if (name == "__all__") {
+    // The names `from this import *` binds, when written as a literal.
+    dunderAll_.reset();
+    if (is(right, "list") || is(right, "tuple")) {
+      std::vector<std::string> names;
+      bool literal = true;
+      for (TSNode el : syntax::namedChildren(right)) {
+        if (is(el, "comment"))
+          continue;
+        std::string t = str(doc.textOf(el));
+        if (!is(el, "string") || t.size() < 2) {
+          literal = false;
+          break;
+        }
+        names.push_back(t.substr(1, t.size() - 2));
+      }
+      if (literal)
+        dunderAll_ = std::move(names);
+    }
+  }
+  if (isNull(right)) {
+    bindings_[name] = b;
+    return;
+  }
+  std::string_view t = syntax::type(right);
+  if (t == "identifier" || t == "attribute") {
+    if (auto r = resolveGlobalExpr(right, doc, *this))
+      b = *r;
+  } else if (t == "true" || t == "false" || t == "none" || t == "integer" || t == "float" ||
+             t == "string") {
+    b.kind = Binding::Kind::Constant;
+    b.target = str(doc.textOf(right));
+    b.interpret = evaluateInterpret(right, doc, *this, nullptr);
+  } else if (t == "call") {
+    TSNode callee = field(right, "function");
+    std::string api = apiOf(callee, doc, *this);
+    TSNode args = field(right, "arguments");
+    if (endsWith(api, "InterpretGPUParams")) {
+      b.kind = Binding::Kind::Constant;
+      b.target = str(doc.textOf(right));
+      b.interpret = evaluateInterpret(right, doc, *this, nullptr);
+    } else if (api == "functools.partial" && !isNull(args) && ts_node_named_child_count(args) > 0) {
+      std::string inner = apiOf(ts_node_named_child(args, 0), doc, *this);
+      if (detail::isLaunchApi(inner)) {
+        b.kind = Binding::Kind::Partial;
+        b.target = inner;
+        TSNode interpretNode{};
+        for (uint32_t i = 1, n = ts_node_named_child_count(args); i < n; ++i) {
+          TSNode a = ts_node_named_child(args, i);
+          if (!is(a, "keyword_argument"))
+            continue;
+          std::string k = keywordName(a, doc);
+          b.keywords.emplace_back(k, str(doc.textOf(field(a, "value"))));
+          if (k == "interpret")
+            interpretNode = field(a, "value");
+          if (k == "scratch_shapes" || k == "scratch_types") {
+            if (auto kinds = scratchKinds(field(a, "value"), doc, *this)) {
+              b.scratch = *kinds;
+              b.scratchKnown = true;
+            }
+          }
+        }
+        b.interpret = evaluateInterpret(interpretNode, doc, *this, nullptr);
+        if (isNull(interpretNode))
+          b.interpret->source = "absent";
+      }
+    } else if (auto r = resolveGlobalExpr(callee, doc, *this);
+               r && r->kind == Binding::Kind::Symbol && r->target == "types.ModuleType") {
+      // A fresh module object: bindModuleClone may give it a module's names.
+      b.target = r->target;
+    }
+  }
+  bindings_[name] = b;
+}
+
+// The launch wrappers of a class: those of its bases of this file (the
+// leftmost base first, as Python's MRO does for simple hierarchies), then its
+// own methods, which override (a method that is not a wrapper hides one).
+std::map<std::string, std::string>
+Globals::classLaunchWrappers(TSNode cls, const syntax::ParsedSource& doc) const {
+  std::map<std::string, std::string> out;
+  std::vector<TSNode> bases;
+  for (TSNode base : syntax::namedChildren(field(cls, "superclasses")))
+    if (is(base, "identifier"))
+      bases.push_back(base);
+  for (auto it = bases.rbegin(); it != bases.rend(); ++it)
+    if (const Binding* b = find(str(doc.textOf(*it)));
+        b && b->kind == Binding::Kind::Class && b->file.empty())
+      for (auto& [m, c] : b->launchWrappers)
+        out[m] = c;
+  const std::map<std::string, std::string> inherited = out;
+  std::string name = str(doc.textOf(field(cls, "name")));
+  for (TSNode m : syntax::namedChildren(field(cls, "body"))) {
+    TSNode def = is(m, "decorated_definition") ? field(m, "definition") : m;
+    if (!is(def, "function_definition"))
+      continue;
+    std::string method = str(doc.textOf(field(def, "name")));
+    auto isWrapper = [&](const std::string& inner, bool viaSuper) {
+      return (viaSuper ? inherited : out).count(inner) > 0;
+    };
+    // Decorated methods (properties, static/class methods) are not wrappers.
+    if (ts_node_eq(def, m) && launchWrapperCall(def, doc, *this, isWrapper))
+      out[method] = name;
+    else
+      out.erase(method);
+  }
+  return out;
+}
+
+void Globals::bindDefinition(TSNode def, const syntax::ParsedSource& doc) {
+  TSNode inner = def;
+  bool launched = false, inlineMgpu = false;
+  if (is(def, "decorated_definition")) {
+    inner = field(def, "definition");
+    for (uint32_t i = 0, n = ts_node_named_child_count(def); i < n; ++i) {
+      TSNode d = ts_node_named_child(def, i);
+      if (!is(d, "decorator"))
+        continue;
+      TSNode e = ts_node_named_child(d, 0);
+      TSNode callee = is(e, "call") ? field(e, "function") : e;
+      std::string api = apiOf(callee, doc, *this);
+      if (api == detail::apiName(detail::Api::InlineMgpu))
+        inlineMgpu = true;
+      if (detail::isLaunchApi(api))
+        launched = true;
+      if (api == "functools.partial" && is(e, "call")) {
+        TSNode args = field(e, "arguments");
+        if (!isNull(args) && ts_node_named_child_count(args) > 0 &&
+            detail::isLaunchApi(apiOf(ts_node_named_child(args, 0), doc, *this)))
+          launched = true;
+      }
+      if (auto b = resolveGlobalExpr(callee, doc, *this); b && b->kind == Binding::Kind::Partial)
+        launched = true;
+    }
+  }
+  TSNode nameNode = field(inner, "name");
+  if (isNull(nameNode))
+    return;
+  Binding b;
+  b.kind = is(inner, "class_definition") ? Binding::Kind::Class : Binding::Kind::Function;
+  if (b.kind == Binding::Kind::Class)
+    b.launchWrappers = classLaunchWrappers(inner, doc);
+  b.target = str(doc.textOf(nameNode));
+  b.file = ""; // this file
+  b.launched = launched;
+  b.inlineMgpu = inlineMgpu;
+  b.line = static_cast<int>(ts_node_start_point(inner).row);
+  bindings_[b.target] = b;
+}
+
+} // namespace pallas::analysis::names

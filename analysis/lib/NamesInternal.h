@@ -1,0 +1,49 @@
+// What the three files of the module-level name table share (Names.h is the
+// public face): Names.cpp resolves names and canonical API names,
+// NamesBinding.cpp binds a module's names (Globals::build), NamesInterpret.cpp
+// evaluates interpret= and scratch shapes statically.
+#pragma once
+
+#include "Names.h"
+
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace pallas::analysis::names {
+
+using syntax::field;
+using syntax::is;
+using syntax::isNull;
+
+constexpr int kMaxDepth = 8; // re-export chains followed across files
+
+inline std::string str(std::string_view s) {
+  return std::string(s);
+}
+
+inline Binding makeBinding(Binding::Kind kind, std::string target, std::string file) {
+  Binding b;
+  b.kind = kind;
+  b.target = std::move(target);
+  b.file = std::move(file);
+  return b;
+}
+
+inline bool startsWith(std::string_view s, std::string_view p) {
+  return s.substr(0, p.size()) == p;
+}
+inline bool endsWith(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
+}
+
+// The name of a keyword_argument node.
+inline std::string keywordName(TSNode kw, const syntax::ParsedSource& doc) {
+  return str(doc.textOf(field(kw, "name")));
+}
+
+// NamesInterpret.cpp: what a literal interpret= value (True, 0, None, ...)
+// selects; "unknown" for any other text.
+InterpretEval evalFromText(const std::string& text);
+
+} // namespace pallas::analysis::names

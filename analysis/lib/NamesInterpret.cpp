@@ -1,0 +1,134 @@
+// Names.h: the few expressions the analysis evaluates statically, through
+// the module's names: interpret= at a launch, and the kinds of scratch
+// shapes (smem, barrier, acc, ...).
+#include "NamesInternal.h"
+#include "pallas/analysis/detail/Apis.h"
+
+namespace pallas::analysis::names {
+
+InterpretEval evalFromText(const std::string& text) {
+  InterpretEval e;
+  e.text = text;
+  if (text == "True" || text == "1") {
+    e.paths = {"interpret_hlo"};
+    e.source = "literal";
+  } else if (text == "False" || text == "None" || text == "0") {
+    e.paths = {"compiled"};
+    e.source = "literal";
+  } else {
+    e.paths = {"unknown"};
+    e.source = "unknown";
+  }
+  return e;
+}
+
+std::string allocationKind(TSNode expr, const syntax::ParsedSource& doc, const Globals& globals) {
+  TSNode callee = is(expr, "call") ? field(expr, "function") : expr;
+  std::string api = apiOf(callee, doc, globals);
+  if (api.empty())
+    api = dottedName(callee, doc);
+  if (api == detail::apiName(detail::Api::Acc) || api == detail::apiName(detail::Api::AccInit) ||
+      endsWith(api, "WGMMAAccumulatorRef"))
+    return "acc";
+  if (endsWith(api, ".SMEM"))
+    return "smem";
+  if (endsWith(api, ".TMEM"))
+    return "tmem";
+  if (endsWith(api, ".GMEM"))
+    return "gmem";
+  if (endsWith(api, "Barrier"))
+    return "barrier";
+  if (api.find("Semaphore") != std::string::npos)
+    return "semaphore";
+  return "other";
+}
+
+std::optional<std::vector<std::string>> scratchKinds(TSNode expr, const syntax::ParsedSource& doc,
+                                                     const Globals& globals) {
+  if (is(expr, "parenthesized_expression"))
+    expr = ts_node_named_child(expr, 0);
+  std::vector<std::string> kinds;
+  if (is(expr, "list") || is(expr, "tuple")) {
+    for (uint32_t i = 0, n = ts_node_named_child_count(expr); i < n; ++i) {
+      TSNode el = ts_node_named_child(expr, i);
+      if (is(el, "comment"))
+        continue;
+      if (is(el, "list_splat"))
+        return std::nullopt;
+      kinds.push_back(allocationKind(el, doc, globals));
+    }
+    return kinds;
+  }
+  if (is(expr, "dictionary")) {
+    for (uint32_t i = 0, n = ts_node_named_child_count(expr); i < n; ++i) {
+      TSNode pair = ts_node_named_child(expr, i);
+      if (!is(pair, "pair"))
+        return std::nullopt;
+      kinds.push_back(allocationKind(field(pair, "value"), doc, globals));
+    }
+    return kinds;
+  }
+  return std::nullopt;
+}
+
+InterpretEval evaluateInterpret(TSNode expr, const syntax::ParsedSource& doc,
+                                const Globals& globals, const LocalLookup& lookupLocal) {
+  InterpretEval e;
+  if (isNull(expr)) {
+    e.paths = {"compiled"};
+    e.source = "absent";
+    return e;
+  }
+  while (is(expr, "parenthesized_expression"))
+    expr = ts_node_named_child(expr, 0);
+  e.text = str(doc.textOf(expr));
+  std::string_view t = syntax::type(expr);
+  if (t == "true" || t == "false" || t == "none" || t == "integer") {
+    InterpretEval l = evalFromText(e.text);
+    return l;
+  }
+  if (t == "call") {
+    TSNode callee = field(expr, "function");
+    std::string api = apiOf(callee, doc, globals);
+    if (api.empty())
+      api = dottedName(callee, doc);
+    if (endsWith(api, "InterpretGPUParams")) {
+      e.paths = {"interpret_gpu"};
+      e.source = "interpret_gpu_params";
+      TSNode args = field(expr, "arguments");
+      for (uint32_t i = 0, n = isNull(args) ? 0 : ts_node_named_child_count(args); i < n; ++i) {
+        TSNode a = ts_node_named_child(args, i);
+        if (is(a, "keyword_argument"))
+          e.params.emplace_back(keywordName(a, doc), str(doc.textOf(field(a, "value"))));
+      }
+      return e;
+    }
+    e.paths = {"unknown"};
+    e.source = "unknown";
+    return e;
+  }
+  if (t == "identifier" && lookupLocal) {
+    if (auto local = lookupLocal(e.text)) {
+      InterpretEval inner = evaluateInterpret(local->first, doc, globals, nullptr);
+      if (local->second == "default_param")
+        inner.source = "default_param";
+      inner.text = e.text;
+      if (local->second == "unknown")
+        inner = InterpretEval{{"unknown"}, "unknown", e.text, {}};
+      return inner;
+    }
+  }
+  if (t == "identifier" || t == "attribute") {
+    if (auto b = resolveGlobalExpr(expr, doc, globals); b && b->kind == Binding::Kind::Constant) {
+      InterpretEval inner = b->interpret ? *b->interpret : evalFromText(b->target);
+      inner.source = "module_constant";
+      inner.text = e.text;
+      return inner;
+    }
+  }
+  e.paths = {"unknown"};
+  e.source = "unknown";
+  return e;
+}
+
+} // namespace pallas::analysis::names
