@@ -59,17 +59,21 @@ bool firstArgumentNames(const syntax::ParsedSource& doc, TSNode call,
 bool testExpectsFailure(const syntax::ParsedSource& doc, SourcePos at, std::string_view exception) {
   if (exception.empty())
     return false;
-  TSPoint p{at.line, at.column};
-  TSNode n = ts_node_descendant_for_point_range(doc.root(), p, p);
   // The outermost test function around the launch (the kernel is often a
-  // def inside it).
+  // def inside it): the first one met going down from the root towards the
+  // launch, with a cursor (ts_node_parent re-walks from the root on each
+  // call, which made many findings in a deep file quadratic).
+  TSPoint p{at.line, at.column};
   TSNode test{};
-  for (; !isNull(n); n = ts_node_parent(n))
-    if (is(n, "function_definition")) {
-      std::string_view name = doc.textOf(field(n, "name"));
-      if (name.substr(0, 4) == "test")
-        test = n;
+  TSTreeCursor cursor = ts_tree_cursor_new(doc.root());
+  do {
+    TSNode n = ts_tree_cursor_current_node(&cursor);
+    if (is(n, "function_definition") && doc.textOf(field(n, "name")).substr(0, 4) == "test") {
+      test = n;
+      break;
     }
+  } while (ts_tree_cursor_goto_first_child_for_point(&cursor, p) >= 0);
+  ts_tree_cursor_delete(&cursor);
   if (isNull(test))
     return false;
   const auto names = catching(exception);
