@@ -143,10 +143,16 @@ TSNode SourceIndex::parent(TSNode n) const {
     return TSNode{};
   std::lock_guard lock(parentsMutex_);
   // Walking up asks for the parent of the last answer: the path from the
-  // root to the last node asked about answers every step after the first.
+  // root to the last node asked about answers every step after the first,
+  // each in one comparison (scanning the path per step was quadratic in the
+  // depth).
+  if (lastAnswer_ >= 1 && lastAnswer_ < path_.size() && ts_node_eq(path_[lastAnswer_], n))
+    return path_[--lastAnswer_];
   for (size_t k = path_.size(); k-- > 1;)
-    if (ts_node_eq(path_[k], n))
+    if (ts_node_eq(path_[k], n)) {
+      lastAnswer_ = k - 1;
       return path_[k - 1];
+    }
   // Otherwise descend to `n` from the top-level statement that holds it
   // (binary search), choosing at each level the child that covers it: the
   // cost is the node's depth times the siblings on the way, never the file.
@@ -175,8 +181,10 @@ TSNode SourceIndex::parent(TSNode n) const {
         break;
     }
     ts_tree_cursor_delete(&cursor);
-    if (found)
-      return path_[path_.size() - 2];
+    if (found) {
+      lastAnswer_ = path_.size() - 2;
+      return path_[lastAnswer_];
+    }
   }
   path_.clear();
   return ts_node_parent(n); // not reached by the descent (a zero-width node at a boundary)

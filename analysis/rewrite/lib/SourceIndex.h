@@ -106,6 +106,7 @@ private:
   mutable std::vector<TSNode> top_;
   mutable std::mutex parentsMutex_;
   mutable std::vector<TSNode> path_; // root .. the last node parent() was asked about
+  mutable size_t lastAnswer_ = 0;    // where in path_ parent()'s last answer stands
   // aliasOf's answers: each is a scan of every top-level statement, asked
   // for every rewrite (findings x statements).
   std::string aliasUncached(const std::string& module) const;
