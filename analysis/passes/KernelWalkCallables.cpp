@@ -49,7 +49,12 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
                                          const std::string& docIn) const {
   if (!callee || depth > 8)
     return {};
-  const std::string& doc = docIn.empty() ? doc_ : docIn;
+  // A parameter holds what its caller passed; a module-level name what the
+  // module assigned it (KernelWalkClasses.cpp).
+  auto [value, doc] = follow(callee, docIn.empty() ? doc_ : docIn);
+  callee = value;
+  if (!callee)
+    return {};
   mlir::Operation* def = callee.getDefiningOp();
   if (!def)
     return {};
@@ -95,7 +100,8 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
     llvm::StringRef api = prim.getApi();
     if ((api == "value.__getitem__" || api == "ref.__getitem__") && prim.getArgs().size() == 2) {
       // OPS["fast"], KERNELS[0]: a literal container indexed by a constant.
-      auto container = prim.getArgs()[0].getDefiningOp<pd::OpaqueOp>();
+      auto [containerValue, containerDoc] = follow(prim.getArgs()[0], doc);
+      auto container = containerValue ? containerValue.getDefiningOp<pd::OpaqueOp>() : nullptr;
       auto key = prim.getArgs()[1].getDefiningOp<pd::ConstantOp>();
       if (!container || !key)
         return {};
@@ -108,7 +114,7 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
           if (!k)
             return {}; // a splat or a computed key: positions unknown
           if (k.getValue() == key.getValue())
-            return resolve(elems[i + 1], depth + 1, doc);
+            return resolve(elems[i + 1], depth + 1, containerDoc);
         }
         return {};
       }
@@ -124,7 +130,7 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
           index += n;
         if (index < 0 || index >= n)
           return {};
-        return resolve(elems[static_cast<unsigned>(index)], depth + 1, doc);
+        return resolve(elems[static_cast<unsigned>(index)], depth + 1, containerDoc);
       }
       return {};
     }
@@ -170,54 +176,96 @@ KernelWalk::Callable KernelWalk::resolveReturned(const detail::FunctionRef& f,
 }
 
 // `self.m` inside a method of class C, `C().m` / `obj = C(); obj.m`, `C.m`:
-// the method `C.m` of the same module. A method reached through an instance
-// is bound: the instance (or, for a classmethod, the class) is its first
+// the method m found along the bases of the receiver's class (inherited
+// methods too). `self` may be an instance of C or of any subclass of C in
+// C's document: when those find different methods, each is an alternative
+// (walked, its failures "may"). A method reached through an instance is
+// bound: the instance (or, for a classmethod, the class) is its first
 // argument; a staticmethod and a method read from the class are not bound.
-KernelWalk::Callable KernelWalk::resolveMethod(mlir::Value object, llvm::StringRef attr,
-                                               unsigned depth, const std::string& doc) const {
-  std::string cls;
-  bool instance = false;
+// An attribute that is no method of an instance built by a constructor
+// call (a dataclass or NamedTuple field) is the keyword argument of that
+// name the call passes.
+KernelWalk::Callable KernelWalk::resolveMethod(mlir::Value objectIn, llvm::StringRef attr,
+                                               unsigned depth, const std::string& docIn) const {
+  auto [object, doc] = follow(objectIn, docIn);
+  if (!object)
+    return {};
+  std::optional<ClassRef> cls;
+  bool instance = false, self = false;
+  pd::CallIndirectOp constructor;
   if (auto g = object.getDefiningOp<pd::GlobalOp>()) {
-    llvm::StringRef r = g.getResolved();
-    if (!r.consume_front("class:"))
+    if (!g.getResolved().starts_with("class:"))
       return {};
-    cls = r.str();
+    cls = classNamed(doc, g.getName());
   } else if (auto ci = object.getDefiningOp<pd::CallIndirectOp>()) {
     auto g = ci.getCallee().getDefiningOp<pd::GlobalOp>();
-    llvm::StringRef r = g ? g.getResolved() : "";
-    if (!r.consume_front("class:"))
+    if (!g || !g.getResolved().starts_with("class:"))
       return {};
-    cls = r.str();
+    cls = classNamed(doc, g.getName());
     instance = true;
+    constructor = ci;
   } else if (auto arg = llvm::dyn_cast<mlir::BlockArgument>(object);
              arg && arg.getArgNumber() == 0) {
     auto f = llvm::dyn_cast_or_null<pd::FuncOp>(arg.getOwner()->getParentOp());
     if (!f || f.getKind() != pd::FuncKind::Method)
       return {};
     llvm::StringRef sym = f.getSymName();
-    cls = sym.substr(0, sym.rfind('.')).str();
+    cls = ClassRef{doc, sym.substr(0, sym.rfind('.')).str()};
     instance = true; // self (a classmethod's cls binds the same way)
+    self = true;
   } else {
     return {};
   }
-  Callable c = fromFunction(ws_.function(doc, cls + "." + attr.str()));
-  if (!c.block)
+  if (!cls)
     return {};
-  // Decorators: staticmethod leaves the function unbound; classmethod binds
-  // the class whether read from the class or an instance.
-  bool isStatic = false, isClass = false;
-  if (auto f = llvm::dyn_cast<pd::FuncOp>(c.defOp))
-    f.getDecorators().walk([&](pd::GlobalOp g) {
-      isStatic |= g.getName() == "staticmethod";
-      isClass |= g.getName() == "classmethod";
-    });
-  if (!isStatic && (instance || isClass)) {
-    c.boundArgs.push_back(object);
-    c.boundKeywords.push_back("");
-    c.boundOrigins.push_back(pd::origin::kValue);
+  auto bind = [&](Callable c) {
+    // Decorators: staticmethod leaves the function unbound; classmethod binds
+    // the class whether read from the class or an instance.
+    bool isStatic = false, isClass = false;
+    if (auto f = llvm::dyn_cast_or_null<pd::FuncOp>(c.defOp))
+      f.getDecorators().walk([&](pd::GlobalOp g) {
+        isStatic |= g.getName() == "staticmethod";
+        isClass |= g.getName() == "classmethod";
+      });
+    if (!isStatic && (instance || isClass)) {
+      c.boundArgs.push_back(object);
+      c.boundKeywords.push_back("");
+      c.boundOrigins.push_back(pd::origin::kValue);
+    }
+    return c;
+  };
+  std::vector<ClassRef> receivers{*cls};
+  if (self)
+    for (ClassRef& sub : subclassesOf(*cls))
+      receivers.push_back(std::move(sub));
+  std::vector<std::pair<detail::FunctionRef, std::string>> found;
+  for (const ClassRef& r : receivers) {
+    detail::FunctionRef f = lookupMethod(r, attr);
+    if (!f)
+      continue; // that receiver has no such method: it cannot be the one running
+    if (llvm::none_of(found, [&](auto& x) { return x.first.func == f.func; }))
+      found.push_back({f, r.name});
   }
-  (void)depth;
-  return c;
+  if (found.empty()) {
+    // A field of a constructed object: `Spec(epilogue=f).epilogue`.
+    if (constructor)
+      for (unsigned i = 0; i < constructor.getArgs().size(); ++i)
+        if (strAt(constructor.getKeywords(), i) == attr)
+          return resolve(constructor.getArgs()[i], depth + 1, doc);
+    return {};
+  }
+  if (found.size() == 1)
+    return bind(fromFunction(found.front().first));
+  Callable out;
+  for (auto& [f, receiver] : found) {
+    Callable c = bind(fromFunction(f));
+    if (!c.block)
+      continue;
+    c.dispatchText = "when `self` is a " + receiver + " (`self." + attr.str() + "` is " +
+                     f.func.getSymName().str() + ")";
+    out.alternatives.push_back(std::move(c));
+  }
+  return out;
 }
 
 } // namespace pallas::analysis::passes
