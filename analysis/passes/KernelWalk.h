@@ -162,6 +162,8 @@ private:
   Callable resolve(mlir::Value callee, unsigned depth = 0, const std::string& doc = "") const;
   Callable resolveMethod(mlir::Value object, llvm::StringRef attr, unsigned depth,
                          const std::string& doc) const;
+  Callable attributeOf(mlir::Value object, llvm::StringRef attr, unsigned depth,
+                       const std::string& doc) const;
   Callable resolveReturned(const detail::FunctionRef& f, unsigned depth) const;
   Callable fromFunction(const detail::FunctionRef& f) const;
   // Classes (KernelWalkClasses.cpp): bases as written (resolved through the

@@ -1,6 +1,7 @@
 // The KernelWalk's callables: which body a call, a closure, a partial, a
 // bound method or a function returned by another reaches, across documents.
 #include "KernelWalkInternal.h"
+#include "Names.h"
 
 namespace pallas::analysis::passes {
 
@@ -73,7 +74,25 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
     llvm::StringRef target = global.getResolved();
     if (target.consume_front("local:"))
       return fromFunction(ws_.function(doc, target));
+    // A function of another workspace file ("/path/m.py:name").
+    if (size_t colon = target.rfind(':'); target.starts_with("/") && colon != llvm::StringRef::npos)
+      return fromFunction(ws_.function(target.substr(0, colon).str(), target.substr(colon + 1)));
     return {};
+  }
+  // getattr(obj, "name") with a constant name is obj.name (8.6).
+  if (auto call = llvm::dyn_cast<pd::CallIndirectOp>(def);
+      call && call.getArgs().size() == 2 && call.getKeywords() &&
+      strAt(call.getKeywords(), 0).empty() && strAt(call.getKeywords(), 1).empty()) {
+    auto g = call.getCallee().getDefiningOp<pd::GlobalOp>();
+    auto name = call.getArgs()[1].getDefiningOp<pd::ConstantOp>();
+    if (g && g.getResolved() == "builtins.getattr" && name &&
+        name.getKind() == pd::ConstantKind::Str) {
+      llvm::StringRef attr = name.getValue();
+      if (attr.size() < 2)
+        return {};
+      attr = attr.drop_front().drop_back(); // the literal's quotes
+      return attributeOf(call.getArgs()[0], attr, depth + 1, doc);
+    }
   }
   if (auto call = llvm::dyn_cast<pd::CallOp>(def))
     return resolveReturned(ws_.resolveCall(doc, call), depth + 1);
@@ -149,6 +168,25 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
     }
   }
   return {};
+}
+
+// `obj.attr` for getattr: a function of a workspace module (`getattr(kernels,
+// "fenced")` with `kernels` an imported module of the workspace), else a
+// method or field (resolveMethod).
+KernelWalk::Callable KernelWalk::attributeOf(mlir::Value object, llvm::StringRef attr,
+                                             unsigned depth, const std::string& doc) const {
+  if (auto g = object.getDefiningOp<pd::GlobalOp>()) {
+    detail::DocumentSyntax s = ws_.syntaxOf(doc);
+    const names::Binding* b = s.globals ? s.globals->find(g.getName().str()) : nullptr;
+    if (b && b->kind == names::Binding::Kind::Module && !b->file.empty()) {
+      detail::DocumentSyntax m = ws_.syntaxOf(b->file);
+      const names::Binding* f = m.globals ? m.globals->find(attr.str()) : nullptr;
+      if (f && f->kind == names::Binding::Kind::Function)
+        return fromFunction(ws_.function(f->file.empty() ? b->file : f->file, f->target));
+      return {};
+    }
+  }
+  return resolveMethod(object, attr, depth, doc);
 }
 
 // A factory: the callable its function returns, when every `return` of its
