@@ -79,10 +79,11 @@ std::string findingsMarkdown(const std::vector<analysis::Finding>& findings,
   return site + launch;
 }
 
-// Everything comes from the document's snapshot of the version the hover
-// refers to (findings, API call sites, path matrices, region rewrites): the
-// hover never waits for the Project's lock, so an analysis running for this
-// or another document does not delay it.
+// From the document's snapshot of the version the hover refers to: the
+// findings, API call sites and region extents are there when it is stored;
+// a launch's path matrix and a region's rewrite are computed on the first
+// hover of the version that needs them (under the Project's lock, once) and
+// kept in the snapshot.
 std::optional<json> hover(LspServer& server, const json& params, const RequestContext& ctx) {
   std::string path = LspServer::documentPath(params);
   const json& position =
@@ -115,7 +116,11 @@ std::optional<json> hover(LspServer& server, const json& params, const RequestCo
       range = api->range;
     }
     // On a launch: its path matrix, one line per path.
-    for (const analysis::LaunchPaths& l : facts.launches) {
+    // Computed on the first hover of this version that needs them (the
+    // passes over every launch: seconds on a 10k-line module).
+    const std::vector<analysis::LaunchPaths>& launches =
+        facts.memo->launches([&] { return server.project().launchPaths(path); });
+    for (const analysis::LaunchPaths& l : launches) {
       if (l.launch.range.start.line != api->range.start.line)
         continue;
       std::string matrix = "**Paths that can run this launch:**\n\n";
@@ -142,7 +147,9 @@ std::optional<json> hover(LspServer& server, const json& params, const RequestCo
     }
   }
   if (const HoverFacts::Region* region = facts.regionAt(pos)) {
-    const analysis::RewriteResult& rewrite = region->rewrite;
+    analysis::RewriteResult rewrite = facts.memo->rewrite(region->decorator, [&] {
+      return analysis::rewriteInlineMgpu(server.project(), path, region->decorator);
+    });
     std::string status = rewrite.fix ? "can be rewritten with standard Pallas primitives (code "
                                        "action \"" +
                                            rewrite.fix->title + "\")"

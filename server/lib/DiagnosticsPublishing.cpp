@@ -39,9 +39,13 @@ void LspServer::afterUpdate(const std::string& path, const analysis::UpdateStats
     log_.warn(analysis::tooDeepText(path, *stats.tooDeepAt) + ", so findings there may be missing");
   log_.debug("updated " + path + ": " + std::to_string(stats.functionsRelowered) + "/" +
              std::to_string(stats.functionsTotal) + " functions relowered");
+  // Asked before scheduling: the analysis scheduled below takes the
+  // Project's lock at once, and this runs on the ordered queue, which every
+  // later message (and request) waits for.
+  std::vector<std::string> dependents = project_->dependents(path);
   if (documents_.isOpen(path))
     scheduleDiagnostics(path);
-  for (const std::string& dep : project_->dependents(path)) {
+  for (const std::string& dep : dependents) {
     if (dep != path && documents_.isOpen(dep))
       scheduleDiagnostics(dep);
   }

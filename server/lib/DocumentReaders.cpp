@@ -58,26 +58,10 @@ std::shared_ptr<const HoverFacts> LspServer::hoverFacts(const std::string& path,
   facts->apis = project_->apiSites(path);
   if (stale())
     return nullptr;
-  facts->launches = project_->launchPaths(path);
-  std::vector<analysis::SourcePos> decorators;
   for (const analysis::ApiAt& site : facts->apis)
     if (site.api == "plgpu.inline_mgpu")
-      decorators.push_back(site.range.start);
-  // The rewrites of the regions, a few at a time: each batch takes the
-  // Project's lock once, and a newer edit stops the rest.
-  constexpr size_t kBatch = 16;
-  analysis::ProjectRewriter rewriter(*project_);
-  for (size_t i = 0; i < decorators.size(); i += kBatch) {
-    if (stale())
-      return nullptr;
-    std::vector<analysis::SourcePos> batch(
-        decorators.begin() + static_cast<std::ptrdiff_t>(i),
-        decorators.begin() + static_cast<std::ptrdiff_t>(std::min(decorators.size(), i + kBatch)));
-    std::vector<analysis::RewriteResult> done = rewriter.rewriteAll(path, batch);
-    for (size_t k = 0; k < batch.size() && k < done.size(); ++k)
       facts->regions.push_back(
-          HoverFacts::Region{inlineRegionExtent(text, batch[k]), std::move(done[k])});
-  }
+          HoverFacts::Region{inlineRegionExtent(text, site.range.start), site.range.start});
   return facts;
 }
 

@@ -16,6 +16,24 @@ const HoverFacts::Region* HoverFacts::regionAt(analysis::SourcePos pos) const {
   return best;
 }
 
+const std::vector<analysis::LaunchPaths>&
+HoverFacts::Memo::launches(const std::function<std::vector<analysis::LaunchPaths>()>& compute) {
+  std::lock_guard lock(mutex_);
+  if (!launches_)
+    launches_ = compute();
+  return *launches_;
+}
+
+analysis::RewriteResult
+HoverFacts::Memo::rewrite(analysis::SourcePos decorator,
+                          const std::function<analysis::RewriteResult()>& compute) {
+  std::lock_guard lock(mutex_);
+  auto it = rewrites_.find(decorator);
+  if (it == rewrites_.end())
+    it = rewrites_.emplace(decorator, compute()).first;
+  return it->second;
+}
+
 void SnapshotStore::put(SnapshotPtr s) {
   if (!s)
     return;

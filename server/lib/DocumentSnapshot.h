@@ -17,6 +17,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -26,19 +27,37 @@
 
 namespace pallas::server {
 
-// What the hover reads besides the findings, computed once per version after
-// the diagnostics went out.
+// What the hover reads besides the findings. The API call sites and region
+// extents are computed once per version after the diagnostics went out (one
+// walk of the module). The path matrices and region rewrites cost seconds on
+// a 10k-line module, and a hover needs one of each: they are computed on the
+// first hover that needs them and kept for the version (`Memo`), the only
+// part of a snapshot that fills in after it is stored.
 struct HoverFacts {
-  std::vector<analysis::ApiAt> apis;           // every API call site
-  std::vector<analysis::LaunchPaths> launches; // the path matrix of each launch
-  struct Region {                              // each plgpu.inline_mgpu region
-    analysis::SourceRange extent;              // the decorator to the body's last line
-    analysis::RewriteResult rewrite;           // rewritable, or what prevents it
+  std::vector<analysis::ApiAt> apis; // every API call site
+  struct Region {                    // each plgpu.inline_mgpu region
+    analysis::SourceRange extent;    // the decorator to the body's last line
+    analysis::SourcePos decorator;   // where the rewrite looks the region up
   };
   std::vector<Region> regions;
   std::string knowledgePath; // the table the passes decided from ("": bundled)
   // The innermost region whose extent contains `pos`; nullptr when none.
   const Region* regionAt(analysis::SourcePos pos) const;
+
+  // Computed at most once per version, by whichever hover asks first.
+  class Memo {
+  public:
+    const std::vector<analysis::LaunchPaths>&
+    launches(const std::function<std::vector<analysis::LaunchPaths>()>& compute);
+    analysis::RewriteResult rewrite(analysis::SourcePos decorator,
+                                    const std::function<analysis::RewriteResult()>& compute);
+
+  private:
+    std::mutex mutex_;
+    std::optional<std::vector<analysis::LaunchPaths>> launches_;
+    std::map<analysis::SourcePos, analysis::RewriteResult> rewrites_;
+  };
+  std::shared_ptr<Memo> memo = std::make_shared<Memo>();
 };
 
 struct DocumentSnapshot {
