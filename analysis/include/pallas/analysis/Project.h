@@ -206,6 +206,8 @@ public:
   // `path`: the innermost `pallas.prim`, `pallas.scope`, `pallas.launch` or
   // `pallas.inline_mgpu` located there. nullopt when none.
   std::optional<ApiAt> apiAt(const std::string& path, SourcePos pos) const;
+  // Every API call site apiAt can answer, for a snapshot (ProjectSnapshot.cpp).
+  std::vector<ApiAt> apiSites(const std::string& path) const;
   // Settings learnt after construction (the user's JAX knowledge table, the
   // local GPU from the device probe); the next findings() use them.
   void setKnowledgePath(std::string path);
@@ -247,5 +249,7 @@ private:
 // fuzzers: an update verifies only the functions it lowered again). False
 // for an unknown path.
 bool verifyModule(const Project& project, const std::string& path);
+// apiAt's choice among `sites`: the narrowest callee name containing `pos`.
+std::optional<ApiAt> innermostApiAt(const std::vector<ApiAt>& sites, SourcePos pos);
 
 } // namespace pallas::analysis
