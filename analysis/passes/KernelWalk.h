@@ -45,7 +45,10 @@ using ExecPath = knowledge::ExecutionPath;
 enum class Phase : uint8_t {
   Retrace = 0,         // interpret_hlo re-traces the kernel (run_scoped collective axes)
   KernelDischarge = 1, // interpret_hlo discharges the kernel's Refs
-  Lowering = 2,        // lowering (XLA or Mosaic GPU), including scoped discharges
+  // compiled: Mosaic GPU estimates the kernel's resources before it lowers
+  // any equation (CompiledRules.cpp)
+  ResourceEstimation = 2,
+  Lowering = 3, // lowering (XLA or Mosaic GPU), including scoped discharges
 };
 
 struct RefState {

@@ -294,7 +294,7 @@ std::optional<Failure> decide(const BoundPrimitive& b, ExecPath path, const Laun
   if (b.interpretRule == "resource_estimation" && path == ExecPath::Compiled) {
     Failure f;
     f.rule = RuleId::PrimitiveOnPath;
-    f.phase = Phase::Lowering;
+    f.phase = Phase::ResourceEstimation;
     f.exception = exceptionOf(kb, "resourceEstimationUnsupported", "NotImplementedError");
     f.jaxError = templ(kb, "resourceEstimationUnsupported", {b.detail},
                        "Resource estimation does not support " + b.detail);
