@@ -56,6 +56,19 @@ How each fact is obtained (also written into the table under "methods"):
 * Mosaic GPU lowering: the keys of
   ``jax._src.pallas.mosaic_gpu.lowering.mosaic_lowering_rules``
   ((LoweringSemantics, PrimitiveSemantics) -> {primitive: rule}).
+* GPU interpret mode's fallback outcome: the fallback re-binds the
+  primitive on its operands' values (the buffers' allocation keys for
+  Refs), then XLA lowers it for the CPU: "abstract-eval-asserts-ref" when
+  the abstract-eval rule's own code has a bare ``assert isinstance(...,
+  AbstractRef)`` (a bare AssertionError while the interpreter traces),
+  else "ok" with a CPU lowering rule, else "missing-lowering".
+* Higher-order APIs (config.HIGHER_ORDER_APIS, e.g. ``jax.checkpoint``):
+  the primitives each binds, by the same bytecode scan ("higherOrderApis");
+  the names of the primitives Mosaic GPU's resource estimation has an
+  estimator for, the keys of ``lowering._resource_estimators``
+  ("mosaicGpuResourceEstimators"): before lowering, an equation whose
+  params hold a jaxpr and whose primitive has none raises "Resource
+  estimation does not support <primitive>".
 * Effects: global names referenced by the primitive's abstract-eval rule
   that name an effect (``ReadEffect``, ``WriteEffect``, ``*_effect``).
 * Hardware: capability checks parsed from ``jax._src.test_util``'s
@@ -80,8 +93,9 @@ from pallas_jax_facts.live_binds import api_binds, ref_indexing, returns_before_
 from pallas_jax_facts.live_discharge import discharge_entry, discharge_facts, discharge_rule, rule_binds  # noqa: E402
 from pallas_jax_facts.live_objects import PrimitiveIndex, _api_doc_hardware, _api_kind, _primitive_class, _public_names, _try_import, _unwrap  # noqa: E402
 from pallas_jax_facts.live_params import error_templates, interpret_gpu_params, mosaic_gpu_defaults, mosaic_gpu_resources, mosaic_gpu_rules  # noqa: E402
-from pallas_jax_facts.live_paths import cpu_lowering_sets, effect_names, gpu_interpret_arms, mosaic_gpu_semantics  # noqa: E402
-from pallas_jax_facts.table import write_table  # noqa: E402
+from pallas_jax_facts.live_higher_order import higher_order_api_binds, resource_estimators  # noqa: E402
+from pallas_jax_facts.live_paths import abstract_eval_asserts_ref, cpu_lowering_sets, effect_names, gpu_interpret_arms, mosaic_gpu_semantics  # noqa: E402
+from pallas_jax_facts.table import fallback_outcome, write_table  # noqa: E402
 
 SCHEMA_VERSION = config.SCHEMA_VERSION
 
@@ -129,6 +143,7 @@ def extract():
       apis[f"{alias}.{name}"] = entry
 
   indexing = ref_indexing(index)
+  higher_order = higher_order_api_binds(index)
 
   # What each discharge rule binds; it may add primitives (functional forms)
   # to the index, so this runs before the keys are fixed.
@@ -149,6 +164,7 @@ def extract():
     for field in ("binds", "bindsTransitive"):
       if field in entry:
         entry[field] = sorted(keys[i] for i in entry[field])
+  higher_order = {api: {"binds": sorted(keys[i] for i in ids)} for api, ids in higher_order.items()}
   for entry in indexing.values():
     for op in ("getitem", "setitem"):
       if entry.get(op) is not None:
@@ -178,7 +194,7 @@ def extract():
     if interp_module and handling == "fallback":
       # The fallback re-binds the primitive; the re-bound program is then
       # lowered for CPU, so without a CPU rule it fails there.
-      entry["gpuInterpret"]["fallbackOutcome"] = "ok" if has_cpu else "missing-lowering"
+      entry["gpuInterpret"]["fallbackOutcome"] = fallback_outcome(has_cpu, abstract_eval_asserts_ref(prim))
     primitives[keys[prim_id]] = entry
 
   return {
@@ -213,6 +229,8 @@ def extract():
       "mosaicGpuDefaults": mosaic_gpu_defaults(),
       "mosaicGpuResources": mosaic_gpu_resources(),
       "mosaicGpuRules": mosaic_gpu_rules(),
+      "higherOrderApis": higher_order,
+      "mosaicGpuResourceEstimators": resource_estimators(),
   }
 
 

@@ -27,6 +27,8 @@ registrations in the source:
 * API binds: names and attribute chains a function's body loads from its
   module's globals (what the reference finds in bytecode), resolved through
   the modules' imports.
+* higher-order APIs: what ``jax.checkpoint`` & co. (config.HIGHER_ORDER_APIS)
+  bind, as for the APIs; resource estimators: ``@_register_resource_estimator(p)``.
 * defaults: ``CompilerParams.lowering_semantics``'s default (the semantics a
   kernel gets when it does not choose), under "mosaicGpuDefaults".
 """
@@ -50,7 +52,7 @@ from pallas_jax_facts.source_ast import _exception_name, _string_template, retur
 from pallas_jax_facts.static_registrations import Extractor  # noqa: E402
 from pallas_jax_facts.static_source import FuncObj, ModuleObj, PrimObj, Source  # noqa: E402
 from pallas_jax_facts.static_source import parse_source  # noqa: E402,F401 -- for tests and tools
-from pallas_jax_facts.table import write_table  # noqa: E402
+from pallas_jax_facts.table import fallback_outcome, write_table  # noqa: E402
 
 
 def _version_of(site, package):
@@ -119,6 +121,7 @@ def extract(site_packages):
       apis[f"{alias}.{name}"] = entry
 
   indexing = ex.ref_indexing()
+  higher_order = ex.higher_order_api_binds()
   ex.registrations(src.all_modules(["jax._src", "jax.experimental.pallas"]))
   ex.mgpu_updates()
 
@@ -138,6 +141,7 @@ def extract(site_packages):
     for field in ("binds", "bindsTransitive"):
       if field in entry:
         entry[field] = sorted(keys[p] for p in entry[field])
+  higher_order = {api: {"binds": sorted(keys[p] for p in prims)} for api, prims in higher_order.items()}
   for entry in indexing.values():
     for op in ("getitem", "setitem"):
       if entry.get(op) is not None:
@@ -163,7 +167,7 @@ def extract(site_packages):
         "hardware": hardware_entry(prim.prim_name, gates),
     }
     if interp_module and handling == "fallback":
-      entry["gpuInterpret"]["fallbackOutcome"] = "ok" if has_cpu else "missing-lowering"
+      entry["gpuInterpret"]["fallbackOutcome"] = fallback_outcome(has_cpu, ex.abstract_eval_asserts_ref(prim))
     primitives[keys[prim]] = entry
 
   return {
@@ -199,6 +203,10 @@ def extract(site_packages):
           {name: src.module(name).tree for name in RESOURCE_MODULES if src.module(name)}),
       "mosaicGpuRules": mosaic_gpu_rules(lambda name: getattr(src.module(name), "tree", None), _string_template,
                                          _exception_name),
+      "higherOrderApis": higher_order,
+      # None when the lowering module (and so the registry) is absent.
+      "mosaicGpuResourceEstimators": (sorted(ex.resource_estimators)
+                                      if src.module("jax._src.pallas.mosaic_gpu.lowering") else None),
   }
 
 

@@ -66,8 +66,8 @@ Finding makeFinding(const BoundPrimitive& b, const Failure& f, const PathChoice&
   std::string path = pathLabel(pc.path);
   out.message = check.what(b) + " cannot run on " + path + viaText(via) +
                 (pc.may ? " (which the launch may select at run time)" : "") + ": JAX " +
-                kb.jaxVersion() + " will raise " + f.exception + ": " + f.jaxError + " (" +
-                f.reason + "). " + f.advice;
+                kb.jaxVersion() + " will raise " + f.exception +
+                (f.jaxError.empty() ? "" : ": " + f.jaxError) + " (" + f.reason + "). " + f.advice;
   if (first)
     out.message += " This is the first error JAX raises for this launch.";
   out.subject = check.subject(b);

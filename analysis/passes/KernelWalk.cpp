@@ -31,6 +31,14 @@ bool isStructural(llvm::StringRef name) {
   return names.contains(name);
 }
 
+} // namespace
+
+bool isStructuralPrimitive(llvm::StringRef name) {
+  return isStructural(name);
+}
+
+namespace {
+
 bool isPipeline(pd::ScopeOp scope) {
   return detail::isPipelineApi(scope.getApi());
 }
@@ -493,6 +501,7 @@ void KernelWalk::onCall(mlir::Operation* site, const Callable& callee, mlir::Val
     onCall(site, plain, all, b.getStrArrayAttr(kwRefs), b.getStrArrayAttr(orgRefs));
     return;
   }
+  recordResourceEstimation(site, callee.higherOrderApi);
   if (callee.inlineMgpu) {
     RefState refs = strongest(args, origins);
     if (callee.dischargesAllRefs && refs.kind == Kind::Ref)

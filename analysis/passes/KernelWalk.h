@@ -47,7 +47,10 @@ using ExecPath = knowledge::ExecutionPath;
 enum class Phase : uint8_t {
   Retrace = 0,         // interpret_hlo re-traces the kernel (run_scoped collective axes)
   KernelDischarge = 1, // interpret_hlo discharges the kernel's Refs
-  Lowering = 2,        // lowering (XLA or Mosaic GPU), including scoped discharges
+  // compiled: Mosaic GPU estimates the kernel's resources before it lowers
+  // any equation (CompiledRules.cpp)
+  ResourceEstimation = 2,
+  Lowering = 3, // lowering (XLA or Mosaic GPU), including scoped discharges
 };
 
 struct RefState {
@@ -128,6 +131,7 @@ private:
     mlir::Operation* defOp = nullptr;
     dialect::InlineMgpuOp inlineMgpu; // set when the callable is an inline_mgpu wrapper
     bool dischargesAllRefs = false;   // reached through jax.jit / checkpoint / custom_vjp ...
+    std::string higherOrderApi;       // that wrapper's API ("jax.checkpoint"), innermost
     // Arguments bound before the call's own: a functools.partial's, or the
     // instance / class of a bound method. Keywords "" are positional.
     llvm::SmallVector<mlir::Value> boundArgs;
@@ -158,6 +162,9 @@ private:
   // HLO interpreter rules that raise whatever the operands (InterpretRules.cpp).
   void recordInterpretRefTransforms();
   bool recordUnboundAxis(dialect::PrimOp prim);
+  // Compiled: a call of a function wrapped by a higher-order API whose
+  // primitive Mosaic GPU's resource estimation rejects (CompiledRules.cpp).
+  void recordResourceEstimation(mlir::Operation* site, const std::string& api);
 
   Callable resolve(mlir::Value callee, unsigned depth = 0, const std::string& doc = "") const;
   Callable resolveMethod(mlir::Value object, llvm::StringRef attr, unsigned depth,

@@ -36,6 +36,12 @@ KernelWalk::Callable KernelWalk::fromFunction(const detail::FunctionRef& f) cons
   c.name = func.getSymName().str();
   c.defOp = func;
   c.inlineMgpu = findInline(*c.block);
+  // `@jax.checkpoint def f` at module level: calling f binds the wrapper's
+  // primitive (only the compiled path's resource estimation reads this).
+  func.getDecorators().walk([&](pd::GlobalOp g) {
+    if (c.higherOrderApi.empty() && dischargesAllRefs(g.getResolved()))
+      c.higherOrderApi = g.getResolved().str();
+  });
   return c;
 }
 
@@ -102,6 +108,8 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
     if (dischargesAllRefs(prim.getApi())) {
       Callable c = resolve(prim.getArgs()[0], depth + 1, doc);
       c.dischargesAllRefs = true;
+      if (c.higherOrderApi.empty())
+        c.higherOrderApi = prim.getApi().str();
       return c;
     }
     if (prim.getApi() == "functools.partial") {
@@ -164,6 +172,8 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
         g && dischargesAllRefs(g.getResolved())) {
       Callable c = resolve(call.getArgs()[0], depth + 1, doc);
       c.dischargesAllRefs = true;
+      if (c.higherOrderApi.empty())
+        c.higherOrderApi = g.getResolved().str();
       return c;
     }
   }

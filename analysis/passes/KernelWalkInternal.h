@@ -9,6 +9,10 @@ namespace pallas::analysis::passes {
 namespace pd = pallas::dialect;
 using Kind = RefState::Kind;
 
+// Primitives that stand for structure the walk follows itself (their
+// bodies), not bindings (KernelWalk.cpp).
+bool isStructuralPrimitive(llvm::StringRef name);
+
 inline RefState discharged(Phase phase, const char* what) {
   return {Kind::Discharged, phase, what};
 }

@@ -52,6 +52,27 @@ Failure missingLowering(const BoundPrimitive& b, ExecPath path, const knowledge:
   return f;
 }
 
+// GPU interpret mode's fallback re-binds a primitive it has no arm for on
+// its operands' values (a Ref is passed as its buffer's allocation key);
+// an abstract-eval rule that asserts a Ref operand then raises a bare
+// AssertionError while the interpreter traces the kernel (table
+// `fallbackOutcome` "abstract-eval-asserts-ref"). A bare assert has no
+// message: the predicted first line is empty, and the oracle compares the
+// exception type and the (empty) message like any other.
+Failure abstractEvalAssertsRef(const BoundPrimitive& b, ExecPath path,
+                               const knowledge::KnowledgeBase& kb) {
+  Failure f;
+  f.rule = pathCheckFor(b).rule;
+  f.phase = Phase::Lowering;
+  f.exception = "AssertionError";
+  f.jaxError = "";
+  f.reason = "the GPU interpreter has no rule for " + b.prim->name +
+             ": it re-binds the primitive on the buffers' values, and " + b.prim->name +
+             "'s abstract evaluation asserts that its operand is a Ref";
+  f.advice = advice(b, path, kb);
+  return f;
+}
+
 // The semantics JAX's message names: the one the launch selects, else a
 // `<...>` placeholder (the oracle's notation for what only JAX knows):
 // compiler parameters passed through a variable are not visible.
@@ -290,6 +311,22 @@ std::optional<Failure> decideCertain(const BoundPrimitive& b, ExecPath path,
                "interpret=True.";
     return f;
   }
+  if (b.interpretRule == "resource_estimation" && path == ExecPath::Compiled) {
+    Failure f;
+    f.rule = RuleId::PrimitiveOnPath;
+    f.phase = Phase::ResourceEstimation;
+    f.exception = exceptionOf(kb, "resourceEstimationUnsupported", "NotImplementedError");
+    f.jaxError = templ(kb, "resourceEstimationUnsupported", {b.detail},
+                       "Resource estimation does not support " + b.detail);
+    f.reason = "before lowering, Mosaic GPU estimates the kernel's resources equation by "
+               "equation, and has no estimator for " +
+               b.detail + ", whose equation holds the function " + b.api + " traced";
+    f.advice = "Call the function without " + b.api +
+               " inside the kernel (rematerialisation changes nothing in a kernel body), or "
+               "apply " +
+               b.api + " outside the launch.";
+    return f;
+  }
   if (!b.interpretRule.empty())
     return std::nullopt;
 
@@ -341,6 +378,14 @@ std::optional<Failure> decideCertain(const BoundPrimitive& b, ExecPath path,
                        : p.gpuInterpretMessage;
       f.reason = "the GPU interpreter's rule for " + p.name + " raises";
       f.advice = advice(b, path, kb);
+      return f;
+    }
+    if (p.gpuInterpretFallbackAssertsRef) {
+      Skip s = launch.skipFloatingPointOps ? skippedAsFloat(b) : Skip::No;
+      if (s == Skip::Yes)
+        return std::nullopt;
+      Failure f = abstractEvalAssertsRef(b, path, kb);
+      f.uncertain = s == Skip::Unknown;
       return f;
     }
     bool uncertain = false;

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -700,3 +701,71 @@ def run(x):
 }
 
 } // namespace
+
+namespace {
+
+// A copy of the bundled 0.10.2 table, edited by `edit`, as a table file.
+std::string editedTable(const fs::path& dir, const std::function<void(nlohmann::json&)>& edit) {
+  std::ifstream in(std::string(PALLAS_DISCHARGE_FIXTURES) +
+                   "/../../../analysis/knowledge/jax-0.10.2.json");
+  auto table = nlohmann::json::parse(in);
+  edit(table);
+  table["jax_version"] = "9.9.9";
+  std::string path = (dir / "table.json").string();
+  std::ofstream(path) << table.dump();
+  return path;
+}
+
+const char* kCheckpointCompiled = R"(
+def double(v):
+  return v * 2.0
+
+def kernel(x_ref, o_ref):
+  o_ref[...] = jax.checkpoint(double)(x_ref[...])
+
+def run(x):
+  return plgpu.kernel(kernel, out_shape=x)(x)
+)";
+
+} // namespace
+
+TEST_F(Discharge, CheckpointInACompiledKernelFailsResourceEstimation) {
+  auto found = check(kCheckpointCompiled);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].code, "PLS002");
+  EXPECT_EQ(line(found[0]), 6u);
+  EXPECT_EQ(found[0].executionPath, "compiled (Mosaic GPU)");
+  EXPECT_EQ(found[0].jaxException, "NotImplementedError");
+  EXPECT_EQ(found[0].jaxErrorFirstLine, "Resource estimation does not support remat2");
+  // A table in which remat2 has a resource estimator (as a future JAX might):
+  // no finding. The decision is the table's.
+  ProjectOptions options;
+  options.knowledgePath = editedTable(
+      dir_, [](nlohmann::json& t) { t["mosaicGpuResourceEstimators"].push_back("remat2"); });
+  EXPECT_TRUE(check(kCheckpointCompiled, options).empty());
+}
+
+TEST_F(Discharge, PlgpuLoadUnderGpuInterpretIsABareAssertion) {
+  const char* kernel = R"(
+def kernel(x_ref, o_ref):
+  o_ref[...] = plgpu.load(x_ref, ()) * 2.0
+
+def run(x):
+  return plgpu.kernel(kernel, out_shape=x, interpret=InterpretGPUParams())(x)
+)";
+  auto found = check(kernel);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(line(found[0]), 3u);
+  EXPECT_EQ(found[0].jaxException, "AssertionError");
+  EXPECT_EQ(found[0].jaxErrorFirstLine, "");
+  EXPECT_NE(found[0].message.find("will raise AssertionError ("), std::string::npos)
+      << found[0].message;
+  // The table's older fact (missing CPU lowering) gives the old prediction.
+  ProjectOptions options;
+  options.knowledgePath = editedTable(dir_, [](nlohmann::json& t) {
+    t["primitives"]["load"]["gpuInterpret"]["fallbackOutcome"] = "missing-lowering";
+  });
+  auto old = check(kernel, options);
+  ASSERT_EQ(old.size(), 1u);
+  EXPECT_EQ(old[0].jaxException, "NotImplementedError");
+}

@@ -324,3 +324,35 @@ def test_tmem_numbers_hold_in_real_jax(table):
   default = inspect.signature(gpu_pipeline.emit_pipeline_warp_specialized).parameters["max_concurrent_steps"].default
   assert res["maxConcurrentStepsWarpSpecializedDefault"] == default
   assert res["tmemAddressBytes"] == 4  # the i32 address word; checked byte for byte by compiled_smem_tmem_*
+
+
+def test_resource_estimators_and_higher_order_apis_hold_in_real_jax(table):
+  """The table's estimator names are the live registry's, and jax.checkpoint
+  binds a primitive without one: lowering such a kernel for CUDA raises the
+  table's resource-estimation message naming it."""
+  from jax._src.pallas.mosaic_gpu import lowering
+  assert table["mosaicGpuResourceEstimators"] == sorted(p.name for p in lowering._resource_estimators)
+  binds = table["higherOrderApis"]["jax.checkpoint"]["binds"]
+  missing = [p for p in binds if table["primitives"][p]["name"] not in table["mosaicGpuResourceEstimators"]]
+  assert missing == ["remat2"]
+
+  def kernel(x_ref, o_ref):
+    o_ref[...] = jax.checkpoint(lambda v: v * 2.0)(x_ref[...])
+
+  x = jnp.ones((128,), jnp.float32)
+  fn = plgpu.kernel(kernel, out_type=jax.ShapeDtypeStruct(x.shape, x.dtype))
+  with pytest.raises(NotImplementedError) as e:
+    jax.jit(fn).trace(x).lower(lowering_platforms=("cuda",))
+  template = table["errorTemplates"]["resourceEstimationUnsupported"]["template"]
+  assert str(e.value) == template.replace("{eqn.primitive}", "remat2")
+
+
+def test_load_abstract_eval_asserts_a_ref(table):
+  """load's fallback outcome: its abstract eval asserts a Ref, so binding it
+  on an array (what GPU interpret mode's fallback does) is a bare assert."""
+  from jax._src.pallas.mosaic_gpu import primitives as mgpu_primitives
+  assert table["primitives"]["load"]["gpuInterpret"]["fallbackOutcome"] == "abstract-eval-asserts-ref"
+  with pytest.raises(AssertionError) as e:
+    jax.make_jaxpr(lambda a: mgpu_primitives.load_p.bind(a, tree=jax.tree.structure(()), optimized=False))(
+        jnp.ones((4,), jnp.int32))
+  assert str(e.value) == ""

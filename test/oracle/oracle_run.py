@@ -32,7 +32,9 @@ taken; its user frame (``source_info_util.user_frame``) is the blame. Which
 equation matches an error is decided by BLAME_RULES below; for errors that
 name no equation or whose equation exists only after discharge (RAISING_EQN),
 the equation JAX was processing or the user frame JAX gives as the error's
-cause is used; failing that, the innermost traceback frame inside the
+cause is used; a bare AssertionError raised while GPU interpret mode's
+interpreter handles an equation blames that equation (rule
+"gpu-interpreter-eqn"); failing that, the innermost traceback frame inside the
 fixtures tree (rule "traceback").
 """
 from __future__ import annotations
@@ -137,6 +139,10 @@ BLAME_RULES = [
      lambda m: [lambda e: e.primitive.name in ("pallas_call", "mpmd_map", "core_map")]),
     (re.compile(r"Only interpret mode is supported on CPU backend"),
      lambda m: [lambda e: e.primitive.name in ("pallas_call", "mpmd_map", "core_map")]),
+    # Mosaic GPU's resource estimation (before lowering) names the
+    # higher-order primitive it has no estimator for: its equation (the call
+    # of jax.checkpoint's result) is the blame.
+    (re.compile(r"Resource estimation does not support (\w+)"), lambda m: [_named(m.group(1))]),
     # A full discharge rule wrote back an operand that was not being
     # discharged: the message names no primitive (RAISING_EQN decides).
     (re.compile(r"Did not ask for inval to be discharged but it was"), lambda m: []),
@@ -218,6 +224,31 @@ def blame_from_raising_eqn(exc, message, fixtures_root):
   return None
 
 
+def blame_from_gpu_interpreter(exc, message):
+  """A bare `assert` (no message) that fails while GPU interpret mode's
+  interpreter handles an equation (its fallback re-binds a primitive whose
+  abstract eval asserts a Ref operand: `plgpu.load` in JAX 0.10.2) names
+  nothing: the equation is the `eqn` local of the interpreter's innermost
+  frame that has one (jaxpr_interpret.py), and its user frame the blame."""
+  from jax._src import core, source_info_util
+  if not isinstance(exc, AssertionError) or message:
+    return None
+  tb, frames = exc.__traceback__, []
+  while tb is not None:
+    frames.append(tb.tb_frame)
+    tb = tb.tb_next
+  for frame in reversed(frames):
+    if os.path.basename(frame.f_code.co_filename) != "jaxpr_interpret.py":
+      continue
+    eqn = frame.f_locals.get("eqn")
+    if isinstance(eqn, core.JaxprEqn):
+      user = source_info_util.user_frame(eqn.source_info.traceback)
+      if user is not None:
+        return {"file": os.path.abspath(user.file_name), "line": user.start_line,
+                "primitive": eqn.primitive.name, "rule": "gpu-interpreter-eqn"}
+  return None
+
+
 def blame_from_traceback(exc, fixtures_root):
   # "<string>" frames (a dataclass's generated __init__, e.g. plgpu.Mesh's)
   # are no file: with the fixtures folder as the working directory they
@@ -273,6 +304,8 @@ def main(path):
       result["traceError"] = f"{type(trace_exc).__name__}: {str(trace_exc).splitlines()[0] if str(trace_exc) else ''}"
     if blame is None or blame.get("line") is None:
       blame = blame_from_raising_eqn(exc, full, fixtures_root) or blame
+    if blame is None or blame.get("line") is None:
+      blame = blame_from_gpu_interpreter(exc, message) or blame
     if blame is None or blame.get("line") is None:
       blame = blame_from_traceback(exc, fixtures_root) or blame
     result["blame"] = blame

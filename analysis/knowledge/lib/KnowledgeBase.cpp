@@ -150,6 +150,8 @@ KnowledgeBase::Loaded KnowledgeBase::fromJsonChecked(const json& t, std::string 
       if (auto g = p.find("gpuInterpret"); g != p.end() && g->is_object()) {
         f.gpuInterpret = parseHandling(str(*g, "handling"));
         f.gpuInterpretMessage = str(*g, "message");
+        f.gpuInterpretFallbackAssertsRef =
+            str(*g, "fallbackOutcome") == "abstract-eval-asserts-ref";
       }
       f.cpuLowering = p.value("cpuLowering", false);
       f.mosaicGpuSemantics = strings(p, "mosaicGpuLowering");
@@ -169,6 +171,17 @@ KnowledgeBase::Loaded KnowledgeBase::fromJsonChecked(const json& t, std::string 
         ri.setitem = strings(r, "setitem");
       kb.refIndexing_[alloc] = std::move(ri);
     }
+  if (auto it = t.find("higherOrderApis"); it != t.end() && it->is_object())
+    for (const auto& [api, h] : it->items())
+      if (h.is_object())
+        kb.higherOrderApis_[api] = strings(h, "binds");
+  if (auto it = t.find("mosaicGpuResourceEstimators"); it != t.end() && it->is_array()) {
+    std::vector<std::string> names;
+    for (const auto& v : *it)
+      if (v.is_string())
+        names.push_back(v.get<std::string>());
+    kb.resourceEstimators_ = std::move(names);
+  }
   if (auto it = t.find("errorTemplates"); it != t.end() && it->is_object())
     for (const auto& [key, e] : it->items())
       if (e.value("found", false))
@@ -449,6 +462,18 @@ std::optional<bool> KnowledgeBase::hasMosaicGpuRule(const PrimitiveFacts& p,
           p.mosaicGpuSemantics.end())
         return true;
   return false;
+}
+
+std::vector<std::string> KnowledgeBase::higherOrderBinds(const std::string& api) const {
+  auto it = higherOrderApis_.find(api);
+  return it == higherOrderApis_.end() ? std::vector<std::string>{} : it->second;
+}
+
+std::optional<bool> KnowledgeBase::hasResourceEstimator(const std::string& name) const {
+  if (!resourceEstimators_)
+    return std::nullopt;
+  return std::find(resourceEstimators_->begin(), resourceEstimators_->end(), name) !=
+         resourceEstimators_->end();
 }
 
 const RefIndexing* KnowledgeBase::refIndexing(const std::string& allocation) const {

@@ -86,6 +86,13 @@ PathExplanation interpretGpu(const PrimitiveFacts& p) {
         "`";
     return e;
   case GpuInterpretHandling::Fallback:
+    if (p.gpuInterpretFallbackAssertsRef) {
+      // Re-bound on its buffers' values, its abstract eval asserts a Ref.
+      e.onValues = Outcome::Fails;
+      e.withDischargedRefs = Outcome::Fails;
+      e.text = "no: re-bound on values, its abstract eval asserts a Ref (bare AssertionError)";
+      return e;
+    }
     e.onValues = p.cpuLowering ? Outcome::Runs : Outcome::Fails;
     e.text = p.cpuLowering ? "yes (re-bound, CPU lowering)" : "no: no rule and no CPU lowering";
     return e;

@@ -17,6 +17,18 @@ TRANSITIVE_DEPTH = 3
 FOLLOW_PREFIXES = ("jax._src.pallas", "jax._src.state")
 
 
+# JAX's higher-order APIs whose callable argument the kernel walk follows
+# (docs/analysis.md 3) and whose bound primitive the table records under
+# "higherOrderApis" ({api: {"binds": [...]}}): compiled Mosaic GPU
+# kernels need a resource estimator for it ("mosaicGpuResourceEstimators").
+# name as users write it -> (module, attribute) of the installed JAX. The
+# scan follows, besides FOLLOW_PREFIXES, the functions of the API's own
+# module (jax.remat calls checkpoint beside it).
+HIGHER_ORDER_APIS = {
+    "jax.checkpoint": ("jax", "checkpoint"),
+    "jax.remat": ("jax", "remat"),
+}
+
 PUBLIC_MODULES = {
     "pl": "jax.experimental.pallas",
     "plgpu": "jax.experimental.pallas.mosaic_gpu",

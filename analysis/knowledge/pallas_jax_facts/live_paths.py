@@ -9,7 +9,7 @@ import types
 
 from . import config
 from .live_objects import _code_objects, _resolve_chain, _source_of, _try_import, _unwrap
-from .source_ast import interpreter_arms
+from .source_ast import asserts_ref_operand_of, interpreter_arms
 
 
 def _case_primitive(pattern, module):
@@ -83,3 +83,25 @@ def effect_names(prim):
     for sub in _code_objects(code):
       names.update(n for n in sub.co_names if config.EFFECT_NAME.search(n))
   return sorted(names)
+
+
+def abstract_eval_asserts_ref(prim):
+  """Whether the primitive's abstract-eval rule asserts (bare `assert`) that
+  its operand is a Ref (source_ast.asserts_ref_operand_of); the rule is the
+  one effect_names reads, its own def or the one a wrapper closes over."""
+  rule = _unwrap(getattr(prim, "abstract_eval", None))
+  closure = getattr(rule, "__closure__", None) or ()
+  candidates = [rule] + [c.cell_contents for c in closure
+                         if isinstance(getattr(c, "cell_contents", None), types.FunctionType)]
+  for candidate in candidates:
+    text = _source_of(_unwrap(candidate)) if candidate is not None else None
+    if not text:
+      continue
+    try:
+      tree = ast.parse(text)
+    except SyntaxError:
+      continue
+    func = next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+    if func is not None and asserts_ref_operand_of(func):
+      return True
+  return False

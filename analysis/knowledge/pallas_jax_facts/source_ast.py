@@ -202,3 +202,35 @@ def returns_before_bind_of(func):
 def hardware_named_in(doc):
   """The GPU generations and SM names a docstring mentions, sorted."""
   return sorted(set(re.findall(r"\b(Hopper|Blackwell|Ampere|sm_?\d+a?|SM\d+A?\+?)\b", doc or "")))
+
+
+def _own_statements(func):
+  """The statements of a def, nested defs and lambdas left out."""
+  stack = list(reversed(func.body))
+  while stack:
+    node = stack.pop()
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+      continue
+    yield node
+    for field in ("body", "orelse", "finalbody", "handlers"):
+      stack.extend(reversed([n for n in getattr(node, field, []) or [] if isinstance(n, ast.AST)]))
+
+
+def asserts_ref_operand_of(func):
+  """Whether an abstract-eval rule asserts, with a bare `assert
+  isinstance(X, <...>.AbstractRef)` (no message), that what it derives from
+  its operand is a Ref (`_load_abstract_eval` in JAX 0.10.2's Mosaic GPU
+  primitives). Re-bound on arrays (GPU interpret mode's fallback binds a
+  primitive on its buffers' values), such a rule raises a bare
+  AssertionError while the interpreter traces the kernel."""
+  for node in _own_statements(func):
+    if not isinstance(node, ast.Assert) or node.msg is not None:
+      continue
+    test = node.test
+    if (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"
+        and len(test.args) == 2):
+      cls = test.args[1]
+      name = cls.attr if isinstance(cls, ast.Attribute) else getattr(cls, "id", None)
+      if name == "AbstractRef":
+        return True
+  return False

@@ -9,7 +9,7 @@ import ast
 from . import config
 from .hardware import capability_gate
 from .live_objects import _module_path
-from .source_ast import _own_returns, first_statement_raise_of, hardware_named_in, interpreter_arms, raise_template_in, returns_before_bind_of, written_operands_of
+from .source_ast import _own_returns, asserts_ref_operand_of, first_statement_raise_of, hardware_named_in, interpreter_arms, raise_template_in, returns_before_bind_of, written_operands_of
 from .static_source import ClassObj, FuncObj, ModuleObj, PrimObj, ValueObj, _body_nodes, _chain, _is_partial, _local_names, _outermost_chains
 
 
@@ -123,6 +123,7 @@ class Extractor:
     self.have_mgpu = False
     self.abstract_eval = {}  # prim -> [FuncObj]
     self.multiple = set()
+    self.resource_estimators = set()  # primitive names (Mosaic GPU resource estimation)
     mgpu_defaults = self._register_lowering_rule_defaults()
     for mod in modules:
       self._scan(mod, mod.tree.body, {}, mgpu_defaults)
@@ -239,6 +240,20 @@ class Extractor:
     if not chain:
       return
     what = chain[-1]
+    if what == "_register_resource_estimator" and args:
+      # @_register_resource_estimator(lax.cond_p) in Mosaic GPU's lowering.
+      prim = self.src.resolve_expr(mod.name, args[0])
+      if isinstance(prim, PrimObj):
+        self.resource_estimators.add(prim.prim_name)
+      elif isinstance(prim, ValueObj) and isinstance(prim.node, ast.Call):
+        # lax's `reduce_sum_p = standard_primitive(shape_rule, dtype_rule,
+        # 'reduce_sum', ...)`: a factory given the name as its first string.
+        callee = _chain(prim.node.func)
+        name = next((a.value for a in prim.node.args
+                     if isinstance(a, ast.Constant) and isinstance(a.value, str)), None)
+        if callee and callee[-1].endswith("primitive") and name:
+          self.resource_estimators.add(name)
+      return
     if what in ("def_abstract_eval", "def_effectful_abstract_eval"):
       prim = self.src.resolve_chain(mod.name, chain[:-1])
       target = self._rule(mod, args[0], env) if args else rule
@@ -391,6 +406,29 @@ class Extractor:
       elif isinstance(node, ast.Attribute):
         names.add(node.attr)
     return sorted(n for n in names if config.EFFECT_NAME.search(n))
+
+  def higher_order_api_binds(self):
+    """{api: set of PrimObj}: what each config.HIGHER_ORDER_APIS function
+    binds, following also the functions of its own module."""
+    out = {}
+    for api, (module_name, attr) in sorted(config.HIGHER_ORDER_APIS.items()):
+      obj = self.src.resolve(module_name, attr)
+      if not isinstance(obj, FuncObj):
+        continue
+      saved = config.FOLLOW_PREFIXES
+      config.FOLLOW_PREFIXES = saved + (obj.module,)
+      try:
+        direct, transitive = self.api_binds(obj)
+      finally:
+        config.FOLLOW_PREFIXES = saved
+      out[api] = direct | transitive
+    return out
+
+  def abstract_eval_asserts_ref(self, prim):
+    """Whether the abstract-eval rule asserts a Ref operand (source_ast)."""
+    rule = self.abstract_eval.get(prim)
+    return bool(rule is not None and isinstance(rule.node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and asserts_ref_operand_of(rule.node))
 
   def gpu_interpret_arms(self):
     arms, has_fallback, found = {}, False, None

@@ -35,8 +35,10 @@ import argparse
 import ast
 import json
 import os
+import queue
 import subprocess
 import sys
+import threading
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -183,27 +185,45 @@ def method_of(test_id: str, methods: dict[str, tuple[int, int]]) -> str | None:
 
 
 def run_worker(python: str, mode: str, test_file: Path, ids: list[str], timeout: int) -> dict:
-  """Runs ids in one process; a crash or hang of that process marks the test
-  it was on and the rest continue in a new process."""
+  """Runs ids in one process, reading each test's line as it comes; a crash
+  of that process, or a test that gives no line within `timeout` + 60 s
+  (a GPU-interpret kernel whose simulated threads deadlock blocks in XLA,
+  where the worker's own alarm never fires), marks the test it was on and
+  the rest continue in a new process."""
   results: dict[str, dict] = {}
   pending = list(ids)
   while pending:
     cmd = [python, str(HERE / "worker.py"), mode, str(test_file), "--timeout", str(timeout), *pending]
-    try:
-      proc = subprocess.run(cmd, capture_output=True, text=True,
-                            timeout=timeout * len(pending) + 120, cwd=test_file.parent)
-      out = proc.stdout
-    except subprocess.TimeoutExpired as e:
-      out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
-    for line in out.splitlines():
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            cwd=test_file.parent)
+    lines: "queue.Queue[str | None]" = queue.Queue()
+
+    def pump(stream=proc.stdout, sink=lines):
+      for line in stream:
+        sink.put(line)
+      sink.put(None)
+
+    threading.Thread(target=pump, daemon=True).start()
+    hung = False
+    while True:
+      try:
+        line = lines.get(timeout=timeout + 60)
+      except queue.Empty:
+        hung = True
+        proc.kill()
+        break
+      if line is None:
+        break
       if line.startswith("{"):
         row = json.loads(line)
         results[row["id"]] = row
-    done = [t for t in pending if t in results]
+    proc.wait()
     rest = [t for t in pending if t not in results]
-    if rest and len(done) == 0 or rest and rest == pending:
-      results[rest[0]] = {"id": rest[0], "outcome": "error", "type": "WorkerDied",
-                          "message": "the test process ended without a result"}
+    if rest:
+      results[rest[0]] = ({"id": rest[0], "outcome": "timeout", "type": "",
+                           "message": f"no result in {timeout + 60} s (hung)"} if hung else
+                          {"id": rest[0], "outcome": "error", "type": "WorkerDied",
+                           "message": "the test process ended without a result"})
       rest = rest[1:]
     pending = rest
   return results

@@ -120,7 +120,34 @@ def _is_pallas_frame(path: str) -> bool:
           or _is_launch_frame(path))
 
 
+def _reset_gpu_interpret_state() -> None:
+  """Forgets GPU interpret mode's process-wide simulated memory, as a fresh
+  process would have it.
+
+  JAX 0.10.2's GPU interpreter keeps its shared memory in a module global
+  (`gpu_callbacks._shared_memory`), creates it only when it is None, and
+  drops it in the clean-up callback at the end of a kernel that completes.
+  A kernel that raises in a callback (a predicated copy, an unsupported
+  primitive) never reaches that clean-up: the next GPU-interpret kernel in
+  the same process inherits its barriers and fails at its own end with
+  "AssertionError: Barrier remains allocated" (or with a bare assert on the
+  thread count when the two kernels' threads differ). That is the earlier
+  test's failure leaking, not a property of the later kernel (verified: a
+  one-line kernel run after a failing pipeline fails so, and runs once the
+  state is dropped), so each test starts from a clean state, with the
+  installed JAX's own clear function.
+  """
+  try:
+    from jax._src.pallas.mosaic_gpu.interpret import gpu_callbacks
+  except ImportError:
+    return
+  clear = getattr(gpu_callbacks, "_clear_shared_memory", None)
+  if clear is not None:
+    clear()
+
+
 def _run_one(test: unittest.TestCase, timeout: int) -> dict:
+  _reset_gpu_interpret_state()
   result = unittest.TestResult()
 
   def on_alarm(*_):

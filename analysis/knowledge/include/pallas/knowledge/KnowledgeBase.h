@@ -36,6 +36,11 @@ struct PrimitiveFacts {
   std::optional<std::vector<int>> dischargeWrites;
   GpuInterpretHandling gpuInterpret = GpuInterpretHandling::Unknown;
   std::string gpuInterpretMessage; // when ArmRaises
+  // When Fallback: the fallback re-binds the primitive on its buffers'
+  // values and its abstract-eval rule asserts a Ref operand, so the bind
+  // raises a bare AssertionError (table `fallbackOutcome`
+  // "abstract-eval-asserts-ref", JAX 0.10.2 `plgpu.load`).
+  bool gpuInterpretFallbackAssertsRef = false;
   bool cpuLowering = false;
   std::vector<std::string> mosaicGpuSemantics; // "LanexWarpgroup", ...
   bool mosaicGpuKnown = false; // the table lists mosaicGpuLowering (an empty list means no rule)
@@ -144,6 +149,13 @@ public:
   const ErrorTemplate* errorTemplate(const std::string& key) const;
   // For an allocation ("plgpu.ACC"); null when the table does not describe it.
   const RefIndexing* refIndexing(const std::string& allocation) const;
+  // The primitives (table keys) a higher-order JAX API binds
+  // ("higherOrderApis": jax.checkpoint -> remat2); empty when not listed.
+  std::vector<std::string> higherOrderBinds(const std::string& api) const;
+  // Whether Mosaic GPU's resource estimation has an estimator for the
+  // primitive named `name` ("mosaicGpuResourceEstimators"); nullopt when the
+  // table does not say.
+  std::optional<bool> hasResourceEstimator(const std::string& name) const;
   // Fills the template's {holes} in order with `values`.
   std::optional<std::string> formatError(const std::string& key,
                                          const std::vector<std::string>& values) const;
@@ -166,6 +178,8 @@ private:
   std::map<std::string, PrimitiveFacts> primitives_;
   std::map<std::string, ErrorTemplate> errors_;
   std::map<std::string, RefIndexing> refIndexing_;
+  std::map<std::string, std::vector<std::string>> higherOrderApis_;
+  std::optional<std::vector<std::string>> resourceEstimators_;
   std::vector<InterpretOption> interpretOptions_;
   std::shared_ptr<const nlohmann::json> mosaicGpuRules_;
 };
