@@ -45,6 +45,8 @@ public:
     LaunchConfigFindings, // PLS009 (LaunchConfig.cpp)
     MosaicCandidates,     // PLS006-PLS008 before ordering (MosaicRules.cpp)
     LaunchSmem,           // the budget of the launch matrix / hover
+    PathFindings,         // PLS001/PLS002 of every run of the launch (Discharge.cpp)
+    InlineMgpuSignatures, // PLS004 per inline_mgpu call it reaches (InlineMgpuSignature.cpp)
   };
   struct Stats {
     uint64_t evaluated = 0; // results computed

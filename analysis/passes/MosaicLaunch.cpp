@@ -227,6 +227,10 @@ const std::vector<TSNode>& Session::swizzleCalls(const std::string& path) {
   const syntax::ParsedSource* doc = eval_->docOf(path);
   if (!added || !doc)
     return it->second;
+  // Most documents never spell it: no walk over their tree then (it was a
+  // fifth of an edit's analysis in a large file).
+  if (doc->text().find("SwizzleTransform") == std::string_view::npos)
+    return it->second;
   // One cursor walk over the tree; only calls spelled like the API are kept.
   syntax::forEachNode(doc->root(), [&](TSNode n) {
     if (is(n, "call")) {
