@@ -2,11 +2,13 @@
 #include "LaunchCache.h"
 
 #include "Syntax.h"
+#include "pallas/analysis/detail/Apis.h"
 
 #include "llvm/Support/xxhash.h"
 
 #include <algorithm>
 #include <set>
+#include <string_view>
 
 namespace pallas::analysis::detail {
 
@@ -42,7 +44,9 @@ struct LaunchCache::Units {
   };
   const syntax::ParsedSource* doc = nullptr;
   std::vector<Unit> units; // in source order
-  std::multimap<std::string, size_t> byName;
+  // The units defining each name (a hash map: this is looked up for every
+  // identifier of every reached statement, per launch and run).
+  std::unordered_map<std::string_view, std::vector<size_t>> byName;
   uint64_t moduleLevel = 0;                     // every statement that is not a def or class
   std::unordered_map<size_t, uint64_t> reached; // reachedFrom's answers in this run
   // reachedFrom's visited marks: stamp[i] == epoch when unit i is reached in
@@ -93,15 +97,45 @@ void LaunchCache::beginRun(const PassContext& ctx, uint64_t otherDocuments) {
       u.node = n;
       if (u.name.empty())
         units_->moduleLevel = mix(units_->moduleLevel, u.hash);
-      else
-        units_->byName.emplace(u.name, units_->units.size());
       units_->units.push_back(std::move(u));
     }
+    // Views of the names, once the units no longer move.
+    for (size_t i = 0; i < units_->units.size(); ++i)
+      if (const std::string& name = units_->units[i].name; !name.empty())
+        units_->byName[name].push_back(i);
   }
   runFingerprint_ = mix(fp, units_->moduleLevel);
 }
 
+ModuleScan scanModule(mlir::ModuleOp module) {
+  ModuleScan out;
+  if (!module)
+    return out;
+  module.walk([&](mlir::Operation* op) {
+    if (auto launch = llvm::dyn_cast<dialect::LaunchOp>(op))
+      out.launches.push_back(launch);
+    else if (auto scope = llvm::dyn_cast<dialect::ScopeOp>(op);
+             scope && isPipelineApi(scope.getApi()))
+      out.pipeline = true;
+  });
+  return out;
+}
+
+const ModuleScan& LaunchCache::scan(mlir::ModuleOp module) {
+  auto [it, fresh] = scans_.try_emplace(module.getOperation());
+  if (fresh)
+    it->second = scanModule(module);
+  return it->second;
+}
+
+ModuleScan moduleScan(const PassContext& ctx, mlir::ModuleOp module) {
+  if (ctx.launchCache && ctx.launchCache->running() && module)
+    return ctx.launchCache->scan(module);
+  return scanModule(module);
+}
+
 void LaunchCache::endRun() {
+  scans_.clear();
   index_.reset();
   units_.reset();
   ctx_ = nullptr;
@@ -139,12 +173,14 @@ uint64_t LaunchCache::reachedFrom(size_t first) {
       });
     }
     for (const std::string& id : ids->second) {
-      auto [from, to] = units_->byName.equal_range(id);
-      for (auto it = from; it != to; ++it)
-        if (stamp[it->second] != epoch) {
-          stamp[it->second] = epoch;
-          reached.push_back(it->second);
-          work.push_back(it->second);
+      auto named = units_->byName.find(id);
+      if (named == units_->byName.end())
+        continue;
+      for (size_t j : named->second)
+        if (stamp[j] != epoch) {
+          stamp[j] = epoch;
+          reached.push_back(j);
+          work.push_back(j);
         }
     }
   }

@@ -37,6 +37,14 @@
 
 namespace pallas::analysis::detail {
 
+// What the launch passes look for in a whole module: one walk finds it
+// (each pass walked a 50k-line module again on every keystroke).
+struct ModuleScan {
+  std::vector<dialect::LaunchOp> launches; // every launch, in module.walk's order
+  bool pipeline = false;                   // a plgpu.emit_pipeline-like scope anywhere
+};
+ModuleScan scanModule(mlir::ModuleOp module);
+
 class LaunchCache {
 public:
   // What is kept per launch (one slot each).
@@ -88,6 +96,8 @@ public:
   }
 
   const Stats& stats() const { return stats_; }
+  // scanModule(module), once per run.
+  const ModuleScan& scan(mlir::ModuleOp module);
 
 private:
   struct Slot {
@@ -113,6 +123,7 @@ private:
   uint64_t run_ = 0;
   uint64_t runFingerprint_ = 0; // options, other documents, module-level statements
   std::unordered_map<uint64_t, Slot> slots_;
+  std::unordered_map<mlir::Operation*, ModuleScan> scans_; // this run's
   // Identifiers of a statement, by the hash of its text (kept across runs).
   std::unordered_map<uint64_t, std::vector<std::string>> identifiers_;
   Stats stats_;
@@ -127,6 +138,9 @@ T perLaunch(const PassContext& ctx, dialect::LaunchOp launch, LaunchCache::Kind 
     return compute();
   return ctx.launchCache->get<T>(launch, kind, extra, compute);
 }
+
+// The module's scan: the run's (made once) when a Project run set a cache up.
+ModuleScan moduleScan(const PassContext& ctx, mlir::ModuleOp module);
 
 // The run's index: the cache's when there is one, else `own` (made here).
 const SmemIndex& runIndex(const PassContext& ctx, std::unique_ptr<SmemIndex>& own);

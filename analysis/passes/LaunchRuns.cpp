@@ -1,5 +1,7 @@
 #include "LaunchRuns.h"
 
+#include "LaunchCache.h"
+
 #include "llvm/Support/xxhash.h"
 
 #include <set>
@@ -183,12 +185,11 @@ void planLaunch(detail::PassContext& ctx, const std::string& doc, pd::LaunchOp l
   plan.runs = runsOf(launch, facts, paths, plan.contexts);
 }
 
-std::vector<pd::LaunchOp> launchesOf(mlir::ModuleOp module) {
+std::vector<pd::LaunchOp> launchesOf(const detail::PassContext& ctx, mlir::ModuleOp module) {
   std::vector<pd::LaunchOp> launches;
-  module.walk([&](pd::LaunchOp l) {
+  for (pd::LaunchOp l : detail::moduleScan(ctx, module).launches)
     if (isMosaicGpuLaunch(l) && isStaticallyReachable(l))
       launches.push_back(l);
-  });
   return launches;
 }
 
@@ -217,7 +218,7 @@ void forEachLaunchRun(detail::PassContext& ctx, const std::string& doc, mlir::Mo
                       const knowledge::KnowledgeBase& kb, CallIndex& calls,
                       const std::function<void(const LaunchRunView&)>& visit) {
   GlobalMode mode = globalInterpretMode(module);
-  for (pd::LaunchOp launch : launchesOf(module)) {
+  for (pd::LaunchOp launch : launchesOf(ctx, module)) {
     if (ctx.stopRequested())
       return; // the findings are thrown away: stop between launches
     LaunchPlan plan;
@@ -284,7 +285,7 @@ void forEachLaunch(detail::PassContext& ctx, const std::string& doc, mlir::Modul
                    const knowledge::KnowledgeBase& kb, CallIndex& calls,
                    const LaunchVisitor& perLaunch) {
   GlobalMode mode = globalInterpretMode(module);
-  for (pd::LaunchOp launch : launchesOf(module)) {
+  for (pd::LaunchOp launch : launchesOf(ctx, module)) {
     if (ctx.stopRequested())
       return; // the findings are thrown away: stop between launches
     LaunchPlan plan;

@@ -3,6 +3,7 @@
 #include "MosaicLaunch.h"
 
 #include "CompiledPath.h"
+#include "LaunchCache.h"
 #include "mlir/IR/Operation.h"
 #include "pallas/analysis/detail/Dialect.h"
 #include "pallas/knowledge/KnowledgeBase.h"
@@ -246,13 +247,12 @@ std::vector<pd::LaunchOp> compiledLaunches(const detail::PassContext& ctx) {
   std::vector<pd::LaunchOp> out;
   if (!ctx.module)
     return out;
-  mlir::ModuleOp module = ctx.module;
-  module.walk([&](pd::LaunchOp l) {
+  for (pd::LaunchOp l : detail::moduleScan(ctx, ctx.module).launches) {
     llvm::StringRef api = l.getApi();
     if ((api == apiText(Api::PallasCall) || api == apiText(Api::GpuKernel)) &&
         isStaticallyReachable(l))
       out.push_back(l);
-  });
+  }
   return out;
 }
 
