@@ -136,6 +136,8 @@ ModuleScan moduleScan(const PassContext& ctx, mlir::ModuleOp module) {
 
 void LaunchCache::endRun() {
   scans_.clear();
+  shared_.clear();
+  launchKeys_.clear();
   index_.reset();
   units_.reset();
   ctx_ = nullptr;
@@ -196,16 +198,22 @@ uint64_t LaunchCache::reachedFrom(size_t first) {
 LaunchCache::Slot* LaunchCache::lookup(dialect::LaunchOp launch, Kind kind, uint64_t extra) {
   if (!units_ || !units_->doc)
     return nullptr;
-  LineCol lc = lineCol(launch->getLoc());
-  if (!lc.line || lc.file != ctx_->path)
-    return nullptr;
-  size_t first = units_->at(lc.line - 1);
-  if (first == std::string::npos)
+  auto [known, fresh] = launchKeys_.try_emplace(launch.getOperation());
+  LaunchKey& key = known->second;
+  if (fresh) {
+    LineCol lc = lineCol(launch->getLoc());
+    if (!lc.line || lc.file != ctx_->path)
+      return nullptr;
+    size_t first = units_->at(lc.line - 1);
+    if (first == std::string::npos)
+      return nullptr;
+    key = {true, lc.line, lc.column, reachedFrom(first), hashOf(launch.getApi())};
+  }
+  if (!key.keyed)
     return nullptr;
   uint64_t deps = mix(mix(runFingerprint_, static_cast<uint64_t>(kind)), extra);
-  deps = mix(deps, reachedFrom(first));
-  uint64_t id =
-      mix(mix(mix(static_cast<uint64_t>(kind) + 1, lc.line), lc.column), hashOf(launch.getApi()));
+  deps = mix(deps, key.reached);
+  uint64_t id = mix(mix(mix(static_cast<uint64_t>(kind) + 1, key.line), key.column), key.api);
   id = mix(id, extra);
   Slot& slot = slots_[id];
   slot.lastRun = run_;

@@ -98,6 +98,15 @@ public:
   const Stats& stats() const { return stats_; }
   // scanModule(module), once per run.
   const ModuleScan& scan(mlir::ModuleOp module);
+  // Something the passes of one run share, made by the first that asks
+  // (the workspace's call index: its build copies every call edge).
+  template <typename T>
+  T& shared(const std::string& name, llvm::function_ref<std::unique_ptr<T>()> make) {
+    std::shared_ptr<void>& slot = shared_[name];
+    if (!slot)
+      slot = std::shared_ptr<T>(make());
+    return *static_cast<T*>(slot.get());
+  }
 
 private:
   struct Slot {
@@ -124,6 +133,15 @@ private:
   uint64_t runFingerprint_ = 0; // options, other documents, module-level statements
   std::unordered_map<uint64_t, Slot> slots_;
   std::unordered_map<mlir::Operation*, ModuleScan> scans_; // this run's
+  std::map<std::string, std::shared_ptr<void>> shared_;    // this run's
+  // Per launch op in this run: its place and what its statement reaches
+  // (asked once per check; the op's location is decoded once).
+  struct LaunchKey {
+    bool keyed = false;
+    uint32_t line = 0, column = 0;
+    uint64_t reached = 0, api = 0;
+  };
+  std::unordered_map<mlir::Operation*, LaunchKey> launchKeys_;
   // Identifiers of a statement, by the hash of its text (kept across runs).
   std::unordered_map<uint64_t, std::vector<std::string>> identifiers_;
   Stats stats_;

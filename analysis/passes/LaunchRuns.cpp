@@ -4,6 +4,7 @@
 
 #include "llvm/Support/xxhash.h"
 
+#include <memory>
 #include <set>
 
 namespace pallas::analysis::passes {
@@ -302,7 +303,14 @@ void forEachLaunch(detail::PassContext& ctx, const std::string& doc, mlir::Modul
 }
 
 void checkDocumentAndCallers(detail::PassContext& ctx, const DocumentCheck& check) {
-  CallIndex calls(ctx.workspace);
+  // One index of the workspace's calls for the run's passes (PLS001/PLS002
+  // and PLS004 ask the same questions of it).
+  std::unique_ptr<CallIndex> own;
+  CallIndex& calls =
+      ctx.launchCache && ctx.launchCache->running()
+          ? ctx.launchCache->shared<CallIndex>(
+                "CallIndex", [&] { return std::make_unique<CallIndex>(ctx.workspace); })
+          : *(own = std::make_unique<CallIndex>(ctx.workspace));
   check(ctx.path, ctx.module, calls, ctx.findings);
   if (!isKernelHelper(ctx.module))
     return;
