@@ -32,6 +32,29 @@ std::string defName(TSNode n, const syntax::ParsedSource& doc) {
   return syntax::isNull(name) ? std::string() : std::string(doc.textOf(name));
 }
 
+// The names a top-level assignment binds (`KERNEL = kernel_0`,
+// `k = functools.partial(...)`): a launch that names one reaches what its
+// value names, as it reaches a def by its name.
+std::vector<std::string_view> assignedNames(TSNode n, const syntax::ParsedSource& doc) {
+  std::vector<std::string_view> out;
+  if (!syntax::is(n, "expression_statement"))
+    return out;
+  for (TSNode c : syntax::namedChildren(n)) {
+    // a = b = value: the targets chain through `right`.
+    while (syntax::is(c, "assignment") || syntax::is(c, "augmented_assignment")) {
+      if (TSNode left = syntax::field(c, "left"); !syntax::isNull(left))
+        syntax::forEachNode(left, [&](TSNode id) {
+          if (syntax::is(id, "identifier"))
+            out.push_back(doc.textOf(id));
+        });
+      c = syntax::field(c, "right");
+      if (syntax::isNull(c))
+        break;
+    }
+  }
+  return out;
+}
+
 } // namespace
 
 // The document's top-level statements in this run.
@@ -99,9 +122,14 @@ void LaunchCache::beginRun(const PassContext& ctx, uint64_t otherDocuments) {
       units_->units.push_back(std::move(u));
     }
     // Views of the names, once the units no longer move.
-    for (size_t i = 0; i < units_->units.size(); ++i)
-      if (const std::string& name = units_->units[i].name; !name.empty())
-        units_->byName[name].push_back(i);
+    for (size_t i = 0; i < units_->units.size(); ++i) {
+      const Units::Unit& u = units_->units[i];
+      if (!u.name.empty())
+        units_->byName[u.name].push_back(i);
+      else
+        for (std::string_view name : assignedNames(u.node, *s.doc))
+          units_->byName[name].push_back(i);
+    }
   }
   runFingerprint_ = mix(fp, units_->moduleLevel);
 }

@@ -97,6 +97,22 @@ def launch_2(x):
   )(x)
 
 
+def kernel_4(x_ref, o_ref):
+  o_ref[...] = x_ref[...]
+  fence(o_ref)
+
+
+KERNEL_4 = kernel_4
+
+
+def launch_4(x):
+  return pl.pallas_call(
+      KERNEL_4,
+      out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+      interpret=True,
+  )(x)
+
+
 def kernel_3(a_ref, b_ref, o_ref, acc_ref):
   acc_ref[...] += jnp.dot(a_ref[...], b_ref[...])
   o_ref[...] = acc_ref[...].astype(o_ref.dtype)
@@ -246,6 +262,11 @@ TEST_F(EditReuse, FindingsAfterEveryKindOfEditEqualAFreshAnalysis) {
   // A launch deleted (its kernel stays) and written again.
   edit("def launch_0(x):", "def unused_0(x):");
   edit("def unused_0(x):", "def launch_0(x):");
+  // A kernel a launch reaches only through a module-level name.
+  edit("  o_ref[...] = x_ref[...]\n  fence(o_ref)\n", "  o_ref[...] = x_ref[...]\n",
+       "def kernel_4");
+  edit("  o_ref[...] = x_ref[...]\n", "  o_ref[...] = x_ref[...]\n  fence(o_ref)\n",
+       "def kernel_4");
   // Half a statement (the parse recovers) and back.
   edit("fence(o_ref)\n  mismatched", "fence(o_ref\n  mismatched");
   edit("fence(o_ref\n  mismatched", "fence(o_ref)\n  mismatched");
