@@ -248,7 +248,7 @@ UpdateStats Project::Impl::update(DocState& d, bool reparse, bool namesMayChange
   // "__module__.N", which no identifier can spell. Verifying the module op
   // itself would walk every op (IsolatedFromAbove), so the tests run the
   // full verifier instead.
-  stats.verified = verifyFreshUnits(d);
+  stats.verified = verifyFreshUnits(d, stats.unanalysed);
 
   stats.tooDeepAt = tooDeepIn(d);
   if (stats.tooDeepAt)
@@ -268,7 +268,8 @@ UpdateStats Project::Impl::update(DocState& d, bool reparse, bool namesMayChange
   return stats;
 }
 
-bool Project::Impl::verifyFreshUnits(DocState& d) {
+bool Project::Impl::verifyFreshUnits(DocState& d,
+                                     std::vector<UpdateStats::UnanalysedFunction>& unanalysed) {
   bool verified = true;
   mlir::Block* body = d.module->getBody();
   for (UnitState& s : d.units) {
@@ -280,6 +281,12 @@ bool Project::Impl::verifyFreshUnits(DocState& d) {
       log("pallas: lowering produced an invalid function in " + d.path + ": " + lastDiagnostic);
       // Keep the module valid: an empty function in its place.
       auto func = llvm::cast<pd::FuncOp>(s.op);
+      UpdateStats::UnanalysedFunction bad;
+      bad.name = func.getSymName().str();
+      if (auto at = llvm::dyn_cast<mlir::FileLineColLoc>(func.getLoc()); at && at.getLine() > 0)
+        bad.at = SourcePos{at.getLine() - 1, at.getColumn() > 0 ? at.getColumn() - 1 : 0};
+      bad.reason = lastDiagnostic;
+      unanalysed.push_back(std::move(bad));
       mlir::OpBuilder b(context.get());
       auto empty = pd::FuncOp::create(b, func.getLoc(), func.getSymName(), func.getKind(),
                                       b.getStrArrayAttr({}));

@@ -156,6 +156,10 @@ names::InterpretEval Lowerer::launchInterpret(const LaunchKeywords& kw, const Bi
     // Record the module-level names the evaluation consulted.
     if (is(interpretNode, "identifier") && !findLocal(text(interpretNode)))
       findGlobal(text(interpretNode));
+    // `CFG.interpret` of a module-level config object (8.16).
+    if (TSNode obj = field(interpretNode, "object");
+        is(interpretNode, "attribute") && is(obj, "identifier") && !findLocal(text(obj)))
+      findGlobal(text(obj));
     // A parameter without a default: its value is whatever each caller
     // passes (the discharge pass follows the callers).
     if (is(interpretNode, "identifier"))

@@ -39,7 +39,8 @@ void Lowerer::lowerBlock(TSNode block) {
   facts_.pop_back();
 }
 
-pd::IfOp Lowerer::lowerIf(TSNode s, TSNode cond, TSNode consequence, uint32_t altIndex) {
+pd::IfOp Lowerer::lowerIf(TSNode s, TSNode cond, TSNode consequence,
+                          std::span<const TSNode> alternatives) {
   mlir::Value c = lowerExpr(cond);
   auto st = staticCondition(cond);
   if (is(cond, "identifier") && !findLocal(text(cond)))
@@ -60,50 +61,42 @@ pd::IfOp Lowerer::lowerIf(TSNode s, TSNode cond, TSNode consequence, uint32_t al
     std::vector<std::map<std::string, bool>>& f;
     ~PopFacts() { f.pop_back(); }
   } popFacts{facts_};
-  // Alternatives: the named children of the if statement after the block.
-  // The clauses once (indexed access to a node's children is not O(1)); an
-  // elif chain nests one pallas.if per clause, so it counts as nesting.
-  std::vector<TSNode> alts;
-  if (altIndex != 0xffffffffu) {
-    alts = syntax::namedChildren(s);
-    alts.erase(alts.begin(), alts.begin() + std::min<size_t>(altIndex, alts.size()));
+  // The then branch's assignments are joined after the if, where the else
+  // branch cannot see them (they do not dominate it, and in Python the else
+  // branch reads what the names were before the if): the else branch reads
+  // the earlier bindings; names it does not rebind get the then's join back.
+  auto& vars = scopes_.back().vars;
+  std::vector<std::pair<std::string, Var>> thenJoins;
+  for (const auto& [name, before] : lastRegionShadowed_) {
+    auto it = vars.find(name);
+    if (it == vars.end())
+      continue;
+    thenJoins.emplace_back(name, it->second);
+    if (before)
+      it->second = *before;
+    else
+      vars.erase(it);
   }
   inRegion(elseBlock, [&] {
-    for (size_t i = 0; i < alts.size(); ++i) {
-      TSNode alt = alts[i];
-      if (is(alt, "elif_clause")) {
-        // Remaining clauses belong to that elif's else region.
-        unsigned saved = nesting_;
-        if (++nesting_ >= kMaxNesting) {
-          tooDeep(alt);
-          nesting_ = saved;
-          return;
-        }
-        pd::IfOp inner =
-            lowerIf(alt, field(alt, "condition"), field(alt, "consequence"), 0xffffffffu);
-        inRegion(&inner.getElseRegion().front(), [&] {
-          for (size_t j = i + 1; j < alts.size(); ++j) {
-            TSNode rest = alts[j];
-            if (is(rest, "elif_clause")) {
-              if (++nesting_ >= kMaxNesting) {
-                tooDeep(rest);
-                break;
-              }
-              inner =
-                  lowerIf(rest, field(rest, "condition"), field(rest, "consequence"), 0xffffffffu);
-              b_.setInsertionPointToEnd(&inner.getElseRegion().front());
-            } else if (is(rest, "else_clause")) {
-              lowerBlock(field(rest, "body"));
-            }
-          }
-        });
-        nesting_ = saved;
-        return;
-      }
-      if (is(alt, "else_clause"))
-        lowerBlock(field(alt, "body"));
+    if (alternatives.empty())
+      return;
+    TSNode alt = alternatives.front();
+    if (is(alt, "elif_clause")) {
+      // The remaining clauses belong to that elif's else region; an elif
+      // chain nests one pallas.if per clause, so it counts as nesting.
+      unsigned saved = nesting_;
+      if (++nesting_ >= kMaxNesting)
+        tooDeep(alt);
+      else
+        lowerIf(alt, field(alt, "condition"), field(alt, "consequence"), alternatives.subspan(1));
+      nesting_ = saved;
+    } else if (is(alt, "else_clause")) {
+      lowerBlock(field(alt, "body"));
     }
   });
+  for (auto& [name, join] : thenJoins)
+    if (!lastRegionShadowed_.contains(name))
+      scopes_.back().vars[name] = join;
   return op;
 }
 
@@ -356,17 +349,13 @@ void Lowerer::lowerExpressionStatement(TSNode s) {
 }
 
 void Lowerer::lowerIfStatement(TSNode s) {
-  // Alternatives start after the consequence block.
-  uint32_t altIndex = 0;
-  for (uint32_t i = 0, c = ts_node_named_child_count(s); i < c; ++i) {
-    TSNode ch = ts_node_named_child(s, i);
-    if (is(ch, "elif_clause") || is(ch, "else_clause")) {
-      altIndex = i;
-      break;
-    }
-    altIndex = c;
-  }
-  lowerIf(s, field(s, "condition"), field(s, "consequence"), altIndex);
+  // Alternatives follow the consequence block (the clauses read once:
+  // indexed access to a node's children is not O(1)).
+  std::vector<TSNode> alternatives;
+  for (TSNode ch : syntax::namedChildren(s))
+    if (is(ch, "elif_clause") || is(ch, "else_clause"))
+      alternatives.push_back(ch);
+  lowerIf(s, field(s, "condition"), field(s, "consequence"), alternatives);
   if (!facts_.empty())
     learnFromDeadBranch(s);
 }

@@ -23,6 +23,7 @@
 
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -220,9 +221,18 @@ private:
   std::optional<Binding> resolveBinding(TSNode expr);
   void setVar(const std::string& name, mlir::Value v) {
     forgetFacts(name);
-    scopes_.back().vars[name] = Var{v, regionDepth_};
+    auto& vars = scopes_.back().vars;
+    auto it = vars.find(name);
+    noteShadowed(name, it == vars.end() ? std::nullopt : std::optional<Var>(it->second));
+    vars[name] = Var{v, regionDepth_};
     if (!assigned_.empty())
       assigned_.back().push_back(name);
+  }
+  // The binding a name had before the innermost open region first rebound
+  // it (nullopt: unbound there).
+  void noteShadowed(const std::string& name, std::optional<Var> before) {
+    if (!shadowed_.empty())
+      shadowed_.back().try_emplace(name, before);
   }
 
   // ---- values (the small ones here; operands and args in LowerExpressions.cpp) ----
@@ -345,7 +355,8 @@ private:
   void lowerOneAssignment(TSNode a);
   // Returns the pallas.if it created (not necessarily the block's last op:
   // joins of names assigned in its regions follow it).
-  pd::IfOp lowerIf(TSNode s, TSNode cond, TSNode consequence, uint32_t alternativeIndex);
+  // `alternatives`: the elif / else clauses that follow the consequence.
+  pd::IfOp lowerIf(TSNode s, TSNode cond, TSNode consequence, std::span<const TSNode> alternatives);
   void lowerWith(TSNode s);
 
   // ---- path facts (LowerPathFacts.cpp; docs/analysis.md, "Paths that cannot execute") ----
@@ -377,6 +388,11 @@ private:
   llvm::StringSet<> recorded_; // lookups already in deps_
   std::vector<FnScope> scopes_;
   std::vector<std::vector<std::string>> assigned_; // names assigned per open region
+  // Per open region: what each name it rebinds was bound to before it; once
+  // the region closes, `lastRegionShadowed_` holds them (an if's else branch
+  // must see the bindings from before its then branch, not the then's join).
+  std::vector<std::unordered_map<std::string, std::optional<Var>>> shadowed_;
+  std::unordered_map<std::string, std::optional<Var>> lastRegionShadowed_;
   std::vector<Context> contexts_;
   // Truth values of conditions (an identifier or attribute chain, by text)
   // known on the path being lowered, one frame per open block: inside
@@ -394,11 +410,16 @@ template <typename F> void Lowerer::inRegion(mlir::Block* block, F&& body) {
   b_.setInsertionPointToEnd(block);
   ++regionDepth_;
   assigned_.emplace_back();
+  shadowed_.emplace_back();
   body();
   // Names assigned inside the region are visible after it in Python, but
   // their SSA values are not: rebind them to a join at the outer level.
   std::vector<std::string> names = std::move(assigned_.back());
   assigned_.pop_back();
+  std::unordered_map<std::string, std::optional<Var>> shadowed = std::move(shadowed_.back());
+  shadowed_.pop_back();
+  for (const auto& [name, before] : shadowed)
+    noteShadowed(name, before);
   --regionDepth_;
   b_.setInsertionPointAfter(block->getParentOp());
   for (const std::string& name : names) {
@@ -418,6 +439,7 @@ template <typename F> void Lowerer::inRegion(mlir::Block* block, F&& body) {
     if (!assigned_.empty())
       assigned_.back().push_back(name);
   }
+  lastRegionShadowed_ = std::move(shadowed);
 }
 
 } // namespace pallas::analysis::lower

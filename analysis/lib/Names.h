@@ -51,6 +51,10 @@ struct Binding {
   // Class (of this file): its methods that are launch wrappers (own or
   // inherited from classes of this file), each with the class defining it.
   std::map<std::string, std::string> launchWrappers;
+  // Constant / Other of this file: what the name holds once the module has
+  // run (moduleValue below: state and expression text), so that a unit whose
+  // evaluation read it is lowered again when a rebinding changes.
+  std::string moduleValue;
   std::string fingerprint() const;
 };
 
@@ -174,6 +178,25 @@ using LocalLookup =
     std::function<std::optional<std::pair<TSNode, std::string>>(const std::string&)>;
 InterpretEval evaluateInterpret(TSNode expr, const syntax::ParsedSource& doc,
                                 const Globals& globals, const LocalLookup& lookupLocal);
+
+// What a module-level name holds once the module has run (NamesModuleValues.cpp):
+// its top-level assignments and the module-level calls of functions that
+// rebind it with `global`, in order. Known: `value` is the expression it
+// holds. Unknown: a rebinding depends on the run (a function not called at
+// module level, a non-literal rebinding). Nested: assigned or imported
+// inside if / try / for / with at module level (Globals decides those).
+// nullopt: the module does not assign it.
+struct ModuleValue {
+  enum class State { Known, Unknown, Nested };
+  TSNode value{};
+  State state = State::Known;
+};
+std::optional<ModuleValue> moduleValue(const syntax::ParsedSource& doc, const std::string& name);
+// The expression a field of a dataclass / NamedTuple (a class of this file)
+// holds in the object `call` builds: the argument given for it (by keyword or
+// position), else the field's default; nullopt when not known.
+std::optional<TSNode> constructedField(TSNode call, const std::string& attr,
+                                       const syntax::ParsedSource& doc, const Globals& globals);
 
 // Kinds of a literal list/tuple of scratch shapes ("acc", "smem", ...);
 // nullopt when not a literal sequence.

@@ -153,6 +153,15 @@ void Globals::build(const syntax::ParsedSource& doc, const std::string& path,
   resolver_ = resolver;
   depth_ = depth;
   scanBlock(doc.root(), doc, 0);
+  // Python's order of execution decides what a module variable holds
+  // (NamesModuleValues.cpp); its fingerprint carries it.
+  for (auto& [name, b] : bindings_) {
+    if ((b.kind != Binding::Kind::Constant && b.kind != Binding::Kind::Other) || !b.file.empty())
+      continue;
+    if (auto mv = names::moduleValue(doc, name))
+      b.moduleValue = std::to_string(static_cast<int>(mv->state)) + ":" +
+                      (isNull(mv->value) ? std::string() : str(doc.textOf(mv->value)));
+  }
 }
 
 void Globals::scanBlock(TSNode block, const syntax::ParsedSource& doc, int blockDepth) {

@@ -118,6 +118,60 @@ InterpretEval evaluateInterpret(TSNode expr, const syntax::ParsedSource& doc,
       return inner;
     }
   }
+  // Python's order of execution: a module-level name holds its last
+  // top-level assignment, or what a function run at module level rebound it
+  // to with `global` (docs/analysis.md 8.15).
+  static thread_local int depth = 0;
+  struct DepthGuard {
+    DepthGuard() { ++depth; }
+    ~DepthGuard() { --depth; }
+    DepthGuard(const DepthGuard&) = delete;
+    DepthGuard& operator=(const DepthGuard&) = delete;
+  } guard;
+  if (depth > kMaxDepth) {
+    e.paths = {"unknown"};
+    e.source = "unknown";
+    return e;
+  }
+  if (t == "identifier") {
+    if (auto mv = moduleValue(doc, e.text)) {
+      if (mv->state == ModuleValue::State::Unknown) {
+        e.paths = {"unknown"};
+        e.source = "unknown";
+        return e;
+      }
+      if (mv->state == ModuleValue::State::Known) {
+        InterpretEval inner = evaluateInterpret(mv->value, doc, globals, nullptr);
+        if (inner.source != "unknown")
+          inner.source = "module_constant";
+        inner.text = e.text;
+        return inner;
+      }
+    }
+  }
+  // A field of a dataclass / NamedTuple object: `cfg.interpret` where cfg is
+  // `Config(interpret=True)` (a local or module-level name) (8.16).
+  if (t == "attribute" && is(field(expr, "object"), "identifier")) {
+    std::string object = str(doc.textOf(field(expr, "object")));
+    std::string attr = str(doc.textOf(field(expr, "attribute")));
+    TSNode built{};
+    bool local = false;
+    if (lookupLocal)
+      if (auto l = lookupLocal(object)) {
+        local = true;
+        if (l->second == "local")
+          built = l->first;
+      }
+    if (!local)
+      if (auto mv = moduleValue(doc, object); mv && mv->state == ModuleValue::State::Known)
+        built = mv->value;
+    if (!isNull(built))
+      if (auto v = constructedField(built, attr, doc, globals)) {
+        InterpretEval inner = evaluateInterpret(*v, doc, globals, nullptr);
+        inner.text = e.text;
+        return inner;
+      }
+  }
   if (t == "identifier" || t == "attribute") {
     if (auto b = resolveGlobalExpr(expr, doc, globals); b && b->kind == Binding::Kind::Constant) {
       InterpretEval inner = b->interpret ? *b->interpret : evalFromText(b->target);

@@ -125,7 +125,7 @@ struct Project::Impl : names::ModuleResolver {
   std::vector<std::string> dependentsOf(const std::string& path) const;
   // Replace units that do not verify with empty functions (the module stays
   // valid); false when there was one.
-  bool verifyFreshUnits(DocState& d);
+  bool verifyFreshUnits(DocState& d, std::vector<UpdateStats::UnanalysedFunction>& unanalysed);
 
   // The workspace the passes see: other documents indexed on demand and kept
   // current (findings and the path matrix walk the same one).

@@ -173,6 +173,13 @@ std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& do
         ++pos;
       }
     }
+    // A function that passes its own parameter on to itself (a recursive
+    // call, `lambda fun: kernel(fun, interpret=interpret)` in the decorator
+    // form of `plgpu.kernel`) adds no value the other callers do not.
+    if (auto arg = llvm::dyn_cast_or_null<mlir::BlockArgument>(value);
+        arg && arg.getOwner()->getParentOp() == func.getOperation() &&
+        static_cast<int>(arg.getArgNumber()) == param)
+      continue;
     if (value) {
       for (CallContext& c : evaluate(index, e, value, keyword, depth))
         out.push_back(std::move(c));

@@ -210,8 +210,25 @@ bool KernelWalk::run() {
     doc_ = launchPath_;
     body = resolve(launch_.getBodyValue());
   }
-  if (!body.block)
+  if (!body.block && body.alternatives.empty())
     return false;
+  if (body.alternatives.empty()) {
+    walkKernel(body);
+    return true;
+  }
+  // One of several kernels (`self.kernel` overridden in subclasses): each
+  // is walked; what it binds is a "may".
+  for (const Callable& alt : body.alternatives) {
+    dispatch_.push_back(alt.dispatchText);
+    walkKernel(alt);
+    dispatch_.pop_back();
+  }
+  kernelHop_ = {body.alternatives.front().name, locOf(body.alternatives.front().defOp), {}};
+  return true;
+}
+
+void KernelWalk::walkKernel(const Callable& body) {
+  std::string launchDoc = doc_.empty() ? launchPath_ : doc_;
   doc_ = body.path.empty() ? launchPath_ : body.path;
   loweringSemantics_ = launchLoweringSemantics(launch_, kb_.defaultLoweringSemantics());
   primitiveSemantics_ = launchPrimitiveSemantics(launch_);
@@ -240,6 +257,7 @@ bool KernelWalk::run() {
       continue;
     taken[param] = true;
     states_[body.block->getArgument(param)] = stateOf(body.boundArgs[i], body.boundOrigins[i]);
+    argValues_[body.block->getArgument(param)] = {body.boundArgs[i], launchDoc};
   }
   unsigned free = static_cast<unsigned>(llvm::count(taken, false));
   for (unsigned i = 0, k = 0; i < n; ++i)
@@ -266,12 +284,11 @@ bool KernelWalk::run() {
   if (body.inlineMgpu) {
     // The kernel itself is an inline_mgpu-decorated function.
     recordInline(launch_, body.inlineMgpu, nullptr, strongest(body.inlineMgpu));
-    return true;
+    return;
   }
   onStack_.insert(body.block);
   walkBlock(*body.block);
   onStack_.erase(body.block);
-  return true;
 }
 
 void KernelWalk::walkBlock(mlir::Block& block) {
@@ -437,6 +454,8 @@ void KernelWalk::recordInline(mlir::Operation* site, pd::InlineMgpuOp op, mlir::
 void KernelWalk::record(BoundPrimitive b) {
   b.chain = chain_;
   b.order = order_++;
+  for (const std::string& d : dispatch_)
+    b.unknownDispatch += (b.unknownDispatch.empty() ? "" : ", ") + d;
   b.cpuLowered = b.cpuLowered || cpuLowered_;
   b.loweringSemantics = loweringSemantics_;
   b.primitiveSemantics = primitiveSemantics_;
@@ -445,6 +464,16 @@ void KernelWalk::record(BoundPrimitive b) {
 
 void KernelWalk::onCall(mlir::Operation* site, const Callable& callee, mlir::ValueRange args,
                         mlir::ArrayAttr keywords, mlir::ArrayAttr origins) {
+  if (!callee.alternatives.empty()) {
+    // One of several methods (KernelWalkCallables.cpp resolveMethod): each
+    // is walked, and what it binds may not run.
+    for (const Callable& alt : callee.alternatives) {
+      dispatch_.push_back(alt.dispatchText);
+      onCall(site, alt, args, keywords, origins);
+      dispatch_.pop_back();
+    }
+    return;
+  }
   if (!callee.block)
     return;
   if (!callee.boundArgs.empty()) {
@@ -486,6 +515,7 @@ void KernelWalk::onCall(mlir::Operation* site, const Callable& callee, mlir::Val
     names = c.getArgNames();
   mlir::Block& block = *callee.block;
   std::vector<std::pair<mlir::Value, RefState>> bound;
+  std::vector<std::pair<mlir::Value, mlir::Value>> given; // parameter, the caller's argument
   bool anyDischarged = false;
   Phase firstPhase = Phase::Lowering;
   for (unsigned i = 0, positional = 0; i < args.size(); ++i) {
@@ -507,6 +537,7 @@ void KernelWalk::onCall(mlir::Operation* site, const Callable& callee, mlir::Val
       firstPhase = std::min(firstPhase, s.phase);
     }
     bound.push_back({block.getArgument(static_cast<unsigned>(param)), s});
+    given.push_back({block.getArgument(static_cast<unsigned>(param)), args[i]});
   }
   for (unsigned j = 0; j < block.getNumArguments(); ++j)
     if (llvm::none_of(bound, [&](auto& b) { return b.first == block.getArgument(j); }))
@@ -524,6 +555,11 @@ void KernelWalk::onCall(mlir::Operation* site, const Callable& callee, mlir::Val
   llvm::hash_code key = llvm::hash_combine(&block, allDischarged_, allPhase_, cpuLowered_);
   for (auto& [arg, s] : bound)
     key = llvm::hash_combine(key, static_cast<int>(s.kind), static_cast<int>(s.phase));
+  // A callable argument decides what the callee calls: walk once per one.
+  for (auto& [param, arg] : given)
+    key = llvm::hash_combine(key, resolve(arg).block);
+  for (const std::string& d : dispatch_)
+    key = llvm::hash_combine(key, d);
   if (!walked_.insert(key).second) {
     allDischarged_ = saveAll;
     allPhase_ = savePhase;
@@ -537,6 +573,20 @@ void KernelWalk::onCall(mlir::Operation* site, const Callable& callee, mlir::Val
         {arg, it == states_.end() ? std::nullopt : std::optional<RefState>(it->second)});
     states_[arg] = s;
   }
+  // What each parameter holds while the callee is walked (restored after:
+  // recursion is cut above, but a helper may be reached again later).
+  std::vector<std::pair<mlir::Value, std::optional<std::pair<mlir::Value, std::string>>>>
+      savedValues;
+  for (mlir::BlockArgument param : block.getArguments()) {
+    auto it = argValues_.find(param);
+    savedValues.push_back(
+        {param, it == argValues_.end()
+                    ? std::nullopt
+                    : std::optional<std::pair<mlir::Value, std::string>>(it->second)});
+    argValues_.erase(param);
+  }
+  for (auto& [param, arg] : given)
+    argValues_[param] = {arg, doc_};
   std::string saveDoc = doc_;
   doc_ = callee.path.empty() ? doc_ : callee.path;
   SourceLocation callSite = locOf(site);
@@ -551,6 +601,12 @@ void KernelWalk::onCall(mlir::Operation* site, const Callable& callee, mlir::Val
       states_[arg] = *s;
     else
       states_.erase(arg);
+  }
+  for (auto& [param, v] : savedValues) {
+    if (v)
+      argValues_[param] = *v;
+    else
+      argValues_.erase(param);
   }
   allDischarged_ = saveAll;
   allPhase_ = savePhase;

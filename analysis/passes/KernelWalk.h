@@ -25,6 +25,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -98,6 +100,11 @@ struct BoundPrimitive {
   // transform as written).
   std::string interpretRule;
   std::string detail;
+  // Reached through a call whose callee is one of several the source allows
+  // (`self.kernel` in a base class whose subclasses override it): the
+  // binding happens only for some receivers, so its failure is a "may"
+  // (docs/analysis.md 8.14). The text says which choice leads here.
+  std::string unknownDispatch;
 };
 
 class KernelWalk {
@@ -125,6 +132,15 @@ private:
     // instance / class of a bound method. Keywords "" are positional.
     llvm::SmallVector<mlir::Value> boundArgs;
     std::vector<std::string> boundKeywords, boundOrigins;
+    // Several callables the value may be (a method of the receiver's class
+    // or of one of its subclasses): each is walked, its failures are "may".
+    std::vector<Callable> alternatives;
+    std::string dispatchText; // "`self.kernel` is `Child.kernel`" for an alternative
+  };
+  // A class of the workspace: the document defining it and its name there.
+  struct ClassRef {
+    std::string path;
+    std::string name;
   };
 
   void walkBlock(mlir::Block& block);
@@ -146,8 +162,26 @@ private:
   Callable resolve(mlir::Value callee, unsigned depth = 0, const std::string& doc = "") const;
   Callable resolveMethod(mlir::Value object, llvm::StringRef attr, unsigned depth,
                          const std::string& doc) const;
+  Callable attributeOf(mlir::Value object, llvm::StringRef attr, unsigned depth,
+                       const std::string& doc) const;
   Callable resolveReturned(const detail::FunctionRef& f, unsigned depth) const;
   Callable fromFunction(const detail::FunctionRef& f) const;
+  // Classes (KernelWalkClasses.cpp): bases as written (resolved through the
+  // module's names), a method found along the bases (depth first, leftmost
+  // base first), the subclasses of a class in its own document.
+  std::vector<ClassRef> basesOf(const ClassRef& cls) const;
+  detail::FunctionRef lookupMethod(const ClassRef& cls, llvm::StringRef attr,
+                                   unsigned depth = 0) const;
+  std::vector<ClassRef> subclassesOf(const ClassRef& cls) const;
+  std::optional<ClassRef> classNamed(const std::string& doc, llvm::StringRef localName) const;
+  // The value a module-level name holds once the module has run: the last
+  // top-level assignment of it, when nothing else binds it (no nested
+  // assignment, def, import, `global` rebinding); null otherwise.
+  mlir::Value moduleValue(const std::string& doc, llvm::StringRef name) const;
+  // A value with module-level names and parameters replaced by what they
+  // hold (the caller's argument, with the document it lives in).
+  std::pair<mlir::Value, std::string> follow(mlir::Value v, const std::string& doc) const;
+  void walkKernel(const Callable& body);
   RefState stateOf(mlir::Value v, llvm::StringRef origin) const;
   RefState strongest(mlir::ValueRange args, mlir::ArrayAttr origins) const;
   // The same over the operands of a prim/call/scope/inline_mgpu/... op.
@@ -177,6 +211,12 @@ private:
   llvm::DenseSet<llvm::hash_code> walked_; // (callee, argument states) already walked
   std::vector<BoundPrimitive> bindings_;
   unsigned order_ = 0;
+  // The value each parameter of the functions being walked was given (the
+  // caller's argument and its document): a callable passed to a helper
+  // (`apply(fence, o_ref)`) is what the helper calls.
+  llvm::DenseMap<mlir::Value, std::pair<mlir::Value, std::string>> argValues_;
+  std::vector<std::string> dispatch_;                       // the uncertain dispatches being walked
+  mutable std::map<std::string, mlir::Value> moduleValues_; // moduleValue(), per "doc\nname"
 };
 
 // A launch the Mosaic GPU analysis applies to: not one whose arguments select

@@ -1,6 +1,7 @@
 // The KernelWalk's callables: which body a call, a closure, a partial, a
 // bound method or a function returned by another reaches, across documents.
 #include "KernelWalkInternal.h"
+#include "Names.h"
 
 namespace pallas::analysis::passes {
 
@@ -49,7 +50,12 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
                                          const std::string& docIn) const {
   if (!callee || depth > 8)
     return {};
-  const std::string& doc = docIn.empty() ? doc_ : docIn;
+  // A parameter holds what its caller passed; a module-level name what the
+  // module assigned it (KernelWalkClasses.cpp).
+  auto [value, doc] = follow(callee, docIn.empty() ? doc_ : docIn);
+  callee = value;
+  if (!callee)
+    return {};
   mlir::Operation* def = callee.getDefiningOp();
   if (!def)
     return {};
@@ -68,7 +74,25 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
     llvm::StringRef target = global.getResolved();
     if (target.consume_front("local:"))
       return fromFunction(ws_.function(doc, target));
+    // A function of another workspace file ("/path/m.py:name").
+    if (size_t colon = target.rfind(':'); target.starts_with("/") && colon != llvm::StringRef::npos)
+      return fromFunction(ws_.function(target.substr(0, colon).str(), target.substr(colon + 1)));
     return {};
+  }
+  // getattr(obj, "name") with a constant name is obj.name (8.6).
+  if (auto call = llvm::dyn_cast<pd::CallIndirectOp>(def);
+      call && call.getArgs().size() == 2 && call.getKeywords() &&
+      strAt(call.getKeywords(), 0).empty() && strAt(call.getKeywords(), 1).empty()) {
+    auto g = call.getCallee().getDefiningOp<pd::GlobalOp>();
+    auto name = call.getArgs()[1].getDefiningOp<pd::ConstantOp>();
+    if (g && g.getResolved() == "builtins.getattr" && name &&
+        name.getKind() == pd::ConstantKind::Str) {
+      llvm::StringRef attr = name.getValue();
+      if (attr.size() < 2)
+        return {};
+      attr = attr.drop_front().drop_back(); // the literal's quotes
+      return attributeOf(call.getArgs()[0], attr, depth + 1, doc);
+    }
   }
   if (auto call = llvm::dyn_cast<pd::CallOp>(def))
     return resolveReturned(ws_.resolveCall(doc, call), depth + 1);
@@ -95,7 +119,8 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
     llvm::StringRef api = prim.getApi();
     if ((api == "value.__getitem__" || api == "ref.__getitem__") && prim.getArgs().size() == 2) {
       // OPS["fast"], KERNELS[0]: a literal container indexed by a constant.
-      auto container = prim.getArgs()[0].getDefiningOp<pd::OpaqueOp>();
+      auto [containerValue, containerDoc] = follow(prim.getArgs()[0], doc);
+      auto container = containerValue ? containerValue.getDefiningOp<pd::OpaqueOp>() : nullptr;
       auto key = prim.getArgs()[1].getDefiningOp<pd::ConstantOp>();
       if (!container || !key)
         return {};
@@ -108,7 +133,7 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
           if (!k)
             return {}; // a splat or a computed key: positions unknown
           if (k.getValue() == key.getValue())
-            return resolve(elems[i + 1], depth + 1, doc);
+            return resolve(elems[i + 1], depth + 1, containerDoc);
         }
         return {};
       }
@@ -124,7 +149,7 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
           index += n;
         if (index < 0 || index >= n)
           return {};
-        return resolve(elems[static_cast<unsigned>(index)], depth + 1, doc);
+        return resolve(elems[static_cast<unsigned>(index)], depth + 1, containerDoc);
       }
       return {};
     }
@@ -143,6 +168,25 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
     }
   }
   return {};
+}
+
+// `obj.attr` for getattr: a function of a workspace module (`getattr(kernels,
+// "fenced")` with `kernels` an imported module of the workspace), else a
+// method or field (resolveMethod).
+KernelWalk::Callable KernelWalk::attributeOf(mlir::Value object, llvm::StringRef attr,
+                                             unsigned depth, const std::string& doc) const {
+  if (auto g = object.getDefiningOp<pd::GlobalOp>()) {
+    detail::DocumentSyntax s = ws_.syntaxOf(doc);
+    const names::Binding* b = s.globals ? s.globals->find(g.getName().str()) : nullptr;
+    if (b && b->kind == names::Binding::Kind::Module && !b->file.empty()) {
+      detail::DocumentSyntax m = ws_.syntaxOf(b->file);
+      const names::Binding* f = m.globals ? m.globals->find(attr.str()) : nullptr;
+      if (f && f->kind == names::Binding::Kind::Function)
+        return fromFunction(ws_.function(f->file.empty() ? b->file : f->file, f->target));
+      return {};
+    }
+  }
+  return resolveMethod(object, attr, depth, doc);
 }
 
 // A factory: the callable its function returns, when every `return` of its
@@ -170,54 +214,96 @@ KernelWalk::Callable KernelWalk::resolveReturned(const detail::FunctionRef& f,
 }
 
 // `self.m` inside a method of class C, `C().m` / `obj = C(); obj.m`, `C.m`:
-// the method `C.m` of the same module. A method reached through an instance
-// is bound: the instance (or, for a classmethod, the class) is its first
+// the method m found along the bases of the receiver's class (inherited
+// methods too). `self` may be an instance of C or of any subclass of C in
+// C's document: when those find different methods, each is an alternative
+// (walked, its failures "may"). A method reached through an instance is
+// bound: the instance (or, for a classmethod, the class) is its first
 // argument; a staticmethod and a method read from the class are not bound.
-KernelWalk::Callable KernelWalk::resolveMethod(mlir::Value object, llvm::StringRef attr,
-                                               unsigned depth, const std::string& doc) const {
-  std::string cls;
-  bool instance = false;
+// An attribute that is no method of an instance built by a constructor
+// call (a dataclass or NamedTuple field) is the keyword argument of that
+// name the call passes.
+KernelWalk::Callable KernelWalk::resolveMethod(mlir::Value objectIn, llvm::StringRef attr,
+                                               unsigned depth, const std::string& docIn) const {
+  auto [object, doc] = follow(objectIn, docIn);
+  if (!object)
+    return {};
+  std::optional<ClassRef> cls;
+  bool instance = false, self = false;
+  pd::CallIndirectOp constructor;
   if (auto g = object.getDefiningOp<pd::GlobalOp>()) {
-    llvm::StringRef r = g.getResolved();
-    if (!r.consume_front("class:"))
+    if (!g.getResolved().starts_with("class:"))
       return {};
-    cls = r.str();
+    cls = classNamed(doc, g.getName());
   } else if (auto ci = object.getDefiningOp<pd::CallIndirectOp>()) {
     auto g = ci.getCallee().getDefiningOp<pd::GlobalOp>();
-    llvm::StringRef r = g ? g.getResolved() : "";
-    if (!r.consume_front("class:"))
+    if (!g || !g.getResolved().starts_with("class:"))
       return {};
-    cls = r.str();
+    cls = classNamed(doc, g.getName());
     instance = true;
+    constructor = ci;
   } else if (auto arg = llvm::dyn_cast<mlir::BlockArgument>(object);
              arg && arg.getArgNumber() == 0) {
     auto f = llvm::dyn_cast_or_null<pd::FuncOp>(arg.getOwner()->getParentOp());
     if (!f || f.getKind() != pd::FuncKind::Method)
       return {};
     llvm::StringRef sym = f.getSymName();
-    cls = sym.substr(0, sym.rfind('.')).str();
+    cls = ClassRef{doc, sym.substr(0, sym.rfind('.')).str()};
     instance = true; // self (a classmethod's cls binds the same way)
+    self = true;
   } else {
     return {};
   }
-  Callable c = fromFunction(ws_.function(doc, cls + "." + attr.str()));
-  if (!c.block)
+  if (!cls)
     return {};
-  // Decorators: staticmethod leaves the function unbound; classmethod binds
-  // the class whether read from the class or an instance.
-  bool isStatic = false, isClass = false;
-  if (auto f = llvm::dyn_cast<pd::FuncOp>(c.defOp))
-    f.getDecorators().walk([&](pd::GlobalOp g) {
-      isStatic |= g.getName() == "staticmethod";
-      isClass |= g.getName() == "classmethod";
-    });
-  if (!isStatic && (instance || isClass)) {
-    c.boundArgs.push_back(object);
-    c.boundKeywords.push_back("");
-    c.boundOrigins.push_back(pd::origin::kValue);
+  auto bind = [&](Callable c) {
+    // Decorators: staticmethod leaves the function unbound; classmethod binds
+    // the class whether read from the class or an instance.
+    bool isStatic = false, isClass = false;
+    if (auto f = llvm::dyn_cast_or_null<pd::FuncOp>(c.defOp))
+      f.getDecorators().walk([&](pd::GlobalOp g) {
+        isStatic |= g.getName() == "staticmethod";
+        isClass |= g.getName() == "classmethod";
+      });
+    if (!isStatic && (instance || isClass)) {
+      c.boundArgs.push_back(object);
+      c.boundKeywords.push_back("");
+      c.boundOrigins.push_back(pd::origin::kValue);
+    }
+    return c;
+  };
+  std::vector<ClassRef> receivers{*cls};
+  if (self)
+    for (ClassRef& sub : subclassesOf(*cls))
+      receivers.push_back(std::move(sub));
+  std::vector<std::pair<detail::FunctionRef, std::string>> found;
+  for (const ClassRef& r : receivers) {
+    detail::FunctionRef f = lookupMethod(r, attr);
+    if (!f)
+      continue; // that receiver has no such method: it cannot be the one running
+    if (llvm::none_of(found, [&](auto& x) { return x.first.func == f.func; }))
+      found.push_back({f, r.name});
   }
-  (void)depth;
-  return c;
+  if (found.empty()) {
+    // A field of a constructed object: `Spec(epilogue=f).epilogue`.
+    if (constructor)
+      for (unsigned i = 0; i < constructor.getArgs().size(); ++i)
+        if (strAt(constructor.getKeywords(), i) == attr)
+          return resolve(constructor.getArgs()[i], depth + 1, doc);
+    return {};
+  }
+  if (found.size() == 1)
+    return bind(fromFunction(found.front().first));
+  Callable out;
+  for (auto& [f, receiver] : found) {
+    Callable c = bind(fromFunction(f));
+    if (!c.block)
+      continue;
+    c.dispatchText = "when `self` is a " + receiver + " (`self." + attr.str() + "` is " +
+                     f.func.getSymName().str() + ")";
+    out.alternatives.push_back(std::move(c));
+  }
+  return out;
 }
 
 } // namespace pallas::analysis::passes

@@ -236,8 +236,28 @@ const PathCheck& pathCheckFor(const BoundPrimitive& b) {
                                                        : primitiveOnPathCheck();
 }
 
+namespace {
+std::optional<Failure> decideCertain(const BoundPrimitive& b, ExecPath path,
+                                     const LaunchFacts& launch, const knowledge::KnowledgeBase& kb);
+} // namespace
+
+// A binding reached through one of several possible callees (the walk's
+// `unknownDispatch`, docs/analysis.md 8.14) fails only when that callee is
+// the one that runs: a "may".
 std::optional<Failure> decide(const BoundPrimitive& b, ExecPath path, const LaunchFacts& launch,
                               const knowledge::KnowledgeBase& kb) {
+  std::optional<Failure> f = decideCertain(b, path, launch, kb);
+  if (f && !b.unknownDispatch.empty()) {
+    f->uncertain = true;
+    f->reason += " (" + b.unknownDispatch + ")";
+  }
+  return f;
+}
+
+namespace {
+std::optional<Failure> decideCertain(const BoundPrimitive& b, ExecPath path,
+                                     const LaunchFacts& launch,
+                                     const knowledge::KnowledgeBase& kb) {
   if (!b.prim)
     return std::nullopt;
   const auto& p = *b.prim;
@@ -354,5 +374,6 @@ std::optional<Failure> decide(const BoundPrimitive& b, ExecPath path, const Laun
   }
   return std::nullopt;
 }
+} // namespace
 
 } // namespace pallas::analysis::passes

@@ -48,6 +48,8 @@ int runMlir(const std::vector<std::string>& args) {
   std::cout << project.mlirText(path.string());
   if (s.tooDeepAt)
     std::cerr << "pallas-lsp: " << analysis::tooDeepText(file, *s.tooDeepAt) << "\n";
+  for (const auto& f : s.unanalysed)
+    std::cerr << "pallas-lsp: " << analysis::unanalysedText(file, f) << "\n";
   if (stats)
     std::cerr << "functions: " << s.functionsTotal << ", lowered: " << s.functionsRelowered
               << ", verified: " << (s.verified ? "yes" : "no") << ", parse: " << s.parseMillis

@@ -61,9 +61,12 @@ json presented(const json& actions, GpuPresence gpu) {
 
 json codeAction(LspServer& server, const json& params, const RequestContext& ctx) {
   std::string path = LspServer::documentPath(params);
-  if (!server.project().hasDocument(path))
+  // The findings of the analysis of the version the client sees (with
+  // their fixes), from the document's snapshot: never the Project's lock.
+  SnapshotPtr snapshot = server.snapshotFor(path, LspServer::SnapshotNeed::Findings, ctx);
+  if (!snapshot)
     return json::array();
-  std::vector<analysis::Finding> findings = server.findings(path);
+  std::vector<analysis::Finding> findings = snapshot->findings;
   ctx.cancel.check();
   // Findings a kernel of this document causes in a helper file belong to
   // that file's diagnostics and code actions.

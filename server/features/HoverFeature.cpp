@@ -79,37 +79,48 @@ std::string findingsMarkdown(const std::vector<analysis::Finding>& findings,
   return site + launch;
 }
 
-std::optional<json> hover(LspServer& server, const json& params) {
+// From the document's snapshot of the version the hover refers to: the
+// findings, API call sites and region extents are there when it is stored;
+// a launch's path matrix and a region's rewrite are computed on the first
+// hover of the version that needs them (under the Project's lock, once) and
+// kept in the snapshot.
+std::optional<json> hover(LspServer& server, const json& params, const RequestContext& ctx) {
   std::string path = LspServer::documentPath(params);
   const json& position =
       protocol::requireField(params, "position", protocol::json::value_t::object);
-  if (!server.project().hasDocument(path))
-    return std::nullopt;
-  auto text = server.textOf(path);
-  if (!text || !position.contains("line") || !position["line"].is_number_unsigned() ||
+  if (!position.contains("line") || !position["line"].is_number_unsigned() ||
       !position.contains("character") || !position["character"].is_number_unsigned())
     return std::nullopt;
+  SnapshotPtr snapshot = server.snapshotFor(path, LspServer::SnapshotNeed::Hover, ctx);
+  if (!snapshot || !snapshot->hover)
+    return std::nullopt;
+  const std::string& text = snapshot->text;
+  const HoverFacts& facts = *snapshot->hover;
   auto line = position["line"].get<uint32_t>();
-  auto bounds = protocol::lineBounds(*text, line);
+  auto bounds = protocol::lineBounds(text, line);
   if (!bounds)
     return std::nullopt;
-  std::string_view lineText(text->data() + bounds->first, bounds->second - bounds->first);
+  std::string_view lineText(text.data() + bounds->first, bounds->second - bounds->first);
   analysis::SourcePos pos{
       line, static_cast<uint32_t>(protocol::unitsToByteColumn(
                 lineText, position["character"].get<uint32_t>(), server.client().encoding))};
 
-  std::string markdown = findingsMarkdown(server.findings(path), path, pos);
+  std::string markdown = findingsMarkdown(snapshot->findings, path, pos);
   std::optional<analysis::SourceRange> range;
-  if (auto api = server.project().apiAt(path, pos)) {
-    auto kb = knowledge::KnowledgeService::shared().table(server.project().knowledgePath());
-    std::string facts =
+  if (auto api = analysis::innermostApiAt(facts.apis, pos)) {
+    auto kb = knowledge::KnowledgeService::shared().table(facts.knowledgePath);
+    std::string apiFacts =
         apiMarkdown(api->api, kb.get(), kb ? kb->jaxVersion() : std::string("unknown"));
-    if (!facts.empty()) {
-      markdown += (markdown.empty() ? "" : "\n---\n\n") + facts;
+    if (!apiFacts.empty()) {
+      markdown += (markdown.empty() ? "" : "\n---\n\n") + apiFacts;
       range = api->range;
     }
     // On a launch: its path matrix, one line per path.
-    for (const analysis::LaunchPaths& l : server.project().launchPaths(path)) {
+    // Computed on the first hover of this version that needs them (the
+    // passes over every launch: seconds on a 10k-line module).
+    const std::vector<analysis::LaunchPaths>& launches =
+        facts.memo->launches([&] { return server.project().launchPaths(path); });
+    for (const analysis::LaunchPaths& l : launches) {
       if (l.launch.range.start.line != api->range.start.line)
         continue;
       std::string matrix = "**Paths that can run this launch:**\n\n";
@@ -135,33 +146,39 @@ std::optional<json> hover(LspServer& server, const json& params) {
       break;
     }
   }
-  analysis::RewriteResult rewrite = analysis::rewriteInlineMgpu(server.project(), path, pos);
-  std::string status = rewrite.fix ? "can be rewritten with standard Pallas primitives (code "
-                                     "action \"" +
-                                         rewrite.fix->title + "\")"
-                                   : rewrite.hoverText();
-  if (!status.empty()) {
-    if (!markdown.empty())
-      markdown += "\n---\n\n";
-    markdown += "**`inline_mgpu` region:** " + status + "\n";
+  if (const HoverFacts::Region* region = facts.regionAt(pos)) {
+    analysis::RewriteResult rewrite = facts.memo->rewrite(region->decorator, [&] {
+      return analysis::rewriteInlineMgpu(server.project(), path, region->decorator);
+    });
+    std::string status = rewrite.fix ? "can be rewritten with standard Pallas primitives (code "
+                                       "action \"" +
+                                           rewrite.fix->title + "\")"
+                                     : rewrite.hoverText();
+    if (!status.empty()) {
+      if (!markdown.empty())
+        markdown += "\n---\n\n";
+      markdown += "**`inline_mgpu` region:** " + status + "\n";
+    }
   }
   if (markdown.empty())
     return std::nullopt;
   json result{{"contents", {{"kind", "markdown"}, {"value", markdown}}}};
-  if (range)
-    result["range"] = server.converter().range(path, *range);
+  if (range) // in the snapshot's text, which the client has
+    result["range"] = DiagnosticConverter(server.client().encoding, [&](const std::string&) {
+                        return std::optional<std::string>(text);
+                      }).range(path, *range);
   return result;
 }
 
-ServerFeatureRegistration registration{{"hover", [](LspServer& server) {
-                                          server.addCapabilities({{"hoverProvider", true}});
-                                          server.addRequest(
-                                              "textDocument/hover",
-                                              [&server](const json& params, const RequestContext&) {
-                                                auto result = hover(server, params);
-                                                return result ? *result : json(nullptr);
-                                              });
-                                        }}};
+ServerFeatureRegistration registration{
+    {"hover", [](LspServer& server) {
+       server.addCapabilities({{"hoverProvider", true}});
+       server.addRequest("textDocument/hover",
+                         [&server](const json& params, const RequestContext& ctx) {
+                           auto result = hover(server, params, ctx);
+                           return result ? *result : json(nullptr);
+                         });
+     }}};
 
 } // namespace
 } // namespace pallas::server::features

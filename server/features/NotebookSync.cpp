@@ -379,14 +379,25 @@ private:
     json asked;
     std::string notebookUri;
     int64_t offset = 0;
+    bool isCell = true;
     {
       std::lock_guard lock(mutex_);
       auto where = cellWhere(uri);
       if (!where) {
         if (uri.rfind("vscode-notebook-cell:", 0) == 0)
           throw RpcError(ErrorCode::InvalidParams, "not a code cell of an open notebook: " + uri);
-        return next(params);
+        isCell = false;
       }
+    }
+    // Not under mutex_: a request may wait for its document's analysis,
+    // whose publication takes mutex_ (publish below).
+    if (!isCell)
+      return next(params);
+    {
+      std::lock_guard lock(mutex_);
+      auto where = cellWhere(uri);
+      if (!where)
+        return json(nullptr); // the notebook closed meanwhile
       notebookUri = where->nb->uri;
       offset = offsetOf(*where);
       asked = params;

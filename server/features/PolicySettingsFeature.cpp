@@ -11,13 +11,16 @@ ServerFeatureRegistration registration{{"policy-settings", [](LspServer& server)
                                           server.onConfiguration([&server](const json& settings) {
                                             if (!server.findingsPipeline().applySettings(settings))
                                               return;
+                                            // Every document is analysed again (its snapshot
+                                            // answers pulls and code actions); pull clients
+                                            // get one refresh, which re-pulls all.
                                             auto docs = server.documents().all();
-                                            // Pull clients: one document's scheduling asks the
-                                            // client to re-pull all.
-                                            if (server.client().pullDiagnostics && !docs.empty())
-                                              docs.resize(1);
-                                            for (const OpenDocument& doc : docs)
-                                              server.scheduleDiagnostics(doc.path);
+                                            for (size_t i = 0; i < docs.size(); ++i) {
+                                              if (i == 0)
+                                                server.scheduleDiagnostics(docs[i].path);
+                                              else
+                                                server.scheduleAnalysis(docs[i].path);
+                                            }
                                           });
                                         }}};
 

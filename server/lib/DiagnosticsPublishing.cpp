@@ -39,39 +39,56 @@ void LspServer::afterUpdate(const std::string& path, const analysis::UpdateStats
     log_.warn(analysis::tooDeepText(path, *stats.tooDeepAt) + ", so findings there may be missing");
   log_.debug("updated " + path + ": " + std::to_string(stats.functionsRelowered) + "/" +
              std::to_string(stats.functionsTotal) + " functions relowered");
+  // Asked before scheduling: the analysis scheduled below takes the
+  // Project's lock at once, and this runs on the ordered queue, which every
+  // later message (and request) waits for.
+  std::vector<std::string> dependents = project_->dependents(path);
   if (documents_.isOpen(path))
     scheduleDiagnostics(path);
-  for (const std::string& dep : project_->dependents(path)) {
+  for (const std::string& dep : dependents) {
     if (dep != path && documents_.isOpen(dep))
       scheduleDiagnostics(dep);
   }
 }
 
 void LspServer::scheduleDiagnostics(const std::string& path) {
-  if (client_.pullDiagnostics) {
-    // Pull clients re-pull the document they edit; other documents whose
-    // results changed need a refresh request.
-    if (client_.diagnosticRefresh)
-      endpoint_->call("workspace/diagnostic/refresh", nullptr, [](bool, const json&) {});
-    return;
+  scheduleAnalysis(path);
+  // Pull clients re-pull the document they edit; other documents whose
+  // results changed need a refresh request (their pulls wait for the
+  // analysis just scheduled, see snapshotFor).
+  if (client_.pullDiagnostics && client_.diagnosticRefresh)
+    endpoint_->call("workspace/diagnostic/refresh", nullptr, [](bool, const json&) {});
+}
+
+uint64_t LspServer::scheduleAnalysis(const std::string& path) {
+  if (!documents_.isOpen(path))
+    return 0; // only open documents are analysed (and keep a snapshot)
+  uint64_t analysis = 0;
+  {
+    std::lock_guard lock(scheduleMutex_);
+    analysis = wantedAnalysis_[path] = ++analysisCounter_;
   }
   // The document's worker runs it at once when the document is idle (an
   // opened file, a lone keystroke: the debounce was 50 ms of the first
   // diagnostics), else after the debounce (a burst of typing gives one run);
   // a newer edit replaces it, or stops it if it is already running.
   std::weak_ptr<LspServer> weak = weak_from_this();
-  scheduler_->schedule(
+  return scheduler_->schedule(
       path,
-      [weak, path](const StopToken& stop) {
+      [weak, path, analysis](const StopToken& stop) {
         if (auto self = weak.lock())
-          self->runDiagnostics(path, stop);
+          self->runAnalysis(path, analysis, stop);
       },
       options_.debounce, DocumentScheduler::Delay::OnlyWhileBusy);
 }
 
-void LspServer::runDiagnostics(const std::string& path, const StopToken& stop) {
+void LspServer::runAnalysis(const std::string& path, uint64_t analysis, const StopToken& stop) {
   // Checked between the steps: a newer edit's run publishes instead.
   auto stale = [&] { return stop.stopRequested() || endpoint_->closed(); };
+  if (stale())
+    return;
+  if (testHold_)
+    holdForTest(path, stale);
   if (stale())
     return;
   auto doc = documents_.get(path);
@@ -87,27 +104,60 @@ void LspServer::runDiagnostics(const std::string& path, const StopToken& stop) {
       slot = std::make_shared<DiagnosticsTextCache>();
     cache = slot;
   }
+  auto snapshot = std::make_shared<DocumentSnapshot>();
+  snapshot->path = path;
+  snapshot->version = doc->version;
+  snapshot->analysis = analysis;
+  snapshot->text = doc->text;
+  // Stored, then released again if the document closed meanwhile (didClose
+  // forgets the snapshot after closing the draft: one of the two sees it).
+  auto store = [&](const std::shared_ptr<DocumentSnapshot>& s) {
+    snapshots_.put(std::make_shared<const DocumentSnapshot>(*s));
+    if (!documents_.isOpen(path))
+      snapshots_.forget(path);
+  };
+  bool push = !client_.pullDiagnostics;
   try {
     // A newer edit stops the analysis between its passes and launches.
-    if (firstRun) {
+    if (firstRun && push) {
       // A document's first diagnostics do not wait for its fixes (the
       // rewrite of every finding's region, a third of opening a large
       // file): they go out without them, then again with them for the same
       // version. Later runs reuse the fixes of unchanged code (FixCache)
-      // and publish once. Code actions always compute the fixes.
+      // and publish once. Code actions wait for the fixes.
       auto early = pipeline_->findingsBeforeFixes(path, stale);
       if (!early || stale())
         return;
-      publishFindings(path, *doc, *early, *cache, stale);
-      if (early->empty())
-        return; // nothing to attach fixes to: what went out is final
+      snapshot->findings = std::move(*early);
+      store(snapshot);
+      publishFindings(path, *doc, snapshot->findings, *cache, stale);
     }
-    auto analysed = pipeline_->findingsUnlessStopped(path, stale);
-    if (!analysed || stale())
+    if (!firstRun || !push || !snapshot->findings.empty()) {
+      auto analysed = pipeline_->findingsUnlessStopped(path, stale);
+      if (!analysed || stale())
+        return;
+      snapshot->findings = std::move(*analysed);
+    }
+    snapshot->withFixes = true;
+    store(snapshot);
+    if (push && !(firstRun && snapshot->findings.empty()))
+      publishFindings(path, *doc, snapshot->findings, *cache, stale);
+    // After the diagnostics: what the hover reads, so it never takes the
+    // Project's lock.
+    auto hover = hoverFacts(path, doc->text, stale);
+    if (!hover || stale())
       return;
-    publishFindings(path, *doc, *analysed, *cache, stale);
+    snapshot->hover = std::move(hover);
+    store(snapshot);
   } catch (const std::exception& e) {
     log_.error("analysis of " + path + " failed: " + e.what());
+    // Readers waiting for this version get what there is, not a hang.
+    if (!stale()) {
+      snapshot->withFixes = true;
+      if (!snapshot->hover)
+        snapshot->hover = std::make_shared<const HoverFacts>();
+      store(snapshot);
+    }
   }
 }
 
@@ -154,16 +204,18 @@ DiagnosticConverter LspServer::converter() {
 json LspServer::pullDiagnostics(const json& params, const RequestContext& ctx) {
   std::string path = documentPath(params);
   json items = json::array();
-  if (project_->hasDocument(path))
+  int64_t version = 0;
+  if (SnapshotPtr snap = snapshotFor(path, SnapshotNeed::Findings, ctx)) {
+    items = withExtraDiagnostics(path, converter().diagnostics(snap->findings));
+    version = snap->version;
+  } else if (project_->hasDocument(path)) {
     items = withExtraDiagnostics(path, converter().diagnostics(findings(path)));
+  }
   ctx.cancel.check();
   // The result id is derived from the document's version and the diagnostics
   // themselves: a new edit or a change in what is known without an edit (the
   // knowledge table, a helper file, a GPU run) gives a new id, and nothing
   // else does (a global counter made ids change under unrelated activity).
-  int64_t version = 0;
-  if (auto doc = documents_.get(path))
-    version = doc->version;
   std::string resultId = std::to_string(
       std::hash<std::string>{}(path + '\n' + std::to_string(version) + '\n' + items.dump()));
   if (const json* prev = protocol::optionalField(params, "previousResultId", V::string))
@@ -177,11 +229,14 @@ json LspServer::workspaceDiagnostics(const json& params, const RequestContext& c
   json items = json::array();
   for (const OpenDocument& doc : documents_.all()) {
     ctx.cancel.check();
+    SnapshotPtr snap = snapshotFor(doc.path, SnapshotNeed::Findings, ctx);
+    if (!snap)
+      continue; // closed meanwhile
     items.push_back(
         {{"kind", "full"},
          {"uri", doc.uri},
-         {"version", doc.version},
-         {"items", withExtraDiagnostics(doc.path, converter().diagnostics(findings(doc.path)))}});
+         {"version", snap->version},
+         {"items", withExtraDiagnostics(doc.path, converter().diagnostics(snap->findings))}});
   }
   return json{{"items", items}};
 }

@@ -157,6 +157,13 @@ size_t DocumentScheduler::trackedDocuments() const {
   return state_->workers.size();
 }
 
+bool DocumentScheduler::busy(const std::string& doc) const {
+  std::lock_guard lock(state_->mutex);
+  auto it = state_->workers.find(doc);
+  return !state_->stopped && it != state_->workers.end() &&
+         (it->second.running || it->second.waiting);
+}
+
 uint64_t DocumentScheduler::runsStarted() const {
   std::lock_guard lock(state_->mutex);
   return state_->runsStarted;

@@ -75,6 +75,9 @@ public:
   // For tests and benchmarks: documents with any state kept (a waiting or
   // running task), and how many runs were started and stopped early.
   size_t trackedDocuments() const;
+  // Whether the document has a task waiting or running (a reader waiting for
+  // its result knows one will come).
+  bool busy(const std::string& doc) const;
   uint64_t runsStarted() const;
 
 private:

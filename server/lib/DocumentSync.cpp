@@ -89,8 +89,12 @@ void LspServer::didClose(const json& params) {
     std::lock_guard lock(scheduleMutex_);
     stats_.erase(path);
     published_.erase(path);
+    wantedAnalysis_.erase(path);
     memoryRelease_.documentClosed(*closedBytes);
   }
+  // Its findings, text and hover facts (a run that stores one after this
+  // sees the draft closed and forgets it again).
+  snapshots_.forget(path);
   if (!client_.pullDiagnostics)
     publish(path, json::array(), std::nullopt);
 }

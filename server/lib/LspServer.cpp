@@ -91,9 +91,20 @@ void LspServer::notifyConfiguration(const json& settings) {
   }
 }
 
+// Analyses run on threads of their own, not on the request pool: requests
+// that wait for their version's snapshot (snapshotFor) must never hold every
+// thread the analysis they wait for needs. One pool for the process (TCP
+// sessions share it), never destroyed: its last task may be the one that
+// drops the last reference to a server.
+static boost::asio::thread_pool& analysisPool() {
+  static auto* pool =
+      new boost::asio::thread_pool(std::max(2U, std::thread::hardware_concurrency()));
+  return *pool;
+}
+
 void LspServer::start(std::function<void(int)> onExit) {
   onExit_ = std::move(onExit);
-  scheduler_ = std::make_unique<DocumentScheduler>(endpoint_->io(), endpoint_->pool());
+  scheduler_ = std::make_unique<DocumentScheduler>(endpoint_->io(), analysisPool());
   installBuiltins();
   for (const ServerFeature& f : registeredFeatures()) {
     log_.debug("installing feature " + f.name);
@@ -217,6 +228,7 @@ void LspServer::installBuiltins() {
         out["project"] = self->project_->documentText(path);
       return out;
     });
+    installAnalysisTestMethods();
     // Test-only: a work-done progress and a showMessage, as features use them.
     addRequest("pallas/test/progress", [self](const json& p, const RequestContext&) {
       auto progress = self->beginProgress("pallas test progress");

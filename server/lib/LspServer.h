@@ -19,6 +19,7 @@
 #include "Diagnostics.h"
 #include "DiagnosticsText.h"
 #include "DocumentScheduler.h"
+#include "DocumentSnapshot.h"
 #include "DocumentStore.h"
 #include "FindingsPipeline.h"
 #include "MemoryRelease.h"
@@ -167,6 +168,19 @@ public:
   // Re-runs analysis for a document and re-publishes (or asks pull clients to
   // refresh), e.g. after a GPU run changed what is known.
   void scheduleDiagnostics(const std::string& path);
+  // The same without asking pull clients to refresh: the document's worker
+  // analyses it and stores its snapshot. 0 when the server stopped.
+  uint64_t scheduleAnalysis(const std::string& path);
+  // What a reader needs from a document's snapshot (DocumentReaders.cpp):
+  //  - Findings: the findings with fixes of the newest analysis scheduled
+  //    when the request came (the version and settings it sees);
+  //  - Hover: the hover's facts of the document's current version (or a
+  //    later one), whatever was rescheduled since.
+  // Waits only for the analysis of the version the request refers to, never
+  // for the Project's lock. nullptr when the document is not open.
+  enum class SnapshotNeed { Findings, Hover };
+  SnapshotPtr snapshotFor(const std::string& path, SnapshotNeed need, const RequestContext& ctx);
+  const SnapshotStore& snapshots() const { return snapshots_; }
   void refreshCodeLenses();
   // A converter to client positions for findings and fixes.
   DiagnosticConverter converter();
@@ -201,7 +215,19 @@ private:
   json executeCommand(const json& params, const RequestContext& ctx);
   json codeLens(const json& params);
   void afterUpdate(const std::string& path, const analysis::UpdateStats& stats);
-  void runDiagnostics(const std::string& path, const StopToken& stop);
+  // One scheduled analysis: findings (published to push clients), then the
+  // hover's facts, each stored as the document's snapshot.
+  void runAnalysis(const std::string& path, uint64_t analysis, const StopToken& stop);
+  std::shared_ptr<const HoverFacts> hoverFacts(const std::string& path, const std::string& text,
+                                               const std::function<bool()>& stale);
+  // Test-only (--test-methods, AnalysisTestHooks.cpp): pallas/test/holdAnalysis
+  // makes the next analysis of a document wait inside the Project's lock (a
+  // long analysis, on demand) until pallas/test/releaseAnalysis or a newer
+  // edit stops it; pallas/test/snapshots says what the server keeps.
+  void installAnalysisTestMethods();
+  void holdForTest(const std::string& path, const std::function<bool()>& stale);
+  struct TestHold;
+  std::shared_ptr<TestHold> testHold_;
   void publishFindings(const std::string& path, const OpenDocument& doc,
                        const std::vector<analysis::Finding>& findings, DiagnosticsTextCache& cache,
                        const std::function<bool()>& stale);
@@ -240,6 +266,11 @@ private:
   // The text of each open document's last published diagnostics, reused
   // piece by piece (only its document's worker uses one).
   std::map<std::string, std::shared_ptr<DiagnosticsTextCache>> published_;
+  // The newest analysis scheduled for each open document (under
+  // scheduleMutex_), and the snapshots analyses left (DocumentSnapshot.h).
+  std::map<std::string, uint64_t> wantedAnalysis_;
+  uint64_t analysisCounter_ = 0;
+  SnapshotStore snapshots_;
   std::mutex progressMutex_;
   std::map<std::string, std::weak_ptr<Progress>> progress_;
 };

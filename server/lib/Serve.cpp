@@ -1,5 +1,6 @@
 #include "Serve.h"
 
+#include "pallas/protocol/Endpoint.h"
 #include "pallas/protocol/Transport.h"
 
 #include <algorithm>
@@ -19,10 +20,15 @@ namespace asio = boost::asio;
 
 namespace {
 
+// A request that needs its version's analysis (LspServer::snapshotFor)
+// waits for it on its pool thread, and analyses run on a pool of their own:
+// with a thread for every request the flow limits let in, plus one for the
+// ordered queue and one spare, waiting requests never hold back the edits,
+// the other requests or the replies behind them.
 unsigned poolSize(unsigned requested) {
-  if (requested)
-    return requested;
-  return std::max(2u, std::thread::hardware_concurrency());
+  unsigned threads = requested ? requested : std::max(2U, std::thread::hardware_concurrency());
+  auto waiting = static_cast<unsigned>(protocol::Endpoint::FlowLimits{}.maxRequestsInFlight);
+  return std::max(threads, waiting + 2);
 }
 
 // The io_context and the pool are deliberately never destroyed. When serving

@@ -238,5 +238,27 @@ TEST_F(DocumentSchedulerTest, InterruptStopsTheRunningTaskAndKeepsWhatWaits) {
   EXPECT_EQ(scheduler_->runsStarted(), 2u);
 }
 
+// A reader waiting for a document's analysis (LspServer::snapshotFor) asks
+// busy(): true from the schedule until the task returned, with nothing
+// after it.
+TEST_F(DocumentSchedulerTest, BusyFromTheScheduleUntilTheTaskReturned) {
+  std::atomic<bool> started{false}, release{false};
+  EXPECT_FALSE(scheduler_->busy("a.py"));
+  scheduler_->schedule("a.py", [&](const StopToken&) {
+    started = true;
+    for (int i = 0; i < 2000 && !release; ++i)
+      std::this_thread::sleep_for(5ms);
+  });
+  EXPECT_TRUE(scheduler_->busy("a.py")); // waiting for its turn, or running
+  ASSERT_TRUE(eventually([&] { return started.load(); }));
+  EXPECT_TRUE(scheduler_->busy("a.py"));
+  EXPECT_FALSE(scheduler_->busy("b.py"));
+  release = true;
+  ASSERT_TRUE(eventually([&] { return !scheduler_->busy("a.py"); }));
+  scheduler_->schedule("a.py", [](const StopToken&) {});
+  scheduler_->stopAll();
+  EXPECT_FALSE(scheduler_->busy("a.py")); // stopped: nothing will come
+}
+
 } // namespace
 } // namespace pallas::server

@@ -159,6 +159,8 @@ std::vector<analysis::Finding> collect(const analysis::ProjectOptions& projectOp
           analysis::UpdateStats stats = project.setDocument(path, std::string(sources.text(path)));
           if (stats.tooDeepAt)
             failures.push_back("note: " + analysis::tooDeepText(path, *stats.tooDeepAt));
+          for (const auto& f : stats.unanalysed)
+            failures.push_back("note: " + analysis::unanalysedText(path, f));
         }
         return true;
       } catch (const std::exception& e) {

@@ -44,6 +44,15 @@ struct UpdateStats {
   // what is below is not analysed, so findings there may be missing. The
   // server and `check` tell the user. nullopt when nothing is that deep.
   std::optional<SourcePos> tooDeepAt;
+  // Functions whose lowering the MLIR verifier rejected (a bug of the
+  // analysis, not of the user's code): each is analysed as empty, so
+  // findings in it may be missing. `check` and the server say so.
+  struct UnanalysedFunction {
+    std::string name;
+    SourcePos at;
+    std::string reason; // the verifier's message
+  };
+  std::vector<UnanalysedFunction> unanalysed;
 };
 
 // How deep the analysis follows nested syntax (for messages).
@@ -56,6 +65,15 @@ inline std::string tooDeepText(const std::string& path, SourcePos at) {
   return path + ":" + std::to_string(at.line + 1) + ":" + std::to_string(at.column + 1) +
          ": nested deeper than the analysis follows (" + std::to_string(kMaxAnalysedNesting) +
          " levels); what is below is not analysed";
+}
+
+// "PATH:LINE:COL: could not analyse `NAME` (internal error: REASON);
+// findings in it may be missing" (1-based line and column).
+inline std::string unanalysedText(const std::string& path,
+                                  const UpdateStats::UnanalysedFunction& f) {
+  return path + ":" + std::to_string(f.at.line + 1) + ":" + std::to_string(f.at.column + 1) +
+         ": could not analyse `" + f.name + "` (internal error: " + f.reason +
+         "); findings in it may be missing. Please report this with the function's code.";
 }
 
 struct ProjectOptions {
@@ -188,6 +206,8 @@ public:
   // `path`: the innermost `pallas.prim`, `pallas.scope`, `pallas.launch` or
   // `pallas.inline_mgpu` located there. nullopt when none.
   std::optional<ApiAt> apiAt(const std::string& path, SourcePos pos) const;
+  // Every API call site apiAt can answer, for a snapshot (ProjectSnapshot.cpp).
+  std::vector<ApiAt> apiSites(const std::string& path) const;
   // Settings learnt after construction (the user's JAX knowledge table, the
   // local GPU from the device probe); the next findings() use them.
   void setKnowledgePath(std::string path);
@@ -229,5 +249,7 @@ private:
 // fuzzers: an update verifies only the functions it lowered again). False
 // for an unknown path.
 bool verifyModule(const Project& project, const std::string& path);
+// apiAt's choice among `sites`: the narrowest callee name containing `pos`.
+std::optional<ApiAt> innermostApiAt(const std::vector<ApiAt>& sites, SourcePos pos);
 
 } // namespace pallas::analysis
