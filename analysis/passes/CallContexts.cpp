@@ -10,6 +10,8 @@
 // own verdict.
 #include "CallContexts.h"
 
+#include "Syntax.h"
+
 #include "llvm/Support/Path.h"
 
 namespace pallas::analysis::passes {
@@ -217,6 +219,20 @@ const std::vector<detail::CallEdge>& CallIndex::callersOf(const std::string& pat
   return it == byCallee_.end() ? none_ : it->second;
 }
 
+bool CallIndex::mayUseGpuMode() {
+  if (!gpuMode_) {
+    gpuMode_ = false;
+    for (const std::string& path : ws_.documents())
+      if (detail::DocumentSyntax s = ws_.syntaxOf(path);
+          !s.doc || s.doc->text().empty() ||
+          s.doc->text().find("force_gpu_interpret_mode") != std::string::npos) {
+        gpuMode_ = true; // a document without its text is not known not to
+        break;
+      }
+  }
+  return *gpuMode_;
+}
+
 std::vector<CallContext> interpretCallContexts(CallIndex& index, const std::string& doc,
                                                pd::LaunchOp launch) {
   llvm::StringRef source = pd::stringifyEnum(launch.getInterpretSource());
@@ -333,7 +349,7 @@ std::vector<CallContext> gpuModeCallContexts(CallIndex& index, const std::string
   llvm::StringRef source = pd::stringifyEnum(launch.getInterpretSource());
   auto text = launch.getInterpretText();
   bool own = source == "absent" || (source == "literal" && text && text->trim() == "False");
-  if (!own || launch.getContext())
+  if (!own || launch.getContext() || !index.mayUseGpuMode())
     return {};
   auto owner = launch->getParentOfType<pd::FuncOp>();
   if (!owner || owner.getKind() != pd::FuncKind::Def)

@@ -36,10 +36,16 @@ class CallIndex {
 public:
   explicit CallIndex(const detail::Workspace& ws) : ws_(ws) {}
   const std::vector<detail::CallEdge>& callersOf(const std::string& path, llvm::StringRef symbol);
+  // Whether any document of the workspace spells force_gpu_interpret_mode
+  // (without it no call runs inside that mode; most workspaces never do,
+  // and the search for such callers cost every launch of a large file
+  // several lookups per keystroke).
+  bool mayUseGpuMode();
 
 private:
   const detail::Workspace& ws_;
   bool built_ = false;
+  std::optional<bool> gpuMode_;
   std::map<std::pair<std::string, std::string>, std::vector<detail::CallEdge>> byCallee_;
   std::vector<detail::CallEdge> none_;
 };

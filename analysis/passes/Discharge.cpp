@@ -6,12 +6,14 @@
 // (PrimitiveOnPath.cpp). See docs/analysis.md.
 #include "CallContexts.h"
 #include "KernelWalk.h"
+#include "LaunchCache.h"
 #include "LaunchRuns.h"
 #include "PassKnowledge.h"
 #include "PathRules.h"
 #include "pallas/analysis/detail/PallasPass.h"
 #include "pallas/analysis/detail/Passes.h"
 
+#include <iterator>
 #include <set>
 
 namespace pallas::analysis::passes {
@@ -163,8 +165,21 @@ void runDischarge(detail::PassContext& ctx) {
     return;
   checkDocumentAndCallers(ctx, [&](const std::string& doc, mlir::ModuleOp module, CallIndex& calls,
                                    std::vector<Finding>& out) {
-    forEachLaunchRun(ctx, doc, module, *kb, calls,
-                     [&](const LaunchRunView& v) { analyzeRun(ctx, v, *kb, out); });
+    // Each launch's findings are kept across edits (LaunchCache.h): the
+    // walks of launches whose code and plan did not change are not run again.
+    forEachLaunch(
+        ctx, doc, module, *kb, calls,
+        [&](pd::LaunchOp launch, uint64_t planKey,
+            const std::function<void(const RunVisitor&)>& walkRuns) {
+          std::vector<Finding> found = detail::perLaunch<std::vector<Finding>>(
+              ctx, launch, detail::LaunchCache::Kind::PathFindings, planKey, [&] {
+                std::vector<Finding> launchFindings;
+                walkRuns([&](const LaunchRunView& v) { analyzeRun(ctx, v, *kb, launchFindings); });
+                return launchFindings;
+              });
+          out.insert(out.end(), std::make_move_iterator(found.begin()),
+                     std::make_move_iterator(found.end()));
+        });
   });
 }
 

@@ -4,6 +4,7 @@
 // it from gpu/'s device probe). The requirements are the knowledge table's
 // typed `hardware` facts (JAX's own test gates, knowledge/HardwareFacts.h).
 #include "KernelWalk.h"
+#include "LaunchCache.h"
 #include "PassKnowledge.h"
 #include "pallas/analysis/Rules.h"
 #include "pallas/analysis/detail/PallasPass.h"
@@ -37,10 +38,9 @@ void runHardware(detail::PassContext& ctx) {
     return;
   std::string capText = ctx.options.gpuComputeCapability;
   std::vector<pd::LaunchOp> launches;
-  ctx.module.walk([&](pd::LaunchOp l) {
+  for (pd::LaunchOp l : detail::moduleScan(ctx, ctx.module).launches)
     if (isMosaicGpuLaunch(l) && isStaticallyReachable(l))
       launches.push_back(l);
-  });
   std::set<std::pair<mlir::Operation*, std::string>> seen;
   for (pd::LaunchOp launch : launches) {
     bool compiled = false;

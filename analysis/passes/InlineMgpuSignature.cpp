@@ -3,6 +3,7 @@
 // kernels reach once per document.
 #include "InlineMgpuSignature.h"
 
+#include "LaunchCache.h"
 #include "LaunchRuns.h"
 #include "PassKnowledge.h"
 #include "pallas/analysis/Rules.h"
@@ -11,6 +12,9 @@
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/Path.h"
+
+#include <set>
+#include <tuple>
 
 namespace pallas::analysis::passes {
 
@@ -156,19 +160,52 @@ void checkInlineMgpuSignature(const BoundPrimitive& b, const knowledge::Knowledg
 
 namespace {
 
+// What checking one inline_mgpu call gave (nothing when it is fine).
+struct CallVerdict {
+  SourceLocation at; // the call
+  std::vector<Finding> findings;
+};
+
 void runInlineMgpuSignature(detail::PassContext& ctx) {
   auto kb = knowledgeFor(ctx.options);
   if (!kb || !ctx.module)
     return;
   checkDocumentAndCallers(ctx, [&](const std::string& doc, mlir::ModuleOp module, CallIndex& calls,
                                    std::vector<Finding>& out) {
-    // JAX raises while tracing, whatever the path: each call once.
-    llvm::DenseSet<mlir::Operation*> checked;
-    forEachLaunchRun(ctx, doc, module, *kb, calls, [&](const LaunchRunView& v) {
-      for (const BoundPrimitive& b : v.walk.bindings())
-        if (b.inlineCall && checked.insert(b.inlineCall).second)
-          checkInlineMgpuSignature(b, *kb, out);
-    });
+    // JAX raises while tracing, whatever the path: each call once, as the
+    // first launch (in order) that reaches it sees it. Per launch, what each
+    // call it reaches gives is kept across edits (LaunchCache.h); the calls
+    // are told apart by where they are (an op does not outlive an edit).
+    std::set<std::tuple<std::string, uint32_t, uint32_t>> checked;
+    forEachLaunch(ctx, doc, module, *kb, calls,
+                  [&](pd::LaunchOp launch, uint64_t planKey,
+                      const std::function<void(const RunVisitor&)>& walkRuns) {
+                    std::vector<CallVerdict> verdicts = detail::perLaunch<std::vector<CallVerdict>>(
+                        ctx, launch, detail::LaunchCache::Kind::InlineMgpuSignatures, planKey, [&] {
+                          std::vector<CallVerdict> launchVerdicts;
+                          llvm::DenseSet<mlir::Operation*> seen;
+                          walkRuns([&](const LaunchRunView& v) {
+                            for (const BoundPrimitive& b : v.walk.bindings())
+                              if (b.inlineCall && seen.insert(b.inlineCall).second) {
+                                CallVerdict verdict;
+                                verdict.at = detail::sourceLocation(b.inlineCall->getLoc());
+                                checkInlineMgpuSignature(b, *kb, verdict.findings);
+                                launchVerdicts.push_back(std::move(verdict));
+                              }
+                          });
+                          return launchVerdicts;
+                        });
+                    auto keyOf = [](const CallVerdict& v) {
+                      return std::tuple(v.at.path, v.at.range.start.line, v.at.range.start.column);
+                    };
+                    // Against the earlier launches only: within one, each op counts.
+                    for (CallVerdict& verdict : verdicts)
+                      if (!checked.count(keyOf(verdict)))
+                        for (Finding& f : verdict.findings)
+                          out.push_back(std::move(f));
+                    for (const CallVerdict& verdict : verdicts)
+                      checked.insert(keyOf(verdict));
+                  });
   });
 }
 

@@ -2,11 +2,13 @@
 #include "LaunchCache.h"
 
 #include "Syntax.h"
+#include "pallas/analysis/detail/Apis.h"
 
 #include "llvm/Support/xxhash.h"
 
 #include <algorithm>
 #include <set>
+#include <string_view>
 
 namespace pallas::analysis::detail {
 
@@ -30,6 +32,29 @@ std::string defName(TSNode n, const syntax::ParsedSource& doc) {
   return syntax::isNull(name) ? std::string() : std::string(doc.textOf(name));
 }
 
+// The names a top-level assignment binds (`KERNEL = kernel_0`,
+// `k = functools.partial(...)`): a launch that names one reaches what its
+// value names, as it reaches a def by its name.
+std::vector<std::string_view> assignedNames(TSNode n, const syntax::ParsedSource& doc) {
+  std::vector<std::string_view> out;
+  if (!syntax::is(n, "expression_statement"))
+    return out;
+  for (TSNode c : syntax::namedChildren(n)) {
+    // a = b = value: the targets chain through `right`.
+    while (syntax::is(c, "assignment") || syntax::is(c, "augmented_assignment")) {
+      if (TSNode left = syntax::field(c, "left"); !syntax::isNull(left))
+        syntax::forEachNode(left, [&](TSNode id) {
+          if (syntax::is(id, "identifier"))
+            out.push_back(doc.textOf(id));
+        });
+      c = syntax::field(c, "right");
+      if (syntax::isNull(c))
+        break;
+    }
+  }
+  return out;
+}
+
 } // namespace
 
 // The document's top-level statements in this run.
@@ -42,7 +67,9 @@ struct LaunchCache::Units {
   };
   const syntax::ParsedSource* doc = nullptr;
   std::vector<Unit> units; // in source order
-  std::multimap<std::string, size_t> byName;
+  // The units defining each name (a hash map: this is looked up for every
+  // identifier of every reached statement, per launch and run).
+  std::unordered_map<std::string_view, std::vector<size_t>> byName;
   uint64_t moduleLevel = 0;                     // every statement that is not a def or class
   std::unordered_map<size_t, uint64_t> reached; // reachedFrom's answers in this run
   // reachedFrom's visited marks: stamp[i] == epoch when unit i is reached in
@@ -79,10 +106,9 @@ void LaunchCache::beginRun(const PassContext& ctx, uint64_t otherDocuments) {
   DocumentSyntax s = ctx.workspace.syntaxOf(ctx.path);
   units_->doc = s.doc;
   if (s.doc) {
-    TSNode root = s.doc->root();
-    uint32_t count = ts_node_named_child_count(root);
-    for (uint32_t k = 0; k < count; ++k) {
-      TSNode n = ts_node_named_child(root, k);
+    // Through a cursor: ts_node_named_child(root, k) walks from the first
+    // child each time (quadratic in a module of 5,000 statements).
+    for (TSNode n : syntax::namedChildren(s.doc->root())) {
       Units::Unit u;
       TSPoint start = ts_node_start_point(n), end = ts_node_end_point(n);
       u.startRow = start.row;
@@ -93,15 +119,52 @@ void LaunchCache::beginRun(const PassContext& ctx, uint64_t otherDocuments) {
       u.node = n;
       if (u.name.empty())
         units_->moduleLevel = mix(units_->moduleLevel, u.hash);
-      else
-        units_->byName.emplace(u.name, units_->units.size());
       units_->units.push_back(std::move(u));
+    }
+    // Views of the names, once the units no longer move.
+    for (size_t i = 0; i < units_->units.size(); ++i) {
+      const Units::Unit& u = units_->units[i];
+      if (!u.name.empty())
+        units_->byName[u.name].push_back(i);
+      else
+        for (std::string_view name : assignedNames(u.node, *s.doc))
+          units_->byName[name].push_back(i);
     }
   }
   runFingerprint_ = mix(fp, units_->moduleLevel);
 }
 
+ModuleScan scanModule(mlir::ModuleOp module) {
+  ModuleScan out;
+  if (!module)
+    return out;
+  module.walk([&](mlir::Operation* op) {
+    if (auto launch = llvm::dyn_cast<dialect::LaunchOp>(op))
+      out.launches.push_back(launch);
+    else if (auto scope = llvm::dyn_cast<dialect::ScopeOp>(op);
+             scope && isPipelineApi(scope.getApi()))
+      out.pipeline = true;
+  });
+  return out;
+}
+
+const ModuleScan& LaunchCache::scan(mlir::ModuleOp module) {
+  auto [it, fresh] = scans_.try_emplace(module.getOperation());
+  if (fresh)
+    it->second = scanModule(module);
+  return it->second;
+}
+
+ModuleScan moduleScan(const PassContext& ctx, mlir::ModuleOp module) {
+  if (ctx.launchCache && ctx.launchCache->running() && module)
+    return ctx.launchCache->scan(module);
+  return scanModule(module);
+}
+
 void LaunchCache::endRun() {
+  scans_.clear();
+  shared_.clear();
+  launchKeys_.clear();
   index_.reset();
   units_.reset();
   ctx_ = nullptr;
@@ -139,12 +202,14 @@ uint64_t LaunchCache::reachedFrom(size_t first) {
       });
     }
     for (const std::string& id : ids->second) {
-      auto [from, to] = units_->byName.equal_range(id);
-      for (auto it = from; it != to; ++it)
-        if (stamp[it->second] != epoch) {
-          stamp[it->second] = epoch;
-          reached.push_back(it->second);
-          work.push_back(it->second);
+      auto named = units_->byName.find(id);
+      if (named == units_->byName.end())
+        continue;
+      for (size_t j : named->second)
+        if (stamp[j] != epoch) {
+          stamp[j] = epoch;
+          reached.push_back(j);
+          work.push_back(j);
         }
     }
   }
@@ -160,16 +225,22 @@ uint64_t LaunchCache::reachedFrom(size_t first) {
 LaunchCache::Slot* LaunchCache::lookup(dialect::LaunchOp launch, Kind kind, uint64_t extra) {
   if (!units_ || !units_->doc)
     return nullptr;
-  LineCol lc = lineCol(launch->getLoc());
-  if (!lc.line || lc.file != ctx_->path)
-    return nullptr;
-  size_t first = units_->at(lc.line - 1);
-  if (first == std::string::npos)
+  auto [known, fresh] = launchKeys_.try_emplace(launch.getOperation());
+  LaunchKey& key = known->second;
+  if (fresh) {
+    LineCol lc = lineCol(launch->getLoc());
+    if (!lc.line || lc.file != ctx_->path)
+      return nullptr;
+    size_t first = units_->at(lc.line - 1);
+    if (first == std::string::npos)
+      return nullptr;
+    key = {true, lc.line, lc.column, reachedFrom(first), hashOf(launch.getApi())};
+  }
+  if (!key.keyed)
     return nullptr;
   uint64_t deps = mix(mix(runFingerprint_, static_cast<uint64_t>(kind)), extra);
-  deps = mix(deps, reachedFrom(first));
-  uint64_t id =
-      mix(mix(mix(static_cast<uint64_t>(kind) + 1, lc.line), lc.column), hashOf(launch.getApi()));
+  deps = mix(deps, key.reached);
+  uint64_t id = mix(mix(mix(static_cast<uint64_t>(kind) + 1, key.line), key.column), key.api);
   id = mix(id, extra);
   Slot& slot = slots_[id];
   slot.lastRun = run_;

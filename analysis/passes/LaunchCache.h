@@ -37,6 +37,14 @@
 
 namespace pallas::analysis::detail {
 
+// What the launch passes look for in a whole module: one walk finds it
+// (each pass walked a 50k-line module again on every keystroke).
+struct ModuleScan {
+  std::vector<dialect::LaunchOp> launches; // every launch, in module.walk's order
+  bool pipeline = false;                   // a plgpu.emit_pipeline-like scope anywhere
+};
+ModuleScan scanModule(mlir::ModuleOp module);
+
 class LaunchCache {
 public:
   // What is kept per launch (one slot each).
@@ -45,6 +53,8 @@ public:
     LaunchConfigFindings, // PLS009 (LaunchConfig.cpp)
     MosaicCandidates,     // PLS006-PLS008 before ordering (MosaicRules.cpp)
     LaunchSmem,           // the budget of the launch matrix / hover
+    PathFindings,         // PLS001/PLS002 of every run of the launch (Discharge.cpp)
+    InlineMgpuSignatures, // PLS004 per inline_mgpu call it reaches (InlineMgpuSignature.cpp)
   };
   struct Stats {
     uint64_t evaluated = 0; // results computed
@@ -86,6 +96,17 @@ public:
   }
 
   const Stats& stats() const { return stats_; }
+  // scanModule(module), once per run.
+  const ModuleScan& scan(mlir::ModuleOp module);
+  // Something the passes of one run share, made by the first that asks
+  // (the workspace's call index: its build copies every call edge).
+  template <typename T>
+  T& shared(const std::string& name, llvm::function_ref<std::unique_ptr<T>()> make) {
+    std::shared_ptr<void>& slot = shared_[name];
+    if (!slot)
+      slot = std::shared_ptr<T>(make());
+    return *static_cast<T*>(slot.get());
+  }
 
 private:
   struct Slot {
@@ -111,6 +132,16 @@ private:
   uint64_t run_ = 0;
   uint64_t runFingerprint_ = 0; // options, other documents, module-level statements
   std::unordered_map<uint64_t, Slot> slots_;
+  std::unordered_map<mlir::Operation*, ModuleScan> scans_; // this run's
+  std::map<std::string, std::shared_ptr<void>> shared_;    // this run's
+  // Per launch op in this run: its place and what its statement reaches
+  // (asked once per check; the op's location is decoded once).
+  struct LaunchKey {
+    bool keyed = false;
+    uint32_t line = 0, column = 0;
+    uint64_t reached = 0, api = 0;
+  };
+  std::unordered_map<mlir::Operation*, LaunchKey> launchKeys_;
   // Identifiers of a statement, by the hash of its text (kept across runs).
   std::unordered_map<uint64_t, std::vector<std::string>> identifiers_;
   Stats stats_;
@@ -125,6 +156,9 @@ T perLaunch(const PassContext& ctx, dialect::LaunchOp launch, LaunchCache::Kind 
     return compute();
   return ctx.launchCache->get<T>(launch, kind, extra, compute);
 }
+
+// The module's scan: the run's (made once) when a Project run set a cache up.
+ModuleScan moduleScan(const PassContext& ctx, mlir::ModuleOp module);
 
 // The run's index: the cache's when there is one, else `own` (made here).
 const SmemIndex& runIndex(const PassContext& ctx, std::unique_ptr<SmemIndex>& own);

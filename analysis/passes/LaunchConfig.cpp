@@ -147,18 +147,14 @@ void runLaunchConfig(PassContext& ctx) {
   auto hasPipeline = [&](mlir::ModuleOp m) {
     auto [it, fresh] = pipelines.try_emplace(m.getOperation(), false);
     if (fresh)
-      m.walk([&](pd::ScopeOp s) {
-        if (detail::isPipelineApi(s.getApi()))
-          it->second = true;
-      });
+      it->second = detail::moduleScan(ctx, m).pipeline;
     return it->second;
   };
   std::vector<pd::LaunchOp> launches;
-  ctx.module.walk([&](pd::LaunchOp l) {
+  for (pd::LaunchOp l : detail::moduleScan(ctx, ctx.module).launches)
     // Raised while tracing, on every path: only another backend is exempt.
     if (launchTargetOf(l) != LaunchTarget::OtherBackend && isStaticallyReachable(l))
       launches.push_back(l);
-  });
   const detail::SmemRules rules = detail::smemRulesFor(ctx.options);
   std::unique_ptr<detail::SmemIndex> own;
   const detail::SmemIndex& index = detail::runIndex(ctx, own);

@@ -1,5 +1,10 @@
 #include "LaunchRuns.h"
 
+#include "LaunchCache.h"
+
+#include "llvm/Support/xxhash.h"
+
+#include <memory>
 #include <set>
 
 namespace pallas::analysis::passes {
@@ -181,12 +186,11 @@ void planLaunch(detail::PassContext& ctx, const std::string& doc, pd::LaunchOp l
   plan.runs = runsOf(launch, facts, paths, plan.contexts);
 }
 
-std::vector<pd::LaunchOp> launchesOf(mlir::ModuleOp module) {
+std::vector<pd::LaunchOp> launchesOf(const detail::PassContext& ctx, mlir::ModuleOp module) {
   std::vector<pd::LaunchOp> launches;
-  module.walk([&](pd::LaunchOp l) {
+  for (pd::LaunchOp l : detail::moduleScan(ctx, module).launches)
     if (isMosaicGpuLaunch(l) && isStaticallyReachable(l))
       launches.push_back(l);
-  });
   return launches;
 }
 
@@ -215,7 +219,7 @@ void forEachLaunchRun(detail::PassContext& ctx, const std::string& doc, mlir::Mo
                       const knowledge::KnowledgeBase& kb, CallIndex& calls,
                       const std::function<void(const LaunchRunView&)>& visit) {
   GlobalMode mode = globalInterpretMode(module);
-  for (pd::LaunchOp launch : launchesOf(module)) {
+  for (pd::LaunchOp launch : launchesOf(ctx, module)) {
     if (ctx.stopRequested())
       return; // the findings are thrown away: stop between launches
     LaunchPlan plan;
@@ -229,8 +233,84 @@ void forEachLaunchRun(detail::PassContext& ctx, const std::string& doc, mlir::Mo
   }
 }
 
+namespace {
+
+uint64_t mixKey(uint64_t h, uint64_t v) {
+  return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 12) + (h >> 4));
+}
+uint64_t keyOf(llvm::StringRef s) {
+  return llvm::xxh3_64bits(s);
+}
+uint64_t keyOf(const LaunchFacts& f) {
+  uint64_t h = mixKey(f.skipFloatingPointOps, f.multiThreaded);
+  h = mixKey(h, f.inlineMgpuOptionGiven);
+  return mixKey(h, static_cast<uint64_t>(f.numThreads));
+}
+uint64_t keyOf(const SourceLocation& at) {
+  uint64_t h = mixKey(keyOf(at.path), at.range.start.line);
+  h = mixKey(h, at.range.start.column);
+  h = mixKey(h, at.range.end.line);
+  return mixKey(h, at.range.end.column);
+}
+
+// Everything of a launch's plan a walk or a finding reads: its runs (path,
+// facts) and the caller contexts and module-level mode that select them,
+// with their places and texts (they are not in the launch's code).
+uint64_t planKeyOf(const LaunchPlan& plan) {
+  uint64_t h = 0x5eed;
+  if (plan.global) {
+    h = mixKey(h, keyOf(detail::sourceLocation(plan.global->call->getLoc())));
+    h = mixKey(h, keyOf(plan.global->facts));
+  }
+  for (const LaunchRun& run : plan.runs) {
+    h = mixKey(mixKey(h, static_cast<uint64_t>(run.pc.path) + 1), run.pc.may);
+    h = mixKey(h, keyOf(run.facts));
+    for (const CallContext* c : run.via) {
+      for (ExecPath p : c->paths)
+        h = mixKey(h, static_cast<uint64_t>(p) + 7);
+      h = mixKey(h, keyOf(c->facts));
+      h = mixKey(h, keyOf(c->selector));
+      h = mixKey(h, keyOf(c->caller));
+      h = mixKey(h, keyOf(c->callee));
+      h = mixKey(h, keyOf(c->argumentText));
+      h = mixKey(h, c->usesDefault);
+    }
+    h = mixKey(h, run.via.size());
+  }
+  return mixKey(h, plan.runs.size());
+}
+
+} // namespace
+
+void forEachLaunch(detail::PassContext& ctx, const std::string& doc, mlir::ModuleOp module,
+                   const knowledge::KnowledgeBase& kb, CallIndex& calls,
+                   const LaunchVisitor& perLaunch) {
+  GlobalMode mode = globalInterpretMode(module);
+  for (pd::LaunchOp launch : launchesOf(ctx, module)) {
+    if (ctx.stopRequested())
+      return; // the findings are thrown away: stop between launches
+    LaunchPlan plan;
+    planLaunch(ctx, doc, launch, mode, calls, plan);
+    perLaunch(launch, planKeyOf(plan), [&](const RunVisitor& visit) {
+      for (const LaunchRun& run : plan.runs) {
+        KernelWalk walk(ctx.workspace, kb, run.pc.path, launch, doc);
+        if (!walk.run())
+          continue;
+        visit({doc, launch, plan.global, run, walk});
+      }
+    });
+  }
+}
+
 void checkDocumentAndCallers(detail::PassContext& ctx, const DocumentCheck& check) {
-  CallIndex calls(ctx.workspace);
+  // One index of the workspace's calls for the run's passes (PLS001/PLS002
+  // and PLS004 ask the same questions of it).
+  std::unique_ptr<CallIndex> own;
+  CallIndex& calls =
+      ctx.launchCache && ctx.launchCache->running()
+          ? ctx.launchCache->shared<CallIndex>(
+                "CallIndex", [&] { return std::make_unique<CallIndex>(ctx.workspace); })
+          : *(own = std::make_unique<CallIndex>(ctx.workspace));
   check(ctx.path, ctx.module, calls, ctx.findings);
   if (!isKernelHelper(ctx.module))
     return;

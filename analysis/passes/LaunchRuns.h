@@ -12,6 +12,7 @@
 #include "PathRules.h"
 #include "pallas/analysis/detail/Passes.h"
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -60,6 +61,19 @@ std::vector<ExecPath> runtimeChoicePaths();
 void forEachLaunchRun(detail::PassContext& ctx, const std::string& doc, mlir::ModuleOp module,
                       const knowledge::KnowledgeBase& kb, CallIndex& calls,
                       const std::function<void(const LaunchRunView&)>& visit);
+
+// forEachLaunchRun one launch at a time, for checks that keep each launch's
+// result across edits (LaunchCache.h): `perLaunch(launch, planKey,
+// walkRuns)` where `walkRuns(visit)` walks the launch's runs (the work a kept
+// result saves) and `planKey` fingerprints what the runs were chosen from
+// outside the launch's own code (caller contexts, the module's GPU
+// interpret mode, the assumed path), so it belongs in the result's key.
+using RunVisitor = std::function<void(const LaunchRunView&)>;
+using LaunchVisitor = std::function<void(dialect::LaunchOp launch, uint64_t planKey,
+                                         const std::function<void(const RunVisitor&)>& walkRuns)>;
+void forEachLaunch(detail::PassContext& ctx, const std::string& doc, mlir::ModuleOp module,
+                   const knowledge::KnowledgeBase& kb, CallIndex& calls,
+                   const LaunchVisitor& perLaunch);
 
 // Runs `check(doc, module, calls, out)` on the document findings are asked for
 // and, when it is a kernel helper (GPU code, no launch), on every document

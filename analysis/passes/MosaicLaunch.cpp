@@ -3,6 +3,7 @@
 #include "MosaicLaunch.h"
 
 #include "CompiledPath.h"
+#include "LaunchCache.h"
 #include "mlir/IR/Operation.h"
 #include "pallas/analysis/detail/Dialect.h"
 #include "pallas/knowledge/KnowledgeBase.h"
@@ -227,6 +228,10 @@ const std::vector<TSNode>& Session::swizzleCalls(const std::string& path) {
   const syntax::ParsedSource* doc = eval_->docOf(path);
   if (!added || !doc)
     return it->second;
+  // Most documents never spell it: no walk over their tree then (it was a
+  // fifth of an edit's analysis in a large file).
+  if (doc->text().find("SwizzleTransform") == std::string_view::npos)
+    return it->second;
   // One cursor walk over the tree; only calls spelled like the API are kept.
   syntax::forEachNode(doc->root(), [&](TSNode n) {
     if (is(n, "call")) {
@@ -242,13 +247,12 @@ std::vector<pd::LaunchOp> compiledLaunches(const detail::PassContext& ctx) {
   std::vector<pd::LaunchOp> out;
   if (!ctx.module)
     return out;
-  mlir::ModuleOp module = ctx.module;
-  module.walk([&](pd::LaunchOp l) {
+  for (pd::LaunchOp l : detail::moduleScan(ctx, ctx.module).launches) {
     llvm::StringRef api = l.getApi();
     if ((api == apiText(Api::PallasCall) || api == apiText(Api::GpuKernel)) &&
         isStaticallyReachable(l))
       out.push_back(l);
-  });
+  }
   return out;
 }
 

@@ -6,6 +6,7 @@
 // this way?"), with the same walk and rules as the findings (KernelWalk,
 // PathRules). Shown by `check --format json` ("launches") and the hover.
 #include "KernelWalk.h"
+#include "LaunchCache.h"
 #include "PassKnowledge.h"
 #include "PathRules.h"
 #include "SmemBudget.h"
@@ -115,10 +116,9 @@ std::vector<LaunchPaths> matrix(detail::PassContext& ctx) {
   if (!kb || !ctx.module)
     return out;
   std::vector<pd::LaunchOp> launches;
-  ctx.module.walk([&](pd::LaunchOp l) {
+  for (pd::LaunchOp l : detail::moduleScan(ctx, ctx.module).launches)
     if (isMosaicGpuLaunch(l) && isStaticallyReachable(l))
       launches.push_back(l);
-  });
   detail::SmemIndex smemIndex(ctx); // shared by the launches' SMEM budgets
   for (pd::LaunchOp launch : launches) {
     LaunchPaths lp;

@@ -150,10 +150,9 @@ void runSharedMemory(PassContext& ctx) {
   if (!ctx.module)
     return;
   std::vector<pd::LaunchOp> launches;
-  ctx.module.walk([&](pd::LaunchOp l) {
+  for (pd::LaunchOp l : detail::moduleScan(ctx, ctx.module).launches)
     if (isStaticallyReachable(l))
       launches.push_back(l);
-  });
   const detail::SmemRules rules = detail::smemRulesFor(ctx.options);
   std::unique_ptr<detail::SmemIndex> own;
   const detail::SmemIndex& index = detail::runIndex(ctx, own);
