@@ -56,14 +56,23 @@ struct Harness {
   }
 
   // Waits until every message received so far was handled.
+  // The io_context (the server's timers: debounced analyses) is polled while
+  // waiting, as the server's io thread runs it: a request that waits for an
+  // analysis scheduled on a timer never finished when only the wait ran.
   void drain() {
     std::promise<void> ordered, pooled;
     asio::post(endpoint->orderedQueue(), [&] { ordered.set_value(); });
-    ordered.get_future().wait();
+    waitPolling(ordered.get_future());
     asio::post(pool, [&] { pooled.set_value(); });
-    pooled.get_future().wait();
+    waitPolling(pooled.get_future());
     io.restart();
     io.poll();
+  }
+  void waitPolling(std::future<void> done) {
+    while (done.wait_for(std::chrono::milliseconds(1)) != std::future_status::ready) {
+      io.restart();
+      io.poll();
+    }
   }
 };
 

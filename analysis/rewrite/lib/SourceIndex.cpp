@@ -138,6 +138,9 @@ TSNode SourceIndex::descendantFor(TSPoint a, TSPoint b) const {
   return ts_node_descendant_for_point_range(top_[i], a, b);
 }
 
+// Nodes with more children than this have them indexed for the descent.
+constexpr uint32_t kWide = 32;
+
 TSNode SourceIndex::parent(TSNode n) const {
   if (isNull(n) || ts_node_eq(n, root()))
     return TSNode{};
@@ -162,25 +165,48 @@ TSNode SourceIndex::parent(TSNode n) const {
                                     [&](TSNode t) { return ts_node_end_byte(t) < end; });
   for (auto it = first; it != top.end() && ts_node_start_byte(*it) <= start; ++it) {
     path_.assign({root(), *it});
-    TSTreeCursor cursor = ts_tree_cursor_new(*it);
-    bool found = ts_node_eq(*it, n);
-    while (!found && ts_tree_cursor_goto_first_child(&cursor)) {
-      bool descended = false;
-      do {
-        TSNode c = ts_tree_cursor_current_node(&cursor);
-        if (ts_node_start_byte(c) > start)
-          break;
-        if (ts_node_end_byte(c) < end)
-          continue;
-        path_.push_back(c);
-        found = ts_node_eq(c, n);
-        descended = true;
+    TSNode cur = *it;
+    bool found = ts_node_eq(cur, n);
+    while (!found) {
+      // The first child that ends at or after `n` covers it if it starts
+      // at or before it (children are in byte order and do not overlap).
+      TSNode next{};
+      uint32_t count = ts_node_child_count(cur);
+      if (count > kWide) {
+        auto [slot, fresh] = wideChildren_.try_emplace(cur.id);
+        if (fresh) {
+          slot->second.reserve(count);
+          TSTreeCursor cursor = ts_tree_cursor_new(cur);
+          for (bool more = ts_tree_cursor_goto_first_child(&cursor); more;
+               more = ts_tree_cursor_goto_next_sibling(&cursor))
+            slot->second.push_back(ts_tree_cursor_current_node(&cursor));
+          ts_tree_cursor_delete(&cursor);
+        }
+        const std::vector<TSNode>& kids = slot->second;
+        auto c = std::partition_point(kids.begin(), kids.end(),
+                                      [&](TSNode k) { return ts_node_end_byte(k) < end; });
+        if (c != kids.end() && ts_node_start_byte(*c) <= start)
+          next = *c;
+      } else {
+        TSTreeCursor cursor = ts_tree_cursor_new(cur);
+        for (bool more = ts_tree_cursor_goto_first_child(&cursor); more;
+             more = ts_tree_cursor_goto_next_sibling(&cursor)) {
+          TSNode c = ts_tree_cursor_current_node(&cursor);
+          if (ts_node_start_byte(c) > start)
+            break;
+          if (ts_node_end_byte(c) >= end) {
+            next = c;
+            break;
+          }
+        }
+        ts_tree_cursor_delete(&cursor);
+      }
+      if (isNull(next))
         break;
-      } while (ts_tree_cursor_goto_next_sibling(&cursor));
-      if (!descended)
-        break;
+      path_.push_back(next);
+      cur = next;
+      found = ts_node_eq(cur, n);
     }
-    ts_tree_cursor_delete(&cursor);
     if (found) {
       lastAnswer_ = path_.size() - 2;
       return path_[lastAnswer_];

@@ -107,6 +107,10 @@ private:
   mutable std::mutex parentsMutex_;
   mutable std::vector<TSNode> path_; // root .. the last node parent() was asked about
   mutable size_t lastAnswer_ = 0;    // where in path_ parent()'s last answer stands
+  // The children of nodes with many (a 40,000-element list in a region):
+  // the descent picks the covering child by binary search instead of a scan
+  // per query, which made a walk over every element quadratic.
+  mutable std::unordered_map<const void*, std::vector<TSNode>> wideChildren_;
   // aliasOf's answers: each is a scan of every top-level statement, asked
   // for every rewrite (findings x statements).
   std::string aliasUncached(const std::string& module) const;
