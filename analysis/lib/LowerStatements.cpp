@@ -268,6 +268,17 @@ void Lowerer::lowerOneAssignment(TSNode a) {
       bindTarget(ts_node_named_child(left, i), values[i], ts_node_named_child(r, i));
     return;
   }
+  // `m = importlib.import_module("pkg.mod")`: m names that module, as a
+  // local `import pkg.mod as m` would (8.18).
+  if (is(left, "identifier"))
+    if (auto module = names::importModuleName(r, doc_, globals_)) {
+      Binding b = *globals_.importedModule(*module);
+      recordLookup("importlib:" + *module, b.fingerprint());
+      mlir::Value v = global(r, text(left), b.target);
+      info_[v].binding = b;
+      setVar(text(left), v);
+      return;
+    }
   mlir::Value v = lowerExpr(right);
   bindTarget(left, v, right);
 }

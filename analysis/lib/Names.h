@@ -115,6 +115,9 @@ public:
   // "mosaic_tpu", "triton"), sorted: a launch that names no backend itself
   // targets the one its file was written for.
   std::vector<std::string> importedBackends() const;
+  // The binding `import dotted as x` gives x (a workspace file when the
+  // module is one): `x = importlib.import_module("dotted")` binds the same.
+  std::optional<Binding> importedModule(const std::string& dotted) const;
 
 private:
   void bindImport(TSNode stmt, const syntax::ParsedSource& doc);
@@ -164,6 +167,11 @@ launchWrapperCall(TSNode def, const syntax::ParsedSource& doc, const Globals& gl
 // Resolve an expression that names something at module level (identifier or
 // attribute chain) to a binding using only `globals` (no locals): the
 // qualified-name view used for decorators and static evaluation.
+// The module name of `importlib.import_module("pkg.mod")` (a constant,
+// absolute name), else nullopt (NamesImportlib.cpp).
+std::optional<std::string> importModuleName(TSNode call, const syntax::ParsedSource& doc,
+                                            const Globals& globals);
+
 std::optional<Binding> resolveGlobalExpr(TSNode expr, const syntax::ParsedSource& doc,
                                          const Globals& globals);
 

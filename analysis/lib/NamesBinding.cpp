@@ -383,6 +383,8 @@ void Globals::bindAssignment(TSNode assign, const syntax::ParsedSource& doc) {
     b.kind = Binding::Kind::Constant;
     b.target = str(doc.textOf(right));
     b.interpret = evaluateInterpret(right, doc, *this, nullptr);
+  } else if (auto module = importModuleName(right, doc, *this)) {
+    b = *importedModule(*module); // importlib.import_module("pkg.mod") (8.18)
   } else if (t == "call") {
     TSNode callee = field(right, "function");
     std::string api = apiOf(callee, doc, *this);
