@@ -211,8 +211,12 @@ mlir::Value Lowerer::lowerExprImpl(TSNode n) {
 
 mlir::Value Lowerer::lowerIdentifier(TSNode n) {
   std::string name = text(n);
-  if (const Var* v = findLocal(name))
-    return v->value;
+  if (const Var* v = findLocal(name)) {
+    mlir::Value value = v->value;
+    if (!ts_node_eq(n, directCallee_))
+      applyNonlocal(value, false); // a closure read as a value may run later
+    return value;
+  }
   std::optional<Binding> b = findGlobal(name);
   std::string resolved = "?";
   if (b) {
@@ -372,7 +376,9 @@ mlir::Value Lowerer::lowerCall(TSNode n) {
       }
     }
   }
+  directCallee_ = callee;
   mlir::Value fn = lowerExpr(callee);
+  directCallee_ = TSNode{};
   if (ValInfo* vi = infoOf(fn); vi && vi->factory) {
     Factory f = *vi->factory;
     TSNode first = isNull(argList) ? TSNode{} : ts_node_named_child(argList, 0);
@@ -384,7 +390,9 @@ mlir::Value Lowerer::lowerCall(TSNode n) {
     return applyFactory(n, f, callableOf(first));
   }
   Args a = lowerArgs(argList);
-  return callValue(n, fn, a);
+  mlir::Value result = callValue(n, fn, a);
+  applyNonlocal(fn, true); // the call runs after its arguments
+  return result;
 }
 
 CallableRef Lowerer::callableOf(TSNode expr) {

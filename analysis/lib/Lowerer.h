@@ -126,6 +126,14 @@ struct CallArguments {
 };
 
 // The keywords of a launch call its analysis reads (LowerLaunches.cpp).
+// A name a closure declares `nonlocal` (LowerNonlocal.cpp): what calling
+// the closure assigns it (null value: nothing; known false: unknown).
+struct NonlocalRebind {
+  std::string name;
+  TSNode value{};
+  bool known = true;
+};
+
 struct LaunchKeywords {
   TSNode interpret{}, scratch{}, threads{}, threadName{};
   // The backend the launch's arguments select (compiler_params=, backend=,
@@ -340,6 +348,9 @@ private:
   std::string backendOf(TSNode expr, unsigned depth = 0);
 
   // ---- statements (LowerStatements.cpp) ----
+  std::vector<NonlocalRebind> nonlocalRebinds(TSNode def);
+  void applyNonlocal(mlir::Value fn, bool called);
+
   void lowerBlock(TSNode block);
   void lowerStatement(TSNode s);
   void lowerExpressionStatement(TSNode s);
@@ -400,6 +411,9 @@ private:
   std::vector<std::map<std::string, bool>> facts_;
   unsigned regionDepth_ = 0;
   unsigned nesting_ = 0;
+  // The callee of the call being lowered: reading a closure there is a call,
+  // not an escape (LowerNonlocal.cpp).
+  TSNode directCallee_{};
   // Lowering a method: its class and its `self` (launch wrappers, `self.m`).
   std::string className_;
   mlir::Value selfValue_;
