@@ -267,10 +267,19 @@ void KernelWalk::walkKernel(const Callable& body) {
     states_[body.block->getArgument(param)] = stateOf(body.boundArgs[i], body.boundOrigins[i]);
     argValues_[body.block->getArgument(param)] = {body.boundArgs[i], launchDoc};
   }
+  for (auto& [param, value] : body.captured)
+    argValues_[param] = value;
   unsigned free = static_cast<unsigned>(llvm::count(taken, false));
-  for (unsigned i = 0, k = 0; i < n; ++i)
-    if (!taken[i])
-      states_[body.block->getArgument(i)] = kernelParamStateOf(k++, free);
+  for (unsigned i = 0, k = 0; i < n; ++i) {
+    if (taken[i])
+      continue;
+    llvm::StringRef name = strAt(names, i);
+    if (name.starts_with("**"))
+      continue; // the launch passes no keywords
+    if (name.starts_with("*"))
+      refPacks_[body.block->getArgument(i)] = k; // the rest of the launch's Refs
+    states_[body.block->getArgument(i)] = kernelParamStateOf(k++, free);
+  }
 
   // A multi-threaded plgpu.kernel wraps its body in run_scoped with
   // collective axes: the HLO interpreter rejects that before anything else.
@@ -529,6 +538,8 @@ void KernelWalk::onCall(mlir::Operation* site, const Callable& callee, mlir::Val
   Phase firstPhase = Phase::Lowering;
   for (unsigned i = 0, positional = 0; i < args.size(); ++i) {
     llvm::StringRef kw = strAt(keywords, i);
+    if (kw == "*" && bindRefPack(block, names, positional, args[i], bound))
+      break; // the pack fills the rest of the positional parameters
     if (kw == "*" || kw == "**")
       continue;
     int param = -1;
@@ -596,6 +607,14 @@ void KernelWalk::onCall(mlir::Operation* site, const Callable& callee, mlir::Val
   }
   for (auto& [param, arg] : given)
     argValues_[param] = {arg, doc_};
+  for (auto& [param, value] : callee.captured) {
+    auto it = argValues_.find(param);
+    savedValues.push_back(
+        {param, it == argValues_.end()
+                    ? std::nullopt
+                    : std::optional<std::pair<mlir::Value, std::string>>(it->second)});
+    argValues_[param] = value;
+  }
   std::string saveDoc = doc_;
   doc_ = callee.path.empty() ? doc_ : callee.path;
   SourceLocation callSite = locOf(site);
@@ -619,6 +638,41 @@ void KernelWalk::onCall(mlir::Operation* site, const Callable& callee, mlir::Val
   }
   allDischarged_ = saveAll;
   allPhase_ = savePhase;
+}
+
+// `fn(*args)` where args is a kernel's `*args` parameter (a decorator's
+// `wrapper(*args, **kwargs)` launched as the kernel): the launch's Refs from
+// the pack's index on fill fn's positional parameters from `firstParam`, as
+// Python unpacks them; a `*rest` parameter of fn holds what is left.
+bool KernelWalk::bindRefPack(mlir::Block& block, mlir::ArrayAttr names, unsigned firstParam,
+                             mlir::Value splat,
+                             std::vector<std::pair<mlir::Value, RefState>>& bound) {
+  auto [value, doc] = follow(splat, doc_);
+  auto pack = value ? refPacks_.find(value) : refPacks_.end();
+  if (pack == refPacks_.end())
+    return false;
+  unsigned offset = pack->second;
+  std::vector<mlir::BlockArgument> fixed;
+  mlir::BlockArgument rest;
+  for (unsigned j = firstParam; j < block.getNumArguments(); ++j) {
+    llvm::StringRef name = strAt(names, j);
+    if (name.starts_with("**"))
+      break;
+    if (name.starts_with("*")) {
+      rest = block.getArgument(j);
+      break;
+    }
+    fixed.push_back(block.getArgument(j));
+  }
+  unsigned count = offset + static_cast<unsigned>(fixed.size()) + (rest ? 1 : 0);
+  for (unsigned t = 0; t < fixed.size(); ++t)
+    bound.push_back({fixed[t], kernelParamStateOf(offset + t, count)});
+  if (rest) {
+    unsigned at = offset + static_cast<unsigned>(fixed.size());
+    refPacks_[rest] = at;
+    bound.push_back({rest, kernelParamStateOf(at, count)});
+  }
+  return true;
 }
 
 // Running a pipeline: it copies blocks of the Refs it is given in and out

@@ -140,6 +140,11 @@ private:
     // or of one of its subclasses): each is walked, its failures are "may".
     std::vector<Callable> alternatives;
     std::string dispatchText; // "`self.kernel` is `Child.kernel`" for an alternative
+    // What the parameters of the functions around the body hold: a callable
+    // returned by a decorator or factory applied to arguments (`log_calls(
+    // kernel)` returning its nested `wrapper`, which calls `fn`) sees the
+    // arguments of that application (8.20).
+    std::vector<std::pair<mlir::Value, std::pair<mlir::Value, std::string>>> captured;
   };
   // A class of the workspace: the document defining it and its name there.
   struct ClassRef {
@@ -171,7 +176,14 @@ private:
                          const std::string& doc) const;
   Callable attributeOf(mlir::Value object, llvm::StringRef attr, unsigned depth,
                        const std::string& doc) const;
-  Callable resolveReturned(const detail::FunctionRef& f, unsigned depth) const;
+  // The callable a function of the workspace returns when applied to these
+  // arguments (its parameters bound to them while its returns resolve).
+  Callable resolveApplied(const Callable& f, mlir::ValueRange args, mlir::ArrayAttr keywords,
+                          unsigned depth, const std::string& doc) const;
+  // Binds the parameters of `block` that receive a `*pack` of the launch's
+  // Refs (8.20); true when the pack was one.
+  bool bindRefPack(mlir::Block& block, mlir::ArrayAttr names, unsigned firstParam,
+                   mlir::Value splat, std::vector<std::pair<mlir::Value, RefState>>& bound);
   Callable fromFunction(const detail::FunctionRef& f) const;
   // Classes (KernelWalkClasses.cpp): bases as written (resolved through the
   // module's names), a method found along the bases (depth first, leftmost
@@ -221,7 +233,12 @@ private:
   // The value each parameter of the functions being walked was given (the
   // caller's argument and its document): a callable passed to a helper
   // (`apply(fence, o_ref)`) is what the helper calls.
-  llvm::DenseMap<mlir::Value, std::pair<mlir::Value, std::string>> argValues_;
+  // Mutable: resolving a decorator's result binds its parameters while its
+  // returns are resolved (resolveApplied), then restores them.
+  mutable llvm::DenseMap<mlir::Value, std::pair<mlir::Value, std::string>> argValues_;
+  // A `*args` parameter that holds the launch's Refs from this index on (a
+  // kernel written `def wrapper(*args)`): `fn(*args)` passes them on.
+  llvm::DenseMap<mlir::Value, unsigned> refPacks_;
   std::vector<std::string> dispatch_;                       // the uncertain dispatches being walked
   mutable std::map<std::string, mlir::Value> moduleValues_; // moduleValue(), per "doc\nname"
 };

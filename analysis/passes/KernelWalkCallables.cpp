@@ -100,8 +100,10 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
       return attributeOf(call.getArgs()[0], attr, depth + 1, doc);
     }
   }
-  if (auto call = llvm::dyn_cast<pd::CallOp>(def))
-    return resolveReturned(ws_.resolveCall(doc, call), depth + 1);
+  if (auto call = llvm::dyn_cast<pd::CallOp>(def)) {
+    Callable f = fromFunction(ws_.resolveCall(doc, call));
+    return resolveApplied(f, call.getArgs(), call.getKeywords(), depth + 1, doc);
+  }
   if (auto prim = llvm::dyn_cast<pd::PrimOp>(def)) {
     if (prim.getArgs().empty())
       return {};
@@ -176,8 +178,93 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
         c.higherOrderApi = g.getResolved().str();
       return c;
     }
+    // `functools.wraps(fn)(wrapper)` is `wrapper` (with fn's name and doc).
+    if (auto wraps = call.getCallee().getDefiningOp<pd::PrimOp>();
+        wraps && wraps.getApi() == "functools.wraps" && strAt(call.getKeywords(), 0).empty())
+      return resolve(call.getArgs()[0], depth + 1, doc);
+  }
+  // A user function applied to arguments (a decorator `@log_calls`, a
+  // factory value called): what it returns, its parameters bound (8.20).
+  if (auto call = llvm::dyn_cast<pd::CallIndirectOp>(def)) {
+    Callable f = resolve(call.getCallee(), depth + 1, doc);
+    if (f.block && f.boundArgs.empty() && f.alternatives.empty() && !f.inlineMgpu &&
+        !f.dischargesAllRefs)
+      return resolveApplied(f, call.getArgs(), call.getKeywords(), depth + 1, doc);
   }
   return {};
+}
+
+KernelWalk::Callable KernelWalk::resolveApplied(const Callable& f, mlir::ValueRange args,
+                                                mlir::ArrayAttr keywords, unsigned depth,
+                                                const std::string& doc) const {
+  if (!f.block || depth > 8)
+    return {};
+  mlir::ArrayAttr names;
+  if (auto fn = llvm::dyn_cast_or_null<pd::FuncOp>(f.defOp))
+    names = fn.getArgNames();
+  else if (auto c = llvm::dyn_cast_or_null<pd::ClosureOp>(f.defOp))
+    names = c.getArgNames();
+  // Python's binding of the call's arguments to the parameters; a splat
+  // leaves the parameters it may fill unbound (unknown).
+  std::vector<std::pair<mlir::Value, std::pair<mlir::Value, std::string>>> params;
+  mlir::Block& block = *f.block;
+  for (unsigned i = 0, positional = 0; i < args.size(); ++i) {
+    llvm::StringRef kw = strAt(keywords, i);
+    if (kw == "*" || kw == "**")
+      break;
+    int param = -1;
+    if (kw.empty())
+      param = static_cast<int>(positional++);
+    else
+      for (unsigned j = 0; names && j < names.size(); ++j)
+        if (strAt(names, j) == kw)
+          param = static_cast<int>(j);
+    if (param < 0 || static_cast<unsigned>(param) >= block.getNumArguments() ||
+        strAt(names, static_cast<unsigned>(param)).starts_with("*"))
+      continue;
+    params.push_back({block.getArgument(static_cast<unsigned>(param)), {args[i], doc}});
+  }
+  std::vector<std::pair<mlir::Value, std::optional<std::pair<mlir::Value, std::string>>>> saved;
+  for (auto& [param, value] : params) {
+    auto it = argValues_.find(param);
+    saved.push_back({param, it == argValues_.end() ? std::nullopt : std::optional(it->second)});
+    argValues_[param] = value;
+  }
+  for (auto& [param, value] : f.captured)
+    if (!argValues_.count(param)) {
+      saved.push_back({param, std::nullopt});
+      argValues_[param] = value;
+    }
+  Callable out;
+  bool conflict = false;
+  mlir::Operation* fnOp = f.defOp;
+  f.block->walk([&](pd::ReturnOp r) {
+    mlir::Operation* owner = r->getParentOp();
+    while (owner && !llvm::isa<pd::FuncOp, pd::ClosureOp>(owner))
+      owner = owner->getParentOp();
+    if (owner != fnOp || !r.getValue())
+      return;
+    Callable c = resolve(r.getValue(), depth + 1, f.path.empty() ? doc : f.path);
+    if (!c.block || (out.block && out.block != c.block))
+      conflict = true;
+    else
+      out = c;
+  });
+  for (auto it = saved.rbegin(); it != saved.rend(); ++it) {
+    if (it->second)
+      argValues_[it->first] = *it->second;
+    else
+      argValues_.erase(it->first);
+  }
+  if (conflict || !out.block)
+    return {};
+  // What the returned callable's body reads of the applied function's
+  // parameters (a closure calling `fn`) stays bound while it is walked.
+  for (auto& p : params)
+    out.captured.push_back(p);
+  for (auto& p : f.captured)
+    out.captured.push_back(p);
+  return out;
 }
 
 // `obj.attr` for getattr: a function of a workspace module (`getattr(kernels,
@@ -197,30 +284,6 @@ KernelWalk::Callable KernelWalk::attributeOf(mlir::Value object, llvm::StringRef
     }
   }
   return resolveMethod(object, attr, depth, doc);
-}
-
-// A factory: the callable its function returns, when every `return` of its
-// body (outside nested closures) resolves to the same one.
-KernelWalk::Callable KernelWalk::resolveReturned(const detail::FunctionRef& f,
-                                                 unsigned depth) const {
-  pd::FuncOp func = f.func;
-  if (!func || func.getBody().empty() || depth > 8)
-    return {};
-  Callable out;
-  bool conflict = false;
-  func.getBody().walk([&](pd::ReturnOp r) {
-    mlir::Operation* owner = r->getParentOp();
-    while (owner && !llvm::isa<pd::FuncOp, pd::ClosureOp>(owner))
-      owner = owner->getParentOp();
-    if (owner != func.getOperation() || !r.getValue())
-      return;
-    Callable c = resolve(r.getValue(), depth + 1, f.path);
-    if (!c.block || (out.block && out.block != c.block))
-      conflict = true;
-    else
-      out = c;
-  });
-  return conflict ? Callable{} : out;
 }
 
 // `self.m` inside a method of class C, `C().m` / `obj = C(); obj.m`, `C.m`:
