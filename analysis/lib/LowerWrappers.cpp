@@ -3,6 +3,7 @@
 // written at the call. JAX's own tests launch almost every kernel so
 // (`self.kernel(...)`, `self.pallas_call(...)` of a base TestCase class).
 #include "Lowerer.h"
+#include "NamesInternal.h"
 
 namespace pallas::analysis::lower {
 
@@ -130,6 +131,17 @@ std::optional<LaunchWrapper> Lowerer::launchWrapperOf(TSNode callee) {
   std::string definer = found->second;
   // Follow `self.m(...)` / `super().m(...)` chains to the launch API.
   for (unsigned depth = 0; depth < 8; ++depth) {
+    if (definer.starts_with("@")) {
+      // Defined in a base class of another file: its portable summary.
+      auto p = cls->portableWrappers.find(method);
+      if (p == cls->portableWrappers.end())
+        return std::nullopt;
+      size_t nl = p->second.find('\n');
+      out.api = p->second.substr(0, nl);
+      if (nl != std::string::npos && nl + 1 < p->second.size())
+        out.foreignInterpret = names::evalFromText(p->second.substr(nl + 1));
+      return out;
+    }
     TSNode clsDef = classNamed(doc_, definer);
     TSNode def = isNull(clsDef) ? TSNode{} : methodNamed(doc_, clsDef, method);
     if (isNull(def))
@@ -184,6 +196,8 @@ void Lowerer::applyWrapperKeywords(const LaunchWrapper& w, LaunchKeywords& kw,
                                    bool& scratchUnknown) {
   if (kw.backend.empty())
     kw.backend = w.backend;
+  if (w.foreignInterpret)
+    interpret = w.foreignInterpret;
   for (auto& [k, v] : w.keywords) {
     // A parameter of a kernel-taking wrapper is the caller's value, read from
     // the caller's own keywords (`out_type=out_shape`, `scratch_types=scratch_shapes`).

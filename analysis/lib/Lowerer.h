@@ -70,6 +70,9 @@ struct LaunchWrapper {
   // The caller passes the kernel (KernelTakingWrappers.cpp): where, and the
   // pipeline the wrapper runs it in.
   std::optional<names::TakesKernel> takesKernel;
+  // A wrapper of a base class of another file (8.21): the interpret= its
+  // summary gives (Binding::portableWrappers), none when it passes none.
+  std::optional<names::InterpretEval> foreignInterpret;
 };
 
 // A higher-order API called without its body yet (`pl.when(c)`,

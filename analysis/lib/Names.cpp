@@ -54,6 +54,8 @@ std::string Binding::fingerprint() const {
     s += "|i:" + interpret->fingerprint();
   for (auto& [m, c] : launchWrappers)
     s += "|w:" + m + "@" + c;
+  for (auto& [m, summary] : portableWrappers)
+    s += "|p:" + m + "=" + summary;
   if (!moduleValue.empty())
     s += "|v:" + moduleValue;
   if (scratchKnown) {

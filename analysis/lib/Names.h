@@ -51,6 +51,12 @@ struct Binding {
   // Class (of this file): its methods that are launch wrappers (own or
   // inherited from classes of this file), each with the class defining it.
   std::map<std::string, std::string> launchWrappers;
+  // The wrappers of launchWrappers that another file can use without this
+  // file's syntax (8.21): method -> "<launch api>\n<literal interpret= text>"
+  // for a body that is only `return <launch api>(*args, **kwargs[,
+  // interpret=<literal>])`. A class of another file inheriting one lists
+  // it in launchWrappers with the definer "@<file>".
+  std::map<std::string, std::string> portableWrappers;
   // Constant / Other of this file: what the name holds once the module has
   // run (moduleValue below: state and expression text), so that a unit whose
   // evaluation read it is lowered again when a rebinding changes.
@@ -125,8 +131,9 @@ private:
   void bindAssignment(TSNode assign, const syntax::ParsedSource& doc);
   void bindDefinition(TSNode def, const syntax::ParsedSource& doc);
   void bindModuleClone(TSNode call, const syntax::ParsedSource& doc);
-  std::map<std::string, std::string> classLaunchWrappers(TSNode cls,
-                                                         const syntax::ParsedSource& doc) const;
+  std::map<std::string, std::string>
+  classLaunchWrappers(TSNode cls, const syntax::ParsedSource& doc,
+                      std::map<std::string, std::string>& portable) const;
   std::optional<bool> isTypeCheckingCondition(TSNode cond, const syntax::ParsedSource& doc) const;
   void scanBlock(TSNode block, const syntax::ParsedSource& doc, int blockDepth);
   std::optional<Binding> followExport(Binding b) const;

@@ -431,17 +431,30 @@ void Globals::bindAssignment(TSNode assign, const syntax::ParsedSource& doc) {
 // leftmost base first, as Python's MRO does for simple hierarchies), then its
 // own methods, which override (a method that is not a wrapper hides one).
 std::map<std::string, std::string>
-Globals::classLaunchWrappers(TSNode cls, const syntax::ParsedSource& doc) const {
+Globals::classLaunchWrappers(TSNode cls, const syntax::ParsedSource& doc,
+                             std::map<std::string, std::string>& portable) const {
   std::map<std::string, std::string> out;
   std::vector<TSNode> bases;
   for (TSNode base : syntax::namedChildren(field(cls, "superclasses")))
     if (is(base, "identifier"))
       bases.push_back(base);
-  for (auto it = bases.rbegin(); it != bases.rend(); ++it)
-    if (const Binding* b = find(str(doc.textOf(*it)));
-        b && b->kind == Binding::Kind::Class && b->file.empty())
-      for (auto& [m, c] : b->launchWrappers)
-        out[m] = c;
+  for (auto it = bases.rbegin(); it != bases.rend(); ++it) {
+    const Binding* b = find(str(doc.textOf(*it)));
+    if (!b || b->kind != Binding::Kind::Class)
+      continue;
+    // A base class of another file: its portable wrappers only (8.21).
+    bool foreign = !b->file.empty() && b->file != path_;
+    for (auto& [m, c] : b->launchWrappers) {
+      auto p = b->portableWrappers.find(m);
+      if (foreign && p == b->portableWrappers.end())
+        continue;
+      out[m] = foreign && !c.starts_with("@") ? "@" + b->file : c;
+      if (p != b->portableWrappers.end())
+        portable[m] = p->second;
+      else
+        portable.erase(m);
+    }
+  }
   const std::map<std::string, std::string> inherited = out;
   std::string name = str(doc.textOf(field(cls, "name")));
   for (TSNode m : syntax::namedChildren(field(cls, "body"))) {
@@ -453,12 +466,48 @@ Globals::classLaunchWrappers(TSNode cls, const syntax::ParsedSource& doc) const 
       return (viaSuper ? inherited : out).count(inner) > 0;
     };
     // Decorated methods (properties, static/class methods) are not wrappers.
-    if (ts_node_eq(def, m) && launchWrapperCall(def, doc, *this, isWrapper))
-      out[method] = name;
-    else
+    std::optional<WrapperCall> w;
+    if (ts_node_eq(def, m))
+      w = launchWrapperCall(def, doc, *this, isWrapper);
+    portable.erase(method);
+    if (!w) {
       out.erase(method);
+      continue;
+    }
+    out[method] = name;
+    if (auto summary = portableWrapperSummary(def, *w, doc))
+      portable[method] = *summary;
   }
   return out;
+}
+
+// "<api>\n<interpret literal>" for a wrapper whose body is only its
+// forwarding `return <launch api>(*args, **kwargs)` (a docstring aside) with
+// no keyword of its own but a literal interpret=: what it does can be used
+// without its file's syntax (8.21).
+std::optional<std::string> portableWrapperSummary(TSNode def, const WrapperCall& w,
+                                                  const syntax::ParsedSource& doc) {
+  if (w.api.empty())
+    return std::nullopt;
+  for (TSNode st : syntax::namedChildren(field(def, "body"))) {
+    bool docstring = is(st, "expression_statement") && ts_node_named_child_count(st) == 1 &&
+                     is(ts_node_named_child(st, 0), "string");
+    bool forward = is(st, "return_statement") && ts_node_named_child_count(st) == 1 &&
+                   ts_node_eq(ts_node_named_child(st, 0), w.call);
+    if (!is(st, "comment") && !docstring && !forward)
+      return std::nullopt;
+  }
+  std::string interpret;
+  for (TSNode a : syntax::namedChildren(field(w.call, "arguments"))) {
+    if (!is(a, "keyword_argument"))
+      continue;
+    TSNode v = field(a, "value");
+    if (keywordName(a, doc) != "interpret" ||
+        !(is(v, "true") || is(v, "false") || is(v, "none") || is(v, "integer")))
+      return std::nullopt;
+    interpret = str(doc.textOf(v));
+  }
+  return w.api + "\n" + interpret;
 }
 
 void Globals::bindDefinition(TSNode def, const syntax::ParsedSource& doc) {
@@ -493,7 +542,7 @@ void Globals::bindDefinition(TSNode def, const syntax::ParsedSource& doc) {
   Binding b;
   b.kind = is(inner, "class_definition") ? Binding::Kind::Class : Binding::Kind::Function;
   if (b.kind == Binding::Kind::Class)
-    b.launchWrappers = classLaunchWrappers(inner, doc);
+    b.launchWrappers = classLaunchWrappers(inner, doc, b.portableWrappers);
   b.target = str(doc.textOf(nameNode));
   b.file = ""; // this file
   b.launched = launched;

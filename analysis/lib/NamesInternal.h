@@ -46,4 +46,9 @@ inline std::string keywordName(TSNode kw, const syntax::ParsedSource& doc) {
 // selects; "unknown" for any other text.
 InterpretEval evalFromText(const std::string& text);
 
+// NamesBinding.cpp: the summary of a launch wrapper a class of another file
+// can use (Binding::portableWrappers), nullopt when it is not that simple.
+std::optional<std::string> portableWrapperSummary(TSNode def, const WrapperCall& w,
+                                                  const syntax::ParsedSource& doc);
+
 } // namespace pallas::analysis::names
