@@ -115,6 +115,8 @@ std::optional<Binding> Lowerer::resolveBinding(TSNode expr) {
   std::string first = dotted.substr(0, pos);
   std::optional<Binding> b;
   if (const Var* v = findLocal(first)) {
+    if (readsLate(first))
+      return std::nullopt; // rebound after this closure's def: unknown here
     ValInfo* vi = infoOf(v->value);
     if (!vi || !vi->binding)
       return std::nullopt; // a local value shadows the global
@@ -212,6 +214,8 @@ mlir::Value Lowerer::lowerExprImpl(TSNode n) {
 mlir::Value Lowerer::lowerIdentifier(TSNode n) {
   std::string name = text(n);
   if (const Var* v = findLocal(name)) {
+    if (readsLate(name))
+      return opaque(n, "late_bound", {});
     mlir::Value value = v->value;
     if (!ts_node_eq(n, directCallee_))
       applyNonlocal(value, false); // a closure read as a value may run later

@@ -41,6 +41,7 @@ std::vector<std::string> Lowerer::paramNames(TSNode def) {
 void Lowerer::bindParams(TSNode def, mlir::Block* block,
                          const std::vector<std::string>& argOrigins) {
   scopes_.emplace_back();
+  scopes_.back().def = def;
   std::vector<std::string> names = paramNames(def);
   TSNode params = field(def, "parameters");
   std::unordered_map<std::string, TSNode> defaults;

@@ -114,4 +114,114 @@ void Lowerer::applyNonlocal(mlir::Value fn, bool called) {
   }
 }
 
+namespace {
+
+// Where a function body (re)binds its names, by start byte: assignment and
+// loop targets, defs and classes, imports of its own code; and a closure of
+// it that declares `nonlocal x` rebinds x where the body mentions the
+// closure after its def (a call, or an escape), or anywhere when a nested
+// def mentions it (it runs when that def runs). Iterative (user files nest
+// deeply); each node is visited once.
+std::unordered_map<std::string, uint32_t> lastBindings(TSNode def,
+                                                       const syntax::ParsedSource& doc) {
+  std::unordered_map<std::string, uint32_t> last;
+  std::unordered_map<std::string, std::vector<std::string>> rebinders; // closure -> names
+  std::unordered_map<std::string, uint32_t> mentioned;                 // closure name -> last use
+  auto bind = [&](const std::string& name, uint32_t at) {
+    uint32_t& l = last[name];
+    l = std::max(l, at);
+  };
+  struct Item {
+    TSNode node;
+    bool nested; // inside a def nested in the body
+    bool target; // an assignment target (identifiers there are bound)
+  };
+  std::vector<Item> stack{{field(def, "body"), false, false}};
+  while (!stack.empty()) {
+    Item it = stack.back();
+    stack.pop_back();
+    TSNode n = it.node;
+    if (isNull(n))
+      continue;
+    std::string_view t = syntax::type(n);
+    uint32_t at = ts_node_start_byte(n);
+    if (t == "identifier") {
+      std::string name(doc.textOf(n));
+      if (it.target && !it.nested)
+        bind(name, at);
+      uint32_t& m = mentioned[name];
+      m = std::max(m, it.nested ? UINT32_MAX : at);
+      continue;
+    }
+    if (t == "function_definition" || t == "class_definition" || t == "lambda") {
+      if (!it.nested && t != "lambda")
+        bind(std::string(doc.textOf(field(n, "name"))), at);
+      if (t == "function_definition" && !it.nested)
+        for (TSNode st : syntax::namedChildren(field(n, "body")))
+          if (is(st, "nonlocal_statement"))
+            for (TSNode x : syntax::namedChildren(st))
+              if (is(x, "identifier"))
+                rebinders[std::string(doc.textOf(field(n, "name")))].emplace_back(doc.textOf(x));
+      for (TSNode c : syntax::namedChildren(n))
+        if (!ts_node_eq(c, field(n, "name")))
+          stack.push_back({c, true, false});
+      continue;
+    }
+    if (t == "assignment" || t == "augmented_assignment" || t == "for_statement" ||
+        t == "for_in_clause") {
+      TSNode left = field(n, "left");
+      for (TSNode c : syntax::namedChildren(n))
+        stack.push_back({c, it.nested, ts_node_eq(c, left)});
+      continue;
+    }
+    if (t == "as_pattern_target" || t == "aliased_import" || t == "dotted_name") {
+      bool bound = t != "dotted_name" || it.target;
+      for (TSNode c : syntax::namedChildren(n))
+        stack.push_back({c, it.nested, bound || it.target});
+      continue;
+    }
+    if (t == "import_statement" || t == "import_from_statement") {
+      for (TSNode c : syntax::namedChildren(n))
+        stack.push_back({c, it.nested, true});
+      continue;
+    }
+    for (TSNode c : syntax::namedChildren(n))
+      stack.push_back(
+          {c, it.nested,
+           it.target && (t == "pattern_list" || t == "tuple_pattern" || t == "list_pattern" ||
+                         t == "list_splat_pattern" || t == "parenthesized_expression")});
+  }
+  for (auto& [closure, names] : rebinders) {
+    auto m = mentioned.find(closure);
+    if (m == mentioned.end())
+      continue;
+    for (const std::string& x : names)
+      bind(x, m->second);
+  }
+  return last;
+}
+
+} // namespace
+
+// Late binding: a closure reads its free names when it runs (a kernel when
+// its launch traces it), so a name of an enclosing function that the
+// function rebinds after the closure's def (by an assignment, or by calling
+// a closure that rebinds it nonlocal) may hold either value there: unknown.
+bool Lowerer::readsLate(const std::string& name) {
+  for (size_t i = scopes_.size(); i-- > 0;) {
+    if (!scopes_[i].vars.count(name))
+      continue;
+    if (i + 1 == scopes_.size())
+      return false; // the reading function's own name
+    TSNode closureDef = scopes_[i + 1].def;
+    if (isNull(closureDef) || isNull(scopes_[i].def))
+      return false;
+    if (!scopes_[i].lastBound)
+      scopes_[i].lastBound = lastBindings(scopes_[i].def, doc_);
+    auto it = scopes_[i].lastBound->find(name);
+    return it != scopes_[i].lastBound->end() && it->second > ts_node_start_byte(closureDef);
+  }
+  return false;
+}
+
 } // namespace pallas::analysis::lower

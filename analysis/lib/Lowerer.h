@@ -108,6 +108,10 @@ struct Var {
 struct FnScope {
   std::unordered_map<std::string, Var> vars;
   std::unordered_map<std::string, TSNode> defaults;
+  TSNode def{}; // the def / lambda whose body this is (null: a unit's own scope)
+  // Where the body last (re)binds each name, by start byte, computed when a
+  // closure first reads a name of this scope (LowerNonlocal.cpp).
+  std::optional<std::unordered_map<std::string, uint32_t>> lastBound;
 };
 
 // Callable given to a higher-order API.
@@ -353,6 +357,7 @@ private:
   // ---- statements (LowerStatements.cpp) ----
   std::vector<NonlocalRebind> nonlocalRebinds(TSNode def);
   void applyNonlocal(mlir::Value fn, bool called);
+  bool readsLate(const std::string& name);
 
   void lowerBlock(TSNode block);
   void lowerStatement(TSNode s);
