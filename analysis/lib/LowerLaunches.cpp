@@ -134,6 +134,8 @@ names::InterpretEval Lowerer::launchInterpret(const LaunchKeywords& kw, const Bi
     const Var* v = findLocal(name);
     if (!v)
       return std::nullopt;
+    if (readsLate(name))
+      return std::make_pair(TSNode{}, std::string("unknown")); // rebound after this closure
     ValInfo* vi = infoOf(v->value);
     if (vi && vi->isParam && !isNull(vi->paramDefault))
       return std::make_pair(vi->paramDefault, std::string("default_param"));
@@ -163,9 +165,21 @@ names::InterpretEval Lowerer::launchInterpret(const LaunchKeywords& kw, const Bi
     // A parameter without a default: its value is whatever each caller
     // passes (the discharge pass follows the callers).
     if (is(interpretNode, "identifier"))
-      if (const Var* v = findLocal(text(interpretNode)))
-        if (ValInfo* vi = infoOf(v->value); vi && vi->isParam && isNull(vi->paramDefault))
+      if (const Var* v = findLocal(text(interpretNode)); v && !readsLate(text(interpretNode))) {
+        ValInfo* vi = infoOf(v->value);
+        if (vi && vi->isParam && isNull(vi->paramDefault))
           eval.source = "param";
+        // A local holding a parameter of a def (`interpret = debug`, also
+        // through a nonlocal rebinding, 8.19): the callers pass that
+        // parameter, by its own name.
+        auto arg = llvm::dyn_cast<mlir::BlockArgument>(v->value);
+        auto f = arg ? llvm::dyn_cast_or_null<pd::FuncOp>(arg.getOwner()->getParentOp()) : nullptr;
+        if (vi && vi->isParam && f && (eval.source == "param" || eval.source == "default_param") &&
+            arg.getArgNumber() < f.getArgNames().size()) {
+          llvm::StringRef param = pd::enumName(f.getArgNames()[arg.getArgNumber()]);
+          eval.text = param.ltrim('*').str();
+        }
+      }
   } else if (partial && partial->interpret) {
     eval = *partial->interpret;
   } else if (kw.splatUnknown) {
