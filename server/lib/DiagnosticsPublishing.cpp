@@ -95,6 +95,7 @@ void LspServer::runAnalysis(const std::string& path, uint64_t analysis, const St
   if (!doc)
     return;
   std::shared_ptr<DiagnosticsTextCache> cache;
+  analysis::UpdateStats updateStats;
   bool firstRun = false;
   {
     std::lock_guard lock(scheduleMutex_);
@@ -103,12 +104,15 @@ void LspServer::runAnalysis(const std::string& path, uint64_t analysis, const St
     if (!slot)
       slot = std::make_shared<DiagnosticsTextCache>();
     cache = slot;
+    if (auto it = stats_.find(path); it != stats_.end())
+      updateStats = it->second;
   }
   auto snapshot = std::make_shared<DocumentSnapshot>();
   snapshot->path = path;
   snapshot->version = doc->version;
   snapshot->analysis = analysis;
   snapshot->text = doc->text;
+  snapshot->stats = std::move(updateStats);
   // Stored, then released again if the document closed meanwhile (didClose
   // forgets the snapshot after closing the draft: one of the two sees it).
   auto store = [&](const std::shared_ptr<DocumentSnapshot>& s) {

@@ -24,6 +24,8 @@ SnapshotPtr LspServer::snapshotFor(const std::string& path, SnapshotNeed need,
       return false;
     if (need == SnapshotNeed::Findings)
       return s->analysis >= wanted && s->withFixes;
+    if (need == SnapshotNeed::Analysed)
+      return s->analysis >= wanted;
     // The hover reads positions in the text it was asked about: any analysis
     // of that version (or, when the client moved on, of a later one) will do.
     return s->hover && (s->version >= doc->version || s->analysis >= wanted);

@@ -34,6 +34,18 @@ HoverFacts::Memo::rewrite(analysis::SourcePos decorator,
   return it->second;
 }
 
+std::shared_ptr<const std::string> MlirText::get() const {
+  std::lock_guard lock(mutex_);
+  return text_;
+}
+
+std::shared_ptr<const std::string> MlirText::put(std::shared_ptr<const std::string> text) {
+  std::lock_guard lock(mutex_);
+  if (!text_)
+    text_ = std::move(text);
+  return text_;
+}
+
 void SnapshotStore::put(SnapshotPtr s) {
   if (!s)
     return;

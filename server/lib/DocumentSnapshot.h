@@ -60,6 +60,22 @@ struct HoverFacts {
   std::shared_ptr<Memo> memo = std::make_shared<Memo>();
 };
 
+// The printed MLIR module of one analysed version (`pallas/mlir`). Printing a
+// 10k-line module costs about as much as analysing it, too much for every
+// keystroke when the module is asked for once in a while (Show MLIR): the
+// first request for a version prints it (under the Project's lock) and every
+// later one for that version answers from here without the lock.
+class MlirText {
+public:
+  std::shared_ptr<const std::string> get() const;
+  // Keeps the first text put for the version; returns the kept one.
+  std::shared_ptr<const std::string> put(std::shared_ptr<const std::string> text);
+
+private:
+  mutable std::mutex mutex_;
+  std::shared_ptr<const std::string> text_;
+};
+
 struct DocumentSnapshot {
   std::string path;
   int64_t version = 0;   // the client's version of `text`
@@ -70,6 +86,10 @@ struct DocumentSnapshot {
   std::vector<analysis::Finding> findings;
   bool withFixes = false;
   std::shared_ptr<const HoverFacts> hover; // null until computed
+  // The update the analysis ran on (`pallas/mlir` reports its counts).
+  analysis::UpdateStats stats;
+  // Shared by the stores of one run (they are of the same version).
+  std::shared_ptr<MlirText> mlir = std::make_shared<MlirText>();
 };
 using SnapshotPtr = std::shared_ptr<const DocumentSnapshot>;
 
