@@ -18,7 +18,9 @@
 // each pair sees the same load on a shared machine; medians are reported.
 //
 //   node bench/editors/open.mjs [--runs 7] [--pyright-runs 3] [--lines 10000]
-//        [--docs 3] [--only pallas|pyright] [--json OUT]
+//        [--docs 3] [--only pallas|pyright] [--compare OTHER_BIN] [--json OUT]
+// --compare: a second pallas-lsp binary (say, a build before a change), run
+// as "pallas-lsp(b)" right after each pallas-lsp run: back-to-back pairs.
 // The module is bench/editors/generate-inline.mjs (every kernel reaches an
 // inline_mgpu helper, half under interpret=True: ~160 findings per 10k lines).
 // env: PALLAS_LSP_BIN (default build/server/pallas-lsp), PALLAS_LSP_PYTHON (default .venv/bin/python)
@@ -38,6 +40,7 @@ const { values: args } = parseArgs({
     lines: { type: 'string', default: '10000' },
     docs: { type: 'string', default: '3' },
     only: { type: 'string' },
+    compare: { type: 'string' },
     json: { type: 'string' },
     'timeout-ms': { type: 'string', default: '120000' },
   },
@@ -69,6 +72,10 @@ const servers = [
       })[section] ?? null,
   },
 ].filter((s) => !args.only || s.name.startsWith(args.only));
+if (args.compare) {
+  const pallas = servers.find((s) => s.name === 'pallas-lsp');
+  if (pallas) servers.splice(servers.indexOf(pallas) + 1, 0, { ...pallas, name: 'pallas-lsp(b)', command: args.compare });
+}
 
 function cpuMs(pid) {
   try {

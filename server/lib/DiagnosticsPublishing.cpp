@@ -123,20 +123,26 @@ void LspServer::runAnalysis(const std::string& path, uint64_t analysis, const St
   bool push = !client_.pullDiagnostics;
   try {
     // A newer edit stops the analysis between its passes and launches.
-    if (firstRun && push) {
+    const bool first = firstRun && push;
+    if (first) {
       // A document's first diagnostics do not wait for its fixes (the
       // rewrite of every finding's region, a third of opening a large
-      // file): they go out without them, then again with them for the same
-      // version. Later runs reuse the fixes of unchanged code (FixCache)
-      // and publish once. Code actions wait for the fixes.
-      auto early = pipeline_->findingsBeforeFixes(path, stale);
+      // file) nor for the launch results kept for edits (a quarter of the
+      // passes): they go out without them, then again with the fixes for
+      // the same version; the launch results are recorded last. Later runs
+      // reuse the fixes of unchanged code (FixCache) and publish once.
+      // Code actions wait for the fixes.
+      auto early = pipeline_->firstFindings(path, stale);
       if (!early || stale())
         return;
-      snapshot->findings = std::move(*early);
-      store(snapshot);
+      snapshot->findings = std::move(early->shown);
       publishFindings(path, *doc, snapshot->findings, *cache, stale);
-    }
-    if (!firstRun || !push || !snapshot->findings.empty()) {
+      store(snapshot);
+      if (!snapshot->findings.empty())
+        snapshot->findings = pipeline_->withFixes(path, std::move(early->analysed));
+      if (stale())
+        return;
+    } else {
       auto analysed = pipeline_->findingsUnlessStopped(path, stale);
       if (!analysed || stale())
         return;
@@ -153,6 +159,8 @@ void LspServer::runAnalysis(const std::string& path, uint64_t analysis, const St
       return;
     snapshot->hover = std::move(hover);
     store(snapshot);
+    if (first)
+      pipeline_->keepLaunchResults(path, stale);
   } catch (const std::exception& e) {
     log_.error("analysis of " + path + " failed: " + e.what());
     // Readers waiting for this version get what there is, not a hang.
