@@ -60,10 +60,14 @@ std::shared_ptr<const HoverFacts> LspServer::hoverFacts(const std::string& path,
   facts->apis = project_->apiSites(path);
   if (stale())
     return nullptr;
+  std::optional<support::LineIndex> lines; // made once, if any region needs it
   for (const analysis::ApiAt& site : facts->apis)
-    if (site.api == "plgpu.inline_mgpu")
+    if (site.api == "plgpu.inline_mgpu") {
+      if (!lines)
+        lines.emplace(text);
       facts->regions.push_back(
-          HoverFacts::Region{inlineRegionExtent(text, site.range.start), site.range.start});
+          HoverFacts::Region{inlineRegionExtent(*lines, site.range.start), site.range.start});
+    }
   return facts;
 }
 

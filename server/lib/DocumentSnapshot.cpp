@@ -93,7 +93,11 @@ size_t SnapshotStore::size() const {
 }
 
 analysis::SourceRange inlineRegionExtent(const std::string& text, analysis::SourcePos decorator) {
-  support::LineIndex lines(text);
+  return inlineRegionExtent(support::LineIndex(text), decorator);
+}
+
+analysis::SourceRange inlineRegionExtent(const support::LineIndex& lines,
+                                         analysis::SourcePos decorator) {
   auto indentOf = [](std::string_view l) -> std::optional<size_t> {
     size_t i = l.find_first_not_of(" \t");
     if (i == std::string_view::npos || l[i] == '#')

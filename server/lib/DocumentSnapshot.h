@@ -13,6 +13,7 @@
 #include "pallas/analysis/Finding.h"
 #include "pallas/analysis/Project.h"
 #include "pallas/analysis/Rewrite.h"
+#include "pallas/support/LineIndex.h"
 
 #include <chrono>
 #include <condition_variable>
@@ -118,5 +119,9 @@ private:
 // from the decorator to the last line indented deeper than it (the nested
 // def's body). Text only: the hover maps a position to its region with it.
 analysis::SourceRange inlineRegionExtent(const std::string& text, analysis::SourcePos decorator);
+// The same over the text's line index, made once for every region of a
+// document (one per region made the hover facts regions x file size).
+analysis::SourceRange inlineRegionExtent(const support::LineIndex& lines,
+                                         analysis::SourcePos decorator);
 
 } // namespace pallas::server
