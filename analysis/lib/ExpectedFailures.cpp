@@ -48,8 +48,8 @@ bool firstArgumentNames(const syntax::ParsedSource& doc, TSNode call,
         return true;
       continue;
     }
-    for (uint32_t i = 0, c = ts_node_named_child_count(n); i < c; ++i)
-      work.push_back(ts_node_named_child(n, i));
+    for (TSNode c : syntax::namedChildren(n))
+      work.push_back(c);
   }
   return false;
 }
@@ -86,8 +86,8 @@ bool testExpectsFailure(const syntax::ParsedSource& doc, SourcePos at, std::stri
     if (is(c, "call") && isRaisesCheck(doc.textOf(field(c, "function"))) &&
         firstArgumentNames(doc, c, names))
       return true;
-    for (uint32_t i = 0, k = ts_node_named_child_count(c); i < k; ++i)
-      work.push_back(ts_node_named_child(c, i));
+    for (TSNode child : syntax::namedChildren(c))
+      work.push_back(child);
   }
   return false;
 }

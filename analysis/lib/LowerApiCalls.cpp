@@ -9,8 +9,7 @@ TSNode CallArguments::positional(unsigned index) const {
   if (isNull(list) || is(list, "generator_expression"))
     return TSNode{};
   unsigned k = 0;
-  for (uint32_t i = 0, c = ts_node_named_child_count(list); i < c; ++i) {
-    TSNode ch = ts_node_named_child(list, i);
+  for (TSNode ch : syntax::namedChildren(list)) {
     std::string_view t = syntax::type(ch);
     if (t == "keyword_argument" || t == "comment" || t == "list_splat" || t == "dictionary_splat")
       continue;
@@ -23,8 +22,7 @@ TSNode CallArguments::positional(unsigned index) const {
 TSNode CallArguments::keyword(std::string_view name) const {
   if (isNull(list))
     return TSNode{};
-  for (uint32_t i = 0, c = ts_node_named_child_count(list); i < c; ++i) {
-    TSNode ch = ts_node_named_child(list, i);
+  for (TSNode ch : syntax::namedChildren(list)) {
     if (is(ch, "keyword_argument") && doc.textOf(field(ch, "name")) == name)
       return field(ch, "value");
   }

@@ -30,8 +30,7 @@ const llvm::StringSet<>& builtinNames() {
 std::vector<TSNode> subscriptIndices(TSNode subscript) {
   std::vector<TSNode> out;
   TSNode value = field(subscript, "value");
-  for (uint32_t i = 0, c = ts_node_named_child_count(subscript); i < c; ++i) {
-    TSNode ch = ts_node_named_child(subscript, i);
+  for (TSNode ch : syntax::namedChildren(subscript)) {
     if (ts_node_eq(ch, value) || is(ch, "comment"))
       continue;
     out.push_back(ch);
@@ -81,8 +80,7 @@ Lowerer::Args Lowerer::lowerArgs(TSNode argList, unsigned skipPositional) {
     return a;
   }
   unsigned positional = 0;
-  for (uint32_t i = 0, n = ts_node_named_child_count(argList); i < n; ++i) {
-    TSNode c = ts_node_named_child(argList, i);
+  for (TSNode c : syntax::namedChildren(argList)) {
     std::string_view t = syntax::type(c);
     if (t == "comment")
       continue;
@@ -177,8 +175,7 @@ mlir::Value Lowerer::lowerExprImpl(TSNode n) {
   }
   // Everything else: its sub-expressions first, then an opaque op.
   llvm::SmallVector<mlir::Value> operands;
-  for (uint32_t i = 0, c = ts_node_named_child_count(n); i < c; ++i) {
-    TSNode ch = ts_node_named_child(n, i);
+  for (TSNode ch : syntax::namedChildren(n)) {
     std::string_view ct = syntax::type(ch);
     if (ct == "comment" || ct == "keyword_identifier")
       continue;
@@ -190,8 +187,8 @@ mlir::Value Lowerer::lowerExprImpl(TSNode n) {
       continue;
     }
     if (ct == "for_in_clause" || ct == "if_clause") {
-      for (uint32_t j = 0, cc = ts_node_named_child_count(ch); j < cc; ++j)
-        operands.push_back(lowerExpr(ts_node_named_child(ch, j)));
+      for (TSNode part : syntax::namedChildren(ch))
+        operands.push_back(lowerExpr(part));
       continue;
     }
     operands.push_back(lowerExpr(ch));
@@ -399,7 +396,13 @@ CallableRef Lowerer::callableOf(TSNode expr) {
     if (b && b->file.empty() && names::canonicalApi(b->target) == "functools.partial") {
       TSNode args = field(expr, "arguments");
       if (!isNull(args) && ts_node_named_child_count(args) > 0) {
+        if (nesting_ >= kMaxNesting) { // partial(partial(...)) nests as deep as the file
+          c.value = tooDeep(expr);
+          return c;
+        }
+        ++nesting_;
         CallableRef inner = callableOf(ts_node_named_child(args, 0));
+        --nesting_;
         inner.text = c.text;
         lowerArgs(args, 1); // the bound arguments are evaluated here
         return inner;

@@ -13,8 +13,7 @@ std::vector<std::string> Lowerer::paramNames(TSNode def) {
   TSNode params = field(def, "parameters");
   if (isNull(params))
     return out;
-  for (uint32_t i = 0, c = ts_node_named_child_count(params); i < c; ++i) {
-    TSNode p = ts_node_named_child(params, i);
+  for (TSNode p : syntax::namedChildren(params)) {
     std::string_view t = syntax::type(p);
     if (t == "identifier")
       out.push_back(text(p));
@@ -45,8 +44,7 @@ void Lowerer::bindParams(TSNode def, mlir::Block* block,
   TSNode params = field(def, "parameters");
   std::unordered_map<std::string, TSNode> defaults;
   if (!isNull(params))
-    for (uint32_t i = 0, c = ts_node_named_child_count(params); i < c; ++i) {
-      TSNode p = ts_node_named_child(params, i);
+    for (TSNode p : syntax::namedChildren(params)) {
       if (is(p, "default_parameter") || is(p, "typed_default_parameter"))
         defaults[text(field(p, "name"))] = field(p, "value");
     }
@@ -130,8 +128,9 @@ void Lowerer::emitInlineMgpu(TSNode site, TSNode def, const Factory* f, mlir::Bl
   int64_t count = -1;
   if (f && !isNull(f->call)) {
     TSNode args = field(f->call, "arguments");
-    for (uint32_t i = 0, c = isNull(args) ? 0 : ts_node_named_child_count(args); i < c; ++i) {
-      TSNode a = ts_node_named_child(args, i);
+    std::vector<TSNode> all = syntax::namedChildren(args);
+    for (size_t i = 0; i < all.size(); ++i) {
+      TSNode a = all[i];
       TSNode v;
       std::string k;
       if (is(a, "keyword_argument")) {
@@ -425,9 +424,9 @@ std::optional<std::vector<std::string>> Lowerer::typeSequenceKinds(TSNode expr, 
 
 bool Lowerer::innermostIsInlineMgpu(TSNode decorated) {
   TSNode last{};
-  for (uint32_t i = 0, c = ts_node_named_child_count(decorated); i < c; ++i)
-    if (is(ts_node_named_child(decorated, i), "decorator"))
-      last = ts_node_named_child(decorated, i);
+  for (TSNode d : syntax::namedChildren(decorated))
+    if (is(d, "decorator"))
+      last = d;
   if (isNull(last))
     return false;
   TSNode e = ts_node_named_child(last, 0);
@@ -441,8 +440,7 @@ bool Lowerer::innermostIsInlineMgpu(TSNode decorated) {
 // def's name is bound to.
 mlir::Value Lowerer::decorate(TSNode decorated, TSNode def) {
   std::vector<TSNode> decorators;
-  for (uint32_t i = 0, c = ts_node_named_child_count(decorated); i < c; ++i) {
-    TSNode d = ts_node_named_child(decorated, i);
+  for (TSNode d : syntax::namedChildren(decorated)) {
     if (is(d, "decorator"))
       decorators.push_back(ts_node_named_child(d, 0));
   }

@@ -10,8 +10,9 @@ namespace pallas::analysis::lower {
 // whose keys are known included.
 LaunchKeywords Lowerer::launchKeywords(TSNode args, const std::string& api) {
   LaunchKeywords kw;
-  for (uint32_t i = 0, c = isNull(args) ? 0 : ts_node_named_child_count(args); i < c; ++i) {
-    TSNode a = ts_node_named_child(args, i);
+  std::vector<TSNode> all = syntax::namedChildren(args);
+  for (size_t i = 0; i < all.size(); ++i) {
+    TSNode a = all[i];
     if (is(a, "dictionary_splat")) {
       takeSplatKeywords(ts_node_named_child(a, 0), kw);
       continue;
@@ -119,8 +120,8 @@ std::string Lowerer::backendMentionedIn(TSNode expr) {
           work.push_back(vi->constant);
       continue;
     }
-    for (uint32_t i = 0, c = ts_node_named_child_count(n); i < c; ++i)
-      work.push_back(ts_node_named_child(n, i));
+    for (TSNode c : syntax::namedChildren(n))
+      work.push_back(c);
   }
   return {};
 }

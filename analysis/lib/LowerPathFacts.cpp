@@ -59,22 +59,31 @@ bool Lowerer::neverCompletesBlock(TSNode block) {
 
 // What `cond` being `truth` tells about the names in it: `not`, `and` (all
 // true), `or` (all false); a plain name or attribute chain is recorded.
+// A worklist, not recursion: `not not ... x` and `a and b and ...` nest one
+// level per operator.
 void Lowerer::learnCondition(TSNode cond, bool truth, std::map<std::string, bool>& into) {
-  while (is(cond, "parenthesized_expression"))
-    cond = ts_node_named_child(cond, 0);
-  if (is(cond, "not_operator"))
-    return learnCondition(field(cond, "argument"), !truth, into);
-  if (is(cond, "boolean_operator")) {
-    std::string_view op = doc_.textOf(field(cond, "operator"));
-    if ((op == "and" && truth) || (op == "or" && !truth)) {
-      learnCondition(field(cond, "left"), truth, into);
-      learnCondition(field(cond, "right"), truth, into);
+  std::vector<std::pair<TSNode, bool>> work{{cond, truth}};
+  while (!work.empty()) {
+    auto [c, t] = work.back();
+    work.pop_back();
+    while (is(c, "parenthesized_expression"))
+      c = ts_node_named_child(c, 0);
+    if (is(c, "not_operator")) {
+      work.emplace_back(field(c, "argument"), !t);
+      continue;
     }
-    return;
+    if (is(c, "boolean_operator")) {
+      std::string_view op = doc_.textOf(field(c, "operator"));
+      if ((op == "and" && t) || (op == "or" && !t)) {
+        work.emplace_back(field(c, "right"), t);
+        work.emplace_back(field(c, "left"), t);
+      }
+      continue;
+    }
+    std::string name = names::dottedName(c, doc_);
+    if (!name.empty())
+      into[name] = t;
   }
-  std::string name = names::dottedName(cond, doc_);
-  if (!name.empty())
-    into[name] = truth;
 }
 
 std::optional<bool> Lowerer::knownFact(TSNode expr) {
@@ -99,35 +108,40 @@ void Lowerer::forgetFacts(const std::string& name) {
 }
 
 std::optional<bool> Lowerer::staticCondition(TSNode cond) {
-  while (is(cond, "parenthesized_expression"))
-    cond = ts_node_named_child(cond, 0);
-  if (auto f = knownFact(cond))
-    return f;
-  if (is(cond, "true"))
-    return true;
-  if (is(cond, "false") || is(cond, "none"))
-    return false;
-  if (is(cond, "integer"))
-    return doc_.textOf(cond) != "0";
-  if (is(cond, "not_operator")) {
-    auto inner = staticCondition(field(cond, "argument"));
-    if (inner)
-      return !*inner;
-    return std::nullopt;
+  // `not` flips what is underneath; a loop, since the nots may be many.
+  bool negated = false;
+  auto result = [&](std::optional<bool> v) {
+    return v ? std::optional<bool>(*v != negated) : std::nullopt;
+  };
+  for (;;) {
+    while (is(cond, "parenthesized_expression"))
+      cond = ts_node_named_child(cond, 0);
+    if (auto f = knownFact(cond))
+      return result(f);
+    if (!is(cond, "not_operator"))
+      break;
+    negated = !negated;
+    cond = field(cond, "argument");
   }
+  if (is(cond, "true"))
+    return result(true);
+  if (is(cond, "false") || is(cond, "none"))
+    return result(false);
+  if (is(cond, "integer"))
+    return result(doc_.textOf(cond) != "0");
   // typing.TYPE_CHECKING is False when the program runs.
   if (is(cond, "identifier") || is(cond, "attribute"))
     if (auto b = resolveBinding(cond);
         b && b->kind == Binding::Kind::Symbol && b->target == "typing.TYPE_CHECKING")
-      return false;
+      return result(false);
   if (is(cond, "identifier") && !findLocal(text(cond))) {
     auto b = globals_.find(text(cond));
     if (b && b->kind == Binding::Kind::Constant) {
       const std::string& t = b->target;
       if (t == "True")
-        return true;
+        return result(true);
       if (t == "False" || t == "None" || t == "0")
-        return false;
+        return result(false);
     }
   }
   return std::nullopt;

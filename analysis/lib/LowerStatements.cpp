@@ -106,11 +106,10 @@ void Lowerer::lowerWith(TSNode s) {
   Args items;
   std::vector<std::pair<TSNode, mlir::Value>> targets;
   TSNode clause{};
-  for (uint32_t i = 0, c = ts_node_named_child_count(s); i < c; ++i)
-    if (is(ts_node_named_child(s, i), "with_clause"))
-      clause = ts_node_named_child(s, i);
-  for (uint32_t i = 0, c = isNull(clause) ? 0 : ts_node_named_child_count(clause); i < c; ++i) {
-    TSNode item = ts_node_named_child(clause, i);
+  for (TSNode c : syntax::namedChildren(s))
+    if (is(c, "with_clause"))
+      clause = c;
+  for (TSNode item : syntax::namedChildren(clause)) {
     if (!is(item, "with_item"))
       continue;
     TSNode value = field(item, "value");
@@ -187,9 +186,7 @@ void Lowerer::bindTargetImpl(TSNode target, mlir::Value v, TSNode valueNode) {
     TSNode vn = valueNode;
     while (is(vn, "parenthesized_expression"))
       vn = ts_node_named_child(vn, 0);
-    uint32_t n = ts_node_named_child_count(target);
-    for (uint32_t i = 0; i < n; ++i) {
-      TSNode el = ts_node_named_child(target, i);
+    for (TSNode el : syntax::namedChildren(target)) {
       Args a;
       a.values.push_back(v);
       a.keywords.push_back("");
@@ -262,10 +259,12 @@ void Lowerer::lowerOneAssignment(TSNode a) {
       (is(r, "expression_list") || is(r, "tuple")) &&
       ts_node_named_child_count(left) == ts_node_named_child_count(r)) {
     std::vector<mlir::Value> values;
-    for (uint32_t i = 0, n = ts_node_named_child_count(r); i < n; ++i)
-      values.push_back(lowerExpr(ts_node_named_child(r, i)));
-    for (uint32_t i = 0, n = ts_node_named_child_count(left); i < n; ++i)
-      bindTarget(ts_node_named_child(left, i), values[i], ts_node_named_child(r, i));
+    std::vector<TSNode> sources = syntax::namedChildren(r);
+    for (TSNode source : sources)
+      values.push_back(lowerExpr(source));
+    std::vector<TSNode> targets = syntax::namedChildren(left);
+    for (size_t i = 0; i < targets.size() && i < sources.size(); ++i)
+      bindTarget(targets[i], values[i], sources[i]);
     return;
   }
   mlir::Value v = lowerExpr(right);
@@ -315,8 +314,7 @@ void Lowerer::lowerStatement(TSNode s) {
   } else {
     // raise, assert, delete, match, print, exec...: their expressions.
     llvm::SmallVector<mlir::Value> operands;
-    for (uint32_t i = 0, c = ts_node_named_child_count(s); i < c; ++i) {
-      TSNode ch = ts_node_named_child(s, i);
+    for (TSNode ch : syntax::namedChildren(s)) {
       std::string_view ct = syntax::type(ch);
       if (ct == "block")
         lowerBlock(ch);
@@ -333,8 +331,7 @@ void Lowerer::lowerStatement(TSNode s) {
 // Assignments (plain, chained, augmented) and expressions evaluated for
 // their effect.
 void Lowerer::lowerExpressionStatement(TSNode s) {
-  for (uint32_t i = 0, c = ts_node_named_child_count(s); i < c; ++i) {
-    TSNode e = ts_node_named_child(s, i);
+  for (TSNode e : syntax::namedChildren(s)) {
     if (is(e, "assignment"))
       lowerAssignment(e);
     else if (is(e, "augmented_assignment")) {
@@ -416,21 +413,19 @@ void Lowerer::lowerTry(TSNode s) {
   op.getBody().push_back(block);
   inRegion(block, [&] {
     lowerBlock(field(s, "body"));
-    for (uint32_t i = 0, c = ts_node_named_child_count(s); i < c; ++i) {
-      TSNode clause = ts_node_named_child(s, i);
+    for (TSNode clause : syntax::namedChildren(s)) {
       std::string_view ct = syntax::type(clause);
       if (ct == "except_clause" || ct == "except_group_clause") {
-        for (uint32_t j = 0, cc = ts_node_named_child_count(clause); j < cc; ++j) {
-          TSNode ch = ts_node_named_child(clause, j);
+        for (TSNode ch : syntax::namedChildren(clause)) {
           if (is(ch, "block"))
             lowerBlock(ch);
         }
       } else if (ct == "else_clause" || ct == "finally_clause") {
         TSNode body = field(clause, "body");
         if (isNull(body))
-          for (uint32_t j = 0, cc = ts_node_named_child_count(clause); j < cc; ++j)
-            if (is(ts_node_named_child(clause, j), "block"))
-              body = ts_node_named_child(clause, j);
+          for (TSNode c : syntax::namedChildren(clause))
+            if (is(c, "block"))
+              body = c;
         lowerBlock(body);
       }
     }
@@ -440,8 +435,7 @@ void Lowerer::lowerTry(TSNode s) {
 // A local import binds names like a module-level one would.
 void Lowerer::lowerLocalImport(TSNode s, bool isFrom) {
   TSNode moduleNode = field(s, "module_name");
-  for (uint32_t i = 0, c = ts_node_named_child_count(s); i < c; ++i) {
-    TSNode ch = ts_node_named_child(s, i);
+  for (TSNode ch : syntax::namedChildren(s)) {
     if (ts_node_eq(ch, moduleNode) || !(is(ch, "dotted_name") || is(ch, "aliased_import")))
       continue;
     std::string module = isFrom ? text(moduleNode) : "";
@@ -468,8 +462,7 @@ void Lowerer::lowerLocalImport(TSNode s, bool isFrom) {
 // Syntax error: keep what is inside visible, statements and expressions.
 void Lowerer::lowerSyntaxError(TSNode s) {
   llvm::SmallVector<mlir::Value> operands;
-  for (uint32_t i = 0, c = ts_node_named_child_count(s); i < c; ++i) {
-    TSNode ch = ts_node_named_child(s, i);
+  for (TSNode ch : syntax::namedChildren(s)) {
     std::string_view ct = syntax::type(ch);
     if (ct.ends_with("_statement") || ct == "function_definition" || ct == "decorated_definition" ||
         ct == "ERROR" || ct == "block")

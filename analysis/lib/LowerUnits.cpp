@@ -75,8 +75,7 @@ std::optional<Factory> Lowerer::lowerUnitDecorators(const Unit& unit, const std:
   b_.setInsertionPointToEnd(decorators);
   scopes_.emplace_back();
   std::vector<TSNode> decs;
-  for (uint32_t i = 0, c = ts_node_named_child_count(unit.node); i < c; ++i) {
-    TSNode d = ts_node_named_child(unit.node, i);
+  for (TSNode d : syntax::namedChildren(unit.node)) {
     if (is(d, "decorator"))
       decs.push_back(ts_node_named_child(d, 0));
   }
@@ -212,8 +211,8 @@ std::vector<Unit> enumerateUnits(const syntax::ParsedSource& doc) {
       } else if (t == "ERROR" && !insideError) {
         // Keep definitions inside a top-level syntax error analysable.
         bool anyDef = false;
-        for (uint32_t j = 0, n = ts_node_named_child_count(s); j < n; ++j) {
-          std::string_view ct = syntax::type(ts_node_named_child(s, j));
+        for (TSNode c : syntax::namedChildren(s)) {
+          std::string_view ct = syntax::type(c);
           anyDef |= ct == "function_definition" || ct == "decorated_definition" ||
                     ct == "class_definition";
         }

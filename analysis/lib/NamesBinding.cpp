@@ -21,17 +21,20 @@ constexpr int kMaxBlockDepth = 100;
 // False; nullopt for any other condition.
 std::optional<bool> Globals::isTypeCheckingCondition(TSNode cond,
                                                      const syntax::ParsedSource& doc) const {
-  while (is(cond, "parenthesized_expression"))
-    cond = ts_node_named_child(cond, 0);
-  if (is(cond, "not_operator")) {
-    std::optional<bool> inner = isTypeCheckingCondition(field(cond, "argument"), doc);
-    return inner ? std::optional<bool>(!*inner) : std::nullopt;
+  bool negated = false; // a loop over the nots: a chain of them nests
+  for (;;) {
+    while (is(cond, "parenthesized_expression"))
+      cond = ts_node_named_child(cond, 0);
+    if (!is(cond, "not_operator"))
+      break;
+    negated = !negated;
+    cond = field(cond, "argument");
   }
   if (!is(cond, "identifier") && !is(cond, "attribute"))
     return std::nullopt;
   std::optional<Binding> b = resolveGlobalExpr(cond, doc, *this);
   if (b && b->kind == Binding::Kind::Symbol && b->target == "typing.TYPE_CHECKING")
-    return false;
+    return negated;
   return std::nullopt;
 }
 
@@ -237,8 +240,7 @@ void Globals::scanBlock(TSNode block, const syntax::ParsedSource& doc, int block
 }
 
 void Globals::bindImport(TSNode stmt, const syntax::ParsedSource& doc) {
-  for (uint32_t i = 0, n = ts_node_named_child_count(stmt); i < n; ++i) {
-    TSNode c = ts_node_named_child(stmt, i);
+  for (TSNode c : syntax::namedChildren(stmt)) {
     Binding b;
     b.kind = Binding::Kind::Module;
     std::string bound;
@@ -266,8 +268,7 @@ void Globals::bindImportFrom(TSNode stmt, const syntax::ParsedSource& doc) {
   int level = 0;
   std::string module;
   if (is(mod, "relative_import")) {
-    for (uint32_t i = 0, n = ts_node_named_child_count(mod); i < n; ++i) {
-      TSNode c = ts_node_named_child(mod, i);
+    for (TSNode c : syntax::namedChildren(mod)) {
       if (is(c, "import_prefix"))
         level = static_cast<int>(doc.textOf(c).size());
       else if (is(c, "dotted_name"))
@@ -282,8 +283,7 @@ void Globals::bindImportFrom(TSNode stmt, const syntax::ParsedSource& doc) {
   std::string qualifiedModule = std::string(static_cast<size_t>(level), '.') + module;
   // The imported names: every named child but the module (the runtime's
   // ts_node_field_name_for_child is unreliable in tree-sitter 0.20).
-  for (uint32_t i = 0, n = ts_node_named_child_count(stmt); i < n; ++i) {
-    TSNode c = ts_node_named_child(stmt, i);
+  for (TSNode c : syntax::namedChildren(stmt)) {
     if (is(c, "wildcard_import")) {
       // `from .m import *`: every name m exports (its __all__), as if named.
       if (file && depth_ < kMaxDepth)
@@ -339,8 +339,7 @@ void Globals::bindAssignment(TSNode assign, const syntax::ParsedSource& doc) {
   if (!is(left, "identifier")) {
     // Tuple targets etc.: every name bound is something we do not model.
     if (!isNull(left))
-      for (uint32_t i = 0, n = ts_node_named_child_count(left); i < n; ++i) {
-        TSNode c = ts_node_named_child(left, i);
+      for (TSNode c : syntax::namedChildren(left)) {
         if (is(c, "identifier"))
           bindings_[str(doc.textOf(c))] = Binding{};
       }
@@ -397,9 +396,8 @@ void Globals::bindAssignment(TSNode assign, const syntax::ParsedSource& doc) {
         b.kind = Binding::Kind::Partial;
         b.target = inner;
         TSNode interpretNode{};
-        for (uint32_t i = 1, n = ts_node_named_child_count(args); i < n; ++i) {
-          TSNode a = ts_node_named_child(args, i);
-          if (!is(a, "keyword_argument"))
+        for (TSNode a : syntax::namedChildren(args)) {
+          if (!is(a, "keyword_argument")) // the first argument is positional
             continue;
           std::string k = keywordName(a, doc);
           b.keywords.emplace_back(k, str(doc.textOf(field(a, "value"))));
@@ -464,8 +462,7 @@ void Globals::bindDefinition(TSNode def, const syntax::ParsedSource& doc) {
   bool launched = false, inlineMgpu = false;
   if (is(def, "decorated_definition")) {
     inner = field(def, "definition");
-    for (uint32_t i = 0, n = ts_node_named_child_count(def); i < n; ++i) {
-      TSNode d = ts_node_named_child(def, i);
+    for (TSNode d : syntax::namedChildren(def)) {
       if (!is(d, "decorator"))
         continue;
       TSNode e = ts_node_named_child(d, 0);

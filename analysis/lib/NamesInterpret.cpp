@@ -49,8 +49,7 @@ std::optional<std::vector<std::string>> scratchKinds(TSNode expr, const syntax::
     expr = ts_node_named_child(expr, 0);
   std::vector<std::string> kinds;
   if (is(expr, "list") || is(expr, "tuple")) {
-    for (uint32_t i = 0, n = ts_node_named_child_count(expr); i < n; ++i) {
-      TSNode el = ts_node_named_child(expr, i);
+    for (TSNode el : syntax::namedChildren(expr)) {
       if (is(el, "comment"))
         continue;
       if (is(el, "list_splat"))
@@ -60,8 +59,7 @@ std::optional<std::vector<std::string>> scratchKinds(TSNode expr, const syntax::
     return kinds;
   }
   if (is(expr, "dictionary")) {
-    for (uint32_t i = 0, n = ts_node_named_child_count(expr); i < n; ++i) {
-      TSNode pair = ts_node_named_child(expr, i);
+    for (TSNode pair : syntax::namedChildren(expr)) {
       if (!is(pair, "pair"))
         return std::nullopt;
       kinds.push_back(allocationKind(field(pair, "value"), doc, globals));
@@ -96,8 +94,7 @@ InterpretEval evaluateInterpret(TSNode expr, const syntax::ParsedSource& doc,
       e.paths = {"interpret_gpu"};
       e.source = "interpret_gpu_params";
       TSNode args = field(expr, "arguments");
-      for (uint32_t i = 0, n = isNull(args) ? 0 : ts_node_named_child_count(args); i < n; ++i) {
-        TSNode a = ts_node_named_child(args, i);
+      for (TSNode a : syntax::namedChildren(args)) {
         if (is(a, "keyword_argument"))
           e.params.emplace_back(keywordName(a, doc), str(doc.textOf(field(a, "value"))));
       }

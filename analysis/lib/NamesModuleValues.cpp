@@ -16,13 +16,13 @@ std::string textOf(TSNode n, const syntax::ParsedSource& doc) {
   return str(doc.textOf(n));
 }
 
+// The walks below are over a user's module, which may nest as deep as the
+// parser allows: they use syntax::anyNode / forEachNode (a cursor), never
+// recursion.
 bool containsIdentifier(TSNode node, const syntax::ParsedSource& doc, const std::string& name) {
-  if (is(node, "identifier"))
-    return textOf(node, doc) == name;
-  for (TSNode c : syntax::namedChildren(node))
-    if (containsIdentifier(c, doc, name))
-      return true;
-  return false;
+  return syntax::anyNode(
+      node, [&](TSNode n) { return is(n, "identifier") && textOf(n, doc) == name; },
+      [](TSNode) { return false; });
 }
 
 // Whether `node`, under a module-level statement, binds the module-level
@@ -31,41 +31,43 @@ bool containsIdentifier(TSNode node, const syntax::ParsedSource& doc, const std:
 // walrus, an import. Assignments inside functions and class bodies bind
 // their own locals and attributes (`global name` is handled by the caller).
 bool nestedBinding(TSNode node, const syntax::ParsedSource& doc, const std::string& name) {
-  if (is(node, "function_definition") || is(node, "class_definition") || is(node, "lambda"))
+  auto ownScope = [](TSNode n) {
+    return is(n, "function_definition") || is(n, "class_definition") || is(n, "lambda");
+  };
+  auto binds = [&](TSNode n) {
+    if (ownScope(n))
+      return false;
+    if (is(n, "import_statement") || is(n, "import_from_statement"))
+      return containsIdentifier(n, doc, name);
+    if (is(n, "assignment") || is(n, "augmented_assignment") || is(n, "for_statement") ||
+        is(n, "as_pattern_target") || is(n, "named_expression")) {
+      TSNode left = is(n, "as_pattern_target")  ? n
+                    : is(n, "named_expression") ? field(n, "name")
+                                                : field(n, "left");
+      return !isNull(left) && containsIdentifier(left, doc, name);
+    }
     return false;
-  if (is(node, "import_statement") || is(node, "import_from_statement"))
-    return containsIdentifier(node, doc, name);
-  if (is(node, "assignment") || is(node, "augmented_assignment") || is(node, "for_statement") ||
-      is(node, "as_pattern_target") || is(node, "named_expression")) {
-    TSNode left = is(node, "as_pattern_target")  ? node
-                  : is(node, "named_expression") ? field(node, "name")
-                                                 : field(node, "left");
-    if (!isNull(left) && containsIdentifier(left, doc, name))
-      return true;
-  }
-  for (TSNode c : syntax::namedChildren(node))
-    if (nestedBinding(c, doc, name))
-      return true;
-  return false;
+  };
+  auto skip = [&](TSNode n) {
+    return ownScope(n) || is(n, "import_statement") || is(n, "import_from_statement");
+  };
+  return syntax::anyNode(node, binds, skip);
 }
 
 bool declaresGlobal(TSNode node, const syntax::ParsedSource& doc, const std::string& name) {
-  if (is(node, "global_statement"))
-    return containsIdentifier(node, doc, name);
-  for (TSNode c : syntax::namedChildren(node))
-    if (declaresGlobal(c, doc, name))
-      return true;
-  return false;
+  return syntax::anyNode(
+      node, [&](TSNode n) { return is(n, "global_statement") && containsIdentifier(n, doc, name); },
+      [](TSNode n) { return is(n, "global_statement"); });
 }
 
 // The function definitions of the module (any depth) that declare
 // `global name`: each rebinds it when it runs.
 void rebindingFunctions(TSNode node, const syntax::ParsedSource& doc, const std::string& name,
                         std::vector<TSNode>& out) {
-  if (is(node, "function_definition") && declaresGlobal(field(node, "body"), doc, name))
-    out.push_back(node);
-  for (TSNode c : syntax::namedChildren(node))
-    rebindingFunctions(c, doc, name, out);
+  syntax::forEachNode(node, [&](TSNode n) {
+    if (is(n, "function_definition") && declaresGlobal(field(n, "body"), doc, name))
+      out.push_back(n);
+  });
 }
 
 bool isLiteral(TSNode n) {

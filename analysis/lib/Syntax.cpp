@@ -242,20 +242,7 @@ std::string_view ParsedSource::textOf(TSNode node) const {
 }
 
 std::vector<TSNode> namedChildren(TSNode n) {
-  std::vector<TSNode> out;
-  if (ts_node_is_null(n) || ts_node_child_count(n) == 0)
-    return out;
-  out.reserve(ts_node_named_child_count(n));
-  TSTreeCursor cursor = ts_tree_cursor_new(n);
-  if (ts_tree_cursor_goto_first_child(&cursor)) {
-    do {
-      TSNode c = ts_tree_cursor_current_node(&cursor);
-      if (ts_node_is_named(c))
-        out.push_back(c);
-    } while (ts_tree_cursor_goto_next_sibling(&cursor));
-  }
-  ts_tree_cursor_delete(&cursor);
-  return out;
+  return childrenOf(n, /*namedOnly=*/true);
 }
 
 TSFieldId fieldId(std::string_view name) {

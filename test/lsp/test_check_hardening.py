@@ -110,3 +110,34 @@ def test_too_deep_file_is_reported(tmp_path):
     assert "deep.py:%d:1: nested deeper than the analysis follows" % (KERNEL.count("\n") + 1) \
         in r.stderr, r.stderr
     assert "line=%d" % (REGION_LINE + 1) in r.stdout  # what is above is still analysed
+
+
+# Deep nesting under the parser's limit (it takes up to 50,000 open brackets):
+# every walk of the analysis over such a module must be iterative or bounded.
+# A module-level name read through the module's values (MODE), a deep tuple at
+# module level, and long `not` chains in conditions the analysis evaluates.
+DEEP_NOTS = "not " * 20000
+DEEP_KERNEL = KERNEL.replace("interpret=True", "interpret=MODE") + f"""
+
+MODE = True
+DEPTH = {"(" * 45000}0{")" * 45000}
+if {DEEP_NOTS}MODE:
+  MODE = True
+
+
+def helper(x, flag):
+  if {DEEP_NOTS}flag:
+    return x
+  return x
+"""
+
+
+def test_deep_module_level_nesting_is_analysed(tmp_path):
+    k = tmp_path / "deep_module.py"
+    k.write_text(DEEP_KERNEL)
+    r = check("--format", "github", str(k))
+    assert r.returncode == 1, (r.returncode, r.stderr[-2000:])
+    assert "line=%d" % (REGION_LINE + 1) in r.stdout, r.stdout  # interpret=MODE is followed
+    assert "could not analyse" not in r.stderr, r.stderr
+    # A not-chain deeper than lowering follows is said, and is not fatal.
+    assert "nested deeper than the analysis follows" in r.stderr, r.stderr

@@ -23,8 +23,7 @@ TSNode interpretKeyword(const SourceIndex& src, SourcePos pos) {
     if (typeOf(call) != "call")
       continue;
     TSNode args = fieldOf(call, "arguments");
-    for (uint32_t i = 0, c = isNull(args) ? 0 : ts_node_named_child_count(args); i < c; ++i) {
-      TSNode a = ts_node_named_child(args, i);
+    for (TSNode a : syntax::childrenOf(args, true)) {
       if (typeOf(a) == "keyword_argument" && src.textOf(fieldOf(a, "name")) == "interpret")
         return a;
     }
@@ -172,8 +171,7 @@ std::optional<Fix> rewrite::ignoreFix(const SourceIndex& src, const std::string&
     // nodeAt may land on the statement; look for a comment child on this line.
     TSPoint a{line, 0}, b{line, static_cast<uint32_t>(l.size())};
     TSNode n = src.descendantFor(a, b);
-    for (uint32_t i = 0, c = isNull(n) ? 0 : ts_node_child_count(n); i < c; ++i) {
-      TSNode ch = ts_node_child(n, i);
+    for (TSNode ch : syntax::childrenOf(n, /*namedOnly=*/false)) {
       if (typeOf(ch) == "comment" && ts_node_start_point(ch).row == line)
         comment = ch;
     }

@@ -66,14 +66,12 @@ DefNodes defOf(pd::InlineMgpuOp op, const SourceIndex& src) {
   return d;
 }
 
+// Every comment inside `n` (comments are leaves), in source order.
 void collectComments(TSNode n, const SourceIndex& src, std::vector<std::string>& out) {
-  for (uint32_t i = 0, c = ts_node_child_count(n); i < c; ++i) {
-    TSNode ch = ts_node_child(n, i);
-    if (rewrite::typeOf(ch) == "comment")
+  syntax::forEachNode(n, [&](TSNode ch) {
+    if (!ts_node_eq(ch, n) && rewrite::typeOf(ch) == "comment")
       out.emplace_back(src.textOf(ch));
-    else
-      collectComments(ch, src, out);
-  }
+  });
 }
 
 std::string filePath(pd::InlineMgpuOp op) {
@@ -132,8 +130,8 @@ RewriteResult rewriteInlineMgpuOp(pd::InlineMgpuOp op, std::string_view text) {
   // call sites pass everything but the context, so they keep working.
   std::vector<std::string> params;
   TSNode plist = rewrite::fieldOf(d.def, "parameters");
-  for (uint32_t i = 0, c = ts_node_named_child_count(plist), k = 0; i < c; ++i) {
-    TSNode p = ts_node_named_child(plist, i);
+  size_t k = 0;
+  for (TSNode p : syntax::childrenOf(plist, /*namedOnly=*/true)) {
     if (rewrite::typeOf(p) == "comment")
       continue;
     if (k++ == 0)

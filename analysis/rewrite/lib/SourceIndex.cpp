@@ -1,7 +1,5 @@
 #include "SourceIndex.h"
 
-#include "pallas/analysis/detail/SyntaxWalk.h"
-
 #include <algorithm>
 
 namespace pallas::analysis::rewrite {
@@ -296,8 +294,7 @@ std::string SourceIndex::aliasUncached(const std::string& module) const {
     std::string_view t = typeOf(s);
     if (t == "import_statement") {
       // import jax.numpy as jnp / import jax.numpy / import jax
-      for (uint32_t j = 0, cc = ts_node_named_child_count(s); j < cc; ++j) {
-        TSNode n = ts_node_named_child(s, j);
+      for (TSNode n : syntax::childrenOf(s, true)) {
         if (typeOf(n) == "aliased_import") {
           if (textOf(fieldOf(n, "name")) == module)
             return std::string(textOf(fieldOf(n, "alias")));
@@ -315,11 +312,7 @@ std::string SourceIndex::aliasUncached(const std::string& module) const {
       if (dot == std::string::npos || from != module.substr(0, dot))
         continue;
       std::string leaf = module.substr(dot + 1);
-      for (uint32_t j = 0, cc = ts_node_child_count(s); j < cc; ++j) {
-        const char* f = ts_node_field_name_for_child(s, j);
-        if (!f || std::string_view(f) != "name")
-          continue;
-        TSNode n = ts_node_child(s, j);
+      for (TSNode n : syntax::fieldChildren(s, "name")) {
         if (typeOf(n) == "aliased_import") {
           if (textOf(fieldOf(n, "name")) == leaf)
             return std::string(textOf(fieldOf(n, "alias")));

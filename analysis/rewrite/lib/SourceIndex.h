@@ -7,6 +7,7 @@
 #pragma once
 
 #include "pallas/analysis/Finding.h"
+#include "pallas/analysis/detail/SyntaxWalk.h" // childrenOf, fieldChildren, forEachNode
 
 #include <functional>
 #include <memory>

@@ -122,8 +122,7 @@ std::vector<TSNode> Translator::operandNodes(mlir::Operation* o) {
   if (isNull(n))
     return out;
   auto addArgs = [&](TSNode argList) {
-    for (uint32_t i = 0, c = isNull(argList) ? 0 : ts_node_named_child_count(argList); i < c; ++i) {
-      TSNode a = ts_node_named_child(argList, i);
+    for (TSNode a : syntax::childrenOf(argList, true)) {
       std::string_view t = typeOf(a);
       if (t == "comment")
         continue;
@@ -139,11 +138,8 @@ std::vector<TSNode> Translator::operandNodes(mlir::Operation* o) {
     if (typeOf(n) == "subscript") {
       TSNode v = fieldOf(n, "value");
       out.push_back(api == "ref.at" ? fieldOf(v, "object") : v);
-      for (uint32_t i = 0, c = ts_node_child_count(n); i < c; ++i) {
-        const char* f = ts_node_field_name_for_child(n, i);
-        if (f && std::string_view(f) == "subscript")
-          out.push_back(ts_node_child(n, i));
-      }
+      for (TSNode index : syntax::fieldChildren(n, "subscript"))
+        out.push_back(index);
     } else if (typeOf(n) == "attribute") {
       out.push_back(fieldOf(n, "object"));
     } else if (api.starts_with("ref.") || api.starts_with("value.")) {
@@ -154,8 +150,7 @@ std::vector<TSNode> Translator::operandNodes(mlir::Operation* o) {
     }
     return out;
   }
-  for (uint32_t i = 0, c = ts_node_named_child_count(n); i < c; ++i) {
-    TSNode ch = ts_node_named_child(n, i);
+  for (TSNode ch : syntax::childrenOf(n, true)) {
     std::string_view t = typeOf(ch);
     if (t == "comment" || t == "keyword_identifier")
       continue;

@@ -363,8 +363,7 @@ ExprP Translator::opaque(pd::OpaqueOp q) {
       return block(o, "a chained comparison");
     TSNode n = syntaxOf(o);
     std::string tok;
-    for (uint32_t i = 0, c = ts_node_child_count(n); i < c; ++i) {
-      TSNode ch = ts_node_child(n, i);
+    for (TSNode ch : syntax::childrenOf(n, /*namedOnly=*/false)) {
       if (!ts_node_is_named(ch))
         tok += (tok.empty() ? "" : " ") + std::string(src_.textOf(ch));
     }

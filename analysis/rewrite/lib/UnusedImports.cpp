@@ -12,8 +12,7 @@ std::vector<std::string> boundNames(const SourceIndex& src, TSNode stmt) {
   std::vector<std::string> out;
   bool from = typeOf(stmt) == "import_from_statement";
   TSNode moduleName = from ? fieldOf(stmt, "module_name") : TSNode{};
-  for (uint32_t i = 0, c = ts_node_named_child_count(stmt); i < c; ++i) {
-    TSNode n = ts_node_named_child(stmt, i);
+  for (TSNode n : syntax::childrenOf(stmt, true)) {
     if (from && !isNull(moduleName) && ts_node_eq(n, moduleName))
       continue;
     std::string_view t = typeOf(n);
