@@ -258,8 +258,9 @@ void Lowerer::lowerOneAssignment(TSNode a) {
   if ((is(left, "pattern_list") || is(left, "tuple_pattern")) &&
       (is(r, "expression_list") || is(r, "tuple")) &&
       ts_node_named_child_count(left) == ts_node_named_child_count(r)) {
-    std::vector<mlir::Value> values;
     std::vector<TSNode> sources = syntax::namedChildren(r);
+    std::vector<mlir::Value> values;
+    values.reserve(sources.size());
     for (TSNode source : sources)
       values.push_back(lowerExpr(source));
     std::vector<TSNode> targets = syntax::namedChildren(left);

@@ -160,7 +160,8 @@ std::vector<Finding> Project::findings(const std::string& path) const {
 }
 
 std::optional<std::vector<Finding>>
-Project::findingsUnlessStopped(const std::string& path, const std::function<bool()>& stop) const {
+Project::findingsUnlessStopped(const std::string& path, const std::function<bool()>& stop,
+                               LaunchResults launchResults) const {
   std::lock_guard lock(impl_->mutex);
   DocState* d = impl_->find(path);
   if (!d)
@@ -176,22 +177,28 @@ Project::findingsUnlessStopped(const std::string& path, const std::function<bool
   std::vector<Finding> out;
   detail::WorkspaceImpl ws = impl_->workspace();
   detail::PassContext ctx{ws, path, *d->module, impl_->options, out, stop ? &stop : nullptr};
-  // Launches whose code did not change keep their results (LaunchCache.h).
-  detail::LaunchCache& cache = impl_->launchCache(path);
-  ctx.launchCache = &cache;
-  cache.beginRun(ctx, impl_->otherDocumentsFingerprint(path));
+  // Launches whose code did not change keep their results (LaunchCache.h);
+  // a Skip run neither reads nor records them.
+  const bool keep = launchResults == LaunchResults::Keep;
+  detail::LaunchCache* cache = keep ? &impl_->launchCache(path) : nullptr;
+  if (cache) {
+    ctx.launchCache = cache;
+    cache->beginRun(ctx, impl_->otherDocumentsFingerprint(path));
+  }
   // A pass bug must not take the server down; say which pass failed.
   detail::ProductRun run{ctx, [&](llvm::StringRef pass, const std::string& what) {
                            impl_->log("pallas: pass " + pass.str() + " failed on " + path + ": " +
                                       what);
                          }};
-  detail::LaunchCache::Stats before = cache.stats();
+  detail::LaunchCache::Stats before = cache ? cache->stats() : detail::LaunchCache::Stats{};
   detail::runFindingsPasses(run);
-  cache.endRun(); // what it kept is whole: a launch is never stopped halfway
-  // What the run cost in launch evaluations (tests and --log-level debug).
-  impl_->log("pallas: launch checks of " + path + ": " +
-             std::to_string(cache.stats().evaluated - before.evaluated) + " evaluated, " +
-             std::to_string(cache.stats().reused - before.reused) + " reused");
+  if (cache) {
+    cache->endRun(); // what it kept is whole: a launch is never stopped halfway
+    // What the run cost in launch evaluations (tests and --log-level debug).
+    impl_->log("pallas: launch checks of " + path + ": " +
+               std::to_string(cache->stats().evaluated - before.evaluated) + " evaluated, " +
+               std::to_string(cache->stats().reused - before.reused) + " reused");
+  }
   if (ctx.stopRequested())
     return std::nullopt;
   // A test that asserts the launch raises this error wants it (ExpectedFailures.h).
@@ -229,7 +236,7 @@ Project::findingsUnlessStopped(const std::string& path, const std::function<bool
   }
   // Kept only when the run itself changed nothing (a file indexed on demand
   // bumps the generation).
-  if (impl_->generationCounter == generation && impl_->revision == revision)
+  if (keep && impl_->generationCounter == generation && impl_->revision == revision)
     impl_->findingsCache[path] = {generation, revision, out};
   return out;
 }

@@ -215,24 +215,6 @@ bool isKernelHelper(mlir::ModuleOp module) {
 
 } // namespace
 
-void forEachLaunchRun(detail::PassContext& ctx, const std::string& doc, mlir::ModuleOp module,
-                      const knowledge::KnowledgeBase& kb, CallIndex& calls,
-                      const std::function<void(const LaunchRunView&)>& visit) {
-  GlobalMode mode = globalInterpretMode(module);
-  for (pd::LaunchOp launch : launchesOf(ctx, module)) {
-    if (ctx.stopRequested())
-      return; // the findings are thrown away: stop between launches
-    LaunchPlan plan;
-    planLaunch(ctx, doc, launch, mode, calls, plan);
-    for (const LaunchRun& run : plan.runs) {
-      KernelWalk walk(ctx.workspace, kb, run.pc.path, launch, doc);
-      if (!walk.run())
-        continue;
-      visit({doc, launch, plan.global, run, walk});
-    }
-  }
-}
-
 namespace {
 
 uint64_t mixKey(uint64_t h, uint64_t v) {
@@ -300,6 +282,15 @@ void forEachLaunch(detail::PassContext& ctx, const std::string& doc, mlir::Modul
       }
     });
   }
+}
+
+void forEachLaunchRun(detail::PassContext& ctx, const std::string& doc, mlir::ModuleOp module,
+                      const knowledge::KnowledgeBase& kb, CallIndex& calls,
+                      const std::function<void(const LaunchRunView&)>& visit) {
+  // Every launch's runs, nothing kept: forEachLaunch with each walked at once.
+  forEachLaunch(ctx, doc, module, kb, calls,
+                [&](pd::LaunchOp, uint64_t,
+                    const std::function<void(const RunVisitor&)>& walkRuns) { walkRuns(visit); });
 }
 
 void checkDocumentAndCallers(detail::PassContext& ctx, const DocumentCheck& check) {

@@ -95,6 +95,7 @@ void LspServer::runAnalysis(const std::string& path, uint64_t analysis, const St
   if (!doc)
     return;
   std::shared_ptr<DiagnosticsTextCache> cache;
+  analysis::UpdateStats updateStats;
   bool firstRun = false;
   {
     std::lock_guard lock(scheduleMutex_);
@@ -103,12 +104,15 @@ void LspServer::runAnalysis(const std::string& path, uint64_t analysis, const St
     if (!slot)
       slot = std::make_shared<DiagnosticsTextCache>();
     cache = slot;
+    if (auto it = stats_.find(path); it != stats_.end())
+      updateStats = it->second;
   }
   auto snapshot = std::make_shared<DocumentSnapshot>();
   snapshot->path = path;
   snapshot->version = doc->version;
   snapshot->analysis = analysis;
   snapshot->text = doc->text;
+  snapshot->stats = std::move(updateStats);
   // Stored, then released again if the document closed meanwhile (didClose
   // forgets the snapshot after closing the draft: one of the two sees it).
   auto store = [&](const std::shared_ptr<DocumentSnapshot>& s) {
@@ -119,20 +123,26 @@ void LspServer::runAnalysis(const std::string& path, uint64_t analysis, const St
   bool push = !client_.pullDiagnostics;
   try {
     // A newer edit stops the analysis between its passes and launches.
-    if (firstRun && push) {
+    const bool first = firstRun && push;
+    if (first) {
       // A document's first diagnostics do not wait for its fixes (the
       // rewrite of every finding's region, a third of opening a large
-      // file): they go out without them, then again with them for the same
-      // version. Later runs reuse the fixes of unchanged code (FixCache)
-      // and publish once. Code actions wait for the fixes.
-      auto early = pipeline_->findingsBeforeFixes(path, stale);
+      // file) nor for the launch results kept for edits (a quarter of the
+      // passes): they go out without them, then again with the fixes for
+      // the same version; the launch results are recorded last. Later runs
+      // reuse the fixes of unchanged code (FixCache) and publish once.
+      // Code actions wait for the fixes.
+      auto early = pipeline_->firstFindings(path, stale);
       if (!early || stale())
         return;
-      snapshot->findings = std::move(*early);
-      store(snapshot);
+      snapshot->findings = std::move(early->shown);
       publishFindings(path, *doc, snapshot->findings, *cache, stale);
-    }
-    if (!firstRun || !push || !snapshot->findings.empty()) {
+      store(snapshot);
+      if (!snapshot->findings.empty())
+        snapshot->findings = pipeline_->withFixes(path, std::move(early->analysed));
+      if (stale())
+        return;
+    } else {
       auto analysed = pipeline_->findingsUnlessStopped(path, stale);
       if (!analysed || stale())
         return;
@@ -149,6 +159,8 @@ void LspServer::runAnalysis(const std::string& path, uint64_t analysis, const St
       return;
     snapshot->hover = std::move(hover);
     store(snapshot);
+    if (first)
+      pipeline_->keepLaunchResults(path, stale);
   } catch (const std::exception& e) {
     log_.error("analysis of " + path + " failed: " + e.what());
     // Readers waiting for this version get what there is, not a hang.

@@ -24,6 +24,8 @@ SnapshotPtr LspServer::snapshotFor(const std::string& path, SnapshotNeed need,
       return false;
     if (need == SnapshotNeed::Findings)
       return s->analysis >= wanted && s->withFixes;
+    if (need == SnapshotNeed::Analysed)
+      return s->analysis >= wanted;
     // The hover reads positions in the text it was asked about: any analysis
     // of that version (or, when the client moved on, of a later one) will do.
     return s->hover && (s->version >= doc->version || s->analysis >= wanted);
@@ -58,10 +60,14 @@ std::shared_ptr<const HoverFacts> LspServer::hoverFacts(const std::string& path,
   facts->apis = project_->apiSites(path);
   if (stale())
     return nullptr;
+  std::optional<support::LineIndex> lines; // made once, if any region needs it
   for (const analysis::ApiAt& site : facts->apis)
-    if (site.api == "plgpu.inline_mgpu")
+    if (site.api == "plgpu.inline_mgpu") {
+      if (!lines)
+        lines.emplace(text);
       facts->regions.push_back(
-          HoverFacts::Region{inlineRegionExtent(text, site.range.start), site.range.start});
+          HoverFacts::Region{inlineRegionExtent(*lines, site.range.start), site.range.start});
+    }
   return facts;
 }
 

@@ -34,6 +34,18 @@ HoverFacts::Memo::rewrite(analysis::SourcePos decorator,
   return it->second;
 }
 
+std::shared_ptr<const std::string> MlirText::get() const {
+  std::lock_guard lock(mutex_);
+  return text_;
+}
+
+std::shared_ptr<const std::string> MlirText::put(std::shared_ptr<const std::string> text) {
+  std::lock_guard lock(mutex_);
+  if (!text_)
+    text_ = std::move(text);
+  return text_;
+}
+
 void SnapshotStore::put(SnapshotPtr s) {
   if (!s)
     return;
@@ -81,7 +93,11 @@ size_t SnapshotStore::size() const {
 }
 
 analysis::SourceRange inlineRegionExtent(const std::string& text, analysis::SourcePos decorator) {
-  support::LineIndex lines(text);
+  return inlineRegionExtent(support::LineIndex(text), decorator);
+}
+
+analysis::SourceRange inlineRegionExtent(const support::LineIndex& lines,
+                                         analysis::SourcePos decorator) {
   auto indentOf = [](std::string_view l) -> std::optional<size_t> {
     size_t i = l.find_first_not_of(" \t");
     if (i == std::string_view::npos || l[i] == '#')

@@ -13,6 +13,7 @@
 #include "pallas/analysis/Finding.h"
 #include "pallas/analysis/Project.h"
 #include "pallas/analysis/Rewrite.h"
+#include "pallas/support/LineIndex.h"
 
 #include <chrono>
 #include <condition_variable>
@@ -60,6 +61,22 @@ struct HoverFacts {
   std::shared_ptr<Memo> memo = std::make_shared<Memo>();
 };
 
+// The printed MLIR module of one analysed version (`pallas/mlir`). Printing a
+// 10k-line module costs about as much as analysing it, too much for every
+// keystroke when the module is asked for once in a while (Show MLIR): the
+// first request for a version prints it (under the Project's lock) and every
+// later one for that version answers from here without the lock.
+class MlirText {
+public:
+  std::shared_ptr<const std::string> get() const;
+  // Keeps the first text put for the version; returns the kept one.
+  std::shared_ptr<const std::string> put(std::shared_ptr<const std::string> text);
+
+private:
+  mutable std::mutex mutex_;
+  std::shared_ptr<const std::string> text_;
+};
+
 struct DocumentSnapshot {
   std::string path;
   int64_t version = 0;   // the client's version of `text`
@@ -70,6 +87,10 @@ struct DocumentSnapshot {
   std::vector<analysis::Finding> findings;
   bool withFixes = false;
   std::shared_ptr<const HoverFacts> hover; // null until computed
+  // The update the analysis ran on (`pallas/mlir` reports its counts).
+  analysis::UpdateStats stats;
+  // Shared by the stores of one run (they are of the same version).
+  std::shared_ptr<MlirText> mlir = std::make_shared<MlirText>();
 };
 using SnapshotPtr = std::shared_ptr<const DocumentSnapshot>;
 
@@ -98,5 +119,9 @@ private:
 // from the decorator to the last line indented deeper than it (the nested
 // def's body). Text only: the hover maps a position to its region with it.
 analysis::SourceRange inlineRegionExtent(const std::string& text, analysis::SourcePos decorator);
+// The same over the text's line index, made once for every region of a
+// document (one per region made the hover facts regions x file size).
+analysis::SourceRange inlineRegionExtent(const support::LineIndex& lines,
+                                         analysis::SourcePos decorator);
 
 } // namespace pallas::server

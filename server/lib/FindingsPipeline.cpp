@@ -33,14 +33,28 @@ FindingsPipeline::findingsUnlessStopped(const std::string& path,
   return applyPolicies(std::move(all));
 }
 
-std::optional<std::vector<analysis::Finding>>
-FindingsPipeline::findingsBeforeFixes(const std::string& path,
-                                      const std::function<bool()>& stop) const {
+std::optional<FindingsPipeline::FirstFindings>
+FindingsPipeline::firstFindings(const std::string& path, const std::function<bool()>& stop) const {
   std::optional<std::vector<analysis::Finding>> analysed =
-      project_.findingsUnlessStopped(path, stop);
+      project_.findingsUnlessStopped(path, stop, analysis::Project::LaunchResults::Skip);
   if (!analysed)
     return std::nullopt;
-  return applyPolicies(std::move(*analysed));
+  FirstFindings out;
+  out.analysed = std::move(*analysed);
+  out.shown = applyPolicies(out.analysed);
+  return out;
+}
+
+std::vector<analysis::Finding>
+FindingsPipeline::withFixes(const std::string& path,
+                            std::vector<analysis::Finding> analysed) const {
+  analysis::attachFixes(project_, path, analysed, &fixCache_);
+  return applyPolicies(std::move(analysed));
+}
+
+void FindingsPipeline::keepLaunchResults(const std::string& path,
+                                         const std::function<bool()>& stop) const {
+  (void)project_.findingsUnlessStopped(path, stop, analysis::Project::LaunchResults::Keep);
 }
 
 std::vector<analysis::Finding>

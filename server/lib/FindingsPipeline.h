@@ -46,12 +46,26 @@ public:
   std::optional<std::vector<analysis::Finding>>
   findingsUnlessStopped(const std::string& path, const std::function<bool()>& stop) const;
 
-  // The same findings before their fixes are attached (`fixes` empty): what
-  // a document's first diagnostics show while its fixes are computed (the
-  // rewrite is a third of opening a 10k-line file). Policy does not read
-  // fixes, so these are the findings above, in the same order.
-  std::optional<std::vector<analysis::Finding>>
-  findingsBeforeFixes(const std::string& path, const std::function<bool()>& stop) const;
+  // A document's first diagnostics, in two steps that give what findings()
+  // gives: `shown` are the findings after policy before their fixes are
+  // attached (`fixes` empty: the rewrite is a third of opening a 10k-line
+  // file; policy does not read fixes, so they are the same findings in the
+  // same order), from a run that keeps no launch results (Project::
+  // LaunchResults::Skip, a quarter of the passes on a large module);
+  // withFixes(path, analysed) then attaches the fixes and applies policy,
+  // and keepLaunchResults records the launch results for the edits.
+  struct FirstFindings {
+    std::vector<analysis::Finding> analysed; // before fixes and policy
+    std::vector<analysis::Finding> shown;    // after policy, without fixes
+  };
+  std::optional<FirstFindings> firstFindings(const std::string& path,
+                                             const std::function<bool()>& stop) const;
+  std::vector<analysis::Finding> withFixes(const std::string& path,
+                                           std::vector<analysis::Finding> analysed) const;
+  // A run that keeps each launch's results (its findings are the same as
+  // firstFindings'), so that the next edit re-evaluates only what it
+  // touched. Stopped like any run by a newer edit, whose run keeps them.
+  void keepLaunchResults(const std::string& path, const std::function<bool()>& stop) const;
 
   // Client settings: `select` / `ignore` (arrays of codes or prefixes) at the
   // top level or under "pallas-lsp" / "pallasLsp". A missing key keeps the

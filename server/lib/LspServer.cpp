@@ -194,7 +194,8 @@ void LspServer::installBuiltins() {
   addRequest("workspace/diagnostic", [self](const json& p, const RequestContext& ctx) {
     return self->workspaceDiagnostics(p, ctx);
   });
-  addRequest("pallas/mlir", [self](const json& p, const RequestContext&) { return self->mlir(p); });
+  addRequest("pallas/mlir",
+             [self](const json& p, const RequestContext& ctx) { return self->mlir(p, ctx); });
   addRequest("workspace/executeCommand", [self](const json& p, const RequestContext& ctx) {
     return self->executeCommand(p, ctx);
   });
@@ -240,21 +241,43 @@ void LspServer::installBuiltins() {
   }
 }
 
-json LspServer::mlir(const json& params) {
+json LspServer::mlir(const json& params, const RequestContext& ctx) {
   std::string path = documentPath(params);
-  if (!project_->hasDocument(path))
-    throw RpcError(ErrorCode::InvalidParams, "pallas/mlir: the document is not open: " + path);
-  analysis::UpdateStats stats;
-  {
-    std::lock_guard lock(scheduleMutex_);
-    if (auto it = stats_.find(path); it != stats_.end())
-      stats = it->second;
-    else
-      stats = project_->lastUpdate(path);
+  auto notOpen = [&] {
+    return RpcError(ErrorCode::InvalidParams, "pallas/mlir: the document is not open: " + path);
+  };
+  if (!documents_.isOpen(path))
+    throw notOpen();
+  // The module of the version the request refers to, from that version's
+  // snapshot: an analysis of another document (or a later edit's) holding
+  // the Project's lock does not delay it once the version was printed.
+  for (;;) {
+    SnapshotPtr snap = snapshotFor(path, SnapshotNeed::Analysed, ctx);
+    if (!snap)
+      throw notOpen();
+    std::shared_ptr<const std::string> text = snap->mlir->get();
+    if (!text) {
+      // The first request for this version prints it. The Project holds
+      // the draft's version (edits reach it on the ordered queue before a
+      // later request runs): the text is this snapshot's unless the draft
+      // moved on meanwhile, and then the newer version's snapshot answers.
+      auto current = [&] {
+        auto doc = documents_.get(path);
+        return doc && doc->version == snap->version;
+      };
+      if (!current())
+        continue; // snapshotFor waits for the newer version's analysis
+      auto printed = std::make_shared<const std::string>(project_->mlirText(path));
+      ctx.cancel.check();
+      if (!current())
+        continue;
+      text = snap->mlir->put(std::move(printed));
+    }
+    return json{{"mlir", *text},
+                {"version", snap->version},
+                {"functionsTotal", snap->stats.functionsTotal},
+                {"functionsRelowered", snap->stats.functionsRelowered}};
   }
-  return json{{"mlir", project_->mlirText(path)},
-              {"functionsTotal", stats.functionsTotal},
-              {"functionsRelowered", stats.functionsRelowered}};
 }
 
 json LspServer::executeCommand(const json& params, const RequestContext& ctx) {

@@ -178,7 +178,9 @@ public:
   //    later one), whatever was rescheduled since.
   // Waits only for the analysis of the version the request refers to, never
   // for the Project's lock. nullptr when the document is not open.
-  enum class SnapshotNeed { Findings, Hover };
+  // Findings: with their fixes; Hover: with the hover facts; Analysed: any
+  // snapshot the wanted analysis stored (the document's current version).
+  enum class SnapshotNeed { Findings, Hover, Analysed };
   SnapshotPtr snapshotFor(const std::string& path, SnapshotNeed need, const RequestContext& ctx);
   const SnapshotStore& snapshots() const { return snapshots_; }
   void refreshCodeLenses();
@@ -211,7 +213,7 @@ private:
   void fileChangedOnDisk(const std::string& path);
   json pullDiagnostics(const json& params, const RequestContext& ctx);
   json workspaceDiagnostics(const json& params, const RequestContext& ctx);
-  json mlir(const json& params);
+  json mlir(const json& params, const RequestContext& ctx);
   json executeCommand(const json& params, const RequestContext& ctx);
   json codeLens(const json& params);
   void afterUpdate(const std::string& path, const analysis::UpdateStats& stats);

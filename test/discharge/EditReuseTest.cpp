@@ -273,4 +273,22 @@ TEST_F(EditReuse, FindingsAfterEveryKindOfEditEqualAFreshAnalysis) {
   EXPECT_EQ(text_, kSource); // back where it started
 }
 
+// The server's first diagnostics of a document come from a run that keeps
+// no launch results (LaunchResults::Skip); a Keep run records them after.
+TEST_F(EditReuse, AFirstRunKeepingNoLaunchResultsGivesTheSameFindings) {
+  auto skipped = project_->findingsUnlessStopped(path_, nullptr, Project::LaunchResults::Skip);
+  ASSERT_TRUE(skipped);
+  EXPECT_EQ(evaluated_, -1) << "a Skip run reads and records no launch results";
+  auto kept = project_->findingsUnlessStopped(path_, nullptr, Project::LaunchResults::Keep);
+  ASSERT_TRUE(kept);
+  EXPECT_EQ(describeAll(*skipped), describeAll(*kept));
+  // The Skip run kept nothing, not even its findings: the Keep run evaluated
+  // every launch.
+  EXPECT_GT(evaluated_, 0);
+  EXPECT_EQ(reused_, 0);
+  // What the Keep run kept is what the next edit reuses.
+  edit("x_ref[...] + 1.0", "x_ref[...] + 1.05");
+  EXPECT_GT(reused_, 0);
+}
+
 } // namespace

@@ -174,3 +174,56 @@ def test_did_close_releases_every_snapshot(ready, tmp_path):
     assert kept == {"snapshots": 0, "scheduled": 0}
     # A closed document has no snapshot to answer from.
     assert ready.request("textDocument/hover", hover_params(uris[0], 0, 0))["result"] is None
+
+
+def mlir(server, uri):
+    return server.request("pallas/mlir", {"textDocument": {"uri": uri}})["result"]
+
+
+def test_mlir_answers_from_the_snapshot_while_another_analysis_holds_the_project(ready, tmp_path):
+    a = tmp_path / "a.py"
+    a_uri = open_doc(ready, a, KERNEL)
+    wait_published(ready, a_uri, 1)
+    at_rest = mlir(ready, a_uri)  # printed once for version 1, kept in its snapshot
+    assert at_rest["mlir"].startswith("module")
+    assert "pallas.inline_mgpu" in at_rest["mlir"]
+    assert at_rest["functionsTotal"] > 0
+
+    b = tmp_path / "b.py"
+    b_uri = Path(b).as_uri()
+    hold_next_analysis(ready, b_uri)
+    open_doc(ready, b, KERNEL)
+    wait_held(ready, b)  # b's analysis now holds the Project's lock
+
+    # Answered from a's snapshot: the Project's lock (held by b's analysis)
+    # was what the request used to wait for.
+    asked = ready.request_async("pallas/mlir", {"textDocument": {"uri": a_uri}})
+    reply = ready.response(asked, timeout=20)
+    assert reply["result"] == at_rest
+    assert reply["result"]["version"] == 1
+    assert held(ready) == str(b)
+    assert not publications(ready, b_uri)
+
+    ready.request("pallas/test/releaseAnalysis")
+    assert {d["code"] for d in wait_published(ready, b_uri, 1)["diagnostics"]} == {"PLS001"}
+
+
+def test_mlir_refers_to_the_version_it_was_asked_about(ready, tmp_path):
+    path = tmp_path / "k.py"
+    uri = open_doc(ready, path, KERNEL)
+    wait_published(ready, uri, 1)
+    first = mlir(ready, uri)
+    assert first["version"] == 1 and "@added_in_v2" not in first["mlir"]
+
+    # Version 2 adds a function; its analysis is held: the request asked
+    # after the edit answers with version 2's module, never version 1's.
+    hold_next_analysis(ready, uri)
+    change(ready, uri, 2, KERNEL + "\n\ndef added_in_v2():\n  return 2\n")
+    wait_held(ready, path)
+    asked = ready.request_async("pallas/mlir", {"textDocument": {"uri": uri}})
+    ready.request("pallas/test/releaseAnalysis")
+    second = ready.response(asked, timeout=60)["result"]
+    assert second["version"] == 2
+    assert "@added_in_v2" in second["mlir"]
+    assert second["functionsTotal"] == first["functionsTotal"] + 1
+    assert mlir(ready, uri) == second  # the same version: its kept text

@@ -139,6 +139,26 @@ TSNode SourceIndex::descendantFor(TSPoint a, TSPoint b) const {
 // Nodes with more children than this have them indexed for the descent.
 constexpr uint32_t kWide = 32;
 
+// The child of `cur` that covers [start, end), or null: the first child
+// that ends at or after `end` covers it if it starts at or before `start`
+// (children are in byte order and do not overlap), found by binary search.
+// Wide nodes keep their child list (each query would list it again).
+TSNode SourceIndex::coveringChild(TSNode cur, uint32_t start, uint32_t end) const {
+  std::vector<TSNode> narrow;
+  const std::vector<TSNode>* kids = &narrow;
+  if (ts_node_child_count(cur) > kWide) {
+    auto [slot, fresh] = wideChildren_.try_emplace(cur.id);
+    if (fresh)
+      slot->second = syntax::childrenOf(cur, /*namedOnly=*/false);
+    kids = &slot->second;
+  } else {
+    narrow = syntax::childrenOf(cur, /*namedOnly=*/false);
+  }
+  auto c = std::partition_point(kids->begin(), kids->end(),
+                                [&](TSNode k) { return ts_node_end_byte(k) < end; });
+  return c != kids->end() && ts_node_start_byte(*c) <= start ? *c : TSNode{};
+}
+
 TSNode SourceIndex::parent(TSNode n) const {
   if (isNull(n) || ts_node_eq(n, root()))
     return TSNode{};
@@ -166,39 +186,7 @@ TSNode SourceIndex::parent(TSNode n) const {
     TSNode cur = *it;
     bool found = ts_node_eq(cur, n);
     while (!found) {
-      // The first child that ends at or after `n` covers it if it starts
-      // at or before it (children are in byte order and do not overlap).
-      TSNode next{};
-      uint32_t count = ts_node_child_count(cur);
-      if (count > kWide) {
-        auto [slot, fresh] = wideChildren_.try_emplace(cur.id);
-        if (fresh) {
-          slot->second.reserve(count);
-          TSTreeCursor cursor = ts_tree_cursor_new(cur);
-          for (bool more = ts_tree_cursor_goto_first_child(&cursor); more;
-               more = ts_tree_cursor_goto_next_sibling(&cursor))
-            slot->second.push_back(ts_tree_cursor_current_node(&cursor));
-          ts_tree_cursor_delete(&cursor);
-        }
-        const std::vector<TSNode>& kids = slot->second;
-        auto c = std::partition_point(kids.begin(), kids.end(),
-                                      [&](TSNode k) { return ts_node_end_byte(k) < end; });
-        if (c != kids.end() && ts_node_start_byte(*c) <= start)
-          next = *c;
-      } else {
-        TSTreeCursor cursor = ts_tree_cursor_new(cur);
-        for (bool more = ts_tree_cursor_goto_first_child(&cursor); more;
-             more = ts_tree_cursor_goto_next_sibling(&cursor)) {
-          TSNode c = ts_tree_cursor_current_node(&cursor);
-          if (ts_node_start_byte(c) > start)
-            break;
-          if (ts_node_end_byte(c) >= end) {
-            next = c;
-            break;
-          }
-        }
-        ts_tree_cursor_delete(&cursor);
-      }
+      TSNode next = coveringChild(cur, start, end);
       if (isNull(next))
         break;
       path_.push_back(next);

@@ -112,6 +112,7 @@ private:
   // the descent picks the covering child by binary search instead of a scan
   // per query, which made a walk over every element quadratic.
   mutable std::unordered_map<const void*, std::vector<TSNode>> wideChildren_;
+  TSNode coveringChild(TSNode cur, uint32_t start, uint32_t end) const;
   // aliasOf's answers: each is a scan of every top-level statement, asked
   // for every rewrite (findings x statements).
   std::string aliasUncached(const std::string& module) const;

@@ -187,8 +187,17 @@ public:
   // it says true the run ends early and the answer is nullopt (nothing
   // partial is returned or kept). The server passes its StopToken: a newer
   // edit of the document stops the analysis of the older one.
+  //
+  // `launchResults`: whether the run keeps each launch's results for the
+  // next edit (LaunchCache: what lets an edit re-evaluate only the launches
+  // it touched). Keeping them costs a quarter of a first run over a large
+  // module, and a document's first diagnostics do not need them: Skip
+  // keeps nothing (neither launch results nor the findings) and returns the
+  // same findings; a Keep run afterwards records them for the edits.
+  enum class LaunchResults { Keep, Skip };
   std::optional<std::vector<Finding>>
-  findingsUnlessStopped(const std::string& path, const std::function<bool()>& stop) const;
+  findingsUnlessStopped(const std::string& path, const std::function<bool()>& stop,
+                        LaunchResults launchResults = LaunchResults::Keep) const;
   // The path matrix of every Mosaic GPU launch in the document (compiled on
   // sm_90a and sm_100a, interpret=True, GPU interpret mode), each path judged
   // whatever the launch selects.
