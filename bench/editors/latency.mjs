@@ -15,7 +15,7 @@
 // --launches N changes the count, --edit helper types in the helper every
 // kernel shares instead of one kernel's body.
 // env: PALLAS_LSP_BIN (default build/server/pallas-lsp), PALLAS_LSP_PYTHON (default .venv/bin/python)
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +24,7 @@ import { LspSession, percentile, readRss, treeRssKiB } from '../../test/editors/
 import { generate as generateMixed } from './generate.mjs';
 import { generate as generateInline } from './generate-inline.mjs';
 import { generate as generateSmem } from './generate-smem.mjs';
+import { cpuMs, serverSpecs } from './servers.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const { values: args } = parseArgs({
@@ -42,42 +43,12 @@ const EDITS = Number(args.edits);
 const TIMEOUT_MS = Number(args['timeout-ms']);
 const python = process.env.PALLAS_LSP_PYTHON ?? join(root, '.venv', 'bin', 'python');
 
-const servers = [
-  {
-    name: 'pallas-lsp',
-    command: process.env.PALLAS_LSP_BIN ?? join(root, 'build', 'server', 'pallas-lsp'),
-    args: ['serve', '--stdio'],
-    initializationOptions: { python, workspaceTrusted: true },
-    configuration: (section) => (section === 'pallasLsp' || section === 'pallas-lsp' ? { python } : null),
-  },
-  {
-    name: 'pyright',
-    command: process.execPath,
-    args: [join(root, 'node_modules', 'pyright', 'langserver.index.js'), '--stdio'],
-    initializationOptions: {},
-    // What VS Code answers for pyright's sections with the interpreter selected.
-    configuration: (section) =>
-      ({
-        python: { pythonPath: python },
-        'python.analysis': { diagnosticMode: 'openFilesOnly', typeCheckingMode: 'standard' },
-        pyright: {},
-      })[section] ?? null,
-  },
-].filter((s) => !args.only || s.name.startsWith(args.only));
+const servers = serverSpecs(root, python).filter((s) => !args.only || s.name.startsWith(args.only));
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // CPU time (user + system, ms) the process has used: per-edit CPU is steadier
 // than wall time on a loaded machine (the wall time waits for a core).
-function cpuMs(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in ticks (USER_HZ 100)
-  } catch {
-    return NaN;
-  }
-}
-
 async function measure(server, file, generated) {
   if (!existsSync(server.command)) {
     return { name: server.name, error: `not found: ${server.command}` };

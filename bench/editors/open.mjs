@@ -24,13 +24,14 @@
 // The module is bench/editors/generate-inline.mjs (every kernel reaches an
 // inline_mgpu helper, half under interpret=True: ~160 findings per 10k lines).
 // env: PALLAS_LSP_BIN (default build/server/pallas-lsp), PALLAS_LSP_PYTHON (default .venv/bin/python)
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { LspSession, percentile, readRss, treeRssKiB } from '../../test/editors/lib/lsp.mjs';
 import { generate } from './generate-inline.mjs';
+import { cpuMs, serverSpecs } from './servers.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const { values: args } = parseArgs({
@@ -49,41 +50,14 @@ const TIMEOUT_MS = Number(args['timeout-ms']);
 const DOCS = Math.max(1, Number(args.docs));
 const python = process.env.PALLAS_LSP_PYTHON ?? join(root, '.venv', 'bin', 'python');
 
+const [pallasSpec, pyrightSpec] = serverSpecs(root, python);
 const servers = [
-  {
-    name: 'pallas-lsp',
-    runs: Number(args.runs),
-    command: process.env.PALLAS_LSP_BIN ?? join(root, 'build', 'server', 'pallas-lsp'),
-    args: ['serve', '--stdio'],
-    initializationOptions: { python, workspaceTrusted: true },
-    configuration: (section) => (section === 'pallasLsp' || section === 'pallas-lsp' ? { python } : null),
-  },
-  {
-    name: 'pyright',
-    runs: Number(args['pyright-runs']),
-    command: process.execPath,
-    args: [join(root, 'node_modules', 'pyright', 'langserver.index.js'), '--stdio'],
-    initializationOptions: {},
-    configuration: (section) =>
-      ({
-        python: { pythonPath: python },
-        'python.analysis': { diagnosticMode: 'openFilesOnly', typeCheckingMode: 'standard' },
-        pyright: {},
-      })[section] ?? null,
-  },
+  { ...pallasSpec, runs: Number(args.runs) },
+  { ...pyrightSpec, runs: Number(args['pyright-runs']) },
 ].filter((s) => !args.only || s.name.startsWith(args.only));
 if (args.compare) {
   const pallas = servers.find((s) => s.name === 'pallas-lsp');
   if (pallas) servers.splice(servers.indexOf(pallas) + 1, 0, { ...pallas, name: 'pallas-lsp(b)', command: args.compare });
-}
-
-function cpuMs(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, USER_HZ 100
-  } catch {
-    return NaN;
-  }
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
