@@ -16,20 +16,32 @@
 
 namespace pallas::analysis::syntax {
 
+// What a visitor of forEachNode asks for after seeing a node.
+enum class Walk {
+  Descend,      // look at the nodes inside it next
+  SkipChildren, // go on with its next sibling
+  Stop,         // end the walk here
+};
+
 // Calls visit(node) on `root` and every node under it, named or not, in
 // pre-order: a node before the nodes inside it, siblings in source order.
-// visit may return void, or bool: false skips the nodes inside that node.
-// With a cursor, iterative, so any depth is fine.
+// visit may return void (descend everywhere), bool (false skips the nodes
+// inside that node) or Walk. With a cursor, iterative, so any depth is fine.
 template <typename Visit> void forEachNode(TSNode root, Visit&& visit) {
   TSTreeCursor cursor = ts_tree_cursor_new(root);
   for (bool more = true; more;) {
     TSNode node = ts_tree_cursor_current_node(&cursor);
-    bool descend = true;
-    if constexpr (std::is_same_v<decltype(visit(node)), bool>)
-      descend = visit(node);
+    Walk next = Walk::Descend;
+    using Answer = decltype(visit(node));
+    if constexpr (std::is_same_v<Answer, Walk>)
+      next = visit(node);
+    else if constexpr (std::is_same_v<Answer, bool>)
+      next = visit(node) ? Walk::Descend : Walk::SkipChildren;
     else
       visit(node);
-    if (descend && ts_tree_cursor_goto_first_child(&cursor))
+    if (next == Walk::Stop)
+      break;
+    if (next == Walk::Descend && ts_tree_cursor_goto_first_child(&cursor))
       continue;
     while (!ts_tree_cursor_goto_next_sibling(&cursor))
       if (!ts_tree_cursor_goto_parent(&cursor)) {
@@ -40,18 +52,17 @@ template <typename Visit> void forEachNode(TSNode root, Visit&& visit) {
   ts_tree_cursor_delete(&cursor);
 }
 
-// Whether any node at or under `root` satisfies pred (pre-order, stops at the
-// first). skip(node) true: the nodes inside `node` are not looked at.
+// Whether any node at or under `root` satisfies pred (pre-order; the walk
+// ends at the first). skip(node) true: the nodes inside `node` are not
+// looked at.
 template <typename Pred, typename Skip> bool anyNode(TSNode root, Pred&& pred, Skip&& skip) {
   bool found = false;
   forEachNode(root, [&](TSNode n) {
-    if (found)
-      return false;
     if (pred(n)) {
       found = true;
-      return false;
+      return Walk::Stop;
     }
-    return !skip(n);
+    return skip(n) ? Walk::SkipChildren : Walk::Descend;
   });
   return found;
 }
