@@ -248,20 +248,10 @@ void KernelWalk::walkKernel(const Callable& body) {
   // the others, in order.
   unsigned n = body.block->getNumArguments();
   std::vector<bool> taken(n, false);
-  mlir::ArrayAttr names;
-  if (auto f = llvm::dyn_cast_or_null<pd::FuncOp>(body.defOp))
-    names = f.getArgNames();
-  else if (auto c = llvm::dyn_cast_or_null<pd::ClosureOp>(body.defOp))
-    names = c.getArgNames();
+  mlir::ArrayAttr names = parameterNames(body.defOp);
   for (unsigned i = 0, positional = 0; i < body.boundArgs.size(); ++i) {
-    int param = -1;
-    if (body.boundKeywords[i].empty())
-      param = static_cast<int>(positional++);
-    else
-      for (unsigned j = 0; names && j < names.size(); ++j)
-        if (strAt(names, j) == body.boundKeywords[i])
-          param = static_cast<int>(j);
-    if (param < 0 || static_cast<unsigned>(param) >= n)
+    int param = parameterIndex(body.boundKeywords[i], names, positional, n);
+    if (param < 0)
       continue;
     taken[param] = true;
     states_[body.block->getArgument(param)] = stateOf(body.boundArgs[i], body.boundOrigins[i]);
@@ -526,11 +516,7 @@ void KernelWalk::onCall(mlir::Operation* site, const Callable& callee, mlir::Val
     return; // recursion / runaway depth
 
   // Bind the call's arguments to the callee's parameters.
-  mlir::ArrayAttr names;
-  if (auto f = llvm::dyn_cast_or_null<pd::FuncOp>(callee.defOp))
-    names = f.getArgNames();
-  else if (auto c = llvm::dyn_cast_or_null<pd::ClosureOp>(callee.defOp))
-    names = c.getArgNames();
+  mlir::ArrayAttr names = parameterNames(callee.defOp);
   mlir::Block& block = *callee.block;
   std::vector<std::pair<mlir::Value, RefState>> bound;
   std::vector<std::pair<mlir::Value, mlir::Value>> given; // parameter, the caller's argument
@@ -542,14 +528,8 @@ void KernelWalk::onCall(mlir::Operation* site, const Callable& callee, mlir::Val
       break; // the pack fills the rest of the positional parameters
     if (kw == "*" || kw == "**")
       continue;
-    int param = -1;
-    if (kw.empty())
-      param = static_cast<int>(positional++);
-    else
-      for (unsigned j = 0; names && j < names.size(); ++j)
-        if (strAt(names, j) == kw)
-          param = static_cast<int>(j);
-    if (param < 0 || static_cast<unsigned>(param) >= block.getNumArguments())
+    int param = parameterIndex(kw, names, positional, block.getNumArguments());
+    if (param < 0)
       continue;
     RefState s = stateOf(args[i], strAt(origins, i));
     if (s.discharged()) {
@@ -586,35 +566,18 @@ void KernelWalk::onCall(mlir::Operation* site, const Callable& callee, mlir::Val
     return;
   }
 
-  std::vector<std::pair<mlir::Value, std::optional<RefState>>> saved;
-  for (auto& [arg, s] : bound) {
-    auto it = states_.find(arg);
-    saved.push_back(
-        {arg, it == states_.end() ? std::nullopt : std::optional<RefState>(it->second)});
-    states_[arg] = s;
-  }
+  ScopedBindings states(states_);
+  for (auto& [arg, s] : bound)
+    states.set(arg, s);
   // What each parameter holds while the callee is walked (restored after:
   // recursion is cut above, but a helper may be reached again later).
-  std::vector<std::pair<mlir::Value, std::optional<std::pair<mlir::Value, std::string>>>>
-      savedValues;
-  for (mlir::BlockArgument param : block.getArguments()) {
-    auto it = argValues_.find(param);
-    savedValues.push_back(
-        {param, it == argValues_.end()
-                    ? std::nullopt
-                    : std::optional<std::pair<mlir::Value, std::string>>(it->second)});
-    argValues_.erase(param);
-  }
+  ScopedBindings values(argValues_);
+  for (mlir::BlockArgument param : block.getArguments())
+    values.erase(param);
   for (auto& [param, arg] : given)
-    argValues_[param] = {arg, doc_};
-  for (auto& [param, value] : callee.captured) {
-    auto it = argValues_.find(param);
-    savedValues.push_back(
-        {param, it == argValues_.end()
-                    ? std::nullopt
-                    : std::optional<std::pair<mlir::Value, std::string>>(it->second)});
-    argValues_[param] = value;
-  }
+    values.set(param, {arg, doc_});
+  for (auto& [param, value] : callee.captured)
+    values.set(param, value);
   std::string saveDoc = doc_;
   doc_ = callee.path.empty() ? doc_ : callee.path;
   SourceLocation callSite = locOf(site);
@@ -624,18 +587,6 @@ void KernelWalk::onCall(mlir::Operation* site, const Callable& callee, mlir::Val
   onStack_.erase(&block);
   chain_.pop_back();
   doc_ = saveDoc;
-  for (auto& [arg, s] : saved) {
-    if (s)
-      states_[arg] = *s;
-    else
-      states_.erase(arg);
-  }
-  for (auto& [param, v] : savedValues) {
-    if (v)
-      argValues_[param] = *v;
-    else
-      argValues_.erase(param);
-  }
   allDischarged_ = saveAll;
   allPhase_ = savePhase;
 }

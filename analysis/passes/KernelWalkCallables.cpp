@@ -199,42 +199,25 @@ KernelWalk::Callable KernelWalk::resolveApplied(const Callable& f, mlir::ValueRa
                                                 const std::string& doc) const {
   if (!f.block || depth > 8)
     return {};
-  mlir::ArrayAttr names;
-  if (auto fn = llvm::dyn_cast_or_null<pd::FuncOp>(f.defOp))
-    names = fn.getArgNames();
-  else if (auto c = llvm::dyn_cast_or_null<pd::ClosureOp>(f.defOp))
-    names = c.getArgNames();
+  mlir::ArrayAttr names = parameterNames(f.defOp);
   // Python's binding of the call's arguments to the parameters; a splat
   // leaves the parameters it may fill unbound (unknown).
-  std::vector<std::pair<mlir::Value, std::pair<mlir::Value, std::string>>> params;
   mlir::Block& block = *f.block;
+  std::vector<std::pair<mlir::Value, std::pair<mlir::Value, std::string>>> params;
+  ScopedBindings bound(argValues_); // until the returns are resolved
   for (unsigned i = 0, positional = 0; i < args.size(); ++i) {
     llvm::StringRef kw = strAt(keywords, i);
     if (kw == "*" || kw == "**")
       break;
-    int param = -1;
-    if (kw.empty())
-      param = static_cast<int>(positional++);
-    else
-      for (unsigned j = 0; names && j < names.size(); ++j)
-        if (strAt(names, j) == kw)
-          param = static_cast<int>(j);
-    if (param < 0 || static_cast<unsigned>(param) >= block.getNumArguments() ||
-        strAt(names, static_cast<unsigned>(param)).starts_with("*"))
+    int param = parameterIndex(kw, names, positional, block.getNumArguments());
+    if (param < 0 || strAt(names, static_cast<unsigned>(param)).starts_with("*"))
       continue;
     params.push_back({block.getArgument(static_cast<unsigned>(param)), {args[i], doc}});
-  }
-  std::vector<std::pair<mlir::Value, std::optional<std::pair<mlir::Value, std::string>>>> saved;
-  for (auto& [param, value] : params) {
-    auto it = argValues_.find(param);
-    saved.push_back({param, it == argValues_.end() ? std::nullopt : std::optional(it->second)});
-    argValues_[param] = value;
+    bound.set(params.back().first, params.back().second);
   }
   for (auto& [param, value] : f.captured)
-    if (!argValues_.count(param)) {
-      saved.push_back({param, std::nullopt});
-      argValues_[param] = value;
-    }
+    if (!argValues_.count(param))
+      bound.set(param, value);
   Callable out;
   bool conflict = false;
   mlir::Operation* fnOp = f.defOp;
@@ -250,12 +233,6 @@ KernelWalk::Callable KernelWalk::resolveApplied(const Callable& f, mlir::ValueRa
     else
       out = c;
   });
-  for (auto it = saved.rbegin(); it != saved.rend(); ++it) {
-    if (it->second)
-      argValues_[it->first] = *it->second;
-    else
-      argValues_.erase(it->first);
-  }
   if (conflict || !out.block)
     return {};
   // What the returned callable's body reads of the applied function's

@@ -27,4 +27,66 @@ inline llvm::StringRef strAt(mlir::ArrayAttr a, unsigned i) {
   return pd::enumName(a[i]); // keywords, or the name of an origin
 }
 
+// The parameter names of a function or closure op; null for anything else.
+inline mlir::ArrayAttr parameterNames(mlir::Operation* defOp) {
+  if (auto f = llvm::dyn_cast_or_null<pd::FuncOp>(defOp))
+    return f.getArgNames();
+  if (auto c = llvm::dyn_cast_or_null<pd::ClosureOp>(defOp))
+    return c.getArgNames();
+  return {};
+}
+
+// Python's binding of one call argument to a parameter: a positional one
+// takes the next positional parameter (and advances `positional`), a keyword
+// one the parameter of that name. -1 when it binds none of the `count`
+// parameters (past the end, an unknown keyword). Splats are the caller's.
+inline int parameterIndex(llvm::StringRef keyword, mlir::ArrayAttr names, unsigned& positional,
+                          unsigned count) {
+  int param = -1;
+  if (keyword.empty())
+    param = static_cast<int>(positional++);
+  else
+    for (unsigned j = 0; names && j < names.size(); ++j)
+      if (strAt(names, j) == keyword)
+        param = static_cast<int>(j);
+  return param >= 0 && static_cast<unsigned>(param) < count ? param : -1;
+}
+
+// Sets entries of a map for the span of one walk (a callee's parameters
+// while its body is walked) and puts back what each held, in reverse order,
+// when it goes out of scope: a helper reached again later, or by recursion
+// through another path, sees its caller's bindings again.
+template <typename Map> class ScopedBindings {
+public:
+  using Key = typename Map::key_type;
+  using Value = typename Map::mapped_type;
+  explicit ScopedBindings(Map& map) : map_(map) {}
+  ScopedBindings(const ScopedBindings&) = delete;
+  ScopedBindings& operator=(const ScopedBindings&) = delete;
+  ~ScopedBindings() {
+    for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
+      if (it->second)
+        map_[it->first] = *it->second;
+      else
+        map_.erase(it->first);
+    }
+  }
+  void set(Key key, Value value) {
+    save(key);
+    map_[key] = std::move(value);
+  }
+  void erase(Key key) {
+    save(key);
+    map_.erase(key);
+  }
+
+private:
+  void save(Key key) {
+    auto it = map_.find(key);
+    saved_.push_back({key, it == map_.end() ? std::nullopt : std::optional<Value>(it->second)});
+  }
+  Map& map_;
+  std::vector<std::pair<Key, std::optional<Value>>> saved_;
+};
+
 } // namespace pallas::analysis::passes

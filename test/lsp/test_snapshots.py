@@ -10,6 +10,7 @@ the Project's lock until pallas/test/releaseAnalysis, or until a newer edit
 stops it. Nothing here measures time."""
 
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from test_findings_actions_hover import KERNEL, position_of
@@ -58,6 +59,24 @@ def wait_held(server, path):
     raise AssertionError(f"the analysis of {path} never began")
 
 
+@contextmanager
+def another_analysis_holding_the_project(server, tmp_path):
+    """For the span of the block, the analysis of a second document (b.py)
+    waits inside the Project's lock. After it: nothing of b was published
+    while held, and once released b publishes its finding."""
+    b = tmp_path / "b.py"
+    b_uri = Path(b).as_uri()
+    hold_next_analysis(server, b_uri)
+    open_doc(server, b, KERNEL)
+    wait_held(server, b)
+    yield
+    # Every reply inside the block came while b's analysis was still running.
+    assert held(server) == str(b)
+    assert not publications(server, b_uri)
+    server.request("pallas/test/releaseAnalysis")
+    assert {d["code"] for d in wait_published(server, b_uri, 1)["diagnostics"]} == {"PLS001"}
+
+
 def hover_params(uri, line, character):
     return {"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}
 
@@ -84,28 +103,18 @@ def test_readers_answer_while_another_documents_analysis_holds_the_project(ready
     lenses_at_rest = ready.request("textDocument/codeLens",
                                    {"textDocument": {"uri": a_uri}})["result"]
 
-    b = tmp_path / "b.py"
-    b_uri = Path(b).as_uri()
-    hold_next_analysis(ready, b_uri)
-    open_doc(ready, b, KERNEL)
-    wait_held(ready, b)  # b's analysis now holds the Project's lock
-
-    hover = ready.request("textDocument/hover", hover_params(a_uri, line, col))["result"]
-    assert "PLS001" in hover["contents"]["value"]
-    assert "Paths that can run this launch" in hover["contents"]["value"]
-    actions = ready.request("textDocument/codeAction", action_params(a_uri))["result"]
-    assert any(x["title"].startswith("Pallas: ") and "PLS001" in
-               [d.get("code") for d in x.get("diagnostics", [])] for x in actions), actions
-    pulled = ready.request("textDocument/diagnostic", {"textDocument": {"uri": a_uri}})["result"]
-    assert {d["code"] for d in pulled["items"]} == {"PLS001"}
-    lenses = ready.request("textDocument/codeLens", {"textDocument": {"uri": a_uri}})["result"]
-    assert lenses == lenses_at_rest
-    # Every reply above came while b's analysis was still running.
-    assert held(ready) == str(b)
-    assert not publications(ready, b_uri)
-
-    ready.request("pallas/test/releaseAnalysis")
-    assert {d["code"] for d in wait_published(ready, b_uri, 1)["diagnostics"]} == {"PLS001"}
+    with another_analysis_holding_the_project(ready, tmp_path):
+        hover = ready.request("textDocument/hover", hover_params(a_uri, line, col))["result"]
+        assert "PLS001" in hover["contents"]["value"]
+        assert "Paths that can run this launch" in hover["contents"]["value"]
+        actions = ready.request("textDocument/codeAction", action_params(a_uri))["result"]
+        assert any(x["title"].startswith("Pallas: ") and "PLS001" in
+                   [d.get("code") for d in x.get("diagnostics", [])] for x in actions), actions
+        pulled = ready.request("textDocument/diagnostic",
+                               {"textDocument": {"uri": a_uri}})["result"]
+        assert {d["code"] for d in pulled["items"]} == {"PLS001"}
+        lenses = ready.request("textDocument/codeLens", {"textDocument": {"uri": a_uri}})["result"]
+        assert lenses == lenses_at_rest
 
 
 def test_a_reply_refers_to_the_version_it_was_asked_about(ready, tmp_path):
@@ -189,23 +198,13 @@ def test_mlir_answers_from_the_snapshot_while_another_analysis_holds_the_project
     assert "pallas.inline_mgpu" in at_rest["mlir"]
     assert at_rest["functionsTotal"] > 0
 
-    b = tmp_path / "b.py"
-    b_uri = Path(b).as_uri()
-    hold_next_analysis(ready, b_uri)
-    open_doc(ready, b, KERNEL)
-    wait_held(ready, b)  # b's analysis now holds the Project's lock
-
-    # Answered from a's snapshot: the Project's lock (held by b's analysis)
-    # was what the request used to wait for.
-    asked = ready.request_async("pallas/mlir", {"textDocument": {"uri": a_uri}})
-    reply = ready.response(asked, timeout=20)
-    assert reply["result"] == at_rest
-    assert reply["result"]["version"] == 1
-    assert held(ready) == str(b)
-    assert not publications(ready, b_uri)
-
-    ready.request("pallas/test/releaseAnalysis")
-    assert {d["code"] for d in wait_published(ready, b_uri, 1)["diagnostics"]} == {"PLS001"}
+    with another_analysis_holding_the_project(ready, tmp_path):
+        # Answered from a's snapshot: the Project's lock (held by b's
+        # analysis) was what the request used to wait for.
+        asked = ready.request_async("pallas/mlir", {"textDocument": {"uri": a_uri}})
+        reply = ready.response(asked, timeout=20)
+        assert reply["result"] == at_rest
+        assert reply["result"]["version"] == 1
 
 
 def test_mlir_refers_to_the_version_it_was_asked_about(ready, tmp_path):
