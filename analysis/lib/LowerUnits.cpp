@@ -6,6 +6,7 @@
 #include "llvm/ADT/Hashing.h"
 #include "llvm/Support/xxhash.h"
 
+#include <cctype>
 #include <functional>
 
 namespace pallas::analysis::lower {
@@ -132,6 +133,17 @@ bool mayTakeKernel(TSNode def) {
   return returns && decorated;
 }
 
+// `global` as a whole word anywhere in a function's text (a comment or a
+// string that spells it only costs a wider re-lowering).
+bool spellsGlobal(std::string_view text) {
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = text.find("global"); at != std::string_view::npos;
+       at = text.find("global", at + 6))
+    if ((at == 0 || !ident(text[at - 1])) && (at + 6 == text.size() || !ident(text[at + 6])))
+      return true;
+  return false;
+}
+
 } // namespace
 
 // ---- public -------------------------------------------------------------------
@@ -173,6 +185,11 @@ std::vector<Unit> enumerateUnits(const syntax::ParsedSource& doc) {
       // nested decorated def. Test methods, which return nothing, stay
       // cheap to edit.
       if (u.kind == "method" && mayTakeKernel(def))
+        u.headerHash = llvm::hash_combine(u.headerHash, u.textHash);
+      // And a function that declares `global`: its body decides what a
+      // module-level name holds once a module-level call has run it
+      // (names::moduleValue), which every launch reading the name uses.
+      if (spellsGlobal(u.text))
         u.headerHash = llvm::hash_combine(u.headerHash, u.textHash);
     } else {
       u.headerHash = llvm::hash_combine(u.kind, u.textHash);

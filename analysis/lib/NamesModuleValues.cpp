@@ -6,7 +6,10 @@
 #include "NamesInternal.h"
 
 #include <algorithm>
+#include <map>
+#include <memory>
 #include <set>
+#include <unordered_map>
 
 namespace pallas::analysis::names {
 
@@ -19,55 +22,88 @@ std::string textOf(TSNode n, const syntax::ParsedSource& doc) {
 // The walks below are over a user's module, which may nest as deep as the
 // parser allows: they use syntax::anyNode / forEachNode (a cursor), never
 // recursion.
-bool containsIdentifier(TSNode node, const syntax::ParsedSource& doc, const std::string& name) {
-  return syntax::anyNode(
-      node, [&](TSNode n) { return is(n, "identifier") && textOf(n, doc) == name; },
-      [](TSNode) { return false; });
+bool isOwnScope(TSNode n) {
+  return is(n, "function_definition") || is(n, "class_definition") || is(n, "lambda");
 }
 
-// Whether `node`, under a module-level statement, binds the module-level
-// `name` other than by a plain top-level assignment: an assignment nested in
-// if / try / for / with, an augmented assignment, a for / with target, a
-// walrus, an import. Assignments inside functions and class bodies bind
-// their own locals and attributes (`global name` is handled by the caller).
-bool nestedBinding(TSNode node, const syntax::ParsedSource& doc, const std::string& name) {
-  auto ownScope = [](TSNode n) {
-    return is(n, "function_definition") || is(n, "class_definition") || is(n, "lambda");
-  };
-  auto binds = [&](TSNode n) {
-    if (ownScope(n))
-      return false;
-    if (is(n, "import_statement") || is(n, "import_from_statement"))
-      return containsIdentifier(n, doc, name);
+void addIdentifiers(TSNode node, const syntax::ParsedSource& doc, std::set<std::string>& out) {
+  syntax::forEachNode(node, [&](TSNode n) {
+    if (is(n, "identifier"))
+      out.insert(textOf(n, doc));
+  });
+}
+
+// The module-level names `node`, under a module-level statement, binds other
+// than by a plain top-level assignment: an assignment nested in if / try /
+// for / with, an augmented assignment, a for / with target, a walrus, an
+// import (every name it spells). Assignments inside functions and class
+// bodies bind their own locals and attributes (`global name` is handled by
+// the caller). Conservative: `obj.attr = v` and `d[k] = v` count for obj
+// and d (and k).
+void nestedBindings(TSNode node, const syntax::ParsedSource& doc, std::set<std::string>& out) {
+  syntax::forEachNode(node, [&](TSNode n) {
+    if (isOwnScope(n))
+      return syntax::Walk::SkipChildren;
+    if (is(n, "import_statement") || is(n, "import_from_statement")) {
+      addIdentifiers(n, doc, out);
+      return syntax::Walk::SkipChildren;
+    }
     if (is(n, "assignment") || is(n, "augmented_assignment") || is(n, "for_statement") ||
         is(n, "as_pattern_target") || is(n, "named_expression")) {
       TSNode left = is(n, "as_pattern_target")  ? n
                     : is(n, "named_expression") ? field(n, "name")
                                                 : field(n, "left");
-      return !isNull(left) && containsIdentifier(left, doc, name);
+      if (!isNull(left))
+        addIdentifiers(left, doc, out);
     }
-    return false;
-  };
-  auto skip = [&](TSNode n) {
-    return ownScope(n) || is(n, "import_statement") || is(n, "import_from_statement");
-  };
-  return syntax::anyNode(node, binds, skip);
-}
-
-bool declaresGlobal(TSNode node, const syntax::ParsedSource& doc, const std::string& name) {
-  return syntax::anyNode(
-      node, [&](TSNode n) { return is(n, "global_statement") && containsIdentifier(n, doc, name); },
-      [](TSNode n) { return is(n, "global_statement"); });
-}
-
-// The function definitions of the module (any depth) that declare
-// `global name`: each rebinds it when it runs.
-void rebindingFunctions(TSNode node, const syntax::ParsedSource& doc, const std::string& name,
-                        std::vector<TSNode>& out) {
-  syntax::forEachNode(node, [&](TSNode n) {
-    if (is(n, "function_definition") && declaresGlobal(field(n, "body"), doc, name))
-      out.push_back(n);
+    return syntax::Walk::Descend;
   });
+}
+
+bool nestedBinding(TSNode node, const syntax::ParsedSource& doc, const std::string& name) {
+  std::set<std::string> bound;
+  nestedBindings(node, doc, bound);
+  return bound.count(name) > 0;
+}
+
+// A function definition (any depth) whose body declares `global n` for each
+// n of `names` (also through a def nested in it): each run of it may rebind
+// them.
+struct Rebinder {
+  TSNode def;
+  std::set<std::string> names;
+  bool moduleLevel = false; // a statement of the module (maybe decorated)
+};
+
+// Every rebinder of the module, in pre-order, in one walk: a `global`
+// statement counts for every definition it is inside.
+std::vector<Rebinder> rebindingFunctions(const syntax::ParsedSource& doc) {
+  std::vector<Rebinder> all;
+  std::vector<size_t> open; // the definitions the walk is inside, innermost last
+  syntax::forEachNode(doc.root(), [&](TSNode n) {
+    uint32_t start = ts_node_start_byte(n);
+    while (!open.empty() && start >= ts_node_end_byte(all[open.back()].def))
+      open.pop_back();
+    if (is(n, "function_definition")) {
+      open.push_back(all.size());
+      all.push_back({n, {}});
+    } else if (is(n, "global_statement")) {
+      std::set<std::string> declared;
+      addIdentifiers(n, doc, declared);
+      for (size_t i : open)
+        all[i].names.insert(declared.begin(), declared.end());
+      return false;
+    }
+    return true;
+  });
+  std::vector<Rebinder> out;
+  for (Rebinder& r : all)
+    if (!r.names.empty()) {
+      TSNode parent = ts_node_parent(r.def);
+      r.moduleLevel = is(parent, "module") || is(parent, "decorated_definition");
+      out.push_back(std::move(r));
+    }
+  return out;
 }
 
 bool isLiteral(TSNode n) {
@@ -99,58 +135,95 @@ std::optional<TSNode> rebindingValue(TSNode def, const syntax::ParsedSource& doc
 
 } // namespace
 
-std::optional<ModuleValue> moduleValue(const syntax::ParsedSource& doc, const std::string& name) {
-  std::vector<TSNode> rebinders;
+namespace {
+
+using ModuleValues = std::unordered_map<std::string, ModuleValue>;
+
+// What every module-level name holds once the module has run, in one pass
+// over the module's statements in execution order.
+ModuleValues computeModuleValues(const syntax::ParsedSource& doc) {
+  std::vector<Rebinder> rebinders;
   if (doc.text().find("global") != std::string::npos) // most modules have none
-    rebindingFunctions(doc.root(), doc, name, rebinders);
-  std::set<uint32_t> called; // start bytes of rebinding functions called at module level
-  ModuleValue out;
-  bool seen = false;
+    rebinders = rebindingFunctions(doc);
+  // Per name, the start bytes of its rebinding functions called at module level.
+  std::map<std::string, std::set<uint32_t>> called;
+  ModuleValues out;
   for (TSNode stmt : syntax::namedChildren(doc.root())) {
     TSNode inner = is(stmt, "expression_statement") && ts_node_named_child_count(stmt) == 1
                        ? ts_node_named_child(stmt, 0)
                        : TSNode{};
+    std::string assigned; // `name = value`: name holds value from here on
     if (is(inner, "assignment") && is(field(inner, "left"), "identifier") &&
-        textOf(field(inner, "left"), doc) == name && !isNull(field(inner, "right")) &&
-        !is(field(inner, "right"), "assignment")) {
-      out.value = field(inner, "right");
-      out.state = ModuleValue::State::Known;
-      seen = true;
-      continue;
-    }
-    if (is(inner, "call") && is(field(inner, "function"), "identifier")) {
+        !isNull(field(inner, "right")) && !is(field(inner, "right"), "assignment")) {
+      assigned = textOf(field(inner, "left"), doc);
+      ModuleValue& mv = out[assigned];
+      mv.value = field(inner, "right");
+      mv.state = ModuleValue::State::Known;
+    } else if (is(inner, "call") && is(field(inner, "function"), "identifier")) {
       // `enable_debug()` at module level runs its `global name; name = v`.
       std::string callee = textOf(field(inner, "function"), doc);
-      for (TSNode def : rebinders) {
-        if (!is(ts_node_parent(def), "module") && !is(ts_node_parent(def), "decorated_definition"))
+      for (const Rebinder& r : rebinders) {
+        if (!r.moduleLevel || textOf(field(r.def, "name"), doc) != callee)
           continue;
-        if (textOf(field(def, "name"), doc) != callee)
-          continue;
-        called.insert(ts_node_start_byte(def));
-        std::optional<TSNode> v = rebindingValue(def, doc, name, out.value);
-        if (!v) {
-          out.state = ModuleValue::State::Unknown;
-        } else if (!ts_node_eq(*v, out.value)) {
-          out.value = *v;
-          out.state = ModuleValue::State::Known;
+        for (const std::string& name : r.names) {
+          called[name].insert(ts_node_start_byte(r.def));
+          ModuleValue& mv = out[name];
+          std::optional<TSNode> v = rebindingValue(r.def, doc, name, mv.value);
+          if (!v) {
+            mv.state = ModuleValue::State::Unknown;
+          } else if (!ts_node_eq(*v, mv.value)) {
+            mv.value = *v;
+            mv.state = ModuleValue::State::Known;
+          }
         }
-        seen = true;
       }
       continue;
     }
-    if (nestedBinding(stmt, doc, name)) {
-      out.state = ModuleValue::State::Nested;
-      seen = true;
-    }
+    std::set<std::string> bound;
+    nestedBindings(stmt, doc, bound);
+    for (const std::string& name : bound)
+      if (name != assigned)
+        out[name].state = ModuleValue::State::Nested;
   }
-  if (!seen)
-    return std::nullopt;
-  // A function that rebinds the name and is not run at module level may run
+  // A function that rebinds a name and is not run at module level may run
   // before any use: what the name holds then is not known.
-  for (TSNode def : rebinders)
-    if (!called.count(ts_node_start_byte(def)) && out.state == ModuleValue::State::Known)
-      out.state = ModuleValue::State::Unknown;
+  for (const Rebinder& r : rebinders)
+    for (const std::string& name : r.names) {
+      auto it = out.find(name);
+      if (it != out.end() && it->second.state == ModuleValue::State::Known &&
+          !called[name].count(ts_node_start_byte(r.def)))
+        it->second.state = ModuleValue::State::Unknown;
+    }
   return out;
+}
+
+// The table of the document's current tree, computed once per tree: a
+// kernel walk asks for the names it meets, launch after launch, and the
+// module-level names are bound for all of them at once (Globals::build).
+// Per thread (check runs one Project per thread; the server analyses a
+// document on one worker at a time); keyed by the tree's revision, which no
+// other tree ever has, so an entry cannot outlive its meaning.
+std::shared_ptr<const ModuleValues> moduleValuesOf(const syntax::ParsedSource& doc) {
+  thread_local std::vector<std::pair<uint64_t, std::shared_ptr<const ModuleValues>>> recent;
+  for (auto& [revision, table] : recent)
+    if (revision == doc.revision())
+      return table;
+  auto table = std::make_shared<const ModuleValues>(computeModuleValues(doc));
+  constexpr size_t kKept = 16; // documents a walk moves between (helpers' files)
+  if (recent.size() == kKept)
+    recent.erase(recent.begin());
+  recent.emplace_back(doc.revision(), table);
+  return table;
+}
+
+} // namespace
+
+std::optional<ModuleValue> moduleValue(const syntax::ParsedSource& doc, const std::string& name) {
+  std::shared_ptr<const ModuleValues> table = moduleValuesOf(doc);
+  auto it = table->find(name);
+  if (it == table->end())
+    return std::nullopt;
+  return it->second;
 }
 
 std::optional<TSNode> constructedField(TSNode call, const std::string& attr,

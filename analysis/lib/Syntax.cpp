@@ -3,6 +3,7 @@
 #include "ParserGuard.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <stdexcept>
 
@@ -12,6 +13,7 @@ ParsedSource::ParsedSource() : parser_(ts_parser_new()), chunkParser_(ts_parser_
   if (!ts_parser_set_language(parser_, tree_sitter_python()) ||
       !ts_parser_set_language(chunkParser_, tree_sitter_python()))
     throw std::runtime_error("tree-sitter-python grammar ABI is not supported by the runtime");
+  bumpRevision();
 }
 
 ParsedSource::~ParsedSource() {
@@ -122,7 +124,13 @@ void ParsedSource::install(std::string raw) {
   scanPending_ = false;
 }
 
+void ParsedSource::bumpRevision() {
+  static std::atomic<uint64_t> next{1};
+  revision_ = next.fetch_add(1, std::memory_order_relaxed);
+}
+
 void ParsedSource::setText(std::string text) {
+  bumpRevision();
   dropChunks();
   install(std::move(text));
   if (tree_)
@@ -176,6 +184,7 @@ void ParsedSource::applyEdit(const ByteEdit& edit) {
   // tree-sitter offsets are 32-bit; a 4 GB Python file is not a use case.
   if (text_.size() - (edit.oldEndByte - edit.startByte) + edit.newText.size() > UINT32_MAX)
     throw std::out_of_range("document too large");
+  bumpRevision();
   if (rawKept_) {
     // The text differs from what was given (lone "\r", blanked): apply the
     // edit to the given text, derive again and parse afresh.
@@ -216,6 +225,7 @@ void ParsedSource::applyEdit(const ByteEdit& edit) {
 void ParsedSource::reparse() {
   if (!dirty_ && tree_)
     return;
+  bumpRevision();
   if (scanPending_) {
     scanPending_ = false;
     if (findParserOverload(text_)) {

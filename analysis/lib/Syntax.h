@@ -59,6 +59,11 @@ public:
   // "\r" read as "\n" (Python's and LSP's line ends), blanked where it is
   // too deep (ParserGuard.h). Same length, so offsets and rows are the same.
   const std::string& text() const { return text_; }
+  // Changes whenever the text or the tree does, and is never the same for
+  // two ParsedSources of one process: a key for what is derived from this
+  // exact tree (names::moduleValue's table) that cannot be confused with a
+  // later tree at the same address.
+  uint64_t revision() const { return revision_; }
   TSNode root() const { return ts_tree_root_node(tree_); }
   const TSTree* tree() const { return tree_; }
   std::string_view textOf(TSNode node) const;
@@ -97,6 +102,8 @@ private:
   TSTree* tree_ = nullptr;
   std::string text_;
   bool dirty_ = false;
+  uint64_t revision_ = 0;
+  void bumpRevision();
 };
 
 // Small helpers over TSNode.

@@ -315,3 +315,43 @@ TEST(Incremental, EditingAKernelTakingWrapperRelowersItsCallers) {
   EXPECT_EQ(count(p.mlirText(path), "pallas.launch \"plgpu.kernel\""), 2u) << p.mlirText(path);
   EXPECT_TRUE(verifyModule(p, path));
 }
+
+namespace {
+
+std::string readFixture(const std::string& name) {
+  return readFile(std::string(PALLAS_ANALYSIS_TEST_DIR) + "/../oracle/fixtures/" + name);
+}
+
+} // namespace
+
+// What a module-level name holds is derived once per tree and reused by every
+// launch's walk (names::moduleValue); each edit gives a new tree, so the value
+// the next analysis sees is the edited one. The `global` rebinding run at
+// module level is removed (the name may then hold either value: a "may"),
+// restored, and edited inside the rebinding function's body, which alone
+// decides the launch's interpret= (it is no launch's code).
+TEST(Incremental, ModuleValuesFollowEveryEdit) {
+  Project p;
+  const std::string path = "/v/flow.py";
+  p.setDocument(path, readFixture("flow_global_rebound_by_module_call.py"));
+  auto severities = [&] {
+    std::vector<Severity> out;
+    for (const Finding& f : p.findings(path))
+      if (f.code == "PLS001")
+        out.push_back(f.severity);
+    return out;
+  };
+  EXPECT_EQ(severities(), std::vector<Severity>{Severity::Error});
+  std::string now = p.documentText(path);
+  p.editDocument(path, {replaceAt(now, "\nenable_debug()\n", "\npass\n")});
+  EXPECT_EQ(severities(), std::vector<Severity>{Severity::Warning});
+  now = p.documentText(path);
+  p.editDocument(path, {replaceAt(now, "\npass\n", "\nenable_debug()\n")});
+  EXPECT_EQ(severities(), std::vector<Severity>{Severity::Error});
+  now = p.documentText(path);
+  p.editDocument(path, {replaceAt(now, "  INTERPRET = True", "  INTERPRET = False")});
+  EXPECT_EQ(severities(), std::vector<Severity>{});
+  now = p.documentText(path);
+  p.editDocument(path, {replaceAt(now, "  INTERPRET = False", "  INTERPRET = True")});
+  EXPECT_EQ(severities(), std::vector<Severity>{Severity::Error});
+}

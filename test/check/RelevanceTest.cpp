@@ -118,19 +118,44 @@ TEST(Relevance, OtherIdentifiersThatContainALaunchNameDoNotLaunch) {
   EXPECT_EQ(launchingFiles(files, texts), (std::vector<bool>{false, false, true, false, true}));
 }
 
-TEST(Relevance, WorkspaceImportedNamesLeaveOutJaxModules) {
-  auto names = [](std::string_view text) {
+TEST(Relevance, WorkspaceImportsResolveToTheFilesTheyName) {
+  auto paths = [](std::string_view text) {
     std::vector<std::string> out;
-    for (std::string_view n : workspaceImportedNames(text))
-      out.emplace_back(n);
+    for (const ImportedPath& p : workspaceImportedPaths("/r/pkg/sub/mod.py", text))
+      out.push_back((p.exact ? "=" : "~") + p.path);
     return out;
   };
-  EXPECT_EQ(names("from jax.experimental import pallas as pl\nfrom functools import partial\n"),
+  EXPECT_EQ(paths("from jax.experimental import pallas as pl\nfrom functools import partial\n"
+                  "import jax.numpy as jnp\n"),
             std::vector<std::string>{});
-  EXPECT_EQ(names("import jax.numpy as jnp, wrappers as w\nfrom .ops import run\n"),
-            (std::vector<std::string>{"wrappers", "ops", "run"}));
-  EXPECT_EQ(names("from jaxlib import x\nfrom . import helpers\n"),
-            (std::vector<std::string>{"jaxlib", "x", "helpers"}));
+  // Absolute: the end of a path under any root, as a module or a package.
+  EXPECT_EQ(paths("import jax.numpy as jnp, wrappers as w\n"),
+            (std::vector<std::string>{"~wrappers.py", "~wrappers/__init__.py"}));
+  EXPECT_EQ(paths("from lib.ops import run\n"),
+            (std::vector<std::string>{"~lib/ops.py", "~lib/ops/__init__.py", "~lib/ops/run.py",
+                                      "~lib/ops/run/__init__.py"}));
+  // Relative: resolved against the importing file's folder, exactly.
+  EXPECT_EQ(paths("from .core import x as y\n"),
+            (std::vector<std::string>{"=/r/pkg/sub/core.py", "=/r/pkg/sub/core/__init__.py",
+                                      "=/r/pkg/sub/core/x.py", "=/r/pkg/sub/core/x/__init__.py"}));
+  EXPECT_EQ(paths("from .. import helpers  # a sibling package's module\n"),
+            (std::vector<std::string>{"=/r/pkg/__init__.py", "=/r/pkg/helpers.py",
+                                      "=/r/pkg/helpers/__init__.py"}));
+}
+
+TEST(Relevance, ASiblingNamedLikeALauncherElsewhereIsNoImportStep) {
+  // JAX's jax/experimental/mosaic/gpu/__init__.py names mosaic and imports
+  // `.core` and `.utils`; JAX's Pallas has a launching core.py and tests a
+  // launching utils.py, in other folders. Only the very files it imports count.
+  std::vector<std::filesystem::path> files{"/r/mosaic/gpu/__init__.py", "/r/mosaic/gpu/core.py",
+                                           "/r/pallas/core.py", "/r/app/user.py",
+                                           "/r/app/launch.py"};
+  std::vector<std::string_view> texts{
+      "# mosaic gpu\nfrom .core import as_gpu_kernel\nfrom . import core\n",
+      "def as_gpu_kernel():\n  pass\n", "def run(k):\n  return pl.pallas_call(k, out_shape=s)\n",
+      "# pallas\nfrom .launch import go\n", // a relative import of a launching file
+      "go = functools.partial(pl.pallas_call, interpret=True)\n"};
+  EXPECT_EQ(launchingFiles(files, texts), (std::vector<bool>{false, false, true, true, true}));
 }
 
 TEST(Relevance, AWrapperLaunchedFromAnotherFileIsStillFound) {

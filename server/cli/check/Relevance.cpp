@@ -90,29 +90,79 @@ std::vector<std::string_view> importedNames(std::string_view text) {
   return out;
 }
 
-std::vector<std::string_view> workspaceImportedNames(std::string_view text) {
-  std::vector<std::string_view> out;
+namespace {
+
+std::string slashed(std::string_view dotted) {
+  std::string out(dotted);
+  std::replace(out.begin(), out.end(), '.', '/');
+  return out;
+}
+
+// The first identifier-or-dot run of `s` (a dotted module, maybe with
+// leading dots), after leading blanks and an opening parenthesis.
+std::string_view leadingDotted(std::string_view s) {
+  s.remove_prefix(std::min(s.size(), s.find_first_not_of(" \t(")));
+  size_t end = 0;
+  while (end < s.size() && (identChar(s[end]) || s[end] == '.'))
+    ++end;
+  return s.substr(0, end);
+}
+
+} // namespace
+
+std::vector<ImportedPath> workspaceImportedPaths(const std::filesystem::path& file,
+                                                 std::string_view text) {
+  std::vector<ImportedPath> out;
+  // A module `stem` (a path without ".py") as the module file and as a package.
+  auto addModule = [&](const std::string& stem, bool exact) {
+    out.push_back({stem + ".py", exact});
+    out.push_back({stem + "/__init__.py", exact});
+  };
   forEachImportLine(text, [&](std::string_view rest, bool from) {
-    rest.remove_prefix(std::min(rest.size(), rest.find_first_not_of(" \t")));
-    if (from) {
-      // `from jax... import x`: never a workspace file (relative imports are).
-      std::string_view module = rest.substr(0, rest.find_first_of(" \t"));
-      if (!isJaxModule(module))
-        addIdentifiers(rest, out);
+    if (!from) {
+      // `import a.b as c, jax.numpy as jnp`: each module on its own.
+      for (size_t start = 0; start <= rest.size();) {
+        size_t comma = rest.find(',', start);
+        std::string_view module = leadingDotted(rest.substr(
+            start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+        if (!module.empty() && !isJaxModule(module))
+          addModule(slashed(module), false);
+        if (comma == std::string_view::npos)
+          break;
+        start = comma + 1;
+      }
       return;
     }
-    // `import a.b as c, jax.numpy as jnp`: each module on its own.
-    for (size_t start = 0; start <= rest.size();) {
-      size_t comma = rest.find(',', start);
-      std::string_view one = rest.substr(
-          start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
-      one.remove_prefix(std::min(one.size(), one.find_first_not_of(" \t(")));
-      if (!isJaxModule(one.substr(0, one.find_first_of(" \t)"))))
-        addIdentifiers(one, out);
-      if (comma == std::string_view::npos)
-        break;
-      start = comma + 1;
+    std::string_view module = leadingDotted(rest);
+    size_t level = module.find_first_not_of('.');
+    level = level == std::string_view::npos ? module.size() : level;
+    std::string_view dotted = module.substr(level);
+    if (level == 0 && (dotted.empty() || isJaxModule(dotted)))
+      return;
+    // The imported names may be submodules (`from . import helpers`).
+    std::vector<std::string_view> names;
+    size_t at = rest.find(" import ");
+    if (at != std::string_view::npos)
+      addIdentifiers(rest.substr(at + 8), names);
+    std::string base;
+    if (level > 0) {
+      std::filesystem::path dir = file.parent_path();
+      for (size_t i = 1; i < level; ++i)
+        dir = dir.parent_path();
+      base = dir.lexically_normal().generic_string();
+      if (!base.empty() && base.back() == '/')
+        base.pop_back();
+      if (!dotted.empty())
+        base += "/" + slashed(dotted);
+    } else {
+      base = slashed(dotted);
     }
+    bool exact = level > 0;
+    if (!dotted.empty())
+      out.push_back({base + ".py", exact});
+    out.push_back({base + "/__init__.py", exact});
+    for (std::string_view n : names)
+      addModule(base + "/" + std::string(n), exact);
   });
   return out;
 }
@@ -217,29 +267,36 @@ bool spellsLaunch(std::string_view text) {
 std::vector<bool> launchingFiles(const std::vector<std::filesystem::path>& files,
                                  const std::vector<std::string_view>& texts) {
   std::vector<bool> launching(files.size(), false);
-  std::set<std::string, std::less<>> stems; // of the files that spell a launch
+  std::set<std::string, std::less<>> launchers; // paths of the files that spell a launch
   for (size_t i = 0; i < files.size(); ++i)
     if (spellsLaunch(texts[i])) {
       launching[i] = true;
-      std::string stem = files[i].stem().string();
-      if (stem != "__init__")
-        stems.insert(stem);
+      launchers.insert(files[i].lexically_normal().generic_string());
     }
+  auto isLauncher = [&](const ImportedPath& imported) {
+    if (imported.exact)
+      return launchers.count(imported.path) > 0;
+    for (const std::string& p : launchers)
+      if (p.size() > imported.path.size() && p.ends_with(imported.path) &&
+          p[p.size() - imported.path.size() - 1] == '/')
+        return true;
+    return false;
+  };
   // One step of imports: a name bound to a launch (a wrapper, a partial of
   // pallas_call) is called where it is imported. Deeper re-exports are not
   // followed: each step would bring most of a package whose modules import
   // each other.
-  // Only files that name Pallas or Mosaic at all: in a large package almost
-  // every module imports some module whose name a launching file has
-  // (`core`, `api`), and the importer that calls a launch wrapper is a
-  // Pallas user.
+  // Only files that name Pallas or Mosaic at all, and only imports of the
+  // very files that launch: in a large package almost every module imports
+  // a sibling whose name some launching file elsewhere has (`core`, `utils`),
+  // and the importer that calls a launch wrapper is a Pallas user.
   for (size_t i = 0; i < files.size(); ++i) {
     std::string_view t = texts[i];
     if (launching[i] || (memmem(t.data(), t.size(), "pallas", 6) == nullptr &&
                          memmem(t.data(), t.size(), "mosaic", 6) == nullptr))
       continue;
-    for (std::string_view n : workspaceImportedNames(texts[i]))
-      if (stems.find(n) != stems.end()) {
+    for (const ImportedPath& imported : workspaceImportedPaths(files[i], texts[i]))
+      if (isLauncher(imported)) {
         launching[i] = true;
         break;
       }

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -46,9 +47,21 @@ std::vector<bool> launchingFiles(const std::vector<std::filesystem::path>& files
 // imported names), for the test above. Exposed for the unit tests.
 std::vector<std::string_view> importedNames(std::string_view text);
 
-// The same, leaving out imports of `jax`/`jax.*`/`functools` modules: the
-// analysis resolves those by name, never to a file of the run, so they cannot
-// bring a launch wrapper of the run into a file (launchingFiles' import step).
-std::vector<std::string_view> workspaceImportedNames(std::string_view text);
+// A file an import statement of a file may name. Relative imports (`from .m
+// import x`, `from . import m`) are resolved against the importing file's
+// folder: `path` is the whole path (exact). Absolute ones (`import a.b`,
+// `from a.b import c`) may be found under any root of the run: `path` is the
+// end of a path ("a/b.py", "a/b/__init__.py", "a/b/c.py", ...). Imports of
+// `jax`/`jax.*`/`functools` modules are left out: the analysis resolves
+// those by name, never to a file of the run, so they cannot bring a launch
+// wrapper of the run into a file (launchingFiles' import step). Exposed for
+// the unit tests.
+struct ImportedPath {
+  std::string path;
+  bool exact = false;
+  bool operator==(const ImportedPath&) const = default;
+};
+std::vector<ImportedPath> workspaceImportedPaths(const std::filesystem::path& file,
+                                                 std::string_view text);
 
 } // namespace pallas::check
