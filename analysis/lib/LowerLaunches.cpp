@@ -3,6 +3,8 @@
 // threads), the interpret contexts around it and the backend it selects.
 #include "Lowerer.h"
 
+#include <functional>
+
 namespace pallas::analysis::lower {
 
 // The keywords of the launch call `args` (the arguments of the call, or of
@@ -42,51 +44,128 @@ LaunchKeywords Lowerer::launchKeywords(TSNode args, const std::string& api) {
   return kw;
 }
 
-// **opts: a dict literal or dict(...) bound to a local name gives its
-// keywords; anything else may hold interpret= (a run-time choice).
+namespace {
+
+// The keys a mapping expression holds, in the order Python builds it.
+struct MappingKeys {
+  std::vector<std::pair<std::string, TSNode>> keys; // last value of each key
+  bool unknown = false; // a part whose keys are not known: it may hold any other key
+  void set(std::string k, TSNode v) {
+    for (auto& [name, value] : keys)
+      if (name == k) {
+        value = v;
+        return;
+      }
+    keys.emplace_back(std::move(k), v);
+  }
+  // A part whose keys are not known may replace any key before it, so only
+  // keys written after it keep a known value.
+  void forget() {
+    keys.clear();
+    unknown = true;
+  }
+};
+
+constexpr unsigned kMaxMappingDepth = 8; // names of mappings followed (also a self-reference)
+
+// What a mapping expression holds (docs/analysis.md 8.7): a dict literal's
+// pairs and `**m` entries in order (a later key replaces an earlier one),
+// `dict(m, k=v)` / `dict(**m, k=v)` (m first, then the keywords), `a | b`,
+// a name `resolve` maps to the expression bound to it. Anything else is a
+// mapping whose keys are not known.
+void mappingKeys(TSNode d, const syntax::ParsedSource& doc,
+                 const std::function<TSNode(const std::string&)>& resolve, bool dictShadowed,
+                 MappingKeys& out, unsigned depth) {
+  while (is(d, "parenthesized_expression"))
+    d = ts_node_named_child(d, 0);
+  if (depth > kMaxMappingDepth) {
+    out.forget();
+    return;
+  }
+  if (is(d, "identifier")) {
+    TSNode bound = resolve(str(doc.textOf(d)));
+    if (isNull(bound))
+      out.forget();
+    else
+      mappingKeys(bound, doc, resolve, dictShadowed, out, depth + 1);
+    return;
+  }
+  if (is(d, "dictionary")) {
+    for (TSNode pair : syntax::namedChildren(d)) {
+      if (is(pair, "comment"))
+        continue;
+      if (is(pair, "dictionary_splat")) {
+        mappingKeys(ts_node_named_child(pair, 0), doc, resolve, dictShadowed, out, depth + 1);
+        continue;
+      }
+      TSNode key = field(pair, "key");
+      std::string k = is(pair, "pair") && is(key, "string") ? str(doc.textOf(key)) : std::string();
+      // A computed key (or a string with a prefix or an escape) may be any key.
+      if (k.size() < 2 || (k.front() != '"' && k.front() != '\'') ||
+          k.find('\\') != std::string::npos) {
+        out.forget();
+        continue;
+      }
+      out.set(k.substr(1, k.size() - 2), field(pair, "value"));
+    }
+    return;
+  }
+  if (is(d, "binary_operator") && doc.textOf(field(d, "operator")) == "|") {
+    mappingKeys(field(d, "left"), doc, resolve, dictShadowed, out, depth + 1);
+    mappingKeys(field(d, "right"), doc, resolve, dictShadowed, out, depth + 1);
+    return;
+  }
+  if (is(d, "call") && doc.textOf(field(d, "function")) == "dict" && !dictShadowed) {
+    unsigned positional = 0;
+    for (TSNode a : syntax::namedChildren(field(d, "arguments"))) {
+      if (is(a, "comment"))
+        continue;
+      if (is(a, "keyword_argument"))
+        out.set(str(doc.textOf(field(a, "name"))), field(a, "value"));
+      else if (is(a, "dictionary_splat"))
+        mappingKeys(ts_node_named_child(a, 0), doc, resolve, dictShadowed, out, depth + 1);
+      else if (positional++ == 0 && !is(a, "list_splat"))
+        mappingKeys(a, doc, resolve, dictShadowed, out, depth + 1); // dict(base, ...)
+      else
+        out.forget();
+    }
+    return;
+  }
+  out.forget();
+}
+
+} // namespace
+
+// **opts: the keys of the mapping (mappingKeys above); a mapping whose keys
+// are not all known may hold interpret= (a run-time choice) unless a key
+// written after its unknown part gives it.
 void Lowerer::takeSplatKeywords(TSNode d, LaunchKeywords& kw) {
   while (is(d, "parenthesized_expression"))
     d = ts_node_named_child(d, 0);
-  if (is(d, "identifier"))
-    if (const Var* v = findLocal(text(d)))
-      if (ValInfo* vi = infoOf(v->value); vi && !isNull(vi->constant))
-        d = vi->constant;
-  bool known = false;
-  auto take = [&](std::string_view k, TSNode v) {
+  // A local bound to a dict literal or dict(...) call, else a module-level
+  // name holding one once the module has run (8.15).
+  auto resolve = [&](const std::string& name) -> TSNode {
+    if (const Var* v = findLocal(name)) {
+      ValInfo* vi = infoOf(v->value);
+      return vi && !vi->isParam && !readsLate(name) ? vi->constant : TSNode{};
+    }
+    findGlobal(name); // record the lookup: a rebinding re-lowers this unit
+    if (auto mv = names::moduleValue(doc_, name);
+        mv && mv->state == names::ModuleValue::State::Known)
+      return mv->value;
+    return TSNode{};
+  };
+  MappingKeys m;
+  mappingKeys(d, doc_, resolve, findLocal("dict") != nullptr, m, 0);
+  for (const auto& [k, v] : m.keys) {
     if (k == "interpret")
       kw.interpret = v;
     else if (k == "scratch_shapes" || k == "scratch_types")
       kw.scratch = v;
     if (k == "compiler_params" || k == "backend" || k == "interpret" || k == "mesh")
       noteLaunchBackend(kw, v);
-  };
-  if (is(d, "dictionary")) {
-    known = true;
-    for (TSNode pair : syntax::namedChildren(d)) {
-      if (!is(pair, "pair")) {
-        if (!is(pair, "comment"))
-          known = false;
-        continue;
-      }
-      TSNode key = field(pair, "key");
-      if (!is(key, "string")) {
-        known = false;
-        continue;
-      }
-      std::string k = text(key);
-      if (k.size() >= 2)
-        take(std::string_view(k).substr(1, k.size() - 2), field(pair, "value"));
-    }
-  } else if (is(d, "call") && doc_.textOf(field(d, "function")) == "dict" && !findLocal("dict")) {
-    known = true;
-    for (TSNode a : syntax::namedChildren(field(d, "arguments"))) {
-      if (is(a, "keyword_argument"))
-        take(doc_.textOf(field(a, "name")), field(a, "value"));
-      else if (!is(a, "comment"))
-        known = false;
-    }
   }
-  if (!known) {
+  if (m.unknown) {
     kw.splatUnknown = true;
     // `**kwargs` of the enclosing def: its callers' keywords decide.
     if (is(d, "identifier") && kw.splatName.empty())

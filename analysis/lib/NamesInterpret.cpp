@@ -69,6 +69,74 @@ std::optional<std::vector<std::string>> scratchKinds(TSNode expr, const syntax::
   return std::nullopt;
 }
 
+namespace {
+
+// `dataclasses.replace` under any import spelling.
+bool isDataclassesReplace(TSNode callee, const syntax::ParsedSource& doc, const Globals& globals) {
+  if (auto b = resolveGlobalExpr(callee, doc, globals); b && b->target == "dataclasses.replace")
+    return true;
+  if (!is(callee, "attribute") || str(doc.textOf(field(callee, "attribute"))) != "replace")
+    return false;
+  auto m = resolveGlobalExpr(field(callee, "object"), doc, globals);
+  return m && m->kind == Binding::Kind::Module && m->target == "dataclasses";
+}
+
+// The expression the field `attr` holds in the object `built` evaluates to
+// (8.16): a dataclass / NamedTuple constructor call (constructedField), or a
+// copy with fields replaced, `obj._replace(attr=v)` / `dataclasses.replace(obj,
+// attr=v)`: v when given, else the field of obj (a call, or a local or
+// module-level name bound to one), as Python builds the copy.
+std::optional<TSNode> fieldOfObject(TSNode built, const std::string& attr,
+                                    const syntax::ParsedSource& doc, const Globals& globals,
+                                    const LocalLookup& lookupLocal, int depth) {
+  while (is(built, "parenthesized_expression"))
+    built = ts_node_named_child(built, 0);
+  if (depth > kMaxDepth)
+    return std::nullopt;
+  if (is(built, "identifier")) {
+    std::string name = str(doc.textOf(built));
+    if (lookupLocal)
+      if (auto l = lookupLocal(name))
+        return l->second == "local"
+                   ? fieldOfObject(l->first, attr, doc, globals, lookupLocal, depth + 1)
+                   : std::nullopt;
+    if (auto mv = moduleValue(doc, name); mv && mv->state == ModuleValue::State::Known)
+      return fieldOfObject(mv->value, attr, doc, globals, nullptr, depth + 1);
+    return std::nullopt;
+  }
+  if (!is(built, "call"))
+    return std::nullopt;
+  TSNode callee = field(built, "function");
+  TSNode object{};
+  bool replace = false;
+  if (is(callee, "attribute") && str(doc.textOf(field(callee, "attribute"))) == "_replace") {
+    object = field(callee, "object");
+    replace = true;
+  } else if (isDataclassesReplace(callee, doc, globals)) {
+    for (TSNode a : syntax::namedChildren(field(built, "arguments")))
+      if (!is(a, "comment")) {
+        object = is(a, "keyword_argument") || is(a, "list_splat") || is(a, "dictionary_splat")
+                     ? TSNode{}
+                     : a;
+        break;
+      }
+    if (isNull(object))
+      return std::nullopt;
+    replace = true;
+  }
+  if (!replace)
+    return constructedField(built, attr, doc, globals);
+  for (TSNode a : syntax::namedChildren(field(built, "arguments"))) {
+    if (is(a, "dictionary_splat"))
+      return std::nullopt; // may replace any field
+    if (is(a, "keyword_argument") && keywordName(a, doc) == attr)
+      return field(a, "value");
+  }
+  return fieldOfObject(object, attr, doc, globals, lookupLocal, depth + 1);
+}
+
+} // namespace
+
 InterpretEval evaluateInterpret(TSNode expr, const syntax::ParsedSource& doc,
                                 const Globals& globals, const LocalLookup& lookupLocal) {
   InterpretEval e;
@@ -163,7 +231,7 @@ InterpretEval evaluateInterpret(TSNode expr, const syntax::ParsedSource& doc,
       if (auto mv = moduleValue(doc, object); mv && mv->state == ModuleValue::State::Known)
         built = mv->value;
     if (!isNull(built))
-      if (auto v = constructedField(built, attr, doc, globals)) {
+      if (auto v = fieldOfObject(built, attr, doc, globals, local ? lookupLocal : nullptr, 0)) {
         InterpretEval inner = evaluateInterpret(*v, doc, globals, nullptr);
         inner.text = e.text;
         return inner;

@@ -195,6 +195,77 @@ def run(x):
   EXPECT_EQ(findingsAt(r), (std::vector<std::string>{"kern.py:11:PLS001"}));
 }
 
+TEST(Relevance, InterpretCallersAreFilesThatSpellInterpretAndImportALaunchingFile) {
+  std::vector<std::filesystem::path> files{"/r/lib/ops.py", "/r/tests/test_ops.py",
+                                           "/r/tests/bench.py", "/r/lib/__init__.py"};
+  std::vector<std::string> texts{
+      "from jax.experimental import pallas as pl\ndef add(x, interpret=False):\n"
+      "  return pl.pallas_call(k, interpret=interpret)(x)\n",
+      "from lib.ops import add\nadd(x, interpret=True)\n", // passes interpret=
+      "from lib.ops import add\nadd(x)\n",                 // does not
+      "from .ops import add\n",
+  };
+  std::vector<std::string_view> views(texts.begin(), texts.end());
+  std::vector<bool> launching = launchingFiles(files, views);
+  ASSERT_EQ(launching, (std::vector<bool>{true, false, false, false}));
+  std::vector<std::vector<size_t>> callers = interpretCallers(files, views, launching);
+  EXPECT_EQ(callers[0], std::vector<size_t>{1});
+  EXPECT_TRUE(callers[1].empty() && callers[2].empty() && callers[3].empty());
+  // A caller that launches kernels of its own is one too (check may analyse
+  // it in another group and let go of it first).
+  texts[1] += "pl.pallas_call(other, interpret=True)\n";
+  views.assign(texts.begin(), texts.end());
+  launching = launchingFiles(files, views);
+  EXPECT_EQ(interpretCallers(files, views, launching)[0], std::vector<size_t>{1});
+}
+
+TEST(Relevance, ACallerThatLaunchesNothingStillChoosesThePath) {
+  // The launch's interpret= is a parameter (default False); the only caller
+  // that passes True is a file that spells no launch, which check does not
+  // analyse: it must still be in the workspace when the launching file is.
+  TempDir dir;
+  dir.write("lib/ops.py", R"(import jax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+@plgpu.inline_mgpu(arg_types=(plgpu.RefType(),))
+def fence(ctx, ref):
+  del ctx, ref
+
+
+def kernel(x_ref, o_ref):
+  o_ref[...] = x_ref[...]
+  fence(o_ref)
+
+
+def add(x, interpret=False):
+  return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret=interpret)(x)
+)");
+  dir.write("app/debug.py", R"(import jax.numpy as jnp
+from lib.ops import add
+
+
+def run():
+  return add(jnp.ones((128,), jnp.float32), interpret=True)
+)");
+  CheckOptions options;
+  options.paths = {dir.path()};
+  options.configMode = CheckOptions::ConfigMode::None;
+  CheckResult r = runCheck(options);
+  EXPECT_TRUE(r.errors.empty());
+  EXPECT_EQ(findingsAt(r), (std::vector<std::string>{"ops.py:13:PLS001"}));
+  // The same caller passing False: compiled, where inline_mgpu lowers.
+  dir.write("app/debug.py", R"(import jax.numpy as jnp
+from lib.ops import add
+
+
+def run():
+  return add(jnp.ones((128,), jnp.float32), interpret=False)
+)");
+  EXPECT_TRUE(findingsAt(runCheck(options)).empty());
+}
+
 TEST(Relevance, ReexportedNamesStillFoundAndPlainFilesStillCounted) {
   TempDir dir;
   dir.write("mylib.py", kReexport);

@@ -63,6 +63,9 @@ struct Sources {
   std::mutex mutex;
   std::map<std::string, std::string> texts;
   std::map<std::string, std::unique_ptr<LineIndex>> lines;
+  // Files that may choose the paths of a launching file's launches
+  // (interpretCallers): open while it is analysed. Set before collect runs.
+  std::map<std::string, std::vector<std::string>> callers;
 
   const LineIndex* index(const std::string& path) {
     std::lock_guard lock(mutex);
@@ -174,6 +177,13 @@ std::vector<analysis::Finding> collect(const analysis::ProjectOptions& projectOp
         if (open(path))
           opened.push_back(path);
       for (const std::string& path : opened) {
+        // Its callers in files that launch nothing: in the workspace while it
+        // is analysed, so an `interpret=` parameter takes what they pass.
+        std::vector<std::string> callers;
+        if (auto it = sources.callers.find(path); it != sources.callers.end())
+          for (const std::string& c : it->second)
+            if (!project.hasDocument(c) && open(c))
+              callers.push_back(c);
         try {
           std::vector<analysis::Finding> list = project.findings(path);
           // The same fixes the editor offers (FindingsPipeline), per file the
@@ -195,6 +205,8 @@ std::vector<analysis::Finding> collect(const analysis::ProjectOptions& projectOp
         // Its findings are out: let go of its tree and module (a run over a
         // large repository held every analysed file until the end).
         project.releaseDocument(path);
+        for (const std::string& c : callers)
+          project.releaseDocument(c);
       }
     }
   });
@@ -315,11 +327,19 @@ CheckResult runCheck(const CheckOptions& options) {
   std::vector<bool> relevant = relevantFiles(paths, views, root);
   std::vector<bool> launching = launchingFiles(paths, views); // findings start at launches
   const std::set<std::string> runFiles(documents.begin(), documents.end());
+  std::vector<std::vector<size_t>> callers = interpretCallers(paths, views, launching);
+  std::set<size_t> callerFiles;
+  for (size_t i = 0; i < documents.size(); ++i)
+    if (relevant[i] && launching[i])
+      for (size_t c : callers[i]) {
+        sources->callers[documents[i]].push_back(documents[c]);
+        callerFiles.insert(c);
+      }
   std::vector<std::string> analysed;
   for (size_t i = 0; i < documents.size(); ++i)
     if (relevant[i] && launching[i])
       analysed.push_back(documents[i]);
-    else if (!notebook::isNotebookPath(documents[i]))
+    else if (!notebook::isNotebookPath(documents[i]) && !callerFiles.count(i))
       // Not analysed: its text is read again only if a finding lands in it
       // (Sources::index). A run over a large repository held every file.
       sources->texts.erase(documents[i]);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <map>
 #include <set>
 #include <string>
 
@@ -302,6 +303,28 @@ std::vector<bool> launchingFiles(const std::vector<std::filesystem::path>& files
       }
   }
   return launching;
+}
+
+std::vector<std::vector<size_t>> interpretCallers(const std::vector<std::filesystem::path>& files,
+                                                  const std::vector<std::string_view>& texts,
+                                                  const std::vector<bool>& launching) {
+  std::vector<std::vector<size_t>> callers(files.size());
+  std::map<std::string, std::vector<size_t>, std::less<>> byStem; // launching files
+  for (size_t i = 0; i < files.size(); ++i)
+    if (launching[i])
+      if (std::string stem = files[i].stem().string(); stem != "__init__")
+        byStem[stem].push_back(i);
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (texts[i].find("interpret") == std::string_view::npos)
+      continue;
+    std::set<size_t> reached;
+    for (std::string_view n : workspaceImportedNames(texts[i]))
+      if (auto it = byStem.find(n); it != byStem.end())
+        for (size_t l : it->second)
+          if (l != i && reached.insert(l).second)
+            callers[l].push_back(i);
+  }
+  return callers;
 }
 
 } // namespace pallas::check

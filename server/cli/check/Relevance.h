@@ -43,6 +43,20 @@ std::vector<bool> relevantFiles(const std::vector<std::filesystem::path>& files,
 std::vector<bool> launchingFiles(const std::vector<std::filesystem::path>& files,
                                  const std::vector<std::string_view>& texts);
 
+// callers[i], for a launching file i: the other files of the run that may
+// choose the path of i's launches, so `check` has them open (without
+// reporting them unless they are analysed themselves) while it analyses i.
+// A launch whose `interpret=` is a parameter takes what each caller passes
+// (docs/analysis.md 8.5), and a library's tests or scripts pass
+// `interpret=True` from files that never spell a launch, or that `check`
+// analyses in another group (and lets go of before it reaches i). A caller
+// spells `interpret` (a keyword argument, or the
+// GPU interpret mode's context manager) and imports a name equal to i's
+// stem (the same textual test as launchingFiles' import step).
+std::vector<std::vector<size_t>> interpretCallers(const std::vector<std::filesystem::path>& files,
+                                                  const std::vector<std::string_view>& texts,
+                                                  const std::vector<bool>& launching);
+
 // The names a file's import statements mention (module path components and
 // imported names), for the test above. Exposed for the unit tests.
 std::vector<std::string_view> importedNames(std::string_view text);
