@@ -99,7 +99,7 @@ TEST(Relevance, LaunchingFilesSpellALaunchOrImportAFileThatDoes) {
                                                                                // pallas
       "import jax\nfrom wrappers import run\n",    // imports it, never names pallas
       "mesh = plgpu.Mesh()\npl.core_map(mesh)\n"}; // core_map
-  EXPECT_EQ(launchingFiles(files, texts),
+  EXPECT_EQ(launchingFiles(files, texts, "/r"),
             (std::vector<bool>{true, true, true, false, true, true, false, true}));
 }
 
@@ -115,47 +115,52 @@ TEST(Relevance, OtherIdentifiersThatContainALaunchNameDoNotLaunch) {
       "from jax._src.pallas import pallas_call\nx = 1  # pallas\n", // spelled: launching
       "from jax._src.pallas import core\nimport jax._src.pallas.core as core\n", // jax.*: by name
       "from jax.experimental.pallas import pallas_call as pc\n"}; // spelled on the import
-  EXPECT_EQ(launchingFiles(files, texts), (std::vector<bool>{false, false, true, false, true}));
+  EXPECT_EQ(launchingFiles(files, texts, "/r"),
+            (std::vector<bool>{false, false, true, false, true}));
 }
 
 TEST(Relevance, WorkspaceImportsResolveToTheFilesTheyName) {
   auto paths = [](std::string_view text) {
-    std::vector<std::string> out;
-    for (const ImportedPath& p : workspaceImportedPaths("/r/pkg/sub/mod.py", text))
-      out.push_back((p.exact ? "=" : "~") + p.path);
-    return out;
+    return workspaceImportedPaths("/r/pkg/sub/mod.py", text, "/r");
   };
   EXPECT_EQ(paths("from jax.experimental import pallas as pl\nfrom functools import partial\n"
                   "import jax.numpy as jnp\n"),
             std::vector<std::string>{});
-  // Absolute: the end of a path under any root, as a module or a package.
+  // Absolute: under the importing file's folder, then under the run's root.
   EXPECT_EQ(paths("import jax.numpy as jnp, wrappers as w\n"),
-            (std::vector<std::string>{"~wrappers.py", "~wrappers/__init__.py"}));
+            (std::vector<std::string>{"/r/pkg/sub/wrappers.py", "/r/pkg/sub/wrappers/__init__.py",
+                                      "/r/wrappers.py", "/r/wrappers/__init__.py"}));
   EXPECT_EQ(paths("from lib.ops import run\n"),
-            (std::vector<std::string>{"~lib/ops.py", "~lib/ops/__init__.py", "~lib/ops/run.py",
-                                      "~lib/ops/run/__init__.py"}));
-  // Relative: resolved against the importing file's folder, exactly.
+            (std::vector<std::string>{
+                "/r/pkg/sub/lib/ops.py", "/r/pkg/sub/lib/ops/__init__.py",
+                "/r/pkg/sub/lib/ops/run.py", "/r/pkg/sub/lib/ops/run/__init__.py", "/r/lib/ops.py",
+                "/r/lib/ops/__init__.py", "/r/lib/ops/run.py", "/r/lib/ops/run/__init__.py"}));
+  // Relative: against the importing file's folder only.
   EXPECT_EQ(paths("from .core import x as y\n"),
-            (std::vector<std::string>{"=/r/pkg/sub/core.py", "=/r/pkg/sub/core/__init__.py",
-                                      "=/r/pkg/sub/core/x.py", "=/r/pkg/sub/core/x/__init__.py"}));
+            (std::vector<std::string>{"/r/pkg/sub/core.py", "/r/pkg/sub/core/__init__.py",
+                                      "/r/pkg/sub/core/x.py", "/r/pkg/sub/core/x/__init__.py"}));
   EXPECT_EQ(paths("from .. import helpers  # a sibling package's module\n"),
-            (std::vector<std::string>{"=/r/pkg/__init__.py", "=/r/pkg/helpers.py",
-                                      "=/r/pkg/helpers/__init__.py"}));
+            (std::vector<std::string>{"/r/pkg/__init__.py", "/r/pkg/helpers.py",
+                                      "/r/pkg/helpers/__init__.py"}));
 }
 
 TEST(Relevance, ASiblingNamedLikeALauncherElsewhereIsNoImportStep) {
   // JAX's jax/experimental/mosaic/gpu/__init__.py names mosaic and imports
-  // `.core` and `.utils`; JAX's Pallas has a launching core.py and tests a
-  // launching utils.py, in other folders. Only the very files it imports count.
+  // `.core` and `.utils`, and its core.py `import torch`; JAX's Pallas has a
+  // launching core.py and torch.py in other folders. Only the very files an
+  // import names count.
   std::vector<std::filesystem::path> files{"/r/mosaic/gpu/__init__.py", "/r/mosaic/gpu/core.py",
-                                           "/r/pallas/core.py", "/r/app/user.py",
-                                           "/r/app/launch.py"};
+                                           "/r/pallas/core.py",         "/r/app/user.py",
+                                           "/r/app/launch.py",          "/r/pallas/torch.py"};
   std::vector<std::string_view> texts{
       "# mosaic gpu\nfrom .core import as_gpu_kernel\nfrom . import core\n",
-      "def as_gpu_kernel():\n  pass\n", "def run(k):\n  return pl.pallas_call(k, out_shape=s)\n",
+      "# mosaic\nimport torch\ndef as_gpu_kernel():\n  pass\n",
+      "def run(k):\n  return pl.pallas_call(k, out_shape=s)\n",
       "# pallas\nfrom .launch import go\n", // a relative import of a launching file
-      "go = functools.partial(pl.pallas_call, interpret=True)\n"};
-  EXPECT_EQ(launchingFiles(files, texts), (std::vector<bool>{false, false, true, true, true}));
+      "go = functools.partial(pl.pallas_call, interpret=True)\n",
+      "def to_torch(k):\n  return pl.pallas_call(k, out_shape=s)\n"};
+  EXPECT_EQ(launchingFiles(files, texts, "/r"),
+            (std::vector<bool>{false, false, true, true, true, true}));
 }
 
 TEST(Relevance, AWrapperLaunchedFromAnotherFileIsStillFound) {
@@ -206,17 +211,17 @@ TEST(Relevance, InterpretCallersAreFilesThatSpellInterpretAndImportALaunchingFil
       "from .ops import add\n",
   };
   std::vector<std::string_view> views(texts.begin(), texts.end());
-  std::vector<bool> launching = launchingFiles(files, views);
+  std::vector<bool> launching = launchingFiles(files, views, "/r");
   ASSERT_EQ(launching, (std::vector<bool>{true, false, false, false}));
-  std::vector<std::vector<size_t>> callers = interpretCallers(files, views, launching);
+  std::vector<std::vector<size_t>> callers = interpretCallers(files, views, launching, "/r");
   EXPECT_EQ(callers[0], std::vector<size_t>{1});
   EXPECT_TRUE(callers[1].empty() && callers[2].empty() && callers[3].empty());
   // A caller that launches kernels of its own is one too (check may analyse
   // it in another group and let go of it first).
   texts[1] += "pl.pallas_call(other, interpret=True)\n";
   views.assign(texts.begin(), texts.end());
-  launching = launchingFiles(files, views);
-  EXPECT_EQ(interpretCallers(files, views, launching)[0], std::vector<size_t>{1});
+  launching = launchingFiles(files, views, "/r");
+  EXPECT_EQ(interpretCallers(files, views, launching, "/r")[0], std::vector<size_t>{1});
 }
 
 TEST(Relevance, ACallerThatLaunchesNothingStillChoosesThePath) {

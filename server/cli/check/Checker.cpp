@@ -325,9 +325,9 @@ CheckResult runCheck(const CheckOptions& options) {
     views.emplace_back(sources->texts.at(d));
   }
   std::vector<bool> relevant = relevantFiles(paths, views, root);
-  std::vector<bool> launching = launchingFiles(paths, views); // findings start at launches
+  std::vector<bool> launching = launchingFiles(paths, views, root); // findings start at launches
   const std::set<std::string> runFiles(documents.begin(), documents.end());
-  std::vector<std::vector<size_t>> callers = interpretCallers(paths, views, launching);
+  std::vector<std::vector<size_t>> callers = interpretCallers(paths, views, launching, root);
   std::set<size_t> callerFiles;
   for (size_t i = 0; i < documents.size(); ++i)
     if (relevant[i] && launching[i])

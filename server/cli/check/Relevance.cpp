@@ -111,13 +111,28 @@ std::string_view leadingDotted(std::string_view s) {
 
 } // namespace
 
-std::vector<ImportedPath> workspaceImportedPaths(const std::filesystem::path& file,
-                                                 std::string_view text) {
-  std::vector<ImportedPath> out;
-  // A module `stem` (a path without ".py") as the module file and as a package.
-  auto addModule = [&](const std::string& stem, bool exact) {
-    out.push_back({stem + ".py", exact});
-    out.push_back({stem + "/__init__.py", exact});
+std::vector<std::string> workspaceImportedPaths(const std::filesystem::path& file,
+                                                std::string_view text,
+                                                const std::filesystem::path& root) {
+  std::vector<std::string> out;
+  const std::filesystem::path folder = file.parent_path();
+  // The module `dotted` (maybe empty: the base folder itself) under `base`,
+  // and the submodules `names` of it.
+  auto add = [&](const std::filesystem::path& base, std::string_view dotted,
+                 const std::vector<std::string_view>& names) {
+    std::filesystem::path stem = dotted.empty() ? base : base / slashed(dotted);
+    if (!dotted.empty())
+      out.push_back((stem.string() + ".py"));
+    out.push_back((stem / "__init__.py").string());
+    for (std::string_view n : names) {
+      out.push_back((stem / (std::string(n) + ".py")).string());
+      out.push_back((stem / std::string(n) / "__init__.py").string());
+    }
+  };
+  auto addAbsolute = [&](std::string_view dotted, const std::vector<std::string_view>& names) {
+    add(folder, dotted, names);
+    if (!root.empty() && root != folder)
+      add(root, dotted, names);
   };
   forEachImportLine(text, [&](std::string_view rest, bool from) {
     if (!from) {
@@ -126,8 +141,8 @@ std::vector<ImportedPath> workspaceImportedPaths(const std::filesystem::path& fi
         size_t comma = rest.find(',', start);
         std::string_view module = leadingDotted(rest.substr(
             start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
-        if (!module.empty() && !isJaxModule(module))
-          addModule(slashed(module), false);
+        if (!module.empty() && module.front() != '.' && !isJaxModule(module))
+          addAbsolute(module, {});
         if (comma == std::string_view::npos)
           break;
         start = comma + 1;
@@ -142,29 +157,19 @@ std::vector<ImportedPath> workspaceImportedPaths(const std::filesystem::path& fi
       return;
     // The imported names may be submodules (`from . import helpers`).
     std::vector<std::string_view> names;
-    size_t at = rest.find(" import ");
-    if (at != std::string_view::npos)
+    if (size_t at = rest.find(" import "); at != std::string_view::npos)
       addIdentifiers(rest.substr(at + 8), names);
-    std::string base;
-    if (level > 0) {
-      std::filesystem::path dir = file.parent_path();
-      for (size_t i = 1; i < level; ++i)
-        dir = dir.parent_path();
-      base = dir.lexically_normal().generic_string();
-      if (!base.empty() && base.back() == '/')
-        base.pop_back();
-      if (!dotted.empty())
-        base += "/" + slashed(dotted);
-    } else {
-      base = slashed(dotted);
+    if (level == 0) {
+      addAbsolute(dotted, names);
+      return;
     }
-    bool exact = level > 0;
-    if (!dotted.empty())
-      out.push_back({base + ".py", exact});
-    out.push_back({base + "/__init__.py", exact});
-    for (std::string_view n : names)
-      addModule(base + "/" + std::string(n), exact);
+    std::filesystem::path base = folder;
+    for (size_t i = 1; i < level; ++i)
+      base = base.parent_path();
+    add(base, dotted, names);
   });
+  for (std::string& p : out)
+    p = std::filesystem::path(p).lexically_normal().generic_string();
   return out;
 }
 
@@ -265,24 +270,28 @@ bool spellsLaunch(std::string_view text) {
 
 } // namespace
 
-std::vector<bool> launchingFiles(const std::vector<std::filesystem::path>& files,
-                                 const std::vector<std::string_view>& texts) {
-  std::vector<bool> launching(files.size(), false);
-  std::set<std::string, std::less<>> launchers; // paths of the files that spell a launch
+namespace {
+
+// The files of a run by path (lexically normal, generic), for the import
+// steps below.
+std::map<std::string, size_t> byPath(const std::vector<std::filesystem::path>& files,
+                                     const std::vector<bool>& keep) {
+  std::map<std::string, size_t> out;
   for (size_t i = 0; i < files.size(); ++i)
-    if (spellsLaunch(texts[i])) {
-      launching[i] = true;
-      launchers.insert(files[i].lexically_normal().generic_string());
-    }
-  auto isLauncher = [&](const ImportedPath& imported) {
-    if (imported.exact)
-      return launchers.count(imported.path) > 0;
-    for (const std::string& p : launchers)
-      if (p.size() > imported.path.size() && p.ends_with(imported.path) &&
-          p[p.size() - imported.path.size() - 1] == '/')
-        return true;
-    return false;
-  };
+    if (keep[i])
+      out.emplace(files[i].lexically_normal().generic_string(), i);
+  return out;
+}
+
+} // namespace
+
+std::vector<bool> launchingFiles(const std::vector<std::filesystem::path>& files,
+                                 const std::vector<std::string_view>& texts,
+                                 const std::filesystem::path& root) {
+  std::vector<bool> launching(files.size(), false);
+  for (size_t i = 0; i < files.size(); ++i)
+    launching[i] = spellsLaunch(texts[i]);
+  const std::map<std::string, size_t> launchers = byPath(files, launching);
   // One step of imports: a name bound to a launch (a wrapper, a partial of
   // pallas_call) is called where it is imported. Deeper re-exports are not
   // followed: each step would bring most of a package whose modules import
@@ -296,8 +305,8 @@ std::vector<bool> launchingFiles(const std::vector<std::filesystem::path>& files
     if (launching[i] || (memmem(t.data(), t.size(), "pallas", 6) == nullptr &&
                          memmem(t.data(), t.size(), "mosaic", 6) == nullptr))
       continue;
-    for (const ImportedPath& imported : workspaceImportedPaths(files[i], texts[i]))
-      if (isLauncher(imported)) {
+    for (const std::string& imported : workspaceImportedPaths(files[i], texts[i], root))
+      if (launchers.count(imported)) {
         launching[i] = true;
         break;
       }
@@ -307,22 +316,18 @@ std::vector<bool> launchingFiles(const std::vector<std::filesystem::path>& files
 
 std::vector<std::vector<size_t>> interpretCallers(const std::vector<std::filesystem::path>& files,
                                                   const std::vector<std::string_view>& texts,
-                                                  const std::vector<bool>& launching) {
+                                                  const std::vector<bool>& launching,
+                                                  const std::filesystem::path& root) {
   std::vector<std::vector<size_t>> callers(files.size());
-  std::map<std::string, std::vector<size_t>, std::less<>> byStem; // launching files
-  for (size_t i = 0; i < files.size(); ++i)
-    if (launching[i])
-      if (std::string stem = files[i].stem().string(); stem != "__init__")
-        byStem[stem].push_back(i);
+  const std::map<std::string, size_t> launchers = byPath(files, launching);
   for (size_t i = 0; i < files.size(); ++i) {
     if (texts[i].find("interpret") == std::string_view::npos)
       continue;
     std::set<size_t> reached;
-    for (std::string_view n : workspaceImportedNames(texts[i]))
-      if (auto it = byStem.find(n); it != byStem.end())
-        for (size_t l : it->second)
-          if (l != i && reached.insert(l).second)
-            callers[l].push_back(i);
+    for (const std::string& imported : workspaceImportedPaths(files[i], texts[i], root))
+      if (auto it = launchers.find(imported); it != launchers.end())
+        if (size_t l = it->second; l != i && reached.insert(l).second)
+          callers[l].push_back(i);
   }
   return callers;
 }

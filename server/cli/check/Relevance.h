@@ -41,7 +41,8 @@ std::vector<bool> relevantFiles(const std::vector<std::filesystem::path>& files,
 // name), cannot launch. On JAX's own repository this skips most of the files
 // that spell "jax", and most of JAX's own Pallas sources.
 std::vector<bool> launchingFiles(const std::vector<std::filesystem::path>& files,
-                                 const std::vector<std::string_view>& texts);
+                                 const std::vector<std::string_view>& texts,
+                                 const std::filesystem::path& root);
 
 // callers[i], for a launching file i: the other files of the run that may
 // choose the path of i's launches, so `check` has them open (without
@@ -51,31 +52,29 @@ std::vector<bool> launchingFiles(const std::vector<std::filesystem::path>& files
 // `interpret=True` from files that never spell a launch, or that `check`
 // analyses in another group (and lets go of before it reaches i). A caller
 // spells `interpret` (a keyword argument, or the
-// GPU interpret mode's context manager) and imports a name equal to i's
-// stem (the same textual test as launchingFiles' import step).
+// GPU interpret mode's context manager) and imports i itself
+// (workspaceImportedPaths, as launchingFiles' import step).
 std::vector<std::vector<size_t>> interpretCallers(const std::vector<std::filesystem::path>& files,
                                                   const std::vector<std::string_view>& texts,
-                                                  const std::vector<bool>& launching);
+                                                  const std::vector<bool>& launching,
+                                                  const std::filesystem::path& root);
 
 // The names a file's import statements mention (module path components and
 // imported names), for the test above. Exposed for the unit tests.
 std::vector<std::string_view> importedNames(std::string_view text);
 
-// A file an import statement of a file may name. Relative imports (`from .m
-// import x`, `from . import m`) are resolved against the importing file's
-// folder: `path` is the whole path (exact). Absolute ones (`import a.b`,
-// `from a.b import c`) may be found under any root of the run: `path` is the
-// end of a path ("a/b.py", "a/b/__init__.py", "a/b/c.py", ...). Imports of
-// `jax`/`jax.*`/`functools` modules are left out: the analysis resolves
-// those by name, never to a file of the run, so they cannot bring a launch
-// wrapper of the run into a file (launchingFiles' import step). Exposed for
-// the unit tests.
-struct ImportedPath {
-  std::string path;
-  bool exact = false;
-  bool operator==(const ImportedPath&) const = default;
-};
-std::vector<ImportedPath> workspaceImportedPaths(const std::filesystem::path& file,
-                                                 std::string_view text);
+// The files of the workspace an import statement of `file` may name, as
+// the analysis resolves them (Project's module resolution): a relative
+// import (`from .m import x`, `from . import m`) against the importing
+// file's folder, an absolute one (`import a.b`, `from a.b import c`) against
+// that folder and the run's root; each as a module file and as a package
+// (`a/b.py`, `a/b/__init__.py`), and each imported name as a submodule.
+// Imports of `jax`/`jax.*`/`functools` modules are left out: the analysis
+// resolves those by name, never to a file of the run, so they cannot bring a
+// launch wrapper of the run into a file (launchingFiles' import step).
+// Lexically normal, generic ('/') paths. Exposed for the unit tests.
+std::vector<std::string> workspaceImportedPaths(const std::filesystem::path& file,
+                                                std::string_view text,
+                                                const std::filesystem::path& root);
 
 } // namespace pallas::check
