@@ -383,12 +383,16 @@ void Endpoint::notify(const std::string& method, json params) {
 }
 
 void Endpoint::notifyText(const std::string& method, std::string_view paramsJson) {
-  std::string body = R"({"jsonrpc":"2.0","method":)";
-  body += json(method).dump();
-  body += R"(,"params":)";
-  body += paramsJson;
-  body += '}';
-  transport_->write(frameMessage(body));
+  notifyText(method, std::initializer_list<std::string_view>{paramsJson});
+}
+
+void Endpoint::notifyText(const std::string& method,
+                          std::initializer_list<std::string_view> paramsParts) {
+  std::string name = json(method).dump();
+  std::vector<std::string_view> parts{R"({"jsonrpc":"2.0","method":)", name, R"(,"params":)"};
+  parts.insert(parts.end(), paramsParts.begin(), paramsParts.end());
+  parts.push_back("}");
+  transport_->write(frameMessageParts(parts));
 }
 
 void Endpoint::call(const std::string& method, json params, ResponseCallback callback) {

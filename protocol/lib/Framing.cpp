@@ -198,8 +198,22 @@ std::optional<FrameEvent> FrameReader::finish() {
 }
 
 std::string frameMessage(std::string_view body) {
-  std::string out = "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n";
-  out.append(body);
+  return frameMessageParts({body});
+}
+
+std::string frameMessageParts(const std::vector<std::string_view>& parts) {
+  // One allocation and one copy of each part: a publishDiagnostics of 1,600
+  // diagnostics is megabytes, and building it by concatenation copied it
+  // four times per edit (a tenth of an edit's CPU at 50k lines).
+  size_t size = 0;
+  for (std::string_view p : parts)
+    size += p.size();
+  std::string header = "Content-Length: " + std::to_string(size) + "\r\n\r\n";
+  std::string out;
+  out.reserve(header.size() + size);
+  out += header;
+  for (std::string_view p : parts)
+    out += p;
   return out;
 }
 

@@ -66,7 +66,7 @@ json codeAction(LspServer& server, const json& params, const RequestContext& ctx
   SnapshotPtr snapshot = server.snapshotFor(path, LspServer::SnapshotNeed::Findings, ctx);
   if (!snapshot)
     return json::array();
-  std::vector<analysis::Finding> findings = snapshot->findings;
+  std::vector<analysis::Finding> findings = *snapshot->findings;
   ctx.cancel.check();
   // Findings a kernel of this document causes in a helper file belong to
   // that file's diagnostics and code actions.

@@ -105,7 +105,7 @@ std::optional<json> hover(LspServer& server, const json& params, const RequestCo
       line, static_cast<uint32_t>(protocol::unitsToByteColumn(
                 lineText, position["character"].get<uint32_t>(), server.client().encoding))};
 
-  std::string markdown = findingsMarkdown(snapshot->findings, path, pos);
+  std::string markdown = findingsMarkdown(*snapshot->findings, path, pos);
   std::optional<analysis::SourceRange> range;
   if (auto api = analysis::innermostApiAt(facts.apis, pos)) {
     auto kb = knowledge::KnowledgeService::shared().table(facts.knowledgePath);

@@ -23,6 +23,23 @@ TEST(Framing, ReadsOneMessage) {
   EXPECT_EQ(r.buffered(), 0u);
 }
 
+// A body given in parts (publishDiagnostics: the diagnostics array is not
+// concatenated first) frames as the whole body does: one length over every
+// part, multi-byte UTF-8 counted in bytes.
+TEST(Framing, PartsFrameAsTheWholeBody) {
+  std::vector<std::string_view> parts{R"({"uri":)", R"("file:///é.py")", R"(,"d":[1,2])", "}"};
+  std::string whole;
+  for (std::string_view p : parts)
+    whole += p;
+  EXPECT_EQ(frameMessageParts(parts), frameMessage(whole));
+  EXPECT_EQ(frameMessageParts({}), frameMessage(""));
+  FrameReader r;
+  r.feed(frameMessageParts(parts));
+  auto evs = drain(r);
+  ASSERT_EQ(evs.size(), 1u);
+  EXPECT_EQ(evs[0].body, whole);
+}
+
 TEST(Framing, ByteAtATime) {
   FrameReader r;
   std::string stream = frameMessage("{\"x\":\"é\"}") + frameMessage("[]");

@@ -23,11 +23,13 @@
 #include <boost/asio/strand.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -104,6 +106,9 @@ public:
   // A notification whose params are JSON text already (assembled from
   // pieces serialised earlier, e.g. a document's diagnostics).
   void notifyText(const std::string& method, std::string_view paramsJson);
+  // The same, the params given as consecutive pieces of text (a large
+  // diagnostics array is then copied once, into the framed message).
+  void notifyText(const std::string& method, std::initializer_list<std::string_view> paramsParts);
   // A request to the peer; the callback runs on the pool when the matching
   // response arrives (or with an error when the session closes first).
   void call(const std::string& method, json params, ResponseCallback callback);

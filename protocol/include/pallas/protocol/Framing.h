@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace pallas::protocol {
 
@@ -63,6 +64,8 @@ private:
 
 // "Content-Length: N\r\n\r\n" + body.
 std::string frameMessage(std::string_view body);
+// The same, with the body given as consecutive parts (no concatenated copy).
+std::string frameMessageParts(const std::vector<std::string_view>& parts);
 
 // Index of the first "Content-Length:" header (case-insensitive) at or after
 // `from`, or npos.
