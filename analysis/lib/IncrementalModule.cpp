@@ -380,4 +380,21 @@ std::vector<std::string> Project::Impl::dependentsOf(const std::string& path) co
   return {out.begin(), out.end()};
 }
 
+std::vector<std::string> Project::Impl::dependenciesOf(const std::string& path) const {
+  // Transitive, like dependentsOf: a function can be imported through a
+  // package that re-exports it.
+  std::set<std::string> out;
+  std::vector<std::string> work{path};
+  while (!work.empty()) {
+    auto it = docs.find(work.back());
+    work.pop_back();
+    if (it == docs.end())
+      continue;
+    for (const std::string& dep : it->second->globals.dependencies())
+      if (dep != path && out.insert(dep).second)
+        work.push_back(dep);
+  }
+  return {out.begin(), out.end()};
+}
+
 } // namespace pallas::analysis

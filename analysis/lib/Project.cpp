@@ -269,6 +269,11 @@ std::vector<std::string> Project::dependents(const std::string& path) const {
   return impl_->dependentsOf(path);
 }
 
+std::vector<std::string> Project::dependencies(const std::string& path) const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->dependenciesOf(path);
+}
+
 std::string knowledgeJaxVersion(const std::string& knowledgePath) {
   // The same choice as the passes make: the configured table when it loads,
   // else the bundled one (KnowledgeService loads each once per process).

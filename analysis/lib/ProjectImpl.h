@@ -123,6 +123,7 @@ struct Project::Impl : names::ModuleResolver {
   void ensureCurrent(DocState& d);
   bool depsChanged(const DocState& d) const;
   std::vector<std::string> dependentsOf(const std::string& path) const;
+  std::vector<std::string> dependenciesOf(const std::string& path) const;
   // Replace units that do not verify with empty functions (the module stays
   // valid); false when there was one.
   bool verifyFreshUnits(DocState& d, std::vector<UpdateStats::UnanalysedFunction>& unanalysed);

@@ -4,6 +4,7 @@
 #include "LspServer.h"
 #include "pallas/support/Uri.h"
 
+#include <algorithm>
 #include <boost/asio/post.hpp>
 
 namespace pallas::server {
@@ -42,10 +43,18 @@ void LspServer::afterUpdate(const std::string& path, const analysis::UpdateStats
   // Asked before scheduling: the analysis scheduled below takes the
   // Project's lock at once, and this runs on the ordered queue, which every
   // later message (and request) waits for.
-  std::vector<std::string> dependents = project_->dependents(path);
+  // Both directions: the documents that import from it call what it
+  // defines, and the documents it imports from have launches whose path its
+  // calls may choose (a caller passing `interpret=True` to a function that
+  // launches, opened or edited after that function's file).
+  std::vector<std::string> affected = project_->dependents(path);
+  for (std::string& dep : project_->dependencies(path))
+    affected.push_back(std::move(dep));
+  std::sort(affected.begin(), affected.end());
+  affected.erase(std::unique(affected.begin(), affected.end()), affected.end());
   if (documents_.isOpen(path))
     scheduleDiagnostics(path);
-  for (const std::string& dep : dependents) {
+  for (const std::string& dep : affected) {
     if (dep != path && documents_.isOpen(dep))
       scheduleDiagnostics(dep);
   }

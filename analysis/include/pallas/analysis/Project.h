@@ -210,6 +210,10 @@ public:
                   const std::function<void(TSTree* copy, std::string_view text)>& fn) const;
   // Documents whose analysis depends on `path` (they import from it).
   std::vector<std::string> dependents(const std::string& path) const;
+  // Documents `path` imports from, through re-exports: their launches'
+  // paths may be chosen by what `path`'s calls pass (`interpret=`, a kernel
+  // or a helper given to a function that launches).
+  std::vector<std::string> dependencies(const std::string& path) const;
 
   // The API call whose callee name contains `pos` (0-based, UTF-8 bytes) in
   // `path`: the innermost `pallas.prim`, `pallas.scope`, `pallas.launch` or
