@@ -79,6 +79,10 @@ void LspServer::didClose(const json& params) {
     log_.warn("didClose for a document that is not open: " + path);
     return;
   }
+  // Stop a run of the closed document first, as didChange does: it holds
+  // the Project's lock, which closeDocument waits for, and its work is for a
+  // document that is gone (it returns at its next stop check).
+  scheduler_->interrupt(path);
   project_->closeDocument(path);
   pipeline_->forget(path);
   // Forget the document's schedule and stats: kept, 20,000 open/close

@@ -8,7 +8,8 @@ import time
 
 from test_findings_actions_hover import KERNEL
 
-URI = "file:///tmp/pallas-release/kernel.py"
+PATH = "/tmp/pallas-release/kernel.py"
+URI = "file://" + PATH
 
 
 def publications(server, uri):
@@ -31,9 +32,19 @@ def test_close_while_pending_publishes_nothing_after_the_close(ready):
     open_doc(ready, 1, KERNEL)
     first = wait_version(ready, 1)
     assert any(d["code"] == "PLS001" for d in first["diagnostics"])
-    # An edit whose analysis is pending (or running) when the close arrives.
+    # An edit whose analysis is running when the close arrives: held inside
+    # the Project's lock (pallas/test/holdAnalysis) until the close makes it
+    # stale, so a busy machine cannot let it finish and publish first.
+    assert ready.request("pallas/test/holdAnalysis", {"textDocument": {"uri": URI}})["result"] \
+        is None
     ready.notify("textDocument/didChange", {"textDocument": {"uri": URI, "version": 2},
                                             "contentChanges": [{"text": KERNEL + "\n# edited\n"}]})
+    for _ in range(3000):
+        if ready.request("pallas/test/heldAnalysis")["result"]["held"] == PATH:
+            break
+        time.sleep(0.01)
+    else:
+        raise AssertionError("the analysis of version 2 never began")
     ready.notify("textDocument/didClose", {"textDocument": {"uri": URI}})
     # The close publication: empty, without a version.
     ready.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics"
