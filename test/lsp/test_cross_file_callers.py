@@ -6,7 +6,7 @@ library opened before the script that calls it with interpret=True gets its
 finding once the script is open, and loses it when the script passes False.
 Real binary over pipes; nothing here measures time."""
 
-from pathlib import Path
+from test_snapshots import open_doc
 
 OPS = """import jax
 from jax.experimental import pallas as pl
@@ -35,13 +35,6 @@ from lib.ops import add
 def run():
   return add(jnp.ones((128,), jnp.float32), interpret=True)
 """
-
-
-def open_doc(server, path, text, version=1):
-    uri = Path(path).as_uri()
-    server.notify("textDocument/didOpen", {"textDocument": {
-        "uri": uri, "languageId": "python", "version": version, "text": text}})
-    return uri
 
 
 def published(server, uri, after, predicate):
