@@ -216,26 +216,14 @@ InterpretEval evaluateInterpret(TSNode expr, const syntax::ParsedSource& doc,
   }
   // A field of a dataclass / NamedTuple object: `cfg.interpret` where cfg is
   // `Config(interpret=True)` (a local or module-level name) (8.16).
+  // fieldOfObject looks the name up (a local, else a module-level value).
   if (t == "attribute" && is(field(expr, "object"), "identifier")) {
-    std::string object = str(doc.textOf(field(expr, "object")));
     std::string attr = str(doc.textOf(field(expr, "attribute")));
-    TSNode built{};
-    bool local = false;
-    if (lookupLocal)
-      if (auto l = lookupLocal(object)) {
-        local = true;
-        if (l->second == "local")
-          built = l->first;
-      }
-    if (!local)
-      if (auto mv = moduleValue(doc, object); mv && mv->state == ModuleValue::State::Known)
-        built = mv->value;
-    if (!isNull(built))
-      if (auto v = fieldOfObject(built, attr, doc, globals, local ? lookupLocal : nullptr, 0)) {
-        InterpretEval inner = evaluateInterpret(*v, doc, globals, nullptr);
-        inner.text = e.text;
-        return inner;
-      }
+    if (auto v = fieldOfObject(field(expr, "object"), attr, doc, globals, lookupLocal, 0)) {
+      InterpretEval inner = evaluateInterpret(*v, doc, globals, nullptr);
+      inner.text = e.text;
+      return inner;
+    }
   }
   if (t == "identifier" || t == "attribute") {
     if (auto b = resolveGlobalExpr(expr, doc, globals); b && b->kind == Binding::Kind::Constant) {
