@@ -2,6 +2,7 @@
 // module name stands for, the names a file exports, documents indexed from
 // disk on demand, and the workspace's Python files.
 #include "ProjectImpl.h"
+#include "pallas/analysis/ModuleCandidates.h"
 #include "pallas/analysis/SourceFile.h"
 
 #include <filesystem>
@@ -30,38 +31,10 @@ bool Project::Impl::fileExists(const std::string& path) {
 std::optional<std::string> Project::Impl::moduleFile(const std::string& dotted, int level,
                                                      const std::string& fromPath) {
   std::lock_guard resolving(resolveMutex);
-  std::vector<fs::path> bases;
-  fs::path from = fs::path(fromPath).parent_path();
-  if (level > 0) {
-    fs::path base = from;
-    for (int i = 1; i < level; ++i)
-      base = base.parent_path();
-    bases.push_back(base);
-  } else {
-    bases.push_back(from);
-    for (const std::string& r : options.workspaceRoots)
-      bases.emplace_back(r);
-  }
-  fs::path rel;
-  size_t start = 0;
-  while (start <= dotted.size() && !dotted.empty()) {
-    size_t dot = dotted.find('.', start);
-    rel /= dotted.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-    if (dot == std::string::npos)
-      break;
-    start = dot + 1;
-  }
-  for (const fs::path& base : bases) {
-    fs::path stem = base / rel;
-    if (dotted.empty())
-      stem = base;
-    std::string asFile = stem.string() + ".py";
-    std::string asPackage = (stem / "__init__.py").string();
-    if (!dotted.empty() && fileExists(asFile))
-      return fs::path(asFile).lexically_normal().string();
-    if (fileExists(asPackage))
-      return fs::path(asPackage).lexically_normal().string();
-  }
+  std::vector<fs::path> roots(options.workspaceRoots.begin(), options.workspaceRoots.end());
+  for (const fs::path& candidate : moduleCandidates(dotted, level, fromPath, roots))
+    if (fileExists(candidate.string()))
+      return candidate.string();
   return std::nullopt;
 }
 

@@ -21,6 +21,20 @@ std::vector<std::string> names(std::string_view text) {
   return out;
 }
 
+// launchingFiles and interpretCallers over a run of `files` under /r.
+std::vector<bool> launchingIn(const std::vector<std::filesystem::path>& files,
+                              const std::vector<std::string_view>& texts) {
+  RunImports run(files, texts, "/r");
+  return launchingFiles(run);
+}
+
+std::vector<std::vector<size_t>> callersIn(const std::vector<std::filesystem::path>& files,
+                                           const std::vector<std::string_view>& texts,
+                                           const std::vector<bool>& launching) {
+  RunImports run(files, texts, "/r");
+  return interpretCallers(run, launching);
+}
+
 TEST(Relevance, ImportedNamesKeepModulesAndNamesButNotAliases) {
   EXPECT_EQ(names("import os.path as p, sys\n"), (std::vector<std::string>{"os", "path", "sys"}));
   EXPECT_EQ(names("  from .pkg.mod import (a as b, c)  # comment import zzz\n"),
@@ -99,7 +113,7 @@ TEST(Relevance, LaunchingFilesSpellALaunchOrImportAFileThatDoes) {
                                                                                // pallas
       "import jax\nfrom wrappers import run\n",    // imports it, never names pallas
       "mesh = plgpu.Mesh()\npl.core_map(mesh)\n"}; // core_map
-  EXPECT_EQ(launchingFiles(files, texts, "/r"),
+  EXPECT_EQ(launchingIn(files, texts),
             (std::vector<bool>{true, true, true, false, true, true, false, true}));
 }
 
@@ -115,8 +129,7 @@ TEST(Relevance, OtherIdentifiersThatContainALaunchNameDoNotLaunch) {
       "from jax._src.pallas import pallas_call\nx = 1  # pallas\n", // spelled: launching
       "from jax._src.pallas import core\nimport jax._src.pallas.core as core\n", // jax.*: by name
       "from jax.experimental.pallas import pallas_call as pc\n"}; // spelled on the import
-  EXPECT_EQ(launchingFiles(files, texts, "/r"),
-            (std::vector<bool>{false, false, true, false, true}));
+  EXPECT_EQ(launchingIn(files, texts), (std::vector<bool>{false, false, true, false, true}));
 }
 
 TEST(Relevance, WorkspaceImportsResolveToTheFilesTheyName) {
@@ -130,11 +143,12 @@ TEST(Relevance, WorkspaceImportsResolveToTheFilesTheyName) {
   EXPECT_EQ(paths("import jax.numpy as jnp, wrappers as w\n"),
             (std::vector<std::string>{"/r/pkg/sub/wrappers.py", "/r/pkg/sub/wrappers/__init__.py",
                                       "/r/wrappers.py", "/r/wrappers/__init__.py"}));
-  EXPECT_EQ(paths("from lib.ops import run\n"),
-            (std::vector<std::string>{
-                "/r/pkg/sub/lib/ops.py", "/r/pkg/sub/lib/ops/__init__.py",
-                "/r/pkg/sub/lib/ops/run.py", "/r/pkg/sub/lib/ops/run/__init__.py", "/r/lib/ops.py",
-                "/r/lib/ops/__init__.py", "/r/lib/ops/run.py", "/r/lib/ops/run/__init__.py"}));
+  EXPECT_EQ(
+      paths("from lib.ops import run\n"),
+      (std::vector<std::string>{"/r/pkg/sub/lib/ops.py", "/r/pkg/sub/lib/ops/__init__.py",
+                                "/r/lib/ops.py", "/r/lib/ops/__init__.py",
+                                "/r/pkg/sub/lib/ops/run.py", "/r/pkg/sub/lib/ops/run/__init__.py",
+                                "/r/lib/ops/run.py", "/r/lib/ops/run/__init__.py"}));
   // Relative: against the importing file's folder only.
   EXPECT_EQ(paths("from .core import x as y\n"),
             (std::vector<std::string>{"/r/pkg/sub/core.py", "/r/pkg/sub/core/__init__.py",
@@ -159,8 +173,7 @@ TEST(Relevance, ASiblingNamedLikeALauncherElsewhereIsNoImportStep) {
       "# pallas\nfrom .launch import go\n", // a relative import of a launching file
       "go = functools.partial(pl.pallas_call, interpret=True)\n",
       "def to_torch(k):\n  return pl.pallas_call(k, out_shape=s)\n"};
-  EXPECT_EQ(launchingFiles(files, texts, "/r"),
-            (std::vector<bool>{false, false, true, true, true, true}));
+  EXPECT_EQ(launchingIn(files, texts), (std::vector<bool>{false, false, true, true, true, true}));
 }
 
 TEST(Relevance, AWrapperLaunchedFromAnotherFileIsStillFound) {
@@ -211,17 +224,17 @@ TEST(Relevance, InterpretCallersAreFilesThatSpellInterpretAndImportALaunchingFil
       "from .ops import add\n",
   };
   std::vector<std::string_view> views(texts.begin(), texts.end());
-  std::vector<bool> launching = launchingFiles(files, views, "/r");
+  std::vector<bool> launching = launchingIn(files, views);
   ASSERT_EQ(launching, (std::vector<bool>{true, false, false, false}));
-  std::vector<std::vector<size_t>> callers = interpretCallers(files, views, launching, "/r");
+  std::vector<std::vector<size_t>> callers = callersIn(files, views, launching);
   EXPECT_EQ(callers[0], std::vector<size_t>{1});
   EXPECT_TRUE(callers[1].empty() && callers[2].empty() && callers[3].empty());
   // A caller that launches kernels of its own is one too (check may analyse
   // it in another group and let go of it first).
   texts[1] += "pl.pallas_call(other, interpret=True)\n";
   views.assign(texts.begin(), texts.end());
-  launching = launchingFiles(files, views, "/r");
-  EXPECT_EQ(interpretCallers(files, views, launching, "/r")[0], std::vector<size_t>{1});
+  launching = launchingIn(files, views);
+  EXPECT_EQ(callersIn(files, views, launching)[0], std::vector<size_t>{1});
 }
 
 TEST(Relevance, ACallerThatLaunchesNothingStillChoosesThePath) {

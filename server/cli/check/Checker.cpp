@@ -325,9 +325,10 @@ CheckResult runCheck(const CheckOptions& options) {
     views.emplace_back(sources->texts.at(d));
   }
   std::vector<bool> relevant = relevantFiles(paths, views, root);
-  std::vector<bool> launching = launchingFiles(paths, views, root); // findings start at launches
+  RunImports imports(paths, views, root);
+  std::vector<bool> launching = launchingFiles(imports); // findings start at launches
   const std::set<std::string> runFiles(documents.begin(), documents.end());
-  std::vector<std::vector<size_t>> callers = interpretCallers(paths, views, launching, root);
+  std::vector<std::vector<size_t>> callers = interpretCallers(imports, launching);
   std::set<size_t> callerFiles;
   for (size_t i = 0; i < documents.size(); ++i)
     if (relevant[i] && launching[i])

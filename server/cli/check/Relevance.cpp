@@ -1,5 +1,7 @@
 #include "Relevance.h"
 
+#include "pallas/analysis/ModuleCandidates.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstring>
@@ -93,12 +95,6 @@ std::vector<std::string_view> importedNames(std::string_view text) {
 
 namespace {
 
-std::string slashed(std::string_view dotted) {
-  std::string out(dotted);
-  std::replace(out.begin(), out.end(), '.', '/');
-  return out;
-}
-
 // The first identifier-or-dot run of `s` (a dotted module, maybe with
 // leading dots), after leading blanks and an opening parenthesis.
 std::string_view leadingDotted(std::string_view s) {
@@ -115,24 +111,18 @@ std::vector<std::string> workspaceImportedPaths(const std::filesystem::path& fil
                                                 std::string_view text,
                                                 const std::filesystem::path& root) {
   std::vector<std::string> out;
-  const std::filesystem::path folder = file.parent_path();
-  // The module `dotted` (maybe empty: the base folder itself) under `base`,
-  // and the submodules `names` of it.
-  auto add = [&](const std::filesystem::path& base, std::string_view dotted,
-                 const std::vector<std::string_view>& names) {
-    std::filesystem::path stem = dotted.empty() ? base : base / slashed(dotted);
-    if (!dotted.empty())
-      out.push_back((stem.string() + ".py"));
-    out.push_back((stem / "__init__.py").string());
+  const std::vector<std::filesystem::path> roots{root};
+  // The module `dotted` (maybe empty: the base folder itself) and the
+  // submodules `names` of it, wherever the analysis would look for them.
+  auto add = [&](std::string_view dotted, int level, const std::vector<std::string_view>& names) {
+    for (const auto& candidate : analysis::moduleCandidates(dotted, level, file, roots))
+      out.push_back(candidate.generic_string());
     for (std::string_view n : names) {
-      out.push_back((stem / (std::string(n) + ".py")).string());
-      out.push_back((stem / std::string(n) / "__init__.py").string());
+      std::string sub =
+          dotted.empty() ? std::string(n) : std::string(dotted) + "." + std::string(n);
+      for (const auto& candidate : analysis::moduleCandidates(sub, level, file, roots))
+        out.push_back(candidate.generic_string());
     }
-  };
-  auto addAbsolute = [&](std::string_view dotted, const std::vector<std::string_view>& names) {
-    add(folder, dotted, names);
-    if (!root.empty() && root != folder)
-      add(root, dotted, names);
   };
   forEachImportLine(text, [&](std::string_view rest, bool from) {
     if (!from) {
@@ -142,7 +132,7 @@ std::vector<std::string> workspaceImportedPaths(const std::filesystem::path& fil
         std::string_view module = leadingDotted(rest.substr(
             start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
         if (!module.empty() && module.front() != '.' && !isJaxModule(module))
-          addAbsolute(module, {});
+          add(module, 0, {});
         if (comma == std::string_view::npos)
           break;
         start = comma + 1;
@@ -159,17 +149,8 @@ std::vector<std::string> workspaceImportedPaths(const std::filesystem::path& fil
     std::vector<std::string_view> names;
     if (size_t at = rest.find(" import "); at != std::string_view::npos)
       addIdentifiers(rest.substr(at + 8), names);
-    if (level == 0) {
-      addAbsolute(dotted, names);
-      return;
-    }
-    std::filesystem::path base = folder;
-    for (size_t i = 1; i < level; ++i)
-      base = base.parent_path();
-    add(base, dotted, names);
+    add(dotted, static_cast<int>(level), names);
   });
-  for (std::string& p : out)
-    p = std::filesystem::path(p).lexically_normal().generic_string();
   return out;
 }
 
@@ -285,13 +266,21 @@ std::map<std::string, size_t> byPath(const std::vector<std::filesystem::path>& f
 
 } // namespace
 
-std::vector<bool> launchingFiles(const std::vector<std::filesystem::path>& files,
-                                 const std::vector<std::string_view>& texts,
-                                 const std::filesystem::path& root) {
-  std::vector<bool> launching(files.size(), false);
-  for (size_t i = 0; i < files.size(); ++i)
-    launching[i] = spellsLaunch(texts[i]);
-  const std::map<std::string, size_t> launchers = byPath(files, launching);
+RunImports::RunImports(const std::vector<std::filesystem::path>& files,
+                       const std::vector<std::string_view>& texts, std::filesystem::path root)
+    : files_(files), texts_(texts), root_(std::move(root)), imports_(files.size()) {}
+
+const std::vector<std::string>& RunImports::importsOf(size_t i) {
+  if (!imports_[i])
+    imports_[i] = workspaceImportedPaths(files_[i], texts_[i], root_);
+  return *imports_[i];
+}
+
+std::vector<bool> launchingFiles(RunImports& run) {
+  std::vector<bool> launching(run.size(), false);
+  for (size_t i = 0; i < run.size(); ++i)
+    launching[i] = spellsLaunch(run.text(i));
+  const std::map<std::string, size_t> launchers = byPath(run.files(), launching);
   // One step of imports: a name bound to a launch (a wrapper, a partial of
   // pallas_call) is called where it is imported. Deeper re-exports are not
   // followed: each step would bring most of a package whose modules import
@@ -300,12 +289,12 @@ std::vector<bool> launchingFiles(const std::vector<std::filesystem::path>& files
   // very files that launch: in a large package almost every module imports
   // a sibling whose name some launching file elsewhere has (`core`, `utils`),
   // and the importer that calls a launch wrapper is a Pallas user.
-  for (size_t i = 0; i < files.size(); ++i) {
-    std::string_view t = texts[i];
+  for (size_t i = 0; i < run.size(); ++i) {
+    std::string_view t = run.text(i);
     if (launching[i] || (memmem(t.data(), t.size(), "pallas", 6) == nullptr &&
                          memmem(t.data(), t.size(), "mosaic", 6) == nullptr))
       continue;
-    for (const std::string& imported : workspaceImportedPaths(files[i], texts[i], root))
+    for (const std::string& imported : run.importsOf(i))
       if (launchers.count(imported)) {
         launching[i] = true;
         break;
@@ -314,17 +303,15 @@ std::vector<bool> launchingFiles(const std::vector<std::filesystem::path>& files
   return launching;
 }
 
-std::vector<std::vector<size_t>> interpretCallers(const std::vector<std::filesystem::path>& files,
-                                                  const std::vector<std::string_view>& texts,
-                                                  const std::vector<bool>& launching,
-                                                  const std::filesystem::path& root) {
-  std::vector<std::vector<size_t>> callers(files.size());
-  const std::map<std::string, size_t> launchers = byPath(files, launching);
-  for (size_t i = 0; i < files.size(); ++i) {
-    if (texts[i].find("interpret") == std::string_view::npos)
+std::vector<std::vector<size_t>> interpretCallers(RunImports& run,
+                                                  const std::vector<bool>& launching) {
+  std::vector<std::vector<size_t>> callers(run.size());
+  const std::map<std::string, size_t> launchers = byPath(run.files(), launching);
+  for (size_t i = 0; i < run.size(); ++i) {
+    if (run.text(i).find("interpret") == std::string_view::npos)
       continue;
     std::set<size_t> reached;
-    for (const std::string& imported : workspaceImportedPaths(files[i], texts[i], root))
+    for (const std::string& imported : run.importsOf(i))
       if (auto it = launchers.find(imported); it != launchers.end())
         if (size_t l = it->second; l != i && reached.insert(l).second)
           callers[l].push_back(i);

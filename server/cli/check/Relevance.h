@@ -14,6 +14,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,9 +41,8 @@ std::vector<bool> relevantFiles(const std::vector<std::filesystem::path>& files,
 // that can be a file of the run (not `jax.*`, which the analysis resolves by
 // name), cannot launch. On JAX's own repository this skips most of the files
 // that spell "jax", and most of JAX's own Pallas sources.
-std::vector<bool> launchingFiles(const std::vector<std::filesystem::path>& files,
-                                 const std::vector<std::string_view>& texts,
-                                 const std::filesystem::path& root);
+class RunImports;
+std::vector<bool> launchingFiles(RunImports& run);
 
 // callers[i], for a launching file i: the other files of the run that may
 // choose the path of i's launches, so `check` has them open (without
@@ -54,10 +54,8 @@ std::vector<bool> launchingFiles(const std::vector<std::filesystem::path>& files
 // spells `interpret` (a keyword argument, or the
 // GPU interpret mode's context manager) and imports i itself
 // (workspaceImportedPaths, as launchingFiles' import step).
-std::vector<std::vector<size_t>> interpretCallers(const std::vector<std::filesystem::path>& files,
-                                                  const std::vector<std::string_view>& texts,
-                                                  const std::vector<bool>& launching,
-                                                  const std::filesystem::path& root);
+std::vector<std::vector<size_t>> interpretCallers(RunImports& run,
+                                                  const std::vector<bool>& launching);
 
 // The names a file's import statements mention (module path components and
 // imported names), for the test above. Exposed for the unit tests.
@@ -76,5 +74,25 @@ std::vector<std::string_view> importedNames(std::string_view text);
 std::vector<std::string> workspaceImportedPaths(const std::filesystem::path& file,
                                                 std::string_view text,
                                                 const std::filesystem::path& root);
+
+// The files of a run with what each imports (workspaceImportedPaths),
+// computed once per file on first use: both import steps above read them.
+class RunImports {
+public:
+  RunImports(const std::vector<std::filesystem::path>& files,
+             const std::vector<std::string_view>& texts, std::filesystem::path root);
+
+  size_t size() const { return files_.size(); }
+  const std::filesystem::path& file(size_t i) const { return files_[i]; }
+  std::string_view text(size_t i) const { return texts_[i]; }
+  const std::vector<std::filesystem::path>& files() const { return files_; }
+  const std::vector<std::string>& importsOf(size_t i);
+
+private:
+  const std::vector<std::filesystem::path>& files_;
+  const std::vector<std::string_view>& texts_;
+  std::filesystem::path root_;
+  std::vector<std::optional<std::vector<std::string>>> imports_;
+};
 
 } // namespace pallas::check
