@@ -142,7 +142,7 @@ std::vector<LaunchPaths> Project::launchPaths(const std::string& path) const {
   detail::PassContext ctx{ws, path, *d->module, impl_->options, unused};
   detail::LaunchCache& cache = impl_->launchCache(path);
   ctx.launchCache = &cache;
-  cache.beginRun(ctx, impl_->otherDocumentsFingerprint(path));
+  cache.beginRun(ctx, impl_->otherDocumentsFingerprint(path), impl_->inputsStamp());
   std::vector<LaunchPaths> out;
   detail::ProductRun run{ctx,
                          [&](llvm::StringRef, const std::string& what) {
@@ -178,27 +178,26 @@ Project::findingsUnlessStopped(const std::string& path, const std::function<bool
   detail::WorkspaceImpl ws = impl_->workspace();
   detail::PassContext ctx{ws, path, *d->module, impl_->options, out, stop ? &stop : nullptr};
   // Launches whose code did not change keep their results (LaunchCache.h);
-  // a Skip run neither reads nor records them.
+  // a Skip run reads none and keys none: it records what it computes for a
+  // Keep run over the same inputs to adopt.
   const bool keep = launchResults == LaunchResults::Keep;
-  detail::LaunchCache* cache = keep ? &impl_->launchCache(path) : nullptr;
-  if (cache) {
-    ctx.launchCache = cache;
-    cache->beginRun(ctx, impl_->otherDocumentsFingerprint(path));
-  }
+  detail::LaunchCache* cache = &impl_->launchCache(path);
+  ctx.launchCache = cache;
+  cache->beginRun(ctx, impl_->otherDocumentsFingerprint(path), impl_->inputsStamp(),
+                  keep ? detail::LaunchCache::Mode::Keyed : detail::LaunchCache::Mode::Record);
   // A pass bug must not take the server down; say which pass failed.
   detail::ProductRun run{ctx, [&](llvm::StringRef pass, const std::string& what) {
                            impl_->log("pallas: pass " + pass.str() + " failed on " + path + ": " +
                                       what);
                          }};
-  detail::LaunchCache::Stats before = cache ? cache->stats() : detail::LaunchCache::Stats{};
+  detail::LaunchCache::Stats before = cache->stats();
   detail::runFindingsPasses(run);
-  if (cache) {
-    cache->endRun(); // what it kept is whole: a launch is never stopped halfway
-    // What the run cost in launch evaluations (tests and --log-level debug).
-    impl_->log("pallas: launch checks of " + path + ": " +
-               std::to_string(cache->stats().evaluated - before.evaluated) + " evaluated, " +
-               std::to_string(cache->stats().reused - before.reused) + " reused");
-  }
+  cache->endRun(); // what it kept is whole: a launch is never stopped halfway
+  // What the run cost in launch evaluations (tests and --log-level debug).
+  impl_->log("pallas: launch checks of " + path + ": " +
+             std::to_string(cache->stats().evaluated - before.evaluated) + " evaluated, " +
+             std::to_string(cache->stats().reused - before.reused) + " reused, " +
+             std::to_string(cache->stats().adopted - before.adopted) + " adopted");
   if (ctx.stopRequested())
     return std::nullopt;
   // A test that asserts the launch raises this error wants it (ExpectedFailures.h).

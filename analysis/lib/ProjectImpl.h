@@ -8,6 +8,8 @@
 //   ApiLookup.cpp          the hover's lookup of the API call at a position
 #pragma once
 
+#include "llvm/Support/xxhash.h"
+
 #include "Lower.h"
 #include "Names.h"
 #include "WorkspaceImpl.h"
@@ -50,6 +52,13 @@ struct Project::Impl : names::ModuleResolver {
     std::vector<Finding> findings;
   };
   std::map<std::string, CachedFindings> findingsCache;
+  // Identifies the state a run reads (generation and revision together):
+  // a launch result recorded in one state is adopted only in the same.
+  uint64_t inputsStamp() const {
+    const uint64_t both[2] = {generationCounter, revision};
+    return llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t*>(both),
+                                                     sizeof(both)));
+  }
   // Per-launch results of the resource and lowering checks, per document,
   // kept across edits (analysis/passes/LaunchCache.h); and each document's
   // text hash by generation, for their keys.

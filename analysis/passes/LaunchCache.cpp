@@ -93,9 +93,16 @@ struct LaunchCache::Units {
 LaunchCache::LaunchCache() = default;
 LaunchCache::~LaunchCache() = default;
 
-void LaunchCache::beginRun(const PassContext& ctx, uint64_t otherDocuments) {
+void LaunchCache::beginRun(const PassContext& ctx, uint64_t otherDocuments, uint64_t inputs,
+                           Mode mode) {
   ctx_ = &ctx;
   ++run_;
+  mode_ = mode;
+  // A Record run starts afresh; results recorded for other inputs are
+  // never adopted.
+  if (mode == Mode::Record || inputs != recordedInputs_)
+    recorded_.clear();
+  recordedInputs_ = inputs;
   index_ = std::make_unique<SmemIndex>(ctx);
   units_ = std::make_unique<Units>();
   uint64_t fp = mix(otherDocuments, hashOf(ctx.path));
@@ -222,27 +229,58 @@ uint64_t LaunchCache::reachedFrom(size_t first) {
   return h;
 }
 
-LaunchCache::Slot* LaunchCache::lookup(dialect::LaunchOp launch, Kind kind, uint64_t extra) {
-  if (!units_ || !units_->doc)
-    return nullptr;
+LaunchCache::LaunchKey& LaunchCache::placed(dialect::LaunchOp launch) {
   auto [known, fresh] = launchKeys_.try_emplace(launch.getOperation());
   LaunchKey& key = known->second;
   if (fresh) {
     LineCol lc = lineCol(launch->getLoc());
-    if (!lc.line || lc.file != ctx_->path)
-      return nullptr;
-    size_t first = units_->at(lc.line - 1);
+    if (lc.line && lc.file == ctx_->path)
+      key = {true, false, lc.line, lc.column, 0, hashOf(launch.getApi())};
+  }
+  return key;
+}
+
+uint64_t LaunchCache::slotId(const LaunchKey& key, Kind kind, uint64_t extra) {
+  uint64_t id = mix(mix(mix(static_cast<uint64_t>(kind) + 1, key.line), key.column), key.api);
+  return mix(id, extra);
+}
+
+std::optional<uint64_t> LaunchCache::placeOf(dialect::LaunchOp launch, Kind kind,
+                                             uint64_t extra) {
+  const LaunchKey& key = placed(launch);
+  if (!key.placed)
+    return std::nullopt;
+  return slotId(key, kind, extra);
+}
+
+bool LaunchCache::adopt(dialect::LaunchOp launch, Kind kind, uint64_t extra, Slot& slot) {
+  if (recorded_.empty())
+    return false;
+  auto it = recorded_.find(slotId(placed(launch), kind, extra));
+  if (it == recorded_.end())
+    return false;
+  Recorded r = std::move(it->second);
+  recorded_.erase(it);
+  keep(slot, std::move(r.queries), std::move(r.payload));
+  return true;
+}
+
+LaunchCache::Slot* LaunchCache::lookup(dialect::LaunchOp launch, Kind kind, uint64_t extra) {
+  if (!units_ || !units_->doc)
+    return nullptr;
+  LaunchKey& key = placed(launch);
+  if (!key.placed)
+    return nullptr;
+  if (!key.keyed) {
+    size_t first = units_->at(key.line - 1);
     if (first == std::string::npos)
       return nullptr;
-    key = {true, lc.line, lc.column, reachedFrom(first), hashOf(launch.getApi())};
+    key.reached = reachedFrom(first);
+    key.keyed = true;
   }
-  if (!key.keyed)
-    return nullptr;
   uint64_t deps = mix(mix(runFingerprint_, static_cast<uint64_t>(kind)), extra);
   deps = mix(deps, key.reached);
-  uint64_t id = mix(mix(mix(static_cast<uint64_t>(kind) + 1, key.line), key.column), key.api);
-  id = mix(id, extra);
-  Slot& slot = slots_[id];
+  Slot& slot = slots_[slotId(key, kind, extra)];
   slot.lastRun = run_;
   slot.valid =
       slot.payload && slot.deps == deps && slot.callers == callersFingerprint(slot.queries);

@@ -59,14 +59,26 @@ public:
   struct Stats {
     uint64_t evaluated = 0; // results computed
     uint64_t reused = 0;    // results taken from the cache
+    uint64_t adopted = 0;   // results a Record run computed for the same inputs
   };
+  // How a run uses the cache. A Keyed run reads and keeps results under
+  // their keys. A Record run (a document's first run, whose diagnostics
+  // should not wait for the keys: computing them is a quarter of the
+  // passes on a large module) keys nothing: it keeps what it computes by
+  // the launch's place only, for the next Keyed run over the very same
+  // inputs, which then computes the keys and adopts those results instead
+  // of evaluating every launch again.
+  enum class Mode { Keyed, Record };
 
   LaunchCache();
   ~LaunchCache();
 
   // Around one pass run over `ctx.path` (Project::findings / launchPaths).
   // `otherDocuments`: a fingerprint of every other document's text.
-  void beginRun(const PassContext& ctx, uint64_t otherDocuments);
+  // `inputs`: identifies everything a run reads (Project's generation and
+  // revision); a Record run's results are adopted only under the same.
+  void beginRun(const PassContext& ctx, uint64_t otherDocuments, uint64_t inputs,
+                Mode mode = Mode::Keyed);
   void endRun();
   bool running() const { return index_ != nullptr; }
   // The run's one view of the workspace, shared by its passes.
@@ -75,10 +87,20 @@ public:
   // The kept result of `kind` for `launch`, or `compute()`'s (then kept).
   template <typename T>
   T get(dialect::LaunchOp launch, Kind kind, uint64_t extra, llvm::function_ref<T()> compute) {
-    Slot* slot = lookup(launch, kind, extra);
-    if (slot && slot->valid) {
-      ++stats_.reused;
-      return *std::static_pointer_cast<const T>(slot->payload);
+    Slot* slot = nullptr;
+    std::optional<uint64_t> place; // a Record run's key
+    if (mode_ == Mode::Record) {
+      place = placeOf(launch, kind, extra);
+    } else {
+      slot = lookup(launch, kind, extra);
+      if (slot && slot->valid) {
+        ++stats_.reused;
+        return *std::static_pointer_cast<const T>(slot->payload);
+      }
+      if (slot && adopt(launch, kind, extra, *slot)) {
+        ++stats_.adopted;
+        return *std::static_pointer_cast<const T>(slot->payload);
+      }
     }
     std::vector<std::pair<std::string, std::string>> queries;
     // Recording stops however compute() ends (a pass that throws is
@@ -92,6 +114,8 @@ public:
     ++stats_.evaluated;
     if (slot)
       keep(*slot, std::move(queries), std::make_shared<const T>(out));
+    else if (place)
+      recorded_[*place] = {std::move(queries), std::make_shared<const T>(out)};
     return out;
   }
 
@@ -121,6 +145,12 @@ private:
   // The slot for this launch and check, `valid` when its kept result still
   // holds; null when the launch cannot be keyed.
   Slot* lookup(dialect::LaunchOp launch, Kind kind, uint64_t extra);
+  // The launch's place in this run (line, column, api; in ctx.path), as
+  // far as a Record run keeps it; nullopt when the launch has none there.
+  std::optional<uint64_t> placeOf(dialect::LaunchOp launch, Kind kind, uint64_t extra);
+  // Fills `slot` with what the last Record run computed for this launch
+  // and check when it ran over the same inputs; false if it did not.
+  bool adopt(dialect::LaunchOp launch, Kind kind, uint64_t extra, Slot& slot);
   void keep(Slot& slot, std::vector<std::pair<std::string, std::string>> queries,
             std::shared_ptr<const void> payload);
   uint64_t callersFingerprint(const std::vector<std::pair<std::string, std::string>>& q);
@@ -137,10 +167,22 @@ private:
   // Per launch op in this run: its place and what its statement reaches
   // (asked once per check; the op's location is decoded once).
   struct LaunchKey {
-    bool keyed = false;
+    bool placed = false; // line, column and api are known
+    bool keyed = false;  // reached too
     uint32_t line = 0, column = 0;
     uint64_t reached = 0, api = 0;
   };
+  LaunchKey& placed(dialect::LaunchOp launch);
+  static uint64_t slotId(const LaunchKey& key, Kind kind, uint64_t extra);
+  Mode mode_ = Mode::Keyed;
+  // A Record run's results by slot id, and the inputs they were computed
+  // for (kept until a run over other inputs begins).
+  struct Recorded {
+    std::vector<std::pair<std::string, std::string>> queries;
+    std::shared_ptr<const void> payload;
+  };
+  std::unordered_map<uint64_t, Recorded> recorded_;
+  uint64_t recordedInputs_ = 0;
   std::unordered_map<mlir::Operation*, LaunchKey> launchKeys_;
   // Identifiers of a statement, by the hash of its text (kept across runs).
   std::unordered_map<uint64_t, std::vector<std::string>> identifiers_;

@@ -136,11 +136,13 @@ void LspServer::runAnalysis(const std::string& path, uint64_t analysis, const St
     if (first) {
       // A document's first diagnostics do not wait for its fixes (the
       // rewrite of every finding's region, a third of opening a large
-      // file) nor for the launch results kept for edits (a quarter of the
-      // passes): they go out without them, then again with the fixes for
-      // the same version; the launch results are recorded last. Later runs
-      // reuse the fixes of unchanged code (FixCache) and publish once.
-      // Code actions wait for the fixes.
+      // file) nor for the keys of the launch results kept for edits (a
+      // quarter of the passes): they go out without them, then again with
+      // the fixes for the same version. In between, a Keep run keys the
+      // first run's launch results and adopts them (LaunchCache::Mode::
+      // Record), so an edit typed once the fixes show re-evaluates only
+      // what it touched. Later runs reuse the fixes of unchanged code
+      // (FixCache) and publish once. Code actions wait for the fixes.
       auto early = pipeline_->firstFindings(path, stale);
       if (!early || stale())
         return;
@@ -148,6 +150,9 @@ void LspServer::runAnalysis(const std::string& path, uint64_t analysis, const St
           std::make_shared<const std::vector<analysis::Finding>>(std::move(early->shown));
       publishFindings(path, *doc, *snapshot->findings, *cache, stale);
       store(snapshot);
+      pipeline_->keepLaunchResults(path, stale);
+      if (stale())
+        return;
       if (!snapshot->findings->empty())
         snapshot->findings = std::make_shared<const std::vector<analysis::Finding>>(
             pipeline_->withFixes(path, std::move(early->analysed)));
@@ -171,8 +176,6 @@ void LspServer::runAnalysis(const std::string& path, uint64_t analysis, const St
       return;
     snapshot->hover = std::move(hover);
     store(snapshot);
-    if (first)
-      pipeline_->keepLaunchResults(path, stale);
   } catch (const std::exception& e) {
     log_.error("analysis of " + path + " failed: " + e.what());
     // Readers waiting for this version get what there is, not a hang.

@@ -50,10 +50,11 @@ public:
   // gives: `shown` are the findings after policy before their fixes are
   // attached (`fixes` empty: the rewrite is a third of opening a 10k-line
   // file; policy does not read fixes, so they are the same findings in the
-  // same order), from a run that keeps no launch results (Project::
-  // LaunchResults::Skip, a quarter of the passes on a large module);
-  // withFixes(path, analysed) then attaches the fixes and applies policy,
-  // and keepLaunchResults records the launch results for the edits.
+  // same order), from a run that keys no launch results (Project::
+  // LaunchResults::Skip: the keys are a quarter of the passes on a large
+  // module); keepLaunchResults then keys and keeps that run's launch
+  // results for the edits (adopting them: no launch is evaluated again),
+  // and withFixes(path, analysed) attaches the fixes and applies policy.
   struct FirstFindings {
     std::vector<analysis::Finding> analysed; // before fixes and policy
     std::vector<analysis::Finding> shown;    // after policy, without fixes
@@ -64,7 +65,9 @@ public:
                                            std::vector<analysis::Finding> analysed) const;
   // A run that keeps each launch's results (its findings are the same as
   // firstFindings'), so that the next edit re-evaluates only what it
-  // touched. Stopped like any run by a newer edit, whose run keeps them.
+  // touched. Right after firstFindings, with no edit between, it adopts
+  // that run's results and costs only their keys. Stopped like any run by
+  // a newer edit, whose run keeps them.
   void keepLaunchResults(const std::string& path, const std::function<bool()>& stop) const;
 
   // Client settings: `select` / `ignore` (arrays of codes or prefixes) at the

@@ -174,10 +174,12 @@ protected:
     path_ = (dir_ / "kernels.py").string();
     ProjectOptions options;
     options.debugLog = [this](const std::string& line) {
-      static const std::regex counts("launch checks of .*: (\\d+) evaluated, (\\d+) reused");
+      static const std::regex counts(
+          "launch checks of .*: (\\d+) evaluated, (\\d+) reused, (\\d+) adopted");
       if (std::smatch m; std::regex_search(line, m, counts)) {
         evaluated_ = std::stol(m[1]);
         reused_ = std::stol(m[2]);
+        adopted_ = std::stol(m[3]);
       }
     };
     project_ = std::make_unique<Project>(std::move(options));
@@ -218,7 +220,7 @@ protected:
   std::string path_, text_;
   std::unique_ptr<Project> project_;
   std::vector<Finding> last_;
-  long evaluated_ = -1, reused_ = -1;
+  long evaluated_ = -1, reused_ = -1, adopted_ = -1;
 };
 
 TEST_F(EditReuse, FindingsAfterEveryKindOfEditEqualAFreshAnalysis) {
@@ -278,17 +280,32 @@ TEST_F(EditReuse, FindingsAfterEveryKindOfEditEqualAFreshAnalysis) {
 TEST_F(EditReuse, AFirstRunKeepingNoLaunchResultsGivesTheSameFindings) {
   auto skipped = project_->findingsUnlessStopped(path_, nullptr, Project::LaunchResults::Skip);
   ASSERT_TRUE(skipped);
-  EXPECT_EQ(evaluated_, -1) << "a Skip run reads and records no launch results";
+  const long all = evaluated_;
+  EXPECT_GT(all, 0);
+  EXPECT_EQ(reused_, 0) << "a Skip run reads no launch results";
   auto kept = project_->findingsUnlessStopped(path_, nullptr, Project::LaunchResults::Keep);
   ASSERT_TRUE(kept);
   EXPECT_EQ(describeAll(*skipped), describeAll(*kept));
-  // The Skip run kept nothing, not even its findings: the Keep run evaluated
-  // every launch.
-  EXPECT_GT(evaluated_, 0);
+  // Nothing changed between the two runs: the Keep run keys and adopts what
+  // the Skip run computed instead of evaluating any launch again.
+  EXPECT_EQ(evaluated_, 0);
   EXPECT_EQ(reused_, 0);
+  EXPECT_EQ(adopted_, all);
   // What the Keep run kept is what the next edit reuses.
   edit("x_ref[...] + 1.0", "x_ref[...] + 1.05");
   EXPECT_GT(reused_, 0);
+}
+
+TEST_F(EditReuse, AnEditAfterTheFirstRunMakesItsResultsUnadoptable) {
+  auto skipped = project_->findingsUnlessStopped(path_, nullptr, Project::LaunchResults::Skip);
+  ASSERT_TRUE(skipped);
+  const long all = evaluated_;
+  // An edit before the Keep run (a user typing at once): the Skip run's
+  // results were computed for other inputs and none is adopted, the edited
+  // launch's above all; the findings are a fresh analysis's (edit()).
+  edit("x_ref[...] + 1.0", "x_ref[...] + 1.05");
+  EXPECT_EQ(adopted_, 0);
+  EXPECT_EQ(evaluated_, all);
 }
 
 } // namespace

@@ -190,10 +190,13 @@ public:
   //
   // `launchResults`: whether the run keeps each launch's results for the
   // next edit (LaunchCache: what lets an edit re-evaluate only the launches
-  // it touched). Keeping them costs a quarter of a first run over a large
-  // module, and a document's first diagnostics do not need them: Skip
-  // keeps nothing (neither launch results nor the findings) and returns the
-  // same findings; a Keep run afterwards records them for the edits.
+  // it touched). Keying them costs a quarter of a first run over a large
+  // module, and a document's first diagnostics do not need them: Skip keys
+  // nothing (it keeps neither keyed launch results nor the findings) and
+  // returns the same findings; it records its launch results by place, and
+  // a Keep run afterwards over the very same state (no edit, option or
+  // indexed file between) keys and adopts them instead of evaluating the
+  // launches again (LaunchCache::Mode::Record).
   enum class LaunchResults { Keep, Skip };
   std::optional<std::vector<Finding>>
   findingsUnlessStopped(const std::string& path, const std::function<bool()>& stop,
