@@ -8,8 +8,6 @@
 //   ApiLookup.cpp          the hover's lookup of the API call at a position
 #pragma once
 
-#include "llvm/Support/xxhash.h"
-
 #include "Lower.h"
 #include "Names.h"
 #include "WorkspaceImpl.h"
@@ -17,6 +15,8 @@
 #include "mlir/IR/MLIRContext.h"
 #include "pallas/analysis/Project.h"
 #include "pallas/analysis/detail/Dialect.h"
+
+#include "llvm/Support/xxhash.h"
 
 #include <filesystem>
 #include <map>
@@ -56,8 +56,8 @@ struct Project::Impl : names::ModuleResolver {
   // a launch result recorded in one state is adopted only in the same.
   uint64_t inputsStamp() const {
     const uint64_t both[2] = {generationCounter, revision};
-    return llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t*>(both),
-                                                     sizeof(both)));
+    return llvm::xxh3_64bits(
+        llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t*>(both), sizeof(both)));
   }
   // Per-launch results of the resource and lowering checks, per document,
   // kept across edits (analysis/passes/LaunchCache.h); and each document's
