@@ -39,4 +39,12 @@ std::vector<fs::path> moduleCandidates(std::string_view dotted, int level, const
   return out;
 }
 
+bool resolvedByName(std::string_view module) {
+  for (std::string_view root : {std::string_view("jax"), std::string_view("functools")})
+    if (module == root ||
+        (module.starts_with(root) && module.size() > root.size() && module[root.size()] == '.'))
+      return true;
+  return false;
+}
+
 } // namespace pallas::analysis

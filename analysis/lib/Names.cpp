@@ -3,6 +3,7 @@
 // (Globals' queries). Binding the names: NamesBinding.cpp; evaluating
 // interpret= and scratch shapes: NamesInterpret.cpp.
 #include "NamesInternal.h"
+#include "pallas/analysis/ModuleCandidates.h"
 
 #include <algorithm>
 #include <array>
@@ -109,7 +110,7 @@ std::vector<std::string> Globals::importedBackends() const {
 }
 
 bool isJaxName(const std::string& q) {
-  return q == "jax" || startsWith(q, "jax.") || q == "functools" || startsWith(q, "functools.");
+  return resolvedByName(q);
 }
 
 std::string dottedName(TSNode expr, const syntax::ParsedSource& doc) {

@@ -18,18 +18,6 @@ bool identChar(char c) {
          static_cast<unsigned char>(c) >= 0x80;
 }
 
-// A module the analysis never looks for among the workspace's files (it
-// knows their APIs by name): `jax`, `jax.*`, `functools`, `functools.*`
-// (names::isJaxName). Names imported from them are JAX's, never a user's
-// launch wrapper.
-bool isJaxModule(std::string_view module) {
-  for (std::string_view root : {std::string_view("jax"), std::string_view("functools")})
-    if (module == root ||
-        (module.starts_with(root) && module.size() > root.size() && module[root.size()] == '.'))
-      return true;
-  return false;
-}
-
 bool spellsJax(std::string_view text) {
   return memmem(text.data(), text.size(), "jax", 3) != nullptr;
 }
@@ -131,7 +119,7 @@ std::vector<std::string> workspaceImportedPaths(const std::filesystem::path& fil
         size_t comma = rest.find(',', start);
         std::string_view module = leadingDotted(rest.substr(
             start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
-        if (!module.empty() && module.front() != '.' && !isJaxModule(module))
+        if (!module.empty() && module.front() != '.' && !analysis::resolvedByName(module))
           add(module, 0, {});
         if (comma == std::string_view::npos)
           break;
@@ -143,7 +131,7 @@ std::vector<std::string> workspaceImportedPaths(const std::filesystem::path& fil
     size_t level = module.find_first_not_of('.');
     level = level == std::string_view::npos ? module.size() : level;
     std::string_view dotted = module.substr(level);
-    if (level == 0 && (dotted.empty() || isJaxModule(dotted)))
+    if (level == 0 && (dotted.empty() || analysis::resolvedByName(dotted)))
       return;
     // The imported names may be submodules (`from . import helpers`).
     std::vector<std::string_view> names;

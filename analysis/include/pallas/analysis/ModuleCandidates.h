@@ -22,4 +22,8 @@ std::vector<std::filesystem::path>
 moduleCandidates(std::string_view dotted, int level, const std::filesystem::path& fromFile,
                  const std::vector<std::filesystem::path>& roots);
 
+// A module the analysis never looks for among the user's files: it knows
+// their APIs by name (`jax`, `jax.*`, `functools`, `functools.*`).
+bool resolvedByName(std::string_view module);
+
 } // namespace pallas::analysis
