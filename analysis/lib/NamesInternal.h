@@ -6,6 +6,8 @@
 
 #include "Names.h"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -50,5 +52,33 @@ InterpretEval evalFromText(const std::string& text);
 // can use (Binding::portableWrappers), nullopt when it is not that simple.
 std::optional<std::string> portableWrapperSummary(TSNode def, const WrapperCall& w,
                                                   const syntax::ParsedSource& doc);
+
+// NamesConstants.cpp: the Python constants interpret= expressions are built
+// from, folded as Python evaluates them (not, and/or, one comparison,
+// `x if c else y`, a constant key or index into a dict/tuple/list literal).
+// `fromModule` (may be null) is set when a module-level value was read.
+struct PyConstant {
+  enum class Kind { None, Bool, Int, Str };
+  Kind kind = Kind::None;
+  int64_t i = 0; // Bool (0 / 1) and Int
+  std::string s; // Str
+  bool truthy() const;
+};
+std::optional<PyConstant> constantOf(TSNode expr, const syntax::ParsedSource& doc,
+                                     const LocalLookup& lookupLocal, bool* fromModule,
+                                     int depth = 0);
+// The value a name is bound to: a local bound once to a known expression
+// (lookupLocal's "local"), else a module-level value the execution order
+// fixes; nullopt for parameters and anything unknown.
+std::optional<TSNode> valueOfName(TSNode name, const syntax::ParsedSource& doc,
+                                  const LocalLookup& lookupLocal, bool* fromModule);
+// The element a subscript with one constant key selects from a dict, tuple
+// or list literal (or a name bound to one); nullopt when not determined.
+std::optional<TSNode> elementOf(TSNode subscript, const syntax::ParsedSource& doc,
+                                const LocalLookup& lookupLocal, bool* fromModule, int depth = 0);
+// The branch a conditional expression takes when its condition is a
+// constant; a null node otherwise.
+TSNode conditionalBranch(TSNode expr, const syntax::ParsedSource& doc,
+                         const LocalLookup& lookupLocal, bool* fromModule, int depth = 0);
 
 } // namespace pallas::analysis::names

@@ -135,6 +135,78 @@ std::optional<TSNode> fieldOfObject(TSNode built, const std::string& attr,
   return fieldOfObject(object, attr, doc, globals, lookupLocal, depth + 1);
 }
 
+// Truthiness of an evaluated interpret= value: False / None / 0 select the
+// compiled path, True and an InterpretGPUParams object are truthy.
+std::optional<bool> truthyPaths(const InterpretEval& e) {
+  // A parameter's value comes from each call site (CallContexts), not from
+  // its default: an expression over it is not folded here.
+  if (e.paths.size() != 1 || e.paths[0] == "unknown" || e.source == "param" ||
+      e.source == "default_param")
+    return std::nullopt;
+  return e.paths[0] != "compiled";
+}
+
+InterpretEval fromConstant(const PyConstant& c, bool fromModule) {
+  InterpretEval e;
+  e.paths = {c.truthy() ? "interpret_hlo" : "compiled"};
+  if (c.kind == PyConstant::Kind::Str)
+    e.paths = {"unknown"}; // interpret="..." is not a value JAX takes
+  e.source = fromModule ? "module_constant" : "literal";
+  return e;
+}
+
+// interpret= written as an expression over constants (NamesConstants.cpp):
+// `not ON_GPU`, `mode == "debug"`, `CONFIG["interpret"]`,
+// `DEBUG_PARAMS if DEBUG else False`, `FORCE or False`. nullopt when `expr`
+// is none of these forms; an unknown InterpretEval when it is one whose
+// value the text does not determine.
+std::optional<InterpretEval> evaluateComposite(TSNode expr, const syntax::ParsedSource& doc,
+                                               const Globals& globals,
+                                               const LocalLookup& lookupLocal) {
+  std::string_view t = syntax::type(expr);
+  bool fromModule = false;
+  InterpretEval unknown{{"unknown"}, "unknown", "", {}};
+  if (t == "conditional_expression") {
+    TSNode chosen = conditionalBranch(expr, doc, lookupLocal, &fromModule);
+    return isNull(chosen) ? unknown : evaluateInterpret(chosen, doc, globals, lookupLocal);
+  }
+  if (t == "subscript") {
+    auto element = elementOf(expr, doc, lookupLocal, &fromModule);
+    if (!element)
+      return unknown;
+    // An element of a module-level container reads module-level names.
+    InterpretEval inner =
+        evaluateInterpret(*element, doc, globals, fromModule ? nullptr : lookupLocal);
+    if (fromModule && inner.source != "unknown")
+      inner.source = "module_constant";
+    return inner;
+  }
+  if (t == "boolean_operator") {
+    // Python returns an operand: `a or b` is a when a is truthy, else b.
+    InterpretEval left = evaluateInterpret(field(expr, "left"), doc, globals, lookupLocal);
+    auto truth = truthyPaths(left);
+    if (!truth)
+      return unknown;
+    bool isOr = doc.textOf(field(expr, "operator")) == "or";
+    return *truth == isOr ? left
+                          : evaluateInterpret(field(expr, "right"), doc, globals, lookupLocal);
+  }
+  if (t == "not_operator") {
+    InterpretEval inner = evaluateInterpret(field(expr, "argument"), doc, globals, lookupLocal);
+    auto truth = truthyPaths(inner);
+    if (!truth)
+      return unknown;
+    inner.paths = {*truth ? "compiled" : "interpret_hlo"};
+    inner.params.clear();
+    return inner;
+  }
+  if (t == "comparison_operator") {
+    auto c = constantOf(expr, doc, lookupLocal, &fromModule);
+    return c ? fromConstant(*c, fromModule) : unknown;
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 InterpretEval evaluateInterpret(TSNode expr, const syntax::ParsedSource& doc,
@@ -224,6 +296,12 @@ InterpretEval evaluateInterpret(TSNode expr, const syntax::ParsedSource& doc,
       inner.text = e.text;
       return inner;
     }
+  }
+  if (auto folded = evaluateComposite(expr, doc, globals, lookupLocal)) {
+    // A branch that is a parameter keeps its name: its callers choose it.
+    if (folded->source != "param" && folded->source != "default_param")
+      folded->text = e.text;
+    return *folded;
   }
   if (t == "identifier" || t == "attribute") {
     if (auto b = resolveGlobalExpr(expr, doc, globals); b && b->kind == Binding::Kind::Constant) {

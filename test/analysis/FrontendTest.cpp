@@ -312,6 +312,77 @@ def h(x):
       << "the with scope and the launch";
 }
 
+TEST(Interpret, ExpressionsOverConstantsAreFoldedAsPythonDoes) {
+  std::string text = lowerToText(R"py(
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+ON_GPU = False
+MODE = "debug"
+CONFIG = {"block": 128, "interpret": True, "interpret": False}
+MODES = (False, True)
+USER = None
+GPU = plgpu.InterpretGPUParams()
+
+def k(x_ref, o_ref):
+  o_ref[...] = x_ref[...]
+
+def not_flag(x):
+  return pl.pallas_call(k, out_shape=x, interpret=not ON_GPU)(x)
+def compare(x):
+  return pl.pallas_call(k, out_shape=x, interpret=(MODE != "debug"))(x)
+def last_key(x):
+  return pl.pallas_call(k, out_shape=x, interpret=CONFIG["interpret"])(x)
+def index(x):
+  return pl.pallas_call(k, out_shape=x, interpret=MODES[-1])(x)
+def either(x):
+  return pl.pallas_call(k, out_shape=x, interpret=USER or GPU)(x)
+def branch(x):
+  return pl.pallas_call(k, out_shape=x, interpret=True if MODE == "debug" else False)(x)
+def local_dict(x):
+  opts = {"interpret": True}
+  return pl.pallas_call(k, out_shape=x, interpret=opts["interpret"])(x)
+def over_param(x, compiled=False):
+  return pl.pallas_call(k, out_shape=x, interpret=not compiled)(x)
+def param_branch(x, interpret=False):
+  return pl.pallas_call(k, out_shape=x, interpret=interpret if MODE == "debug" else False)(x)
+def unknown_key(x, key):
+  return pl.pallas_call(k, out_shape=x, interpret=CONFIG[key])(x)
+)py");
+  auto launchIn = [&](const std::string& fn) {
+    size_t at = text.find("pallas.func def @" + fn + " ");
+    size_t l = text.find("pallas.launch", at);
+    return text.substr(l, text.find('\n', l) - l);
+  };
+  EXPECT_NE(launchIn("not_flag").find("paths [interpret_hlo]"), std::string::npos)
+      << launchIn("not_flag");
+  EXPECT_NE(launchIn("not_flag").find("interpret module_constant"), std::string::npos);
+  EXPECT_NE(launchIn("compare").find("paths [compiled]"), std::string::npos) << launchIn("compare");
+  // A repeated key: the last one wins, as in Python.
+  EXPECT_NE(launchIn("last_key").find("paths [compiled]"), std::string::npos)
+      << launchIn("last_key");
+  EXPECT_NE(launchIn("index").find("paths [interpret_hlo]"), std::string::npos)
+      << launchIn("index");
+  // `None or InterpretGPUParams()` is the params object: GPU interpret mode.
+  EXPECT_NE(launchIn("either").find("paths [interpret_gpu]"), std::string::npos)
+      << launchIn("either");
+  EXPECT_NE(launchIn("branch").find("paths [interpret_hlo]"), std::string::npos)
+      << launchIn("branch");
+  EXPECT_NE(launchIn("local_dict").find("paths [interpret_hlo]"), std::string::npos)
+      << launchIn("local_dict");
+  // A parameter's value comes from its callers: `not compiled` is not
+  // folded from the default, and a branch that is the parameter keeps its
+  // name for the call contexts.
+  EXPECT_NE(launchIn("over_param").find("paths [unknown]"), std::string::npos)
+      << launchIn("over_param");
+  EXPECT_NE(launchIn("param_branch").find("interpret default_param"), std::string::npos)
+      << launchIn("param_branch");
+  EXPECT_NE(launchIn("param_branch").find("interpret_text = \"interpret\""), std::string::npos)
+      << launchIn("param_branch");
+  EXPECT_NE(launchIn("unknown_key").find("paths [unknown]"), std::string::npos)
+      << launchIn("unknown_key");
+}
+
 TEST(Bodies, HigherOrderConstructs) {
   std::string text = lowerToText(R"py(
 import functools

@@ -1,0 +1,272 @@
+// The Python constants an `interpret=` expression is built from, folded as
+// Python evaluates them (docs/analysis.md 8.18): `not ON_GPU`,
+// `mode == "debug"`, `CONFIG["interpret"]`, `a if DEBUG else b`,
+// `USE_INTERPRET or False`. Only what the text determines: a name counts
+// when it is a local bound once to a constant or a module-level value the
+// module's execution order fixes (moduleValue); a parameter never does here
+// (its value comes from each call site, CallContexts), so an expression over
+// one stays unknown: a "may", never "absent".
+#include "NamesInternal.h"
+
+#include <charconv>
+
+namespace pallas::analysis::names {
+
+namespace {
+
+std::optional<PyConstant> literal(TSNode n, const syntax::ParsedSource& doc) {
+  std::string_view t = syntax::type(n);
+  PyConstant c;
+  if (t == "true" || t == "false") {
+    c.kind = PyConstant::Kind::Bool;
+    c.i = t == "true";
+    return c;
+  }
+  if (t == "none")
+    return c;
+  if (t == "integer") {
+    std::string digits;
+    for (char ch : doc.textOf(n))
+      if (ch != '_')
+        digits.push_back(ch);
+    int64_t v = 0;
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+    if (ec != std::errc() || end != digits.data() + digits.size())
+      return std::nullopt; // 0x.., 1e3 as an int literal is not one: unknown
+    c.kind = PyConstant::Kind::Int;
+    c.i = v;
+    return c;
+  }
+  if (t == "string") {
+    // A plain string: no prefix (f, b, r...), no interpolation, one piece.
+    std::string_view text = doc.textOf(n);
+    if (text.empty() || (text.front() != '"' && text.front() != '\''))
+      return std::nullopt;
+    c.kind = PyConstant::Kind::Str;
+    for (TSNode part : syntax::namedChildren(n)) {
+      std::string_view pt = syntax::type(part);
+      if (pt == "string_content")
+        c.s += doc.textOf(part);
+      else if (pt != "string_start" && pt != "string_end")
+        return std::nullopt; // interpolation, escape sequences: not folded
+    }
+    return c;
+  }
+  return std::nullopt;
+}
+
+std::optional<bool> compare(std::string_view op, const PyConstant& a, const PyConstant& b) {
+  using K = PyConstant::Kind;
+  auto numeric = [](const PyConstant& c) { return c.kind == K::Int || c.kind == K::Bool; };
+  if (op == "is" || op == "is not") {
+    // Identity is only certain for the singletons.
+    if (a.kind == K::None || b.kind == K::None || (a.kind == K::Bool && b.kind == K::Bool)) {
+      bool same = a.kind == b.kind && (a.kind == K::None || a.i == b.i);
+      return op == "is" ? same : !same;
+    }
+    return std::nullopt;
+  }
+  int order = 0;
+  if (numeric(a) && numeric(b))
+    order = a.i < b.i ? -1 : a.i > b.i;
+  else if (a.kind == K::Str && b.kind == K::Str)
+    order = a.s < b.s ? -1 : a.s > b.s;
+  else if (op == "==" || op == "!=") {
+    // Different kinds (None against a str) are unequal; never ordered.
+    bool equal = a.kind == K::None && b.kind == K::None;
+    return op == "==" ? equal : !equal;
+  } else
+    return std::nullopt;
+  if (op == "==")
+    return order == 0;
+  if (op == "!=")
+    return order != 0;
+  if (op == "<")
+    return order < 0;
+  if (op == "<=")
+    return order <= 0;
+  if (op == ">")
+    return order > 0;
+  if (op == ">=")
+    return order >= 0;
+  return std::nullopt;
+}
+
+PyConstant boolean(bool v) {
+  PyConstant c;
+  c.kind = PyConstant::Kind::Bool;
+  c.i = v;
+  return c;
+}
+
+} // namespace
+
+bool PyConstant::truthy() const {
+  switch (kind) {
+  case Kind::None:
+    return false;
+  case Kind::Bool:
+  case Kind::Int:
+    return i != 0;
+  case Kind::Str:
+    return !s.empty();
+  }
+  return false;
+}
+
+std::optional<TSNode> valueOfName(TSNode name, const syntax::ParsedSource& doc,
+                                  const LocalLookup& lookupLocal, bool* fromModule) {
+  std::string n = str(doc.textOf(name));
+  if (lookupLocal)
+    if (auto local = lookupLocal(n))
+      return local->second == "local" && !isNull(local->first) ? std::optional(local->first)
+                                                               : std::nullopt;
+  if (auto mv = moduleValue(doc, n); mv && mv->state == ModuleValue::State::Known) {
+    if (fromModule)
+      *fromModule = true;
+    return mv->value;
+  }
+  return std::nullopt;
+}
+
+std::optional<TSNode> elementOf(TSNode subscript, const syntax::ParsedSource& doc,
+                                const LocalLookup& lookupLocal, bool* fromModule, int depth) {
+  TSNode container = field(subscript, "value");
+  std::vector<TSNode> keys;
+  for (TSNode k : syntax::namedChildren(subscript))
+    if (!ts_node_eq(k, container) && !is(k, "comment"))
+      keys.push_back(k);
+  if (keys.size() != 1)
+    return std::nullopt; // a[i, j], a[1:2]: not one constant key
+  auto key = constantOf(keys[0], doc, lookupLocal, fromModule, depth + 1);
+  if (!key)
+    return std::nullopt;
+  // The container: a literal, or a name bound to one.
+  for (int hops = 0; hops < kMaxDepth && !isNull(container); ++hops) {
+    while (is(container, "parenthesized_expression"))
+      container = ts_node_named_child(container, 0);
+    if (!is(container, "identifier"))
+      break;
+    auto v = valueOfName(container, doc, lookupLocal, fromModule);
+    if (!v)
+      return std::nullopt;
+    container = *v;
+  }
+  if (is(container, "dictionary")) {
+    // The last pair with an equal key wins, as in Python; a ** splat after
+    // it may replace it.
+    std::optional<TSNode> found;
+    for (TSNode pair : syntax::namedChildren(container)) {
+      if (is(pair, "dictionary_splat"))
+        found.reset();
+      if (!is(pair, "pair"))
+        continue;
+      auto k = constantOf(field(pair, "key"), doc, lookupLocal, fromModule, depth + 1);
+      if (!k)
+        return std::nullopt; // an unknown key may be this one
+      if (compare("==", *k, *key).value_or(false))
+        found = field(pair, "value");
+    }
+    return found;
+  }
+  if ((is(container, "tuple") || is(container, "list")) && key->kind == PyConstant::Kind::Int) {
+    std::vector<TSNode> items;
+    for (TSNode item : syntax::namedChildren(container)) {
+      if (is(item, "list_splat"))
+        return std::nullopt;
+      if (!is(item, "comment"))
+        items.push_back(item);
+    }
+    int64_t i = key->i < 0 ? key->i + static_cast<int64_t>(items.size()) : key->i;
+    if (i >= 0 && i < static_cast<int64_t>(items.size()))
+      return items[static_cast<size_t>(i)];
+  }
+  return std::nullopt;
+}
+
+std::optional<PyConstant> constantOf(TSNode expr, const syntax::ParsedSource& doc,
+                                     const LocalLookup& lookupLocal, bool* fromModule, int depth) {
+  if (depth > 4 * kMaxDepth || isNull(expr))
+    return std::nullopt;
+  while (is(expr, "parenthesized_expression"))
+    expr = ts_node_named_child(expr, 0);
+  if (auto c = literal(expr, doc))
+    return c;
+  std::string_view t = syntax::type(expr);
+  if (t == "identifier") {
+    auto v = valueOfName(expr, doc, lookupLocal, fromModule);
+    // The value's own names are the module's or its function's: a local
+    // bound to a module constant is looked up at module level from there.
+    return v ? constantOf(*v, doc, nullptr, fromModule, depth + 1) : std::nullopt;
+  }
+  if (t == "not_operator") {
+    auto a = constantOf(field(expr, "argument"), doc, lookupLocal, fromModule, depth + 1);
+    return a ? std::optional(boolean(!a->truthy())) : std::nullopt;
+  }
+  if (t == "unary_operator" && doc.textOf(field(expr, "operator")) == "-") {
+    auto a = constantOf(field(expr, "argument"), doc, lookupLocal, fromModule, depth + 1);
+    if (!a || a->kind != PyConstant::Kind::Int)
+      return std::nullopt;
+    a->i = -a->i;
+    return a;
+  }
+  if (t == "boolean_operator") {
+    // `a or b` is a when a is truthy, else b; `a and b` the other way.
+    auto a = constantOf(field(expr, "left"), doc, lookupLocal, fromModule, depth + 1);
+    if (!a)
+      return std::nullopt;
+    bool isOr = doc.textOf(field(expr, "operator")) == "or";
+    if (a->truthy() == isOr)
+      return a;
+    return constantOf(field(expr, "right"), doc, lookupLocal, fromModule, depth + 1);
+  }
+  if (t == "comparison_operator") {
+    // One comparison (`a == b`); a chain `a < b < c` is left unknown.
+    std::vector<TSNode> operands;
+    for (TSNode c : syntax::namedChildren(expr))
+      if (!is(c, "comment"))
+        operands.push_back(c);
+    if (operands.size() != 2)
+      return std::nullopt;
+    uint32_t from = ts_node_end_byte(operands[0]), to = ts_node_start_byte(operands[1]);
+    std::string op;
+    for (char ch : doc.text().substr(from, to - from))
+      if (ch != ' ' && ch != '\t' && ch != '\n' && ch != '\\')
+        op.push_back(ch);
+    if (op == "isnot")
+      op = "is not";
+    auto a = constantOf(operands[0], doc, lookupLocal, fromModule, depth + 1);
+    auto b = a ? constantOf(operands[1], doc, lookupLocal, fromModule, depth + 1) : std::nullopt;
+    if (!b)
+      return std::nullopt;
+    auto r = compare(op, *a, *b);
+    return r ? std::optional(boolean(*r)) : std::nullopt;
+  }
+  if (t == "conditional_expression") {
+    TSNode chosen = conditionalBranch(expr, doc, lookupLocal, fromModule, depth);
+    return isNull(chosen) ? std::nullopt
+                          : constantOf(chosen, doc, lookupLocal, fromModule, depth + 1);
+  }
+  if (t == "subscript") {
+    auto e = elementOf(expr, doc, lookupLocal, fromModule, depth);
+    return e ? constantOf(*e, doc, lookupLocal, fromModule, depth + 1) : std::nullopt;
+  }
+  return std::nullopt;
+}
+
+TSNode conditionalBranch(TSNode expr, const syntax::ParsedSource& doc,
+                         const LocalLookup& lookupLocal, bool* fromModule, int depth) {
+  // `body if condition else alternative`: three named children in order.
+  std::vector<TSNode> parts;
+  for (TSNode c : syntax::namedChildren(expr))
+    if (!is(c, "comment"))
+      parts.push_back(c);
+  if (parts.size() != 3)
+    return TSNode{};
+  auto c = constantOf(parts[1], doc, lookupLocal, fromModule, depth + 1);
+  if (!c)
+    return TSNode{};
+  return c->truthy() ? parts[0] : parts[2];
+}
+
+} // namespace pallas::analysis::names
