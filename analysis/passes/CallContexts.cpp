@@ -80,6 +80,30 @@ std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& do
                                          const std::string& name, const Default& dflt,
                                          unsigned depth);
 
+// The argument `call` passes to a parameter: by `keyword`, or at position
+// `position` (-1: keyword only) among the positional arguments before any
+// `*` / `**` splat. `splat` says whether the call has one.
+mlir::Value argumentAt(pd::CallOp call, llvm::StringRef keyword, int position, bool* splat) {
+  mlir::Value value;
+  int pos = 0;
+  bool splatted = false;
+  for (unsigned j = 0; j < call.getArgs().size(); ++j) {
+    std::string kw = strAt(call.getKeywords(), j);
+    if (kw == "*" || kw == "**")
+      splatted = true;
+    else if (kw == keyword)
+      value = call.getArgs()[j];
+    else if (kw.empty() && !splatted) {
+      if (position >= 0 && pos == position)
+        value = call.getArgs()[j];
+      ++pos;
+    }
+  }
+  if (splat)
+    *splat = splatted;
+  return value;
+}
+
 // What the value a caller passes selects.
 std::vector<CallContext> evaluate(CallIndex& index, const detail::CallEdge& edge, mlir::Value v,
                                   const std::string& name, unsigned depth) {
@@ -158,21 +182,8 @@ std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& do
     auto call = llvm::dyn_cast_or_null<pd::CallOp>(e.site);
     if (!call)
       continue;
-    mlir::Value value;
     bool splat = false;
-    int pos = 0;
-    for (unsigned j = 0; j < call.getArgs().size(); ++j) {
-      std::string kw = strAt(call.getKeywords(), j);
-      if (kw == "*" || kw == "**")
-        splat = true;
-      else if (kw == keyword)
-        value = call.getArgs()[j];
-      else if (kw.empty() && !splat) {
-        if (positional && pos == param)
-          value = call.getArgs()[j];
-        ++pos;
-      }
-    }
+    mlir::Value value = argumentAt(call, keyword, positional ? param : -1, &splat);
     // A function that passes its own parameter on to itself (a recursive
     // call, `lambda fun: kernel(fun, interpret=interpret)` in the decorator
     // form of `plgpu.kernel`) adds no value the other callers do not.
@@ -361,6 +372,38 @@ std::vector<CallContext> gpuModeCallContexts(CallIndex& index, const std::string
   for (CallContext& c : plain)
     gpu.push_back(std::move(c));
   return gpu;
+}
+
+LaunchBodyArguments launchBodyArguments(CallIndex& index, const std::string& doc,
+                                        pd::LaunchOp launch) {
+  LaunchBodyArguments out;
+  auto arg = llvm::dyn_cast_or_null<mlir::BlockArgument>(launch.getBodyValue());
+  if (!arg)
+    return out;
+  auto func = llvm::dyn_cast_or_null<pd::FuncOp>(arg.getOwner()->getParentOp());
+  if (!func || func.getKind() != pd::FuncKind::Def)
+    return out;
+  mlir::ArrayAttr names = func.getArgNames();
+  std::string name = strAt(names, arg.getArgNumber());
+  if (name.empty() || llvm::StringRef(name).starts_with("*"))
+    return out;
+  // Positional only when no `*args` / keyword-only marker comes before it.
+  bool positional = true;
+  for (unsigned i = 0; i < arg.getArgNumber(); ++i)
+    positional &= !llvm::StringRef(strAt(names, i)).starts_with("*");
+  out.function = func.getSymName().str();
+  for (const detail::CallEdge& e : index.callersOf(doc, func.getSymName())) {
+    auto call = llvm::dyn_cast_or_null<pd::CallOp>(e.site);
+    if (!call)
+      continue;
+    mlir::Value value =
+        argumentAt(call, name, positional ? static_cast<int>(arg.getArgNumber()) : -1, nullptr);
+    // A caller passing its own parameter on (a recursive call, a chain of
+    // wrappers) adds no kernel the others do not name.
+    if (value && !llvm::isa<mlir::BlockArgument>(value))
+      out.arguments.push_back({value, e.caller.path, nameOf(e.caller.func), name});
+  }
+  return out;
 }
 
 } // namespace pallas::analysis::passes

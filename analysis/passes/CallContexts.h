@@ -65,4 +65,17 @@ std::vector<CallContext> interpretCallContexts(CallIndex& index, const std::stri
 std::vector<CallContext> gpuModeCallContexts(CallIndex& index, const std::string& doc,
                                              dialect::LaunchOp launch);
 
+// The kernels a launch whose body is a parameter of the function around it
+// (`def launch(x, body): return pl.pallas_call(body, ...)(x)`) runs: the
+// argument each caller of that function passes for it, in the caller's
+// document. Empty when the body is not such a parameter or nobody passes
+// one that is not itself a parameter.
+// (LaunchBodyArgument: KernelWalk.h.)
+struct LaunchBodyArguments {
+  std::string function; // the launching function (its callers were asked for)
+  std::vector<LaunchBodyArgument> arguments;
+};
+LaunchBodyArguments launchBodyArguments(CallIndex& index, const std::string& doc,
+                                        dialect::LaunchOp launch);
+
 } // namespace pallas::analysis::passes

@@ -217,6 +217,8 @@ bool KernelWalk::run() {
   } else if (launch_.getBodyValue()) {
     doc_ = launchPath_;
     body = resolve(launch_.getBodyValue());
+    if (!body.block && body.alternatives.empty())
+      body = fromBodyArguments();
   }
   if (!body.block && body.alternatives.empty())
     return false;
@@ -233,6 +235,30 @@ bool KernelWalk::run() {
   }
   kernelHop_ = {body.alternatives.front().name, locOf(body.alternatives.front().defOp), {}};
   return true;
+}
+
+// A body that is a parameter of the function around the launch: the kernel
+// each caller passes. One kernel is the launch's; several (callers passing
+// different kernels) are each walked, their failures a "may" naming the
+// caller, since a path chosen here may belong to another caller's launch.
+KernelWalk::Callable KernelWalk::fromBodyArguments() const {
+  std::vector<Callable> found;
+  for (const LaunchBodyArgument& a : bodyArguments_) {
+    Callable c = resolve(a.value, 1, a.doc);
+    if (!c.block || c.inlineMgpu)
+      continue;
+    if (llvm::any_of(found, [&](const Callable& f) { return f.block == c.block; }))
+      continue;
+    c.dispatchText = "`" + a.parameter + "` is `" + c.name + "` (passed by `" + a.caller + "`)";
+    found.push_back(std::move(c));
+  }
+  if (found.size() == 1) {
+    found.front().dispatchText.clear();
+    return std::move(found.front());
+  }
+  Callable out;
+  out.alternatives = std::move(found);
+  return out;
 }
 
 void KernelWalk::walkKernel(const Callable& body) {

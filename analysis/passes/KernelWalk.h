@@ -110,6 +110,15 @@ struct BoundPrimitive {
   std::string unknownDispatch;
 };
 
+// A kernel a caller passes to the function around a launch whose body is
+// that function's parameter (CallContexts.h, launchBodyArguments).
+struct LaunchBodyArgument {
+  mlir::Value value;
+  std::string doc;       // the caller's document
+  std::string caller;    // the calling function's name
+  std::string parameter; // the launching function's parameter
+};
+
 class KernelWalk {
 public:
   KernelWalk(const detail::Workspace& workspace, const knowledge::KnowledgeBase& knowledge,
@@ -118,6 +127,9 @@ public:
         launchPath_(std::move(launchPath)) {}
 
   // Walk the launch's kernel body; false when the body cannot be found.
+  // The kernels the launch's callers pass, for a body that is a parameter
+  // of the function around the launch (set before run()).
+  void setBodyArguments(std::vector<LaunchBodyArgument> args) { bodyArguments_ = std::move(args); }
   bool run();
   const std::vector<BoundPrimitive>& bindings() const { return bindings_; }
   // The kernel body's name and definition (the first hop).
@@ -152,6 +164,7 @@ private:
     std::string name;
   };
 
+  Callable fromBodyArguments() const;
   void walkBlock(mlir::Block& block);
   void visit(mlir::Operation& op);
   void onPrim(dialect::PrimOp prim);
@@ -220,6 +233,7 @@ private:
   std::string doc_; // document of the block being walked
   std::vector<Hop> chain_;
   Hop kernelHop_;
+  std::vector<LaunchBodyArgument> bodyArguments_;
   llvm::DenseMap<mlir::Value, RefState> states_; // block arguments in scope
   bool allDischarged_ = false;                   // inside an all-refs discharge region
   Phase allPhase_ = Phase::Lowering;

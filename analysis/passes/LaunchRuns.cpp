@@ -274,8 +274,15 @@ void forEachLaunch(detail::PassContext& ctx, const std::string& doc, mlir::Modul
     LaunchPlan plan;
     planLaunch(ctx, doc, launch, mode, calls, plan);
     perLaunch(launch, planKeyOf(plan), [&](const RunVisitor& visit) {
+      // A body that is a parameter: the kernels its callers pass. Asked of
+      // the run's index too, so a kept result is keyed on those callers'
+      // statements and what they reach (the kernels' code among them).
+      LaunchBodyArguments bodies = launchBodyArguments(calls, doc, launch);
+      if (!bodies.function.empty() && ctx.launchCache && ctx.launchCache->running())
+        (void)ctx.launchCache->index().get().callersOf(doc, bodies.function);
       for (const LaunchRun& run : plan.runs) {
         KernelWalk walk(ctx.workspace, kb, run.pc.path, launch, doc);
+        walk.setBodyArguments(bodies.arguments);
         if (!walk.run())
           continue;
         visit({doc, launch, plan.global, run, walk});

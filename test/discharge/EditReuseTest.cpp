@@ -277,6 +277,48 @@ TEST_F(EditReuse, FindingsAfterEveryKindOfEditEqualAFreshAnalysis) {
 
 // The server's first diagnostics of a document come from a run that keeps
 // no launch results (LaunchResults::Skip); a Keep run records them after.
+TEST_F(EditReuse, AKernelPassedToALaunchHelperFollowsEditsOfTheKernelAndTheCaller) {
+  // The launch's body is a parameter: its kept result depends on the
+  // caller's statement and the kernel it names, which the launch's own
+  // function does not reach by name.
+  text_ = R"py(import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+@plgpu.inline_mgpu(arg_types=(plgpu.RefType(),))
+def fence(ctx, ref):
+  del ctx, ref
+
+
+def fenced_copy(x_ref, o_ref):
+  o_ref[...] = x_ref[...]
+  fence(o_ref)
+
+
+def plain_copy(x_ref, o_ref):
+  o_ref[...] = x_ref[...]
+
+
+def launch(x, body):
+  return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret=True)(x)
+
+
+def run():
+  return launch(jnp.ones((128,), jnp.float32), fenced_copy)
+)py";
+  project_->setDocument(path_, text_);
+  expectSameAsFresh("open");
+  ASSERT_EQ(count("PLS001"), 1u);
+  edit("  fence(o_ref)\n", "  pass\n"); // the kernel no longer fences
+  EXPECT_EQ(count("PLS001"), 0u);
+  edit("  pass\n", "  fence(o_ref)\n");
+  EXPECT_EQ(count("PLS001"), 1u);
+  edit("fenced_copy)", "plain_copy)", "def run"); // the caller passes another kernel
+  EXPECT_EQ(count("PLS001"), 0u);
+}
+
 TEST_F(EditReuse, AFirstRunKeepingNoLaunchResultsGivesTheSameFindings) {
   auto skipped = project_->findingsUnlessStopped(path_, nullptr, Project::LaunchResults::Skip);
   ASSERT_TRUE(skipped);
