@@ -78,7 +78,7 @@ struct Default {
 
 std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& doc, pd::FuncOp func,
                                          const std::string& name, const Default& dflt,
-                                         unsigned depth);
+                                         unsigned depth, const std::string& attribute = "");
 
 // The argument `call` passes to a parameter: by `keyword`, or at position
 // `position` (-1: keyword only) among the positional arguments before any
@@ -105,13 +105,34 @@ mlir::Value argumentAt(pd::CallOp call, llvm::StringRef keyword, int position, b
 }
 
 // What the value a caller passes selects.
+// `attribute`: the launch reads that attribute of the parameter
+// (`interpret=cfg.interpret`): the value is the keyword of that name in the
+// constructor call the caller passes (`Cfg(interpret=True)`, §8.16).
 std::vector<CallContext> evaluate(CallIndex& index, const detail::CallEdge& edge, mlir::Value v,
-                                  const std::string& name, unsigned depth) {
+                                  const std::string& name, unsigned depth,
+                                  const std::string& attribute = "") {
   CallContext c;
   c.caller = nameOf(edge.caller.func);
   c.callee = edge.calleeSymbol;
   mlir::Operation* def = v.getDefiningOp();
   c.selector = detail::sourceLocation(def ? def->getLoc() : edge.site->getLoc());
+  if (!attribute.empty()) {
+    if (auto built = llvm::dyn_cast_or_null<pd::CallIndirectOp>(def)) {
+      auto cls = built.getCallee().getDefiningOp<pd::GlobalOp>();
+      if (cls && cls.getResolved().starts_with("class:")) {
+        for (unsigned j = 0; j < built.getArgs().size(); ++j)
+          if (strAt(built.getKeywords(), j) == attribute)
+            return evaluate(index, edge, built.getArgs()[j], name + "." + attribute, depth);
+        // Left to the class's default, or passed by position: not followed.
+        c.argumentText = name + "." + attribute + " (a field of " + cls.getName().str() + ")";
+        return {c};
+      }
+    }
+    if (!llvm::isa<mlir::BlockArgument>(v)) {
+      c.argumentText = name + "." + attribute + " from a run-time value";
+      return {c};
+    }
+  }
   if (auto k = llvm::dyn_cast_or_null<pd::ConstantOp>(def)) {
     c.argumentText = name + "=" + k.getValue().str();
     if (auto p = pathOfLiteral(k.getValue()))
@@ -140,8 +161,8 @@ std::vector<CallContext> evaluate(CallIndex& index, const detail::CallEdge& edge
     if (callerFunc && callerFunc.getOperation() == opOf(edge.caller.func) &&
         callerFunc.getKind() == pd::FuncKind::Def) {
       std::string callerParam = stripStars(strAt(callerFunc.getArgNames(), arg.getArgNumber()));
-      std::vector<CallContext> outer =
-          contextsOfParam(index, edge.caller.path, callerFunc, callerParam, Default{}, depth + 1);
+      std::vector<CallContext> outer = contextsOfParam(
+          index, edge.caller.path, callerFunc, callerParam, Default{}, depth + 1, attribute);
       if (!outer.empty())
         return outer;
     }
@@ -152,7 +173,7 @@ std::vector<CallContext> evaluate(CallIndex& index, const detail::CallEdge& edge
 
 std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& doc, pd::FuncOp func,
                                          const std::string& name, const Default& dflt,
-                                         unsigned depth) {
+                                         unsigned depth, const std::string& attribute) {
   mlir::ArrayAttr names = func.getArgNames();
   int param = -1;
   bool positional = true; // no *args before it
@@ -192,7 +213,7 @@ std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& do
         static_cast<int>(arg.getArgNumber()) == param)
       continue;
     if (value) {
-      for (CallContext& c : evaluate(index, e, value, keyword, depth))
+      for (CallContext& c : evaluate(index, e, value, keyword, depth, attribute))
         out.push_back(std::move(c));
       continue;
     }
@@ -249,11 +270,28 @@ std::vector<CallContext> interpretCallContexts(CallIndex& index, const std::stri
   llvm::StringRef source = pd::stringifyEnum(launch.getInterpretSource());
   auto text = launch.getInterpretText();
   bool viaKwargs = source == "unknown" && text && text->starts_with("**");
-  if (source != "param" && source != "default_param" && !viaKwargs)
+  // `interpret=cfg.interpret` with cfg a parameter: what each caller's
+  // object holds in that field.
+  std::string attribute;
+  std::string name = text ? text->trim().str() : std::string();
+  if (source == "unknown" && !viaKwargs) {
+    size_t dot = name.find('.');
+    if (dot == std::string::npos || dot == 0 || name.find('.', dot + 1) != std::string::npos)
+      return {};
+    attribute = name.substr(dot + 1);
+    name = name.substr(0, dot);
+    auto ident = [](llvm::StringRef id) {
+      return !id.empty() && !isdigit(static_cast<unsigned char>(id.front())) &&
+             llvm::all_of(
+                 id, [](char ch) { return isalnum(static_cast<unsigned char>(ch)) || ch == '_'; });
+    };
+    if (!ident(name) || !ident(attribute))
+      return {};
+  } else if (source != "param" && source != "default_param" && !viaKwargs) {
     return {};
-  if (!text || text->contains('.'))
+  }
+  if (!text || (attribute.empty() && text->contains('.')))
     return {};
-  std::string name = text->trim().str();
   // The function whose parameter it is: the innermost enclosing def with a
   // parameter of that name (a closure's parameter has no call edges).
   pd::FuncOp owner;
@@ -294,7 +332,7 @@ std::vector<CallContext> interpretCallContexts(CallIndex& index, const std::stri
     if (dflt.paths.size() > 1)
       dflt.paths.clear();
   }
-  return contextsOfParam(index, doc, owner, name, dflt, 0);
+  return contextsOfParam(index, doc, owner, name, dflt, 0, attribute);
 }
 
 namespace {
