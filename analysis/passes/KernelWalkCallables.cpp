@@ -52,6 +52,28 @@ KernelWalk::Callable KernelWalk::fromFunction(const detail::FunctionRef& f) cons
 // constant-key / constant-index lookups in dict / list / tuple literals, and
 // methods (`self.m`, `obj.m` of a class instance, `Class.m`, static and class
 // methods). Anything else is unknown: not walked (no finding from it).
+namespace {
+
+// The item of a dict literal under a constant key: {known, item}. Known
+// with a null item when no key equals it (every key a constant); unknown
+// when a splat or a computed key may be it. Python keeps the last equal key.
+std::pair<bool, mlir::Value> dictionaryItem(pd::OpaqueOp dict, pd::ConstantOp key) {
+  auto elems = dict.getArgs();
+  if (elems.size() % 2)
+    return {false, {}};
+  mlir::Value item;
+  for (unsigned i = 0; i + 1 < elems.size(); i += 2) {
+    auto k = elems[i].getDefiningOp<pd::ConstantOp>();
+    if (!k)
+      return {false, {}}; // a splat or a computed key: positions unknown
+    if (k.getValue() == key.getValue())
+      item = elems[i + 1];
+  }
+  return {true, item};
+}
+
+} // namespace
+
 KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
                                          const std::string& docIn) const {
   if (!callee || depth > 8)
@@ -136,16 +158,8 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
         return {};
       auto elems = container.getArgs();
       if (container.getWhat() == "dictionary") {
-        if (elems.size() % 2)
-          return {};
-        for (unsigned i = 0; i + 1 < elems.size(); i += 2) {
-          auto k = elems[i].getDefiningOp<pd::ConstantOp>();
-          if (!k)
-            return {}; // a splat or a computed key: positions unknown
-          if (k.getValue() == key.getValue())
-            return resolve(elems[i + 1], depth + 1, containerDoc);
-        }
-        return {};
+        auto [found, item] = dictionaryItem(container, key);
+        return found && item ? resolve(item, depth + 1, containerDoc) : Callable{};
       }
       if (container.getWhat() == "list" || container.getWhat() == "tuple") {
         long index = 0;
@@ -167,6 +181,29 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
     if ((api.starts_with("value.") || api.starts_with("ref.")) && prim.getArgs().size() == 1)
       return resolveMethod(prim.getArgs()[0], api.substr(api.find('.') + 1), depth + 1, doc);
     return {};
+  }
+  // KERNELS.get("fenced", plain): the item under a constant key of a dict
+  // literal, else the default when the key is certainly absent.
+  if (auto call = llvm::dyn_cast<pd::CallIndirectOp>(def);
+      call && !call.getArgs().empty() && call.getArgs().size() <= 2) {
+    auto method = call.getCallee().getDefiningOp<pd::PrimOp>();
+    auto key = call.getArgs()[0].getDefiningOp<pd::ConstantOp>();
+    bool positional = true;
+    for (unsigned i = 0; i < call.getArgs().size(); ++i)
+      positional &= strAt(call.getKeywords(), i).empty();
+    if (method && method.getApi() == "value.get" && method.getArgs().size() == 1 && key &&
+        positional) {
+      auto [containerValue, containerDoc] = follow(method.getArgs()[0], doc);
+      auto container = containerValue ? containerValue.getDefiningOp<pd::OpaqueOp>() : nullptr;
+      if (!container || container.getWhat() != "dictionary")
+        return {};
+      auto [known, item] = dictionaryItem(container, key);
+      if (!known)
+        return {};
+      if (item)
+        return resolve(item, depth + 1, containerDoc);
+      return call.getArgs().size() == 2 ? resolve(call.getArgs()[1], depth + 1, doc) : Callable{};
+    }
   }
   // A decorator applied to a closure: `@jax.jit def f` is a call of jax.jit.
   if (auto call = llvm::dyn_cast<pd::CallIndirectOp>(def); call && call.getArgs().size() == 1) {
