@@ -348,7 +348,12 @@ void KernelWalk::visit(mlir::Operation& op) {
       })
       .Case<pd::ScopeOp>([&](pd::ScopeOp s) { onScope(s); })
       .Case<pd::IfOp>([&](pd::IfOp i) {
+        // Known when lowered (a literal, a module constant) or in this walk
+        // (a kernel parameter a partial binds, a captured parameter whose
+        // caller passes a constant): the other branch never runs.
         std::optional<bool> known = i.getStaticCond();
+        if (!known)
+          known = truthOf(i.getCondition());
         if (!known || *known)
           for (mlir::Block& b : i.getThenRegion())
             walkBlock(b);
@@ -365,6 +370,53 @@ void KernelWalk::visit(mlir::Operation& op) {
           for (mlir::Block& b : r)
             walkBlock(b);
       });
+}
+
+std::optional<bool> KernelWalk::truthOf(mlir::Value v, unsigned depth) const {
+  if (!v || depth > 8)
+    return std::nullopt;
+  auto [value, doc] = follow(v, doc_);
+  (void)doc;
+  if (!value)
+    return std::nullopt;
+  mlir::Operation* def = value.getDefiningOp();
+  // Python's truthiness of a literal: False, None, 0 and "" are false.
+  auto literal = [](pd::ConstantKind kind, llvm::StringRef text) -> std::optional<bool> {
+    switch (kind) {
+    case pd::ConstantKind::Bool:
+      return text == "True";
+    case pd::ConstantKind::None:
+      return false;
+    case pd::ConstantKind::Int: {
+      long n = 0;
+      if (text.getAsInteger(10, n))
+        return std::nullopt;
+      return n != 0;
+    }
+    case pd::ConstantKind::Str:
+      return text.size() > 2; // quotes around nothing: ""
+    default:
+      return std::nullopt;
+    }
+  };
+  if (auto c = llvm::dyn_cast_or_null<pd::ConstantOp>(def))
+    return literal(c.getKind(), c.getValue());
+  if (auto g = llvm::dyn_cast_or_null<pd::GlobalOp>(def)) {
+    llvm::StringRef r = g.getResolved();
+    if (r.consume_front("const:")) {
+      if (r == "True" || r == "False")
+        return r == "True";
+      if (r == "None")
+        return false;
+    }
+    return std::nullopt;
+  }
+  if (auto o = llvm::dyn_cast_or_null<pd::OpaqueOp>(def);
+      o && o.getWhat() == "not_operator" && o.getArgs().size() == 1) {
+    std::optional<bool> inner = truthOf(o.getArgs()[0], depth + 1);
+    return inner ? std::optional<bool>(!*inner) : std::nullopt;
+  }
+  return std::nullopt;
 }
 
 std::vector<const knowledge::PrimitiveFacts*> KernelWalk::primitivesOf(llvm::StringRef api,

@@ -165,6 +165,10 @@ private:
   };
 
   Callable fromBodyArguments() const;
+  // The truth of a condition this walk determines (a literal, a module
+  // constant, `not` of one, through the parameters it binds); nullopt when
+  // it does not.
+  std::optional<bool> truthOf(mlir::Value v, unsigned depth = 0) const;
   void walkBlock(mlir::Block& block);
   void visit(mlir::Operation& op);
   void onPrim(dialect::PrimOp prim);
