@@ -94,6 +94,18 @@ std::vector<CallEdge> Workspace::callEdgesOf(const std::string& path, mlir::Modu
                          op,
                          call.getCalleeFile() ? call.getCalleeFile()->str() : path,
                          call.getCallee().str()});
+      } else if (auto ind = llvm::dyn_cast<pd::CallIndirectOp>(op)) {
+        // `jax.vmap(functools.partial(f, interpret=True))(xs)` calls f.
+        if (pd::GlobalOp g = tracedCallee(ind)) {
+          llvm::StringRef target = g.getResolved();
+          if (target.consume_front("local:")) {
+            edges.push_back({{path, func}, op, path, target.str()});
+          } else if (size_t colon = target.rfind(':');
+                     target.starts_with("/") && colon != llvm::StringRef::npos) {
+            edges.push_back(
+                {{path, func}, op, target.substr(0, colon).str(), target.substr(colon + 1).str()});
+          }
+        }
       } else if (auto launch = llvm::dyn_cast<pd::LaunchOp>(op); launch && launch.getBody()) {
         edges.push_back({{path, func},
                          op,
@@ -122,6 +134,83 @@ DocumentSyntax WorkspaceImpl::syntaxOf(const std::string& path) const {
 }
 
 // ---- dialect helpers -----------------------------------------------------------
+
+namespace {
+
+std::string keywordAt(mlir::ArrayAttr keywords, unsigned i) {
+  if (!keywords || i >= keywords.size())
+    return {};
+  auto s = llvm::dyn_cast<mlir::StringAttr>(keywords[i]);
+  return s ? s.getValue().str() : std::string();
+}
+
+// The function `callee` wraps (see tracedCallee); `wrapped` counts the
+// transforms and partials passed on the way.
+pd::GlobalOp wrappedFunction(mlir::Value callee, CallArguments* bound, unsigned depth,
+                             unsigned& wrapped) {
+  mlir::Operation* def = callee ? callee.getDefiningOp() : nullptr;
+  if (!def || depth > 8)
+    return {};
+  if (auto g = llvm::dyn_cast<pd::GlobalOp>(def)) {
+    llvm::StringRef r = g.getResolved();
+    return r.starts_with("local:") || r.starts_with("/") ? g : pd::GlobalOp();
+  }
+  if (auto prim = llvm::dyn_cast<pd::PrimOp>(def)) {
+    if (prim.getArgs().empty() || !keywordAt(prim.getKeywords(), 0).empty())
+      return {};
+    llvm::StringRef api = prim.getApi();
+    if (!callsItsFunction(api) && api != "functools.partial")
+      return {};
+    ++wrapped;
+    pd::GlobalOp g = wrappedFunction(prim.getArgs()[0], bound, depth + 1, wrapped);
+    if (g && bound && api == "functools.partial")
+      for (unsigned i = 1; i < prim.getArgs().size(); ++i) {
+        bound->values.push_back(prim.getArgs()[i]);
+        bound->keywords.push_back(keywordAt(prim.getKeywords(), i));
+      }
+    return g;
+  }
+  // The decorator form on a nested def: `@jax.jit def f` is jax.jit(f).
+  if (auto call = llvm::dyn_cast<pd::CallIndirectOp>(def); call && call.getArgs().size() == 1) {
+    auto g = call.getCallee().getDefiningOp<pd::GlobalOp>();
+    if (!g || !callsItsFunction(g.getResolved()) || !keywordAt(call.getKeywords(), 0).empty())
+      return {};
+    ++wrapped;
+    return wrappedFunction(call.getArgs()[0], bound, depth + 1, wrapped);
+  }
+  return {};
+}
+
+} // namespace
+
+pd::GlobalOp tracedCallee(pd::CallIndirectOp call, CallArguments* args) {
+  unsigned wrapped = 0;
+  CallArguments bound;
+  pd::GlobalOp g = wrappedFunction(call.getCallee(), args ? &bound : nullptr, 0, wrapped);
+  if (!g || wrapped == 0)
+    return {};
+  if (args) {
+    *args = std::move(bound);
+    for (unsigned i = 0; i < call.getArgs().size(); ++i) {
+      args->values.push_back(call.getArgs()[i]);
+      args->keywords.push_back(keywordAt(call.getKeywords(), i));
+    }
+  }
+  return g;
+}
+
+CallArguments edgeArguments(mlir::Operation* site) {
+  CallArguments out;
+  if (auto call = llvm::dyn_cast_or_null<pd::CallOp>(site)) {
+    for (unsigned i = 0; i < call.getArgs().size(); ++i) {
+      out.values.push_back(call.getArgs()[i]);
+      out.keywords.push_back(keywordAt(call.getKeywords(), i));
+    }
+  } else if (auto ind = llvm::dyn_cast_or_null<pd::CallIndirectOp>(site)) {
+    tracedCallee(ind, &out);
+  }
+  return out;
+}
 
 bool isRefTransform(llvm::StringRef api) {
   return isRefTransformApi(api);

@@ -155,21 +155,24 @@ std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& do
     positional = false;
   std::vector<CallContext> out;
   for (const detail::CallEdge& e : index.callersOf(doc, func.getSymName())) {
-    auto call = llvm::dyn_cast_or_null<pd::CallOp>(e.site);
-    if (!call)
+    if (!e.site || llvm::isa<pd::LaunchOp>(e.site))
       continue;
+    mlir::Operation* call = e.site;
+    // A call through transforms (`jax.vmap(functools.partial(f,
+    // interpret=True))(xs)`) passes the partials' bound arguments first.
+    detail::CallArguments args = detail::edgeArguments(call);
     mlir::Value value;
     bool splat = false;
     int pos = 0;
-    for (unsigned j = 0; j < call.getArgs().size(); ++j) {
-      std::string kw = strAt(call.getKeywords(), j);
+    for (unsigned j = 0; j < args.values.size(); ++j) {
+      const std::string& kw = args.keywords[j];
       if (kw == "*" || kw == "**")
         splat = true;
       else if (kw == keyword)
-        value = call.getArgs()[j];
+        value = args.values[j];
       else if (kw.empty() && !splat) {
         if (positional && pos == param)
-          value = call.getArgs()[j];
+          value = args.values[j];
         ++pos;
       }
     }
@@ -312,9 +315,9 @@ LaunchFacts factsOfScope(pd::ScopeOp with) {
 void gpuModeCallers(CallIndex& index, const std::string& doc, pd::FuncOp func, unsigned depth,
                     std::vector<CallContext>& gpu, std::vector<CallContext>& plain) {
   for (const detail::CallEdge& e : index.callersOf(doc, func.getSymName())) {
-    auto call = llvm::dyn_cast_or_null<pd::CallOp>(e.site);
-    if (!call)
+    if (!e.site || llvm::isa<pd::LaunchOp>(e.site))
       continue;
+    mlir::Operation* call = e.site;
     CallContext c;
     c.caller = nameOf(e.caller.func);
     c.callee = func.getSymName().str();

@@ -127,42 +127,10 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
       return c;
     }
     llvm::StringRef api = prim.getApi();
-    if ((api == "value.__getitem__" || api == "ref.__getitem__") && prim.getArgs().size() == 2) {
-      // OPS["fast"], KERNELS[0]: a literal container indexed by a constant.
-      auto [containerValue, containerDoc] = follow(prim.getArgs()[0], doc);
-      auto container = containerValue ? containerValue.getDefiningOp<pd::OpaqueOp>() : nullptr;
-      auto key = prim.getArgs()[1].getDefiningOp<pd::ConstantOp>();
-      if (!container || !key)
-        return {};
-      auto elems = container.getArgs();
-      if (container.getWhat() == "dictionary") {
-        if (elems.size() % 2)
-          return {};
-        for (unsigned i = 0; i + 1 < elems.size(); i += 2) {
-          auto k = elems[i].getDefiningOp<pd::ConstantOp>();
-          if (!k)
-            return {}; // a splat or a computed key: positions unknown
-          if (k.getValue() == key.getValue())
-            return resolve(elems[i + 1], depth + 1, containerDoc);
-        }
-        return {};
-      }
-      if (container.getWhat() == "list" || container.getWhat() == "tuple") {
-        long index = 0;
-        if (key.getKind() != pd::ConstantKind::Int || key.getValue().getAsInteger(10, index))
-          return {};
-        for (mlir::Value e : elems)
-          if (auto o = e.getDefiningOp<pd::OpaqueOp>(); o && o.getWhat().contains("splat"))
-            return {};
-        long n = static_cast<long>(elems.size());
-        if (index < 0)
-          index += n;
-        if (index < 0 || index >= n)
-          return {};
-        return resolve(elems[static_cast<unsigned>(index)], depth + 1, containerDoc);
-      }
-      return {};
-    }
+    // OPS["fast"], KERNELS[0], a registry filled by decorators: a container
+    // indexed by a key (KernelWalkContainers.cpp).
+    if ((api == "value.__getitem__" || api == "ref.__getitem__") && prim.getArgs().size() == 2)
+      return lookupItem(prim.getArgs()[0], prim.getArgs()[1], depth, doc);
     // obj.method / Class.method / self.method (lowered as an attribute read).
     if ((api.starts_with("value.") || api.starts_with("ref.")) && prim.getArgs().size() == 1)
       return resolveMethod(prim.getArgs()[0], api.substr(api.find('.') + 1), depth + 1, doc);

@@ -38,8 +38,9 @@ struct FunctionRef {
   explicit operator bool() const { return static_cast<bool>(func); }
 };
 
-// One edge of the call graph: `site` (a pallas.call, or a pallas.launch whose
-// body is a module-level function) inside `caller` calls `callee`.
+// One edge of the call graph: `site` (a pallas.call, a pallas.call_indirect of
+// a function through transforms that call it, or a pallas.launch whose body is
+// a module-level function) inside `caller` calls `callee`.
 struct CallEdge {
   FunctionRef caller;
   mlir::Operation* site = nullptr;
@@ -95,6 +96,25 @@ struct PassContext {
 };
 
 // ---- helpers over the dialect ------------------------------------------------
+
+// The arguments a call passes to its callee, in the order Python binds them
+// (keywords "" are positional, "*" / "**" splats).
+struct CallArguments {
+  llvm::SmallVector<mlir::Value> values;
+  std::vector<std::string> keywords;
+};
+
+// The module function a pallas.call_indirect calls when its callee is that
+// function wrapped by transforms that call it with the call's own arguments
+// (`jax.vmap(f)`, `jax.jit(f, static_argnums=1)`, `jax.checkpoint(f)`, also
+// as `@jax.jit` on a nested def) and functools.partial (partial of partial
+// too): the pallas.global naming it ("local:f" or "/path/m.py:f"); null
+// otherwise, and for a function called directly (a pallas.call). `args`, when
+// given, gets what f receives: the partials' bound arguments, innermost
+// first, then the call's.
+dialect::GlobalOp tracedCallee(dialect::CallIndirectOp call, CallArguments* args = nullptr);
+// What the site of a call edge passes to its callee (empty for a launch).
+CallArguments edgeArguments(mlir::Operation* site);
 
 // Where a Ref operand comes from, following Ref transforms (ref.at,
 // ref.reshape, ref.bitcast, plgpu.transform_ref, ...) back to its source.
