@@ -13,6 +13,7 @@
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <algorithm>
 #include <tuple>
@@ -29,6 +30,14 @@ std::string constantKey(pd::ConstantOp c) {
       (v.front() == '"' || v.front() == '\''))
     return "s:" + v.drop_front().drop_back().str();
   return "c:" + v.str();
+}
+
+// A method that changes a dict or list in place other than by `c[k] = v`.
+bool changesInPlace(llvm::StringRef api) {
+  static const llvm::StringSet<> methods = {
+      "update", "setdefault", "pop",    "popitem", "clear",   "__delitem__", "__ior__",
+      "append", "extend",     "insert", "remove",  "reverse", "sort"};
+  return (api.consume_front("value.") || api.consume_front("ref.")) && methods.contains(api);
 }
 
 bool isItemStore(pd::PrimOp p) {
@@ -116,11 +125,24 @@ bool KernelWalk::registeredItems(const std::string& doc, llvm::StringRef name,
       }
     });
   };
+  auto isRegistry = [&](mlir::Value v) {
+    auto g = v ? v.getDefiningOp<pd::GlobalOp>() : nullptr;
+    return g && g.getName() == name && g.getResolved() == "?";
+  };
+  // `KERNELS.update(...)`, `del KERNELS[k]`, ...: changes the walk does not
+  // apply; the items are not known.
+  module.walk([&](mlir::Operation* op) {
+    if (auto p = llvm::dyn_cast<pd::PrimOp>(op);
+        p && !p.getArgs().empty() && changesInPlace(p.getApi()) && isRegistry(p.getArgs()[0]))
+      complete = false;
+    if (auto del = llvm::dyn_cast<pd::OpaqueOp>(op); del && del.getWhat() == "delete_statement")
+      for (mlir::Value v : del.getArgs())
+        if (auto item = v.getDefiningOp<pd::PrimOp>();
+            item && !item.getArgs().empty() && isRegistry(item.getArgs()[0]))
+          complete = false;
+  });
   module.walk([&](pd::PrimOp store) {
-    if (!complete || !isItemStore(store))
-      return;
-    auto g = store.getArgs()[0].getDefiningOp<pd::GlobalOp>();
-    if (!g || g.getName() != name || g.getResolved() != "?")
+    if (!complete || !isItemStore(store) || !isRegistry(store.getArgs()[0]))
       return;
     mlir::Operation* parent = store->getParentOp();
     // A statement of the module, after the assignment it changes.

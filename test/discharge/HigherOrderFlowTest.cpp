@@ -259,6 +259,13 @@ def swap():
 )");
   ASSERT_EQ(fs.size(), 1u);
   EXPECT_EQ(fs[0].severity, Severity::Warning);
+  // So does a change in place the walk does not apply.
+  fs = check(std::string(kStatements) + R"(
+KERNELS = {"k": fenced}
+KERNELS.update(k=plain)
+)");
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(fs[0].severity, Severity::Warning);
 }
 
 } // namespace
