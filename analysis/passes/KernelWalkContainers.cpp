@@ -40,6 +40,17 @@ bool changesInPlace(llvm::StringRef api) {
   return (api.consume_front("value.") || api.consume_front("ref.")) && methods.contains(api);
 }
 
+// Whether `op` runs once, when the module is imported: a top-level
+// statement of the module, or a decorator of a module-level def or class.
+bool runsAtImport(mlir::Operation* op) {
+  auto f = llvm::dyn_cast_or_null<pd::FuncOp>(op->getParentOp());
+  if (!f || !llvm::isa_and_nonnull<mlir::ModuleOp>(f->getParentOp()))
+    return false;
+  if (f.getKind() == pd::FuncKind::Module)
+    return !f.getBody().empty() && op->getBlock() == &f.getBody().front();
+  return op->getParentRegion() == &f.getDecorators();
+}
+
 bool isItemStore(pd::PrimOp p) {
   return (p.getApi() == "value.__setitem__" || p.getApi() == "ref.__setitem__") &&
          p.getArgs().size() == 3;
@@ -175,6 +186,10 @@ bool KernelWalk::registeredItems(const std::string& doc, llvm::StringRef name,
     applications(factory, static_cast<bool>(closure),
                  [&](pd::CallIndirectOp apply, pd::CallOp make) {
                    any = true;
+                   if (!runsAtImport(apply)) {
+                     complete = false; // registers when some function runs: not placed
+                     return;
+                   }
                    mlir::Value key = store.getArgs()[1];
                    if (auto p = llvm::dyn_cast<mlir::BlockArgument>(key)) {
                      key = {};

@@ -196,6 +196,20 @@ def run(x):
   EXPECT_TRUE(fs.empty());
 }
 
+TEST_F(HigherOrderFlow, ARegistrationWhenAFunctionRunsIsNotPlaced) {
+  // setup() may run before the launch and put plain under "fenced".
+  auto fs = check(std::string(kRegistry) + R"(
+def setup():
+  register("fenced")(plain)
+
+def run(x):
+  setup()
+  return pl.pallas_call(KERNELS["fenced"], out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret=True)(x)
+)");
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(fs[0].severity, Severity::Warning);
+}
+
 TEST_F(HigherOrderFlow, AKeyThroughAParameterIsWhatTheCallersAgreeOn) {
   const std::string launch = std::string(kRegistry) + R"(
 def launch(name, x):
