@@ -160,7 +160,7 @@ std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& do
     mlir::Operation* call = e.site;
     // A call through transforms (`jax.vmap(functools.partial(f,
     // interpret=True))(xs)`) passes the partials' bound arguments first.
-    detail::CallArguments args = detail::edgeArguments(call);
+    detail::CallArguments args = detail::edgeArguments(index.workspace(), e);
     mlir::Value value;
     bool splat = false;
     int pos = 0;

@@ -98,7 +98,7 @@ std::optional<std::string> KernelWalk::keyText(mlir::Value keyIn, const std::str
   for (const detail::CallEdge& e : ws_.callersOf(launchPath_, owner.getSymName())) {
     if (llvm::isa<pd::LaunchOp>(e.site))
       return std::nullopt;
-    detail::CallArguments a = detail::edgeArguments(e.site);
+    detail::CallArguments a = detail::edgeArguments(ws_, e);
     mlir::Value v = argumentFor(
         a.values, [&](unsigned i) { return llvm::StringRef(a.keywords[i]); }, arg.getArgNumber(),
         name);
@@ -216,6 +216,7 @@ bool KernelWalk::registeredItems(const std::string& doc, llvm::StringRef name,
            std::tuple(items[b].line, items[b].column, b);
   });
   std::vector<Item> sorted;
+  sorted.reserve(order.size());
   for (size_t i : order)
     sorted.push_back(items[i]);
   items = std::move(sorted);

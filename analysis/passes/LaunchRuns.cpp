@@ -169,7 +169,7 @@ std::vector<std::string> bodyCallersOf(CallIndex& calls, const std::string& doc,
   for (const detail::CallEdge& e : calls.callersOf(doc, owner.getSymName())) {
     detail::LineCol at = detail::lineCol(e.site->getLoc());
     std::string s = e.caller.path + ":" + std::to_string(at.line) + ":" + std::to_string(at.column);
-    detail::CallArguments a = detail::edgeArguments(e.site);
+    detail::CallArguments a = detail::edgeArguments(calls.workspace(), e);
     for (unsigned i = 0; i < a.values.size(); ++i) {
       s += "|" + a.keywords[i] + "=";
       if (auto c = a.values[i].getDefiningOp<pd::ConstantOp>())

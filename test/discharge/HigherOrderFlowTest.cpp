@@ -89,6 +89,18 @@ def run(x):
   EXPECT_EQ(fs[0].severity, Severity::Error);
 }
 
+TEST_F(HigherOrderFlow, ATransformedFunctionHeldInAModuleLevelName) {
+  auto fs = check(std::string(kLaunching) + R"(
+ADD_INTERPRETED = functools.partial(add, interpret=True)
+
+def run(xs):
+  return jax.vmap(ADD_INTERPRETED)(xs), ADD_INTERPRETED(xs[0])
+)");
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(fs[0].severity, Severity::Error);
+  EXPECT_EQ(line(fs[0]), 4u);
+}
+
 TEST_F(HigherOrderFlow, APartialBindingFalseUnderVmapStaysCompiled) {
   auto fs = check(std::string(kLaunching) + R"(
 def run(xs):

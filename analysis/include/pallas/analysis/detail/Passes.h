@@ -68,7 +68,9 @@ public:
   // Every pallas.call and function-bodied pallas.launch edge of the workspace.
   virtual std::vector<CallEdge> callEdges() const;
   // Those of one module, in the order callEdges() lists them.
-  static std::vector<CallEdge> callEdgesOf(const std::string& path, mlir::ModuleOp module);
+  // `doc`, when given, lets a call through a module-level name count (tracedCallee).
+  static std::vector<CallEdge> callEdgesOf(const std::string& path, mlir::ModuleOp module,
+                                           const syntax::ParsedSource* doc = nullptr);
   // Edges that end in (path, symbol).
   virtual std::vector<CallEdge> callersOf(const std::string& path, llvm::StringRef symbol) const;
   // The tree-sitter tree and module names of `path`.
@@ -112,9 +114,20 @@ struct CallArguments {
 // otherwise, and for a function called directly (a pallas.call). `args`, when
 // given, gets what f receives: the partials' bound arguments, innermost
 // first, then the call's.
-dialect::GlobalOp tracedCallee(dialect::CallIndirectOp call, CallArguments* args = nullptr);
+// `doc` (the syntax of the call's document), when given, follows a
+// module-level name to the value the module assigned it (`ADD =
+// functools.partial(add, interpret=True)` then `jax.vmap(ADD)(xs)`).
+dialect::GlobalOp tracedCallee(dialect::CallIndirectOp call, CallArguments* args = nullptr,
+                               const syntax::ParsedSource* doc = nullptr);
 // What the site of a call edge passes to its callee (empty for a launch).
-CallArguments edgeArguments(mlir::Operation* site);
+CallArguments edgeArguments(const Workspace& ws, const CallEdge& edge);
+
+// The op result a module-level name holds once the module has run: its last
+// top-level assignment (names::moduleValue), when nothing the run decides
+// rebinds it; with `itemStores`, also when top-level item assignments then
+// change it. Null otherwise.
+mlir::Value moduleLevelValue(mlir::ModuleOp module, const syntax::ParsedSource& doc,
+                             llvm::StringRef name, bool itemStores = false);
 
 // Where a Ref operand comes from, following Ref transforms (ref.at,
 // ref.reshape, ref.bitcast, plgpu.transform_ref, ...) back to its source.
