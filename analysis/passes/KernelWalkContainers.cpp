@@ -1,4 +1,4 @@
-// Containers of callables the KernelWalk looks into (docs/analysis.md 8.22):
+// Containers of callables the KernelWalk looks into (docs/analysis.md 8.23):
 // `KERNELS[key]` of a dict / list / tuple literal, of a module-level registry
 // that the module's statements (`KERNELS["x"] = fn`) and decorators (`def
 // register(name): def deco(fn): KERNELS[name] = fn ...`) fill, and the

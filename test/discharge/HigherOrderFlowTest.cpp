@@ -1,4 +1,4 @@
-// Value flow through JAX's higher-order functions (docs/analysis.md 8.22):
+// Value flow through JAX's higher-order functions (docs/analysis.md 8.23):
 // transforms applied to a launching function and then called, lax.cond /
 // lax.switch branches given the operands, containers of kernels filled by
 // module statements and decorators. Each test is one small module analysed
