@@ -24,12 +24,15 @@ namespace {
 
 // A string literal's text without its quotes (so 'x' and "x" are one key);
 // other constants as written.
-std::string constantKey(pd::ConstantOp c) {
-  llvm::StringRef v = c.getValue();
-  if (c.getKind() == pd::ConstantKind::Str && v.size() >= 2 &&
-      (v.front() == '"' || v.front() == '\''))
+std::string literalKey(llvm::StringRef v) {
+  if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front())
     return "s:" + v.drop_front().drop_back().str();
   return "c:" + v.str();
+}
+
+std::string constantKey(pd::ConstantOp c) {
+  llvm::StringRef v = c.getValue();
+  return c.getKind() == pd::ConstantKind::Str ? literalKey(v) : "c:" + v.str();
 }
 
 // A method that changes a dict or list in place other than by `c[k] = v`.
@@ -83,6 +86,12 @@ std::optional<std::string> KernelWalk::keyText(mlir::Value keyIn, const std::str
     return std::nullopt;
   if (auto c = key.getDefiningOp<pd::ConstantOp>())
     return constantKey(c);
+  // A module constant the front end resolved (`KEY = "fenced"`).
+  if (auto g = key.getDefiningOp<pd::GlobalOp>()) {
+    llvm::StringRef r = g.getResolved();
+    if (r.consume_front("const:"))
+      return literalKey(r);
+  }
   // A parameter of the module-level function around the launch (`def
   // launch(name, x): pl.pallas_call(KERNELS[name], ...)`): what its callers
   // pass, when every one passes the same constant.

@@ -206,6 +206,14 @@ def run(x):
   return pl.pallas_call(KERNELS['plain'], out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret=True)(x)
 )");
   EXPECT_TRUE(fs.empty());
+  // A key held in a module constant.
+  fs = check(std::string(kRegistry) + R"(
+KEY = "plain"
+
+def run(x):
+  return pl.pallas_call(KERNELS[KEY], out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret=True)(x)
+)");
+  EXPECT_TRUE(fs.empty());
 }
 
 TEST_F(HigherOrderFlow, ARegistrationWhenAFunctionRunsIsNotPlaced) {
