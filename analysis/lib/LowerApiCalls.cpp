@@ -166,7 +166,9 @@ mlir::Value Lowerer::lowerWhileLoop(TSNode n, const std::string& api, const Call
   return emitScope(n, api, ops, {"value"}, std::nullopt, callableOf(body), {condRef});
 }
 
-// `lax.cond(pred, true_fun, false_fun, ...)`: a scope calling both branches.
+// `lax.cond(pred, true_fun, false_fun, *operands)`: a scope calling both
+// branches (JAX traces both) with the operands, so a branch's parameters are
+// the caller's Refs and values.
 mlir::Value Lowerer::lowerCond(TSNode n, const std::string& api, const CallArguments& args) {
   TSNode pred = args.positional(0), t = args.positional(1), f = args.positional(2);
   Args ops;
@@ -174,8 +176,19 @@ mlir::Value Lowerer::lowerCond(TSNode n, const std::string& api, const CallArgum
     ops.values.push_back(lowerExpr(pred));
     ops.keywords.push_back("");
   }
+  CallableRef tRef = callableOf(t);
   CallableRef fRef = callableOf(f);
-  return emitScope(n, api, ops, {}, std::nullopt, callableOf(t), {fRef});
+  Args operands = lowerArgs(args.list, 3);
+  Args passed; // positional operands and splats; the old `operand=` keyword is one
+  for (size_t i = 0; i < operands.values.size(); ++i) {
+    const std::string& kw = operands.keywords[i];
+    if (!kw.empty() && kw != "*" && kw != "operand")
+      continue;
+    passed.values.push_back(operands.values[i]);
+    passed.keywords.push_back(kw == "operand" ? "" : kw);
+    passed.nodes.push_back(operands.nodes[i]);
+  }
+  return emitScope(n, api, ops, {}, std::nullopt, tRef, {fRef}, &passed);
 }
 
 } // namespace pallas::analysis::lower

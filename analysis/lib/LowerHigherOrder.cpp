@@ -169,7 +169,8 @@ void Lowerer::emitInlineMgpu(TSNode site, TSNode def, const Factory* f, mlir::Bl
 mlir::Value Lowerer::emitScope(TSNode site, const std::string& api, const Args& operands,
                                const std::vector<std::string>& argOrigins,
                                const std::optional<std::vector<std::string>>& allocations,
-                               const CallableRef& body, llvm::ArrayRef<CallableRef> extraBodies) {
+                               const CallableRef& body, llvm::ArrayRef<CallableRef> extraBodies,
+                               const Args* bodyArgs) {
   mlir::ArrayAttr origins;
   mlir::DenseI64ArrayAttr indices;
   operandInfo(operands.values, origins, indices);
@@ -219,12 +220,19 @@ mlir::Value Lowerer::emitScope(TSNode site, const std::string& api, const Args& 
     auto callOne = [&](const CallableRef& c) {
       if (c.symbol.empty() && c.value == nullptr)
         return;
+      // The body gets the scope's block arguments, or the operands the
+      // construct passes it (`lax.cond(p, t, f, x_ref, o_ref)` calls the
+      // branch with x_ref and o_ref themselves).
       llvm::SmallVector<mlir::Value> args(block->getArguments().begin(),
                                           block->getArguments().end());
+      std::vector<std::string> kws(args.size(), "");
+      if (bodyArgs) {
+        args.assign(bodyArgs->values.begin(), bodyArgs->values.end());
+        kws = bodyArgs->keywords;
+      }
       mlir::ArrayAttr o;
       mlir::DenseI64ArrayAttr idx;
       operandInfo(args, o, idx);
-      std::vector<std::string> kws(args.size(), "");
       // The call is located at the scope, with the body's place as callee.
       mlir::Location l = loc(site);
       if (!c.symbol.empty()) {

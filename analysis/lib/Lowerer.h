@@ -317,7 +317,8 @@ private:
   mlir::Value emitScope(TSNode site, const std::string& api, const Args& operands,
                         const std::vector<std::string>& argOrigins,
                         const std::optional<std::vector<std::string>>& allocations,
-                        const CallableRef& body, llvm::ArrayRef<CallableRef> extraBodies = {});
+                        const CallableRef& body, llvm::ArrayRef<CallableRef> extraBodies = {},
+                        const Args* bodyArgs = nullptr);
   mlir::Value closure(TSNode def, std::optional<Factory> inlineMgpu = std::nullopt);
   void lowerDefInto(mlir::Block* block, TSNode def, const std::vector<std::string>& argOrigins,
                     llvm::ArrayRef<mlir::Value> args);

@@ -202,7 +202,10 @@ InterpretEval evaluateInterpret(TSNode expr, const syntax::ParsedSource& doc,
 // inside if / try / for / with at module level (Globals decides those).
 // nullopt: the module does not assign it.
 struct ModuleValue {
-  enum class State { Known, Unknown, Nested };
+  // Mutated: known, then changed by top-level item assignments (`d[k] = v`,
+  // a registry filled by statements); those who read the value as a whole
+  // treat it as not known.
+  enum class State { Known, Unknown, Nested, Mutated };
   TSNode value{};
   State state = State::Known;
 };

@@ -153,6 +153,17 @@ ModuleValues computeModuleValues(const syntax::ParsedSource& doc) {
                        ? ts_node_named_child(stmt, 0)
                        : TSNode{};
     std::string assigned; // `name = value`: name holds value from here on
+    std::string mutated;  // `name[key] = value`: name's object changes
+    TSNode target = is(inner, "assignment") ? field(inner, "left") : TSNode{};
+    if (is(target, "subscript") && is(field(target, "value"), "identifier") &&
+        !is(field(inner, "right"), "assignment")) {
+      auto it = out.find(textOf(field(target, "value"), doc));
+      if (it != out.end() && (it->second.state == ModuleValue::State::Known ||
+                              it->second.state == ModuleValue::State::Mutated)) {
+        mutated = it->first;
+        it->second.state = ModuleValue::State::Mutated;
+      }
+    }
     if (is(inner, "assignment") && is(field(inner, "left"), "identifier") &&
         !isNull(field(inner, "right")) && !is(field(inner, "right"), "assignment")) {
       assigned = textOf(field(inner, "left"), doc);
@@ -182,7 +193,7 @@ ModuleValues computeModuleValues(const syntax::ParsedSource& doc) {
     std::set<std::string> bound;
     nestedBindings(stmt, doc, bound);
     for (const std::string& name : bound)
-      if (name != assigned)
+      if (name != assigned && name != mutated)
         out[name].state = ModuleValue::State::Nested;
   }
   // A function that rebinds a name and is not run at module level may run
@@ -190,7 +201,9 @@ ModuleValues computeModuleValues(const syntax::ParsedSource& doc) {
   for (const Rebinder& r : rebinders)
     for (const std::string& name : r.names) {
       auto it = out.find(name);
-      if (it != out.end() && it->second.state == ModuleValue::State::Known &&
+      if (it != out.end() &&
+          (it->second.state == ModuleValue::State::Known ||
+           it->second.state == ModuleValue::State::Mutated) &&
           !called[name].count(ts_node_start_byte(r.def)))
         it->second.state = ModuleValue::State::Unknown;
     }

@@ -3,6 +3,8 @@
 // dialect (Passes.h).
 #include "pallas/analysis/detail/Passes.h"
 
+#include "Names.h"
+#include "Syntax.h"
 #include "WorkspaceImpl.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/SymbolTable.h"
@@ -78,14 +80,17 @@ std::vector<CallEdge> WorkspaceImpl::callEdges() const {
       continue;
     DocState::CallEdgesCache& cache = d->callEdges;
     mlir::Operation* m = d->module->getOperation();
-    if (!cache.valid || cache.generation != d->generation || cache.module != m)
-      cache = {true, d->generation, m, callEdgesOf(path, *d->module)};
+    if (!cache.valid || cache.generation != d->generation || cache.module != m) {
+      d->doc.reparse(); // a no-op unless edits are pending
+      cache = {true, d->generation, m, callEdgesOf(path, *d->module, &d->doc)};
+    }
     edges.insert(edges.end(), cache.edges.begin(), cache.edges.end());
   }
   return edges;
 }
 
-std::vector<CallEdge> Workspace::callEdgesOf(const std::string& path, mlir::ModuleOp m) {
+std::vector<CallEdge> Workspace::callEdgesOf(const std::string& path, mlir::ModuleOp m,
+                                             const syntax::ParsedSource* doc) {
   std::vector<CallEdge> edges;
   for (auto func : m.getOps<pd::FuncOp>()) {
     func->walk([&](mlir::Operation* op) {
@@ -94,6 +99,18 @@ std::vector<CallEdge> Workspace::callEdgesOf(const std::string& path, mlir::Modu
                          op,
                          call.getCalleeFile() ? call.getCalleeFile()->str() : path,
                          call.getCallee().str()});
+      } else if (auto ind = llvm::dyn_cast<pd::CallIndirectOp>(op)) {
+        // `jax.vmap(functools.partial(f, interpret=True))(xs)` calls f.
+        if (pd::GlobalOp g = tracedCallee(ind, nullptr, doc)) {
+          llvm::StringRef target = g.getResolved();
+          if (target.consume_front("local:")) {
+            edges.push_back({{path, func}, op, path, target.str()});
+          } else if (size_t colon = target.rfind(':');
+                     target.starts_with("/") && colon != llvm::StringRef::npos) {
+            edges.push_back(
+                {{path, func}, op, target.substr(0, colon).str(), target.substr(colon + 1).str()});
+          }
+        }
       } else if (auto launch = llvm::dyn_cast<pd::LaunchOp>(op); launch && launch.getBody()) {
         edges.push_back({{path, func},
                          op,
@@ -122,6 +139,112 @@ DocumentSyntax WorkspaceImpl::syntaxOf(const std::string& path) const {
 }
 
 // ---- dialect helpers -----------------------------------------------------------
+
+namespace {
+
+std::string keywordAt(mlir::ArrayAttr keywords, unsigned i) {
+  if (!keywords || i >= keywords.size())
+    return {};
+  auto s = llvm::dyn_cast<mlir::StringAttr>(keywords[i]);
+  return s ? s.getValue().str() : std::string();
+}
+
+// The function `callee` wraps (see tracedCallee); `wrapped` counts the
+// transforms and partials passed on the way.
+pd::GlobalOp wrappedFunction(mlir::Value callee, CallArguments* bound, unsigned depth,
+                             unsigned& wrapped, const syntax::ParsedSource* doc) {
+  mlir::Operation* def = callee ? callee.getDefiningOp() : nullptr;
+  if (!def || depth > 8)
+    return {};
+  if (auto g = llvm::dyn_cast<pd::GlobalOp>(def)) {
+    llvm::StringRef r = g.getResolved();
+    if (r == "?" && doc) // a module-level name: what the module assigned it
+      if (auto m = g->getParentOfType<mlir::ModuleOp>())
+        if (mlir::Value v = moduleLevelValue(m, *doc, g.getName()))
+          return wrappedFunction(v, bound, depth + 1, wrapped, doc);
+    return r.starts_with("local:") || r.starts_with("/") ? g : pd::GlobalOp();
+  }
+  if (auto prim = llvm::dyn_cast<pd::PrimOp>(def)) {
+    if (prim.getArgs().empty() || !keywordAt(prim.getKeywords(), 0).empty())
+      return {};
+    llvm::StringRef api = prim.getApi();
+    if (!callsItsFunction(api) && api != "functools.partial")
+      return {};
+    ++wrapped;
+    pd::GlobalOp g = wrappedFunction(prim.getArgs()[0], bound, depth + 1, wrapped, doc);
+    if (g && bound && api == "functools.partial")
+      for (unsigned i = 1; i < prim.getArgs().size(); ++i) {
+        bound->values.push_back(prim.getArgs()[i]);
+        bound->keywords.push_back(keywordAt(prim.getKeywords(), i));
+      }
+    return g;
+  }
+  // The decorator form on a nested def: `@jax.jit def f` is jax.jit(f).
+  if (auto call = llvm::dyn_cast<pd::CallIndirectOp>(def); call && call.getArgs().size() == 1) {
+    auto g = call.getCallee().getDefiningOp<pd::GlobalOp>();
+    if (!g || !callsItsFunction(g.getResolved()) || !keywordAt(call.getKeywords(), 0).empty())
+      return {};
+    ++wrapped;
+    return wrappedFunction(call.getArgs()[0], bound, depth + 1, wrapped, doc);
+  }
+  return {};
+}
+
+} // namespace
+
+pd::GlobalOp tracedCallee(pd::CallIndirectOp call, CallArguments* args,
+                          const syntax::ParsedSource* doc) {
+  unsigned wrapped = 0;
+  CallArguments bound;
+  pd::GlobalOp g = wrappedFunction(call.getCallee(), args ? &bound : nullptr, 0, wrapped, doc);
+  if (!g || wrapped == 0)
+    return {};
+  if (args) {
+    *args = std::move(bound);
+    for (unsigned i = 0; i < call.getArgs().size(); ++i) {
+      args->values.push_back(call.getArgs()[i]);
+      args->keywords.push_back(keywordAt(call.getKeywords(), i));
+    }
+  }
+  return g;
+}
+
+CallArguments edgeArguments(const Workspace& ws, const CallEdge& edge) {
+  CallArguments out;
+  mlir::Operation* site = edge.site;
+  if (auto call = llvm::dyn_cast_or_null<pd::CallOp>(site)) {
+    for (unsigned i = 0; i < call.getArgs().size(); ++i) {
+      out.values.push_back(call.getArgs()[i]);
+      out.keywords.push_back(keywordAt(call.getKeywords(), i));
+    }
+  } else if (auto ind = llvm::dyn_cast_or_null<pd::CallIndirectOp>(site)) {
+    tracedCallee(ind, &out, ws.syntaxOf(edge.caller.path).doc);
+  }
+  return out;
+}
+
+mlir::Value moduleLevelValue(mlir::ModuleOp module, const syntax::ParsedSource& doc,
+                             llvm::StringRef name, bool itemStores) {
+  // Python's order of execution (names::moduleValue): the last top-level
+  // assignment, unless something the run decides rebinds it.
+  std::optional<names::ModuleValue> mv = names::moduleValue(doc, name.str());
+  bool known = mv && (mv->state == names::ModuleValue::State::Known ||
+                      (itemStores && mv->state == names::ModuleValue::State::Mutated));
+  if (!known || !syntax::is(ts_node_parent(ts_node_parent(ts_node_parent(mv->value))), "module"))
+    return {}; // not assigned, rebound at run time, or rebound by a function
+  TSPoint at = ts_node_start_point(mv->value);
+  mlir::Value found;
+  for (pd::FuncOp f : module.getOps<pd::FuncOp>()) {
+    if (f.getKind() != pd::FuncKind::Module || f.getBody().empty())
+      continue;
+    for (mlir::Operation& op : f.getBody().front()) {
+      LineCol lc = lineCol(op.getLoc());
+      if (lc.line == at.row + 1 && lc.column == at.column + 1 && op.getNumResults() == 1)
+        found = op.getResult(0); // the outermost op at the position is emitted last
+    }
+  }
+  return found;
+}
 
 bool isRefTransform(llvm::StringRef api) {
   return isRefTransformApi(api);

@@ -80,22 +80,23 @@ std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& do
                                          const std::string& name, const Default& dflt,
                                          unsigned depth, const std::string& attribute = "");
 
-// The argument `call` passes to a parameter: by `keyword`, or at position
+// The argument a call (its arguments as bound: edgeArguments) passes to a parameter: by `keyword`, or at position
 // `position` (-1: keyword only) among the positional arguments before any
 // `*` / `**` splat. `splat` says whether the call has one.
-mlir::Value argumentAt(pd::CallOp call, llvm::StringRef keyword, int position, bool* splat) {
+mlir::Value argumentAt(const detail::CallArguments& args, llvm::StringRef keyword, int position,
+                       bool* splat) {
   mlir::Value value;
   int pos = 0;
   bool splatted = false;
-  for (unsigned j = 0; j < call.getArgs().size(); ++j) {
-    std::string kw = strAt(call.getKeywords(), j);
+  for (unsigned j = 0; j < args.values.size(); ++j) {
+    const std::string& kw = args.keywords[j];
     if (kw == "*" || kw == "**")
       splatted = true;
     else if (kw == keyword)
-      value = call.getArgs()[j];
+      value = args.values[j];
     else if (kw.empty() && !splatted) {
       if (position >= 0 && pos == position)
-        value = call.getArgs()[j];
+        value = args.values[j];
       ++pos;
     }
   }
@@ -200,11 +201,14 @@ std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& do
     positional = false;
   std::vector<CallContext> out;
   for (const detail::CallEdge& e : index.callersOf(doc, func.getSymName())) {
-    auto call = llvm::dyn_cast_or_null<pd::CallOp>(e.site);
-    if (!call)
+    if (!e.site || llvm::isa<pd::LaunchOp>(e.site))
       continue;
+    mlir::Operation* call = e.site;
+    // A call through transforms (`jax.vmap(functools.partial(f,
+    // interpret=True))(xs)`) passes the partials' bound arguments first.
+    detail::CallArguments args = detail::edgeArguments(index.workspace(), e);
     bool splat = false;
-    mlir::Value value = argumentAt(call, keyword, positional ? param : -1, &splat);
+    mlir::Value value = argumentAt(args, keyword, positional ? param : -1, &splat);
     // A function that passes its own parameter on to itself (a recursive
     // call, `lambda fun: kernel(fun, interpret=interpret)` in the decorator
     // form of `plgpu.kernel`) adds no value the other callers do not.
@@ -361,9 +365,9 @@ LaunchFacts factsOfScope(pd::ScopeOp with) {
 void gpuModeCallers(CallIndex& index, const std::string& doc, pd::FuncOp func, unsigned depth,
                     std::vector<CallContext>& gpu, std::vector<CallContext>& plain) {
   for (const detail::CallEdge& e : index.callersOf(doc, func.getSymName())) {
-    auto call = llvm::dyn_cast_or_null<pd::CallOp>(e.site);
-    if (!call)
+    if (!e.site || llvm::isa<pd::LaunchOp>(e.site))
       continue;
+    mlir::Operation* call = e.site;
     CallContext c;
     c.caller = nameOf(e.caller.func);
     c.callee = func.getSymName().str();
@@ -431,11 +435,11 @@ LaunchBodyArguments launchBodyArguments(CallIndex& index, const std::string& doc
     positional &= !llvm::StringRef(strAt(names, i)).starts_with("*");
   out.function = func.getSymName().str();
   for (const detail::CallEdge& e : index.callersOf(doc, func.getSymName())) {
-    auto call = llvm::dyn_cast_or_null<pd::CallOp>(e.site);
-    if (!call)
+    if (!e.site || llvm::isa<pd::LaunchOp>(e.site))
       continue;
+    detail::CallArguments args = detail::edgeArguments(index.workspace(), e);
     mlir::Value value =
-        argumentAt(call, name, positional ? static_cast<int>(arg.getArgNumber()) : -1, nullptr);
+        argumentAt(args, name, positional ? static_cast<int>(arg.getArgNumber()) : -1, nullptr);
     // A caller passing its own parameter on (a recursive call, a chain of
     // wrappers) adds no kernel the others do not name.
     if (value && !llvm::isa<mlir::BlockArgument>(value))

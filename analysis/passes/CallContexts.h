@@ -41,6 +41,7 @@ public:
   // and the search for such callers cost every launch of a large file
   // several lookups per keystroke).
   bool mayUseGpuMode();
+  const detail::Workspace& workspace() const { return ws_; }
 
 private:
   const detail::Workspace& ws_;

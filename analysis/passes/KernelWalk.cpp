@@ -456,6 +456,10 @@ void KernelWalk::onPrim(pd::PrimOp prim) {
   // The decorator factory binds nothing; calling the decorated def does.
   if (api == apiText(Api::InlineMgpu))
     return;
+  if (api == apiText(Api::Switch)) {
+    onSwitch(prim);
+    return;
+  }
   // `self.helper(ref)`, `Class.helper(ref)`: a method of the user's class
   // called on its instance / class is a call, not an API.
   // A bare attribute read (`Stores.fenced`) that a call_indirect then calls

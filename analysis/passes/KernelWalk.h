@@ -189,6 +189,34 @@ private:
   void recordResourceEstimation(mlir::Operation* site, const std::string& api);
 
   Callable resolve(mlir::Value callee, unsigned depth = 0, const std::string& doc = "") const;
+  // Containers of callables (KernelWalkContainers.cpp). `container[key]`: a
+  // dict / list / tuple, a module-level registry with the items its module
+  // stores and its decorators register; a key not known statically is any
+  // of the values (alternatives, "may"). `fallback`: dict.get's default,
+  // the callable when the key is certainly absent.
+  struct Item {
+    mlir::Value key; // null: not known statically
+    mlir::Value value;
+    std::string doc;
+    unsigned line = 0, column = 0; // where it is put in (module order)
+  };
+  Callable lookupItem(mlir::Value container, mlir::Value key, unsigned depth,
+                      const std::string& doc, mlir::Value fallback = {}) const;
+  // What `container` holds, in the order it was put in; false when not
+  // known. `sequence`: a list or tuple (keys are indices).
+  bool itemsOf(mlir::Value container, const std::string& doc, std::vector<Item>& items,
+               bool& sequence) const;
+  // The items a module-level registry `name` of `doc` gets from its module's
+  // statements and decorators after `base`; false when something else may
+  // put items in.
+  bool registeredItems(const std::string& doc, llvm::StringRef name, mlir::Operation* base,
+                       std::vector<Item>& items) const;
+  // The constant text a key holds (quotes normalised), following parameters
+  // and, for a parameter of the function around the launch, what every
+  // caller passes when they agree; nullopt when not known.
+  std::optional<std::string> keyText(mlir::Value key, const std::string& doc) const;
+  // `lax.switch(index, branches, *operands)`: JAX traces every branch.
+  void onSwitch(dialect::PrimOp prim);
   Callable resolveMethod(mlir::Value object, llvm::StringRef attr, unsigned depth,
                          const std::string& doc) const;
   Callable attributeOf(mlir::Value object, llvm::StringRef attr, unsigned depth,
@@ -213,7 +241,10 @@ private:
   // The value a module-level name holds once the module has run: the last
   // top-level assignment of it, when nothing else binds it (no nested
   // assignment, def, import, `global` rebinding); null otherwise.
-  mlir::Value moduleValue(const std::string& doc, llvm::StringRef name) const;
+  // With `itemStores`, also the value of a name the module then changes by
+  // item assignments (`KERNELS["x"] = fn`), which itemsOf() applies.
+  mlir::Value moduleValue(const std::string& doc, llvm::StringRef name,
+                          bool itemStores = false) const;
   // A value with module-level names and parameters replaced by what they
   // hold (the caller's argument, with the document it lives in).
   std::pair<mlir::Value, std::string> follow(mlir::Value v, const std::string& doc) const;

@@ -52,28 +52,6 @@ KernelWalk::Callable KernelWalk::fromFunction(const detail::FunctionRef& f) cons
 // constant-key / constant-index lookups in dict / list / tuple literals, and
 // methods (`self.m`, `obj.m` of a class instance, `Class.m`, static and class
 // methods). Anything else is unknown: not walked (no finding from it).
-namespace {
-
-// The item of a dict literal under a constant key: {known, item}. Known
-// with a null item when no key equals it (every key a constant); unknown
-// when a splat or a computed key may be it. Python keeps the last equal key.
-std::pair<bool, mlir::Value> dictionaryItem(pd::OpaqueOp dict, pd::ConstantOp key) {
-  auto elems = dict.getArgs();
-  if (elems.size() % 2)
-    return {false, {}};
-  mlir::Value item;
-  for (unsigned i = 0; i + 1 < elems.size(); i += 2) {
-    auto k = elems[i].getDefiningOp<pd::ConstantOp>();
-    if (!k)
-      return {false, {}}; // a splat or a computed key: positions unknown
-    if (k.getValue() == key.getValue())
-      item = elems[i + 1];
-  }
-  return {true, item};
-}
-
-} // namespace
-
 KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
                                          const std::string& docIn) const {
   if (!callee || depth > 8)
@@ -149,41 +127,17 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
       return c;
     }
     llvm::StringRef api = prim.getApi();
-    if ((api == "value.__getitem__" || api == "ref.__getitem__") && prim.getArgs().size() == 2) {
-      // OPS["fast"], KERNELS[0]: a literal container indexed by a constant.
-      auto [containerValue, containerDoc] = follow(prim.getArgs()[0], doc);
-      auto container = containerValue ? containerValue.getDefiningOp<pd::OpaqueOp>() : nullptr;
-      auto key = prim.getArgs()[1].getDefiningOp<pd::ConstantOp>();
-      if (!container || !key)
-        return {};
-      auto elems = container.getArgs();
-      if (container.getWhat() == "dictionary") {
-        auto [found, item] = dictionaryItem(container, key);
-        return found && item ? resolve(item, depth + 1, containerDoc) : Callable{};
-      }
-      if (container.getWhat() == "list" || container.getWhat() == "tuple") {
-        long index = 0;
-        if (key.getKind() != pd::ConstantKind::Int || key.getValue().getAsInteger(10, index))
-          return {};
-        for (mlir::Value e : elems)
-          if (auto o = e.getDefiningOp<pd::OpaqueOp>(); o && o.getWhat().contains("splat"))
-            return {};
-        long n = static_cast<long>(elems.size());
-        if (index < 0)
-          index += n;
-        if (index < 0 || index >= n)
-          return {};
-        return resolve(elems[static_cast<unsigned>(index)], depth + 1, containerDoc);
-      }
-      return {};
-    }
+    // OPS["fast"], KERNELS[0], a registry filled by decorators: a container
+    // indexed by a key (KernelWalkContainers.cpp).
+    if ((api == "value.__getitem__" || api == "ref.__getitem__") && prim.getArgs().size() == 2)
+      return lookupItem(prim.getArgs()[0], prim.getArgs()[1], depth, doc);
     // obj.method / Class.method / self.method (lowered as an attribute read).
     if ((api.starts_with("value.") || api.starts_with("ref.")) && prim.getArgs().size() == 1)
       return resolveMethod(prim.getArgs()[0], api.substr(api.find('.') + 1), depth + 1, doc);
     return {};
   }
-  // KERNELS.get("fenced", plain): the item under a constant key of a dict
-  // literal, else the default when the key is certainly absent.
+  // KERNELS.get("fenced", plain): the item under the key (a dict literal,
+  // a registry), else the default when the key is certainly absent.
   if (auto call = llvm::dyn_cast<pd::CallIndirectOp>(def);
       call && !call.getArgs().empty() && call.getArgs().size() <= 2) {
     auto method = call.getCallee().getDefiningOp<pd::PrimOp>();
@@ -192,18 +146,9 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
     for (unsigned i = 0; i < call.getArgs().size(); ++i)
       positional &= strAt(call.getKeywords(), i).empty();
     if (method && method.getApi() == "value.get" && method.getArgs().size() == 1 && key &&
-        positional) {
-      auto [containerValue, containerDoc] = follow(method.getArgs()[0], doc);
-      auto container = containerValue ? containerValue.getDefiningOp<pd::OpaqueOp>() : nullptr;
-      if (!container || container.getWhat() != "dictionary")
-        return {};
-      auto [known, item] = dictionaryItem(container, key);
-      if (!known)
-        return {};
-      if (item)
-        return resolve(item, depth + 1, containerDoc);
-      return call.getArgs().size() == 2 ? resolve(call.getArgs()[1], depth + 1, doc) : Callable{};
-    }
+        positional)
+      return lookupItem(method.getArgs()[0], call.getArgs()[0], depth, doc,
+                        call.getArgs().size() == 2 ? call.getArgs()[1] : mlir::Value());
   }
   // A decorator applied to a closure: `@jax.jit def f` is a call of jax.jit.
   if (auto call = llvm::dyn_cast<pd::CallIndirectOp>(def); call && call.getArgs().size() == 1) {

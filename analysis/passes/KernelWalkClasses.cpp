@@ -103,8 +103,9 @@ std::vector<KernelWalk::ClassRef> KernelWalk::subclassesOf(const ClassRef& cls) 
   return out;
 }
 
-mlir::Value KernelWalk::moduleValue(const std::string& doc, llvm::StringRef name) const {
-  std::string key = doc + '\n' + name.str();
+mlir::Value KernelWalk::moduleValue(const std::string& doc, llvm::StringRef name,
+                                    bool itemStores) const {
+  std::string key = doc + (itemStores ? "\n+" : "\n") + name.str();
   if (auto it = moduleValues_.find(key); it != moduleValues_.end())
     return it->second;
   mlir::Value& found = moduleValues_[key];
@@ -112,22 +113,7 @@ mlir::Value KernelWalk::moduleValue(const std::string& doc, llvm::StringRef name
   mlir::ModuleOp module = ws_.module(doc);
   if (!s.doc || !module)
     return found;
-  // Python's order of execution (names::moduleValue): the last top-level
-  // assignment, unless something the run decides rebinds it.
-  std::optional<names::ModuleValue> mv = names::moduleValue(*s.doc, name.str());
-  if (!mv || mv->state != names::ModuleValue::State::Known ||
-      !is(ts_node_parent(ts_node_parent(ts_node_parent(mv->value))), "module"))
-    return found; // not assigned, rebound at run time, or rebound by a function
-  TSPoint at = ts_node_start_point(mv->value);
-  for (pd::FuncOp f : module.getOps<pd::FuncOp>()) {
-    if (f.getKind() != pd::FuncKind::Module || f.getBody().empty())
-      continue;
-    for (mlir::Operation& op : f.getBody().front()) {
-      detail::LineCol lc = detail::lineCol(op.getLoc());
-      if (lc.line == at.row + 1 && lc.column == at.column + 1 && op.getNumResults() == 1)
-        found = op.getResult(0); // the outermost op at the position is emitted last
-    }
-  }
+  found = detail::moduleLevelValue(module, *s.doc, name, itemStores);
   return found;
 }
 

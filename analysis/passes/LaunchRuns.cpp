@@ -152,7 +152,33 @@ struct LaunchPlan {
   const GlobalMode* global = nullptr;
   std::vector<CallContext> contexts;
   std::vector<LaunchRun> runs;
+  // A kernel body computed from the function's parameters (`KERNELS[name]`)
+  // is what its callers pass (KernelWalk::keyText): their constant arguments.
+  std::vector<std::string> bodyCallers;
 };
+
+// The callers' sites and constant arguments, when the launch's body is a
+// value inside a def with parameters (not part of the launch's code).
+std::vector<std::string> bodyCallersOf(CallIndex& calls, const std::string& doc,
+                                       pd::LaunchOp launch) {
+  std::vector<std::string> out;
+  auto owner = launch->getParentOfType<pd::FuncOp>();
+  if (!launch.getBodyValue() || !owner || owner.getKind() != pd::FuncKind::Def ||
+      owner.getArgNames().empty())
+    return out;
+  for (const detail::CallEdge& e : calls.callersOf(doc, owner.getSymName())) {
+    detail::LineCol at = detail::lineCol(e.site->getLoc());
+    std::string s = e.caller.path + ":" + std::to_string(at.line) + ":" + std::to_string(at.column);
+    detail::CallArguments a = detail::edgeArguments(calls.workspace(), e);
+    for (unsigned i = 0; i < a.values.size(); ++i) {
+      s += "|" + a.keywords[i] + "=";
+      if (auto c = a.values[i].getDefiningOp<pd::ConstantOp>())
+        s += c.getValue().str();
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
 
 void planLaunch(detail::PassContext& ctx, const std::string& doc, pd::LaunchOp launch,
                 const GlobalMode& mode, CallIndex& calls, LaunchPlan& plan) {
@@ -184,6 +210,7 @@ void planLaunch(detail::PassContext& ctx, const std::string& doc, pd::LaunchOp l
     }
   }
   plan.runs = runsOf(launch, facts, paths, plan.contexts);
+  plan.bodyCallers = bodyCallersOf(calls, doc, launch);
 }
 
 std::vector<pd::LaunchOp> launchesOf(const detail::PassContext& ctx, mlir::ModuleOp module) {
@@ -259,6 +286,8 @@ uint64_t planKeyOf(const LaunchPlan& plan) {
     }
     h = mixKey(h, run.via.size());
   }
+  for (const std::string& c : plan.bodyCallers)
+    h = mixKey(h, keyOf(c));
   return mixKey(h, plan.runs.size());
 }
 

@@ -16,6 +16,9 @@ enum ApiRole : unsigned {
   kRefTransform = 1u << 3,       // returns a view of its first operand (a Ref)
   kDischargesBodyRefs = 1u << 4, // higher-order op whose discharge rule discharges every body Ref
   kReduction = 1u << 5,          // a reduction Mosaic GPU lowers with an SMEM scratch
+  // A transform whose result, called, traces its function with the call's
+  // own arguments (`jax.vmap(f)(x)` runs f(x)): a call of it calls f.
+  kCallsItsFunction = 1u << 6,
 };
 
 enum class Api {
@@ -67,6 +70,9 @@ constexpr bool isRefTransformApi(std::string_view api) {
 }
 constexpr bool dischargesBodyRefs(std::string_view api) {
   return hasApiRole(api, kDischargesBodyRefs);
+}
+constexpr bool callsItsFunction(std::string_view api) {
+  return hasApiRole(api, kCallsItsFunction);
 }
 
 // Api values index kApis: the enum and the table come from one list.

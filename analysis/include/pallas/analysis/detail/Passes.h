@@ -38,8 +38,9 @@ struct FunctionRef {
   explicit operator bool() const { return static_cast<bool>(func); }
 };
 
-// One edge of the call graph: `site` (a pallas.call, or a pallas.launch whose
-// body is a module-level function) inside `caller` calls `callee`.
+// One edge of the call graph: `site` (a pallas.call, a pallas.call_indirect of
+// a function through transforms that call it, or a pallas.launch whose body is
+// a module-level function) inside `caller` calls `callee`.
 struct CallEdge {
   FunctionRef caller;
   mlir::Operation* site = nullptr;
@@ -67,7 +68,9 @@ public:
   // Every pallas.call and function-bodied pallas.launch edge of the workspace.
   virtual std::vector<CallEdge> callEdges() const;
   // Those of one module, in the order callEdges() lists them.
-  static std::vector<CallEdge> callEdgesOf(const std::string& path, mlir::ModuleOp module);
+  // `doc`, when given, lets a call through a module-level name count (tracedCallee).
+  static std::vector<CallEdge> callEdgesOf(const std::string& path, mlir::ModuleOp module,
+                                           const syntax::ParsedSource* doc = nullptr);
   // Edges that end in (path, symbol).
   virtual std::vector<CallEdge> callersOf(const std::string& path, llvm::StringRef symbol) const;
   // The tree-sitter tree and module names of `path`.
@@ -95,6 +98,36 @@ struct PassContext {
 };
 
 // ---- helpers over the dialect ------------------------------------------------
+
+// The arguments a call passes to its callee, in the order Python binds them
+// (keywords "" are positional, "*" / "**" splats).
+struct CallArguments {
+  llvm::SmallVector<mlir::Value> values;
+  std::vector<std::string> keywords;
+};
+
+// The module function a pallas.call_indirect calls when its callee is that
+// function wrapped by transforms that call it with the call's own arguments
+// (`jax.vmap(f)`, `jax.jit(f, static_argnums=1)`, `jax.checkpoint(f)`, also
+// as `@jax.jit` on a nested def) and functools.partial (partial of partial
+// too): the pallas.global naming it ("local:f" or "/path/m.py:f"); null
+// otherwise, and for a function called directly (a pallas.call). `args`, when
+// given, gets what f receives: the partials' bound arguments, innermost
+// first, then the call's.
+// `doc` (the syntax of the call's document), when given, follows a
+// module-level name to the value the module assigned it (`ADD =
+// functools.partial(add, interpret=True)` then `jax.vmap(ADD)(xs)`).
+dialect::GlobalOp tracedCallee(dialect::CallIndirectOp call, CallArguments* args = nullptr,
+                               const syntax::ParsedSource* doc = nullptr);
+// What the site of a call edge passes to its callee (empty for a launch).
+CallArguments edgeArguments(const Workspace& ws, const CallEdge& edge);
+
+// The op result a module-level name holds once the module has run: its last
+// top-level assignment (names::moduleValue), when nothing the run decides
+// rebinds it; with `itemStores`, also when top-level item assignments then
+// change it. Null otherwise.
+mlir::Value moduleLevelValue(mlir::ModuleOp module, const syntax::ParsedSource& doc,
+                             llvm::StringRef name, bool itemStores = false);
 
 // Where a Ref operand comes from, following Ref transforms (ref.at,
 // ref.reshape, ref.bitcast, plgpu.transform_ref, ...) back to its source.

@@ -1,0 +1,365 @@
+// Containers of callables the KernelWalk looks into (docs/analysis.md 8.23):
+// `KERNELS[key]` of a dict / list / tuple literal, of a module-level registry
+// that the module's statements (`KERNELS["x"] = fn`) and decorators (`def
+// register(name): def deco(fn): KERNELS[name] = fn ...`) fill, and the
+// branches of `lax.switch`, every one of which JAX traces.
+//
+// Items are kept in the order Python puts them in; a constant key finds the
+// last item of that key. What is not known statically (a computed key, a
+// registration the walk cannot place) makes the lookup any of the values:
+// alternatives, each walked as "may", never nothing.
+#include "KernelWalkInternal.h"
+#include "mlir/IR/Builders.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <algorithm>
+#include <tuple>
+
+namespace pallas::analysis::passes {
+
+namespace {
+
+// A string literal's text without its quotes (so 'x' and "x" are one key);
+// other constants as written.
+std::string literalKey(llvm::StringRef v) {
+  if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front())
+    return "s:" + v.drop_front().drop_back().str();
+  return "c:" + v.str();
+}
+
+std::string constantKey(pd::ConstantOp c) {
+  llvm::StringRef v = c.getValue();
+  return c.getKind() == pd::ConstantKind::Str ? literalKey(v) : "c:" + v.str();
+}
+
+// A method that changes a dict or list in place other than by `c[k] = v`.
+bool changesInPlace(llvm::StringRef api) {
+  static const llvm::StringSet<> methods = {
+      "update", "setdefault", "pop",    "popitem", "clear",   "__delitem__", "__ior__",
+      "append", "extend",     "insert", "remove",  "reverse", "sort"};
+  return (api.consume_front("value.") || api.consume_front("ref.")) && methods.contains(api);
+}
+
+// Whether `op` runs once, when the module is imported: a top-level
+// statement of the module, or a decorator of a module-level def or class.
+bool runsAtImport(mlir::Operation* op) {
+  auto f = llvm::dyn_cast_or_null<pd::FuncOp>(op->getParentOp());
+  if (!f || !llvm::isa_and_nonnull<mlir::ModuleOp>(f->getParentOp()))
+    return false;
+  if (f.getKind() == pd::FuncKind::Module)
+    return !f.getBody().empty() && op->getBlock() == &f.getBody().front();
+  return op->getParentRegion() == &f.getDecorators();
+}
+
+bool isItemStore(pd::PrimOp p) {
+  return (p.getApi() == "value.__setitem__" || p.getApi() == "ref.__setitem__") &&
+         p.getArgs().size() == 3;
+}
+
+detail::LineCol at(mlir::Operation* op) {
+  return detail::lineCol(op->getLoc());
+}
+
+// The value of an argument bound to parameter `index` (named `name`) of a
+// call's callee; null when the call does not pass it statically.
+mlir::Value argumentFor(mlir::ValueRange args, llvm::function_ref<llvm::StringRef(unsigned)> kwAt,
+                        unsigned index, llvm::StringRef name) {
+  unsigned positional = 0;
+  for (unsigned i = 0; i < args.size(); ++i) {
+    llvm::StringRef kw = kwAt(i);
+    if (kw == "*" || kw == "**")
+      return {};
+    if (kw.empty() ? positional++ == index : kw == name)
+      return args[i];
+  }
+  return {};
+}
+
+} // namespace
+
+std::optional<std::string> KernelWalk::keyText(mlir::Value keyIn, const std::string& doc) const {
+  auto [key, keyDoc] = follow(keyIn, doc);
+  if (!key)
+    return std::nullopt;
+  if (auto c = key.getDefiningOp<pd::ConstantOp>())
+    return constantKey(c);
+  // A module constant the front end resolved (`KEY = "fenced"`).
+  if (auto g = key.getDefiningOp<pd::GlobalOp>()) {
+    llvm::StringRef r = g.getResolved();
+    if (r.consume_front("const:"))
+      return literalKey(r);
+  }
+  // A parameter of the module-level function around the launch (`def
+  // launch(name, x): pl.pallas_call(KERNELS[name], ...)`): what its callers
+  // pass, when every one passes the same constant.
+  auto arg = llvm::dyn_cast<mlir::BlockArgument>(key);
+  auto owner = arg ? llvm::dyn_cast_or_null<pd::FuncOp>(arg.getOwner()->getParentOp()) : nullptr;
+  if (!owner || owner.getKind() != pd::FuncKind::Def ||
+      launch_->getParentOfType<pd::FuncOp>() != owner || keyDoc != launchPath_)
+    return std::nullopt;
+  llvm::StringRef name = strAt(owner.getArgNames(), arg.getArgNumber());
+  if (name.starts_with("*"))
+    return std::nullopt;
+  std::optional<std::string> agreed;
+  for (const detail::CallEdge& e : ws_.callersOf(launchPath_, owner.getSymName())) {
+    if (llvm::isa<pd::LaunchOp>(e.site))
+      return std::nullopt;
+    detail::CallArguments a = detail::edgeArguments(ws_, e);
+    mlir::Value v = argumentFor(
+        a.values, [&](unsigned i) { return llvm::StringRef(a.keywords[i]); }, arg.getArgNumber(),
+        name);
+    auto c = v ? v.getDefiningOp<pd::ConstantOp>() : nullptr;
+    if (!c || (agreed && *agreed != constantKey(c)))
+      return std::nullopt;
+    agreed = constantKey(c);
+  }
+  return agreed;
+}
+
+bool KernelWalk::registeredItems(const std::string& doc, llvm::StringRef name,
+                                 mlir::Operation* base, std::vector<Item>& items) const {
+  mlir::ModuleOp module = ws_.module(doc);
+  if (!module)
+    return false;
+  detail::LineCol baseAt = at(base);
+  bool complete = true;
+  // The applications of a decorator (or factory) in the module: `@register(
+  // "x") def f`, `register("x")(f)`; `factory` is the function called to
+  // make the decorator (null for a decorator used bare).
+  auto applications = [&](pd::FuncOp decorator, bool viaFactory,
+                          llvm::function_ref<void(pd::CallIndirectOp, pd::CallOp)> fn) {
+    module.walk([&](pd::CallIndirectOp apply) {
+      if (apply.getArgs().size() != 1 || !strAt(apply.getKeywords(), 0).empty())
+        return;
+      mlir::Value callee = apply.getCallee();
+      if (viaFactory) {
+        auto make = callee.getDefiningOp<pd::CallOp>();
+        if (make && !make.getCalleeFile() && make.getCallee() == decorator.getSymName())
+          fn(apply, make);
+      } else if (auto g = callee.getDefiningOp<pd::GlobalOp>();
+                 g && g.getResolved() == ("local:" + decorator.getSymName()).str()) {
+        fn(apply, nullptr);
+      }
+    });
+  };
+  auto isRegistry = [&](mlir::Value v) {
+    auto g = v ? v.getDefiningOp<pd::GlobalOp>() : nullptr;
+    return g && g.getName() == name && g.getResolved() == "?";
+  };
+  // `KERNELS.update(...)`, `del KERNELS[k]`, ...: changes the walk does not
+  // apply; the items are not known.
+  module.walk([&](mlir::Operation* op) {
+    if (auto p = llvm::dyn_cast<pd::PrimOp>(op);
+        p && !p.getArgs().empty() && changesInPlace(p.getApi()) && isRegistry(p.getArgs()[0]))
+      complete = false;
+    if (auto del = llvm::dyn_cast<pd::OpaqueOp>(op); del && del.getWhat() == "delete_statement")
+      for (mlir::Value v : del.getArgs())
+        if (auto item = v.getDefiningOp<pd::PrimOp>();
+            item && !item.getArgs().empty() && isRegistry(item.getArgs()[0]))
+          complete = false;
+  });
+  module.walk([&](pd::PrimOp store) {
+    if (!complete || !isItemStore(store) || !isRegistry(store.getArgs()[0]))
+      return;
+    mlir::Operation* parent = store->getParentOp();
+    // A statement of the module, after the assignment it changes.
+    if (auto f = llvm::dyn_cast<pd::FuncOp>(parent); f && f.getKind() == pd::FuncKind::Module) {
+      detail::LineCol l = at(store);
+      if (std::pair(l.line, l.column) > std::pair(baseAt.line, baseAt.column))
+        items.push_back({store.getArgs()[1], store.getArgs()[2], doc, l.line, l.column});
+      return;
+    }
+    // A decorator's body: `def deco(fn): KERNELS[...] = fn`, made by a
+    // module-level factory `def register(name): ... return deco`, or a
+    // module-level decorator itself.
+    auto closure = llvm::dyn_cast<pd::ClosureOp>(parent);
+    pd::FuncOp factory = closure ? llvm::dyn_cast<pd::FuncOp>(closure->getParentOp())
+                                 : llvm::dyn_cast<pd::FuncOp>(parent);
+    mlir::Block* fnBlock = closure                                 ? &closure.getBody().front()
+                           : factory && !factory.getBody().empty() ? &factory.getBody().front()
+                                                                   : nullptr;
+    if (!factory || factory.getKind() != pd::FuncKind::Def || !fnBlock ||
+        store->getBlock() != fnBlock) {
+      complete = false; // put in by code the walk does not place
+      return;
+    }
+    auto value = llvm::dyn_cast<mlir::BlockArgument>(store.getArgs()[2]);
+    if (!value || value.getOwner() != fnBlock || value.getArgNumber() != 0) {
+      complete = false;
+      return;
+    }
+    bool any = false;
+    applications(factory, static_cast<bool>(closure),
+                 [&](pd::CallIndirectOp apply, pd::CallOp make) {
+                   any = true;
+                   if (!runsAtImport(apply)) {
+                     complete = false; // registers when some function runs: not placed
+                     return;
+                   }
+                   mlir::Value key = store.getArgs()[1];
+                   if (auto p = llvm::dyn_cast<mlir::BlockArgument>(key)) {
+                     key = {};
+                     if (make && factory.getBody().front().getNumArguments() > p.getArgNumber() &&
+                         p.getOwner() == &factory.getBody().front())
+                       key = argumentFor(
+                           make.getArgs(), [&](unsigned i) { return strAt(make.getKeywords(), i); },
+                           p.getArgNumber(), strAt(factory.getArgNames(), p.getArgNumber()));
+                   } else if (!key.getDefiningOp<pd::ConstantOp>()) {
+                     key = {};
+                   }
+                   detail::LineCol l = at(apply);
+                   items.push_back({key, apply.getArgs()[0], doc, l.line, l.column});
+                 });
+    if (!any)
+      complete = false; // a registering function called some other way
+  });
+  // Module order (a stable sort: items of one place keep their order).
+  std::vector<size_t> order(items.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return std::tuple(items[a].line, items[a].column, a) <
+           std::tuple(items[b].line, items[b].column, b);
+  });
+  std::vector<Item> sorted;
+  sorted.reserve(order.size());
+  for (size_t i : order)
+    sorted.push_back(items[i]);
+  items = std::move(sorted);
+  return complete;
+}
+
+bool KernelWalk::itemsOf(mlir::Value containerIn, const std::string& docIn,
+                         std::vector<Item>& items, bool& sequence) const {
+  // Parameters first, then a module-level name: its value, with the items
+  // the module puts into it after.
+  auto [v, doc] = follow(containerIn, docIn);
+  if (!v)
+    return false;
+  std::string registry;
+  if (auto g = v.getDefiningOp<pd::GlobalOp>(); g && g.getResolved() == "?") {
+    registry = g.getName().str();
+    v = moduleValue(doc, registry, true);
+  } else if (auto g = containerIn.getDefiningOp<pd::GlobalOp>(); g && g.getResolved() == "?") {
+    registry = g.getName().str(); // followed to its (unchanged) value
+  }
+  auto container = v ? v.getDefiningOp<pd::OpaqueOp>() : nullptr;
+  if (!container)
+    return false;
+  auto elems = container.getArgs();
+  sequence = container.getWhat() == "list" || container.getWhat() == "tuple";
+  if (sequence) {
+    for (mlir::Value e : elems)
+      if (auto o = e.getDefiningOp<pd::OpaqueOp>(); o && o.getWhat().contains("splat"))
+        return false;
+    for (mlir::Value e : elems)
+      items.push_back({{}, e, doc, 0, 0});
+  } else if (container.getWhat() == "dictionary") {
+    if (elems.size() % 2)
+      return false;
+    for (unsigned i = 0; i + 1 < elems.size(); i += 2) {
+      if (!elems[i].getDefiningOp<pd::ConstantOp>())
+        return false; // a splat or a computed key: positions unknown
+      items.push_back({elems[i], elems[i + 1], doc, 0, 0});
+    }
+  } else {
+    return false;
+  }
+  // A registry at module level: what its statements and decorators add (a
+  // list changed by item assignment is not followed).
+  if (!registry.empty()) {
+    std::vector<Item> more;
+    bool complete = registeredItems(doc, registry, container, more);
+    if (!more.empty() && sequence)
+      return false;
+    items.insert(items.end(), more.begin(), more.end());
+    if (!complete)
+      return false;
+  }
+  return true;
+}
+
+KernelWalk::Callable KernelWalk::lookupItem(mlir::Value container, mlir::Value keyValue,
+                                            unsigned depth, const std::string& doc,
+                                            mlir::Value fallback) const {
+  std::vector<Item> items;
+  bool sequence = false;
+  bool known = itemsOf(container, doc, items, sequence);
+  if (items.empty())
+    return {};
+  std::optional<std::string> key = keyText(keyValue, doc);
+  const Item* found = nullptr;
+  bool certain = known && key;
+  if (certain && sequence) {
+    long index = 0, n = static_cast<long>(items.size());
+    llvm::StringRef k(*key);
+    if (!k.consume_front("c:") || k.getAsInteger(10, index))
+      return {};
+    if (index < 0)
+      index += n;
+    if (index < 0 || index >= n)
+      return {};
+    found = &items[static_cast<size_t>(index)];
+  } else if (certain) {
+    for (const Item& it : items) {
+      auto c = it.key ? it.key.getDefiningOp<pd::ConstantOp>() : nullptr;
+      if (!c) {
+        certain = false; // a registration whose key is not known may be this one
+        break;
+      }
+      if (constantKey(c) == *key)
+        found = &it;
+    }
+    if (certain && !found) // dict.get's default, else a KeyError when it runs
+      return fallback ? resolve(fallback, depth + 1, doc) : Callable{};
+  }
+  if (certain)
+    return resolve(found->value, depth + 1, found->doc);
+  // Not known which: any of the values (each walked, its failures "may").
+  Callable out;
+  for (const Item& it : items) {
+    Callable c = resolve(it.value, depth + 1, it.doc);
+    if (!c.block || !c.alternatives.empty())
+      continue;
+    c.dispatchText = "when the item looked up is " + c.name;
+    out.alternatives.push_back(std::move(c));
+  }
+  if (fallback && !sequence)
+    if (Callable c = resolve(fallback, depth + 1, doc); c.block && c.alternatives.empty()) {
+      c.dispatchText = "when the key is missing and the default " + c.name + " is used";
+      out.alternatives.push_back(std::move(c));
+    }
+  return out;
+}
+
+void KernelWalk::onSwitch(pd::PrimOp prim) {
+  // lax.switch(index, branches, *operands): the operands go to each branch.
+  mlir::Value branches;
+  llvm::SmallVector<mlir::Value> args;
+  llvm::SmallVector<llvm::StringRef> kws, orgs;
+  for (unsigned i = 0, positional = 0; i < prim.getArgs().size(); ++i) {
+    llvm::StringRef kw = strAt(prim.getKeywords(), i);
+    if (kw == "branches" || (kw.empty() && positional == 1))
+      branches = prim.getArgs()[i];
+    else if ((kw.empty() && positional >= 2) || kw == "*" || kw == "operand") {
+      args.push_back(prim.getArgs()[i]);
+      kws.push_back(kw == "operand" ? "" : kw);
+      orgs.push_back(strAt(prim.getOrigins(), i));
+    }
+    if (kw.empty())
+      ++positional;
+  }
+  std::vector<Item> items;
+  bool sequence = false;
+  if (!branches || !itemsOf(branches, doc_, items, sequence) || !sequence)
+    return;
+  mlir::Builder b(prim->getContext());
+  mlir::ArrayAttr keywords = b.getStrArrayAttr(kws), origins = b.getStrArrayAttr(orgs);
+  for (const Item& it : items)
+    onCall(prim, resolve(it.value, 0, it.doc), args, keywords, origins);
+}
+
+} // namespace pallas::analysis::passes
