@@ -80,8 +80,8 @@ std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& do
                                          const std::string& name, const Default& dflt,
                                          unsigned depth, const std::string& attribute = "");
 
-// The argument a call (its arguments as bound: edgeArguments) passes to a parameter: by `keyword`, or at position
-// `position` (-1: keyword only) among the positional arguments before any
+// The argument a call (its arguments as bound: edgeArguments) passes to a parameter: by `keyword`,
+// or at position `position` (-1: keyword only) among the positional arguments before any
 // `*` / `**` splat. `splat` says whether the call has one.
 mlir::Value argumentAt(const detail::CallArguments& args, llvm::StringRef keyword, int position,
                        bool* splat) {
