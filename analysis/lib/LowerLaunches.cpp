@@ -281,8 +281,9 @@ names::InterpretEval Lowerer::launchInterpret(const LaunchKeywords& kw, const Bi
 
 // interpret= a `for` target that takes every element of a literal in turn
 // inside that loop (8.23): each element's path runs, so each is certain
-// (`pallas.every_path` when there are several); one unknown element makes
-// the whole unknown. nullopt when interpret= is no such target.
+// (`pallas.every_path` when there are several and the launch is not under
+// an `if` or in a closure there); one unknown element makes the whole
+// unknown. nullopt when interpret= is no such target.
 std::optional<names::InterpretEval> Lowerer::loopInterpret(TSNode interpretNode,
                                                            const names::LocalLookup& lookupLocal) {
   if (!is(interpretNode, "identifier") || readsLate(text(interpretNode)))
@@ -290,12 +291,19 @@ std::optional<names::InterpretEval> Lowerer::loopInterpret(TSNode interpretNode,
   const Var* v = findLocal(text(interpretNode));
   ValInfo* vi = v ? infoOf(v->value) : nullptr;
   mlir::Operation* iter = v ? v->value.getDefiningOp() : nullptr;
-  if (!vi || isNull(vi->iterElements) || !iter)
+  // The loop's own target (after the loop the name is a join that keeps
+  // the target's info: the last element only, not followed).
+  if (!vi || isNull(vi->iterElements) || !iter || !iter->hasAttr("pallas.every_element"))
     return std::nullopt;
   mlir::Operation* loop = iter->getParentOp();
   mlir::Operation* here = b_.getInsertionBlock()->getParentOp();
   if (!loop || !here || !loop->isAncestor(here))
     return std::nullopt; // after the loop: its last element only
+  // Under an `if` in the loop (it may test v), or in a closure made there
+  // (it runs when called, reading v then): not every element reaches it.
+  bool every = true;
+  for (mlir::Operation* op = here; op && op != loop; op = op->getParentOp())
+    every &= !llvm::isa<pd::IfOp, pd::ClosureOp>(op);
   names::InterpretEval out;
   out.text = text(interpretNode);
   out.source = "module_constant";
@@ -313,7 +321,7 @@ std::optional<names::InterpretEval> Lowerer::loopInterpret(TSNode interpretNode,
   if (paths.empty())
     return std::nullopt; // an empty loop: the launch never runs
   out.paths.assign(paths.begin(), paths.end());
-  out.everyPath = paths.size() > 1;
+  out.everyPath = every && paths.size() > 1;
   return out;
 }
 

@@ -178,6 +178,8 @@ void Lowerer::bindTargetImpl(TSNode target, mlir::Value v, TSNode valueNode) {
       if (vt == "true" || vt == "false" || vt == "none" || vt == "integer" || vt == "call" ||
           vt == "dictionary" || vt == "string")
         info_[v].constant = vn;
+      else if (vt == "tuple") // immutable: a loop over it sees these elements (8.23)
+        info_[v].tupleLiteral = vn;
     }
     return;
   }
@@ -420,8 +422,8 @@ void Lowerer::lowerLoop(TSNode s, bool isFor) {
   });
 }
 
-// `for v in (a, b, c):` over a literal tuple / list (or a module-level name
-// holding a literal tuple), the target one name, and a body that cannot cut
+// `for v in (a, b, c):` over a literal tuple / list (or a local or
+// module-level name holding a literal tuple), the target one name, and a body that cannot cut
 // an iteration short (no break / continue / return / raise / yield): every
 // element is bound to v in turn, and every statement of the body runs with
 // each (docs/analysis.md 8.23). The literal; null otherwise.
@@ -431,7 +433,14 @@ TSNode Lowerer::everyElementOf(TSNode s) {
   TSNode right = field(s, "right");
   while (is(right, "parenthesized_expression"))
     right = ts_node_named_child(right, 0);
-  if (is(right, "identifier") && !findLocal(text(right))) {
+  if (const Var* v = is(right, "identifier") ? findLocal(text(right)) : nullptr) {
+    // A local bound to a literal tuple (immutable: what it held stays).
+    // Not a join after an `if` / loop that assigned it: either value.
+    auto join = v->value.getDefiningOp<pd::OpaqueOp>();
+    ValInfo* vi =
+        readsLate(text(right)) || (join && join.getWhat() == "join") ? nullptr : infoOf(v->value);
+    right = vi ? vi->tupleLiteral : TSNode{};
+  } else if (is(right, "identifier")) {
     findGlobal(text(right)); // record the lookup: a rebinding re-lowers this unit
     auto mv = names::moduleValue(doc_, text(right));
     right = mv && mv->state == names::ModuleValue::State::Known && is(mv->value, "tuple")

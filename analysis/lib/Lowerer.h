@@ -100,6 +100,7 @@ struct ValInfo {
   // A `for` target that takes every element of this literal tuple / list in
   // turn (LowerStatements.cpp, everyElementOf), each iteration run in full.
   TSNode iterElements{};
+  TSNode tupleLiteral{}; // a local name bound to a literal tuple
 };
 
 struct Var {

@@ -69,6 +69,10 @@ struct ClassInfo {
 struct Instances {
   std::unordered_map<std::string, ClassInfo> classes;         // the module-level classes
   std::unordered_map<std::string, std::vector<TSNode>> sites; // the calls `K(...)`, by K
+  // Classes named other than as the callee of a call, a base, an annotation
+  // or their own definition (`partial(K, ...)`, `factory = K`, `K.create()`):
+  // objects of them may be built where no call shows their arguments.
+  std::set<std::string> escaped;
   // Attribute names stored other than by `self.a = v` among the top-level
   // statements of an `__init__`: set at a time the lookup does not model.
   std::set<std::string> storedElsewhere;
@@ -124,6 +128,14 @@ Instances computeInstances(const syntax::ParsedSource& doc) {
     } else if (is(n, "identifier")) {
       std::string_view t = doc.textOf(n);
       out.dynamic |= t == "setattr" || t == "vars" || t == "__dict__" || t == "__setattr__";
+      if (auto it = out.classes.find(str(t)); it != out.classes.end()) {
+        TSNode parent = ts_node_parent(n);
+        bool called = is(parent, "call") && ts_node_eq(field(parent, "function"), n);
+        bool named = is(parent, "class_definition") && ts_node_eq(field(parent, "name"), n);
+        bool base = is(parent, "argument_list") && is(ts_node_parent(parent), "class_definition");
+        if (!called && !named && !base && !is(parent, "type") && !is(parent, "generic_type"))
+          out.escaped.insert(it->first);
+      }
     } else if (is(n, "assignment") || is(n, "augmented_assignment") || is(n, "for_statement") ||
                is(n, "as_pattern_target")) {
       TSNode left = is(n, "as_pattern_target") ? n : field(n, "left");
@@ -145,6 +157,8 @@ Instances computeInstances(const syntax::ParsedSource& doc) {
       all += textOf(c, doc) + '\n';
   for (const std::string& a : out.storedElsewhere)
     all += a + ',';
+  for (const std::string& k : out.escaped)
+    all += k + ';';
   all += out.dynamic ? "dynamic" : "";
   out.fingerprint = std::to_string(std::hash<std::string>{}(all));
   return out;
@@ -392,8 +406,10 @@ std::optional<SelfRead> selfClass(TSNode expr, const syntax::ParsedSource& doc) 
       outer = ts_node_parent(outer);
     }
     TSNode cls = ts_node_parent(outer);
-    if (!is(outer, "block") || !is(cls, "class_definition") ||
-        !ts_node_eq(ts_node_parent(cls), doc.root()))
+    TSNode top = is(cls, "class_definition") ? ts_node_parent(cls) : TSNode{};
+    if (is(top, "decorated_definition")) // @dataclass
+      top = ts_node_parent(top);
+    if (!is(outer, "block") || !is(cls, "class_definition") || !ts_node_eq(top, doc.root()))
       return std::nullopt;
     // `self = other` in the method: not the instance.
     bool rebound = syntax::anyNode(
@@ -436,7 +452,7 @@ std::vector<std::string> instantiatedReceivers(const syntax::ParsedSource& doc,
   if (!in->classes.count(cls))
     return out;
   for (const std::string& k : receiversOf(*in, cls))
-    if (in->sites.count(k))
+    if (in->sites.count(k) || in->escaped.count(k))
       out.push_back(k);
   return out;
 }
@@ -459,6 +475,8 @@ instanceAttributeInterpret(TSNode expr, const syntax::ParsedSource& doc, const G
   std::set<std::string> paths;
   bool any = false;
   for (const std::string& k : receiversOf(*in, cls)) {
+    if (in->escaped.count(k))
+      return InterpretEval{{"unknown"}, "unknown", out.text, {}, false};
     auto it = in->sites.find(k);
     if (it == in->sites.end())
       continue;

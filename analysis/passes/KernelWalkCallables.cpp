@@ -104,9 +104,9 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
     Callable f = fromFunction(ws_.resolveCall(doc, call));
     return resolveApplied(f, call.getArgs(), call.getKeywords(), depth + 1, doc);
   }
-  // `for fn in (a, b):` (8.23): fn is each element in turn. A launch inside
-  // the loop runs with every one of them (each walked, certain); elsewhere
-  // which one it sees is not followed here (each walked as a "may").
+  // `for fn in (a, b):` (8.23): fn is each element in turn. A launch in the
+  // loop's statements runs with every one of them (each walked, certain);
+  // elsewhere which one it sees is not followed here (each a "may").
   if (auto iter = llvm::dyn_cast<pd::OpaqueOp>(def); iter && iter.getWhat() == "iter" &&
                                                      iter->hasAttr("pallas.every_element") &&
                                                      iter.getArgs().size() == 1) {
@@ -114,7 +114,13 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
     auto container = containerValue ? containerValue.getDefiningOp<pd::OpaqueOp>() : nullptr;
     if (!container || (container.getWhat() != "tuple" && container.getWhat() != "list"))
       return {};
-    bool inside = iter->getParentOp() && iter->getParentOp()->isAncestor(launch_);
+    // The launch in the loop's own statements (not under an `if`, which may
+    // test fn, nor in a closure made there, which runs when called).
+    mlir::Operation* loop = iter->getParentOp();
+    bool inside = loop && loop->isAncestor(launch_);
+    for (mlir::Operation* op = launch_->getParentOp(); inside && op && op != loop;
+         op = op->getParentOp())
+      inside = !llvm::isa<pd::IfOp, pd::ClosureOp>(op);
     Callable out;
     for (mlir::Value e : container.getArgs()) {
       Callable c = resolve(e, depth + 1, containerDoc);

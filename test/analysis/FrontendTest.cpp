@@ -388,6 +388,16 @@ def after(x):
   for m in (True, False):
     pass
   return pl.pallas_call(k, out_shape=x, interpret=m)(x)
+
+def localtuple(x):
+  modes = (True, False)
+  for m in modes:
+    pl.pallas_call(k, out_shape=x, interpret=m)(x)
+
+def tested(x):
+  for m in (True, False):
+    if m is False:
+      pl.pallas_call(k, out_shape=x, interpret=m)(x)
 )py");
   auto launchIn = [&](const std::string& fn) {
     size_t at = text.find("pallas.func ");
@@ -403,13 +413,17 @@ def after(x):
   EXPECT_NE(launchIn("local").find("paths [unknown]"), std::string::npos) << launchIn("local");
   EXPECT_NE(launchIn("stored").find("paths [unknown]"), std::string::npos) << launchIn("stored");
   EXPECT_NE(launchIn("unbuilt").find("paths [unknown]"), std::string::npos) << launchIn("unbuilt");
-  for (const char* fn : {"each", "named"}) {
+  for (const char* fn : {"each", "named", "localtuple"}) {
     EXPECT_NE(launchIn(fn).find("paths [compiled, interpret_hlo]"), std::string::npos)
         << launchIn(fn);
     EXPECT_NE(launchIn(fn).find("pallas.every_path"), std::string::npos) << launchIn(fn);
   }
   EXPECT_NE(launchIn("cut").find("paths [unknown]"), std::string::npos) << launchIn("cut");
   EXPECT_NE(launchIn("after").find("paths [unknown]"), std::string::npos) << launchIn("after");
+  // Under an `if` that may test the value: one of them ("may"), not each.
+  EXPECT_NE(launchIn("tested").find("paths [compiled, interpret_hlo]"), std::string::npos)
+      << launchIn("tested");
+  EXPECT_EQ(launchIn("tested").find("pallas.every_path"), std::string::npos) << launchIn("tested");
 }
 
 TEST(Bodies, HigherOrderConstructs) {
