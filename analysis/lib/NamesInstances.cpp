@@ -472,6 +472,19 @@ instanceAttributeInterpret(TSNode expr, const syntax::ParsedSource& doc, const G
   InterpretEval out;
   out.text = textOf(expr, doc);
   out.source = "module_constant";
+  // A construction that passes `self.attr` itself (`Op(self.interpret)` in
+  // a method): not followed a second time (each level would visit every
+  // construction again).
+  thread_local bool evaluating = false;
+  if (evaluating)
+    return InterpretEval{{"unknown"}, "unknown", out.text, {}, false};
+  struct Reentry {
+    bool& flag;
+    explicit Reentry(bool& f) : flag(f) { flag = true; }
+    ~Reentry() { flag = false; }
+    Reentry(const Reentry&) = delete;
+    Reentry& operator=(const Reentry&) = delete;
+  } reentry(evaluating);
   std::set<std::string> paths;
   bool any = false;
   for (const std::string& k : receiversOf(*in, cls)) {
