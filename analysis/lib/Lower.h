@@ -48,7 +48,7 @@ struct UnitDeps {
   // Where the unit first nests deeper than the lowering follows (that syntax
   // became pallas.opaque "too_deep"); nullopt when it does not.
   std::optional<SourcePos> tooDeep;
-  // names::instancesFingerprint when a launch read `self.attr` (8.22): the
+  // names::instancesFingerprint when a launch read `self.attr` (8.25): the
   // unit is lowered again when the document's classes or their calls change.
   std::string instances;
 };

@@ -241,7 +241,7 @@ names::InterpretEval Lowerer::launchInterpret(const LaunchKeywords& kw, const Bi
     // Record the module-level names the evaluation consulted.
     if (is(interpretNode, "identifier") && !findLocal(text(interpretNode)))
       findGlobal(text(interpretNode));
-    // `self.interpret`: the document's instances decide (8.22).
+    // `self.interpret`: the document's instances decide (8.25).
     if (is(interpretNode, "attribute") && is(field(interpretNode, "object"), "identifier"))
       deps_.instances = names::instancesFingerprint(doc_);
     // `CFG.interpret` of a module-level config object (8.16).
@@ -280,7 +280,7 @@ names::InterpretEval Lowerer::launchInterpret(const LaunchKeywords& kw, const Bi
 }
 
 // interpret= a `for` target that takes every element of a literal in turn
-// inside that loop (8.23): each element's path runs, so each is certain
+// inside that loop (8.26): each element's path runs, so each is certain
 // (`pallas.every_path` when there are several and the launch is not under
 // an `if` or in a closure there); one unknown element makes the whole
 // unknown. nullopt when interpret= is no such target.
@@ -462,7 +462,7 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
       compilerParams |= k == "compiler_params";
   if (compilerParams)
     op->setAttr("pallas.compiler_params", b_.getUnitAttr());
-  // Several paths, each of which runs (a loop over the values, 8.23).
+  // Several paths, each of which runs (a loop over the values, 8.26).
   if (eval.everyPath)
     op->setAttr("pallas.every_path", b_.getUnitAttr());
   // Reached through a wrapper method (`self.kernel(...)`): which one, and

@@ -178,7 +178,7 @@ void Lowerer::bindTargetImpl(TSNode target, mlir::Value v, TSNode valueNode) {
       if (vt == "true" || vt == "false" || vt == "none" || vt == "integer" || vt == "call" ||
           vt == "dictionary" || vt == "string")
         info_[v].constant = vn;
-      else if (vt == "tuple") // immutable: a loop over it sees these elements (8.23)
+      else if (vt == "tuple") // immutable: a loop over it sees these elements (8.26)
         info_[v].tupleLiteral = vn;
     }
     return;
@@ -426,7 +426,7 @@ void Lowerer::lowerLoop(TSNode s, bool isFor) {
 // module-level name holding a literal tuple), the target one name, and a body that cannot cut
 // an iteration short (no break / continue / return / raise / yield): every
 // element is bound to v in turn, and every statement of the body runs with
-// each (docs/analysis.md 8.23). The literal; null otherwise.
+// each (docs/analysis.md 8.26). The literal; null otherwise.
 TSNode Lowerer::everyElementOf(TSNode s) {
   if (!is(field(s, "left"), "identifier") || !isNull(field(s, "alternative")))
     return TSNode{};

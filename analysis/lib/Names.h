@@ -217,7 +217,7 @@ std::optional<TSNode> constructedField(TSNode call, const std::string& attr,
 // `self.attr` read in a method of a module-level class (or a closure in
 // it), for interpret=: the values it holds in the objects the document
 // builds (`K(...)` of the class or a subclass), each found as Python looks
-// it up (NamesInstances.cpp, docs/analysis.md 8.22); paths "unknown" when
+// it up (NamesInstances.cpp, docs/analysis.md 8.25); paths "unknown" when
 // one of them is not known; nullopt when the document builds none.
 std::optional<InterpretEval>
 instanceAttributeInterpret(TSNode expr, const syntax::ParsedSource& doc, const Globals& globals);

@@ -1,5 +1,5 @@
 // Names.h: `self.attr` read in a method, looked up the way Python looks it
-// up on the objects the document builds (docs/analysis.md 8.22): the
+// up on the objects the document builds (docs/analysis.md 8.25): the
 // instance's own attribute (what the `__init__` found along the instance's
 // class stores, from the constructor call's arguments), else the class
 // attribute found along the bases of the instance's actual class (a

@@ -219,7 +219,7 @@ InterpretEval evaluateInterpret(TSNode expr, const syntax::ParsedSource& doc,
   // fieldOfObject looks the name up (a local, else a module-level value).
   if (t == "attribute" && is(field(expr, "object"), "identifier")) {
     // `self.interpret` in a method: what the objects the document builds
-    // hold (8.22).
+    // hold (8.25).
     if (auto inst = instanceAttributeInterpret(expr, doc, globals)) {
       inst->text = e.text;
       return *inst;

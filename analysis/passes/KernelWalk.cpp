@@ -227,7 +227,7 @@ bool KernelWalk::run() {
   // One of several kernels (`self.kernel` overridden in subclasses): each
   // is walked; what it binds is a "may".
   for (const Callable& alt : body.alternatives) {
-    // No text: every alternative runs (a loop over them, 8.23).
+    // No text: every alternative runs (a loop over them, 8.26).
     bool may = !alt.dispatchText.empty();
     if (may)
       dispatch_.push_back(alt.dispatchText);

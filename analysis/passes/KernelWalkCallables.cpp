@@ -104,7 +104,7 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
     Callable f = fromFunction(ws_.resolveCall(doc, call));
     return resolveApplied(f, call.getArgs(), call.getKeywords(), depth + 1, doc);
   }
-  // `for fn in (a, b):` (8.23): fn is each element in turn. A launch in the
+  // `for fn in (a, b):` (8.26): fn is each element in turn. A launch in the
   // loop's statements runs with every one of them (each walked, certain);
   // elsewhere which one it sees is not followed here (each a "may").
   if (auto iter = llvm::dyn_cast<pd::OpaqueOp>(def); iter && iter.getWhat() == "iter" &&
@@ -361,7 +361,7 @@ KernelWalk::Callable KernelWalk::resolveMethod(mlir::Value objectIn, llvm::Strin
     for (ClassRef& sub : subclassesOf(*cls))
       receivers.push_back(std::move(sub));
   // The classes the document instantiates, when it instantiates some of them
-  // (8.22): `self` is one of those (a base class only its subclasses are
+  // (8.25): `self` is one of those (a base class only its subclasses are
   // built from contributes no method of its own).
   if (self && receivers.size() > 1)
     if (detail::DocumentSyntax s = ws_.syntaxOf(cls->path); s.doc) {

@@ -312,11 +312,11 @@ def h(x):
       << "the with scope and the launch";
 }
 
-// `self.attr` is what the objects the document builds hold (8.22): the
+// `self.attr` is what the objects the document builds hold (8.25): the
 // argument __init__ stores (keyword, positional, default), the class
 // attribute of the instance's own class first; anything not known is
 // unknown, never a path; a class no call builds leaves it unknown too.
-// `for v in (...)` (8.23): every value runs, each certain (pallas.every_path).
+// `for v in (...)` (8.26): every value runs, each certain (pallas.every_path).
 TEST(Interpret, InstanceAttributesAndLoopValues) {
   std::string text = lowerToText(R"py(
 from jax.experimental import pallas as pl

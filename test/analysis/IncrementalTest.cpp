@@ -357,7 +357,7 @@ TEST(Incremental, ModuleValuesFollowEveryEdit) {
 }
 
 // A launch reading `self.interpret` depends on the calls that build the
-// object, in another unit (8.22): editing only that call (typing inside a
+// object, in another unit (8.25): editing only that call (typing inside a
 // function body rebinds no name) still lowers the class's unit again.
 TEST(Incremental, InstanceAttributeFollowsTheConstructionSite) {
   Project p;
