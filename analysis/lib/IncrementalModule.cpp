@@ -119,6 +119,8 @@ public:
         continue;
       if (rebound_ && !lookupsStillValid(old))
         continue;
+      if (!old.deps.instances.empty() && old.deps.instances != currentInstances())
+        continue;
       used_[index] = true;
       s.op = old.op;
       s.deps = std::move(old.deps);
@@ -132,6 +134,12 @@ public:
   }
 
 private:
+  const std::string& currentInstances() {
+    if (!instances_)
+      instances_ = names::instancesFingerprint(d_.doc);
+    return *instances_;
+  }
+
   bool lookupsStillValid(const UnitState& old) {
     for (const auto& [key, fp] : old.deps.lookups) {
       auto cached = fingerprints_.find(key);
@@ -150,6 +158,7 @@ private:
   llvm::DenseMap<uint64_t, size_t> firstUnused_; // per hash: candidates before it are used
   // What each looked-up name resolves to now, computed once per update.
   std::unordered_map<std::string, std::string> fingerprints_;
+  std::optional<std::string> instances_;
 };
 
 // The first place the document nests deeper than the analysis follows: in

@@ -48,6 +48,9 @@ struct UnitDeps {
   // Where the unit first nests deeper than the lowering follows (that syntax
   // became pallas.opaque "too_deep"); nullopt when it does not.
   std::optional<SourcePos> tooDeep;
+  // names::instancesFingerprint when a launch read `self.attr` (8.25): the
+  // unit is lowered again when the document's classes or their calls change.
+  std::string instances;
 };
 
 // Recompute the fingerprint of a recorded lookup against new globals.

@@ -4,6 +4,7 @@
 #include "Lowerer.h"
 
 #include <functional>
+#include <set>
 
 namespace pallas::analysis::lower {
 
@@ -233,11 +234,16 @@ names::InterpretEval Lowerer::launchInterpret(const LaunchKeywords& kw, const Bi
     eval.paths = {pd::path::kCompiled};
     eval.source = "condition";
     eval.text = text(interpretNode);
+  } else if (std::optional<names::InterpretEval> each = loopInterpret(interpretNode, lookupLocal)) {
+    eval = *each;
   } else if (!isNull(interpretNode)) {
     eval = names::evaluateInterpret(interpretNode, doc_, globals_, lookupLocal);
     // Record the module-level names the evaluation consulted.
     if (is(interpretNode, "identifier") && !findLocal(text(interpretNode)))
       findGlobal(text(interpretNode));
+    // `self.interpret`: the document's instances decide (8.25).
+    if (is(interpretNode, "attribute") && is(field(interpretNode, "object"), "identifier"))
+      deps_.instances = names::instancesFingerprint(doc_);
     // `CFG.interpret` of a module-level config object (8.16).
     if (TSNode obj = field(interpretNode, "object");
         is(interpretNode, "attribute") && is(obj, "identifier") && !findLocal(text(obj)))
@@ -271,6 +277,52 @@ names::InterpretEval Lowerer::launchInterpret(const LaunchKeywords& kw, const Bi
     eval = names::evaluateInterpret(TSNode{}, doc_, globals_, nullptr);
   }
   return eval;
+}
+
+// interpret= a `for` target that takes every element of a literal in turn
+// inside that loop (8.26): each element's path runs, so each is certain
+// (`pallas.every_path` when there are several and the launch is not under
+// an `if` or in a closure there); one unknown element makes the whole
+// unknown. nullopt when interpret= is no such target.
+std::optional<names::InterpretEval> Lowerer::loopInterpret(TSNode interpretNode,
+                                                           const names::LocalLookup& lookupLocal) {
+  if (!is(interpretNode, "identifier") || readsLate(text(interpretNode)))
+    return std::nullopt;
+  const Var* v = findLocal(text(interpretNode));
+  ValInfo* vi = v ? infoOf(v->value) : nullptr;
+  mlir::Operation* iter = v ? v->value.getDefiningOp() : nullptr;
+  // The loop's own target (after the loop the name is a join that keeps
+  // the target's info: the last element only, not followed).
+  if (!vi || isNull(vi->iterElements) || !iter || !iter->hasAttr("pallas.every_element"))
+    return std::nullopt;
+  mlir::Operation* loop = iter->getParentOp();
+  mlir::Operation* here = b_.getInsertionBlock()->getParentOp();
+  if (!loop || !here || !loop->isAncestor(here))
+    return std::nullopt; // after the loop: its last element only
+  // Under an `if` in the loop (it may test v), or in a closure made there
+  // (it runs when called, reading v then): not every element reaches it.
+  bool every = true;
+  for (mlir::Operation* op = here; op && op != loop; op = op->getParentOp())
+    every &= !llvm::isa<pd::IfOp, pd::ClosureOp>(op);
+  names::InterpretEval out;
+  out.text = text(interpretNode);
+  out.source = "module_constant";
+  std::set<std::string> paths;
+  for (TSNode el : syntax::namedChildren(vi->iterElements)) {
+    if (is(el, "comment"))
+      continue;
+    names::InterpretEval e = names::evaluateInterpret(el, doc_, globals_, lookupLocal);
+    if (e.paths.empty() || llvm::is_contained(e.paths, pd::path::kUnknown))
+      return names::InterpretEval{{pd::path::kUnknown}, "unknown", out.text, {}, false};
+    paths.insert(e.paths.begin(), e.paths.end());
+    if (out.params.empty())
+      out.params = e.params;
+  }
+  if (paths.empty())
+    return std::nullopt; // an empty loop: the launch never runs
+  out.paths.assign(paths.begin(), paths.end());
+  out.everyPath = every && paths.size() > 1;
+  return out;
 }
 
 // The kinds of the launch's scratch shapes; nullopt when they are not known
@@ -410,6 +462,9 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
       compilerParams |= k == "compiler_params";
   if (compilerParams)
     op->setAttr("pallas.compiler_params", b_.getUnitAttr());
+  // Several paths, each of which runs (a loop over the values, 8.26).
+  if (eval.everyPath)
+    op->setAttr("pallas.every_path", b_.getUnitAttr());
   // Reached through a wrapper method (`self.kernel(...)`): which one, and
   // whether it builds compiler_params= itself (its lowering semantics, e.g.
   // a class attribute, are not visible at the call).

@@ -178,6 +178,8 @@ void Lowerer::bindTargetImpl(TSNode target, mlir::Value v, TSNode valueNode) {
       if (vt == "true" || vt == "false" || vt == "none" || vt == "integer" || vt == "call" ||
           vt == "dictionary" || vt == "string")
         info_[v].constant = vn;
+      else if (vt == "tuple") // immutable: a loop over it sees these elements (8.26)
+        info_[v].tupleLiteral = vn;
     }
     return;
   }
@@ -406,13 +408,60 @@ void Lowerer::lowerLoop(TSNode s, bool isFor) {
   inRegion(block, [&] {
     if (isFor) {
       TSNode left = field(s, "left");
-      bindTarget(left, opaque(left, "iter", {ops.values[0]}), TSNode{});
+      mlir::Value iter = opaque(left, "iter", {ops.values[0]});
+      bindTarget(left, iter, TSNode{});
+      if (TSNode elements = everyElementOf(s); !isNull(elements)) {
+        info_[iter].iterElements = elements;
+        iter.getDefiningOp()->setAttr("pallas.every_element", b_.getUnitAttr());
+      }
     }
     lowerBlock(field(s, "body"));
     TSNode alt = field(s, "alternative");
     if (!isNull(alt))
       lowerBlock(field(alt, "body"));
   });
+}
+
+// `for v in (a, b, c):` over a literal tuple / list (or a local or
+// module-level name holding a literal tuple), the target one name, and a body that cannot cut
+// an iteration short (no break / continue / return / raise / yield): every
+// element is bound to v in turn, and every statement of the body runs with
+// each (docs/analysis.md 8.26). The literal; null otherwise.
+TSNode Lowerer::everyElementOf(TSNode s) {
+  if (!is(field(s, "left"), "identifier") || !isNull(field(s, "alternative")))
+    return TSNode{};
+  TSNode right = field(s, "right");
+  while (is(right, "parenthesized_expression"))
+    right = ts_node_named_child(right, 0);
+  if (const Var* v = is(right, "identifier") ? findLocal(text(right)) : nullptr) {
+    // A local bound to a literal tuple (immutable: what it held stays).
+    // Not a join after an `if` / loop that assigned it: either value.
+    auto join = v->value.getDefiningOp<pd::OpaqueOp>();
+    ValInfo* vi =
+        readsLate(text(right)) || (join && join.getWhat() == "join") ? nullptr : infoOf(v->value);
+    right = vi ? vi->tupleLiteral : TSNode{};
+  } else if (is(right, "identifier")) {
+    findGlobal(text(right)); // record the lookup: a rebinding re-lowers this unit
+    auto mv = names::moduleValue(doc_, text(right));
+    right = mv && mv->state == names::ModuleValue::State::Known && is(mv->value, "tuple")
+                ? mv->value
+                : TSNode{};
+  }
+  if (!is(right, "tuple") && !is(right, "list"))
+    return TSNode{};
+  for (TSNode el : syntax::namedChildren(right))
+    if (is(el, "list_splat") || is(el, "parenthesized_list_splat"))
+      return TSNode{};
+  bool cut = syntax::anyNode(
+      field(s, "body"),
+      [](TSNode n) {
+        return is(n, "break_statement") || is(n, "continue_statement") ||
+               is(n, "return_statement") || is(n, "raise_statement") || is(n, "yield");
+      },
+      [](TSNode n) {
+        return is(n, "function_definition") || is(n, "lambda") || is(n, "class_definition");
+      });
+  return cut ? TSNode{} : right;
 }
 
 // try: one python.try scope holding the body and every handler, else and

@@ -97,6 +97,10 @@ struct ValInfo {
   bool isParam = false;           // a parameter (for default_param evaluation)
   TSNode paramDefault{};
   TSNode closureDef{}; // the def/lambda a closure value was made from
+  // A `for` target that takes every element of this literal tuple / list in
+  // turn (LowerStatements.cpp, everyElementOf), each iteration run in full.
+  TSNode iterElements{};
+  TSNode tupleLiteral{}; // a local name bound to a literal tuple
 };
 
 struct Var {
@@ -351,6 +355,8 @@ private:
   // specs and scratch written for one backend only.
   std::string backendMentionedIn(TSNode expr);
   names::InterpretEval launchInterpret(const LaunchKeywords& kw, const Binding* partial);
+  std::optional<names::InterpretEval> loopInterpret(TSNode interpretNode,
+                                                    const names::LocalLookup& lookupLocal);
   std::optional<std::vector<std::string>> launchScratch(TSNode scratchNode, const Binding* partial);
   std::vector<std::string> scratchTransforms(TSNode scratchNode);
   std::string backendOf(TSNode expr, unsigned depth = 0);
@@ -383,6 +389,7 @@ private:
   std::optional<bool> staticCondition(TSNode cond);
   bool neverCompletes(TSNode stmt);
   bool neverCompletesBlock(TSNode block);
+  TSNode everyElementOf(TSNode forStatement);
   void learnCondition(TSNode cond, bool truth, std::map<std::string, bool>& into);
   std::optional<bool> knownFact(TSNode expr);
   void forgetFacts(const std::string& name);

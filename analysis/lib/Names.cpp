@@ -43,7 +43,7 @@ std::string InterpretEval::fingerprint() const {
     s += p + ",";
   for (auto& [k, v] : params)
     s += k + "=" + v + ";";
-  return s;
+  return everyPath ? s + "every" : s;
 }
 
 std::string Binding::fingerprint() const {

@@ -20,6 +20,7 @@ struct InterpretEval {
   std::string source = "absent";  // see dialect.md, pallas.launch
   std::string text;               // the expression as written
   std::vector<std::pair<std::string, std::string>> params; // InterpretGPUParams kwargs
+  bool everyPath = false; // each of several paths runs (a loop over the values), not one of them
   std::string fingerprint() const;
 };
 
@@ -215,6 +216,21 @@ std::optional<ModuleValue> moduleValue(const syntax::ParsedSource& doc, const st
 // position), else the field's default; nullopt when not known.
 std::optional<TSNode> constructedField(TSNode call, const std::string& attr,
                                        const syntax::ParsedSource& doc, const Globals& globals);
+
+// `self.attr` read in a method of a module-level class (or a closure in
+// it), for interpret=: the values it holds in the objects the document
+// builds (`K(...)` of the class or a subclass), each found as Python looks
+// it up (NamesInstances.cpp, docs/analysis.md 8.25); paths "unknown" when
+// one of them is not known; nullopt when the document builds none.
+std::optional<InterpretEval>
+instanceAttributeInterpret(TSNode expr, const syntax::ParsedSource& doc, const Globals& globals);
+// Changes whenever what instanceAttributeInterpret reads may (the
+// document's classes and the calls of them).
+std::string instancesFingerprint(const syntax::ParsedSource& doc);
+// The classes of the document whose attribute lookup passes through `cls`
+// (itself, its subclasses there) that the document instantiates.
+std::vector<std::string> instantiatedReceivers(const syntax::ParsedSource& doc,
+                                               const std::string& cls);
 
 // Kinds of a literal list/tuple of scratch shapes ("acc", "smem", ...);
 // nullopt when not a literal sequence.

@@ -251,7 +251,7 @@ InterpretEval evaluateInterpret(TSNode expr, const syntax::ParsedSource& doc,
         inner.source = "default_param";
       inner.text = e.text;
       if (local->second == "unknown")
-        inner = InterpretEval{{"unknown"}, "unknown", e.text, {}};
+        inner = InterpretEval{{"unknown"}, "unknown", e.text, {}, false};
       return inner;
     }
   }
@@ -290,6 +290,12 @@ InterpretEval evaluateInterpret(TSNode expr, const syntax::ParsedSource& doc,
   // `Config(interpret=True)` (a local or module-level name) (8.16).
   // fieldOfObject looks the name up (a local, else a module-level value).
   if (t == "attribute" && is(field(expr, "object"), "identifier")) {
+    // `self.interpret` in a method: what the objects the document builds
+    // hold (8.25).
+    if (auto inst = instanceAttributeInterpret(expr, doc, globals)) {
+      inst->text = e.text;
+      return *inst;
+    }
     std::string attr = str(doc.textOf(field(expr, "attribute")));
     if (auto v = fieldOfObject(field(expr, "object"), attr, doc, globals, lookupLocal, 0)) {
       InterpretEval inner = evaluateInterpret(*v, doc, globals, nullptr);

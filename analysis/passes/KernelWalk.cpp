@@ -229,9 +229,13 @@ bool KernelWalk::run() {
   // One of several kernels (`self.kernel` overridden in subclasses): each
   // is walked; what it binds is a "may".
   for (const Callable& alt : body.alternatives) {
-    dispatch_.push_back(alt.dispatchText);
+    // No text: every alternative runs (a loop over them, 8.26).
+    bool may = !alt.dispatchText.empty();
+    if (may)
+      dispatch_.push_back(alt.dispatchText);
     walkKernel(alt);
-    dispatch_.pop_back();
+    if (may)
+      dispatch_.pop_back();
   }
   kernelHop_ = {body.alternatives.front().name, locOf(body.alternatives.front().defOp), {}};
   return true;
@@ -557,9 +561,12 @@ void KernelWalk::onCall(mlir::Operation* site, const Callable& callee, mlir::Val
     // One of several methods (KernelWalkCallables.cpp resolveMethod): each
     // is walked, and what it binds may not run.
     for (const Callable& alt : callee.alternatives) {
-      dispatch_.push_back(alt.dispatchText);
+      bool may = !alt.dispatchText.empty();
+      if (may)
+        dispatch_.push_back(alt.dispatchText);
       onCall(site, alt, args, keywords, origins);
-      dispatch_.pop_back();
+      if (may)
+        dispatch_.pop_back();
     }
     return;
   }

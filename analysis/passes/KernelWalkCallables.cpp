@@ -104,6 +104,40 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
     Callable f = fromFunction(ws_.resolveCall(doc, call));
     return resolveApplied(f, call.getArgs(), call.getKeywords(), depth + 1, doc);
   }
+  // `for fn in (a, b):` (8.26): fn is each element in turn. A launch in the
+  // loop's statements runs with every one of them (each walked, certain);
+  // elsewhere which one it sees is not followed here (each a "may").
+  if (auto iter = llvm::dyn_cast<pd::OpaqueOp>(def); iter && iter.getWhat() == "iter" &&
+                                                     iter->hasAttr("pallas.every_element") &&
+                                                     iter.getArgs().size() == 1) {
+    auto [containerValue, containerDoc] = follow(iter.getArgs()[0], doc);
+    auto container = containerValue ? containerValue.getDefiningOp<pd::OpaqueOp>() : nullptr;
+    if (!container || (container.getWhat() != "tuple" && container.getWhat() != "list"))
+      return {};
+    // The launch in the loop's own statements (not under an `if`, which may
+    // test fn, nor in a closure made there, which runs when called).
+    mlir::Operation* loop = iter->getParentOp();
+    bool inside = loop && loop->isAncestor(launch_);
+    for (mlir::Operation* op = launch_->getParentOp(); inside && op && op != loop;
+         op = op->getParentOp())
+      inside = !llvm::isa<pd::IfOp, pd::ClosureOp>(op);
+    Callable out;
+    for (mlir::Value e : container.getArgs()) {
+      Callable c = resolve(e, depth + 1, containerDoc);
+      std::vector<Callable> each =
+          c.alternatives.empty() ? std::vector<Callable>{c} : std::move(c.alternatives);
+      for (Callable& one : each) {
+        if (!one.block)
+          continue; // not followed: no finding from it
+        if (!inside)
+          one.dispatchText = "when the loop variable is " + one.name;
+        out.alternatives.push_back(std::move(one));
+      }
+    }
+    if (out.alternatives.size() == 1 && out.alternatives.front().dispatchText.empty())
+      return out.alternatives.front();
+    return out;
+  }
   if (auto prim = llvm::dyn_cast<pd::PrimOp>(def)) {
     if (prim.getArgs().empty())
       return {};
@@ -308,6 +342,19 @@ KernelWalk::Callable KernelWalk::resolveMethod(mlir::Value objectIn, llvm::Strin
   if (self)
     for (ClassRef& sub : subclassesOf(*cls))
       receivers.push_back(std::move(sub));
+  // The classes the document instantiates, when it instantiates some of them
+  // (8.25): `self` is one of those (a base class only its subclasses are
+  // built from contributes no method of its own).
+  if (self && receivers.size() > 1)
+    if (detail::DocumentSyntax s = ws_.syntaxOf(cls->path); s.doc) {
+      std::vector<std::string> built = names::instantiatedReceivers(*s.doc, cls->name);
+      std::vector<ClassRef> kept;
+      for (const ClassRef& r : receivers)
+        if (r.path == cls->path && llvm::is_contained(built, r.name))
+          kept.push_back(r);
+      if (!kept.empty())
+        receivers = std::move(kept);
+    }
   std::vector<std::pair<detail::FunctionRef, std::string>> found;
   for (const ClassRef& r : receivers) {
     detail::FunctionRef f = lookupMethod(r, attr);

@@ -84,7 +84,9 @@ std::vector<PathChoice> pathsOf(pd::LaunchOp launch) {
   for (mlir::Attribute a : launch.getPaths())
     s.insert(pd::enumName(a).str());
   bool unknown = s.count(pd::path::kUnknown) > 0;
-  bool may = unknown || s.size() > 1;
+  // Several paths are each taken (a loop over the values, 8.26), else one
+  // of them is: a run-time choice.
+  bool may = unknown || (s.size() > 1 && !launch->hasAttr("pallas.every_path"));
   std::set<ExecPath> chosen;
   if (s.count(pd::path::kInterpretHlo))
     chosen.insert(ExecPath::InterpretHlo);

@@ -312,6 +312,120 @@ def h(x):
       << "the with scope and the launch";
 }
 
+// `self.attr` is what the objects the document builds hold (8.27): the
+// argument __init__ stores (keyword, positional, default), the class
+// attribute of the instance's own class first; anything not known is
+// unknown, never a path; a class no call builds leaves it unknown too.
+// `for v in (...)` (8.28): every value runs, each certain (pallas.every_path).
+TEST(Interpret, InstanceAttributesAndLoopValues) {
+  std::string text = lowerToText(R"py(
+from jax.experimental import pallas as pl
+
+MODES = (True, False)
+
+def k(x_ref, o_ref):
+  o_ref[...] = x_ref[...]
+
+class Kw:
+  def __init__(self, interpret=False):
+    self.interpret = interpret
+  def kw(self, x):
+    return pl.pallas_call(k, out_shape=x, interpret=self.interpret)(x)
+
+class Pos:
+  def __init__(self, block, interpret=True):
+    self.interpret = interpret
+  def pos(self, x):
+    return pl.pallas_call(k, out_shape=x, interpret=self.interpret)(x)
+
+class Base:
+  MODE = False
+  def sub(self, x):
+    return pl.pallas_call(k, out_shape=x, interpret=self.MODE)(x)
+
+class Debug(Base):
+  MODE = True
+
+class Local:
+  def __init__(self, interpret):
+    self.interpret = interpret
+  def local(self, x):
+    return pl.pallas_call(k, out_shape=x, interpret=self.interpret)(x)
+
+class Stored:
+  def __init__(self):
+    self.mode = False
+  def stored(self, x):
+    return pl.pallas_call(k, out_shape=x, interpret=self.mode)(x)
+
+class Unbuilt:
+  MODE = True
+  def unbuilt(self, x):
+    return pl.pallas_call(k, out_shape=x, interpret=self.MODE)(x)
+
+def build(flag):
+  Kw(interpret=True)
+  Pos(64)
+  Debug()
+  Local(flag)
+  s = Stored()
+  s.mode = True
+
+def each(x):
+  for m in (True, False):
+    pl.pallas_call(k, out_shape=x, interpret=m)(x)
+
+def named(x):
+  for m in MODES:
+    pl.pallas_call(k, out_shape=x, interpret=m)(x)
+
+def cut(x):
+  for m in (True, False):
+    pl.pallas_call(k, out_shape=x, interpret=m)(x)
+    break
+
+def after(x):
+  for m in (True, False):
+    pass
+  return pl.pallas_call(k, out_shape=x, interpret=m)(x)
+
+def localtuple(x):
+  modes = (True, False)
+  for m in modes:
+    pl.pallas_call(k, out_shape=x, interpret=m)(x)
+
+def tested(x):
+  for m in (True, False):
+    if m is False:
+      pl.pallas_call(k, out_shape=x, interpret=m)(x)
+)py");
+  auto launchIn = [&](const std::string& fn) {
+    size_t at = text.find("pallas.func ");
+    at = text.find("@" + fn + " ", at);
+    if (at == std::string::npos)
+      at = text.find("." + fn + " ");
+    size_t l = text.find("pallas.launch", at);
+    return text.substr(l, text.find('\n', l) - l);
+  };
+  EXPECT_NE(launchIn("kw").find("paths [interpret_hlo]"), std::string::npos) << launchIn("kw");
+  EXPECT_NE(launchIn("pos").find("paths [interpret_hlo]"), std::string::npos) << launchIn("pos");
+  EXPECT_NE(launchIn("sub").find("paths [interpret_hlo]"), std::string::npos) << launchIn("sub");
+  EXPECT_NE(launchIn("local").find("paths [unknown]"), std::string::npos) << launchIn("local");
+  EXPECT_NE(launchIn("stored").find("paths [unknown]"), std::string::npos) << launchIn("stored");
+  EXPECT_NE(launchIn("unbuilt").find("paths [unknown]"), std::string::npos) << launchIn("unbuilt");
+  for (const char* fn : {"each", "named", "localtuple"}) {
+    EXPECT_NE(launchIn(fn).find("paths [compiled, interpret_hlo]"), std::string::npos)
+        << launchIn(fn);
+    EXPECT_NE(launchIn(fn).find("pallas.every_path"), std::string::npos) << launchIn(fn);
+  }
+  EXPECT_NE(launchIn("cut").find("paths [unknown]"), std::string::npos) << launchIn("cut");
+  EXPECT_NE(launchIn("after").find("paths [unknown]"), std::string::npos) << launchIn("after");
+  // Under an `if` that may test the value: one of them ("may"), not each.
+  EXPECT_NE(launchIn("tested").find("paths [compiled, interpret_hlo]"), std::string::npos)
+      << launchIn("tested");
+  EXPECT_EQ(launchIn("tested").find("pallas.every_path"), std::string::npos) << launchIn("tested");
+}
+
 TEST(Interpret, ExpressionsOverConstantsAreFoldedAsPythonDoes) {
   std::string text = lowerToText(R"py(
 from jax.experimental import pallas as pl

@@ -355,3 +355,26 @@ TEST(Incremental, ModuleValuesFollowEveryEdit) {
   p.editDocument(path, {replaceAt(now, "  INTERPRET = False", "  INTERPRET = True")});
   EXPECT_EQ(severities(), std::vector<Severity>{Severity::Error});
 }
+
+// A launch reading `self.interpret` depends on the calls that build the
+// object, in another unit (8.25): editing only that call (typing inside a
+// function body rebinds no name) still lowers the class's unit again.
+TEST(Incremental, InstanceAttributeFollowsTheConstructionSite) {
+  Project p;
+  const std::string path = "/v/instance.py";
+  p.setDocument(path, readFixture("flow_instance_init_positional_interpret.py"));
+  auto severities = [&] {
+    std::vector<Severity> out;
+    for (const Finding& f : p.findings(path))
+      if (f.code == "PLS001")
+        out.push_back(f.severity);
+    return out;
+  };
+  EXPECT_EQ(severities(), std::vector<Severity>{Severity::Error});
+  std::string now = p.documentText(path);
+  p.editDocument(path, {replaceAt(now, "Scaler(128, True)", "Scaler(128, False)")});
+  EXPECT_EQ(severities(), std::vector<Severity>{});
+  now = p.documentText(path);
+  p.editDocument(path, {replaceAt(now, "Scaler(128, False)", "Scaler(128, True)")});
+  EXPECT_EQ(severities(), std::vector<Severity>{Severity::Error});
+}

@@ -1,0 +1,537 @@
+// Names.h: `self.attr` read in a method, looked up the way Python looks it
+// up on the objects the document builds (docs/analysis.md 8.25): the
+// instance's own attribute (what the `__init__` found along the instance's
+// class stores, from the constructor call's arguments), else the class
+// attribute found along the bases of the instance's actual class (a
+// subclass's override first). The instances are the calls `K(...)` of the
+// document, K the method's class or a subclass of it defined there.
+#include "NamesInternal.h"
+
+#include <algorithm>
+#include <memory>
+#include <set>
+#include <unordered_map>
+
+namespace pallas::analysis::names {
+
+namespace {
+
+std::string textOf(TSNode n, const syntax::ParsedSource& doc) {
+  return str(doc.textOf(n));
+}
+
+TSNode definitionOf(TSNode stmt) {
+  return is(stmt, "decorated_definition") ? field(stmt, "definition") : stmt;
+}
+
+// The single expression of an expression statement, else null.
+TSNode expressionOf(TSNode stmt) {
+  return is(stmt, "expression_statement") && ts_node_named_child_count(stmt) == 1
+             ? ts_node_named_child(stmt, 0)
+             : TSNode{};
+}
+
+// A parameter's name and default (null when it has none); "*"/"**"-prefixed
+// for `*args` / `**kwargs`, "*" alone for the bare keyword-only marker.
+std::pair<std::string, TSNode> parameterOf(TSNode p, const syntax::ParsedSource& doc) {
+  if (is(p, "identifier"))
+    return {textOf(p, doc), TSNode{}};
+  if (is(p, "default_parameter") || is(p, "typed_default_parameter"))
+    return {textOf(field(p, "name"), doc), field(p, "value")};
+  if (is(p, "typed_parameter")) {
+    TSNode inner = ts_node_named_child(p, 0);
+    return {is(inner, "identifier") ? textOf(inner, doc) : parameterOf(inner, doc).first, TSNode{}};
+  }
+  if (is(p, "list_splat_pattern"))
+    return {"*" + textOf(ts_node_named_child(p, 0), doc), TSNode{}};
+  if (is(p, "dictionary_splat_pattern"))
+    return {"**" + textOf(ts_node_named_child(p, 0), doc), TSNode{}};
+  if (is(p, "keyword_separator"))
+    return {"*", TSNode{}};
+  return {"?", TSNode{}};
+}
+
+std::vector<std::pair<std::string, TSNode>> parametersOf(TSNode def,
+                                                         const syntax::ParsedSource& doc) {
+  std::vector<std::pair<std::string, TSNode>> out;
+  for (TSNode p : syntax::namedChildren(field(def, "parameters")))
+    if (!is(p, "comment") && !is(p, "positional_separator"))
+      out.push_back(parameterOf(p, doc));
+  return out;
+}
+
+struct ClassInfo {
+  TSNode def{};                   // the class_definition
+  std::vector<std::string> bases; // its bases that are classes of this document, in order
+  bool foreignBase = false;       // a base (or metaclass) that is not: it may define anything
+};
+
+struct Instances {
+  std::unordered_map<std::string, ClassInfo> classes;         // the module-level classes
+  std::unordered_map<std::string, std::vector<TSNode>> sites; // the calls `K(...)`, by K
+  // Classes named other than as the callee of a call, a base, an annotation
+  // or their own definition (`partial(K, ...)`, `factory = K`, `K.create()`):
+  // objects of them may be built where no call shows their arguments.
+  std::set<std::string> escaped;
+  // Attribute names stored other than by `self.a = v` among the top-level
+  // statements of an `__init__`: set at a time the lookup does not model.
+  std::set<std::string> storedElsewhere;
+  bool dynamic = false; // setattr / vars / __dict__ / __setattr__: any attribute may change
+  // Changes when any of the above may: the text of the classes and of the
+  // calls of them (a unit that read an instance attribute is lowered again).
+  std::string fingerprint;
+};
+
+// `self.a = v` as a top-level statement of an `__init__` written directly in
+// a class body, `self` its first parameter.
+bool isInitStore(TSNode assignment, TSNode target, const syntax::ParsedSource& doc) {
+  TSNode stmt = ts_node_parent(assignment);
+  TSNode block = ts_node_parent(stmt);
+  TSNode def = ts_node_parent(block);
+  if (!is(stmt, "expression_statement") || !is(def, "function_definition") ||
+      textOf(field(def, "name"), doc) != "__init__" ||
+      !ts_node_eq(field(assignment, "left"), target))
+    return false;
+  auto params = parametersOf(def, doc);
+  return !params.empty() && textOf(field(target, "object"), doc) == params.front().first;
+}
+
+Instances computeInstances(const syntax::ParsedSource& doc) {
+  Instances out;
+  for (TSNode stmt : syntax::namedChildren(doc.root())) {
+    TSNode d = definitionOf(stmt);
+    if (!is(d, "class_definition"))
+      continue;
+    ClassInfo info;
+    info.def = d;
+    for (TSNode base : syntax::namedChildren(field(d, "superclasses"))) {
+      if (is(base, "comment"))
+        continue;
+      if (is(base, "identifier") && textOf(base, doc) != "object")
+        info.bases.push_back(textOf(base, doc));
+      else if (!is(base, "identifier"))
+        info.foreignBase = true; // `nn.Module`, `metaclass=...`, `Generic[T]`
+    }
+    out.classes[textOf(field(d, "name"), doc)] = std::move(info);
+  }
+  for (auto& [name, info] : out.classes) {
+    auto foreign = [&](const std::string& b) { return !out.classes.count(b); };
+    if (std::any_of(info.bases.begin(), info.bases.end(), foreign))
+      info.foreignBase = true;
+  }
+  syntax::forEachNode(doc.root(), [&](TSNode n) {
+    if (is(n, "call")) {
+      TSNode callee = field(n, "function");
+      if (is(callee, "identifier"))
+        if (auto it = out.classes.find(textOf(callee, doc)); it != out.classes.end())
+          out.sites[it->first].push_back(n);
+    } else if (is(n, "identifier")) {
+      std::string_view t = doc.textOf(n);
+      out.dynamic |= t == "setattr" || t == "vars" || t == "__dict__" || t == "__setattr__";
+      if (auto it = out.classes.find(str(t)); it != out.classes.end()) {
+        TSNode parent = ts_node_parent(n);
+        bool called = is(parent, "call") && ts_node_eq(field(parent, "function"), n);
+        bool named = is(parent, "class_definition") && ts_node_eq(field(parent, "name"), n);
+        bool base = is(parent, "argument_list") && is(ts_node_parent(parent), "class_definition");
+        if (!called && !named && !base && !is(parent, "type") && !is(parent, "generic_type"))
+          out.escaped.insert(it->first);
+      }
+    } else if (is(n, "assignment") || is(n, "augmented_assignment") || is(n, "for_statement") ||
+               is(n, "as_pattern_target")) {
+      TSNode left = is(n, "as_pattern_target") ? n : field(n, "left");
+      syntax::forEachNode(left, [&](TSNode t) {
+        if (!is(t, "attribute"))
+          return syntax::Walk::Descend;
+        if (!(is(n, "assignment") && isInitStore(n, t, doc)))
+          out.storedElsewhere.insert(textOf(field(t, "attribute"), doc));
+        return syntax::Walk::SkipChildren;
+      });
+    }
+    return syntax::Walk::Descend;
+  });
+  std::string all;
+  for (auto& [name, info] : out.classes)
+    all += textOf(info.def, doc) + '\n';
+  for (auto& [name, calls] : out.sites)
+    for (TSNode c : calls)
+      all += textOf(c, doc) + '\n';
+  for (const std::string& a : out.storedElsewhere)
+    all += a + ',';
+  for (const std::string& k : out.escaped)
+    all += k + ';';
+  all += out.dynamic ? "dynamic" : "";
+  out.fingerprint = std::to_string(std::hash<std::string>{}(all));
+  return out;
+}
+
+// Once per tree, as names::moduleValue's table (NamesModuleValues.cpp).
+std::shared_ptr<const Instances> instancesOf(const syntax::ParsedSource& doc) {
+  thread_local std::vector<std::pair<uint64_t, std::shared_ptr<const Instances>>> recent;
+  for (auto& [revision, table] : recent)
+    if (revision == doc.revision())
+      return table;
+  auto table = std::make_shared<const Instances>(computeInstances(doc));
+  constexpr size_t kKept = 16;
+  if (recent.size() == kKept)
+    recent.erase(recent.begin());
+  recent.emplace_back(doc.revision(), table);
+  return table;
+}
+
+// The classes K's attribute lookup visits, in order (depth first, leftmost
+// base first: Python's MRO for hierarchies without diamonds); `open` when
+// it reaches a class that derives from something else than the document's
+// classes, which may define any attribute.
+std::vector<std::string> lookupOrder(const Instances& in, const std::string& k, bool& open) {
+  std::vector<std::string> order;
+  std::vector<std::string> work{k};
+  while (!work.empty() && order.size() < 64) {
+    std::string c = work.back();
+    work.pop_back();
+    if (std::find(order.begin(), order.end(), c) != order.end())
+      continue;
+    auto it = in.classes.find(c);
+    if (it == in.classes.end())
+      continue;
+    order.push_back(c);
+    open |= it->second.foreignBase;
+    for (auto b = it->second.bases.rbegin(); b != it->second.bases.rend(); ++b)
+      work.push_back(*b);
+  }
+  return order;
+}
+
+// Whether `name` is a parameter of `def`, or assigned in its body (its own
+// statements, not nested scopes').
+bool boundIn(TSNode def, const std::string& name, const syntax::ParsedSource& doc) {
+  for (auto& [p, _] : parametersOf(def, doc))
+    if (p.substr(std::min(p.find_first_not_of('*'), p.size())) == name)
+      return true;
+  return syntax::anyNode(
+      field(def, "body"),
+      [&](TSNode n) {
+        if (!(is(n, "assignment") || is(n, "augmented_assignment") || is(n, "for_statement") ||
+              is(n, "named_expression") || is(n, "as_pattern_target")))
+          return false;
+        TSNode left = is(n, "as_pattern_target")  ? n
+                      : is(n, "named_expression") ? field(n, "name")
+                                                  : field(n, "left");
+        return syntax::anyNode(
+            left, [&](TSNode t) { return is(t, "identifier") && textOf(t, doc) == name; },
+            [](TSNode t) { return is(t, "attribute") || is(t, "subscript"); });
+      },
+      [](TSNode n) {
+        return is(n, "function_definition") || is(n, "class_definition") || is(n, "lambda");
+      });
+}
+
+// The def or lambda around `node` (null at module level).
+TSNode enclosingScope(TSNode node) {
+  for (TSNode n = ts_node_parent(node); !isNull(n); n = ts_node_parent(n))
+    if (is(n, "function_definition") || is(n, "lambda"))
+      return n;
+  return TSNode{};
+}
+
+// A value and the def whose names it reads (null: module scope).
+struct Located {
+  TSNode value{};
+  TSNode scope{};
+};
+
+// The argument the call `site` passes for parameter `index` (named `name`)
+// of `init` (self excluded by the caller); its default when left out.
+std::optional<Located> argumentFor(TSNode site, TSNode init, const std::string& name,
+                                   const syntax::ParsedSource& doc) {
+  auto params = parametersOf(init, doc);
+  int index = -1;
+  for (size_t i = 1; i < params.size(); ++i) {
+    if (params[i].first == name) {
+      index = static_cast<int>(i) - 1;
+      break;
+    }
+    if (params[i].first.front() == '*')
+      break; // keyword-only from here on
+  }
+  TSNode dflt{};
+  for (auto& [p, d] : params)
+    if (p == name)
+      dflt = d;
+  int positional = 0;
+  for (TSNode a : syntax::namedChildren(field(site, "arguments"))) {
+    if (is(a, "comment"))
+      continue;
+    if (is(a, "list_splat") || is(a, "dictionary_splat"))
+      return std::nullopt; // positions or names unknown
+    if (is(a, "keyword_argument")) {
+      if (keywordName(a, doc) == name)
+        return Located{field(a, "value"), enclosingScope(site)};
+      continue;
+    }
+    if (positional++ == index)
+      return Located{a, enclosingScope(site)};
+  }
+  if (isNull(dflt))
+    return std::nullopt; // a required argument left out: TypeError
+  return Located{dflt, TSNode{}};
+}
+
+std::optional<TSNode> methodNamed(TSNode cls, const std::string& name,
+                                  const syntax::ParsedSource& doc) {
+  std::optional<TSNode> found;
+  for (TSNode stmt : syntax::namedChildren(field(cls, "body"))) {
+    TSNode d = definitionOf(stmt);
+    if (is(d, "function_definition") && textOf(field(d, "name"), doc) == name)
+      found = d;
+  }
+  return found;
+}
+
+// What `self.attr` holds in the object the call `site` of class K builds.
+std::optional<Located> valueIn(const Instances& in, const std::string& k, TSNode site,
+                               const std::string& attr, const syntax::ParsedSource& doc,
+                               const Globals& globals) {
+  if (in.dynamic || in.storedElsewhere.count(attr))
+    return std::nullopt;
+  // A dataclass / NamedTuple field: the constructor's argument (8.16).
+  if (auto f = constructedField(site, attr, doc, globals))
+    return Located{*f, enclosingScope(site)};
+  bool open = false;
+  std::vector<std::string> order = lookupOrder(in, k, open);
+  // The instance's own attribute: what the first `__init__` along the
+  // bases stores, its last top-level `self.attr = v`.
+  for (const std::string& c : order) {
+    std::optional<TSNode> init = methodNamed(in.classes.at(c).def, "__init__", doc);
+    if (!init)
+      continue;
+    auto params = parametersOf(*init, doc);
+    if (params.empty())
+      return std::nullopt;
+    TSNode stored{};
+    bool callsInit = false; // super().__init__(...): another __init__ may store it
+    for (TSNode stmt : syntax::namedChildren(field(*init, "body"))) {
+      TSNode e = expressionOf(stmt);
+      TSNode left = is(e, "assignment") ? field(e, "left") : TSNode{};
+      if (is(left, "attribute") && textOf(field(left, "attribute"), doc) == attr &&
+          textOf(field(left, "object"), doc) == params.front().first)
+        stored = field(e, "right");
+      callsInit |= syntax::anyNode(
+          stmt,
+          [&](TSNode n) {
+            return is(n, "call") && is(field(n, "function"), "attribute") &&
+                   doc.textOf(field(field(n, "function"), "attribute")) == "__init__";
+          },
+          [](TSNode) { return false; });
+    }
+    if (isNull(stored)) {
+      if (callsInit)
+        return std::nullopt;
+      break; // not an instance attribute: the class attribute below
+    }
+    if (is(stored, "identifier")) {
+      std::string name = textOf(stored, doc);
+      bool param =
+          std::any_of(params.begin() + 1, params.end(), [&](auto& p) { return p.first == name; });
+      if (param) {
+        // Rebound in the body: the argument may not be what it stores.
+        bool rebound = syntax::anyNode(
+            field(*init, "body"),
+            [&](TSNode n) {
+              return (is(n, "assignment") || is(n, "augmented_assignment")) &&
+                     is(field(n, "left"), "identifier") && textOf(field(n, "left"), doc) == name;
+            },
+            [](TSNode) { return false; });
+        if (rebound)
+          return std::nullopt;
+        return argumentFor(site, *init, name, doc);
+      }
+    }
+    return Located{stored, *init};
+  }
+  if (open)
+    return std::nullopt; // a base of another module may store or define it
+  // The class attribute, along the bases of the instance's class.
+  for (const std::string& c : order) {
+    TSNode found{};
+    for (TSNode stmt : syntax::namedChildren(field(in.classes.at(c).def, "body"))) {
+      TSNode d = definitionOf(stmt);
+      if (is(d, "function_definition") && textOf(field(d, "name"), doc) == attr)
+        return std::nullopt; // a method, not a value
+      TSNode e = expressionOf(stmt);
+      if (is(e, "assignment") && is(field(e, "left"), "identifier") &&
+          textOf(field(e, "left"), doc) == attr && !isNull(field(e, "right")))
+        found = field(e, "right");
+    }
+    if (!isNull(found))
+      return Located{found, TSNode{}};
+  }
+  return std::nullopt;
+}
+
+// `obj.attr` with obj the first parameter of a method of a module-level
+// class (read there or in a closure inside it): that class and method.
+struct SelfRead {
+  std::string cls, method;
+};
+std::optional<SelfRead> selfClass(TSNode expr, const syntax::ParsedSource& doc) {
+  TSNode object = field(expr, "object");
+  if (!is(object, "identifier"))
+    return std::nullopt;
+  std::string name = textOf(object, doc);
+  for (TSNode n = ts_node_parent(expr); !isNull(n); n = ts_node_parent(n)) {
+    if (is(n, "class_definition"))
+      return std::nullopt;
+    if (is(n, "lambda")) {
+      if (boundIn(n, name, doc))
+        return std::nullopt;
+      continue;
+    }
+    if (!is(n, "function_definition"))
+      continue;
+    auto params = parametersOf(n, doc);
+    if (params.empty() || params.front().first != name) {
+      if (boundIn(n, name, doc))
+        return std::nullopt;
+      continue;
+    }
+    TSNode outer = ts_node_parent(n);
+    if (is(outer, "decorated_definition")) {
+      for (TSNode d : syntax::namedChildren(outer))
+        if (is(d, "decorator")) {
+          std::string text = textOf(d, doc);
+          if (text.find("staticmethod") != std::string::npos ||
+              text.find("classmethod") != std::string::npos)
+            return std::nullopt;
+        }
+      outer = ts_node_parent(outer);
+    }
+    TSNode cls = ts_node_parent(outer);
+    TSNode top = is(cls, "class_definition") ? ts_node_parent(cls) : TSNode{};
+    if (is(top, "decorated_definition")) // @dataclass
+      top = ts_node_parent(top);
+    if (!is(outer, "block") || !is(cls, "class_definition") || !ts_node_eq(top, doc.root()))
+      return std::nullopt;
+    // `self = other` in the method: not the instance.
+    bool rebound = syntax::anyNode(
+        field(n, "body"),
+        [&](TSNode a) {
+          return is(a, "assignment") && is(field(a, "left"), "identifier") &&
+                 textOf(field(a, "left"), doc) == name;
+        },
+        [](TSNode) { return false; });
+    if (rebound)
+      return std::nullopt;
+    return SelfRead{textOf(field(cls, "name"), doc), textOf(field(n, "name"), doc)};
+  }
+  return std::nullopt;
+}
+
+// The document's classes whose attribute lookup passes through `cls`.
+std::vector<std::string> receiversOf(const Instances& in, const std::string& cls) {
+  std::vector<std::string> out;
+  for (auto& [k, _] : in.classes) {
+    bool open = false;
+    std::vector<std::string> order = lookupOrder(in, k, open);
+    if (std::find(order.begin(), order.end(), cls) != order.end())
+      out.push_back(k);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+} // namespace
+
+std::string instancesFingerprint(const syntax::ParsedSource& doc) {
+  return instancesOf(doc)->fingerprint;
+}
+
+std::vector<std::string> instantiatedReceivers(const syntax::ParsedSource& doc,
+                                               const std::string& cls) {
+  std::shared_ptr<const Instances> in = instancesOf(doc);
+  std::vector<std::string> out;
+  if (!in->classes.count(cls))
+    return out;
+  for (const std::string& k : receiversOf(*in, cls))
+    if (in->sites.count(k) || in->escaped.count(k))
+      out.push_back(k);
+  return out;
+}
+
+std::optional<InterpretEval>
+instanceAttributeInterpret(TSNode expr, const syntax::ParsedSource& doc, const Globals& globals) {
+  if (!is(expr, "attribute"))
+    return std::nullopt;
+  std::optional<SelfRead> read = selfClass(expr, doc);
+  if (!read)
+    return std::nullopt;
+  std::shared_ptr<const Instances> in = instancesOf(doc);
+  const std::string& cls = read->cls;
+  if (!in->classes.count(cls))
+    return std::nullopt;
+  std::string attr = textOf(field(expr, "attribute"), doc);
+  InterpretEval out;
+  out.text = textOf(expr, doc);
+  out.source = "module_constant";
+  // A construction that passes `self.attr` itself (`Op(self.interpret)` in
+  // a method): not followed a second time (each level would visit every
+  // construction again).
+  thread_local bool evaluating = false;
+  if (evaluating)
+    return InterpretEval{{"unknown"}, "unknown", out.text, {}, false};
+  struct Reentry {
+    bool& flag;
+    explicit Reentry(bool& f) : flag(f) { flag = true; }
+    ~Reentry() { flag = false; }
+    Reentry(const Reentry&) = delete;
+    Reentry& operator=(const Reentry&) = delete;
+  } reentry(evaluating);
+  std::set<std::string> paths;
+  bool any = false;
+  for (const std::string& k : receiversOf(*in, cls)) {
+    if (in->escaped.count(k))
+      return InterpretEval{{"unknown"}, "unknown", out.text, {}, false};
+    auto it = in->sites.find(k);
+    if (it == in->sites.end())
+      continue;
+    // K overrides the method the read is in: it runs there only through
+    // super(), with a value this lookup does not bound.
+    bool open = false;
+    bool overridden = false;
+    for (const std::string& c : lookupOrder(*in, k, open)) {
+      if (c == cls)
+        break;
+      overridden |= methodNamed(in->classes.at(c).def, read->method, doc).has_value();
+    }
+    for (TSNode site : it->second) {
+      any = true;
+      std::optional<Located> v =
+          overridden ? std::nullopt : valueIn(*in, k, site, attr, doc, globals);
+      // A name of the def the value is read in (the caller's local, an
+      // __init__'s own) is not followed: unknown.
+      LocalLookup scoped =
+          [&](const std::string& name) -> std::optional<std::pair<TSNode, std::string>> {
+        if (v && !isNull(v->scope) && boundIn(v->scope, name, doc))
+          return std::make_pair(TSNode{}, std::string("unknown"));
+        return std::nullopt;
+      };
+      InterpretEval e = v ? evaluateInterpret(v->value, doc, globals, scoped)
+                          : InterpretEval{{"unknown"}, "unknown", out.text, {}, false};
+      if (std::find(e.paths.begin(), e.paths.end(), "unknown") != e.paths.end() ||
+          e.paths.empty()) {
+        out.paths = {"unknown"};
+        out.source = "unknown";
+        out.params.clear();
+        return out;
+      }
+      paths.insert(e.paths.begin(), e.paths.end());
+      if (out.params.empty())
+        out.params = e.params;
+    }
+  }
+  if (!any)
+    return std::nullopt; // no instance built here: the callers decide
+  out.paths.assign(paths.begin(), paths.end());
+  return out;
+}
+
+} // namespace pallas::analysis::names
