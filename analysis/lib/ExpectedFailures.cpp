@@ -92,4 +92,55 @@ bool testExpectsFailure(const syntax::ParsedSource& doc, SourcePos at, std::stri
   return false;
 }
 
+bool handledWhereItRuns(const syntax::ParsedSource& doc, SourcePos at, std::string_view exception) {
+  if (exception.empty())
+    return false;
+  const auto names = catching(exception);
+  // Down from the root towards the launch with a cursor: every `try` whose
+  // body holds it, and whether one of its handlers catches the exception.
+  TSPoint p{at.line, at.column};
+  auto holds = [&](TSNode n) {
+    TSPoint s = ts_node_start_point(n), e = ts_node_end_point(n);
+    auto before = [](TSPoint a, TSPoint b) {
+      return a.row < b.row || (a.row == b.row && a.column <= b.column);
+    };
+    return before(s, p) && before(p, e);
+  };
+  bool handled = false;
+  TSTreeCursor cursor = ts_tree_cursor_new(doc.root());
+  do {
+    TSNode n = ts_tree_cursor_current_node(&cursor);
+    if (!is(n, "try_statement") || !holds(field(n, "body")))
+      continue;
+    for (TSNode clause : syntax::namedChildren(n)) {
+      if (!is(clause, "except_clause"))
+        continue;
+      // `except:` catches everything; else the classes it names (a tuple,
+      // `as e` aside: an alias never names a class).
+      bool named = false, catches = false;
+      for (TSNode part : syntax::namedChildren(clause)) {
+        if (is(part, "block") || is(part, "comment"))
+          continue;
+        named = true;
+        std::vector<TSNode> work{part};
+        while (!work.empty() && !catches) {
+          TSNode c = work.back();
+          work.pop_back();
+          if (is(c, "identifier") || is(c, "attribute"))
+            catches = names.count(lastPart(doc.textOf(c))) > 0;
+          else
+            for (TSNode child : syntax::namedChildren(c))
+              work.push_back(child);
+        }
+      }
+      if (!named || catches) {
+        handled = true;
+        break;
+      }
+    }
+  } while (!handled && ts_tree_cursor_goto_first_child_for_point(&cursor, p) >= 0);
+  ts_tree_cursor_delete(&cursor);
+  return handled;
+}
+
 } // namespace pallas::analysis

@@ -200,9 +200,10 @@ Project::findingsUnlessStopped(const std::string& path, const std::function<bool
              std::to_string(cache->stats().adopted - before.adopted) + " adopted");
   if (ctx.stopRequested())
     return std::nullopt;
-  // A test that asserts the launch raises this error wants it (ExpectedFailures.h).
-  // Only a document that spells assertRaises / pytest.raises can: the others
-  // are not searched per finding (a walk from the root each).
+  // A test that asserts the launch raises this error wants it, and a `try`
+  // around the launch that catches it handles it (ExpectedFailures.h). Only
+  // a document that spells assertRaises / pytest.raises or `except` can: the
+  // others are not searched per finding (a walk from the root each).
   std::map<std::string, bool> mayExpect;
   std::erase_if(out, [&](const Finding& f) {
     if (!f.launch || f.jaxException.empty())
@@ -211,9 +212,12 @@ Project::findingsUnlessStopped(const std::string& path, const std::function<bool
     if (!doc)
       return false;
     auto [it, fresh] = mayExpect.try_emplace(f.launch->path, false);
-    if (fresh)
-      it->second = doc->doc.text().find("aises") != std::string::npos;
-    return it->second && testExpectsFailure(doc->doc, f.launch->range.start, f.jaxException);
+    if (fresh) {
+      const std::string& t = doc->doc.text();
+      it->second = t.find("aises") != std::string::npos || t.find("except") != std::string::npos;
+    }
+    return it->second && (testExpectsFailure(doc->doc, f.launch->range.start, f.jaxException) ||
+                          handledWhereItRuns(doc->doc, f.launch->range.start, f.jaxException));
   });
   std::map<std::string, std::vector<std::string_view>> lines; // per document, split once
   auto linesOf = [&](const std::string& p) -> const std::vector<std::string_view>* {

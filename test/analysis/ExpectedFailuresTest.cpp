@@ -66,4 +66,41 @@ TEST(ExpectedFailures, AnotherErrorOrAFunctionThatIsNotATestKeepsIt) {
   EXPECT_EQ(findings(helper), 1u);
 }
 
+// A program (not a test) that falls back when the launch raises: a handler
+// of the try around the launch that catches JAX's error handles it.
+std::string fallbackFile(const std::string& handler) {
+  return R"(import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+def kernel(x_ref, o_ref):
+  def scope(acc_ref):
+    return acc_ref[...]
+  o_ref[...] = x_ref[...] + pl.run_scoped(scope, plgpu.ACC((64, 64), jnp.float32))
+
+
+def run(x):
+  try:
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((64, 64), jnp.float32),
+                          interpret=True)(x)
+)" + handler +
+         "    return x\n";
+}
+
+TEST(ExpectedFailures, ATryAroundTheLaunchThatCatchesTheErrorHandlesIt) {
+  EXPECT_EQ(findings(fallbackFile("  except NotImplementedError:\n")), 0u);
+  EXPECT_EQ(findings(fallbackFile("  except (KeyError, RuntimeError) as e:\n")), 0u);
+  EXPECT_EQ(findings(fallbackFile("  except:\n")), 0u);
+  // A handler of another error, or a try that ends before the launch.
+  EXPECT_EQ(findings(fallbackFile("  except ValueError:\n")), 1u);
+  std::string before = fallbackFile("  except NotImplementedError:\n");
+  const std::string tryLine = "  try:\n", handler = "  except NotImplementedError:\n";
+  before.replace(before.rfind(handler), handler.size(), "  finally:\n");
+  before.replace(before.find(tryLine), tryLine.size(),
+                 "  try:\n    pass\n  except NotImplementedError:\n    pass\n  try:\n");
+  EXPECT_EQ(findings(before), 1u) << before;
+}
+
 } // namespace
