@@ -136,6 +136,8 @@ std::vector<CallContext> evaluate(CallIndex& index, const detail::CallEdge& edge
   }
   if (auto k = llvm::dyn_cast_or_null<pd::ConstantOp>(def)) {
     c.argumentText = name + "=" + k.getValue().str();
+    c.argument = v;
+    c.argumentDoc = edge.caller.path;
     if (auto p = pathOfLiteral(k.getValue()))
       c.paths = {*p};
     return {c};
@@ -217,8 +219,14 @@ std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& do
         static_cast<int>(arg.getArgNumber()) == param)
       continue;
     if (value) {
-      for (CallContext& c : evaluate(index, e, value, keyword, depth, attribute))
+      for (CallContext& c : evaluate(index, e, value, keyword, depth, attribute)) {
+        // What the launch function's own parameter holds in this context
+        // (not a field of it: `attribute` reads one).
+        if (depth == 0 && attribute.empty() && c.argument && !c.parameter && !viaKwargs &&
+            !func.getBody().empty())
+          c.parameter = func.getBody().front().getArgument(static_cast<unsigned>(param));
         out.push_back(std::move(c));
+      }
       continue;
     }
     CallContext c;

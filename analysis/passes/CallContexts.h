@@ -29,6 +29,11 @@ struct CallContext {
   std::string callee;       // the function holding the launch (or the next hop)
   std::string argumentText; // "interpret=True", "interpret (its default)", ...
   bool usesDefault = false; // the caller leaves the argument out
+  // The value the caller passes (in its document) for the launch function's
+  // parameter `parameter`, when it is a constant: a walk of the launch
+  // under this context binds it (a closure's `if not interpret:` reads it).
+  mlir::Value argument, parameter;
+  std::string argumentDoc;
 };
 
 // The workspace's call edges indexed by callee, built once per pass run.

@@ -130,6 +130,11 @@ public:
   // The kernels the launch's callers pass, for a body that is a parameter
   // of the function around the launch (set before run()).
   void setBodyArguments(std::vector<LaunchBodyArgument> args) { bodyArguments_ = std::move(args); }
+  // What a parameter of the function around the launch holds in the caller
+  // context this walk judges (set before run()).
+  void bindParameter(mlir::Value parameter, mlir::Value value, std::string doc) {
+    argValues_[parameter] = {value, std::move(doc)};
+  }
   bool run();
   const std::vector<BoundPrimitive>& bindings() const { return bindings_; }
   // The kernel body's name and definition (the first hop).

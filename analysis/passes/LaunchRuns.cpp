@@ -314,6 +314,15 @@ void forEachLaunch(detail::PassContext& ctx, const std::string& doc, mlir::Modul
       for (const LaunchRun& run : plan.runs) {
         KernelWalk walk(ctx.workspace, kb, run.pc.path, launch, doc);
         walk.setBodyArguments(bodies.arguments);
+        // The caller's constant for the launch function's parameter, when
+        // every context of this run passes the same one.
+        if (!run.via.empty() && run.via.front()->parameter &&
+            llvm::all_of(run.via, [&](const CallContext* c) {
+              return c->parameter == run.via.front()->parameter &&
+                     c->argumentText == run.via.front()->argumentText;
+            }))
+          walk.bindParameter(run.via.front()->parameter, run.via.front()->argument,
+                             run.via.front()->argumentDoc);
         if (!walk.run())
           continue;
         visit({doc, launch, plan.global, run, walk});
