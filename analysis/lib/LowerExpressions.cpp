@@ -416,7 +416,14 @@ CallableRef Lowerer::callableOf(TSNode expr) {
         CallableRef inner = callableOf(ts_node_named_child(args, 0));
         --nesting_;
         inner.text = c.text;
-        lowerArgs(args, 1); // the bound arguments are evaluated here
+        if (!inner.symbol.empty() && !inner.value && ts_node_named_child_count(args) > 1) {
+          // A module function with bound arguments: the symbol names the
+          // function, and the partial's value carries what it binds (a
+          // kernel's `interpret=True` flag its walk reads).
+          inner.value = lowerExpr(expr);
+        } else {
+          lowerArgs(args, 1); // the bound arguments are evaluated here
+        }
         return inner;
       }
     }

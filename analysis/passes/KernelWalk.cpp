@@ -212,7 +212,14 @@ bool isStaticallyReachable(mlir::Operation* op) {
 
 bool KernelWalk::run() {
   Callable body;
-  if (launch_.getBody()) {
+  if (launch_.getBody() && launch_.getBodyValue()) {
+    // A partial of a module function: the function, with what the partial
+    // binds to its parameters.
+    doc_ = launchPath_;
+    body = resolve(launch_.getBodyValue());
+    if (!body.block || !body.alternatives.empty())
+      body = fromFunction(ws_.resolveLaunchBody(launchPath_, launch_));
+  } else if (launch_.getBody()) {
     body = fromFunction(ws_.resolveLaunchBody(launchPath_, launch_));
   } else if (launch_.getBodyValue()) {
     doc_ = launchPath_;
