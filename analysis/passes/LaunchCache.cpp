@@ -245,8 +245,7 @@ uint64_t LaunchCache::slotId(const LaunchKey& key, Kind kind, uint64_t extra) {
   return mix(id, extra);
 }
 
-std::optional<uint64_t> LaunchCache::placeOf(dialect::LaunchOp launch, Kind kind,
-                                             uint64_t extra) {
+std::optional<uint64_t> LaunchCache::placeOf(dialect::LaunchOp launch, Kind kind, uint64_t extra) {
   const LaunchKey& key = placed(launch);
   if (!key.placed)
     return std::nullopt;

@@ -463,38 +463,32 @@ def param_branch(x, interpret=False):
 def unknown_key(x, key):
   return pl.pallas_call(k, out_shape=x, interpret=CONFIG[key])(x)
 )py");
-  auto launchIn = [&](const std::string& fn) {
-    size_t at = text.find("pallas.func def @" + fn + " ");
-    size_t l = text.find("pallas.launch", at);
-    return text.substr(l, text.find('\n', l) - l);
+  // What each function's launch must say (a piece of its pallas.launch line).
+  const std::vector<std::pair<std::string, std::string>> expected{
+      {"not_flag", "paths [interpret_hlo]"},
+      {"not_flag", "interpret module_constant"},
+      {"compare", "paths [compiled]"},
+      {"last_key", "paths [compiled]"}, // a repeated key: the last one wins, as in Python
+      {"index", "paths [interpret_hlo]"},
+      // `None or InterpretGPUParams()` is the params object: GPU interpret mode.
+      {"either", "paths [interpret_gpu]"},
+      {"branch", "paths [interpret_hlo]"},
+      {"local_dict", "paths [interpret_hlo]"},
+      // A parameter's value comes from its callers: `not compiled` is not
+      // folded from the default, and a branch that is the parameter keeps
+      // its name for the call contexts.
+      {"over_param", "paths [unknown]"},
+      {"param_branch", "interpret default_param"},
+      {"param_branch", "interpret_text = \"interpret\""},
+      {"unknown_key", "paths [unknown]"},
   };
-  EXPECT_NE(launchIn("not_flag").find("paths [interpret_hlo]"), std::string::npos)
-      << launchIn("not_flag");
-  EXPECT_NE(launchIn("not_flag").find("interpret module_constant"), std::string::npos);
-  EXPECT_NE(launchIn("compare").find("paths [compiled]"), std::string::npos) << launchIn("compare");
-  // A repeated key: the last one wins, as in Python.
-  EXPECT_NE(launchIn("last_key").find("paths [compiled]"), std::string::npos)
-      << launchIn("last_key");
-  EXPECT_NE(launchIn("index").find("paths [interpret_hlo]"), std::string::npos)
-      << launchIn("index");
-  // `None or InterpretGPUParams()` is the params object: GPU interpret mode.
-  EXPECT_NE(launchIn("either").find("paths [interpret_gpu]"), std::string::npos)
-      << launchIn("either");
-  EXPECT_NE(launchIn("branch").find("paths [interpret_hlo]"), std::string::npos)
-      << launchIn("branch");
-  EXPECT_NE(launchIn("local_dict").find("paths [interpret_hlo]"), std::string::npos)
-      << launchIn("local_dict");
-  // A parameter's value comes from its callers: `not compiled` is not
-  // folded from the default, and a branch that is the parameter keeps its
-  // name for the call contexts.
-  EXPECT_NE(launchIn("over_param").find("paths [unknown]"), std::string::npos)
-      << launchIn("over_param");
-  EXPECT_NE(launchIn("param_branch").find("interpret default_param"), std::string::npos)
-      << launchIn("param_branch");
-  EXPECT_NE(launchIn("param_branch").find("interpret_text = \"interpret\""), std::string::npos)
-      << launchIn("param_branch");
-  EXPECT_NE(launchIn("unknown_key").find("paths [unknown]"), std::string::npos)
-      << launchIn("unknown_key");
+  for (const auto& [fn, piece] : expected) {
+    size_t at = text.find("pallas.func def @" + fn + " ");
+    ASSERT_NE(at, std::string::npos) << fn;
+    size_t l = text.find("pallas.launch", at);
+    std::string line = text.substr(l, text.find('\n', l) - l);
+    EXPECT_NE(line.find(piece), std::string::npos) << fn << ": " << line;
+  }
 }
 
 TEST(Bodies, HigherOrderConstructs) {
