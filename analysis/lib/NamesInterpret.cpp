@@ -94,15 +94,12 @@ std::optional<TSNode> fieldOfObject(TSNode built, const std::string& attr,
   if (depth > kMaxDepth)
     return std::nullopt;
   if (is(built, "identifier")) {
-    std::string name = str(doc.textOf(built));
-    if (lookupLocal)
-      if (auto l = lookupLocal(name))
-        return l->second == "local"
-                   ? fieldOfObject(l->first, attr, doc, globals, lookupLocal, depth + 1)
-                   : std::nullopt;
-    if (auto mv = moduleValue(doc, name); mv && mv->state == ModuleValue::State::Known)
-      return fieldOfObject(mv->value, attr, doc, globals, nullptr, depth + 1);
-    return std::nullopt;
+    // A module-level value's own names are the module's.
+    bool fromModule = false;
+    auto value = valueOfName(built, doc, lookupLocal, &fromModule);
+    return value ? fieldOfObject(*value, attr, doc, globals, fromModule ? nullptr : lookupLocal,
+                                 depth + 1)
+                 : std::nullopt;
   }
   if (!is(built, "call"))
     return std::nullopt;

@@ -104,6 +104,10 @@ void LaunchCache::beginRun(const PassContext& ctx, uint64_t otherDocuments, uint
     recorded_.clear();
   recordedInputs_ = inputs;
   index_ = std::make_unique<SmemIndex>(ctx);
+  // The statements and names keys are made of: a Record run makes no key
+  // (only a launch's place), so it skips them.
+  if (mode == Mode::Record)
+    return;
   units_ = std::make_unique<Units>();
   uint64_t fp = mix(otherDocuments, hashOf(ctx.path));
   fp = mix(fp, hashOf(ctx.options.knowledgePath));
