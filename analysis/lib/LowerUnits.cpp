@@ -184,7 +184,10 @@ std::vector<Unit> enumerateUnits(const syntax::ParsedSource& doc) {
       // (KernelTakingWrappers.cpp): it returns something and launches a
       // nested decorated def. Test methods, which return nothing, stay
       // cheap to edit.
-      if (u.kind == "method" && mayTakeKernel(def))
+      // A nested decorator needs an `@` after the def's own line, which most
+      // methods lack: the text test spares them the walk of their body.
+      if (u.kind == "method" && u.text.find('@', e - b + 1) != std::string_view::npos &&
+          mayTakeKernel(def))
         u.headerHash = llvm::hash_combine(u.headerHash, u.textHash);
       // And a function that declares `global`: its body decides what a
       // module-level name holds once a module-level call has run it

@@ -295,6 +295,9 @@ private:
   llvm::DenseMap<mlir::Value, unsigned> refPacks_;
   std::vector<std::string> dispatch_;                       // the uncertain dispatches being walked
   mutable std::map<std::string, mlir::Value> moduleValues_; // moduleValue(), per "doc\nname"
+  // basesOf(), per "path\nclass": subclassesOf asks it of every class of a
+  // file for every class, and each answer scanned the module's statements.
+  mutable std::map<std::string, std::vector<ClassRef>> bases_;
 };
 
 // A launch the Mosaic GPU analysis applies to: not one whose arguments select

@@ -51,7 +51,10 @@ std::optional<KernelWalk::ClassRef> KernelWalk::classNamed(const std::string& do
 }
 
 std::vector<KernelWalk::ClassRef> KernelWalk::basesOf(const ClassRef& cls) const {
-  std::vector<ClassRef> out;
+  auto [memo, fresh] = bases_.try_emplace(cls.path + "\n" + cls.name);
+  if (!fresh)
+    return memo->second;
+  std::vector<ClassRef>& out = memo->second;
   detail::DocumentSyntax s = ws_.syntaxOf(cls.path);
   if (!s.doc || !s.globals)
     return out;

@@ -5,6 +5,7 @@
 
 #include "TempDir.h"
 #include "check/Checker.h"
+#include "check/PythonCode.h"
 
 #include <algorithm>
 #include <gtest/gtest.h>
@@ -130,6 +131,31 @@ TEST(Relevance, OtherIdentifiersThatContainALaunchNameDoNotLaunch) {
       "from jax._src.pallas import core\nimport jax._src.pallas.core as core\n", // jax.*: by name
       "from jax.experimental.pallas import pallas_call as pc\n"}; // spelled on the import
   EXPECT_EQ(launchingIn(files, texts), (std::vector<bool>{false, false, true, false, true}));
+}
+
+TEST(Relevance, ALaunchSpelledOnlyInACommentOrAStringDoesNotLaunch) {
+  // JAX's own sources name pallas_call in error messages (f-strings too),
+  // docstrings and comments; code that launches is still found, in an
+  // f-string's braces and through getattr with a constant name too.
+  std::vector<std::filesystem::path> files{"/r/a.py", "/r/b.py", "/r/c.py", "/r/d.py",
+                                           "/r/e.py", "/r/f.py", "/r/g.py"};
+  std::vector<std::string_view> texts{
+      "# calls pl.pallas_call\nx = 1\n",
+      "def f():\n  '''Like pallas_call, nested.'''\n  raise ValueError(f\"bad pallas_call {x}\")\n",
+      "msg = 'see plgpu.kernel' + r\"core_map\\\"\" + b'pallas_call '\n",
+      "y = f\"{pl.pallas_call(k, out_shape=s)(x)}\"\n",
+      "call = getattr(pl, \"pallas_call\")\n",
+      "s = 'it''s'  # \"\nplgpu.kernel(body)(x)\n",
+      "doc = '''unterminated\npl.pallas_call(k)(x)\n"};
+  EXPECT_EQ(launchingIn(files, texts),
+            (std::vector<bool>{false, false, false, true, true, true, true}));
+}
+
+TEST(Relevance, CodeOnlyBlanksCommentsAndStringTextKeepingOffsets) {
+  std::string src = "a = 'x#y'  # note\nb = f\"v={a!r:>{w}} {{lit}}\" \"\"\"doc\n\"\"\" rb'\\''\n";
+  std::string code = codeOnly(src);
+  ASSERT_EQ(code.size(), src.size());
+  EXPECT_EQ(code, "a = '   '        \nb = f\"  {a!r:>{w}}        \" \"\"\"   \n\"\"\" rb'  '\n");
 }
 
 TEST(Relevance, WorkspaceImportsResolveToTheFilesTheyName) {

@@ -1,5 +1,6 @@
 #include "Relevance.h"
 
+#include "PythonCode.h"
 #include "pallas/analysis/ModuleCandidates.h"
 
 #include <algorithm>
@@ -232,9 +233,15 @@ bool spellsIdentifier(std::string_view text, std::string_view word) {
   return false;
 }
 
-bool spellsLaunch(std::string_view text) {
+bool spellsLaunchAnywhere(std::string_view text) {
   return spellsIdentifier(text, "pallas_call") || spellsIdentifier(text, "core_map") ||
          spellsKernelLaunch(text);
+}
+
+// In code: not only in a comment, a docstring or an error message. The
+// blanking runs only on the files the plain test lets through.
+bool spellsLaunch(std::string_view text) {
+  return spellsLaunchAnywhere(text) && spellsLaunchAnywhere(codeOnly(text));
 }
 
 } // namespace

@@ -36,7 +36,8 @@ std::vector<bool> relevantFiles(const std::vector<std::filesystem::path>& files,
 // demand. So `check` analyses only these (of the relevant files): a file
 // that spells none of `pallas_call`, `core_map` (as whole identifiers:
 // `pallas_call_p` is another name), `.kernel` (or `kernel` on an import
-// line), and (when it names pallas or mosaic) imports nothing by the name of
+// line) in code (a comment or a string literal does not count: codeOnly),
+// and (when it names pallas or mosaic) imports nothing by the name of
 // a file that does (a launch wrapper or a partial bound there) from a module
 // that can be a file of the run (not `jax.*`, which the analysis resolves by
 // name), cannot launch. On JAX's own repository this skips most of the files
