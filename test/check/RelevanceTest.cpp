@@ -129,8 +129,13 @@ TEST(Relevance, OtherIdentifiersThatContainALaunchNameDoNotLaunch) {
       "def core_map_lowering_rule(ctx):\n  return ctx\n",           // nor core_map
       "from jax._src.pallas import pallas_call\nx = 1  # pallas\n", // spelled: launching
       "from jax._src.pallas import core\nimport jax._src.pallas.core as core\n", // jax.*: by name
-      "from jax.experimental.pallas import pallas_call as pc\n"}; // spelled on the import
-  EXPECT_EQ(launchingIn(files, texts), (std::vector<bool>{false, false, true, false, true}));
+      "from jax.experimental.pallas import pallas_call as pc\n", // spelled on the import
+      "def pallas_call(kernel, **kw):\n  return kernel\n",       // defines it: no use
+      "def  core_map(mesh):\n  pass\nundef core_map\n",          // `undef` is no def
+      "def pallas_call(k):\n  return pl.pallas_call(k)\n"};      // and uses it
+  files.insert(files.end(), {"/r/defs.py", "/r/undef.py", "/r/both.py"});
+  EXPECT_EQ(launchingIn(files, texts),
+            (std::vector<bool>{false, false, true, false, true, false, true, true}));
 }
 
 TEST(Relevance, ALaunchSpelledOnlyInACommentOrAStringDoesNotLaunch) {

@@ -64,10 +64,26 @@ std::optional<std::string> readSourceFile(const std::string& path, std::string* 
   size_t got = 0;
   for (;;) {
     // The file may grow while it is read: read until EOF, up to the cap.
+    // The end is probed with a small buffer first, so the usual file (as
+    // large as fstat said) is neither grown nor copied.
     if (got == text.size()) {
       if (text.size() > maxBytes)
         break;
+      char probe[4096];
+      ssize_t n = ::read(fd, probe, sizeof probe);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0) {
+        if (n == 0)
+          break;
+        int error = errno;
+        ::close(fd);
+        return fail(std::strerror(error));
+      }
+      text.append(probe, static_cast<size_t>(n));
+      got += static_cast<size_t>(n);
       text.resize(std::min(maxBytes + 1, text.size() + size_t{64} * 1024));
+      continue;
     }
     ssize_t n = ::read(fd, text.data() + got, text.size() - got);
     if (n < 0 && errno == EINTR)

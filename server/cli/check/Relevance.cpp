@@ -223,11 +223,18 @@ bool spellsKernelLaunch(std::string_view text) {
 // or `interpret_pallas_call` are other names. A launch API is always spelled
 // as its own identifier somewhere (the call, the import, the alias or the
 // partial that binds it): the canonical API keeps the attribute as written.
+// The name a `def` gives is no use of it (JAX's own pallas_call.py and
+// core.py define the APIs).
 bool spellsIdentifier(std::string_view text, std::string_view word) {
+  auto defines = [&](size_t at) {
+    size_t end = text.find_last_not_of(" \t", at == 0 ? 0 : at - 1);
+    return at > 0 && end != std::string_view::npos && end >= 2 &&
+           text.substr(end - 2, 3) == "def" && (end == 2 || !identChar(text[end - 3]));
+  };
   for (size_t at = 0; (at = text.find(word, at)) != std::string_view::npos; at += word.size()) {
     bool startsWord = at == 0 || !identChar(text[at - 1]);
     bool endsWord = at + word.size() >= text.size() || !identChar(text[at + word.size()]);
-    if (startsWord && endsWord)
+    if (startsWord && endsWord && !defines(at))
       return true;
   }
   return false;
