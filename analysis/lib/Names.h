@@ -224,6 +224,12 @@ std::optional<TSNode> constructedField(TSNode call, const std::string& attr,
 // one of them is not known; nullopt when the document builds none.
 std::optional<InterpretEval>
 instanceAttributeInterpret(TSNode expr, const syntax::ParsedSource& doc, const Globals& globals);
+// `Cfg.interpret` with Cfg a class of the document: the class attribute
+// found along its bases (a class body's `interpret = True`), unless some
+// statement stores that attribute name or the module sets attributes
+// dynamically; nullopt when not known.
+std::optional<InterpretEval> classAttributeInterpret(TSNode expr, const syntax::ParsedSource& doc,
+                                                     const Globals& globals);
 // Changes whenever what instanceAttributeInterpret reads may (the
 // document's classes and the calls of them).
 std::string instancesFingerprint(const syntax::ParsedSource& doc);

@@ -287,6 +287,28 @@ std::optional<TSNode> methodNamed(TSNode cls, const std::string& name,
   return found;
 }
 
+// The class attribute `attr` found along `order` (a class's lookup order):
+// the last `attr = v` of the first class body that assigns it; nullopt when
+// none does or the first one defines it as a method.
+std::optional<Located> classAttribute(const Instances& in, const std::vector<std::string>& order,
+                                      const std::string& attr, const syntax::ParsedSource& doc) {
+  for (const std::string& c : order) {
+    TSNode found{};
+    for (TSNode stmt : syntax::namedChildren(field(in.classes.at(c).def, "body"))) {
+      TSNode d = definitionOf(stmt);
+      if (is(d, "function_definition") && textOf(field(d, "name"), doc) == attr)
+        return std::nullopt; // a method, not a value
+      TSNode e = expressionOf(stmt);
+      if (is(e, "assignment") && is(field(e, "left"), "identifier") &&
+          textOf(field(e, "left"), doc) == attr && !isNull(field(e, "right")))
+        found = field(e, "right");
+    }
+    if (!isNull(found))
+      return Located{found, TSNode{}};
+  }
+  return std::nullopt;
+}
+
 // What `self.attr` holds in the object the call `site` of class K builds.
 std::optional<Located> valueIn(const Instances& in, const std::string& k, TSNode site,
                                const std::string& attr, const syntax::ParsedSource& doc,
@@ -350,22 +372,7 @@ std::optional<Located> valueIn(const Instances& in, const std::string& k, TSNode
   }
   if (open)
     return std::nullopt; // a base of another module may store or define it
-  // The class attribute, along the bases of the instance's class.
-  for (const std::string& c : order) {
-    TSNode found{};
-    for (TSNode stmt : syntax::namedChildren(field(in.classes.at(c).def, "body"))) {
-      TSNode d = definitionOf(stmt);
-      if (is(d, "function_definition") && textOf(field(d, "name"), doc) == attr)
-        return std::nullopt; // a method, not a value
-      TSNode e = expressionOf(stmt);
-      if (is(e, "assignment") && is(field(e, "left"), "identifier") &&
-          textOf(field(e, "left"), doc) == attr && !isNull(field(e, "right")))
-        found = field(e, "right");
-    }
-    if (!isNull(found))
-      return Located{found, TSNode{}};
-  }
-  return std::nullopt;
+  return classAttribute(in, order, attr, doc);
 }
 
 // `obj.attr` with obj the first parameter of a method of a module-level
@@ -532,6 +539,32 @@ instanceAttributeInterpret(TSNode expr, const syntax::ParsedSource& doc, const G
     return std::nullopt; // no instance built here: the callers decide
   out.paths.assign(paths.begin(), paths.end());
   return out;
+}
+
+std::optional<InterpretEval> classAttributeInterpret(TSNode expr, const syntax::ParsedSource& doc,
+                                                     const Globals& globals) {
+  if (!is(expr, "attribute") || !is(field(expr, "object"), "identifier"))
+    return std::nullopt;
+  std::string cls = textOf(field(expr, "object"), doc);
+  const Binding* b = globals.find(cls);
+  if (!b || b->kind != Binding::Kind::Class || !b->file.empty())
+    return std::nullopt; // not a class of this document
+  std::shared_ptr<const Instances> in = instancesOf(doc);
+  std::string attr = textOf(field(expr, "attribute"), doc);
+  if (!in->classes.count(cls) || in->dynamic || in->storedElsewhere.count(attr))
+    return std::nullopt; // `Cfg.interpret = ...` somewhere: which value runs is not followed
+  bool open = false;
+  std::vector<std::string> order = lookupOrder(*in, cls, open);
+  std::optional<Located> v = classAttribute(*in, order, attr, doc);
+  if (!v && open)
+    return std::nullopt; // a base of another module may define it
+  if (!v)
+    return std::nullopt;
+  InterpretEval e = evaluateInterpret(v->value, doc, globals, nullptr);
+  e.text = textOf(expr, doc);
+  if (e.source != "unknown")
+    e.source = "module_constant";
+  return e;
 }
 
 } // namespace pallas::analysis::names

@@ -293,6 +293,10 @@ InterpretEval evaluateInterpret(TSNode expr, const syntax::ParsedSource& doc,
       inst->text = e.text;
       return *inst;
     }
+    // `Cfg.interpret`, a class attribute (not shadowed by a local name).
+    if (!(lookupLocal && lookupLocal(str(doc.textOf(field(expr, "object"))))))
+      if (auto cls = classAttributeInterpret(expr, doc, globals))
+        return *cls;
     std::string attr = str(doc.textOf(field(expr, "attribute")));
     if (auto v = fieldOfObject(field(expr, "object"), attr, doc, globals, lookupLocal, 0)) {
       InterpretEval inner = evaluateInterpret(*v, doc, globals, nullptr);

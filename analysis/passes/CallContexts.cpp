@@ -118,6 +118,23 @@ std::vector<CallContext> evaluate(CallIndex& index, const detail::CallEdge& edge
   mlir::Operation* def = v.getDefiningOp();
   c.selector = detail::sourceLocation(def ? def->getLoc() : edge.site->getLoc());
   if (!attribute.empty()) {
+    // A copy with fields replaced (`dataclasses.replace(cfg, interpret=True)`,
+    // `opts._replace(interpret=True)`): the replacement when it names the
+    // field, else the field of the object copied.
+    if (auto copy = llvm::dyn_cast_or_null<pd::PrimOp>(def);
+        copy && !copy.getArgs().empty() &&
+        (copy.getApi() == "dataclasses.replace" || copy.getApi() == "value._replace") &&
+        strAt(copy.getKeywords(), 0).empty()) {
+      bool splat = false;
+      for (unsigned j = 1; j < copy.getArgs().size(); ++j) {
+        std::string kw = strAt(copy.getKeywords(), j);
+        if (kw == attribute)
+          return evaluate(index, edge, copy.getArgs()[j], name + "." + attribute, depth);
+        splat |= kw.empty() || kw.front() == '*';
+      }
+      if (!splat)
+        return evaluate(index, edge, copy.getArgs()[0], name, depth, attribute);
+    }
     if (auto built = llvm::dyn_cast_or_null<pd::CallIndirectOp>(def)) {
       auto cls = built.getCallee().getDefiningOp<pd::GlobalOp>();
       if (cls && cls.getResolved().starts_with("class:")) {

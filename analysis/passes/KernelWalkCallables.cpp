@@ -138,6 +138,28 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
       return out.alternatives.front();
     return out;
   }
+  // `kernel if fenced else plain` (lowered as its branch, its condition and
+  // its other branch): the branch the condition picks when the walk knows
+  // it (a constant, a parameter its caller binds); else each branch is an
+  // alternative, a "may" naming the branch.
+  if (auto cond = llvm::dyn_cast<pd::OpaqueOp>(def);
+      cond && cond.getWhat() == "conditional_expression" && cond.getArgs().size() == 3) {
+    if (std::optional<bool> known = truthOf(cond.getArgs()[1], depth + 1))
+      return resolve(cond.getArgs()[*known ? 0 : 2], depth + 1, doc);
+    Callable out;
+    for (unsigned i : {0u, 2u}) {
+      Callable c = resolve(cond.getArgs()[i], depth + 1, doc);
+      std::vector<Callable> each =
+          c.alternatives.empty() ? std::vector<Callable>{c} : std::move(c.alternatives);
+      for (Callable& one : each)
+        if (one.block) {
+          if (one.dispatchText.empty())
+            one.dispatchText = "when the conditional expression picks " + one.name;
+          out.alternatives.push_back(std::move(one));
+        }
+    }
+    return out;
+  }
   if (auto prim = llvm::dyn_cast<pd::PrimOp>(def)) {
     if (prim.getArgs().empty())
       return {};
