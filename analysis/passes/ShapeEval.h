@@ -19,6 +19,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace pallas::analysis::shape {
@@ -102,6 +103,9 @@ private:
   Value evalAt(TSNode expr, const Scope& scope, int depth);
   Value paramValue(const std::string& name, TSNode param, const Scope& scope, int depth);
   Value fromCallers(const std::string& name, const Scope& scope, int depth);
+  // evalName's module-level part: the name's value in the file `path`.
+  Value moduleName(const std::string& name, const syntax::ParsedSource* doc,
+                   const std::string& path, int depth);
   // name -> (its last assignment or def, conditional)
   using Assignments = std::map<std::string, std::pair<TSNode, bool>>;
   std::optional<TSNode> lastAssignment(TSNode body, const std::string& name, TSNode use,
@@ -116,6 +120,7 @@ private:
   mutable std::map<const syntax::ParsedSource*, std::vector<TSNode>> topLevel_;
   const std::set<std::string>& localNames(const std::string& path, TSNode def) const;
   mutable std::map<std::pair<const void*, uint32_t>, std::set<std::string>> localNames_;
+  std::unordered_map<std::string, Value> moduleNames_; // moduleName(), per "path\x1fname"
 };
 
 } // namespace pallas::analysis::shape

@@ -53,7 +53,20 @@ Value Evaluator::evalName(const std::string& name, TSNode use, const Scope& scop
     if (scope.parent)
       return evalName(name, scope.function, outer, depth + 1);
   }
-  // Module level: the last binding in the file.
+  // Module level: the same for every use in the file (its last binding, or
+  // the import), so computed once per name: each launch's SMEM and shape
+  // checks read the same module constants again and again.
+  std::string key = scope.path + '\x1f' + name;
+  if (auto it = moduleNames_.find(key); it != moduleNames_.end())
+    return it->second;
+  Value v = moduleName(name, doc, scope.path, depth);
+  return moduleNames_.emplace(std::move(key), std::move(v)).first->second;
+}
+
+Value Evaluator::moduleName(const std::string& name, const syntax::ParsedSource* doc,
+                            const std::string& path, int depth) {
+  Scope scope;
+  scope.path = path;
   TSNode root = doc->root();
   bool conditional = false;
   if (auto a = lastAssignment(root, name, root, *doc, &conditional)) {
