@@ -211,6 +211,14 @@ struct ModuleValue {
   State state = State::Known;
 };
 std::optional<ModuleValue> moduleValue(const syntax::ParsedSource& doc, const std::string& name);
+// What the module-level `name` holds at `use`, inside a function whose own
+// statements before it call a module-level function that rebinds `name`
+// with `global` (`enable_debug()` then the launch): the last such call's
+// literal (Unknown when its value is not a literal or a later statement may
+// call a setter again). nullopt when no such call precedes the use in its
+// function: moduleValue applies.
+std::optional<ModuleValue> valueSetBefore(const syntax::ParsedSource& doc, const std::string& name,
+                                          TSNode use);
 // The expression a field of a dataclass / NamedTuple (a class of this file)
 // holds in the object `call` builds: the argument given for it (by keyword or
 // position), else the field's default; nullopt when not known.

@@ -545,6 +545,14 @@ void Globals::bindDefinition(TSNode def, const syntax::ParsedSource& doc) {
   b.launched = launched;
   b.inlineMgpu = inlineMgpu;
   b.line = static_cast<int>(ts_node_start_point(inner).row);
+  // A function that declares `global`: what a call of it leaves in module
+  // names is read where it is called (names::valueSetBefore), so a unit
+  // that calls it is lowered again when its body changes.
+  if (b.kind == Binding::Kind::Function) {
+    std::string_view text = doc.textOf(inner);
+    if (text.find("global") != std::string_view::npos)
+      b.moduleValue = "rebinds:" + std::to_string(std::hash<std::string_view>{}(text));
+  }
   bindings_[b.target] = b;
 }
 

@@ -268,7 +268,10 @@ InterpretEval evaluateInterpret(TSNode expr, const syntax::ParsedSource& doc,
     return e;
   }
   if (t == "identifier") {
-    if (auto mv = moduleValue(doc, e.text)) {
+    std::optional<ModuleValue> mv = valueSetBefore(doc, e.text, expr);
+    if (!mv)
+      mv = moduleValue(doc, e.text);
+    if (mv) {
       if (mv->state == ModuleValue::State::Unknown) {
         e.paths = {"unknown"};
         e.source = "unknown";

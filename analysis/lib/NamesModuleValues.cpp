@@ -308,4 +308,45 @@ std::optional<TSNode> constructedField(TSNode call, const std::string& attr,
   return it->second;
 }
 
+std::optional<ModuleValue> valueSetBefore(const syntax::ParsedSource& doc, const std::string& name,
+                                          TSNode use) {
+  if (doc.text().find("global") == std::string::npos)
+    return std::nullopt;
+  std::map<std::string, TSNode> setters; // module-level functions that rebind `name`
+  for (const Rebinder& r : rebindingFunctions(doc))
+    if (r.moduleLevel && r.names.count(name))
+      setters[textOf(field(r.def, "name"), doc)] = r.def;
+  if (setters.empty())
+    return std::nullopt;
+  TSNode def = ts_node_parent(use);
+  while (!isNull(def) && !is(def, "function_definition") && !is(def, "module"))
+    def = ts_node_parent(def);
+  if (!is(def, "function_definition"))
+    return std::nullopt;
+  auto callsSetter = [&](TSNode n) {
+    return is(n, "call") && is(field(n, "function"), "identifier") &&
+           setters.count(textOf(field(n, "function"), doc));
+  };
+  std::optional<ModuleValue> found;
+  uint32_t at = ts_node_start_byte(use);
+  for (TSNode stmt : syntax::namedChildren(field(def, "body"))) {
+    if (ts_node_end_byte(stmt) > at)
+      break;
+    TSNode inner = is(stmt, "expression_statement") && ts_node_named_child_count(stmt) == 1
+                       ? ts_node_named_child(stmt, 0)
+                       : TSNode{};
+    if (callsSetter(inner)) {
+      // The setter runs here, unconditionally: its literal from now on.
+      TSNode setter = setters.at(textOf(field(inner, "function"), doc));
+      std::optional<TSNode> v = rebindingValue(setter, doc, name, TSNode{});
+      found = v && !isNull(*v) ? ModuleValue{*v, ModuleValue::State::Known}
+                               : ModuleValue{TSNode{}, ModuleValue::State::Unknown};
+    } else if (found && syntax::anyNode(stmt, callsSetter, [](TSNode) { return false; })) {
+      // Called again under a condition or inside an expression: either.
+      found = ModuleValue{TSNode{}, ModuleValue::State::Unknown};
+    }
+  }
+  return found;
+}
+
 } // namespace pallas::analysis::names

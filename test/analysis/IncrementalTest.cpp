@@ -356,6 +356,33 @@ TEST(Incremental, ModuleValuesFollowEveryEdit) {
   EXPECT_EQ(severities(), std::vector<Severity>{Severity::Error});
 }
 
+// A setter called before the launch in the launching function (8.43): only
+// the setter's body (another unit, no launch's code) decides the launch's
+// interpret=; editing it, or removing the call, lowers the caller again.
+TEST(Incremental, AGlobalSetterCalledBeforeTheLaunchFollowsItsBody) {
+  Project p;
+  const std::string path = "/v/setter.py";
+  p.setDocument(path, readFixture("flow_global_setter_called_before_launch.py"));
+  auto severities = [&] {
+    std::vector<Severity> out;
+    for (const Finding& f : p.findings(path))
+      if (f.code == "PLS001")
+        out.push_back(f.severity);
+    return out;
+  };
+  EXPECT_EQ(severities(), std::vector<Severity>{Severity::Error});
+  std::string now = p.documentText(path);
+  p.editDocument(path, {replaceAt(now, "  INTERPRET = True", "  INTERPRET = False")});
+  EXPECT_EQ(severities(), std::vector<Severity>{});
+  now = p.documentText(path);
+  p.editDocument(path, {replaceAt(now, "  INTERPRET = False", "  INTERPRET = True")});
+  EXPECT_EQ(severities(), std::vector<Severity>{Severity::Error});
+  // Without the call the setter may or may not have run: a "may".
+  now = p.documentText(path);
+  p.editDocument(path, {replaceAt(now, "  enable_debug()\n  x", "  pass\n  x")});
+  EXPECT_EQ(severities(), std::vector<Severity>{Severity::Warning});
+}
+
 // A launch reading `self.interpret` depends on the calls that build the
 // object, in another unit (8.25): editing only that call (typing inside a
 // function body rebinds no name) still lowers the class's unit again.
