@@ -178,8 +178,8 @@ void Lowerer::bindTargetImpl(TSNode target, mlir::Value v, TSNode valueNode) {
       if (vt == "true" || vt == "false" || vt == "none" || vt == "integer" || vt == "call" ||
           vt == "dictionary" || vt == "string")
         info_[v].constant = vn;
-      else if (vt == "tuple") // immutable: a loop over it sees these elements (8.26)
-        info_[v].tupleLiteral = vn;
+      else if (vt == "tuple" || vt == "list") // a loop over it sees these elements (8.26)
+        info_[v].tupleLiteral = vn;           // (a list: unless its function removes one)
     }
     return;
   }
@@ -439,7 +439,10 @@ TSNode Lowerer::everyElementOf(TSNode s) {
     auto join = v->value.getDefiningOp<pd::OpaqueOp>();
     ValInfo* vi =
         readsLate(text(right)) || (join && join.getWhat() == "join") ? nullptr : infoOf(v->value);
+    TSNode name = right;
     right = vi ? vi->tupleLiteral : TSNode{};
+    if (is(right, "list") && mayRemoveFrom(enclosingDef(s), text(name)))
+      right = TSNode{};
   } else if (is(right, "identifier")) {
     findGlobal(text(right)); // record the lookup: a rebinding re-lowers this unit
     auto mv = names::moduleValue(doc_, text(right));
@@ -462,6 +465,47 @@ TSNode Lowerer::everyElementOf(TSNode s) {
         return is(n, "function_definition") || is(n, "lambda") || is(n, "class_definition");
       });
   return cut ? TSNode{} : right;
+}
+
+// The def (or lambda) around `n`; the module when none.
+TSNode Lowerer::enclosingDef(TSNode n) {
+  TSNode p = ts_node_parent(n);
+  while (!isNull(p) && !is(p, "function_definition") && !is(p, "lambda") && !is(p, "module"))
+    p = ts_node_parent(p);
+  return p;
+}
+
+// Whether the list held by the local `name` may lose or replace elements
+// inside `scope` (its function, closures included): a removing or replacing
+// method, an item or slice store, `del`, an in-place operator other than
+// `+=`, or the name handed to a call (the callee may do any of these).
+// Appending keeps every element the loop is claimed to see.
+bool Lowerer::mayRemoveFrom(TSNode scope, const std::string& name) {
+  auto isName = [&](TSNode n) { return is(n, "identifier") && text(n) == name; };
+  return syntax::anyNode(
+      scope,
+      [&](TSNode n) {
+        if (is(n, "attribute") && isName(field(n, "object"))) {
+          std::string a = text(field(n, "attribute"));
+          return a != "append" && a != "extend" && a != "insert" && a != "index" && a != "count" &&
+                 a != "copy";
+        }
+        if (is(n, "subscript") && isName(field(n, "value"))) {
+          TSNode p = ts_node_parent(n);
+          return (is(p, "assignment") || is(p, "augmented_assignment")) &&
+                 ts_node_eq(field(p, "left"), n);
+        }
+        if (is(n, "delete_statement"))
+          return syntax::anyNode(n, isName, [](TSNode) { return false; });
+        if (is(n, "augmented_assignment") && isName(field(n, "left")))
+          return text(field(n, "operator")) != "+=";
+        if (is(n, "argument_list"))
+          for (TSNode a : syntax::namedChildren(n))
+            if (isName(a) || (is(a, "keyword_argument") && isName(field(a, "value"))))
+              return true;
+        return false;
+      },
+      [](TSNode) { return false; });
 }
 
 // try: one python.try scope holding the body and every handler, else and

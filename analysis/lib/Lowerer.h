@@ -390,6 +390,8 @@ private:
   bool neverCompletes(TSNode stmt);
   bool neverCompletesBlock(TSNode block);
   TSNode everyElementOf(TSNode forStatement);
+  TSNode enclosingDef(TSNode n);
+  bool mayRemoveFrom(TSNode scope, const std::string& name);
   void learnCondition(TSNode cond, bool truth, std::map<std::string, bool>& into);
   std::optional<bool> knownFact(TSNode expr);
   void forgetFacts(const std::string& name);
