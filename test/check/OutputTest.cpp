@@ -240,6 +240,32 @@ TEST(Report, SortsByPathLineColumnCode) {
   EXPECT_EQ(findings[3].location.path, "/b.py");
 }
 
+// A helper reached from two launches gives two findings that differ only in
+// their launch; the run's dedupe keeps the first, so the order must not
+// depend on which worker finished first (it did on JAX's mosaic_gpu_test.py).
+TEST(Report, FindingsThatDifferOnlyInTheirLaunchAreOrderedByIt) {
+  std::vector<Finding> findings(3);
+  for (Finding& f : findings) {
+    f.code = "PLS001";
+    f.location = {"/a.py", {{4, 2}, {4, 9}}};
+    f.message = "same";
+  }
+  findings[0].launch = pallas::analysis::SourceLocation{"/a.py", {{90, 4}, {90, 9}}};
+  findings[1].launch = pallas::analysis::SourceLocation{"/a.py", {{12, 4}, {12, 9}}};
+  findings[1].callChain = {"k (a.py:13)"};
+  findings[2].launch = pallas::analysis::SourceLocation{"/a.py", {{12, 4}, {12, 9}}};
+  findings[2].callChain = {"j (a.py:11)"};
+  std::vector<Finding> reversed(findings.rbegin(), findings.rend());
+  sortFindings(findings);
+  sortFindings(reversed);
+  for (const std::vector<Finding>* list : {&findings, &reversed}) {
+    EXPECT_EQ((*list)[0].launch->range.start.line, 12u);
+    EXPECT_EQ((*list)[0].callChain, std::vector<std::string>{"j (a.py:11)"});
+    EXPECT_EQ((*list)[1].callChain, std::vector<std::string>{"k (a.py:13)"});
+    EXPECT_EQ((*list)[2].launch->range.start.line, 90u);
+  }
+}
+
 TEST(Report, UriEncoding) {
   EXPECT_EQ(pallas::support::pathToUri("/a b/c#d.py"), "file:///a%20b/c%23d.py");
   EXPECT_EQ(pallas::support::percentEncodePath("src/caf\xc3\xa9.py"), "src/caf%C3%A9.py");

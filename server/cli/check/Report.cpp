@@ -23,11 +23,21 @@ void sortFindings(std::vector<analysis::Finding>& findings) {
   // A total order on what is shown, so output never depends on thread timing.
   // (std::sort, not stable_sort: libstdc++'s stable_sort uses the deprecated
   // get_temporary_buffer, an error under -Werror with clang 22.)
-  std::sort(findings.begin(), findings.end(), [](const auto& a, const auto& b) {
+  // Findings the same but for their launch (a helper reached from two
+  // launches; dedupe keeps the first) are ordered by the launch too.
+  static const analysis::SourceLocation kNoLaunch;
+  auto launchOf = [](const analysis::Finding& f) -> const analysis::SourceLocation& {
+    return f.launch ? *f.launch : kNoLaunch;
+  };
+  std::sort(findings.begin(), findings.end(), [&](const auto& a, const auto& b) {
+    const analysis::SourceLocation& la = launchOf(a);
+    const analysis::SourceLocation& lb = launchOf(b);
     return std::tie(a.location.path, a.location.range.start, a.code, a.location.range.end.line,
-                    a.location.range.end.column, a.message, a.executionPath) <
+                    a.location.range.end.column, a.message, a.executionPath, la.path,
+                    la.range.start, a.callChain) <
            std::tie(b.location.path, b.location.range.start, b.code, b.location.range.end.line,
-                    b.location.range.end.column, b.message, b.executionPath);
+                    b.location.range.end.column, b.message, b.executionPath, lb.path,
+                    lb.range.start, b.callChain);
   });
 }
 
