@@ -178,6 +178,13 @@ void Lowerer::bindTargetImpl(TSNode target, mlir::Value v, TSNode valueNode) {
       if (vt == "true" || vt == "false" || vt == "none" || vt == "integer" || vt == "call" ||
           vt == "dictionary" || vt == "string")
         info_[v].constant = vn;
+      else if ((vt == "subscript" || vt == "conditional_expression" || vt == "boolean_operator" ||
+                vt == "not_operator" || vt == "comparison_operator") &&
+               !readsLocalNames(vn))
+        // An expression over module-level names and literals
+        // (`{"debug": True}[MODE]`): folded where it is read (8.22), its
+        // names looked up at module level, so none may be this function's.
+        info_[v].constant = vn;
       else if (vt == "tuple" || vt == "list") // a loop over it sees these elements (8.26)
         info_[v].tupleLiteral = vn;           // (a list: unless its function removes one)
     }
@@ -465,6 +472,14 @@ TSNode Lowerer::everyElementOf(TSNode s) {
         return is(n, "function_definition") || is(n, "lambda") || is(n, "class_definition");
       });
   return cut ? TSNode{} : right;
+}
+
+// Whether an identifier in `expr` names a local or parameter of the
+// functions being lowered.
+bool Lowerer::readsLocalNames(TSNode expr) {
+  return syntax::anyNode(
+      expr, [&](TSNode n) { return is(n, "identifier") && findLocal(text(n)) != nullptr; },
+      [](TSNode) { return false; });
 }
 
 // The def (or lambda) around `n`; the module when none.

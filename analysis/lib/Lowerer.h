@@ -391,6 +391,7 @@ private:
   bool neverCompletesBlock(TSNode block);
   TSNode everyElementOf(TSNode forStatement);
   TSNode enclosingDef(TSNode n);
+  bool readsLocalNames(TSNode expr);
   bool mayRemoveFrom(TSNode scope, const std::string& name);
   void learnCondition(TSNode cond, bool truth, std::map<std::string, bool>& into);
   std::optional<bool> knownFact(TSNode expr);
