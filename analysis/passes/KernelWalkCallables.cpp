@@ -225,9 +225,27 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
   // factory value called): what it returns, its parameters bound (8.20).
   if (auto call = llvm::dyn_cast<pd::CallIndirectOp>(def)) {
     Callable f = resolve(call.getCallee(), depth + 1, doc);
-    if (f.block && f.boundArgs.empty() && f.alternatives.empty() && !f.inlineMgpu &&
-        !f.dischargesAllRefs)
+    if (!f.block || !f.alternatives.empty() || f.inlineMgpu || f.dischargesAllRefs)
+      return {};
+    if (f.boundArgs.empty())
       return resolveApplied(f, call.getArgs(), call.getKeywords(), depth + 1, doc);
+    // A bound method or classmethod (`Kernels.build()`, `obj.make()`): its
+    // receiver is the first argument, before the call's own.
+    if (llvm::any_of(f.boundKeywords, [](const std::string& k) { return !k.empty(); }))
+      return {};
+    std::vector<mlir::Value> args(f.boundArgs.begin(), f.boundArgs.end());
+    llvm::SmallVector<mlir::Attribute> keywords(f.boundArgs.size(),
+                                                mlir::StringAttr::get(call->getContext(), ""));
+    for (unsigned i = 0; i < call.getArgs().size(); ++i) {
+      args.push_back(call.getArgs()[i]);
+      keywords.push_back(mlir::StringAttr::get(call->getContext(), strAt(call.getKeywords(), i)));
+    }
+    Callable unbound = f;
+    unbound.boundArgs.clear();
+    unbound.boundKeywords.clear();
+    unbound.boundOrigins.clear();
+    return resolveApplied(unbound, args, mlir::ArrayAttr::get(call->getContext(), keywords),
+                          depth + 1, doc);
   }
   return {};
 }
