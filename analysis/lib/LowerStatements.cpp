@@ -237,7 +237,11 @@ void Lowerer::bindTargetImpl(TSNode target, mlir::Value v, TSNode valueNode) {
   if (t == "attribute") {
     forgetFacts(text(target));
     mlir::Value obj = lowerExpr(field(target, "object"));
-    opaque(target, "setattr", {obj, v});
+    mlir::Value store = opaque(target, "setattr", {obj, v});
+    // Which attribute: a caller's `cfg.interpret = True` before it passes
+    // cfg on decides the launch's path (CallContexts.cpp, 8.45).
+    store.getDefiningOp()->setAttr("pallas.attribute",
+                                   b_.getStringAttr(text(field(target, "attribute"))));
     return;
   }
   opaque(target, t, {v});

@@ -135,6 +135,34 @@ std::vector<CallContext> evaluate(CallIndex& index, const detail::CallEdge& edge
       if (!splat)
         return evaluate(index, edge, copy.getArgs()[0], name, depth, attribute);
     }
+    // `cfg.interpret = True` stored before the call that passes cfg: the
+    // last such store in the caller's own statements (one under an `if` or
+    // a loop, or after the call, leaves it to what the object held).
+    if (def && edge.site) {
+      mlir::Operation* last = nullptr;
+      bool uncertain = false;
+      for (mlir::Operation* user : v.getUsers()) {
+        auto store = llvm::dyn_cast<pd::OpaqueOp>(user);
+        auto name = store ? store->getAttrOfType<mlir::StringAttr>("pallas.attribute") : nullptr;
+        if (!name || name.getValue() != attribute || store.getArgs().size() != 2 ||
+            store.getArgs()[0] != v)
+          continue;
+        if (store->getBlock() != edge.site->getBlock()) {
+          uncertain |= store->getParentRegion()->isProperAncestor(edge.site->getParentRegion()) ||
+                       edge.site->getParentRegion()->isProperAncestor(store->getParentRegion());
+          continue;
+        }
+        if (store->isBeforeInBlock(edge.site) && (!last || last->isBeforeInBlock(store)))
+          last = store;
+      }
+      if (uncertain) {
+        c.argumentText = name + "." + attribute + " (set under a condition)";
+        return {c};
+      }
+      if (last)
+        return evaluate(index, edge, llvm::cast<pd::OpaqueOp>(last).getArgs()[1],
+                        name + "." + attribute, depth);
+    }
     if (auto built = llvm::dyn_cast_or_null<pd::CallIndirectOp>(def)) {
       auto cls = built.getCallee().getDefiningOp<pd::GlobalOp>();
       if (cls && cls.getResolved().starts_with("class:")) {
