@@ -79,13 +79,13 @@ bool isInitStore(TSNode assignment, TSNode target, const syntax::ParsedSource& d
 // in a module-level class body (undecorated, `self` its first parameter):
 // a setter of `a` (8.32). Its name, else "".
 std::string setterStore(TSNode assignment, TSNode target, const syntax::ParsedSource& doc) {
+  // Each parent only of a node that has one (the root's is null).
   TSNode stmt = ts_node_parent(assignment);
-  TSNode block = ts_node_parent(stmt);
-  TSNode def = ts_node_parent(block);
-  TSNode body = ts_node_parent(def);
-  TSNode cls = ts_node_parent(body);
-  if (!is(stmt, "expression_statement") || !is(def, "function_definition") ||
-      !is(cls, "class_definition") || !ts_node_eq(ts_node_parent(cls), doc.root()) ||
+  TSNode block = is(stmt, "expression_statement") ? ts_node_parent(stmt) : TSNode{};
+  TSNode def = is(block, "block") ? ts_node_parent(block) : TSNode{};
+  TSNode body = is(def, "function_definition") ? ts_node_parent(def) : TSNode{};
+  TSNode cls = is(body, "block") ? ts_node_parent(body) : TSNode{};
+  if (!is(cls, "class_definition") || !ts_node_eq(ts_node_parent(cls), doc.root()) ||
       !ts_node_eq(field(assignment, "left"), target) || textOf(field(def, "name"), doc) == "__init__")
     return {};
   auto params = parametersOf(def, doc);
