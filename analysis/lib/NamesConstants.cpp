@@ -5,7 +5,9 @@
 // when it is a local bound once to a constant or a module-level value the
 // module's execution order fixes (moduleValue); a parameter never does here
 // (its value comes from each call site, CallContexts), so an expression over
-// one stays unknown: a "may", never "absent".
+// one stays unknown: a "may", never "absent". The call contexts fold it
+// again with the caller's constants bound (8.30: LocalLookup kind
+// kBoundConstant).
 #include "NamesInternal.h"
 
 #include <charconv>
