@@ -14,7 +14,6 @@
 
 namespace pallas::analysis::names::instances {
 
-
 std::string textOf(TSNode n, const syntax::ParsedSource& doc) {
   return str(doc.textOf(n));
 }
@@ -59,8 +58,6 @@ std::vector<std::pair<std::string, TSNode>> parametersOf(TSNode def,
   return out;
 }
 
-
-
 // `self.a = v` as a top-level statement of an `__init__` written directly in
 // a class body, `self` its first parameter.
 bool isInitStore(TSNode assignment, TSNode target, const syntax::ParsedSource& doc) {
@@ -86,7 +83,8 @@ std::string setterStore(TSNode assignment, TSNode target, const syntax::ParsedSo
   TSNode body = is(def, "function_definition") ? ts_node_parent(def) : TSNode{};
   TSNode cls = is(body, "block") ? ts_node_parent(body) : TSNode{};
   if (!is(cls, "class_definition") || !ts_node_eq(ts_node_parent(cls), doc.root()) ||
-      !ts_node_eq(field(assignment, "left"), target) || textOf(field(def, "name"), doc) == "__init__")
+      !ts_node_eq(field(assignment, "left"), target) ||
+      textOf(field(def, "name"), doc) == "__init__")
     return {};
   auto params = parametersOf(def, doc);
   if (params.empty() || textOf(field(target, "object"), doc) != params.front().first)
@@ -247,7 +245,6 @@ TSNode enclosingScope(TSNode node) {
       return n;
   return TSNode{};
 }
-
 
 // The argument the call `site` passes for parameter `index` (named `name`)
 // of `init` (self excluded by the caller); its default when left out.

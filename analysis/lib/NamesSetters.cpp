@@ -80,7 +80,7 @@ struct Tracker {
   size_t& accounted;
   std::vector<Located> states; // a null value: the value the object was built with
   Located current{};
-  bool escaped = false;   // passed somewhere that may use (or change) it later
+  bool escaped = false;    // passed somewhere that may use (or change) it later
   bool inCompound = false; // under an if / loop / with / try of the followed block
   bool failed = false;
 
@@ -113,8 +113,8 @@ struct Tracker {
     // A parameter of the method: the argument of this call (not rebound).
     if (is(value, "identifier")) {
       std::string name = textOf(value, doc);
-      bool param = std::any_of(params.begin() + 1, params.end(),
-                               [&](auto& p) { return p.first == name; });
+      bool param =
+          std::any_of(params.begin() + 1, params.end(), [&](auto& p) { return p.first == name; });
       if (param) {
         bool rebound = syntax::anyNode(
             field(def, "body"),

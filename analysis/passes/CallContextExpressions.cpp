@@ -12,7 +12,6 @@
 // ("may"). Parameters are followed one call deep; the expression's other
 // names are module-level (the lowering only marks the launch when so).
 #include "CallContexts.h"
-
 #include "Names.h"
 #include "Syntax.h"
 

@@ -564,11 +564,11 @@ def returns_own_local(x):
   return pl.pallas_call(k, out_shape=x, interpret=interp)(x)
 )py");
   const std::vector<std::pair<std::string, std::string>> expected{
-      {"unpack", "paths [interpret_hlo]"},   {"unpack_nested", "paths [compiled]"},
+      {"unpack", "paths [interpret_hlo]"},      {"unpack_nested", "paths [compiled]"},
       {"unpack_name", "paths [interpret_hlo]"}, {"unpack_module", "paths [interpret_hlo]"},
-      {"index", "paths [interpret_hlo]"},    {"key", "paths [interpret_hlo]"},
-      {"field", "paths [interpret_hlo]"},    {"member", "paths [interpret_hlo]"},
-      {"returns_differ", "paths [unknown]"}, {"returns_param", "paths [unknown]"},
+      {"index", "paths [interpret_hlo]"},       {"key", "paths [interpret_hlo]"},
+      {"field", "paths [interpret_hlo]"},       {"member", "paths [interpret_hlo]"},
+      {"returns_differ", "paths [unknown]"},    {"returns_param", "paths [unknown]"},
       {"returns_own_local", "paths [unknown]"},
   };
   for (const auto& [fn, piece] : expected) {
@@ -647,7 +647,8 @@ def main(x):
     size_t at = text.find("pallas.func method @Op.__call__ ");
     size_t l = text.find("pallas.launch", at);
     std::string line = text.substr(l, text.find('\n', l) - l);
-    return line.substr(line.find("paths"), line.find(']', line.find("paths")) - line.find("paths") + 1);
+    return line.substr(line.find("paths"),
+                       line.find(']', line.find("paths")) - line.find("paths") + 1);
   };
   EXPECT_EQ(paths(lowerWith("  return Op().debug()(x)\n")), "paths [interpret_hlo]");
   EXPECT_EQ(paths(lowerWith("  op = Op()\n  op.debug()\n  return op(x)\n")),
@@ -656,8 +657,9 @@ def main(x):
   // Used before the setter runs, and after: both values.
   EXPECT_EQ(paths(lowerWith("  op = Op()\n  y = op(x)\n  op.debug()\n  return op(y)\n")),
             "paths [compiled, interpret_hlo]");
-  EXPECT_EQ(paths(lowerWith("  op = Op()\n  if os.environ.get('D'):\n    op.debug()\n  return op(x)\n")),
-            "paths [unknown]");
+  EXPECT_EQ(
+      paths(lowerWith("  op = Op()\n  if os.environ.get('D'):\n    op.debug()\n  return op(x)\n")),
+      "paths [unknown]");
   // A setter called on a receiver that is not followed (a parameter of
   // another function) makes every object's value unknown.
   EXPECT_EQ(paths(lowerWith("  return Op()(x)\n\ndef enable(op):\n  op.debug()\n")),
