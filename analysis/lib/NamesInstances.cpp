@@ -124,6 +124,7 @@ Instances computeInstances(const syntax::ParsedSource& doc) {
     } else if (is(n, "identifier")) {
       std::string_view t = doc.textOf(n);
       out.dynamic |= t == "setattr" || t == "vars" || t == "__dict__" || t == "__setattr__";
+      out.dynamicCalls |= t == "getattr" || t == "methodcaller" || t == "__getattribute__";
       if (auto it = out.classes.find(str(t)); it != out.classes.end()) {
         TSNode parent = ts_node_parent(n);
         bool called = is(parent, "call") && ts_node_eq(field(parent, "function"), n);
@@ -173,6 +174,7 @@ Instances computeInstances(const syntax::ParsedSource& doc) {
   for (const std::string& k : out.escaped)
     all += k + ';';
   all += out.dynamic ? "dynamic" : "";
+  all += out.dynamicCalls ? "dynamicCalls" : "";
   out.fingerprint = std::to_string(std::hash<std::string>{}(all));
   return out;
 }

@@ -33,6 +33,9 @@ struct Instances {
   // object through the calls of the methods on it (setterStates).
   std::map<std::string, std::set<std::string>> setters;
   bool dynamic = false; // setattr / vars / __dict__ / __setattr__: any attribute may change
+  // getattr / methodcaller / __getattribute__: a method may be called by a
+  // name the text does not show (a setter's calls are not all seen, 8.32).
+  bool dynamicCalls = false;
   // Changes when any of the above may: the text of the classes and of the
   // calls of them (a unit that read an instance attribute is lowered again).
   std::string fingerprint;

@@ -140,12 +140,14 @@ struct Tracker {
       if (is(parent, "attribute") && ts_node_eq(field(parent, "object"), cur)) {
         TSNode call = outerOfParens(parent);
         TSNode callParent = ts_node_parent(call);
+        std::string m = textOf(field(parent, "attribute"), doc);
         if (!is(callParent, "call") || !ts_node_eq(field(callParent, "function"), call)) {
-          use(); // `op.interpret`, `f(op.debug)`: a bound method may run later
-          escaped = true;
+          // `f = op.debug`: a bound method may run at any time later. A
+          // plain attribute read (`op.block`) changes nothing.
+          if (method(m))
+            failed = true;
           return;
         }
-        std::string m = textOf(field(parent, "attribute"), doc);
         auto setters = in.setters.find(attr);
         if (setters != in.setters.end() && setters->second.count(m))
           ++accounted;
@@ -256,6 +258,8 @@ std::optional<std::vector<Located>> setterStates(const Instances& in, const std:
                                                  TSNode site, const std::string& attr,
                                                  const syntax::ParsedSource& doc,
                                                  size_t& accounted) {
+  if (in.dynamicCalls)
+    return std::nullopt; // `getattr(op, "debug")()`: a setter call not seen
   Tracker t(in, k, attr, doc, accounted);
   t.followChain(site);
   if (t.failed)

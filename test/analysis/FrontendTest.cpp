@@ -660,6 +660,12 @@ def main(x):
   EXPECT_EQ(
       paths(lowerWith("  op = Op()\n  if os.environ.get('D'):\n    op.debug()\n  return op(x)\n")),
       "paths [unknown]");
+  // A bound setter taken from the object, or a method called by a computed
+  // name, may run at any time: unknown.
+  EXPECT_EQ(paths(lowerWith("  op = Op()\n  m = op.debug\n  m()\n  return op(x)\n")),
+            "paths [unknown]");
+  EXPECT_EQ(paths(lowerWith("  op = Op()\n  getattr(op, 'debug')()\n  return op(x)\n")),
+            "paths [unknown]");
   // A setter called on a receiver that is not followed (a parameter of
   // another function) makes every object's value unknown.
   EXPECT_EQ(paths(lowerWith("  return Op()(x)\n\ndef enable(op):\n  op.debug()\n")),
