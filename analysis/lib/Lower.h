@@ -48,8 +48,9 @@ struct UnitDeps {
   // Where the unit first nests deeper than the lowering follows (that syntax
   // became pallas.opaque "too_deep"); nullopt when it does not.
   std::optional<SourcePos> tooDeep;
-  // names::instancesFingerprint when a launch read `self.attr` (8.25): the
-  // unit is lowered again when the document's classes or their calls change.
+  // names::instancesFingerprint when a launch read `self.attr` (8.25) or
+  // followed a module-level function's return (8.31): the unit is lowered
+  // again when the document's classes, their calls or its functions change.
   std::string instances;
 };
 

@@ -237,7 +237,12 @@ names::InterpretEval Lowerer::launchInterpret(const LaunchKeywords& kw, const Bi
   } else if (std::optional<names::InterpretEval> each = loopInterpret(interpretNode, lookupLocal)) {
     eval = *each;
   } else if (!isNull(interpretNode)) {
+    uint64_t returnsBefore = names::returnsFollowed();
     eval = names::evaluateInterpret(interpretNode, doc_, globals_, lookupLocal);
+    // It followed a module-level function's return (8.31): lowered again
+    // when the document's functions change.
+    if (names::returnsFollowed() != returnsBefore)
+      deps_.instances = names::instancesFingerprint(doc_);
     // Record the module-level names the evaluation consulted.
     if (is(interpretNode, "identifier") && !findLocal(text(interpretNode)))
       findGlobal(text(interpretNode));
@@ -462,6 +467,11 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
       compilerParams |= k == "compiler_params";
   if (compilerParams)
     op->setAttr("pallas.compiler_params", b_.getUnitAttr());
+  // interpret= an expression over parameters of the def around the launch
+  // (`interpret=(mode == "debug")`): the callers' arguments decide (8.30).
+  if (!wrapperInterpret && eval.source == "unknown" && contextAttr == nullptr)
+    if (mlir::DictionaryAttr over = interpretParameters(kw.interpret))
+      op->setAttr("pallas.interpret_parameters", over);
   // Several paths, each of which runs (a loop over the values, 8.26).
   if (eval.everyPath)
     op->setAttr("pallas.every_path", b_.getUnitAttr());

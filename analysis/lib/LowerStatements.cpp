@@ -192,10 +192,19 @@ void Lowerer::bindTargetImpl(TSNode target, mlir::Value v, TSNode valueNode) {
   }
   if (t == "pattern_list" || t == "tuple_pattern" || t == "list_pattern" || t == "tuple" ||
       t == "expression_list" || t == "list") {
-    TSNode vn = valueNode;
-    while (is(vn, "parenthesized_expression"))
-      vn = ts_node_named_child(vn, 0);
-    for (TSNode el : syntax::namedChildren(target)) {
+    std::vector<TSNode> targets;
+    for (TSNode el : syntax::namedChildren(target))
+      if (!is(el, "comment"))
+        targets.push_back(el);
+    // `block, interp = settings()`: each target takes its element of the
+    // tuple the call returns (8.31), when the text fixes it.
+    bool moduleScope = false;
+    std::vector<TSNode> elements = isNull(valueNode)
+                                       ? std::vector<TSNode>{}
+                                       : unpackedElements(valueNode, targets.size(), &moduleScope);
+    for (size_t i = 0; i < targets.size(); ++i) {
+      TSNode el = targets[i];
+      TSNode element = i < elements.size() ? elements[i] : TSNode{};
       Args a;
       a.values.push_back(v);
       a.keywords.push_back("");
@@ -204,9 +213,15 @@ void Lowerer::bindTargetImpl(TSNode target, mlir::Value v, TSNode valueNode) {
       Prov p = prov(v);
       if (p.origin != pd::origin::kArg)
         info_[part].prov = p;
-      if (is(el, "list_splat_pattern"))
+      if (is(el, "list_splat_pattern")) {
         el = ts_node_named_child(el, 0);
-      bindTarget(el, part, TSNode{});
+        element = TSNode{};
+      }
+      bindTarget(el, part, element);
+      // A module-level name the function returns (`return BLOCK, DEBUG`):
+      // read at module level, as the function reads it.
+      if (moduleScope && is(el, "identifier") && is(element, "identifier"))
+        info_[part].constant = element;
     }
     return;
   }

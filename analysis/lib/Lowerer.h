@@ -355,6 +355,13 @@ private:
   // specs and scratch written for one backend only.
   std::string backendMentionedIn(TSNode expr);
   names::InterpretEval launchInterpret(const LaunchKeywords& kw, const Binding* partial);
+  // LowerValueFlow.cpp (8.30, 8.31): the elements an unpacking of `value`
+  // into `count` targets binds when the text fixes them (`moduleScope`: they
+  // come from a module-level function's return and read module names);
+  // empty otherwise. And the parameters of the def around the launch an
+  // interpret= expression reads, each with its default's text.
+  std::vector<TSNode> unpackedElements(TSNode value, size_t count, bool* moduleScope);
+  mlir::DictionaryAttr interpretParameters(TSNode expr);
   std::optional<names::InterpretEval> loopInterpret(TSNode interpretNode,
                                                     const names::LocalLookup& lookupLocal);
   std::optional<std::vector<std::string>> launchScratch(TSNode scratchNode, const Binding* partial);

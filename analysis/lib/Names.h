@@ -189,7 +189,11 @@ std::string apiOf(TSNode expr, const syntax::ParsedSource& doc, const Globals& g
 
 // Static evaluation of an `interpret=` expression. `lookupLocal` may resolve
 // identifiers of the enclosing function (parameter defaults, local
-// constants) to the node of their value; nullptr when not local.
+// constants) to the node of their value; nullptr when not local. Its kind
+// says what the node is: "local" (the value), "default_param", "unknown",
+// or kBoundConstant followed by a constant's source text (no node): the
+// value one caller passes for a parameter (CallContexts, 8.30).
+inline constexpr std::string_view kBoundConstant = "const:";
 using LocalLookup =
     std::function<std::optional<std::pair<TSNode, std::string>>(const std::string&)>;
 InterpretEval evaluateInterpret(TSNode expr, const syntax::ParsedSource& doc,
@@ -238,13 +242,24 @@ instanceAttributeInterpret(TSNode expr, const syntax::ParsedSource& doc, const G
 // dynamically; nullopt when not known.
 std::optional<InterpretEval> classAttributeInterpret(TSNode expr, const syntax::ParsedSource& doc,
                                                      const Globals& globals);
-// Changes whenever what instanceAttributeInterpret reads may (the
-// document's classes and the calls of them).
+// Changes whenever what instanceAttributeInterpret or a followed return
+// (8.31) reads may (the document's classes, the calls of them, its
+// module-level functions).
 std::string instancesFingerprint(const syntax::ParsedSource& doc);
 // The classes of the document whose attribute lookup passes through `cls`
 // (itself, its subclasses there) that the document instantiates.
 std::vector<std::string> instantiatedReceivers(const syntax::ParsedSource& doc,
                                                const std::string& cls);
+
+// NamesReturns.cpp (8.31): the expression a call of a module-level function
+// of the document returns, when the function's text fixes it (every return
+// spells the same value, which reads only module-level names); nullopt
+// otherwise.
+std::optional<TSNode> returnedValue(TSNode call, const syntax::ParsedSource& doc);
+// How many times this thread's evaluations followed what a module-level
+// function returns (8.31): an evaluation that did depends on the
+// document's functions (the lowering then keeps instancesFingerprint).
+uint64_t returnsFollowed();
 
 // Kinds of a literal list/tuple of scratch shapes ("acc", "smem", ...);
 // nullopt when not a literal sequence.

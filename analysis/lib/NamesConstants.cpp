@@ -5,7 +5,9 @@
 // when it is a local bound once to a constant or a module-level value the
 // module's execution order fixes (moduleValue); a parameter never does here
 // (its value comes from each call site, CallContexts), so an expression over
-// one stays unknown: a "may", never "absent".
+// one stays unknown: a "may", never "absent". The call contexts fold it
+// again with the caller's constants bound (8.30: LocalLookup kind
+// kBoundConstant).
 #include "NamesInternal.h"
 
 #include <charconv>
@@ -114,6 +116,34 @@ bool PyConstant::truthy() const {
   return false;
 }
 
+std::optional<PyConstant> constantFromText(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.back() == ' '))
+    text = text.front() == ' ' ? text.substr(1) : text.substr(0, text.size() - 1);
+  PyConstant c;
+  if (text == "None")
+    return c;
+  if (text == "True" || text == "False")
+    return boolean(text == "True");
+  if (text.size() >= 2 && (text.front() == '"' || text.front() == '\'') &&
+      text.back() == text.front()) {
+    std::string_view body = text.substr(1, text.size() - 2);
+    if (body.find_first_of("\\'\"") != std::string_view::npos)
+      return std::nullopt; // escapes, triple quotes: not folded
+    c.kind = PyConstant::Kind::Str;
+    c.s = str(body);
+    return c;
+  }
+  bool negative = !text.empty() && text.front() == '-';
+  std::string_view digits = negative ? text.substr(1) : text;
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size())
+    return std::nullopt;
+  c.kind = PyConstant::Kind::Int;
+  c.i = negative ? -v : v;
+  return c;
+}
+
 std::optional<TSNode> valueOfName(TSNode name, const syntax::ParsedSource& doc,
                                   const LocalLookup& lookupLocal, bool* fromModule) {
   std::string n = str(doc.textOf(name));
@@ -138,20 +168,40 @@ std::optional<TSNode> elementOf(TSNode subscript, const syntax::ParsedSource& do
       keys.push_back(k);
   if (keys.size() != 1)
     return std::nullopt; // a[i, j], a[1:2]: not one constant key
-  auto key = constantOf(keys[0], doc, lookupLocal, fromModule, depth + 1);
+  bool keyFromModule = false;
+  auto key = constantOf(keys[0], doc, lookupLocal, &keyFromModule, depth + 1);
   if (!key)
     return std::nullopt;
-  // The container: a literal, or a name bound to one.
+  // The container: a literal, or a name bound to one. Once it comes from
+  // the module (a module-level name, a module function's return), its
+  // names are the module's: `*fromModule` tells the caller so.
+  bool moduleScope = false;
+  static const LocalLookup noLocals;
   for (int hops = 0; hops < kMaxDepth && !isNull(container); ++hops) {
     while (is(container, "parenthesized_expression"))
       container = ts_node_named_child(container, 0);
+    if (is(container, "call")) {
+      // `settings()[1]`, `cfg = settings(); cfg[1]` (8.31): the value the
+      // function returns.
+      auto v = returnedValue(container, doc);
+      if (!v)
+        return std::nullopt;
+      moduleScope = true;
+      container = *v;
+      continue;
+    }
     if (!is(container, "identifier"))
       break;
-    auto v = valueOfName(container, doc, lookupLocal, fromModule);
+    bool nameFromModule = false;
+    auto v = valueOfName(container, doc, moduleScope ? noLocals : lookupLocal, &nameFromModule);
     if (!v)
       return std::nullopt;
+    moduleScope |= nameFromModule;
     container = *v;
   }
+  if (fromModule && moduleScope)
+    *fromModule = true;
+  const LocalLookup& keyNames = moduleScope ? noLocals : lookupLocal;
   if (is(container, "dictionary")) {
     // The last pair with an equal key wins, as in Python; a ** splat after
     // it may replace it.
@@ -161,7 +211,7 @@ std::optional<TSNode> elementOf(TSNode subscript, const syntax::ParsedSource& do
         found.reset();
       if (!is(pair, "pair"))
         continue;
-      auto k = constantOf(field(pair, "key"), doc, lookupLocal, fromModule, depth + 1);
+      auto k = constantOf(field(pair, "key"), doc, keyNames, nullptr, depth + 1);
       if (!k)
         return std::nullopt; // an unknown key may be this one
       if (compare("==", *k, *key).value_or(false))
@@ -169,7 +219,8 @@ std::optional<TSNode> elementOf(TSNode subscript, const syntax::ParsedSource& do
     }
     return found;
   }
-  if ((is(container, "tuple") || is(container, "list")) && key->kind == PyConstant::Kind::Int) {
+  if ((is(container, "tuple") || is(container, "list") || is(container, "expression_list")) &&
+      key->kind == PyConstant::Kind::Int) {
     std::vector<TSNode> items;
     for (TSNode item : syntax::namedChildren(container)) {
       if (is(item, "list_splat"))
@@ -184,6 +235,56 @@ std::optional<TSNode> elementOf(TSNode subscript, const syntax::ParsedSource& do
   return std::nullopt;
 }
 
+namespace {
+
+// `x in (a, b)`: whether the constant x equals an item of a tuple, list or
+// set literal of constants (or a name bound to one), as Python tests it
+// (8.30). nullopt when x or an item before the match is not a constant.
+std::optional<bool> membership(TSNode needle, TSNode container, const syntax::ParsedSource& doc,
+                               const LocalLookup& lookupLocal, bool* fromModule, int depth) {
+  auto x = constantOf(needle, doc, lookupLocal, fromModule, depth + 1);
+  if (!x)
+    return std::nullopt;
+  const LocalLookup* names = &lookupLocal;
+  static const LocalLookup none;
+  for (int hops = 0; hops < kMaxDepth; ++hops) {
+    while (is(container, "parenthesized_expression"))
+      container = ts_node_named_child(container, 0);
+    if (!is(container, "identifier"))
+      break;
+    bool moduleLevel = false;
+    auto v = valueOfName(container, doc, *names, &moduleLevel);
+    if (!v)
+      return std::nullopt;
+    if (moduleLevel) {
+      names = &none;
+      if (fromModule)
+        *fromModule = true;
+    }
+    container = *v;
+  }
+  if (!is(container, "tuple") && !is(container, "list") && !is(container, "set"))
+    return std::nullopt;
+  for (TSNode item : syntax::namedChildren(container)) {
+    if (is(item, "comment"))
+      continue;
+    if (is(item, "list_splat"))
+      return std::nullopt;
+    auto c = constantOf(item, doc, *names, fromModule, depth + 1);
+    if (!c)
+      return std::nullopt;
+    // Python's `in` compares with ==; a str never equals an int.
+    auto equal = compare("==", *x, *c);
+    if (!equal)
+      return std::nullopt;
+    if (*equal)
+      return true;
+  }
+  return false;
+}
+
+} // namespace
+
 std::optional<PyConstant> constantOf(TSNode expr, const syntax::ParsedSource& doc,
                                      const LocalLookup& lookupLocal, bool* fromModule, int depth) {
   if (depth > 4 * kMaxDepth || isNull(expr))
@@ -194,6 +295,11 @@ std::optional<PyConstant> constantOf(TSNode expr, const syntax::ParsedSource& do
     return c;
   std::string_view t = syntax::type(expr);
   if (t == "identifier") {
+    // A parameter one call context binds to a constant (CallContexts).
+    if (lookupLocal)
+      if (auto local = lookupLocal(str(doc.textOf(expr)));
+          local && startsWith(local->second, kBoundConstant))
+        return constantFromText(std::string_view(local->second).substr(kBoundConstant.size()));
     auto v = valueOfName(expr, doc, lookupLocal, fromModule);
     // The value's own names are the module's or its function's: a local
     // bound to a module constant is looked up at module level from there.
@@ -235,6 +341,10 @@ std::optional<PyConstant> constantOf(TSNode expr, const syntax::ParsedSource& do
         op.push_back(ch);
     if (op == "isnot")
       op = "is not";
+    if (op == "in" || op == "notin") {
+      auto r = membership(operands[0], operands[1], doc, lookupLocal, fromModule, depth);
+      return r ? std::optional(boolean(*r == (op == "in"))) : std::nullopt;
+    }
     auto a = constantOf(operands[0], doc, lookupLocal, fromModule, depth + 1);
     auto b = a ? constantOf(operands[1], doc, lookupLocal, fromModule, depth + 1) : std::nullopt;
     if (!b)
@@ -242,14 +352,25 @@ std::optional<PyConstant> constantOf(TSNode expr, const syntax::ParsedSource& do
     auto r = compare(op, *a, *b);
     return r ? std::optional(boolean(*r)) : std::nullopt;
   }
+  if (t == "call") {
+    // What a module-level function returns (8.31): its names are the module's.
+    auto v = returnedValue(expr, doc);
+    if (v && fromModule)
+      *fromModule = true;
+    return v ? constantOf(*v, doc, nullptr, fromModule, depth + 1) : std::nullopt;
+  }
   if (t == "conditional_expression") {
     TSNode chosen = conditionalBranch(expr, doc, lookupLocal, fromModule, depth);
     return isNull(chosen) ? std::nullopt
                           : constantOf(chosen, doc, lookupLocal, fromModule, depth + 1);
   }
   if (t == "subscript") {
-    auto e = elementOf(expr, doc, lookupLocal, fromModule, depth);
-    return e ? constantOf(*e, doc, lookupLocal, fromModule, depth + 1) : std::nullopt;
+    bool elementFromModule = false;
+    auto e = elementOf(expr, doc, lookupLocal, &elementFromModule, depth);
+    if (elementFromModule && fromModule)
+      *fromModule = true;
+    return e ? constantOf(*e, doc, elementFromModule ? nullptr : lookupLocal, fromModule, depth + 1)
+             : std::nullopt;
   }
   return std::nullopt;
 }

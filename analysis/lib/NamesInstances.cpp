@@ -5,16 +5,14 @@
 // attribute found along the bases of the instance's actual class (a
 // subclass's override first). The instances are the calls `K(...)` of the
 // document, K the method's class or a subclass of it defined there.
-#include "NamesInternal.h"
+#include "NamesInstancesInternal.h"
 
 #include <algorithm>
 #include <memory>
 #include <set>
 #include <unordered_map>
 
-namespace pallas::analysis::names {
-
-namespace {
+namespace pallas::analysis::names::instances {
 
 std::string textOf(TSNode n, const syntax::ParsedSource& doc) {
   return str(doc.textOf(n));
@@ -60,28 +58,6 @@ std::vector<std::pair<std::string, TSNode>> parametersOf(TSNode def,
   return out;
 }
 
-struct ClassInfo {
-  TSNode def{};                   // the class_definition
-  std::vector<std::string> bases; // its bases that are classes of this document, in order
-  bool foreignBase = false;       // a base (or metaclass) that is not: it may define anything
-};
-
-struct Instances {
-  std::unordered_map<std::string, ClassInfo> classes;         // the module-level classes
-  std::unordered_map<std::string, std::vector<TSNode>> sites; // the calls `K(...)`, by K
-  // Classes named other than as the callee of a call, a base, an annotation
-  // or their own definition (`partial(K, ...)`, `factory = K`, `K.create()`):
-  // objects of them may be built where no call shows their arguments.
-  std::set<std::string> escaped;
-  // Attribute names stored other than by `self.a = v` among the top-level
-  // statements of an `__init__`: set at a time the lookup does not model.
-  std::set<std::string> storedElsewhere;
-  bool dynamic = false; // setattr / vars / __dict__ / __setattr__: any attribute may change
-  // Changes when any of the above may: the text of the classes and of the
-  // calls of them (a unit that read an instance attribute is lowered again).
-  std::string fingerprint;
-};
-
 // `self.a = v` as a top-level statement of an `__init__` written directly in
 // a class body, `self` its first parameter.
 bool isInitStore(TSNode assignment, TSNode target, const syntax::ParsedSource& doc) {
@@ -94,6 +70,26 @@ bool isInitStore(TSNode assignment, TSNode target, const syntax::ParsedSource& d
     return false;
   auto params = parametersOf(def, doc);
   return !params.empty() && textOf(field(target, "object"), doc) == params.front().first;
+}
+
+// `self.a = v` as a top-level statement of another method written directly
+// in a module-level class body (undecorated, `self` its first parameter):
+// a setter of `a` (8.32). Its name, else "".
+std::string setterStore(TSNode assignment, TSNode target, const syntax::ParsedSource& doc) {
+  // Each parent only of a node that has one (the root's is null).
+  TSNode stmt = ts_node_parent(assignment);
+  TSNode block = is(stmt, "expression_statement") ? ts_node_parent(stmt) : TSNode{};
+  TSNode def = is(block, "block") ? ts_node_parent(block) : TSNode{};
+  TSNode body = is(def, "function_definition") ? ts_node_parent(def) : TSNode{};
+  TSNode cls = is(body, "block") ? ts_node_parent(body) : TSNode{};
+  if (!is(cls, "class_definition") || !ts_node_eq(ts_node_parent(cls), doc.root()) ||
+      !ts_node_eq(field(assignment, "left"), target) ||
+      textOf(field(def, "name"), doc) == "__init__")
+    return {};
+  auto params = parametersOf(def, doc);
+  if (params.empty() || textOf(field(target, "object"), doc) != params.front().first)
+    return {};
+  return textOf(field(def, "name"), doc);
 }
 
 Instances computeInstances(const syntax::ParsedSource& doc) {
@@ -128,6 +124,7 @@ Instances computeInstances(const syntax::ParsedSource& doc) {
     } else if (is(n, "identifier")) {
       std::string_view t = doc.textOf(n);
       out.dynamic |= t == "setattr" || t == "vars" || t == "__dict__" || t == "__setattr__";
+      out.dynamicCalls |= t == "getattr" || t == "methodcaller" || t == "__getattribute__";
       if (auto it = out.classes.find(str(t)); it != out.classes.end()) {
         TSNode parent = ts_node_parent(n);
         bool called = is(parent, "call") && ts_node_eq(field(parent, "function"), n);
@@ -142,8 +139,14 @@ Instances computeInstances(const syntax::ParsedSource& doc) {
       syntax::forEachNode(left, [&](TSNode t) {
         if (!is(t, "attribute"))
           return syntax::Walk::Descend;
-        if (!(is(n, "assignment") && isInitStore(n, t, doc)))
-          out.storedElsewhere.insert(textOf(field(t, "attribute"), doc));
+        std::string attr = textOf(field(t, "attribute"), doc);
+        if (is(n, "assignment") && isInitStore(n, t, doc))
+          return syntax::Walk::SkipChildren;
+        if (std::string setter = is(n, "assignment") ? setterStore(n, t, doc) : std::string();
+            !setter.empty())
+          out.setters[attr].insert(setter);
+        else
+          out.storedElsewhere.insert(attr);
         return syntax::Walk::SkipChildren;
       });
     }
@@ -152,14 +155,26 @@ Instances computeInstances(const syntax::ParsedSource& doc) {
   std::string all;
   for (auto& [name, info] : out.classes)
     all += textOf(info.def, doc) + '\n';
+  // The module-level functions too: what a call of one returns (8.31) is
+  // read by the same evaluations.
+  for (TSNode stmt : syntax::namedChildren(doc.root()))
+    if (is(definitionOf(stmt), "function_definition"))
+      all += textOf(stmt, doc) + '\n';
   for (auto& [name, calls] : out.sites)
     for (TSNode c : calls)
       all += textOf(c, doc) + '\n';
   for (const std::string& a : out.storedElsewhere)
     all += a + ',';
+  for (auto& [a, methods] : out.setters)
+    for (const std::string& m : methods)
+      all += a + '.' + m + ',';
+  // Setter calls can be anywhere (module level too): the whole text.
+  if (!out.setters.empty())
+    all += doc.text();
   for (const std::string& k : out.escaped)
     all += k + ';';
   all += out.dynamic ? "dynamic" : "";
+  all += out.dynamicCalls ? "dynamicCalls" : "";
   out.fingerprint = std::to_string(std::hash<std::string>{}(all));
   return out;
 }
@@ -232,12 +247,6 @@ TSNode enclosingScope(TSNode node) {
       return n;
   return TSNode{};
 }
-
-// A value and the def whose names it reads (null: module scope).
-struct Located {
-  TSNode value{};
-  TSNode scope{};
-};
 
 // The argument the call `site` passes for parameter `index` (named `name`)
 // of `init` (self excluded by the caller); its default when left out.
@@ -446,7 +455,15 @@ std::vector<std::string> receiversOf(const Instances& in, const std::string& cls
   return out;
 }
 
-} // namespace
+} // namespace pallas::analysis::names::instances
+
+namespace pallas::analysis::names {
+
+using namespace instances;
+
+bool boundInDef(TSNode def, const std::string& name, const syntax::ParsedSource& doc) {
+  return boundIn(def, name, doc);
+}
 
 std::string instancesFingerprint(const syntax::ParsedSource& doc) {
   return instancesOf(doc)->fingerprint;
@@ -494,9 +511,11 @@ instanceAttributeInterpret(TSNode expr, const syntax::ParsedSource& doc, const G
   } reentry(evaluating);
   std::set<std::string> paths;
   bool any = false;
+  size_t accounted = 0; // setter calls (8.32) on the objects followed
+  auto unknown = [&] { return InterpretEval{{"unknown"}, "unknown", out.text, {}, false}; };
   for (const std::string& k : receiversOf(*in, cls)) {
     if (in->escaped.count(k))
-      return InterpretEval{{"unknown"}, "unknown", out.text, {}, false};
+      return unknown();
     auto it = in->sites.find(k);
     if (it == in->sites.end())
       continue;
@@ -511,30 +530,46 @@ instanceAttributeInterpret(TSNode expr, const syntax::ParsedSource& doc, const G
     }
     for (TSNode site : it->second) {
       any = true;
-      std::optional<Located> v =
+      std::optional<Located> initial =
           overridden ? std::nullopt : valueIn(*in, k, site, attr, doc, globals);
-      // A name of the def the value is read in (the caller's local, an
-      // __init__'s own) is not followed: unknown.
-      LocalLookup scoped =
-          [&](const std::string& name) -> std::optional<std::pair<TSNode, std::string>> {
-        if (v && !isNull(v->scope) && boundIn(v->scope, name, doc))
-          return std::make_pair(TSNode{}, std::string("unknown"));
-        return std::nullopt;
-      };
-      InterpretEval e = v ? evaluateInterpret(v->value, doc, globals, scoped)
-                          : InterpretEval{{"unknown"}, "unknown", out.text, {}, false};
-      if (std::find(e.paths.begin(), e.paths.end(), "unknown") != e.paths.end() ||
-          e.paths.empty()) {
-        out.paths = {"unknown"};
-        out.source = "unknown";
-        out.params.clear();
-        return out;
+      // The values the object holds where it is used: what it was built
+      // with, or what a method called on it before stored (8.32).
+      std::vector<std::optional<Located>> held{initial};
+      if (!overridden && in->setters.count(attr)) {
+        auto states = setterStates(*in, k, site, attr, doc, accounted);
+        if (!states)
+          return unknown();
+        if (!states->empty()) {
+          held.clear();
+          for (const Located& l : *states)
+            held.push_back(isNull(l.value) ? initial : std::optional(l));
+        }
       }
-      paths.insert(e.paths.begin(), e.paths.end());
-      if (out.params.empty())
-        out.params = e.params;
+      for (const std::optional<Located>& v : held) {
+        // A name of the def the value is read in (the caller's local, an
+        // __init__'s own) is not followed: unknown.
+        LocalLookup scoped =
+            [&](const std::string& name) -> std::optional<std::pair<TSNode, std::string>> {
+          if (v && !isNull(v->scope) && boundIn(v->scope, name, doc))
+            return std::make_pair(TSNode{}, std::string("unknown"));
+          return std::nullopt;
+        };
+        InterpretEval e = v ? evaluateInterpret(v->value, doc, globals, scoped)
+                            : InterpretEval{{"unknown"}, "unknown", out.text, {}, false};
+        if (std::find(e.paths.begin(), e.paths.end(), "unknown") != e.paths.end() ||
+            e.paths.empty())
+          return unknown();
+        paths.insert(e.paths.begin(), e.paths.end());
+        if (out.params.empty())
+          out.params = e.params;
+      }
     }
   }
+  // A call of a setter on a receiver none of the objects above is (a
+  // parameter, `self.debug()`, an object of another class): its order
+  // against the launch is not known.
+  if (in->setters.count(attr) && accounted != setterCallCount(*in, attr, doc))
+    return unknown();
   if (!any)
     return std::nullopt; // no instance built here: the callers decide
   out.paths.assign(paths.begin(), paths.end());

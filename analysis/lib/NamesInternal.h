@@ -81,4 +81,13 @@ std::optional<TSNode> elementOf(TSNode subscript, const syntax::ParsedSource& do
 TSNode conditionalBranch(TSNode expr, const syntax::ParsedSource& doc,
                          const LocalLookup& lookupLocal, bool* fromModule, int depth = 0);
 
+// NamesInstances.cpp: whether `name` is a parameter of `def` or assigned
+// among its own statements (not nested scopes').
+bool boundInDef(TSNode def, const std::string& name, const syntax::ParsedSource& doc);
+
+// The Python constant a literal's source text spells (True, None, 12, -3,
+// "s" without escapes); nullopt for anything else. A parameter bound in a
+// call context arrives as such text (LocalLookup kind kBoundConstant).
+std::optional<PyConstant> constantFromText(std::string_view text);
+
 } // namespace pallas::analysis::names

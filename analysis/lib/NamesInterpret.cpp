@@ -121,8 +121,14 @@ std::optional<TSNode> fieldOfObject(TSNode built, const std::string& attr,
       return std::nullopt;
     replace = true;
   }
-  if (!replace)
-    return constructedField(built, attr, doc, globals);
+  if (!replace) {
+    if (auto field = constructedField(built, attr, doc, globals))
+      return field;
+    // `make_config()` returning `Config(interpret=True)` (8.31).
+    auto returned = returnedValue(built, doc);
+    return returned ? fieldOfObject(*returned, attr, doc, globals, nullptr, depth + 1)
+                    : std::nullopt;
+  }
   for (TSNode a : syntax::namedChildren(field(built, "arguments"))) {
     if (is(a, "dictionary_splat"))
       return std::nullopt; // may replace any field
@@ -222,6 +228,19 @@ InterpretEval evaluateInterpret(TSNode expr, const syntax::ParsedSource& doc,
     InterpretEval l = evalFromText(e.text);
     return l;
   }
+  // Values followed through names, fields and returns nest: bounded.
+  static thread_local int depth = 0;
+  struct DepthGuard {
+    DepthGuard() { ++depth; }
+    ~DepthGuard() { --depth; }
+    DepthGuard(const DepthGuard&) = delete;
+    DepthGuard& operator=(const DepthGuard&) = delete;
+  } guard;
+  if (depth > kMaxDepth) {
+    e.paths = {"unknown"};
+    e.source = "unknown";
+    return e;
+  }
   if (t == "call") {
     TSNode callee = field(expr, "function");
     std::string api = apiOf(callee, doc, globals);
@@ -237,12 +256,29 @@ InterpretEval evaluateInterpret(TSNode expr, const syntax::ParsedSource& doc,
       }
       return e;
     }
+    // What a module-level function returns (8.31), with the module's names.
+    if (auto returned = returnedValue(expr, doc)) {
+      InterpretEval inner = evaluateInterpret(*returned, doc, globals, nullptr);
+      if (inner.source != "unknown")
+        inner.source = "module_constant";
+      inner.text = e.text;
+      return inner;
+    }
     e.paths = {"unknown"};
     e.source = "unknown";
     return e;
   }
   if (t == "identifier" && lookupLocal) {
     if (auto local = lookupLocal(e.text)) {
+      // A parameter one caller binds to a constant (8.30, CallContexts).
+      if (startsWith(local->second, kBoundConstant)) {
+        auto c = constantFromText(std::string_view(local->second).substr(kBoundConstant.size()));
+        if (!c)
+          return InterpretEval{{"unknown"}, "unknown", e.text, {}, false};
+        InterpretEval bound = fromConstant(*c, false);
+        bound.text = e.text;
+        return bound;
+      }
       InterpretEval inner = evaluateInterpret(local->first, doc, globals, nullptr);
       if (local->second == "default_param")
         inner.source = "default_param";
@@ -251,21 +287,6 @@ InterpretEval evaluateInterpret(TSNode expr, const syntax::ParsedSource& doc,
         inner = InterpretEval{{"unknown"}, "unknown", e.text, {}, false};
       return inner;
     }
-  }
-  // Python's order of execution: a module-level name holds its last
-  // top-level assignment, or what a function run at module level rebound it
-  // to with `global` (docs/analysis.md 8.15).
-  static thread_local int depth = 0;
-  struct DepthGuard {
-    DepthGuard() { ++depth; }
-    ~DepthGuard() { --depth; }
-    DepthGuard(const DepthGuard&) = delete;
-    DepthGuard& operator=(const DepthGuard&) = delete;
-  } guard;
-  if (depth > kMaxDepth) {
-    e.paths = {"unknown"};
-    e.source = "unknown";
-    return e;
   }
   if (t == "identifier") {
     std::optional<ModuleValue> mv = valueSetBefore(doc, e.text, expr);

@@ -80,9 +80,8 @@ std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& do
                                          const std::string& name, const Default& dflt,
                                          unsigned depth, const std::string& attribute = "");
 
-// The argument a call (its arguments as bound: edgeArguments) passes to a parameter: by `keyword`,
-// or at position `position` (-1: keyword only) among the positional arguments before any
-// `*` / `**` splat. `splat` says whether the call has one.
+} // namespace
+
 mlir::Value argumentAt(const detail::CallArguments& args, llvm::StringRef keyword, int position,
                        bool* splat) {
   mlir::Value value;
@@ -104,6 +103,8 @@ mlir::Value argumentAt(const detail::CallArguments& args, llvm::StringRef keywor
     *splat = splatted;
   return value;
 }
+
+namespace {
 
 // What the value a caller passes selects.
 // `attribute`: the launch reads that attribute of the parameter
@@ -324,6 +325,9 @@ bool CallIndex::mayUseGpuMode() {
 
 std::vector<CallContext> interpretCallContexts(CallIndex& index, const std::string& doc,
                                                pd::LaunchOp launch) {
+  // interpret= an expression over the function's parameters (8.30).
+  if (launch->hasAttr("pallas.interpret_parameters"))
+    return expressionCallContexts(index, doc, launch);
   llvm::StringRef source = pd::stringifyEnum(launch.getInterpretSource());
   auto text = launch.getInterpretText();
   bool viaKwargs = source == "unknown" && text && text->starts_with("**");

@@ -63,6 +63,20 @@ private:
 std::vector<CallContext> interpretCallContexts(CallIndex& index, const std::string& doc,
                                                dialect::LaunchOp launch);
 
+// The caller contexts of a launch whose interpret= is an expression over
+// parameters of the function around it (`interpret=(mode == "debug")`, the
+// lowering's `pallas.interpret_parameters`): the expression evaluated again
+// with each caller's constant arguments (CallContextExpressions.cpp, 8.30).
+std::vector<CallContext> expressionCallContexts(CallIndex& index, const std::string& doc,
+                                                dialect::LaunchOp launch);
+
+// The argument a call (its arguments as bound: edgeArguments) passes to a
+// parameter: by `keyword`, or at position `position` (-1: keyword only)
+// among the positional arguments before any `*` / `**` splat. `splat` says
+// whether the call has one.
+mlir::Value argumentAt(const detail::CallArguments& args, llvm::StringRef keyword, int position,
+                       bool* splat);
+
 // The caller contexts of a launch without its own interpret= (or with
 // interpret=False) whose function is called, directly or through up to 3
 // calls, inside `with force_gpu_interpret_mode(...)`: the process-wide mode

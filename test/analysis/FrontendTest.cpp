@@ -491,6 +491,189 @@ def unknown_key(x, key):
   }
 }
 
+// What a module-level function returns is followed where the text fixes
+// it (8.31): unpacked (also nested, also through a name), subscripted, or a
+// field of the object it builds; returns that differ, a returned parameter
+// or a name the function binds itself stay unknown.
+TEST(Interpret, ReturnedValuesAreFollowedIntoTheLaunch) {
+  std::string text = lowerToText(R"py(
+import dataclasses
+import os
+from jax.experimental import pallas as pl
+
+DEBUG = True
+
+@dataclasses.dataclass
+class Cfg:
+  interpret: bool = False
+
+def settings():
+  return 128, True
+def nested():
+  return 128, (False, "f32")
+def module_names():
+  return 128, DEBUG
+def options():
+  return {"interpret": True}
+def make_cfg():
+  return Cfg(interpret=True)
+def differ():
+  if os.environ.get("D"):
+    return 128, True
+  return 128, False
+def passthrough(flag):
+  return 128, flag
+def shadow():
+  DEBUG = False
+  return 128, DEBUG
+
+def k(x_ref, o_ref):
+  o_ref[...] = x_ref[...]
+
+def unpack(x):
+  block, interp = settings()
+  return pl.pallas_call(k, out_shape=x, interpret=interp)(x)
+def unpack_nested(x):
+  block, (interp, dtype) = nested()
+  return pl.pallas_call(k, out_shape=x, interpret=interp)(x)
+def unpack_name(x):
+  got = settings()
+  block, interp = got
+  return pl.pallas_call(k, out_shape=x, interpret=interp)(x)
+def unpack_module(x):
+  block, interp = module_names()
+  return pl.pallas_call(k, out_shape=x, interpret=interp)(x)
+def index(x):
+  cfg = settings()
+  return pl.pallas_call(k, out_shape=x, interpret=cfg[1])(x)
+def key(x):
+  return pl.pallas_call(k, out_shape=x, interpret=options()["interpret"])(x)
+def field(x):
+  cfg = make_cfg()
+  return pl.pallas_call(k, out_shape=x, interpret=cfg.interpret)(x)
+def member(x):
+  return pl.pallas_call(k, out_shape=x, interpret="debug" in ("debug", "check"))(x)
+def returns_differ(x):
+  block, interp = differ()
+  return pl.pallas_call(k, out_shape=x, interpret=interp)(x)
+def returns_param(x):
+  block, interp = passthrough(True)
+  return pl.pallas_call(k, out_shape=x, interpret=interp)(x)
+def returns_own_local(x):
+  block, interp = shadow()
+  return pl.pallas_call(k, out_shape=x, interpret=interp)(x)
+)py");
+  const std::vector<std::pair<std::string, std::string>> expected{
+      {"unpack", "paths [interpret_hlo]"},      {"unpack_nested", "paths [compiled]"},
+      {"unpack_name", "paths [interpret_hlo]"}, {"unpack_module", "paths [interpret_hlo]"},
+      {"index", "paths [interpret_hlo]"},       {"key", "paths [interpret_hlo]"},
+      {"field", "paths [interpret_hlo]"},       {"member", "paths [interpret_hlo]"},
+      {"returns_differ", "paths [unknown]"},    {"returns_param", "paths [unknown]"},
+      {"returns_own_local", "paths [unknown]"},
+  };
+  for (const auto& [fn, piece] : expected) {
+    size_t at = text.find("pallas.func def @" + fn + " ");
+    ASSERT_NE(at, std::string::npos) << fn;
+    size_t l = text.find("pallas.launch", at);
+    std::string line = text.substr(l, text.find('\n', l) - l);
+    EXPECT_NE(line.find(piece), std::string::npos) << fn << ": " << line;
+  }
+}
+
+// An expression over parameters of the def around the launch is marked
+// with them and their defaults, for CallContexts (8.30); one over a local
+// or a call is not.
+TEST(Interpret, ExpressionsOverParametersAreMarkedForTheCallers) {
+  std::string text = lowerToText(R"py(
+from jax.experimental import pallas as pl
+
+def k(x_ref, o_ref):
+  o_ref[...] = x_ref[...]
+
+def compare(x, mode="fast"):
+  return pl.pallas_call(k, out_shape=x, interpret=(mode == "debug"))(x)
+def member(x, *, mode):
+  return pl.pallas_call(k, out_shape=x, interpret=mode in ("debug", "check"))(x)
+def over_local(x):
+  mode = x.mode
+  return pl.pallas_call(k, out_shape=x, interpret=(mode == "debug"))(x)
+def over_call(x, mode="fast"):
+  return pl.pallas_call(k, out_shape=x, interpret=(mode.lower() == "debug"))(x)
+)py");
+  auto launchOf = [&](const std::string& fn) {
+    size_t at = text.find("pallas.func def @" + fn + " ");
+    size_t l = text.find("pallas.launch", at);
+    return text.substr(l, text.find('\n', l) - l);
+  };
+  EXPECT_NE(launchOf("compare").find("pallas.interpret_parameters = {mode = \"\\22fast\\22\"}"),
+            std::string::npos)
+      << launchOf("compare");
+  EXPECT_NE(launchOf("member").find("pallas.interpret_parameters = {mode = \"\"}"),
+            std::string::npos)
+      << launchOf("member");
+  EXPECT_EQ(launchOf("over_local").find("pallas.interpret_parameters"), std::string::npos);
+  EXPECT_EQ(launchOf("over_call").find("pallas.interpret_parameters"), std::string::npos);
+}
+
+// Attributes a method stores, followed along the calls on the object in
+// execution order (8.32): a chain `Op().debug()`, statements on a name,
+// a builder's argument. A setter under an `if`, or on a receiver that is
+// not followed, leaves it unknown.
+TEST(Interpret, AttributesSetByMethodCallsFollowTheObject) {
+  auto lowerWith = [](const std::string& use) {
+    return lowerToText(R"py(
+import os
+from jax.experimental import pallas as pl
+
+def k(x_ref, o_ref):
+  o_ref[...] = x_ref[...]
+
+class Op:
+  def __init__(self):
+    self.interpret = False
+  def debug(self):
+    self.interpret = True
+    return self
+  def with_interpret(self, value):
+    self.interpret = value
+    return self
+  def __call__(self, x):
+    return pl.pallas_call(k, out_shape=x, interpret=self.interpret)(x)
+
+def main(x):
+)py" + use);
+  };
+  auto paths = [](const std::string& text) {
+    size_t at = text.find("pallas.func method @Op.__call__ ");
+    size_t l = text.find("pallas.launch", at);
+    std::string line = text.substr(l, text.find('\n', l) - l);
+    return line.substr(line.find("paths"),
+                       line.find(']', line.find("paths")) - line.find("paths") + 1);
+  };
+  EXPECT_EQ(paths(lowerWith("  return Op().debug()(x)\n")), "paths [interpret_hlo]");
+  EXPECT_EQ(paths(lowerWith("  op = Op()\n  op.debug()\n  return op(x)\n")),
+            "paths [interpret_hlo]");
+  EXPECT_EQ(paths(lowerWith("  return Op().with_interpret(False)(x)\n")), "paths [compiled]");
+  // Used before the setter runs, and after: both values.
+  EXPECT_EQ(paths(lowerWith("  op = Op()\n  y = op(x)\n  op.debug()\n  return op(y)\n")),
+            "paths [compiled, interpret_hlo]");
+  EXPECT_EQ(
+      paths(lowerWith("  op = Op()\n  if os.environ.get('D'):\n    op.debug()\n  return op(x)\n")),
+      "paths [unknown]");
+  // A bound setter taken from the object, or a method called by a computed
+  // name, may run at any time: unknown.
+  EXPECT_EQ(paths(lowerWith("  op = Op()\n  m = op.debug\n  m()\n  return op(x)\n")),
+            "paths [unknown]");
+  EXPECT_EQ(paths(lowerWith("  op = Op()\n  getattr(op, 'debug')()\n  return op(x)\n")),
+            "paths [unknown]");
+  // A setter called on a receiver that is not followed (a parameter of
+  // another function) makes every object's value unknown.
+  EXPECT_EQ(paths(lowerWith("  return Op()(x)\n\ndef enable(op):\n  op.debug()\n")),
+            "paths [unknown]");
+  EXPECT_EQ(paths(lowerWith("  op = Op()\n  run(op)\n  op.debug()\n  return op(x)\n")),
+            "paths [unknown]");
+}
+
 TEST(Bodies, HigherOrderConstructs) {
   std::string text = lowerToText(R"py(
 import functools

@@ -268,6 +268,45 @@ def build(interpret):
   EXPECT_NE(fs[0].related[0].message.find("may select"), std::string::npos);
 }
 
+// interpret= an expression over a parameter is evaluated with each caller's
+// argument (8.30): the caller passing "debug" selects the interpret path (an
+// error naming it), the one left to the default "fast" the compiled path,
+// and a run-time argument stays a "may" that adds no second finding.
+TEST_F(Discharge, ExpressionOverAParameterIsJudgedPerCaller) {
+  const char* body = R"(
+import os
+
+def kernel(x_ref, o_ref):
+  @plgpu.inline_mgpu(arg_types=(plgpu.RefType(),))
+  def region(ctx, r):
+    del ctx, r
+
+  region(o_ref)
+
+def apply(x, mode="fast"):
+  return pl.pallas_call(kernel, out_shape=x, interpret=(mode == "debug"))(x)
+
+def debug_run(x):
+  return apply(x, mode="debug")
+
+def fast_run(x):
+  return apply(x)
+
+def env_run(x):
+  return apply(x, mode=os.environ["MODE"])
+)";
+  auto fs = check(body);
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(fs[0].severity, Severity::Error);
+  EXPECT_NE(fs[0].message.find("when `debug_run` calls `apply`"), std::string::npos)
+      << fs[0].message;
+  // Every caller leaves the default: compiled only, nothing to report.
+  std::string fast = body;
+  fast.replace(fast.find("mode=\"debug\""), 12, "mode=\"fast\"");
+  fast.replace(fast.find("mode=os.environ[\"MODE\"]"), 24, "mode=\"check\"");
+  EXPECT_TRUE(check(fast).empty());
+}
+
 TEST_F(Discharge, MultiThreadedKernelOnInterpretTrueFailsAtTheLaunch) {
   auto fs = check(R"(
 def kernel(x_ref, o_ref):

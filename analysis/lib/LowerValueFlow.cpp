@@ -1,0 +1,101 @@
+// What the lowering records so that values can be followed the way Python
+// evaluates them (docs/analysis.md 8.30, 8.31):
+// - the elements an unpacking assignment binds when its value is a tuple
+//   the text fixes (`block, interp = settings()` with `settings` returning
+//   `128, True`; a name bound to such a call; nested `a, (b, c) = ...`);
+// - the parameters an `interpret=` expression reads (`interpret=(mode ==
+//   "debug")`), so that the discharge pass can evaluate it again under each
+//   caller's arguments (CallContexts.cpp) instead of leaving a "may".
+#include "Lowerer.h"
+
+namespace pallas::analysis::lower {
+
+namespace {
+constexpr int kMaxHops = 8; // names bound to names bound to calls...
+} // namespace
+
+std::vector<TSNode> Lowerer::unpackedElements(TSNode value, size_t count, bool* moduleScope) {
+  *moduleScope = false;
+  for (int hops = 0; hops < kMaxHops && !isNull(value); ++hops) {
+    while (is(value, "parenthesized_expression"))
+      value = ts_node_named_child(value, 0);
+    if (is(value, "identifier") && !*moduleScope) {
+      // A local bound to a call or a tuple literal (not a parameter, not
+      // rebound after a closure reads it).
+      const Var* v = findLocal(text(value));
+      ValInfo* vi = v ? infoOf(v->value) : nullptr;
+      if (!vi || vi->isParam || readsLate(text(value)))
+        return {};
+      value = !isNull(vi->tupleLiteral) ? vi->tupleLiteral : vi->constant;
+      continue;
+    }
+    if (is(value, "call")) {
+      auto returned = names::returnedValue(value, doc_);
+      if (!returned)
+        return {};
+      // The elements read the function's module-level names; the unit is
+      // lowered again when the document's functions change.
+      deps_.instances = names::instancesFingerprint(doc_);
+      *moduleScope = true;
+      value = *returned;
+      continue;
+    }
+    break;
+  }
+  if (!is(value, "tuple") && !is(value, "expression_list") && !is(value, "list"))
+    return {};
+  std::vector<TSNode> elements;
+  for (TSNode el : syntax::namedChildren(value)) {
+    if (is(el, "comment"))
+      continue;
+    if (is(el, "list_splat"))
+      return {};
+    elements.push_back(el);
+  }
+  return elements.size() == count ? elements : std::vector<TSNode>{};
+}
+
+mlir::DictionaryAttr Lowerer::interpretParameters(TSNode expr) {
+  while (is(expr, "parenthesized_expression"))
+    expr = ts_node_named_child(expr, 0);
+  if (isNull(expr) || is(expr, "identifier") || is(expr, "attribute"))
+    return {}; // a parameter itself, or a field of one: CallContexts reads those
+  std::map<std::string, std::string> params; // name -> default's text ("" for none)
+  mlir::Operation* owner = nullptr;
+  bool followable = true;
+  syntax::forEachNode(expr, [&](TSNode n) {
+    if (!followable)
+      return syntax::Walk::Stop;
+    // Names with their own scope, calls (they may read anything), fields.
+    if (is(n, "lambda") || is(n, "call") || is(n, "attribute") || is(n, "list_comprehension") ||
+        is(n, "generator_expression") || is(n, "named_expression")) {
+      followable = false;
+      return syntax::Walk::Stop;
+    }
+    if (!is(n, "identifier"))
+      return syntax::Walk::Descend;
+    std::string name = text(n);
+    const Var* v = findLocal(name);
+    if (!v)
+      return syntax::Walk::Descend; // a module-level name: the same for every caller
+    ValInfo* vi = infoOf(v->value);
+    auto arg = llvm::dyn_cast<mlir::BlockArgument>(v->value);
+    auto f = arg ? llvm::dyn_cast_or_null<pd::FuncOp>(arg.getOwner()->getParentOp()) : nullptr;
+    if (!vi || !vi->isParam || !f || f.getKind() != pd::FuncKind::Def || readsLate(name) ||
+        (owner && owner != f.getOperation())) {
+      followable = false; // a local, or parameters of different functions
+      return syntax::Walk::Stop;
+    }
+    owner = f.getOperation();
+    params[name] = isNull(vi->paramDefault) ? std::string() : text(vi->paramDefault);
+    return syntax::Walk::Descend;
+  });
+  if (!followable || params.empty())
+    return {};
+  llvm::SmallVector<mlir::NamedAttribute> attrs;
+  for (auto& [name, dflt] : params)
+    attrs.push_back(b_.getNamedAttr(name, b_.getStringAttr(dflt)));
+  return b_.getDictionaryAttr(attrs);
+}
+
+} // namespace pallas::analysis::lower
