@@ -5,6 +5,7 @@
 
 #include "TempDir.h"
 #include "check/Checker.h"
+#include "pallas/analysis/ImportScan.h"
 
 #include <algorithm>
 #include <gtest/gtest.h>
@@ -16,7 +17,7 @@ using testing::TempDir;
 
 std::vector<std::string> names(std::string_view text) {
   std::vector<std::string> out;
-  for (std::string_view n : importedNames(text))
+  for (std::string_view n : analysis::importedNames(text))
     out.emplace_back(n);
   return out;
 }
@@ -134,7 +135,7 @@ TEST(Relevance, OtherIdentifiersThatContainALaunchNameDoNotLaunch) {
 
 TEST(Relevance, WorkspaceImportsResolveToTheFilesTheyName) {
   auto paths = [](std::string_view text) {
-    return workspaceImportedPaths("/r/pkg/sub/mod.py", text, "/r");
+    return analysis::workspaceImportedPaths("/r/pkg/sub/mod.py", text, {"/r"});
   };
   EXPECT_EQ(paths("from jax.experimental import pallas as pl\nfrom functools import partial\n"
                   "import jax.numpy as jnp\n"),
