@@ -87,6 +87,9 @@ void LspServer::didClose(const json& params) {
   // document that is gone (it returns at its next stop check).
   scheduler_->interrupt(path);
   project_->closeDocument(path);
+  // The Project reads the disk's text back: so does the caller index, and
+  // what the editor's text chose is chosen again from the disk.
+  callerFileChanged(path, readFileBounded(path, nullptr), true);
   pipeline_->forget(path);
   // Forget the document's schedule and stats: kept, 20,000 open/close
   // cycles of distinct documents grew memory for good. A run in progress is
@@ -129,7 +132,7 @@ void LspServer::didChangeWatchedFiles(const json& params) {
     fileChangedOnDisk(path);
     // A caller in a file never opened: the launches it may choose are
     // analysed again with its new text (an open document keeps its own).
-    if (!documents_.isOpen(path))
+    if (!documents_.isOpen(path) && path.ends_with(".py"))
       callerFileChanged(path, readFileBounded(path, nullptr), true);
   }
 }

@@ -102,3 +102,7 @@ def test_an_open_caller_uses_the_editors_text_not_the_disk(server, tmp_path):
     seen = len(server.seen)
     change(server, ops, 2, OPS + "\n")
     assert published(server, ops, seen, lambda d: True) == []
+    # Closed: the disk's text (True) chooses again.
+    seen = len(server.seen)
+    server.notify("textDocument/didClose", {"textDocument": {"uri": caller.as_uri()}})
+    assert len(errors(published(server, ops, seen, lambda d: bool(errors(d))))) == 1

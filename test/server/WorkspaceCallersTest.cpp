@@ -19,7 +19,8 @@ TEST(WorkspaceCallers, FindsTheFilesThatImportAFileAndPassInterpret) {
   auto debug = dir.write("app/debug.py", "from lib.ops import add\nadd(1, interpret=True)\n");
   dir.write("app/quiet.py", "from lib.ops import add\nadd(1)\n"); // chooses nothing
   dir.write("app/other.py", "from lib.other import add\nadd(1, interpret=True)\n");
-  dir.write(".venv/lib/x.py", "from lib.ops import add\nadd(1, interpret=True)\n"); // not the user's
+  dir.write(".venv/lib/x.py",
+            "from lib.ops import add\nadd(1, interpret=True)\n"); // not the user's
   WorkspaceCallers index({dir.path().string()});
   std::atomic<bool> stop{false};
   EXPECT_EQ(index.build(stop), 2u); // debug.py, other.py
