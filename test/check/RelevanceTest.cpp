@@ -285,6 +285,51 @@ def run():
   EXPECT_TRUE(findingsAt(runCheck(options)).empty());
 }
 
+TEST(Relevance, ACallerThatPassesTheKernelInAnotherFile) {
+  // The launch's kernel is a parameter (8.23); the file that passes a kernel
+  // calling inline_mgpu spells no `interpret`: it names Pallas, so it is a
+  // caller too (analysis::mayPassKernel), open while ops.py is analysed.
+  TempDir dir;
+  dir.write("ops.py", R"(import jax
+from jax.experimental import pallas as pl
+
+
+def launch(x, body):
+  out = jax.ShapeDtypeStruct(x.shape, x.dtype)
+  return pl.pallas_call(body, out_shape=out, interpret=True)(x)
+)");
+  const std::string run = R"(import jax.numpy as jnp
+from jax.experimental.pallas import mosaic_gpu as plgpu
+from ops import launch
+
+
+@plgpu.inline_mgpu(arg_types=(plgpu.RefType(),))
+def fence(ctx, ref):
+  del ctx, ref
+
+
+def kernel(x_ref, o_ref):
+  o_ref[...] = x_ref[...]
+  fence(o_ref)
+
+
+def main():
+  return launch(jnp.ones((128,), jnp.float32), kernel)
+)";
+  dir.write("run.py", run);
+  CheckOptions options;
+  options.paths = {dir.path()};
+  options.configMode = CheckOptions::ConfigMode::None;
+  CheckResult r = runCheck(options);
+  EXPECT_TRUE(r.errors.empty());
+  EXPECT_EQ(findingsAt(r), (std::vector<std::string>{"run.py:13:PLS001"}));
+  // The kernel of standard primitives instead: nothing.
+  std::string plain = run;
+  plain.replace(plain.find("  fence(o_ref)\n"), 15, "");
+  dir.write("run.py", plain);
+  EXPECT_TRUE(findingsAt(runCheck(options)).empty());
+}
+
 TEST(Relevance, ReexportedNamesStillFoundAndPlainFilesStillCounted) {
   TempDir dir;
   dir.write("mylib.py", kReexport);
