@@ -305,9 +305,16 @@ mlir::Value Lowerer::lowerLambda(TSNode n) {
 }
 
 mlir::Value Lowerer::callValue(TSNode n, mlir::Value callee, const Args& args) {
-  if (ValInfo* vi = infoOf(callee); vi && vi->factory && !args.nodes.empty()) {
+  // A partial of the launch API that binds its kernel launches when called
+  // with no arguments (`jax.jit(call)()`, 8.35).
+  if (ValInfo* vi = infoOf(callee);
+      vi && vi->factory &&
+      (!args.nodes.empty() ||
+       (isLaunchApi(vi->factory->api) && vi->factory->viaPartial &&
+        (!isNull(partialBoundKernel(vi->factory->call, vi->factory->api)) ||
+         (vi->factory->partial && !vi->factory->partial->partialKernel.empty()))))) {
     Factory f = *vi->factory;
-    return applyFactory(n, f, callableOf(args.nodes[0]));
+    return applyFactory(n, f, callableOf(args.nodes.empty() ? TSNode{} : args.nodes[0]));
   }
   mlir::ArrayAttr origins;
   mlir::DenseI64ArrayAttr indices;

@@ -252,11 +252,54 @@ mlir::Value Lowerer::emitScope(TSNode site, const std::string& api, const Args& 
   return op.getResult();
 }
 
+// The kernel `functools.partial(pl.pallas_call, kernel, ...)` binds (also
+// `kernel=`, or `body=` of plgpu.kernel); null when the partial leaves it to
+// the call that applies it.
+TSNode Lowerer::partialBoundKernel(TSNode partialCall, const std::string& api) {
+  if (isNull(partialCall) || !is(partialCall, "call") || api == apiName(Api::CoreMap))
+    return TSNode{};
+  CallArguments args{field(partialCall, "arguments"), doc_};
+  return args.positionalOrKeyword(1, api == apiName(Api::Kernel) ? "body" : "kernel");
+}
+
+// The kernel a module-level partial binds, by name: a function of the
+// partial's own file.
+CallableRef Lowerer::partialBindingKernel(const Binding& partial) {
+  CallableRef c;
+  c.text = partial.partialKernel;
+  if (!partial.file.empty() && partial.file != in_.path) {
+    c.symbol = partial.partialKernel;
+    c.file = partial.file;
+  } else if (auto b = findGlobal(partial.partialKernel);
+             b && b->kind == Binding::Kind::Function && !b->launched) {
+    c.symbol = b->target;
+    c.file = b->file == in_.path ? "" : b->file;
+  }
+  return c;
+}
+
 mlir::Value Lowerer::applyFactory(TSNode site, const Factory& f, const CallableRef& body) {
   const std::string& api = f.api;
-  if (isLaunchApi(api))
+  if (isLaunchApi(api)) {
+    // A partial of the launch API applied by a call of its own
+    // (`launch(kernel, interpret=True)`, `call()`): that call's keywords are
+    // the launch's too, after the partial's (Python merges them so), and a
+    // kernel the partial binds (`partial(pl.pallas_call, kernel, ...)`) is
+    // the body (8.35). A decorator applies the partial without a call.
+    TSNode applied =
+        f.viaPartial && is(site, "call") && !ts_node_eq(site, f.call) ? site : TSNode{};
+    CallableRef kernel = body;
+    if (TSNode bound =
+            f.viaPartial && !f.partial && !f.wrapper ? partialBoundKernel(f.call, api) : TSNode{};
+        !isNull(bound))
+      kernel = callableOf(bound);
+    else if (f.partial && !f.partial->partialKernel.empty() && isNull(body.def) && !body.value &&
+             body.symbol.empty())
+      kernel = partialBindingKernel(*f.partial);
     return emitLaunch(site, api, f.partial ? "partial" : "decorator", f.partial ? TSNode{} : f.call,
-                      f.partial ? &*f.partial : nullptr, body, f.wrapper ? &*f.wrapper : nullptr);
+                      f.partial ? &*f.partial : nullptr, kernel, f.wrapper ? &*f.wrapper : nullptr,
+                      applied);
+  }
   // The factory call's own arguments (minus the function for partials).
   TSNode argList = isNull(f.call) ? TSNode{} : field(f.call, "arguments");
   // functools.partial(api, ...) and api(body, ...) both have one positional

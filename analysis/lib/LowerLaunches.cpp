@@ -45,6 +45,28 @@ LaunchKeywords Lowerer::launchKeywords(TSNode args, const std::string& api) {
   return kw;
 }
 
+void Lowerer::overrideKeywords(LaunchKeywords& kw, const LaunchKeywords& applied) {
+  for (auto [into, from] : {std::pair{&kw.interpret, applied.interpret},
+                            {&kw.scratch, applied.scratch},
+                            {&kw.threads, applied.threads},
+                            {&kw.threadName, applied.threadName}})
+    if (!isNull(from))
+      *into = from;
+  if (!applied.backend.empty())
+    kw.backend = applied.backend;
+  if (kw.specsBackend.empty())
+    kw.specsBackend = applied.specsBackend;
+  kw.compilerParams |= applied.compilerParams;
+  // A **mapping of unknown keys at the call may replace the partial's
+  // interpret= (unless the call also spells it).
+  if (applied.splatUnknown) {
+    kw.splatUnknown = true;
+    kw.splatName = applied.splatName;
+    if (isNull(applied.interpret))
+      kw.interpret = TSNode{};
+  }
+}
+
 namespace {
 
 // The keys a mapping expression holds, in the order Python builds it.
@@ -387,7 +409,7 @@ std::vector<std::string> Lowerer::scratchTransforms(TSNode scratchNode) {
 
 mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::string& form,
                                 TSNode kwCall, const Binding* partial, const CallableRef& body,
-                                const LaunchWrapper* wrapper) {
+                                const LaunchWrapper* wrapper, TSNode appliedCall) {
   // Keyword arguments: those of the partial (module level) and of the call.
   LaunchKeywords kw;
   if (!isNull(kwCall)) {
@@ -396,6 +418,10 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
     // The other arguments are evaluated (they may call user code).
     lowerArgs(args, api == apiName(Api::CoreMap) ? 0 : 1);
   }
+  // The call applying a partial: only its keywords (its arguments were
+  // lowered where the call was).
+  if (!isNull(appliedCall))
+    overrideKeywords(kw, launchKeywords(field(appliedCall, "arguments"), api));
   // A launch wrapper method adds keywords of its own (after the caller's).
   std::optional<names::InterpretEval> wrapperInterpret;
   bool wrapperScratch = false;

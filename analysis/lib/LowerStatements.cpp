@@ -254,7 +254,7 @@ void Lowerer::bindTargetImpl(TSNode target, mlir::Value v, TSNode valueNode) {
     mlir::Value obj = lowerExpr(field(target, "object"));
     mlir::Value store = opaque(target, "setattr", {obj, v});
     // Which attribute: a caller's `cfg.interpret = True` before it passes
-    // cfg on decides the launch's path (CallContexts.cpp, 8.45).
+    // cfg on decides the launch's path (CallContexts.cpp, 8.41).
     store.getDefiningOp()->setAttr("pallas.attribute",
                                    b_.getStringAttr(text(field(target, "attribute"))));
     return;

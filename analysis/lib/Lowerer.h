@@ -316,6 +316,8 @@ private:
 
   // ---- higher order (LowerHigherOrder.cpp) ----
   mlir::Value applyFactory(TSNode site, const Factory& f, const CallableRef& body);
+  TSNode partialBoundKernel(TSNode partialCall, const std::string& api);
+  CallableRef partialBindingKernel(const Binding& partial);
   mlir::Value applyRunScoped(TSNode site, const std::string& api, const Args& ops,
                              const CallableRef& body);
   mlir::Value emitScope(TSNode site, const std::string& api, const Args& operands,
@@ -337,7 +339,10 @@ private:
   // ---- launches (LowerLaunches.cpp) ----
   mlir::Value emitLaunch(TSNode site, const std::string& api, const std::string& form,
                          TSNode kwCall, const Binding* partial, const CallableRef& body,
-                         const LaunchWrapper* wrapper = nullptr);
+                         const LaunchWrapper* wrapper = nullptr, TSNode appliedCall = TSNode{});
+  // The keywords of the call applying a partial of the launch API (`launch(
+  // kernel, interpret=True)`) over those of the partial itself.
+  static void overrideKeywords(LaunchKeywords& kw, const LaunchKeywords& applied);
 
   // ---- launch wrappers (LowerWrappers.cpp) ----
   std::optional<LaunchWrapper> launchWrapperOf(TSNode callee);

@@ -4,22 +4,13 @@
 #include "ProjectImpl.h"
 #include "pallas/analysis/ModuleCandidates.h"
 #include "pallas/analysis/SourceFile.h"
+#include "pallas/analysis/WorkspaceFiles.h"
 
 #include <filesystem>
 
 namespace fs = std::filesystem;
 
 namespace pallas::analysis {
-
-namespace {
-
-bool skippedFolder(const fs::path& p) {
-  std::string name = p.filename().string();
-  return name.empty() || name[0] == '.' || name == "site-packages" || name == "node_modules" ||
-         name == "__pycache__" || name == "venv" || name == "env" || fs::exists(p / "pyvenv.cfg");
-}
-
-} // namespace
 
 bool Project::Impl::fileExists(const std::string& path) {
   if (docs.count(path))
@@ -120,24 +111,7 @@ std::map<std::string, uint64_t> Project::Impl::currentDepGenerations(const DocSt
 
 std::vector<std::string>
 Project::Impl::workspacePythonFiles(const std::atomic<bool>* cancel) const {
-  std::vector<std::string> files;
-  for (const std::string& root : options.workspaceRoots) {
-    std::error_code ec;
-    fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec),
-        end;
-    for (; !ec && it != end; it.increment(ec)) {
-      if (cancel && cancel->load())
-        return {};
-      if (it->is_directory(ec)) {
-        if (skippedFolder(it->path()))
-          it.disable_recursion_pending();
-        continue;
-      }
-      if (it->path().extension() == ".py")
-        files.push_back(fs::absolute(it->path()).lexically_normal().string());
-    }
-  }
-  return files;
+  return analysis::workspacePythonFiles(options.workspaceRoots, cancel);
 }
 
 } // namespace pallas::analysis

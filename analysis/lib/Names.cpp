@@ -53,6 +53,8 @@ std::string Binding::fingerprint() const {
     s += "|" + k + "=" + v;
   if (interpret)
     s += "|i:" + interpret->fingerprint();
+  if (!partialKernel.empty())
+    s += "|k:" + partialKernel;
   for (auto& [m, c] : launchWrappers)
     s += "|w:" + m + "@" + c;
   for (auto& [m, summary] : portableWrappers)

@@ -48,6 +48,10 @@ struct Binding {
   std::vector<std::pair<std::string, std::string>> keywords;
   std::optional<InterpretEval> interpret;
   std::vector<std::string> scratch; // Partial: scratch kinds when literal
+  // Partial: the name of the kernel it binds (`partial(pl.pallas_call,
+  // kernel, ...)`), a function of the partial's file; "" when the call that
+  // applies the partial passes it.
+  std::string partialKernel;
   bool scratchKnown = false;
   // Class (of this file): its methods that are launch wrappers (own or
   // inherited from classes of this file), each with the class defining it.

@@ -398,10 +398,17 @@ void Globals::bindAssignment(TSNode assign, const syntax::ParsedSource& doc) {
         b.kind = Binding::Kind::Partial;
         b.target = inner;
         TSNode interpretNode{};
+        unsigned positional = 0;
         for (TSNode a : syntax::namedChildren(args)) {
+          bool isPositional = !is(a, "keyword_argument") && !is(a, "comment") &&
+                              !is(a, "list_splat") && !is(a, "dictionary_splat");
+          if (isPositional && positional++ == 1 && is(a, "identifier")) // the kernel it binds
+            b.partialKernel = str(doc.textOf(a));
           if (!is(a, "keyword_argument")) // the first argument is positional
             continue;
           std::string k = keywordName(a, doc);
+          if ((k == "kernel" || k == "body") && is(field(a, "value"), "identifier"))
+            b.partialKernel = str(doc.textOf(field(a, "value")));
           b.keywords.emplace_back(k, str(doc.textOf(field(a, "value"))));
           if (k == "interpret")
             interpretNode = field(a, "value");

@@ -349,6 +349,14 @@ Project::DiskChange Project::fileChanged(const std::string& path, std::string* w
   return DiskChange::Reread;
 }
 
+bool Project::indexFile(const std::string& path) {
+  std::lock_guard lock(impl_->mutex);
+  if (impl_->find(path))
+    return false;
+  impl_->invalidate();
+  return impl_->ensureIndexed(path, 0) != nullptr;
+}
+
 bool Project::isIndexed(const std::string& path) const {
   std::lock_guard lock(impl_->mutex);
   return impl_->find(path) != nullptr;

@@ -131,6 +131,7 @@ void LspServer::runAnalysis(const std::string& path, uint64_t analysis, const St
   };
   bool push = !client_.pullDiagnostics;
   try {
+    bringCallersIn(path);
     // A newer edit stops the analysis between its passes and launches.
     const bool first = firstRun && push;
     if (first) {

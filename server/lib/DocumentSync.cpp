@@ -32,6 +32,9 @@ void LspServer::didOpen(const json& params) {
     return;
   }
   std::string path = doc.path;
+  // The editor's text is the caller index's from now on (its dependencies
+  // are analysed again by afterUpdate below).
+  callerFileChanged(path, doc.text, false);
   auto stats = project_->setDocument(path, doc.text);
   documents_.open(std::move(doc));
   afterUpdate(path, stats);
@@ -84,6 +87,9 @@ void LspServer::didClose(const json& params) {
   // document that is gone (it returns at its next stop check).
   scheduler_->interrupt(path);
   project_->closeDocument(path);
+  // The Project reads the disk's text back: so does the caller index, and
+  // what the editor's text chose is chosen again from the disk.
+  callerFileChanged(path, readFileBounded(path, nullptr), true);
   pipeline_->forget(path);
   // Forget the document's schedule and stats: kept, 20,000 open/close
   // cycles of distinct documents grew memory for good. A run in progress is
@@ -104,7 +110,12 @@ void LspServer::didClose(const json& params) {
 }
 
 void LspServer::didSave(const json& params) {
-  log_.debug("saved " + documentPath(params));
+  std::string path = documentPath(params);
+  log_.debug("saved " + path);
+  // Its imports as saved: the caller index is updated per save, not per
+  // keystroke (the edits themselves re-analysed what it imports).
+  if (auto doc = documents_.get(path))
+    callerFileChanged(path, doc->text, false);
 }
 
 void LspServer::didChangeWatchedFiles(const json& params) {
@@ -117,7 +128,12 @@ void LspServer::didChangeWatchedFiles(const json& params) {
     }
     // Created, changed or deleted alike: the Project reads the disk (an open
     // document keeps the editor's text).
-    fileChangedOnDisk(support::uriToPath(change["uri"].get<std::string>()));
+    std::string path = support::uriToPath(change["uri"].get<std::string>());
+    fileChangedOnDisk(path);
+    // A caller in a file never opened: the launches it may choose are
+    // analysed again with its new text (an open document keeps its own).
+    if (!documents_.isOpen(path) && path.ends_with(".py"))
+      callerFileChanged(path, readFileBounded(path, nullptr), true);
   }
 }
 

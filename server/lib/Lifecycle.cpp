@@ -72,6 +72,9 @@ json LspServer::initialize(const json& params) {
     projectOptions.workspaceRoots.push_back(rootPath->get<std::string>());
   }
   workspaceRoots_ = projectOptions.workspaceRoots;
+  // Made here, before any document arrives; built after `initialized`.
+  if (!workspaceRoots_.empty())
+    callers_ = std::make_shared<WorkspaceCallers>(workspaceRoots_);
   project_ = std::make_unique<analysis::Project>(projectOptions);
   pipeline_ = std::make_unique<FindingsPipeline>(
       *project_, [this](const std::string& path) { return textOf(path); },
@@ -107,6 +110,7 @@ json LspServer::initialize(const json& params) {
 
 void LspServer::initialized() {
   registerFileWatchers();
+  startCallerIndex();
   if (client_.initializationOptions.is_object())
     notifyConfiguration(client_.initializationOptions);
   requestConfiguration();

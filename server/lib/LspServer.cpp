@@ -96,7 +96,7 @@ void LspServer::notifyConfiguration(const json& settings) {
 // thread the analysis they wait for needs. One pool for the process (TCP
 // sessions share it), never destroyed: its last task may be the one that
 // drops the last reference to a server.
-static boost::asio::thread_pool& analysisPool() {
+boost::asio::thread_pool& analysisPool() {
   static auto* pool =
       new boost::asio::thread_pool(std::max(2U, std::thread::hardware_concurrency()));
   return *pool;
@@ -322,6 +322,7 @@ void LspServer::logMessage(MessageType type, const std::string& message) {
 void LspServer::finish(int exitCode) {
   if (finished_.exchange(true))
     return;
+  stopIndexing_->store(true);
   if (scheduler_)
     scheduler_->stopAll();
   log_.clearSink();

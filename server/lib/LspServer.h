@@ -23,11 +23,13 @@
 #include "DocumentStore.h"
 #include "FindingsPipeline.h"
 #include "MemoryRelease.h"
+#include "WorkspaceCallers.h"
 #include "pallas/analysis/Project.h"
 #include "pallas/protocol/Endpoint.h"
 
 #include <atomic>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -208,6 +210,14 @@ private:
   void registerFileWatchers();
   void didSave(const json& params);
   void didChangeWatchedFiles(const json& params);
+  // Callers in files never opened (WorkspaceCallerFiles.cpp, docs/analysis.md
+  // 8.34): the index is built once in the background after `initialized`,
+  // told of each file saved, opened or changed on disk, and asked before
+  // each analysis, which then reads the document's callers from disk.
+  void startCallerIndex();
+  void callerFileChanged(const std::string& path, std::optional<std::string_view> text,
+                         bool reanalyse);
+  void bringCallersIn(const std::string& path);
   // A file changed on disk: the index re-reads it, its open dependents are
   // analysed again.
   void fileChangedOnDisk(const std::string& path);
@@ -247,6 +257,8 @@ private:
   std::vector<std::string> workspaceRoots_;
   std::unique_ptr<FindingsPipeline> pipeline_;
   DocumentStore documents_;
+  std::shared_ptr<WorkspaceCallers> callers_; // null without workspace folders
+  std::shared_ptr<std::atomic<bool>> stopIndexing_ = std::make_shared<std::atomic<bool>>(false);
   json extraCapabilities_ = json::object();
   std::map<std::string, CommandHandler> commands_;
   std::vector<CodeLensProvider> codeLensProviders_;
@@ -276,6 +288,9 @@ private:
   std::mutex progressMutex_;
   std::map<std::string, std::weak_ptr<Progress>> progress_;
 };
+
+// The process's pool for analyses and background work (LspServer.cpp).
+boost::asio::thread_pool& analysisPool();
 
 // ---- feature modules ----
 struct ServerFeature {

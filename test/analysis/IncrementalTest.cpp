@@ -356,7 +356,7 @@ TEST(Incremental, ModuleValuesFollowEveryEdit) {
   EXPECT_EQ(severities(), std::vector<Severity>{Severity::Error});
 }
 
-// A setter called before the launch in the launching function (8.43): only
+// A setter called before the launch in the launching function (8.39): only
 // the setter's body (another unit, no launch's code) decides the launch's
 // interpret=; editing it, or removing the call, lowers the caller again.
 TEST(Incremental, AGlobalSetterCalledBeforeTheLaunchFollowsItsBody) {

@@ -6,6 +6,7 @@
 #include "TempDir.h"
 #include "check/Checker.h"
 #include "check/PythonCode.h"
+#include "pallas/analysis/ImportScan.h"
 
 #include <algorithm>
 #include <gtest/gtest.h>
@@ -17,7 +18,7 @@ using testing::TempDir;
 
 std::vector<std::string> names(std::string_view text) {
   std::vector<std::string> out;
-  for (std::string_view n : importedNames(text))
+  for (std::string_view n : analysis::importedNames(text))
     out.emplace_back(n);
   return out;
 }
@@ -165,7 +166,7 @@ TEST(Relevance, CodeOnlyBlanksCommentsAndStringTextKeepingOffsets) {
 
 TEST(Relevance, WorkspaceImportsResolveToTheFilesTheyName) {
   auto paths = [](std::string_view text) {
-    return workspaceImportedPaths("/r/pkg/sub/mod.py", text, "/r");
+    return analysis::workspaceImportedPaths("/r/pkg/sub/mod.py", text, {"/r"});
   };
   EXPECT_EQ(paths("from jax.experimental import pallas as pl\nfrom functools import partial\n"
                   "import jax.numpy as jnp\n"),
@@ -312,6 +313,51 @@ from lib.ops import add
 def run():
   return add(jnp.ones((128,), jnp.float32), interpret=False)
 )");
+  EXPECT_TRUE(findingsAt(runCheck(options)).empty());
+}
+
+TEST(Relevance, ACallerThatPassesTheKernelInAnotherFile) {
+  // The launch's kernel is a parameter (8.23); the file that passes a kernel
+  // calling inline_mgpu spells no `interpret`: it names Pallas, so it is a
+  // caller too (analysis::mayPassKernel), open while ops.py is analysed.
+  TempDir dir;
+  dir.write("ops.py", R"(import jax
+from jax.experimental import pallas as pl
+
+
+def launch(x, body):
+  out = jax.ShapeDtypeStruct(x.shape, x.dtype)
+  return pl.pallas_call(body, out_shape=out, interpret=True)(x)
+)");
+  const std::string run = R"(import jax.numpy as jnp
+from jax.experimental.pallas import mosaic_gpu as plgpu
+from ops import launch
+
+
+@plgpu.inline_mgpu(arg_types=(plgpu.RefType(),))
+def fence(ctx, ref):
+  del ctx, ref
+
+
+def kernel(x_ref, o_ref):
+  o_ref[...] = x_ref[...]
+  fence(o_ref)
+
+
+def main():
+  return launch(jnp.ones((128,), jnp.float32), kernel)
+)";
+  dir.write("run.py", run);
+  CheckOptions options;
+  options.paths = {dir.path()};
+  options.configMode = CheckOptions::ConfigMode::None;
+  CheckResult r = runCheck(options);
+  EXPECT_TRUE(r.errors.empty());
+  EXPECT_EQ(findingsAt(r), (std::vector<std::string>{"run.py:13:PLS001"}));
+  // The kernel of standard primitives instead: nothing.
+  std::string plain = run;
+  plain.replace(plain.find("  fence(o_ref)\n"), 15, "");
+  dir.write("run.py", plain);
   EXPECT_TRUE(findingsAt(runCheck(options)).empty());
 }
 

@@ -52,31 +52,15 @@ std::vector<bool> launchingFiles(RunImports& run);
 // (docs/analysis.md 8.5), and a library's tests or scripts pass
 // `interpret=True` from files that never spell a launch, or that `check`
 // analyses in another group (and lets go of before it reaches i). A caller
-// spells `interpret` (a keyword argument, or the
-// GPU interpret mode's context manager) and imports i itself
-// (workspaceImportedPaths, as launchingFiles' import step).
+// spells `interpret` (analysis::mayPassInterpret) or names Pallas or Mosaic
+// (analysis::mayPassKernel: a kernel passed to a launch helper whose kernel
+// is a parameter, docs/analysis.md 8.23) and imports i itself
+// (analysis::workspaceImportedPaths, as launchingFiles' import step; the
+// language server's index of callers reads imports the same way).
 std::vector<std::vector<size_t>> interpretCallers(RunImports& run,
                                                   const std::vector<bool>& launching);
 
-// The names a file's import statements mention (module path components and
-// imported names), for the test above. Exposed for the unit tests.
-std::vector<std::string_view> importedNames(std::string_view text);
-
-// The files of the workspace an import statement of `file` may name, as
-// the analysis resolves them (Project's module resolution): a relative
-// import (`from .m import x`, `from . import m`) against the importing
-// file's folder, an absolute one (`import a.b`, `from a.b import c`) against
-// that folder and the run's root; each as a module file and as a package
-// (`a/b.py`, `a/b/__init__.py`), and each imported name as a submodule.
-// Imports of `jax`/`jax.*`/`functools` modules are left out: the analysis
-// resolves those by name, never to a file of the run, so they cannot bring a
-// launch wrapper of the run into a file (launchingFiles' import step).
-// Lexically normal, generic ('/') paths. Exposed for the unit tests.
-std::vector<std::string> workspaceImportedPaths(const std::filesystem::path& file,
-                                                std::string_view text,
-                                                const std::filesystem::path& root);
-
-// The files of a run with what each imports (workspaceImportedPaths),
+// The files of a run with what each imports (analysis::workspaceImportedPaths),
 // computed once per file on first use: both import steps above read them.
 class RunImports {
 public:

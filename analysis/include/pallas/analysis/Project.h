@@ -248,6 +248,12 @@ public:
   // no longer be read. A file read from disk is never marked open.
   enum class DiskChange { Reread, Forgotten, OpenDocumentOwnsIt };
   DiskChange fileChanged(const std::string& path, std::string* why = nullptr);
+  // Read `path` from disk into the index when the project does not know it
+  // yet (open or indexed): a file that calls into an open document, so its
+  // calls choose that document's launch paths (the language server's
+  // callers in files never opened, docs/analysis.md 8.34). Never marked
+  // open. False when it was known already or cannot be read.
+  bool indexFile(const std::string& path);
   // Whether the project keeps `path` at all: open, or read from disk by the
   // index (hasDocument: open only).
   bool isIndexed(const std::string& path) const;
