@@ -175,15 +175,16 @@ void Lowerer::bindTargetImpl(TSNode target, mlir::Value v, TSNode valueNode) {
       while (is(vn, "parenthesized_expression"))
         vn = ts_node_named_child(vn, 0);
       std::string_view vt = syntax::type(vn);
-      if (vt == "true" || vt == "false" || vt == "none" || vt == "integer" || vt == "call" ||
-          vt == "dictionary" || vt == "string")
-        info_[v].constant = vn;
-      else if ((vt == "subscript" || vt == "conditional_expression" || vt == "boolean_operator" ||
-                vt == "not_operator" || vt == "comparison_operator") &&
-               !readsLocalNames(vn))
-        // An expression over module-level names and literals
-        // (`{"debug": True}[MODE]`): folded where it is read (8.22), its
-        // names looked up at module level, so none may be this function's.
+      bool literal = vt == "true" || vt == "false" || vt == "none" || vt == "integer" ||
+                     vt == "call" || vt == "dictionary" || vt == "string";
+      // An expression over module-level names and literals
+      // (`{"debug": True}[MODE]`): folded where it is read (8.22), its names
+      // looked up at module level, so none may be this function's.
+      bool overModuleNames =
+          (vt == "subscript" || vt == "conditional_expression" || vt == "boolean_operator" ||
+           vt == "not_operator" || vt == "comparison_operator") &&
+          !readsLocalNames(vn);
+      if (literal || overModuleNames)
         info_[v].constant = vn;
       else if (vt == "tuple" || vt == "list") // a loop over it sees these elements (8.26)
         info_[v].tupleLiteral = vn;           // (a list: unless its function removes one)
@@ -209,6 +210,14 @@ void Lowerer::bindTargetImpl(TSNode target, mlir::Value v, TSNode valueNode) {
       a.values.push_back(v);
       a.keywords.push_back("");
       mlir::Value part = opaque(el, "unpack", {v});
+      // `body, interp = make()` where make returns a module-level function:
+      // the target holds that function, as a kernel or helper to follow.
+      if (moduleScope && is(el, "identifier") && is(element, "identifier") &&
+          !findLocal(text(element)))
+        if (auto b = findGlobal(text(element)); b && b->kind == Binding::Kind::Function) {
+          bindTarget(el, lowerExpr(element), element);
+          continue;
+        }
       // Unpacking a tuple of refs / a run_state pytree keeps the origin.
       Prov p = prov(v);
       if (p.origin != pd::origin::kArg)
