@@ -216,6 +216,18 @@ std::vector<std::string> lookupOrder(const Instances& in, const std::string& k, 
   return order;
 }
 
+bool bindsName(TSNode n, const std::string& name, const syntax::ParsedSource& doc) {
+  if (!(is(n, "assignment") || is(n, "augmented_assignment") || is(n, "for_statement") ||
+        is(n, "named_expression") || is(n, "as_pattern_target")))
+    return false;
+  TSNode left = is(n, "as_pattern_target")  ? n
+                : is(n, "named_expression") ? field(n, "name")
+                                            : field(n, "left");
+  return syntax::anyNode(
+      left, [&](TSNode t) { return is(t, "identifier") && textOf(t, doc) == name; },
+      [](TSNode t) { return is(t, "attribute") || is(t, "subscript"); });
+}
+
 // Whether `name` is a parameter of `def`, or assigned in its body (its own
 // statements, not nested scopes').
 bool boundIn(TSNode def, const std::string& name, const syntax::ParsedSource& doc) {
@@ -223,18 +235,7 @@ bool boundIn(TSNode def, const std::string& name, const syntax::ParsedSource& do
     if (p.substr(std::min(p.find_first_not_of('*'), p.size())) == name)
       return true;
   return syntax::anyNode(
-      field(def, "body"),
-      [&](TSNode n) {
-        if (!(is(n, "assignment") || is(n, "augmented_assignment") || is(n, "for_statement") ||
-              is(n, "named_expression") || is(n, "as_pattern_target")))
-          return false;
-        TSNode left = is(n, "as_pattern_target")  ? n
-                      : is(n, "named_expression") ? field(n, "name")
-                                                  : field(n, "left");
-        return syntax::anyNode(
-            left, [&](TSNode t) { return is(t, "identifier") && textOf(t, doc) == name; },
-            [](TSNode t) { return is(t, "attribute") || is(t, "subscript"); });
-      },
+      field(def, "body"), [&](TSNode n) { return bindsName(n, name, doc); },
       [](TSNode n) {
         return is(n, "function_definition") || is(n, "class_definition") || is(n, "lambda");
       });

@@ -53,6 +53,9 @@ TSNode expressionOf(TSNode stmt);
 std::vector<std::pair<std::string, TSNode>> parametersOf(TSNode def,
                                                          const syntax::ParsedSource& doc);
 std::vector<std::string> lookupOrder(const Instances& in, const std::string& k, bool& open);
+// Whether the assignment-like node `n` (`=`, `+=`, `for`, `:=`, `as`)
+// binds the plain name `name` (not an attribute or item of it).
+bool bindsName(TSNode n, const std::string& name, const syntax::ParsedSource& doc);
 bool boundIn(TSNode def, const std::string& name, const syntax::ParsedSource& doc);
 TSNode enclosingScope(TSNode node);
 std::optional<Located> argumentFor(TSNode site, TSNode init, const std::string& name,

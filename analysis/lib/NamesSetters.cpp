@@ -197,18 +197,7 @@ struct Tracker {
       bool compound = !is(s, "expression_statement") && !is(s, "return_statement");
       TSNode e = expressionOf(s);
       bool rebinds = syntax::anyNode(
-          s,
-          [&](TSNode n) {
-            if (!(is(n, "assignment") || is(n, "augmented_assignment") || is(n, "for_statement") ||
-                  is(n, "as_pattern_target") || is(n, "named_expression")))
-              return false;
-            TSNode left = is(n, "as_pattern_target")  ? n
-                          : is(n, "named_expression") ? field(n, "name")
-                                                      : field(n, "left");
-            return syntax::anyNode(
-                left, [&](TSNode t) { return is(t, "identifier") && textOf(t, doc) == name; },
-                [](TSNode t) { return is(t, "attribute") || is(t, "subscript"); });
-          },
+          s, [&](TSNode n) { return bindsName(n, name, doc); },
           [](TSNode n) { return nestedScope(n); });
       if (rebinds && !(is(e, "assignment") && is(field(e, "left"), "identifier"))) {
         failed = true; // rebound under a branch or a loop: which object is not known

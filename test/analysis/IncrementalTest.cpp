@@ -318,6 +318,15 @@ TEST(Incremental, EditingAKernelTakingWrapperRelowersItsCallers) {
 
 namespace {
 
+// The severities of the PLS001 findings of `path`, in order.
+std::vector<Severity> pls001Severities(Project& p, const std::string& path) {
+  std::vector<Severity> out;
+  for (const Finding& f : p.findings(path))
+    if (f.code == "PLS001")
+      out.push_back(f.severity);
+  return out;
+}
+
 std::string readFixture(const std::string& name) {
   return readFile(std::string(PALLAS_ANALYSIS_TEST_DIR) + "/../oracle/fixtures/" + name);
 }
@@ -334,13 +343,7 @@ TEST(Incremental, ModuleValuesFollowEveryEdit) {
   Project p;
   const std::string path = "/v/flow.py";
   p.setDocument(path, readFixture("flow_global_rebound_by_module_call.py"));
-  auto severities = [&] {
-    std::vector<Severity> out;
-    for (const Finding& f : p.findings(path))
-      if (f.code == "PLS001")
-        out.push_back(f.severity);
-    return out;
-  };
+  auto severities = [&] { return pls001Severities(p, path); };
   EXPECT_EQ(severities(), std::vector<Severity>{Severity::Error});
   std::string now = p.documentText(path);
   p.editDocument(path, {replaceAt(now, "\nenable_debug()\n", "\npass\n")});
@@ -363,13 +366,7 @@ TEST(Incremental, AGlobalSetterCalledBeforeTheLaunchFollowsItsBody) {
   Project p;
   const std::string path = "/v/setter.py";
   p.setDocument(path, readFixture("flow_global_setter_called_before_launch.py"));
-  auto severities = [&] {
-    std::vector<Severity> out;
-    for (const Finding& f : p.findings(path))
-      if (f.code == "PLS001")
-        out.push_back(f.severity);
-    return out;
-  };
+  auto severities = [&] { return pls001Severities(p, path); };
   EXPECT_EQ(severities(), std::vector<Severity>{Severity::Error});
   std::string now = p.documentText(path);
   p.editDocument(path, {replaceAt(now, "  INTERPRET = True", "  INTERPRET = False")});
@@ -390,13 +387,7 @@ TEST(Incremental, InstanceAttributeFollowsTheConstructionSite) {
   Project p;
   const std::string path = "/v/instance.py";
   p.setDocument(path, readFixture("flow_instance_init_positional_interpret.py"));
-  auto severities = [&] {
-    std::vector<Severity> out;
-    for (const Finding& f : p.findings(path))
-      if (f.code == "PLS001")
-        out.push_back(f.severity);
-    return out;
-  };
+  auto severities = [&] { return pls001Severities(p, path); };
   EXPECT_EQ(severities(), std::vector<Severity>{Severity::Error});
   std::string now = p.documentText(path);
   p.editDocument(path, {replaceAt(now, "Scaler(128, True)", "Scaler(128, False)")});
