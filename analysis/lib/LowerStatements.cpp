@@ -476,7 +476,7 @@ TSNode Lowerer::everyElementOf(TSNode s) {
         readsLate(text(right)) || (join && join.getWhat() == "join") ? nullptr : infoOf(v->value);
     TSNode name = right;
     right = vi ? vi->tupleLiteral : TSNode{};
-    if (is(right, "list") && mayRemoveFrom(enclosingDef(s), text(name)))
+    if (is(right, "list") && mayRemoveFrom(scopeOrModule(s), text(name)))
       right = TSNode{};
   } else if (is(right, "identifier")) {
     findGlobal(text(right)); // record the lookup: a rebinding re-lowers this unit
@@ -508,14 +508,6 @@ bool Lowerer::readsLocalNames(TSNode expr) {
   return syntax::anyNode(
       expr, [&](TSNode n) { return is(n, "identifier") && findLocal(text(n)) != nullptr; },
       [](TSNode) { return false; });
-}
-
-// The def (or lambda) around `n`; the module when none.
-TSNode Lowerer::enclosingDef(TSNode n) {
-  TSNode p = ts_node_parent(n);
-  while (!isNull(p) && !is(p, "function_definition") && !is(p, "lambda") && !is(p, "module"))
-    p = ts_node_parent(p);
-  return p;
 }
 
 // Whether the list held by the local `name` may lose or replace elements

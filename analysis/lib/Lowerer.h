@@ -402,7 +402,11 @@ private:
   bool neverCompletes(TSNode stmt);
   bool neverCompletesBlock(TSNode block);
   TSNode everyElementOf(TSNode forStatement);
-  TSNode enclosingDef(TSNode n);
+  // The def or lambda around `n` (names::enclosingScope); the module when none.
+  TSNode scopeOrModule(TSNode n) {
+    TSNode scope = names::enclosingScope(n);
+    return isNull(scope) ? doc_.root() : scope;
+  }
   bool readsLocalNames(TSNode expr);
   bool mayRemoveFrom(TSNode scope, const std::string& name);
   void learnCondition(TSNode cond, bool truth, std::map<std::string, bool>& into);

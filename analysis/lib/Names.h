@@ -218,6 +218,9 @@ struct ModuleValue {
   TSNode value{};
   State state = State::Known;
 };
+// The def or lambda around `node` (null at module level).
+TSNode enclosingScope(TSNode node);
+
 std::optional<ModuleValue> moduleValue(const syntax::ParsedSource& doc, const std::string& name);
 // What the module-level `name` holds at `use`, inside a function whose own
 // statements before it call a module-level function that rebinds `name`

@@ -241,14 +241,6 @@ bool boundIn(TSNode def, const std::string& name, const syntax::ParsedSource& do
       });
 }
 
-// The def or lambda around `node` (null at module level).
-TSNode enclosingScope(TSNode node) {
-  for (TSNode n = ts_node_parent(node); !isNull(n); n = ts_node_parent(n))
-    if (is(n, "function_definition") || is(n, "lambda"))
-      return n;
-  return TSNode{};
-}
-
 // The argument the call `site` passes for parameter `index` (named `name`)
 // of `init` (self excluded by the caller); its default when left out.
 std::optional<Located> argumentFor(TSNode site, TSNode init, const std::string& name,
@@ -459,6 +451,14 @@ std::vector<std::string> receiversOf(const Instances& in, const std::string& cls
 } // namespace pallas::analysis::names::instances
 
 namespace pallas::analysis::names {
+
+// The def or lambda around `node` (null at module level).
+TSNode enclosingScope(TSNode node) {
+  for (TSNode n = ts_node_parent(node); !isNull(n); n = ts_node_parent(n))
+    if (is(n, "function_definition") || is(n, "lambda"))
+      return n;
+  return TSNode{};
+}
 
 using namespace instances;
 

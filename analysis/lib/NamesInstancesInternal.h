@@ -57,7 +57,6 @@ std::vector<std::string> lookupOrder(const Instances& in, const std::string& k, 
 // binds the plain name `name` (not an attribute or item of it).
 bool bindsName(TSNode n, const std::string& name, const syntax::ParsedSource& doc);
 bool boundIn(TSNode def, const std::string& name, const syntax::ParsedSource& doc);
-TSNode enclosingScope(TSNode node);
 std::optional<Located> argumentFor(TSNode site, TSNode init, const std::string& name,
                                    const syntax::ParsedSource& doc);
 std::optional<TSNode> methodNamed(TSNode cls, const std::string& name,
