@@ -14,7 +14,7 @@ stamp_ok() { [ -f "$1" ] && [ "$(cat "$1")" = "$2" ]; }
 # ---- Debian packages -------------------------------------------------------
 apt_packages=(
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-22 libclang-rt-22-dev
-  libtree-sitter-dev nlohmann-json3-dev libtomlplusplus-dev libboost-dev libgtest-dev libgmock-dev
+  nlohmann-json3-dev libtomlplusplus-dev libboost-dev libgtest-dev libgmock-dev
   clang-format-22 clang-tidy-22 neovim cmake ninja-build pkg-config python3-venv
 )
 missing=()

@@ -282,7 +282,7 @@ void Globals::bindImportFrom(TSNode stmt, const syntax::ParsedSource& doc) {
     file = resolver_->moduleFile(module, level, path_);
   std::string qualifiedModule = std::string(static_cast<size_t>(level), '.') + module;
   // The imported names: every named child but the module (the runtime's
-  // ts_node_field_name_for_child is unreliable in tree-sitter 0.20).
+  // ts_node_field_name_for_child was unreliable in tree-sitter 0.20).
   for (TSNode c : syntax::namedChildren(stmt)) {
     if (is(c, "wildcard_import")) {
       // `from .m import *`: every name m exports (its __all__), as if named.

@@ -1,8 +1,9 @@
-// What tree-sitter may be given. The Debian runtime (0.20.7) corrupts its
-// heap when error recovery gathers 65,536 or more pending subtrees (70,000
-// unclosed brackets, `x = a = a = ...`, 70,000 `if x:` lines without bodies:
-// a crash in ts_tree_delete), and Python's own line ends include a lone
-// "\r", which the grammar treats as whitespace. The analysis therefore parses
+// What tree-sitter may be given. Its error recovery costs more than linear
+// time in what is left open (70,000 unclosed brackets, `x = a = a = ...`,
+// 70,000 `if x:` lines without bodies; Debian's 0.20.7 runtime even
+// corrupted its heap there, hence the runtime compiled from npm), and
+// Python's own line ends include a lone "\r", which the grammar treats as
+// whitespace. The analysis therefore parses
 // (and reads) a derived text of the same length, so every byte offset and
 // row stays valid:
 //  - a lone "\r" becomes "\n" (a "\r\n" pair is left as it is);
@@ -21,8 +22,8 @@ namespace pallas::analysis::syntax {
 
 // The most constructs that can stay open at once (brackets, operators and
 // keywords awaiting an operand, and block headers without a body) that the
-// guard lets through; far below the runtime's 65,536 and far above any real
-// program (CPython refuses more than 200 nested brackets).
+// guard lets through; far above any real program (CPython refuses more than
+// 200 nested brackets).
 inline constexpr size_t kMaxOpenConstructs = 50000;
 
 // Offset of the start of the logical line (or of the run of body-less block

@@ -139,7 +139,7 @@ void ParsedSource::setText(std::string text) {
   dirty_ = false;
 }
 
-// tree-sitter 0.20.7's error recovery can take minutes on adversarial input
+// tree-sitter's error recovery can take minutes on adversarial input
 // that stays under findParserOverload's count (found by fuzz_python_structured:
 // a 3,900-deep unclosed bracket, then a 32,768-target chained assignment in
 // it). A parse gets a budget far above what real files need (5-8 MB/s); past

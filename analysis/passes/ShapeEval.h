@@ -79,7 +79,7 @@ public:
   std::string qualifiedName(TSNode expr, const Scope& scope) const;
   const syntax::ParsedSource* docOf(const std::string& path) const;
   // The nodes from `root` down to `target` (both included), by descending
-  // with a cursor: ts_node_parent is linear in the tree in tree-sitter 0.20,
+  // with a cursor: ts_node_parent is linear in the tree in tree-sitter,
   // and walking up from deep nodes of a large file made every edit slow.
   static std::vector<TSNode> pathTo(TSNode root, TSNode target);
   // The nodes that contain `point`, outermost first.

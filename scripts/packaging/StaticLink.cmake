@@ -1,11 +1,11 @@
-# Shared or static LLVM/MLIR/tree-sitter, chosen per executable.
+# Shared or static LLVM/MLIR, chosen per executable.
 #
-# Development builds link libMLIR.so/libLLVM.so and libtree-sitter.so (fast
-# links). The wheel's binary must run where no LLVM is installed and start
-# without the dynamic loader relocating libLLVM, so it links the static
-# archives that the same Debian packages ship (llvm-22-dev, libmlir-22-dev,
-# libtree-sitter-dev), libstdc++ and libgcc statically, and keeps only glibc
-# dynamic.
+# Development builds link libMLIR.so/libLLVM.so (fast links). The wheel's
+# binary must run where no LLVM is installed and start without the dynamic
+# loader relocating libLLVM, so it links the static archives that the same
+# Debian packages ship (llvm-22-dev, libmlir-22-dev), libstdc++ and libgcc
+# statically, and keeps only glibc dynamic. (The tree-sitter runtime is
+# always a static library compiled with the project: CMakeLists.txt.)
 #
 # The choice is made at link time from a property of the executable being
 # linked ($<TARGET_PROPERTY:...> without a target name means the target at the
@@ -18,7 +18,6 @@
 # to be kept up to date here.
 file(GLOB _pallas_mlir_archives "${LLVM_LIBRARY_DIR}/libMLIR*.a")
 file(GLOB _pallas_llvm_archives "${LLVM_LIBRARY_DIR}/libLLVM*.a")
-find_library(PALLAS_TREE_SITTER_STATIC NAMES libtree-sitter.a HINTS ${TREE_SITTER_LIBRARY_DIRS})
 
 set(_pallas_static "$<OR:$<BOOL:${PALLAS_LSP_STATIC}>,$<BOOL:$<TARGET_PROPERTY:PALLAS_LSP_STATIC_LINK>>>")
 
@@ -35,15 +34,6 @@ else()
   if(PALLAS_LSP_STATIC)
     message(FATAL_ERROR "PALLAS_LSP_STATIC: no libMLIR*.a/libLLVM*.a in ${LLVM_LIBRARY_DIR}")
   endif()
-endif()
-
-# tree-sitter: swap the pkg-config target's shared library for the archive.
-if(PALLAS_TREE_SITTER_STATIC)
-  get_target_property(_pallas_ts_libs PkgConfig::TREE_SITTER INTERFACE_LINK_LIBRARIES)
-  set_property(TARGET PkgConfig::TREE_SITTER PROPERTY INTERFACE_LINK_LIBRARIES
-    "$<IF:${_pallas_static},${PALLAS_TREE_SITTER_STATIC},${_pallas_ts_libs}>")
-elseif(PALLAS_LSP_STATIC)
-  message(FATAL_ERROR "PALLAS_LSP_STATIC: libtree-sitter.a not found (libtree-sitter-dev)")
 endif()
 
 set(PALLAS_GLIBC_COMPAT_SOURCE "${CMAKE_CURRENT_LIST_DIR}/glibc_compat.c")

@@ -18,7 +18,7 @@ repeat="${PALLAS_LSP_TSAN_REPEAT:-5}"
 export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:history_size=4}"
 
 if [ "${PALLAS_LSP_TSAN_FULL:-0}" = 1 ]; then
-  # The system's libtree-sitter is not instrumented (tsan-suppressions.txt).
+  # Suppressions, if any are ever needed, with their reasons: tsan-suppressions.txt.
   export TSAN_OPTIONS="$TSAN_OPTIONS:suppressions=$PALLAS_LSP_ROOT/test/suites/tsan-suppressions.txt"
   bash scripts/build.sh "$build" -DPALLAS_LSP_TSAN=ON
   ctest --test-dir "$build" --output-on-failure --no-tests=error -j 2
