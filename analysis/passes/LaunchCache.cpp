@@ -100,8 +100,10 @@ void LaunchCache::beginRun(const PassContext& ctx, uint64_t otherDocuments, uint
   mode_ = mode;
   // A Record run starts afresh; results recorded for other inputs are
   // never adopted.
-  if (mode == Mode::Record || inputs != recordedInputs_)
+  if (mode == Mode::Record || inputs != recordedInputs_) {
     recorded_.clear();
+    ambiguousPlaces_.clear();
+  }
   recordedInputs_ = inputs;
   index_ = std::make_unique<SmemIndex>(ctx);
   // The statements and names keys are made of: a Record run makes no key
@@ -244,16 +246,39 @@ LaunchCache::LaunchKey& LaunchCache::placed(dialect::LaunchOp launch) {
   return key;
 }
 
-uint64_t LaunchCache::slotId(const LaunchKey& key, Kind kind, uint64_t extra) {
-  uint64_t id = mix(mix(mix(static_cast<uint64_t>(kind) + 1, key.line), key.column), key.api);
-  return mix(id, extra);
+LaunchCache::SlotId LaunchCache::slotId(const LaunchKey& key, Kind kind, uint64_t extra) {
+  return SlotId{kind, key.line, key.column, key.api, extra};
 }
 
-std::optional<uint64_t> LaunchCache::placeOf(dialect::LaunchOp launch, Kind kind, uint64_t extra) {
+size_t LaunchCache::SlotIdHash::operator()(const SlotId& id) const {
+  // The fields are small integers next to 64-bit hashes: hash their bytes
+  // (mix() of small integers collided, and one launch was handed another
+  // launch's result).
+  const uint64_t words[] = {static_cast<uint64_t>(id.kind), id.line, id.column, id.api, id.extra};
+  return llvm::xxh3_64bits(
+      llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t*>(words), sizeof(words)));
+}
+
+std::optional<LaunchCache::SlotId> LaunchCache::placeOf(dialect::LaunchOp launch, Kind kind,
+                                                        uint64_t extra) {
   const LaunchKey& key = placed(launch);
   if (!key.placed)
     return std::nullopt;
   return slotId(key, kind, extra);
+}
+
+void LaunchCache::record(const SlotId& place,
+                         std::vector<std::pair<std::string, std::string>> queries,
+                         std::shared_ptr<const void> payload) {
+  if (ambiguousPlaces_.count(place))
+    return;
+  auto [it, fresh] = recorded_.try_emplace(place);
+  if (!fresh) {
+    recorded_.erase(it);
+    ambiguousPlaces_.insert(place);
+    return;
+  }
+  it->second = {std::move(queries), std::move(payload)};
 }
 
 bool LaunchCache::adopt(dialect::LaunchOp launch, Kind kind, uint64_t extra, Slot& slot) {

@@ -32,6 +32,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -88,7 +89,7 @@ public:
   template <typename T>
   T get(dialect::LaunchOp launch, Kind kind, uint64_t extra, llvm::function_ref<T()> compute) {
     Slot* slot = nullptr;
-    std::optional<uint64_t> place; // a Record run's key
+    std::optional<SlotId> place; // a Record run's key
     if (mode_ == Mode::Record) {
       place = placeOf(launch, kind, extra);
     } else {
@@ -115,7 +116,7 @@ public:
     if (slot)
       keep(*slot, std::move(queries), std::make_shared<const T>(out));
     else if (place)
-      recorded_[*place] = {std::move(queries), std::make_shared<const T>(out)};
+      record(*place, std::move(queries), std::make_shared<const T>(out));
     return out;
   }
 
@@ -142,12 +143,23 @@ private:
     uint64_t lastRun = 0;
   };
   struct Units;
+  // Which slot: the check, the launch's place and api, and the check's own
+  // key. Compared whole, so two launches never share a slot by a hash.
+  struct SlotId {
+    Kind kind{};
+    uint32_t line = 0, column = 0;
+    uint64_t api = 0, extra = 0;
+    bool operator==(const SlotId&) const = default;
+  };
+  struct SlotIdHash {
+    size_t operator()(const SlotId& id) const;
+  };
   // The slot for this launch and check, `valid` when its kept result still
   // holds; null when the launch cannot be keyed.
   Slot* lookup(dialect::LaunchOp launch, Kind kind, uint64_t extra);
   // The launch's place in this run (line, column, api; in ctx.path), as
   // far as a Record run keeps it; nullopt when the launch has none there.
-  std::optional<uint64_t> placeOf(dialect::LaunchOp launch, Kind kind, uint64_t extra);
+  std::optional<SlotId> placeOf(dialect::LaunchOp launch, Kind kind, uint64_t extra);
   // Fills `slot` with what the last Record run computed for this launch
   // and check when it ran over the same inputs; false if it did not.
   bool adopt(dialect::LaunchOp launch, Kind kind, uint64_t extra, Slot& slot);
@@ -161,7 +173,7 @@ private:
   std::unique_ptr<Units> units_;
   uint64_t run_ = 0;
   uint64_t runFingerprint_ = 0; // options, other documents, module-level statements
-  std::unordered_map<uint64_t, Slot> slots_;
+  std::unordered_map<SlotId, Slot, SlotIdHash> slots_;
   std::unordered_map<mlir::Operation*, ModuleScan> scans_; // this run's
   std::map<std::string, std::shared_ptr<void>> shared_;    // this run's
   // Per launch op in this run: its place and what its statement reaches
@@ -173,7 +185,7 @@ private:
     uint64_t reached = 0, api = 0;
   };
   LaunchKey& placed(dialect::LaunchOp launch);
-  static uint64_t slotId(const LaunchKey& key, Kind kind, uint64_t extra);
+  static SlotId slotId(const LaunchKey& key, Kind kind, uint64_t extra);
   Mode mode_ = Mode::Keyed;
   // A Record run's results by slot id, and the inputs they were computed
   // for (kept until a run over other inputs begins).
@@ -181,7 +193,13 @@ private:
     std::vector<std::pair<std::string, std::string>> queries;
     std::shared_ptr<const void> payload;
   };
-  std::unordered_map<uint64_t, Recorded> recorded_;
+  std::unordered_map<SlotId, Recorded, SlotIdHash> recorded_;
+  // Places a Record run computed more than one launch at (the launches a
+  // kernel-taking wrapper makes, one per caller, all at its pallas_call):
+  // which result belongs to which is unknown, so none is adopted.
+  std::unordered_set<SlotId, SlotIdHash> ambiguousPlaces_;
+  void record(const SlotId& place, std::vector<std::pair<std::string, std::string>> queries,
+              std::shared_ptr<const void> payload);
   uint64_t recordedInputs_ = 0;
   std::unordered_map<mlir::Operation*, LaunchKey> launchKeys_;
   // Identifiers of a statement, by the hash of its text (kept across runs).

@@ -8,6 +8,7 @@
 // document before.
 #include "pallas/analysis/Project.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <regex>
@@ -348,6 +349,52 @@ TEST_F(EditReuse, AnEditAfterTheFirstRunMakesItsResultsUnadoptable) {
   edit("x_ref[...] + 1.0", "x_ref[...] + 1.05");
   EXPECT_EQ(adopted_, 0);
   EXPECT_EQ(evaluated_, all);
+}
+
+// A launch's kept results were found by a hash of the check's kind, line,
+// column and api that collided for small integers: the SMEM budget of a
+// launch at line 10 and the Mosaic rule candidates of one at line 4099 (same
+// column and api) shared a key, and the path matrix after a Skip run
+// adopted the other launch's candidates as its budget. The cache now
+// compares the whole key (LaunchCache::SlotId).
+TEST(LaunchCacheKeys, LaunchesWhoseOldKeysCollidedKeepTheirOwnResults) {
+  auto launch = [](int scratch) {
+    return "  return pl.pallas_call(\n"
+           "      kernel, out_shape=jax.ShapeDtypeStruct((128,), jnp.float32),\n"
+           "      scratch_shapes=[plgpu.SMEM((" +
+           std::to_string(scratch) +
+           ",), jnp.float32)],\n"
+           "      compiler_params=plgpu.CompilerParams())(x)\n";
+  };
+  std::string text =
+      "import jax\nimport jax.numpy as jnp\nfrom jax.experimental import pallas as pl\n"
+      "from jax.experimental.pallas import mosaic_gpu as plgpu\n"
+      "def kernel(x_ref, o_ref, s_ref):\n  o_ref[...] = x_ref[...]\n"
+      "\n\ndef first(x):\n"; // line 9: the launch is on line 10, column 10
+  text += launch(256);
+  size_t lines = std::count(text.begin(), text.end(), '\n');
+  for (; lines < 4097; ++lines)
+    text += "\n";
+  text += "def second(x):\n"; // line 4098: the launch on line 4099, column 10
+  text += launch(1024);
+  const std::string path = "/reuse/collide.py";
+  Project project;
+  project.setDocument(path, text);
+  ASSERT_TRUE(project.findingsUnlessStopped(path, nullptr, Project::LaunchResults::Skip));
+  std::vector<LaunchPaths> after = project.launchPaths(path);
+  Project fresh;
+  fresh.setDocument(path, text);
+  std::vector<LaunchPaths> expected = fresh.launchPaths(path);
+  ASSERT_EQ(after.size(), 2u);
+  ASSERT_EQ(expected.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    ASSERT_TRUE(expected[i].smem) << i;
+    ASSERT_TRUE(after[i].smem) << i;
+    EXPECT_EQ(after[i].smem->total, expected[i].smem->total) << i;
+    EXPECT_EQ(after[i].smem->summary, expected[i].smem->summary) << i;
+  }
+  EXPECT_EQ(after[0].launch.range.start.line, 9u); // 0-based: line 10
+  EXPECT_EQ(after[1].launch.range.start.line, 4098u);
 }
 
 } // namespace

@@ -185,7 +185,10 @@ std::vector<analysis::Finding> collect(const analysis::ProjectOptions& projectOp
             if (!project.hasDocument(c) && open(c))
               callers.push_back(c);
         try {
-          std::vector<analysis::Finding> list = project.findings(path);
+          // Skip: each file is analysed once here, so the keys that let an
+          // editor reuse a launch's results across edits are never read.
+          std::vector<analysis::Finding> list =
+              *project.findingsUnlessStopped(path, nullptr, analysis::Project::LaunchResults::Skip);
           // The same fixes the editor offers (FindingsPipeline), per file the
           // findings are in: --fix applies them.
           std::set<std::string> files;
