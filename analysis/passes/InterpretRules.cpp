@@ -9,7 +9,7 @@
 //     bitcasts and reshapes ("Unsupported transform: ...").
 // The messages come from the knowledge table's error templates; only the
 // interpret_hlo path records these bindings.
-#include "KernelWalk.h"
+#include "KernelWalkInternal.h"
 
 namespace pallas::analysis::passes {
 
@@ -72,6 +72,77 @@ bool KernelWalk::recordUnboundAxis(pd::PrimOp prim) {
                      {RefState::Kind::NotRef, Phase::Lowering, "an axis name"}, "unbound_axis",
                      "<axis name>"));
   return true;
+}
+
+// Whether a nested launch's body writes a Ref (a store, or a primitive with
+// a write effect). A body that only reads is dropped unused by JAX before
+// any interpreter sees it (checked with JAX 0.10.2: no error then).
+bool KernelWalk::nestedBodyWrites(pd::LaunchOp nested) const {
+  mlir::Value body = nested.getBodyValue();
+  auto closure = body ? body.getDefiningOp<pd::ClosureOp>() : pd::ClosureOp();
+  if (!closure)
+    return false;
+  bool writes = false;
+  closure.getBody().walk([&](pd::PrimOp p) {
+    if (p.getApi() == "ref.__setitem__") {
+      writes = true;
+      return mlir::WalkResult::interrupt();
+    }
+    bool direct = true;
+    for (const knowledge::PrimitiveFacts* f : primitivesOf(p.getApi(), direct))
+      if (llvm::is_contained(f->effects, "WriteEffect")) {
+        writes = true;
+        return mlir::WalkResult::interrupt();
+      }
+    return mlir::WalkResult::advance();
+  });
+  return writes;
+}
+
+void KernelWalk::recordNestedCoreMap(pd::LaunchOp nested) {
+  if (nested.getApi() != apiText(Api::CoreMap) || path_ == ExecPath::Compiled ||
+      !nestedBodyWrites(nested))
+    return;
+  const knowledge::PrimitiveFacts* p = kb_.primitive("core_map");
+  if (!p)
+    return;
+  // The HLO interpreter discharges the kernel's state, and the core_map
+  // discharge rule knows the meshes registered with it (plgpu.Mesh, not
+  // plgpu.WarpMesh: jax/_src/pallas/mosaic_gpu/core.py).
+  if (path_ == ExecPath::InterpretHlo && isWarpMeshCoreMap(nested) &&
+      kb_.errorTemplate("coreMapMeshUnsupported"))
+    record(ruleBinding(apiText(Api::CoreMap).str(), p, launch_,
+                       {RefState::Kind::Discharged, Phase::Lowering,
+                        "a pl.core_map over plgpu.WarpMesh in the kernel"},
+                       "core_map_mesh", "WarpMesh"));
+  // GPU interpret mode has no arm for core_map: its fallback re-binds the
+  // primitive, which holds the body as an open jaxpr.
+  if (path_ == ExecPath::InterpretGpu &&
+      p->gpuInterpret == knowledge::GpuInterpretHandling::Fallback &&
+      kb_.errorTemplate("gpuInterpretHigherOrder"))
+    record(ruleBinding(apiText(Api::CoreMap).str(), p, launch_,
+                       {RefState::Kind::NotRef, Phase::Lowering, "a pl.core_map in the kernel"},
+                       "gpu_higher_order", p->name));
+}
+
+void KernelWalk::recordGpuInterpretHigherOrder(const std::string& api) {
+  if (path_ != ExecPath::InterpretGpu || api.empty() ||
+      !kb_.errorTemplate("gpuInterpretHigherOrder"))
+    return;
+  for (const std::string& key : kb_.higherOrderBinds(api)) {
+    const knowledge::PrimitiveFacts* p = kb_.primitive(key);
+    // The primitive that holds the wrapped function's body, which GPU
+    // interpret mode has no arm for (its fallback re-binds it and raises on
+    // the open jaxpr in its params).
+    if (!p || !isStructuralPrimitive(p->name) ||
+        p->gpuInterpret != knowledge::GpuInterpretHandling::Fallback)
+      continue;
+    // JAX's error names no equation: its traceback ends at the launch.
+    record(ruleBinding(api, p, launch_,
+                       {RefState::Kind::NotRef, Phase::Lowering, "a traced function"},
+                       "gpu_higher_order", p->name));
+    return;
+  }
 }
 
 } // namespace pallas::analysis::passes

@@ -193,6 +193,32 @@ const char* pathShortName(ExecPath p) {
   return "";
 }
 
+bool isWarpMeshCoreMap(pd::LaunchOp launch) {
+  return launch.getApi() == apiText(Api::CoreMap) &&
+         launchPrimitiveSemantics(launch) == std::vector<std::string>{"Warp"};
+}
+
+std::vector<pd::LaunchOp> enclosingLaunches(llvm::ArrayRef<pd::LaunchOp> all, pd::LaunchOp nested) {
+  mlir::Operation* fn = nested->getParentOp();
+  while (fn && !llvm::isa<pd::FuncOp, pd::ClosureOp>(fn))
+    fn = fn->getParentOp();
+  std::vector<pd::LaunchOp> out;
+  if (!fn)
+    return out;
+  auto func = llvm::dyn_cast<pd::FuncOp>(fn);
+  if (func && func.getKind() == pd::FuncKind::Module)
+    return out; // a top-level statement: not a kernel
+  for (pd::LaunchOp l : all) {
+    if (l == nested)
+      continue;
+    bool encloses = func ? l.getBody() && *l.getBody() == func.getSymName()
+                         : l.getBodyValue() && l.getBodyValue().getDefiningOp() == fn;
+    if (encloses)
+      out.push_back(l);
+  }
+  return out;
+}
+
 bool isMosaicGpuLaunch(pd::LaunchOp launch) {
   auto backend = launch.getBackend();
   return !backend || *backend == "mosaic_gpu";
@@ -374,8 +400,11 @@ void KernelWalk::visit(mlir::Operation& op) {
       })
       .Case<pd::InlineMgpuOp>(
           [&](pd::InlineMgpuOp inl) { recordInline(inl, inl, nullptr, strongest(inl)); })
-      // A closure runs only when called; a nested launch is its own kernel.
-      .Case<pd::ClosureOp, pd::LaunchOp, pd::FuncOp>([](auto) {})
+      // A nested launch (a pl.core_map in the kernel) is its own kernel on
+      // the compiled path; the interpreters run it as part of this one.
+      .Case<pd::LaunchOp>([&](pd::LaunchOp nested) { recordNestedCoreMap(nested); })
+      // A closure runs only when called.
+      .Case<pd::ClosureOp, pd::FuncOp>([](auto) {})
       .Default([&](mlir::Operation* other) {
         for (mlir::Region& r : other->getRegions())
           for (mlir::Block& b : r)
@@ -597,6 +626,7 @@ void KernelWalk::onCall(mlir::Operation* site, const Callable& callee, mlir::Val
     return;
   }
   recordResourceEstimation(site, callee.higherOrderApi);
+  recordGpuInterpretHigherOrder(callee.higherOrderApi);
   if (callee.inlineMgpu) {
     RefState refs = strongest(args, origins);
     if (callee.dischargesAllRefs && refs.kind == Kind::Ref)

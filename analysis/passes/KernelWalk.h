@@ -189,6 +189,16 @@ private:
   // HLO interpreter rules that raise whatever the operands (InterpretRules.cpp).
   void recordInterpretRefTransforms();
   bool recordUnboundAxis(dialect::PrimOp prim);
+  // Interpreted paths: a pl.core_map nested in the kernel whose body writes
+  // a Ref (else JAX drops it unused) has no interpreter rule: the HLO
+  // interpreter's state discharge has none for a plgpu.WarpMesh, and GPU
+  // interpret mode re-binds it, which raises for a primitive holding an
+  // open jaxpr. (Its compiled path is its own launch's.)
+  void recordNestedCoreMap(dialect::LaunchOp nested);
+  bool nestedBodyWrites(dialect::LaunchOp nested) const;
+  // GPU interpret mode: a call of a function wrapped by a higher-order API
+  // whose primitive the interpreter re-binds (jax.checkpoint: remat2).
+  void recordGpuInterpretHigherOrder(const std::string& api);
   // Compiled: a call of a function wrapped by a higher-order API whose
   // primitive Mosaic GPU's resource estimation rejects (CompiledRules.cpp).
   void recordResourceEstimation(mlir::Operation* site, const std::string& api);
@@ -307,6 +317,13 @@ bool isMosaicGpuLaunch(dialect::LaunchOp launch);
 // static condition excludes (code after raise / return / skipTest is lowered
 // into such a region).
 bool isStaticallyReachable(mlir::Operation* op);
+// A pl.core_map launch whose mesh is written in the call as plgpu.WarpMesh.
+bool isWarpMeshCoreMap(dialect::LaunchOp launch);
+// The launches of `all` whose kernel is the function (a module-level def or
+// a closure) that `nested` is written in: a pl.core_map in a kernel runs on
+// the paths those launches take.
+std::vector<dialect::LaunchOp> enclosingLaunches(llvm::ArrayRef<dialect::LaunchOp> all,
+                                                 dialect::LaunchOp nested);
 
 const char* pathLabel(ExecPath p);
 const char* pathShortName(ExecPath p);

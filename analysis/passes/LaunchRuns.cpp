@@ -182,6 +182,35 @@ std::vector<std::string> bodyCallersOf(CallIndex& calls, const std::string& doc,
   return out;
 }
 
+// A pl.core_map written in the kernel of other launches of this module runs
+// where they run. Compiled, Mosaic GPU lowers it as part of the kernel (its
+// runs here, with its body's own thread semantics); interpreted, the outer
+// launch's walk judges it (KernelWalk::recordNestedCoreMap). So it keeps only
+// its compiled run, and that only when an enclosing launch may compile.
+void restrictNestedRuns(const detail::PassContext& ctx, pd::LaunchOp launch, const GlobalMode& mode,
+                        LaunchPlan& plan) {
+  if (launch.getApi() != apiText(Api::CoreMap))
+    return;
+  mlir::ModuleOp module = launch->getParentOfType<mlir::ModuleOp>();
+  if (!module)
+    return;
+  std::vector<pd::LaunchOp> enclosing =
+      enclosingLaunches(detail::moduleScan(ctx, module).launches, launch);
+  if (enclosing.empty())
+    return; // a kernel of its own, or one launched elsewhere: as written
+  bool mayCompile = llvm::any_of(enclosing, [&](pd::LaunchOp outer) {
+    if (!ctx.options.assumePath.empty())
+      return ctx.options.assumePath == "compiled";
+    if (usesGlobalMode(outer, mode))
+      return false;
+    return llvm::any_of(pathsOf(outer),
+                        [](const PathChoice& c) { return c.path == ExecPath::Compiled; });
+  });
+  llvm::erase_if(plan.runs, [&](const LaunchRun& r) {
+    return !mayCompile || r.pc.path != ExecPath::Compiled;
+  });
+}
+
 void planLaunch(detail::PassContext& ctx, const std::string& doc, pd::LaunchOp launch,
                 const GlobalMode& mode, CallIndex& calls, LaunchPlan& plan) {
   LaunchFacts facts = launchFactsOf(launch);
@@ -212,6 +241,7 @@ void planLaunch(detail::PassContext& ctx, const std::string& doc, pd::LaunchOp l
     }
   }
   plan.runs = runsOf(launch, facts, paths, plan.contexts);
+  restrictNestedRuns(ctx, launch, mode, plan);
   plan.bodyCallers = bodyCallersOf(calls, doc, launch);
 }
 

@@ -311,6 +311,38 @@ std::optional<Failure> decideCertain(const BoundPrimitive& b, ExecPath path,
                "interpret=True.";
     return f;
   }
+  if (b.interpretRule == "core_map_mesh" && path == ExecPath::InterpretHlo) {
+    Failure f;
+    f.rule = RuleId::PrimitiveOnPath;
+    f.phase = Phase::Lowering;
+    f.exception = exceptionOf(kb, "coreMapMeshUnsupported", "NotImplementedError");
+    f.jaxError = templ(kb, "coreMapMeshUnsupported",
+                       {"<class 'jax._src.pallas.mosaic_gpu.core." + b.detail + "'>"},
+                       "Mesh type " + b.detail + " not supported.");
+    f.reason = "interpret=True discharges the kernel's state, and the discharge rule of a "
+               "pl.core_map nested in it has no case for a plgpu." +
+               b.detail + " mesh";
+    f.advice = "Run this kernel compiled on a GPU, or keep the warp-specialised pl.core_map "
+               "out of the kernel while debugging with interpret=True.";
+    return f;
+  }
+  if (b.interpretRule == "gpu_higher_order" && path == ExecPath::InterpretGpu) {
+    Failure f;
+    f.rule = RuleId::PrimitiveOnPath;
+    f.phase = Phase::Lowering;
+    f.exception = exceptionOf(kb, "gpuInterpretHigherOrder", "NotImplementedError");
+    f.jaxError =
+        templ(kb, "gpuInterpretHigherOrder", {b.detail}, "Higher-order primitive " + b.detail);
+    f.reason = "GPU interpret mode interprets the kernel equation by equation and has no case "
+               "for " +
+               b.detail + " (bound by " + b.api +
+               "): it binds the equation again, which raises for a primitive holding an open "
+               "jaxpr";
+    f.advice = "Run this kernel compiled on a GPU or with interpret=True, or call the function "
+               "without " +
+               b.api + " inside the kernel while debugging in GPU interpret mode.";
+    return f;
+  }
   if (b.interpretRule == "resource_estimation" && path == ExecPath::Compiled) {
     Failure f;
     f.rule = RuleId::PrimitiveOnPath;

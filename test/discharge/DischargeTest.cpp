@@ -2,6 +2,7 @@
 // small kernels, the findings they get, and every field of those findings.
 #include "pallas/analysis/Project.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -147,6 +148,36 @@ def run(x):
   return plgpu.kernel(kernel, out_shape=x)(x)
 )")
                   .empty());
+}
+
+// A pl.core_map written in a kernel runs where its kernel runs: its own
+// compiled-path failures (commit_smem has no rule under the Warp semantics a
+// plgpu.WarpMesh gives) are reported only when an enclosing launch compiles;
+// interpreted, the outer launch is judged on its own terms.
+TEST_F(Discharge, ANestedCoreMapRunsOnlyOnItsKernelsPaths) {
+  auto kernelLaunchedWith = [](const std::string& interpret) {
+    return R"(
+def kernel(x_ref, o_ref):
+  @pl.core_map(plgpu.WarpMesh(axis_name="warp"))
+  def _():
+    plgpu.commit_smem()
+
+  o_ref[...] = x_ref[...]
+
+def run(x):
+  return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret=)" +
+           interpret + ")(x)\n";
+  };
+  auto atCommit = [&](const std::vector<Finding>& fs) {
+    return std::count_if(fs.begin(), fs.end(), [&](const Finding& f) { return line(f) == 5; });
+  };
+  EXPECT_EQ(atCommit(check(kernelLaunchedWith("False"))), 1);
+  EXPECT_EQ(atCommit(check(kernelLaunchedWith("True"))), 0);
+  EXPECT_EQ(atCommit(check(kernelLaunchedWith("InterpretGPUParams()"))), 0);
+  // A kernel no launch of this file encloses keeps its own (compiled) path.
+  std::string alone = kernelLaunchedWith("True");
+  alone = alone.substr(0, alone.find("def run"));
+  EXPECT_EQ(atCommit(check(alone)), 1);
 }
 
 TEST_F(Discharge, CompiledAccumulatorGivenToInlineMgpuIsPLS001) {

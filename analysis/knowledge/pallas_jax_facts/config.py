@@ -113,6 +113,9 @@ ERROR_ANCHORS = {
     "unboundAxisName": ("jax._src.lax.parallel", "Found an unbound axis name"),
     "unsupportedRefTransform": ("jax._src.state.discharge", "Unsupported transform: "),
     "resourceEstimationUnsupported": ("jax._src.pallas.mosaic_gpu.lowering", "Resource estimation does not support"),
+    # The core_map discharge rule (interpret=True) for a mesh type without a
+    # registered rule: plgpu.WarpMesh in JAX 0.10.2 (docs/analysis.md 8.12).
+    "coreMapMeshUnsupported": ("jax._src.pallas.core", "Mesh type"),
 }
 
 
