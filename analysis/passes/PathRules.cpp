@@ -23,6 +23,22 @@ std::string exceptionOf(const knowledge::KnowledgeBase& kb, const std::string& k
   return t && !t->exception.empty() ? t->exception : fallback;
 }
 
+// A failure of an interpreter or lowering rule that raises whatever the
+// operands are: JAX's exception and message from the table's template `key`
+// (the fallbacks when the table lacks it), with why and what to do.
+std::optional<Failure> ruleFailure(const knowledge::KnowledgeBase& kb, const std::string& key,
+                                   const char* exception, const std::vector<std::string>& holes,
+                                   std::string fallback, std::string reason, std::string advice) {
+  Failure f;
+  f.rule = RuleId::PrimitiveOnPath;
+  f.phase = Phase::Lowering;
+  f.exception = exceptionOf(kb, key, exception);
+  f.jaxError = templ(kb, key, holes, std::move(fallback));
+  f.reason = std::move(reason);
+  f.advice = std::move(advice);
+  return f;
+}
+
 // JAX's GPU interpreter runs inline_mgpu_p only with InterpretGPUParams(inline_mgpu=...).
 bool isInline(const BoundPrimitive& b) {
   return b.prim->name == "inline_mgpu_p";
@@ -283,80 +299,55 @@ std::optional<Failure> decideCertain(const BoundPrimitive& b, ExecPath path,
     return std::nullopt;
   const auto& p = *b.prim;
 
-  if (b.interpretRule == "unbound_axis" && path == ExecPath::InterpretHlo) {
-    Failure f;
-    f.rule = RuleId::PrimitiveOnPath;
-    f.phase = Phase::Lowering;
-    f.exception = exceptionOf(kb, "unboundAxisName", "NameError");
-    f.jaxError = templ(kb, "unboundAxisName", {b.detail, "axis_index"},
-                       "Found an unbound axis name: " + b.detail);
-    f.reason = "interpret=True runs the body without the mesh's named axes (grid, cluster, "
-               "thread), so lax.axis_index finds its axis unbound";
-    f.advice = "Run this kernel compiled on a GPU, or use GPU interpret mode "
-               "(interpret=InterpretGPUParams()), which binds the mesh's axes.";
-    return f;
-  }
-  if (b.interpretRule == "ref_transform" && path == ExecPath::InterpretHlo) {
-    Failure f;
-    f.rule = RuleId::PrimitiveOnPath;
-    f.phase = Phase::Lowering;
-    f.exception = exceptionOf(kb, "unsupportedRefTransform", "NotImplementedError");
-    f.jaxError = templ(kb, "unsupportedRefTransform", {"<the transform undoing " + b.detail + ">"},
-                       "Unsupported transform: " + b.detail);
-    f.reason = "interpret=True discharges a scratch Ref allocated with transforms= (" + b.detail +
-               "), and its state discharge supports only indexing, bitcast and reshape "
-               "transforms";
-    f.advice = "Run this kernel compiled on a GPU, or use GPU interpret mode "
-               "(interpret=InterpretGPUParams()), or drop transforms= while debugging with "
-               "interpret=True.";
-    return f;
-  }
-  if (b.interpretRule == "core_map_mesh" && path == ExecPath::InterpretHlo) {
-    Failure f;
-    f.rule = RuleId::PrimitiveOnPath;
-    f.phase = Phase::Lowering;
-    f.exception = exceptionOf(kb, "coreMapMeshUnsupported", "NotImplementedError");
-    f.jaxError = templ(kb, "coreMapMeshUnsupported",
+  if (b.interpretRule == "unbound_axis" && path == ExecPath::InterpretHlo)
+    return ruleFailure(kb, "unboundAxisName", "NameError", {b.detail, "axis_index"},
+                       "Found an unbound axis name: " + b.detail,
+                       "interpret=True runs the body without the mesh's named axes (grid, "
+                       "cluster, thread), so lax.axis_index finds its axis unbound",
+                       "Run this kernel compiled on a GPU, or use GPU interpret mode "
+                       "(interpret=InterpretGPUParams()), which binds the mesh's axes.");
+  if (b.interpretRule == "ref_transform" && path == ExecPath::InterpretHlo)
+    return ruleFailure(
+        kb, "unsupportedRefTransform", "NotImplementedError",
+        {"<the transform undoing " + b.detail + ">"}, "Unsupported transform: " + b.detail,
+        "interpret=True discharges a scratch Ref allocated with transforms= (" + b.detail +
+            "), and its state discharge supports only indexing, bitcast and "
+            "reshape transforms",
+        "Run this kernel compiled on a GPU, or use GPU interpret mode "
+        "(interpret=InterpretGPUParams()), or drop transforms= while debugging "
+        "with interpret=True.");
+  if (b.interpretRule == "core_map_mesh" && path == ExecPath::InterpretHlo)
+    return ruleFailure(kb, "coreMapMeshUnsupported", "NotImplementedError",
                        {"<class 'jax._src.pallas.mosaic_gpu.core." + b.detail + "'>"},
-                       "Mesh type " + b.detail + " not supported.");
-    f.reason = "interpret=True discharges the kernel's state, and the discharge rule of a "
-               "pl.core_map nested in it has no case for a plgpu." +
-               b.detail + " mesh";
-    f.advice = "Run this kernel compiled on a GPU, or keep the warp-specialised pl.core_map "
-               "out of the kernel while debugging with interpret=True.";
-    return f;
-  }
-  if (b.interpretRule == "gpu_higher_order" && path == ExecPath::InterpretGpu) {
-    Failure f;
-    f.rule = RuleId::PrimitiveOnPath;
-    f.phase = Phase::Lowering;
-    f.exception = exceptionOf(kb, "gpuInterpretHigherOrder", "NotImplementedError");
-    f.jaxError =
-        templ(kb, "gpuInterpretHigherOrder", {b.detail}, "Higher-order primitive " + b.detail);
-    f.reason = "GPU interpret mode interprets the kernel equation by equation and has no case "
-               "for " +
-               b.detail + " (bound by " + b.api +
-               "): it binds the equation again, which raises for a primitive holding an open "
-               "jaxpr";
-    f.advice = "Run this kernel compiled on a GPU or with interpret=True, or call the function "
-               "without " +
-               b.api + " inside the kernel while debugging in GPU interpret mode.";
-    return f;
-  }
+                       "Mesh type " + b.detail + " not supported.",
+                       "interpret=True discharges the kernel's state, and the discharge rule of "
+                       "a pl.core_map nested in it has no case for a plgpu." +
+                           b.detail + " mesh",
+                       "Run this kernel compiled on a GPU, or keep the warp-specialised "
+                       "pl.core_map out of the kernel while debugging with interpret=True.");
+  if (b.interpretRule == "gpu_higher_order" && path == ExecPath::InterpretGpu)
+    return ruleFailure(kb, "gpuInterpretHigherOrder", "NotImplementedError", {b.detail},
+                       "Higher-order primitive " + b.detail,
+                       "GPU interpret mode interprets the kernel equation by equation and has "
+                       "no case for " +
+                           b.detail + " (bound by " + b.api +
+                           "): it binds the equation again, which raises for a primitive "
+                           "holding an open jaxpr",
+                       "Run this kernel compiled on a GPU or with interpret=True, or call the "
+                       "function without " +
+                           b.api + " inside the kernel while debugging in GPU interpret mode.");
   if (b.interpretRule == "resource_estimation" && path == ExecPath::Compiled) {
-    Failure f;
-    f.rule = RuleId::PrimitiveOnPath;
-    f.phase = Phase::ResourceEstimation;
-    f.exception = exceptionOf(kb, "resourceEstimationUnsupported", "NotImplementedError");
-    f.jaxError = templ(kb, "resourceEstimationUnsupported", {b.detail},
-                       "Resource estimation does not support " + b.detail);
-    f.reason = "before lowering, Mosaic GPU estimates the kernel's resources equation by "
-               "equation, and has no estimator for " +
-               b.detail + ", whose equation holds the function " + b.api + " traced";
-    f.advice = "Call the function without " + b.api +
-               " inside the kernel (rematerialisation changes nothing in a kernel body), or "
-               "apply " +
-               b.api + " outside the launch.";
+    std::optional<Failure> f = ruleFailure(
+        kb, "resourceEstimationUnsupported", "NotImplementedError", {b.detail},
+        "Resource estimation does not support " + b.detail,
+        "before lowering, Mosaic GPU estimates the kernel's resources equation by equation, "
+        "and has no estimator for " +
+            b.detail + ", whose equation holds the function " + b.api + " traced",
+        "Call the function without " + b.api +
+            " inside the kernel (rematerialisation changes nothing in a kernel body), or "
+            "apply " +
+            b.api + " outside the launch.");
+    f->phase = Phase::ResourceEstimation;
     return f;
   }
   if (!b.interpretRule.empty())
