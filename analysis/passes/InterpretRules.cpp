@@ -74,34 +74,36 @@ bool KernelWalk::recordUnboundAxis(pd::PrimOp prim) {
   return true;
 }
 
-// Whether a nested launch's body writes a Ref (a store, or a primitive with
-// a write effect). A body that only reads is dropped unused by JAX before
-// any interpreter sees it (checked with JAX 0.10.2: no error then).
-bool KernelWalk::nestedBodyWrites(pd::LaunchOp nested) const {
-  mlir::Value body = nested.getBodyValue();
-  auto closure = body ? body.getDefiningOp<pd::ClosureOp>() : pd::ClosureOp();
-  if (!closure)
-    return false;
-  bool writes = false;
-  closure.getBody().walk([&](pd::PrimOp p) {
-    if (p.getApi() == "ref.__setitem__") {
-      writes = true;
-      return mlir::WalkResult::interrupt();
-    }
+// What a nested core_map's body does that decides its fate before any
+// interpreter: JAX drops a core_map whose body has no effect JAX keeps (a
+// Ref written, an axis index read: checked with JAX 0.10.2, a body that only
+// reads a Ref runs), and the state discharge sees it only when it uses a Ref
+// of the kernel (read or written).
+KernelWalk::NestedBodyUse KernelWalk::nestedBodyUse(mlir::Region& body) const {
+  NestedBodyUse use;
+  body.walk([&](pd::PrimOp p) {
+    llvm::StringRef api = p.getApi();
     bool direct = true;
-    for (const knowledge::PrimitiveFacts* f : primitivesOf(p.getApi(), direct))
-      if (llvm::is_contained(f->effects, "WriteEffect")) {
-        writes = true;
-        return mlir::WalkResult::interrupt();
-      }
-    return mlir::WalkResult::advance();
+    std::vector<const knowledge::PrimitiveFacts*> prims = primitivesOf(api, direct);
+    auto has = [&](llvm::StringRef effect) {
+      return llvm::any_of(prims, [&](const knowledge::PrimitiveFacts* f) {
+        return llvm::is_contained(f->effects, effect);
+      });
+    };
+    bool writes = api == "ref.__setitem__" || has("WriteEffect");
+    bool reads = api == "ref.__getitem__" || has("ReadEffect");
+    use.kept |= writes || api == "lax.axis_index" || api == "jax.lax.axis_index";
+    use.refs |= writes || reads;
   });
-  return writes;
+  return use;
 }
 
-void KernelWalk::recordNestedCoreMap(pd::LaunchOp nested) {
-  if (nested.getApi() != apiText(Api::CoreMap) || path_ == ExecPath::Compiled ||
-      !nestedBodyWrites(nested))
+void KernelWalk::recordNestedCoreMap(mlir::Region& body, bool warpMesh, llvm::StringRef api,
+                                     bool kept) {
+  if (path_ == ExecPath::Compiled)
+    return;
+  NestedBodyUse use = nestedBodyUse(body);
+  if (!(kept || use.kept))
     return;
   const knowledge::PrimitiveFacts* p = kb_.primitive("core_map");
   if (!p)
@@ -109,9 +111,9 @@ void KernelWalk::recordNestedCoreMap(pd::LaunchOp nested) {
   // The HLO interpreter discharges the kernel's state, and the core_map
   // discharge rule knows the meshes registered with it (plgpu.Mesh, not
   // plgpu.WarpMesh: jax/_src/pallas/mosaic_gpu/core.py).
-  if (path_ == ExecPath::InterpretHlo && isWarpMeshCoreMap(nested) &&
+  if (path_ == ExecPath::InterpretHlo && warpMesh && use.refs &&
       kb_.errorTemplate("coreMapMeshUnsupported"))
-    record(ruleBinding(apiText(Api::CoreMap).str(), p, launch_,
+    record(ruleBinding(api.str(), p, launch_,
                        {RefState::Kind::Discharged, Phase::Lowering,
                         "a pl.core_map over plgpu.WarpMesh in the kernel"},
                        "core_map_mesh", "WarpMesh"));
@@ -120,7 +122,7 @@ void KernelWalk::recordNestedCoreMap(pd::LaunchOp nested) {
   if (path_ == ExecPath::InterpretGpu &&
       p->gpuInterpret == knowledge::GpuInterpretHandling::Fallback &&
       kb_.errorTemplate("gpuInterpretHigherOrder"))
-    record(ruleBinding(apiText(Api::CoreMap).str(), p, launch_,
+    record(ruleBinding(api.str(), p, launch_,
                        {RefState::Kind::NotRef, Phase::Lowering, "a pl.core_map in the kernel"},
                        "gpu_higher_order", p->name));
 }

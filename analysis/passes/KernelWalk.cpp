@@ -378,8 +378,11 @@ void KernelWalk::visit(mlir::Operation& op) {
                c.getOrigins());
       })
       .Case<pd::CallIndirectOp>([&](pd::CallIndirectOp c) {
+        auto global = c.getCallee().getDefiningOp<pd::GlobalOp>();
         if (auto pipe = c.getCallee().getDefiningOp<pd::ScopeOp>(); pipe && isPipeline(pipe))
           onPipelineRun(pipe, c, c.getArgs(), c.getOrigins());
+        else if (global && global.getResolved() == apiText(Api::WarpMap))
+          onWarpMap(c);
         else
           onCall(c, resolve(c.getCallee()), c.getArgs(), c.getKeywords(), c.getOrigins());
       })
@@ -402,7 +405,13 @@ void KernelWalk::visit(mlir::Operation& op) {
           [&](pd::InlineMgpuOp inl) { recordInline(inl, inl, nullptr, strongest(inl)); })
       // A nested launch (a pl.core_map in the kernel) is its own kernel on
       // the compiled path; the interpreters run it as part of this one.
-      .Case<pd::LaunchOp>([&](pd::LaunchOp nested) { recordNestedCoreMap(nested); })
+      .Case<pd::LaunchOp>([&](pd::LaunchOp nested) {
+        mlir::Value body = nested.getBodyValue();
+        auto closure = body ? body.getDefiningOp<pd::ClosureOp>() : pd::ClosureOp();
+        if (nested.getApi() == apiText(Api::CoreMap) && closure)
+          recordNestedCoreMap(closure.getBody(), isWarpMeshCoreMap(nested), nested.getApi(),
+                              /*kept=*/false);
+      })
       // A closure runs only when called.
       .Case<pd::ClosureOp, pd::FuncOp>([](auto) {})
       .Default([&](mlir::Operation* other) {
@@ -759,6 +768,26 @@ bool KernelWalk::bindRefPack(mlir::Block& block, mlir::ArrayAttr names, unsigned
 // the pipeline's own allocations. Earlier-discharged first: at one call JAX
 // reports the first failure, and a discharge of the caller's Refs comes
 // before the lowering of the pipeline's allocations.
+void KernelWalk::onWarpMap(pd::CallIndirectOp call) {
+  if (call.getArgs().empty())
+    return;
+  Callable f = resolve(call.getArgs()[0]);
+  if (!f.block || !f.alternatives.empty())
+    return;
+  if (path_ != ExecPath::Compiled) {
+    // Interpreted, the core_map is judged whole: neither interpreter gets
+    // past it into its body.
+    recordNestedCoreMap(*f.block->getParent(), /*warpMesh=*/true, apiText(Api::WarpMap),
+                        /*kept=*/true);
+    return;
+  }
+  // Compiled: Mosaic GPU lowers f (given the warp id) with Warp semantics.
+  std::vector<std::string> saved = std::move(primitiveSemantics_);
+  primitiveSemantics_ = {"Warp"};
+  onCall(call, f, {}, mlir::ArrayAttr(), mlir::ArrayAttr());
+  primitiveSemantics_ = std::move(saved);
+}
+
 void KernelWalk::onPipelineRun(pd::ScopeOp pipeline, mlir::Operation* call, mlir::ValueRange args,
                                mlir::ArrayAttr origins) {
   llvm::StringRef api = pipeline.getApi();

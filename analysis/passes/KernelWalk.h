@@ -189,13 +189,22 @@ private:
   // HLO interpreter rules that raise whatever the operands (InterpretRules.cpp).
   void recordInterpretRefTransforms();
   bool recordUnboundAxis(dialect::PrimOp prim);
-  // Interpreted paths: a pl.core_map nested in the kernel whose body writes
-  // a Ref (else JAX drops it unused) has no interpreter rule: the HLO
-  // interpreter's state discharge has none for a plgpu.WarpMesh, and GPU
-  // interpret mode re-binds it, which raises for a primitive holding an
-  // open jaxpr. (Its compiled path is its own launch's.)
-  void recordNestedCoreMap(dialect::LaunchOp nested);
-  bool nestedBodyWrites(dialect::LaunchOp nested) const;
+  // Interpreted paths: a pl.core_map nested in the kernel that JAX keeps has
+  // no interpreter rule: the HLO interpreter's state discharge has none for
+  // a plgpu.WarpMesh using the kernel's Refs, and GPU interpret mode re-binds
+  // it, which raises for a primitive holding an open jaxpr. (Its compiled
+  // path is its own launch's.)
+  // `kept`: JAX keeps the core_map whatever its body does (plgpu.warp_map
+  // reads the warp's axis index).
+  void recordNestedCoreMap(mlir::Region& body, bool warpMesh, llvm::StringRef api, bool kept);
+  struct NestedBodyUse {
+    bool kept = false; // an effect JAX keeps: a Ref written, an axis index read
+    bool refs = false; // a Ref of the kernel read or written
+  };
+  NestedBodyUse nestedBodyUse(mlir::Region& body) const;
+  // `plgpu.warp_map(f)` in the kernel: a WarpMesh core_map of f. Compiled,
+  // f runs with Warp user thread semantics; interpreted, recordNestedCoreMap.
+  void onWarpMap(dialect::CallIndirectOp call);
   // GPU interpret mode: a call of a function wrapped by a higher-order API
   // whose primitive the interpreter re-binds (jax.checkpoint: remat2).
   void recordGpuInterpretHigherOrder(const std::string& api);
