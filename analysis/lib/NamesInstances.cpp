@@ -311,6 +311,58 @@ std::optional<Located> classAttribute(const Instances& in, const std::vector<std
   return std::nullopt;
 }
 
+namespace {
+
+// `super().__init__(...)` (also `super(K, self).__init__(...)`).
+bool isSuperInitCall(TSNode e, const syntax::ParsedSource& doc) {
+  TSNode callee = is(e, "call") ? field(e, "function") : TSNode{};
+  if (!is(callee, "attribute") || textOf(field(callee, "attribute"), doc) != "__init__")
+    return false;
+  TSNode object = field(callee, "object");
+  return is(object, "call") && textOf(field(object, "function"), doc) == "super";
+}
+
+// The value `stored` (an expression of the last `__init__` of `calls`)
+// holds: a parameter of that `__init__` not rebound in it is the argument
+// its call passes, which may in turn be a parameter of the `__init__`
+// making that call (a `super().__init__(interpret=interpret)`), and so on
+// back to the constructor call.
+std::optional<Located> argumentThrough(const std::vector<std::pair<TSNode, TSNode>>& calls,
+                                       TSNode stored, const syntax::ParsedSource& doc) {
+  Located out{stored, calls.back().second};
+  for (size_t i = calls.size(); i-- > 0;) {
+    auto [call, init] = calls[i];
+    if (!is(out.value, "identifier") || !ts_node_eq(out.scope, init))
+      return out;
+    std::string name = textOf(out.value, doc);
+    auto params = parametersOf(init, doc);
+    bool param =
+        std::any_of(params.begin() + 1, params.end(), [&](auto& p) { return p.first == name; });
+    if (!param)
+      return out;
+    // Rebound in the body: the argument may not be what it stores.
+    bool rebound = syntax::anyNode(
+        field(init, "body"),
+        [&](TSNode n) {
+          return (is(n, "assignment") || is(n, "augmented_assignment")) &&
+                 is(field(n, "left"), "identifier") && textOf(field(n, "left"), doc) == name;
+        },
+        [](TSNode) { return false; });
+    if (rebound)
+      return std::nullopt;
+    std::optional<Located> arg = argumentFor(call, init, name, doc);
+    if (!arg)
+      return std::nullopt;
+    // A default is evaluated where the def is (module scope: no scope).
+    if (isNull(arg->scope) || i == 0)
+      return arg;
+    out = *arg;
+  }
+  return out;
+}
+
+} // namespace
+
 // What `self.attr` holds in the object the call `site` of class K builds.
 std::optional<Located> valueIn(const Instances& in, const std::string& k, TSNode site,
                                const std::string& attr, const syntax::ParsedSource& doc,
@@ -323,7 +375,13 @@ std::optional<Located> valueIn(const Instances& in, const std::string& k, TSNode
   bool open = false;
   std::vector<std::string> order = lookupOrder(in, k, open);
   // The instance's own attribute: what the first `__init__` along the
-  // bases stores, its last top-level `self.attr = v`.
+  // bases stores, its last top-level `self.attr = v`. An `__init__` that
+  // stores nothing but calls `super().__init__(...)` as one of its own
+  // statements hands on to the next `__init__` along the bases, with that
+  // call's arguments (8.43): `calls` holds each call and the `__init__` it
+  // runs, the constructor's first.
+  std::vector<std::pair<TSNode, TSNode>> calls;
+  TSNode call = site;
   for (const std::string& c : order) {
     std::optional<TSNode> init = methodNamed(in.classes.at(c).def, "__init__", doc);
     if (!init)
@@ -331,14 +389,23 @@ std::optional<Located> valueIn(const Instances& in, const std::string& k, TSNode
     auto params = parametersOf(*init, doc);
     if (params.empty())
       return std::nullopt;
+    calls.emplace_back(call, *init);
     TSNode stored{};
-    bool callsInit = false; // super().__init__(...): another __init__ may store it
+    TSNode superCall{};       // a top-level `super().__init__(...)`
+    bool storedAfter = false; // the last store comes after that call
+    bool callsInit = false;   // any other call of an __init__
     for (TSNode stmt : syntax::namedChildren(field(*init, "body"))) {
       TSNode e = expressionOf(stmt);
       TSNode left = is(e, "assignment") ? field(e, "left") : TSNode{};
       if (is(left, "attribute") && textOf(field(left, "attribute"), doc) == attr &&
-          textOf(field(left, "object"), doc) == params.front().first)
+          textOf(field(left, "object"), doc) == params.front().first) {
         stored = field(e, "right");
+        storedAfter = !isNull(superCall);
+      }
+      if (isSuperInitCall(e, doc) && isNull(superCall)) {
+        superCall = e;
+        continue;
+      }
       callsInit |= syntax::anyNode(
           stmt,
           [&](TSNode n) {
@@ -350,27 +417,15 @@ std::optional<Located> valueIn(const Instances& in, const std::string& k, TSNode
     if (isNull(stored)) {
       if (callsInit)
         return std::nullopt;
+      if (!isNull(superCall)) {
+        call = superCall;
+        continue; // the next __init__ along the bases may store it
+      }
       break; // not an instance attribute: the class attribute below
     }
-    if (is(stored, "identifier")) {
-      std::string name = textOf(stored, doc);
-      bool param =
-          std::any_of(params.begin() + 1, params.end(), [&](auto& p) { return p.first == name; });
-      if (param) {
-        // Rebound in the body: the argument may not be what it stores.
-        bool rebound = syntax::anyNode(
-            field(*init, "body"),
-            [&](TSNode n) {
-              return (is(n, "assignment") || is(n, "augmented_assignment")) &&
-                     is(field(n, "left"), "identifier") && textOf(field(n, "left"), doc) == name;
-            },
-            [](TSNode) { return false; });
-        if (rebound)
-          return std::nullopt;
-        return argumentFor(site, *init, name, doc);
-      }
-    }
-    return Located{stored, *init};
+    if (!isNull(superCall) && !storedAfter)
+      return std::nullopt; // the __init__ it calls after the store may store it again
+    return argumentThrough(calls, stored, doc);
   }
   if (open)
     return std::nullopt; // a base of another module may store or define it
