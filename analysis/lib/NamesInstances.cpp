@@ -537,6 +537,59 @@ std::vector<std::string> instantiatedReceivers(const syntax::ParsedSource& doc,
   return out;
 }
 
+namespace {
+
+// A `@property` named `attr` found first along `order` whose body is one
+// `return e` (after a docstring, if any): the def and e. nullopt when the
+// name is found first as anything else (a method, a class attribute, a
+// property with more statements).
+std::optional<std::pair<TSNode, TSNode>> propertyReturn(const Instances& in,
+                                                        const std::vector<std::string>& order,
+                                                        const std::string& attr,
+                                                        const syntax::ParsedSource& doc) {
+  for (const std::string& c : order) {
+    std::optional<std::pair<TSNode, TSNode>> found;
+    bool other = false;
+    for (TSNode stmt : syntax::namedChildren(field(in.classes.at(c).def, "body"))) {
+      TSNode d = definitionOf(stmt);
+      TSNode e = expressionOf(stmt);
+      bool assigns = is(e, "assignment") && is(field(e, "left"), "identifier") &&
+                     textOf(field(e, "left"), doc) == attr;
+      bool defines = is(d, "function_definition") && textOf(field(d, "name"), doc) == attr;
+      if (!assigns && !defines)
+        continue;
+      found.reset();
+      other = true;
+      if (!defines || !is(stmt, "decorated_definition"))
+        continue;
+      std::vector<TSNode> decorators;
+      for (TSNode n : syntax::namedChildren(stmt))
+        if (is(n, "decorator"))
+          decorators.push_back(n);
+      if (decorators.size() != 1 || textOf(decorators.front(), doc) != "@property")
+        continue;
+      std::vector<TSNode> body;
+      for (TSNode b : syntax::namedChildren(field(d, "body")))
+        if (!is(b, "comment"))
+          body.push_back(b);
+      if (!body.empty() && body.size() == 2 && is(expressionOf(body.front()), "string"))
+        body.erase(body.begin());
+      if (body.size() == 1 && is(body.front(), "return_statement") &&
+          ts_node_named_child_count(body.front()) == 1) {
+        found = std::make_pair(d, ts_node_named_child(body.front(), 0));
+        other = false;
+      }
+    }
+    if (found)
+      return found;
+    if (other)
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
 std::optional<InterpretEval>
 instanceAttributeInterpret(TSNode expr, const syntax::ParsedSource& doc, const Globals& globals) {
   if (!is(expr, "attribute"))
@@ -588,6 +641,52 @@ instanceAttributeInterpret(TSNode expr, const syntax::ParsedSource& doc, const G
       any = true;
       std::optional<Located> initial =
           overridden ? std::nullopt : valueIn(*in, k, site, attr, doc, globals);
+      // A property: its return evaluated on this object, `self.x` in it
+      // being what the object holds in x (8.44).
+      if (!initial && !overridden && !in->dynamic && !in->storedElsewhere.count(attr)) {
+        bool orderOpen = false;
+        if (auto prop = propertyReturn(*in, lookupOrder(*in, k, orderOpen), attr, doc);
+            prop && !orderOpen) {
+          auto params = parametersOf(prop->first, doc);
+          std::string self = params.size() == 1 ? params.front().first : std::string();
+          LocalLookup receiver =
+              [&](const std::string& name) -> std::optional<std::pair<TSNode, std::string>> {
+            if (!self.empty() && name.size() > self.size() + 1 && name.starts_with(self + ".")) {
+              std::string x = name.substr(self.size() + 1);
+              std::optional<Located> held =
+                  x.find('.') == std::string::npos && !in->setters.count(x)
+                      ? valueIn(*in, k, site, x, doc, globals)
+                      : std::nullopt;
+              // A name of the def that holds the value (a caller's local)
+              // is not followed.
+              bool local =
+                  held && !isNull(held->scope) &&
+                  syntax::anyNode(
+                      held->value,
+                      [&](TSNode n) {
+                        return is(n, "identifier") && boundIn(held->scope, textOf(n, doc), doc);
+                      },
+                      [](TSNode) { return false; });
+              if (held && !local)
+                return std::make_pair(held->value, std::string("local"));
+              return std::make_pair(TSNode{}, std::string("unknown"));
+            }
+            if (boundIn(prop->first, name, doc))
+              return std::make_pair(TSNode{}, std::string("unknown"));
+            return std::nullopt;
+          };
+          InterpretEval e =
+              self.empty() ? unknown() : evaluateInterpret(prop->second, doc, globals, receiver);
+          any = true;
+          if (std::find(e.paths.begin(), e.paths.end(), "unknown") != e.paths.end() ||
+              e.paths.empty())
+            return unknown();
+          paths.insert(e.paths.begin(), e.paths.end());
+          if (out.params.empty())
+            out.params = e.params;
+          continue;
+        }
+      }
       // The values the object holds where it is used: what it was built
       // with, or what a method called on it before stored (8.32).
       std::vector<std::optional<Located>> held{initial};

@@ -311,6 +311,15 @@ InterpretEval evaluateInterpret(TSNode expr, const syntax::ParsedSource& doc,
   // `Config(interpret=True)` (a local or module-level name) (8.16).
   // fieldOfObject looks the name up (a local, else a module-level value).
   if (t == "attribute" && is(field(expr, "object"), "identifier")) {
+    // `self._interpret` read in a property of a known receiver (8.44).
+    if (lookupLocal)
+      if (auto local = lookupLocal(str(doc.textOf(expr)))) {
+        if (local->second != "local" || isNull(local->first))
+          return InterpretEval{{"unknown"}, "unknown", e.text, {}, false};
+        InterpretEval inner = evaluateInterpret(local->first, doc, globals, nullptr);
+        inner.text = e.text;
+        return inner;
+      }
     // `self.interpret` in a method: what the objects the document builds
     // hold (8.25).
     if (auto inst = instanceAttributeInterpret(expr, doc, globals)) {
