@@ -448,6 +448,10 @@ void Lowerer::lowerLoop(TSNode s, bool isFor) {
       if (TSNode elements = everyElementOf(s); !isNull(elements)) {
         info_[iter].iterElements = elements;
         iter.getDefiningOp()->setAttr("pallas.every_element", b_.getUnitAttr());
+      } else if (yieldsEveryElement(s)) {
+        // Over a generator's yields (8.45): the walk reads them off the
+        // generator's body (no literal for interpret= to read here).
+        iter.getDefiningOp()->setAttr("pallas.every_element", b_.getUnitAttr());
       }
     }
     lowerBlock(field(s, "body"));
@@ -490,7 +494,13 @@ TSNode Lowerer::everyElementOf(TSNode s) {
   for (TSNode el : syntax::namedChildren(right))
     if (is(el, "list_splat") || is(el, "parenthesized_list_splat"))
       return TSNode{};
-  bool cut = syntax::anyNode(
+  return loopBodyCuts(s) ? TSNode{} : right;
+}
+
+// Whether a loop's body may cut an iteration short (break / continue /
+// return / raise / yield outside nested defs).
+bool Lowerer::loopBodyCuts(TSNode s) {
+  return syntax::anyNode(
       field(s, "body"),
       [](TSNode n) {
         return is(n, "break_statement") || is(n, "continue_statement") ||
@@ -499,7 +509,50 @@ TSNode Lowerer::everyElementOf(TSNode s) {
       [](TSNode n) {
         return is(n, "function_definition") || is(n, "lambda") || is(n, "class_definition");
       });
-  return cut ? TSNode{} : right;
+}
+
+// `for v in gen():` with gen a module-level def of this file (not
+// decorated, not rebound locally) whose statements are only `yield e`
+// (a docstring and comments aside): v is each e in turn, and, as for a
+// literal (everyElementOf), every statement of a body that cannot cut an
+// iteration short runs with each (docs/analysis.md 8.45).
+bool Lowerer::yieldsEveryElement(TSNode s) {
+  if (!is(field(s, "left"), "identifier") || !isNull(field(s, "alternative")))
+    return false;
+  TSNode right = field(s, "right");
+  TSNode callee = is(right, "call") ? field(right, "function") : TSNode{};
+  if (!is(callee, "identifier") || findLocal(text(callee)))
+    return false;
+  std::optional<names::Binding> b = findGlobal(text(callee)); // a rebinding re-lowers this unit
+  if (!b || b->kind != names::Binding::Kind::Function || !b->file.empty())
+    return false;
+  TSNode gen{};
+  unsigned defs = 0;
+  for (TSNode st : syntax::namedChildren(doc_.root())) {
+    TSNode d = is(st, "decorated_definition") ? field(st, "definition") : st;
+    if (is(d, "function_definition") && text(field(d, "name")) == text(callee)) {
+      gen = is(st, "decorated_definition") ? TSNode{} : d;
+      ++defs;
+    }
+  }
+  if (isNull(gen) || defs != 1)
+    return false;
+  unsigned yields = 0, index = 0;
+  for (TSNode st : syntax::namedChildren(field(gen, "body"))) {
+    if (is(st, "comment"))
+      continue;
+    TSNode e = is(st, "expression_statement") && ts_node_named_child_count(st) == 1
+                   ? ts_node_named_child(st, 0)
+                   : TSNode{};
+    bool docstring = index++ == 0 && is(e, "string");
+    if (docstring)
+      continue;
+    if (!is(e, "yield") || ts_node_named_child_count(e) != 1 ||
+        text(e).substr(0, 10) == "yield from")
+      return false;
+    ++yields;
+  }
+  return yields > 0 && !loopBodyCuts(s);
 }
 
 // Whether an identifier in `expr` names a local or parameter of the

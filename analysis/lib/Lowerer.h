@@ -402,6 +402,8 @@ private:
   bool neverCompletes(TSNode stmt);
   bool neverCompletesBlock(TSNode block);
   TSNode everyElementOf(TSNode forStatement);
+  bool yieldsEveryElement(TSNode forStatement);
+  bool loopBodyCuts(TSNode loop);
   // The def or lambda around `n` (names::enclosingScope); the module when none.
   TSNode scopeOrModule(TSNode n) {
     TSNode scope = names::enclosingScope(n);
