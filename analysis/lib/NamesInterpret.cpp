@@ -331,6 +331,21 @@ InterpretEval evaluateInterpret(TSNode expr, const syntax::ParsedSource& doc,
       if (auto cls = classAttributeInterpret(expr, doc, globals))
         return *cls;
     std::string attr = str(doc.textOf(field(expr, "attribute")));
+    // `cfg.interpret` with cfg a parameter whose default builds the object
+    // (`def run(x, cfg=Config())`, 8.46): the default's field, a
+    // default_param its callers may override (CallContexts).
+    if (lookupLocal)
+      if (auto local = lookupLocal(str(doc.textOf(field(expr, "object"))));
+          local && local->second == "default_param" && !isNull(local->first)) {
+        auto v = fieldOfObject(local->first, attr, doc, globals, nullptr, 0);
+        if (!v)
+          return InterpretEval{{"unknown"}, "unknown", e.text, {}, false};
+        InterpretEval inner = evaluateInterpret(*v, doc, globals, nullptr);
+        if (inner.source != "unknown")
+          inner.source = "default_param";
+        inner.text = e.text;
+        return inner;
+      }
     if (auto v = fieldOfObject(field(expr, "object"), attr, doc, globals, lookupLocal, 0)) {
       InterpretEval inner = evaluateInterpret(*v, doc, globals, nullptr);
       inner.text = e.text;

@@ -429,7 +429,10 @@ std::vector<CallContext> interpretCallContexts(CallIndex& index, const std::stri
   // object holds in that field.
   std::string attribute;
   std::string name = text ? text->trim().str() : std::string();
-  if (source == "unknown" && !viaKwargs) {
+  // `cfg.interpret` with cfg a parameter: its default's field (8.46) or
+  // not known; either way each caller's object decides.
+  if ((source == "unknown" || (source == "default_param" && name.find('.') != std::string::npos)) &&
+      !viaKwargs) {
     size_t dot = name.find('.');
     if (dot == std::string::npos || dot == 0 || name.find('.', dot + 1) != std::string::npos)
       return {};
