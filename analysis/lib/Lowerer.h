@@ -346,6 +346,7 @@ private:
 
   // ---- launch wrappers (LowerWrappers.cpp) ----
   std::optional<LaunchWrapper> launchWrapperOf(TSNode callee);
+  std::optional<LaunchWrapper> functionWrapperOf(TSNode callee);
   // The kernel a kernel-taking wrapper launches, as the wrapper runs it: in
   // the wrapper's pipeline when it has one (LowerWrappers.cpp).
   CallableRef wrappedKernel(TSNode site, const LaunchWrapper& w, const CallableRef& kernel,

@@ -42,6 +42,10 @@ struct Binding {
   // with plgpu.inline_mgpu.
   bool launched = false;
   bool inlineMgpu = false;
+  // Function (undecorated, of this file): a plain forward of its `*args` /
+  // `**kwargs` to this launch API (`return pl.pallas_call(*args, **kwargs)`,
+  // 8.47), with a hash of its text (callers re-lower when it changes).
+  std::string wrapsLaunch;
   int line = -1; // 0-based line of the definition (Function), for locations
   // Partial: its keyword arguments as source text, and interpret= evaluated
   // where the partial was written.
