@@ -346,6 +346,40 @@ InterpretEval evaluateInterpret(TSNode expr, const syntax::ParsedSource& doc,
         inner.text = e.text;
         return inner;
       }
+    // A dataclass field its `__post_init__` stores (8.48): the stored
+    // expression evaluated on the object built, `self.x` being the
+    // construction's argument for x or x's default (literals only).
+    {
+      TSNode object = field(expr, "object");
+      bool fromModule = false;
+      std::optional<TSNode> built = is(object, "identifier")
+                                        ? valueOfName(object, doc, lookupLocal, &fromModule)
+                                        : std::optional<TSNode>(object);
+      if (auto store = built ? postInitStore(*built, attr, doc, globals) : std::nullopt) {
+        std::string self =
+            str(doc.textOf(ts_node_named_child(field(store->first, "parameters"), 0)));
+        LocalLookup receiver =
+            [&](const std::string& name) -> std::optional<std::pair<TSNode, std::string>> {
+          if (name.size() > self.size() + 1 && name.starts_with(self + ".")) {
+            std::string x = name.substr(self.size() + 1);
+            auto v = x.find('.') == std::string::npos ? constructedField(*built, x, doc, globals)
+                                                      : std::nullopt;
+            bool literal = v && !syntax::anyNode(
+                                    *v, [](TSNode n) { return is(n, "identifier"); },
+                                    [](TSNode) { return false; });
+            if (literal)
+              return std::make_pair(*v, std::string("local"));
+            return std::make_pair(TSNode{}, std::string("unknown"));
+          }
+          if (boundInDef(store->first, name, doc))
+            return std::make_pair(TSNode{}, std::string("unknown"));
+          return std::nullopt;
+        };
+        InterpretEval inner = evaluateInterpret(store->second, doc, globals, receiver);
+        inner.text = e.text;
+        return inner;
+      }
+    }
     if (auto v = fieldOfObject(field(expr, "object"), attr, doc, globals, lookupLocal, 0)) {
       InterpretEval inner = evaluateInterpret(*v, doc, globals, nullptr);
       inner.text = e.text;
