@@ -404,6 +404,7 @@ private:
   bool neverCompletesBlock(TSNode block);
   TSNode everyElementOf(TSNode forStatement);
   bool yieldsEveryElement(TSNode forStatement);
+  TSNode contextManagerYield(TSNode withValue);
   bool loopBodyCuts(TSNode loop);
   // The def or lambda around `n` (names::enclosingScope); the module when none.
   TSNode scopeOrModule(TSNode n) {
