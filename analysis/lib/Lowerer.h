@@ -405,6 +405,7 @@ private:
   TSNode everyElementOf(TSNode forStatement);
   bool yieldsEveryElement(TSNode forStatement);
   TSNode contextManagerYield(TSNode withValue);
+  std::string foldedModuleConstant(const std::string& name, const names::Binding& b);
   bool loopBodyCuts(TSNode loop);
   // The def or lambda around `n` (names::enclosingScope); the module when none.
   TSNode scopeOrModule(TSNode n) {
