@@ -265,6 +265,28 @@ TSNode Lowerer::contextManagerYield(TSNode value) {
   return literal && !names ? e : TSNode{};
 }
 
+// `p = p or E` (a parameter p rebound to itself or a fallback) where p's
+// default is None, False, 0 or "": a caller that leaves p out gets E, and
+// one that passes a truthy value (an options object) keeps it (8.51). E
+// (reading module-level names and literals only); null otherwise.
+TSNode Lowerer::falsyParameterFallback(TSNode target, TSNode valueNode) {
+  TSNode vn = valueNode;
+  while (is(vn, "parenthesized_expression"))
+    vn = ts_node_named_child(vn, 0);
+  if (!is(vn, "boolean_operator") || text(field(vn, "operator")) != "or")
+    return TSNode{};
+  TSNode left = field(vn, "left"), right = field(vn, "right");
+  if (!is(left, "identifier") || text(left) != text(target) || readsLocalNames(right))
+    return TSNode{};
+  const Var* p = findLocal(text(target));
+  ValInfo* vi = p && !readsLate(text(target)) ? infoOf(p->value) : nullptr;
+  if (!vi || !vi->isParam || isNull(vi->paramDefault))
+    return TSNode{};
+  std::string d = text(vi->paramDefault);
+  bool falsy = d == "None" || d == "False" || d == "0" || d == "\"\"" || d == "''";
+  return falsy ? right : TSNode{};
+}
+
 void Lowerer::bindTarget(TSNode target, mlir::Value v, TSNode valueNode) {
   // Nested targets (`((a,),) = x`) recurse once per level.
   if (nesting_ >= kMaxNesting) {
@@ -279,7 +301,10 @@ void Lowerer::bindTarget(TSNode target, mlir::Value v, TSNode valueNode) {
 void Lowerer::bindTargetImpl(TSNode target, mlir::Value v, TSNode valueNode) {
   std::string_view t = syntax::type(target);
   if (t == "identifier") {
+    TSNode fallback = falsyParameterFallback(target, valueNode);
     setVar(text(target), v);
+    if (!isNull(fallback))
+      info_[v].orDefault = fallback;
     if (!isNull(valueNode)) {
       TSNode vn = valueNode;
       while (is(vn, "parenthesized_expression"))

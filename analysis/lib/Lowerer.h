@@ -96,6 +96,9 @@ struct ValInfo {
   TSNode constant{};              // a local name bound to a literal
   bool isParam = false;           // a parameter (for default_param evaluation)
   TSNode paramDefault{};
+  // `p = p or E` with p a parameter whose default is falsy (8.51): what p
+  // holds when the caller leaves it out (E, over module names only).
+  TSNode orDefault{};
   TSNode closureDef{}; // the def/lambda a closure value was made from
   // A `for` target that takes every element of this literal tuple / list in
   // turn (LowerStatements.cpp, everyElementOf), each iteration run in full.
@@ -405,6 +408,7 @@ private:
   TSNode everyElementOf(TSNode forStatement);
   bool yieldsEveryElement(TSNode forStatement);
   TSNode contextManagerYield(TSNode withValue);
+  TSNode falsyParameterFallback(TSNode target, TSNode valueNode);
   std::string foldedModuleConstant(const std::string& name, const names::Binding& b);
   bool loopBodyCuts(TSNode loop);
   // The def or lambda around `n` (names::enclosingScope); the module when none.
