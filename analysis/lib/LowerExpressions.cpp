@@ -2,6 +2,7 @@
 // argument lists, names (locals, globals, builtins), attribute chains,
 // subscripts and calls (analysis/docs/dialect.md, "Expressions").
 #include "Lowerer.h"
+#include "NamesInternal.h"
 
 namespace pallas::analysis::lower {
 
@@ -208,6 +209,36 @@ mlir::Value Lowerer::lowerExprImpl(TSNode n) {
   return v;
 }
 
+// A module-level name of this file bound to an expression over constants
+// (`BODY = "fenced" if WITH_FENCE else "plain"`, `DEBUG = LEVEL >= 2`):
+// "const:<literal>" of the value it holds once the module has run (8.50),
+// so that a constant key or condition read through it is one; "?" when the
+// text does not fix it.
+std::string Lowerer::foldedModuleConstant(const std::string& name, const Binding& b) {
+  if (!b.file.empty())
+    return "?";
+  auto mv = names::moduleValue(doc_, name);
+  if (!mv || mv->state != names::ModuleValue::State::Known || isNull(mv->value))
+    return "?";
+  bool fromModule = true;
+  std::optional<names::PyConstant> c = names::constantOf(mv->value, doc_, nullptr, &fromModule);
+  if (!c)
+    return "?";
+  switch (c->kind) {
+  case names::PyConstant::Kind::None:
+    return "const:None";
+  case names::PyConstant::Kind::Bool:
+    return c->i ? "const:True" : "const:False";
+  case names::PyConstant::Kind::Int:
+    return "const:" + std::to_string(c->i);
+  case names::PyConstant::Kind::Str:
+    if (c->s.find_first_of("\"'\\\n") != std::string::npos)
+      return "?";
+    return "const:\"" + c->s + "\"";
+  }
+  return "?";
+}
+
 mlir::Value Lowerer::lowerIdentifier(TSNode n) {
   std::string name = text(n);
   if (const Var* v = findLocal(name)) {
@@ -240,7 +271,7 @@ mlir::Value Lowerer::lowerIdentifier(TSNode n) {
       resolved = "partial:" + b->target;
       break;
     case Binding::Kind::Other:
-      resolved = "?";
+      resolved = foldedModuleConstant(name, *b);
       break;
     }
   } else if (builtinNames().contains(name)) {

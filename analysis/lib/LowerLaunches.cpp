@@ -242,6 +242,8 @@ names::InterpretEval Lowerer::launchInterpret(const LaunchKeywords& kw, const Bi
     ValInfo* vi = infoOf(v->value);
     if (vi && vi->isParam && !isNull(vi->paramDefault))
       return std::make_pair(vi->paramDefault, std::string("default_param"));
+    if (vi && !isNull(vi->orDefault)) // `p = p or E` (8.51)
+      return std::make_pair(vi->orDefault, std::string("default_param"));
     if (vi && !isNull(vi->constant))
       return std::make_pair(vi->constant, std::string("local"));
     return std::make_pair(TSNode{}, std::string("unknown"));

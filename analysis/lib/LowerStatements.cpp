@@ -2,6 +2,7 @@
 // that never completes), if/elif/else, with, for/while, try, assignments and
 // their targets, local definitions and imports.
 #include "Lowerer.h"
+#include "NamesInstancesInternal.h"
 
 namespace pallas::analysis::lower {
 
@@ -109,6 +110,7 @@ void Lowerer::lowerWith(TSNode s) {
   for (TSNode c : syntax::namedChildren(s))
     if (is(c, "with_clause"))
       clause = c;
+  std::vector<TSNode> yielded; // per target: what its context manager yields
   for (TSNode item : syntax::namedChildren(clause)) {
     if (!is(item, "with_item"))
       continue;
@@ -131,9 +133,10 @@ void Lowerer::lowerWith(TSNode s) {
     items.keywords.push_back("");
     if (!isNull(target))
       targets.emplace_back(target, v);
+    yielded.push_back(isNull(target) ? TSNode{} : contextManagerYield(value));
   }
-  for (auto& [t, v] : targets)
-    bindTarget(t, v, TSNode{});
+  for (size_t i = 0; i < targets.size(); ++i)
+    bindTarget(targets[i].first, targets[i].second, yielded[i]);
   mlir::ArrayAttr origins;
   mlir::DenseI64ArrayAttr indices;
   operandInfo(items.values, origins, indices);
@@ -155,6 +158,135 @@ void Lowerer::lowerWith(TSNode s) {
     contexts_.erase(contexts_.begin() + (depth - 1));
 }
 
+// `with f(...) as x:` with f a module-level def of this file decorated
+// `@contextlib.contextmanager` (any spelling ending in `contextmanager`)
+// whose body yields once, as one of its own statements or of a `try:` among
+// them: x is the yielded expression when that is a literal without names,
+// or a name the generator binds once, before the yield, to such a literal
+// and does not change before it (docs/analysis.md 8.49). Null otherwise.
+TSNode Lowerer::contextManagerYield(TSNode value) {
+  TSNode callee = is(value, "call") ? field(value, "function") : TSNode{};
+  if (!is(callee, "identifier") || findLocal(text(callee)))
+    return TSNode{};
+  std::optional<names::Binding> b = findGlobal(text(callee)); // a rebinding re-lowers this unit
+  if (!b || b->kind != names::Binding::Kind::Function || !b->file.empty())
+    return TSNode{};
+  TSNode def{};
+  unsigned defs = 0;
+  for (TSNode st : syntax::namedChildren(doc_.root())) {
+    TSNode d = is(st, "decorated_definition") ? field(st, "definition") : st;
+    if (!is(d, "function_definition") || text(field(d, "name")) != text(callee))
+      continue;
+    ++defs;
+    def = TSNode{};
+    std::vector<TSNode> decorators;
+    for (TSNode n : syntax::namedChildren(st))
+      if (is(n, "decorator"))
+        decorators.push_back(n);
+    if (decorators.size() == 1 &&
+        names::dottedName(ts_node_named_child(decorators.front(), 0), doc_)
+            .ends_with("contextmanager"))
+      def = d;
+  }
+  if (isNull(def) || defs != 1)
+    return TSNode{};
+  auto nested = [](TSNode n) {
+    return is(n, "function_definition") || is(n, "lambda") || is(n, "class_definition");
+  };
+  unsigned yields = 0;
+  syntax::forEachNode(field(def, "body"), [&](TSNode n) {
+    if (nested(n))
+      return syntax::Walk::SkipChildren;
+    yields += is(n, "yield") && ts_node_is_named(n); // not the keyword
+    return syntax::Walk::Descend;
+  });
+  if (yields != 1)
+    return TSNode{};
+  // The yield as a statement of the body, or of a top-level try's body.
+  TSNode block = field(def, "body"), yieldStmt{};
+  for (TSNode st : syntax::namedChildren(block)) {
+    TSNode inner = is(st, "try_statement") ? field(st, "body") : TSNode{};
+    for (TSNode cand : isNull(inner) ? std::vector<TSNode>{st} : syntax::namedChildren(inner))
+      if (is(cand, "expression_statement") && ts_node_named_child_count(cand) == 1 &&
+          is(ts_node_named_child(cand, 0), "yield"))
+        yieldStmt = cand;
+  }
+  if (isNull(yieldStmt))
+    return TSNode{};
+  TSNode y = ts_node_named_child(yieldStmt, 0);
+  if (ts_node_named_child_count(y) != 1 || text(y).starts_with("yield from"))
+    return TSNode{};
+  TSNode e = ts_node_named_child(y, 0);
+  if (is(e, "identifier")) {
+    // Bound once in the generator, by a statement of its body before the
+    // yield, and not used between that statement and the yield.
+    std::string name = text(e);
+    TSNode bound{};
+    unsigned bindings = 0;
+    syntax::forEachNode(field(def, "body"), [&](TSNode n) {
+      if (nested(n))
+        return syntax::Walk::SkipChildren;
+      if (names::instances::bindsName(n, name, doc_))
+        ++bindings;
+      return syntax::Walk::Descend;
+    });
+    TSNode bindingStmt{};
+    for (TSNode st : syntax::namedChildren(block)) {
+      TSNode a = is(st, "expression_statement") && ts_node_named_child_count(st) == 1
+                     ? ts_node_named_child(st, 0)
+                     : TSNode{};
+      if (is(a, "assignment") && is(field(a, "left"), "identifier") &&
+          text(field(a, "left")) == name &&
+          ts_node_start_byte(st) < ts_node_start_byte(yieldStmt)) {
+        bound = field(a, "right");
+        bindingStmt = st;
+      }
+    }
+    // Any use between that statement and the yield may change it.
+    bool used = !isNull(bindingStmt) &&
+                syntax::anyNode(
+                    field(def, "body"),
+                    [&](TSNode n) {
+                      return is(n, "identifier") && text(n) == name &&
+                             ts_node_start_byte(n) >= ts_node_end_byte(bindingStmt) &&
+                             ts_node_start_byte(n) < ts_node_start_byte(yieldStmt);
+                    },
+                    [](TSNode) { return false; });
+    if (bindings != 1 || used || isNull(bound))
+      return TSNode{};
+    e = bound;
+  }
+  while (is(e, "parenthesized_expression"))
+    e = ts_node_named_child(e, 0);
+  bool literal = is(e, "dictionary") || is(e, "true") || is(e, "false") || is(e, "none") ||
+                 is(e, "integer") || is(e, "string");
+  bool names = syntax::anyNode(
+      e, [](TSNode n) { return is(n, "identifier"); }, [](TSNode) { return false; });
+  return literal && !names ? e : TSNode{};
+}
+
+// `p = p or E` (a parameter p rebound to itself or a fallback) where p's
+// default is None, False, 0 or "": a caller that leaves p out gets E, and
+// one that passes a truthy value (an options object) keeps it (8.51). E
+// (reading module-level names and literals only); null otherwise.
+TSNode Lowerer::falsyParameterFallback(TSNode target, TSNode valueNode) {
+  TSNode vn = valueNode;
+  while (is(vn, "parenthesized_expression"))
+    vn = ts_node_named_child(vn, 0);
+  if (!is(vn, "boolean_operator") || text(field(vn, "operator")) != "or")
+    return TSNode{};
+  TSNode left = field(vn, "left"), right = field(vn, "right");
+  if (!is(left, "identifier") || text(left) != text(target) || readsLocalNames(right))
+    return TSNode{};
+  const Var* p = findLocal(text(target));
+  ValInfo* vi = p && !readsLate(text(target)) ? infoOf(p->value) : nullptr;
+  if (!vi || !vi->isParam || isNull(vi->paramDefault))
+    return TSNode{};
+  std::string d = text(vi->paramDefault);
+  bool falsy = d == "None" || d == "False" || d == "0" || d == "\"\"" || d == "''";
+  return falsy ? right : TSNode{};
+}
+
 void Lowerer::bindTarget(TSNode target, mlir::Value v, TSNode valueNode) {
   // Nested targets (`((a,),) = x`) recurse once per level.
   if (nesting_ >= kMaxNesting) {
@@ -169,7 +301,10 @@ void Lowerer::bindTarget(TSNode target, mlir::Value v, TSNode valueNode) {
 void Lowerer::bindTargetImpl(TSNode target, mlir::Value v, TSNode valueNode) {
   std::string_view t = syntax::type(target);
   if (t == "identifier") {
+    TSNode fallback = falsyParameterFallback(target, valueNode);
     setVar(text(target), v);
+    if (!isNull(fallback))
+      info_[v].orDefault = fallback;
     if (!isNull(valueNode)) {
       TSNode vn = valueNode;
       while (is(vn, "parenthesized_expression"))
@@ -448,6 +583,10 @@ void Lowerer::lowerLoop(TSNode s, bool isFor) {
       if (TSNode elements = everyElementOf(s); !isNull(elements)) {
         info_[iter].iterElements = elements;
         iter.getDefiningOp()->setAttr("pallas.every_element", b_.getUnitAttr());
+      } else if (yieldsEveryElement(s)) {
+        // Over a generator's yields (8.45): the walk reads them off the
+        // generator's body (no literal for interpret= to read here).
+        iter.getDefiningOp()->setAttr("pallas.every_element", b_.getUnitAttr());
       }
     }
     lowerBlock(field(s, "body"));
@@ -490,7 +629,13 @@ TSNode Lowerer::everyElementOf(TSNode s) {
   for (TSNode el : syntax::namedChildren(right))
     if (is(el, "list_splat") || is(el, "parenthesized_list_splat"))
       return TSNode{};
-  bool cut = syntax::anyNode(
+  return loopBodyCuts(s) ? TSNode{} : right;
+}
+
+// Whether a loop's body may cut an iteration short (break / continue /
+// return / raise / yield outside nested defs).
+bool Lowerer::loopBodyCuts(TSNode s) {
+  return syntax::anyNode(
       field(s, "body"),
       [](TSNode n) {
         return is(n, "break_statement") || is(n, "continue_statement") ||
@@ -499,7 +644,50 @@ TSNode Lowerer::everyElementOf(TSNode s) {
       [](TSNode n) {
         return is(n, "function_definition") || is(n, "lambda") || is(n, "class_definition");
       });
-  return cut ? TSNode{} : right;
+}
+
+// `for v in gen():` with gen a module-level def of this file (not
+// decorated, not rebound locally) whose statements are only `yield e`
+// (a docstring and comments aside): v is each e in turn, and, as for a
+// literal (everyElementOf), every statement of a body that cannot cut an
+// iteration short runs with each (docs/analysis.md 8.45).
+bool Lowerer::yieldsEveryElement(TSNode s) {
+  if (!is(field(s, "left"), "identifier") || !isNull(field(s, "alternative")))
+    return false;
+  TSNode right = field(s, "right");
+  TSNode callee = is(right, "call") ? field(right, "function") : TSNode{};
+  if (!is(callee, "identifier") || findLocal(text(callee)))
+    return false;
+  std::optional<names::Binding> b = findGlobal(text(callee)); // a rebinding re-lowers this unit
+  if (!b || b->kind != names::Binding::Kind::Function || !b->file.empty())
+    return false;
+  TSNode gen{};
+  unsigned defs = 0;
+  for (TSNode st : syntax::namedChildren(doc_.root())) {
+    TSNode d = is(st, "decorated_definition") ? field(st, "definition") : st;
+    if (is(d, "function_definition") && text(field(d, "name")) == text(callee)) {
+      gen = is(st, "decorated_definition") ? TSNode{} : d;
+      ++defs;
+    }
+  }
+  if (isNull(gen) || defs != 1)
+    return false;
+  unsigned yields = 0, index = 0;
+  for (TSNode st : syntax::namedChildren(field(gen, "body"))) {
+    if (is(st, "comment"))
+      continue;
+    TSNode e = is(st, "expression_statement") && ts_node_named_child_count(st) == 1
+                   ? ts_node_named_child(st, 0)
+                   : TSNode{};
+    bool docstring = index++ == 0 && is(e, "string");
+    if (docstring)
+      continue;
+    if (!is(e, "yield") || ts_node_named_child_count(e) != 1 ||
+        text(e).substr(0, 10) == "yield from")
+      return false;
+    ++yields;
+  }
+  return yields > 0 && !loopBodyCuts(s);
 }
 
 // Whether an identifier in `expr` names a local or parameter of the

@@ -109,6 +109,8 @@ std::string backendThroughImport(const syntax::ParsedSource& doc, TSNode v,
 // launch wrapper of C or of a base class of this file: the launch API it
 // reaches and the keywords each forwarding call adds, outermost first.
 std::optional<LaunchWrapper> Lowerer::launchWrapperOf(TSNode callee) {
+  if (is(callee, "identifier"))
+    return functionWrapperOf(callee);
   if (!is(callee, "attribute") || className_.empty() || !selfValue_)
     return std::nullopt;
   TSNode object = field(callee, "object");
@@ -186,6 +188,58 @@ std::optional<LaunchWrapper> Lowerer::launchWrapperOf(TSNode callee) {
     definer = call->viaSuper ? inherited[method] : cls->launchWrappers[method];
   }
   return std::nullopt;
+}
+
+// `f(...)` with f a module-level function of this file that forwards its
+// `*args` / `**kwargs` to a launch API (8.47): that launch, written at the
+// call, as for a wrapper method. Its own keywords (in the forwarding call
+// or put into its **kwargs) must not read its parameters or locals: their
+// values are not known at the call, so such a function is not followed.
+std::optional<LaunchWrapper> Lowerer::functionWrapperOf(TSNode callee) {
+  std::string name = text(callee);
+  if (findLocal(name))
+    return std::nullopt;
+  std::optional<Binding> b = findGlobal(name); // records the dependency
+  if (!b || b->kind != Binding::Kind::Function || !b->file.empty() || b->wrapsLaunch.empty())
+    return std::nullopt;
+  TSNode def{};
+  for (TSNode s : syntax::namedChildren(doc_.root()))
+    if (is(s, "function_definition") && text(field(s, "name")) == name)
+      def = s;
+  if (isNull(def))
+    return std::nullopt;
+  auto call = names::launchWrapperCall(def, doc_, globals_, nullptr);
+  if (!call || call->api.empty())
+    return std::nullopt;
+  LaunchWrapper out;
+  out.method = name;
+  out.api = call->api;
+  for (TSNode a : syntax::namedChildren(field(call->call, "arguments")))
+    if (is(a, "keyword_argument"))
+      out.keywords.emplace_back(text(field(a, "name")), field(a, "value"));
+  std::string starKwargs;
+  for (TSNode p : syntax::namedChildren(field(def, "parameters")))
+    if (is(p, "dictionary_splat_pattern") && ts_node_named_child_count(p) == 1)
+      starKwargs = text(ts_node_named_child(p, 0));
+  std::map<std::string, std::string> imports;
+  std::vector<std::pair<std::string, TSNode>> added;
+  wrapperBodyKeywords(doc_, field(def, "body"), starKwargs, added, imports);
+  for (auto& [k, v] : added) {
+    if (std::string backend = backendThroughImport(doc_, v, imports);
+        !backend.empty() && out.backend.empty())
+      out.backend = backend;
+    out.keywords.emplace_back(k, v);
+  }
+  for (auto& [k, v] : out.keywords)
+    if (syntax::anyNode(
+            v,
+            [&](TSNode n) {
+              return is(n, "identifier") && !imports.count(text(n)) &&
+                     names::boundInDef(def, text(n), doc_);
+            },
+            [](TSNode) { return false; }))
+      return std::nullopt;
+  return out;
 }
 
 // What the wrapper's own keywords select: they are written in the wrapper's

@@ -96,6 +96,9 @@ struct ValInfo {
   TSNode constant{};              // a local name bound to a literal
   bool isParam = false;           // a parameter (for default_param evaluation)
   TSNode paramDefault{};
+  // `p = p or E` with p a parameter whose default is falsy (8.51): what p
+  // holds when the caller leaves it out (E, over module names only).
+  TSNode orDefault{};
   TSNode closureDef{}; // the def/lambda a closure value was made from
   // A `for` target that takes every element of this literal tuple / list in
   // turn (LowerStatements.cpp, everyElementOf), each iteration run in full.
@@ -346,6 +349,7 @@ private:
 
   // ---- launch wrappers (LowerWrappers.cpp) ----
   std::optional<LaunchWrapper> launchWrapperOf(TSNode callee);
+  std::optional<LaunchWrapper> functionWrapperOf(TSNode callee);
   // The kernel a kernel-taking wrapper launches, as the wrapper runs it: in
   // the wrapper's pipeline when it has one (LowerWrappers.cpp).
   CallableRef wrappedKernel(TSNode site, const LaunchWrapper& w, const CallableRef& kernel,
@@ -402,6 +406,11 @@ private:
   bool neverCompletes(TSNode stmt);
   bool neverCompletesBlock(TSNode block);
   TSNode everyElementOf(TSNode forStatement);
+  bool yieldsEveryElement(TSNode forStatement);
+  TSNode contextManagerYield(TSNode withValue);
+  TSNode falsyParameterFallback(TSNode target, TSNode valueNode);
+  std::string foldedModuleConstant(const std::string& name, const names::Binding& b);
+  bool loopBodyCuts(TSNode loop);
   // The def or lambda around `n` (names::enclosingScope); the module when none.
   TSNode scopeOrModule(TSNode n) {
     TSNode scope = names::enclosingScope(n);

@@ -42,6 +42,10 @@ struct Binding {
   // with plgpu.inline_mgpu.
   bool launched = false;
   bool inlineMgpu = false;
+  // Function (undecorated, of this file): a plain forward of its `*args` /
+  // `**kwargs` to this launch API (`return pl.pallas_call(*args, **kwargs)`,
+  // 8.47), with a hash of its text (callers re-lower when it changes).
+  std::string wrapsLaunch;
   int line = -1; // 0-based line of the definition (Function), for locations
   // Partial: its keyword arguments as source text, and interpret= evaluated
   // where the partial was written.
@@ -235,6 +239,12 @@ std::optional<ModuleValue> valueSetBefore(const syntax::ParsedSource& doc, const
 // position), else the field's default; nullopt when not known.
 std::optional<TSNode> constructedField(TSNode call, const std::string& attr,
                                        const syntax::ParsedSource& doc, const Globals& globals);
+// A dataclass of this file built by `call` whose `__post_init__` stores the
+// field `attr` once, as a top-level `self.attr = e` (constructedField is
+// then nullopt, 8.48): the `__post_init__` def and e.
+std::optional<std::pair<TSNode, TSNode>> postInitStore(TSNode call, const std::string& attr,
+                                                       const syntax::ParsedSource& doc,
+                                                       const Globals& globals);
 
 // `self.attr` read in a method of a module-level class (or a closure in
 // it), for interpret=: the values it holds in the objects the document

@@ -555,6 +555,12 @@ void Globals::bindDefinition(TSNode def, const syntax::ParsedSource& doc) {
   // A function that declares `global`: what a call of it leaves in module
   // names is read where it is called (names::valueSetBefore), so a unit
   // that calls it is lowered again when its body changes.
+  // A module-level function that only forwards its splats to a launch
+  // (8.47): a call of it is that launch, written at the call.
+  if (b.kind == Binding::Kind::Function && ts_node_eq(def, inner))
+    if (auto w = launchWrapperCall(inner, doc, *this, nullptr); w && !w->api.empty())
+      b.wrapsLaunch =
+          w->api + "#" + std::to_string(std::hash<std::string_view>{}(doc.textOf(inner)));
   if (b.kind == Binding::Kind::Function) {
     std::string_view text = doc.textOf(inner);
     if (text.find("global") != std::string_view::npos)

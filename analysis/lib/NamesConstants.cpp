@@ -305,6 +305,14 @@ std::optional<PyConstant> constantOf(TSNode expr, const syntax::ParsedSource& do
     // bound to a module constant is looked up at module level from there.
     return v ? constantOf(*v, doc, nullptr, fromModule, depth + 1) : std::nullopt;
   }
+  if (t == "attribute" && lookupLocal && is(field(expr, "object"), "identifier")) {
+    // `self.mode` where the lookup knows the receiver (a property, 8.44):
+    // the value it holds, written with module-level names.
+    auto local = lookupLocal(str(doc.textOf(expr)));
+    if (local && local->second == "local" && !isNull(local->first))
+      return constantOf(local->first, doc, nullptr, fromModule, depth + 1);
+    return std::nullopt;
+  }
   if (t == "not_operator") {
     auto a = constantOf(field(expr, "argument"), doc, lookupLocal, fromModule, depth + 1);
     return a ? std::optional(boolean(!a->truthy())) : std::nullopt;

@@ -311,6 +311,58 @@ std::optional<Located> classAttribute(const Instances& in, const std::vector<std
   return std::nullopt;
 }
 
+namespace {
+
+// `super().__init__(...)` (also `super(K, self).__init__(...)`).
+bool isSuperInitCall(TSNode e, const syntax::ParsedSource& doc) {
+  TSNode callee = is(e, "call") ? field(e, "function") : TSNode{};
+  if (!is(callee, "attribute") || textOf(field(callee, "attribute"), doc) != "__init__")
+    return false;
+  TSNode object = field(callee, "object");
+  return is(object, "call") && textOf(field(object, "function"), doc) == "super";
+}
+
+// The value `stored` (an expression of the last `__init__` of `calls`)
+// holds: a parameter of that `__init__` not rebound in it is the argument
+// its call passes, which may in turn be a parameter of the `__init__`
+// making that call (a `super().__init__(interpret=interpret)`), and so on
+// back to the constructor call.
+std::optional<Located> argumentThrough(const std::vector<std::pair<TSNode, TSNode>>& calls,
+                                       TSNode stored, const syntax::ParsedSource& doc) {
+  Located out{stored, calls.back().second};
+  for (size_t i = calls.size(); i-- > 0;) {
+    auto [call, init] = calls[i];
+    if (!is(out.value, "identifier") || !ts_node_eq(out.scope, init))
+      return out;
+    std::string name = textOf(out.value, doc);
+    auto params = parametersOf(init, doc);
+    bool param =
+        std::any_of(params.begin() + 1, params.end(), [&](auto& p) { return p.first == name; });
+    if (!param)
+      return out;
+    // Rebound in the body: the argument may not be what it stores.
+    bool rebound = syntax::anyNode(
+        field(init, "body"),
+        [&](TSNode n) {
+          return (is(n, "assignment") || is(n, "augmented_assignment")) &&
+                 is(field(n, "left"), "identifier") && textOf(field(n, "left"), doc) == name;
+        },
+        [](TSNode) { return false; });
+    if (rebound)
+      return std::nullopt;
+    std::optional<Located> arg = argumentFor(call, init, name, doc);
+    if (!arg)
+      return std::nullopt;
+    // A default is evaluated where the def is (module scope: no scope).
+    if (isNull(arg->scope) || i == 0)
+      return arg;
+    out = *arg;
+  }
+  return out;
+}
+
+} // namespace
+
 // What `self.attr` holds in the object the call `site` of class K builds.
 std::optional<Located> valueIn(const Instances& in, const std::string& k, TSNode site,
                                const std::string& attr, const syntax::ParsedSource& doc,
@@ -323,7 +375,13 @@ std::optional<Located> valueIn(const Instances& in, const std::string& k, TSNode
   bool open = false;
   std::vector<std::string> order = lookupOrder(in, k, open);
   // The instance's own attribute: what the first `__init__` along the
-  // bases stores, its last top-level `self.attr = v`.
+  // bases stores, its last top-level `self.attr = v`. An `__init__` that
+  // stores nothing but calls `super().__init__(...)` as one of its own
+  // statements hands on to the next `__init__` along the bases, with that
+  // call's arguments (8.43): `calls` holds each call and the `__init__` it
+  // runs, the constructor's first.
+  std::vector<std::pair<TSNode, TSNode>> calls;
+  TSNode call = site;
   for (const std::string& c : order) {
     std::optional<TSNode> init = methodNamed(in.classes.at(c).def, "__init__", doc);
     if (!init)
@@ -331,14 +389,23 @@ std::optional<Located> valueIn(const Instances& in, const std::string& k, TSNode
     auto params = parametersOf(*init, doc);
     if (params.empty())
       return std::nullopt;
+    calls.emplace_back(call, *init);
     TSNode stored{};
-    bool callsInit = false; // super().__init__(...): another __init__ may store it
+    TSNode superCall{};       // a top-level `super().__init__(...)`
+    bool storedAfter = false; // the last store comes after that call
+    bool callsInit = false;   // any other call of an __init__
     for (TSNode stmt : syntax::namedChildren(field(*init, "body"))) {
       TSNode e = expressionOf(stmt);
       TSNode left = is(e, "assignment") ? field(e, "left") : TSNode{};
       if (is(left, "attribute") && textOf(field(left, "attribute"), doc) == attr &&
-          textOf(field(left, "object"), doc) == params.front().first)
+          textOf(field(left, "object"), doc) == params.front().first) {
         stored = field(e, "right");
+        storedAfter = !isNull(superCall);
+      }
+      if (isSuperInitCall(e, doc) && isNull(superCall)) {
+        superCall = e;
+        continue;
+      }
       callsInit |= syntax::anyNode(
           stmt,
           [&](TSNode n) {
@@ -350,27 +417,15 @@ std::optional<Located> valueIn(const Instances& in, const std::string& k, TSNode
     if (isNull(stored)) {
       if (callsInit)
         return std::nullopt;
+      if (!isNull(superCall)) {
+        call = superCall;
+        continue; // the next __init__ along the bases may store it
+      }
       break; // not an instance attribute: the class attribute below
     }
-    if (is(stored, "identifier")) {
-      std::string name = textOf(stored, doc);
-      bool param =
-          std::any_of(params.begin() + 1, params.end(), [&](auto& p) { return p.first == name; });
-      if (param) {
-        // Rebound in the body: the argument may not be what it stores.
-        bool rebound = syntax::anyNode(
-            field(*init, "body"),
-            [&](TSNode n) {
-              return (is(n, "assignment") || is(n, "augmented_assignment")) &&
-                     is(field(n, "left"), "identifier") && textOf(field(n, "left"), doc) == name;
-            },
-            [](TSNode) { return false; });
-        if (rebound)
-          return std::nullopt;
-        return argumentFor(site, *init, name, doc);
-      }
-    }
-    return Located{stored, *init};
+    if (!isNull(superCall) && !storedAfter)
+      return std::nullopt; // the __init__ it calls after the store may store it again
+    return argumentThrough(calls, stored, doc);
   }
   if (open)
     return std::nullopt; // a base of another module may store or define it
@@ -482,6 +537,59 @@ std::vector<std::string> instantiatedReceivers(const syntax::ParsedSource& doc,
   return out;
 }
 
+namespace {
+
+// A `@property` named `attr` found first along `order` whose body is one
+// `return e` (after a docstring, if any): the def and e. nullopt when the
+// name is found first as anything else (a method, a class attribute, a
+// property with more statements).
+std::optional<std::pair<TSNode, TSNode>> propertyReturn(const Instances& in,
+                                                        const std::vector<std::string>& order,
+                                                        const std::string& attr,
+                                                        const syntax::ParsedSource& doc) {
+  for (const std::string& c : order) {
+    std::optional<std::pair<TSNode, TSNode>> found;
+    bool other = false;
+    for (TSNode stmt : syntax::namedChildren(field(in.classes.at(c).def, "body"))) {
+      TSNode d = definitionOf(stmt);
+      TSNode e = expressionOf(stmt);
+      bool assigns = is(e, "assignment") && is(field(e, "left"), "identifier") &&
+                     textOf(field(e, "left"), doc) == attr;
+      bool defines = is(d, "function_definition") && textOf(field(d, "name"), doc) == attr;
+      if (!assigns && !defines)
+        continue;
+      found.reset();
+      other = true;
+      if (!defines || !is(stmt, "decorated_definition"))
+        continue;
+      std::vector<TSNode> decorators;
+      for (TSNode n : syntax::namedChildren(stmt))
+        if (is(n, "decorator"))
+          decorators.push_back(n);
+      if (decorators.size() != 1 || textOf(decorators.front(), doc) != "@property")
+        continue;
+      std::vector<TSNode> body;
+      for (TSNode b : syntax::namedChildren(field(d, "body")))
+        if (!is(b, "comment"))
+          body.push_back(b);
+      if (!body.empty() && body.size() == 2 && is(expressionOf(body.front()), "string"))
+        body.erase(body.begin());
+      if (body.size() == 1 && is(body.front(), "return_statement") &&
+          ts_node_named_child_count(body.front()) == 1) {
+        found = std::make_pair(d, ts_node_named_child(body.front(), 0));
+        other = false;
+      }
+    }
+    if (found)
+      return found;
+    if (other)
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
 std::optional<InterpretEval>
 instanceAttributeInterpret(TSNode expr, const syntax::ParsedSource& doc, const Globals& globals) {
   if (!is(expr, "attribute"))
@@ -533,6 +641,52 @@ instanceAttributeInterpret(TSNode expr, const syntax::ParsedSource& doc, const G
       any = true;
       std::optional<Located> initial =
           overridden ? std::nullopt : valueIn(*in, k, site, attr, doc, globals);
+      // A property: its return evaluated on this object, `self.x` in it
+      // being what the object holds in x (8.44).
+      if (!initial && !overridden && !in->dynamic && !in->storedElsewhere.count(attr)) {
+        bool orderOpen = false;
+        if (auto prop = propertyReturn(*in, lookupOrder(*in, k, orderOpen), attr, doc);
+            prop && !orderOpen) {
+          auto params = parametersOf(prop->first, doc);
+          std::string self = params.size() == 1 ? params.front().first : std::string();
+          LocalLookup receiver =
+              [&](const std::string& name) -> std::optional<std::pair<TSNode, std::string>> {
+            if (!self.empty() && name.size() > self.size() + 1 && name.starts_with(self + ".")) {
+              std::string x = name.substr(self.size() + 1);
+              std::optional<Located> held =
+                  x.find('.') == std::string::npos && !in->setters.count(x)
+                      ? valueIn(*in, k, site, x, doc, globals)
+                      : std::nullopt;
+              // A name of the def that holds the value (a caller's local)
+              // is not followed.
+              bool local =
+                  held && !isNull(held->scope) &&
+                  syntax::anyNode(
+                      held->value,
+                      [&](TSNode n) {
+                        return is(n, "identifier") && boundIn(held->scope, textOf(n, doc), doc);
+                      },
+                      [](TSNode) { return false; });
+              if (held && !local)
+                return std::make_pair(held->value, std::string("local"));
+              return std::make_pair(TSNode{}, std::string("unknown"));
+            }
+            if (boundIn(prop->first, name, doc))
+              return std::make_pair(TSNode{}, std::string("unknown"));
+            return std::nullopt;
+          };
+          InterpretEval e =
+              self.empty() ? unknown() : evaluateInterpret(prop->second, doc, globals, receiver);
+          any = true;
+          if (std::find(e.paths.begin(), e.paths.end(), "unknown") != e.paths.end() ||
+              e.paths.empty())
+            return unknown();
+          paths.insert(e.paths.begin(), e.paths.end());
+          if (out.params.empty())
+            out.params = e.params;
+          continue;
+        }
+      }
       // The values the object holds where it is used: what it was built
       // with, or what a method called on it before stored (8.32).
       std::vector<std::optional<Located>> held{initial};

@@ -311,6 +311,15 @@ InterpretEval evaluateInterpret(TSNode expr, const syntax::ParsedSource& doc,
   // `Config(interpret=True)` (a local or module-level name) (8.16).
   // fieldOfObject looks the name up (a local, else a module-level value).
   if (t == "attribute" && is(field(expr, "object"), "identifier")) {
+    // `self._interpret` read in a property of a known receiver (8.44).
+    if (lookupLocal)
+      if (auto local = lookupLocal(str(doc.textOf(expr)))) {
+        if (local->second != "local" || isNull(local->first))
+          return InterpretEval{{"unknown"}, "unknown", e.text, {}, false};
+        InterpretEval inner = evaluateInterpret(local->first, doc, globals, nullptr);
+        inner.text = e.text;
+        return inner;
+      }
     // `self.interpret` in a method: what the objects the document builds
     // hold (8.25).
     if (auto inst = instanceAttributeInterpret(expr, doc, globals)) {
@@ -322,6 +331,60 @@ InterpretEval evaluateInterpret(TSNode expr, const syntax::ParsedSource& doc,
       if (auto cls = classAttributeInterpret(expr, doc, globals))
         return *cls;
     std::string attr = str(doc.textOf(field(expr, "attribute")));
+    // The object: `cfg` bound to a construction, or a parameter whose
+    // default builds one (`def run(x, cfg=Config())`, also `cfg = cfg or
+    // Config()`, 8.46 / 8.51): then the default's field, a default_param
+    // its callers may override (CallContexts).
+    TSNode object = field(expr, "object");
+    bool fromDefault = false;
+    std::optional<TSNode> built;
+    if (lookupLocal && is(object, "identifier"))
+      if (auto local = lookupLocal(str(doc.textOf(object)));
+          local && local->second == "default_param" && !isNull(local->first)) {
+        built = local->first;
+        fromDefault = true;
+      }
+    if (!fromDefault) {
+      bool fromModule = false;
+      built = is(object, "identifier") ? valueOfName(object, doc, lookupLocal, &fromModule)
+                                       : std::optional<TSNode>(object);
+    }
+    auto asDefault = [&](InterpretEval inner) {
+      if (fromDefault && inner.source != "unknown")
+        inner.source = "default_param";
+      inner.text = e.text;
+      return inner;
+    };
+    // A dataclass field its `__post_init__` stores (8.48): the stored
+    // expression evaluated on the object built, `self.x` being the
+    // construction's argument for x or x's default (literals only).
+    if (auto store = built ? postInitStore(*built, attr, doc, globals) : std::nullopt) {
+      std::string self = str(doc.textOf(ts_node_named_child(field(store->first, "parameters"), 0)));
+      LocalLookup receiver =
+          [&](const std::string& name) -> std::optional<std::pair<TSNode, std::string>> {
+        if (name.size() > self.size() + 1 && name.starts_with(self + ".")) {
+          std::string x = name.substr(self.size() + 1);
+          auto v = x.find('.') == std::string::npos ? constructedField(*built, x, doc, globals)
+                                                    : std::nullopt;
+          bool literal = v && !syntax::anyNode(
+                                  *v, [](TSNode n) { return is(n, "identifier"); },
+                                  [](TSNode) { return false; });
+          if (literal)
+            return std::make_pair(*v, std::string("local"));
+          return std::make_pair(TSNode{}, std::string("unknown"));
+        }
+        if (boundInDef(store->first, name, doc))
+          return std::make_pair(TSNode{}, std::string("unknown"));
+        return std::nullopt;
+      };
+      return asDefault(evaluateInterpret(store->second, doc, globals, receiver));
+    }
+    if (fromDefault) {
+      auto v = fieldOfObject(*built, attr, doc, globals, nullptr, 0);
+      if (!v)
+        return InterpretEval{{"unknown"}, "unknown", e.text, {}, false};
+      return asDefault(evaluateInterpret(*v, doc, globals, nullptr));
+    }
     if (auto v = fieldOfObject(field(expr, "object"), attr, doc, globals, lookupLocal, 0)) {
       InterpretEval inner = evaluateInterpret(*v, doc, globals, nullptr);
       inner.text = e.text;

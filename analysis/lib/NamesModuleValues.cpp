@@ -288,6 +288,33 @@ std::optional<TSNode> constructedField(TSNode call, const std::string& attr,
   auto it = std::find_if(fields.begin(), fields.end(), [&](auto& f) { return f.first == attr; });
   if (it == fields.end())
     return std::nullopt;
+  // A `__post_init__` (or an `__init__` written by hand, which @dataclass
+  // keeps) that stores the field, also by `object.__setattr__` in a frozen
+  // one: what the constructor was given is not what the object holds
+  // (8.48). Unknown.
+  for (TSNode stmt : syntax::namedChildren(field(clsNode, "body"))) {
+    TSNode d = is(stmt, "decorated_definition") ? field(stmt, "definition") : stmt;
+    std::string name = is(d, "function_definition") ? textOf(field(d, "name"), doc) : "";
+    if (name != "__post_init__" && name != "__init__")
+      continue;
+    bool stores = syntax::anyNode(
+        field(d, "body"),
+        [&](TSNode n) {
+          if (is(n, "identifier") && doc.textOf(n) == "__setattr__")
+            return true;
+          if (!is(n, "assignment") && !is(n, "augmented_assignment"))
+            return false;
+          return syntax::anyNode(
+              field(n, "left"),
+              [&](TSNode t) {
+                return is(t, "attribute") && textOf(field(t, "attribute"), doc) == attr;
+              },
+              [](TSNode) { return false; });
+        },
+        [](TSNode) { return false; });
+    if (stores)
+      return std::nullopt;
+  }
   size_t index = static_cast<size_t>(it - fields.begin());
   size_t positional = 0;
   for (TSNode a : syntax::namedChildren(field(call, "arguments"))) {
@@ -347,6 +374,71 @@ std::optional<ModuleValue> valueSetBefore(const syntax::ParsedSource& doc, const
     }
   }
   return found;
+}
+
+std::optional<std::pair<TSNode, TSNode>> postInitStore(TSNode call, const std::string& attr,
+                                                       const syntax::ParsedSource& doc,
+                                                       const Globals& globals) {
+  while (is(call, "parenthesized_expression"))
+    call = ts_node_named_child(call, 0);
+  if (!is(call, "call") || constructedField(call, attr, doc, globals))
+    return std::nullopt;
+  auto cls = resolveGlobalExpr(field(call, "function"), doc, globals);
+  if (!cls || cls->kind != Binding::Kind::Class || !cls->file.empty())
+    return std::nullopt;
+  TSNode def{};
+  for (TSNode stmt : syntax::namedChildren(doc.root()))
+    if (is(stmt, "decorated_definition") &&
+        textOf(field(field(stmt, "definition"), "name"), doc) == cls->target)
+      def = stmt;
+  bool dataclass = false;
+  for (TSNode d : isNull(def) ? std::vector<TSNode>{} : syntax::namedChildren(def))
+    if (is(d, "decorator")) {
+      TSNode e = ts_node_named_child(d, 0);
+      dataclass |= endsWith(dottedName(is(e, "call") ? field(e, "function") : e, doc), "dataclass");
+    }
+  if (!dataclass)
+    return std::nullopt;
+  TSNode post{};
+  for (TSNode stmt : syntax::namedChildren(field(field(def, "definition"), "body"))) {
+    std::string name = is(stmt, "function_definition") ? textOf(field(stmt, "name"), doc) : "";
+    if (name == "__init__")
+      return std::nullopt; // written by hand: not followed
+    if (name == "__post_init__")
+      post = stmt;
+  }
+  if (isNull(post))
+    return std::nullopt;
+  TSNode params = field(post, "parameters");
+  if (ts_node_named_child_count(params) != 1 || !is(ts_node_named_child(params, 0), "identifier"))
+    return std::nullopt;
+  std::string self = textOf(ts_node_named_child(params, 0), doc);
+  // The one store of self.attr, a statement of the body itself.
+  TSNode value{};
+  unsigned stores = 0;
+  syntax::forEachNode(field(post, "body"), [&](TSNode n) {
+    if (is(n, "identifier") && doc.textOf(n) == "__setattr__")
+      stores += 2;
+    if (!is(n, "assignment") && !is(n, "augmented_assignment"))
+      return syntax::Walk::Descend;
+    TSNode left = field(n, "left");
+    bool mine = syntax::anyNode(
+        left,
+        [&](TSNode t) { return is(t, "attribute") && textOf(field(t, "attribute"), doc) == attr; },
+        [](TSNode) { return false; });
+    if (!mine)
+      return syntax::Walk::Descend;
+    ++stores;
+    TSNode stmt = ts_node_parent(n);
+    bool top = is(n, "assignment") && is(left, "attribute") &&
+               textOf(field(left, "object"), doc) == self && is(stmt, "expression_statement") &&
+               ts_node_eq(ts_node_parent(stmt), field(post, "body"));
+    value = top ? field(n, "right") : TSNode{};
+    return syntax::Walk::Descend;
+  });
+  if (stores != 1 || isNull(value))
+    return std::nullopt;
+  return std::make_pair(post, value);
 }
 
 } // namespace pallas::analysis::names

@@ -55,6 +55,22 @@ FunctionRef Workspace::resolveLaunchBody(const std::string& fromPath, pd::Launch
   return function(path, *launch.getBody());
 }
 
+namespace {
+
+// `@dec` over a def, lowered as `dec(<the def>)` in the def's decorators
+// region: the decorator's function is called with the def (a call edge like
+// any call of it). The function's global; null for anything else.
+pd::GlobalOp decoratorCallee(pd::CallIndirectOp call) {
+  auto g = call.getCallee().getDefiningOp<pd::GlobalOp>();
+  auto f = llvm::dyn_cast_or_null<pd::FuncOp>(call->getParentOp());
+  if (!g || !f || call->getParentRegion() != &f.getDecorators())
+    return {};
+  llvm::StringRef target = g.getResolved();
+  return target.starts_with("local:") || target.starts_with("/") ? g : pd::GlobalOp{};
+}
+
+} // namespace
+
 std::vector<CallEdge> Workspace::callEdges() const {
   std::vector<CallEdge> edges;
   for (const std::string& path : documents()) {
@@ -101,7 +117,10 @@ std::vector<CallEdge> Workspace::callEdgesOf(const std::string& path, mlir::Modu
                          call.getCallee().str()});
       } else if (auto ind = llvm::dyn_cast<pd::CallIndirectOp>(op)) {
         // `jax.vmap(functools.partial(f, interpret=True))(xs)` calls f.
-        if (pd::GlobalOp g = tracedCallee(ind, nullptr, doc)) {
+        pd::GlobalOp g = tracedCallee(ind, nullptr, doc);
+        if (!g)
+          g = decoratorCallee(ind);
+        if (g) {
           llvm::StringRef target = g.getResolved();
           if (target.consume_front("local:")) {
             edges.push_back({{path, func}, op, path, target.str()});
@@ -218,7 +237,11 @@ CallArguments edgeArguments(const Workspace& ws, const CallEdge& edge) {
       out.keywords.push_back(keywordAt(call.getKeywords(), i));
     }
   } else if (auto ind = llvm::dyn_cast_or_null<pd::CallIndirectOp>(site)) {
-    tracedCallee(ind, &out, ws.syntaxOf(edge.caller.path).doc);
+    if (!tracedCallee(ind, &out, ws.syntaxOf(edge.caller.path).doc) && decoratorCallee(ind))
+      for (unsigned i = 0; i < ind.getArgs().size(); ++i) {
+        out.values.push_back(ind.getArgs()[i]);
+        out.keywords.push_back(keywordAt(ind.getKeywords(), i));
+      }
   }
   return out;
 }

@@ -12,6 +12,7 @@
 
 #include "Syntax.h"
 
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Path.h"
 
 namespace pallas::analysis::passes {
@@ -76,9 +77,78 @@ struct Default {
   LaunchFacts facts;
 };
 
+// What a function does to its `**kwargs` mapping before a launch that
+// forwards it (8.42): `kwargs.setdefault("interpret", v)` gives v to the
+// callers that leave the keyword out, `kwargs["interpret"] = v` gives v to
+// every caller; any other change (`update`, `pop`, `del kwargs[k]`, one of
+// the two under an `if` or in a loop) leaves the keyword unknown.
+struct KwargsEdits {
+  bool unknown = false;
+  mlir::Value assigned;  // kwargs["interpret"] = v
+  mlir::Value defaulted; // kwargs.setdefault("interpret", v)
+};
+
+bool isInterpretKey(mlir::Value key) {
+  auto c = key.getDefiningOp<pd::ConstantOp>();
+  if (!c || c.getKind() != pd::ConstantKind::Str)
+    return false;
+  llvm::StringRef v = c.getValue();
+  return v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front() &&
+         v.drop_front().drop_back() == "interpret";
+}
+
+KwargsEdits kwargsEdits(mlir::Value kwargs, mlir::Operation* launch) {
+  static const llvm::StringSet<> mutators = {"update", "setdefault", "pop",         "popitem",
+                                             "clear",  "__ior__",    "__delitem__", "__setitem__"};
+  KwargsEdits out;
+  for (mlir::Operation* user : kwargs.getUsers()) {
+    auto p = llvm::dyn_cast<pd::PrimOp>(user);
+    llvm::StringRef method = p ? p.getApi() : "";
+    if (!method.consume_front("ref.") && !method.consume_front("value."))
+      continue;
+    // `del kwargs[k]`: the item read is deleted.
+    bool deleted =
+        method == "__getitem__" && llvm::any_of(user->getUsers(), [](mlir::Operation* u) {
+          auto o = llvm::dyn_cast<pd::OpaqueOp>(u);
+          return o && o.getWhat() == "delete_statement";
+        });
+    if (!deleted && (!mutators.contains(method) || p.getArgs().empty() || p.getArgs()[0] != kwargs))
+      continue;
+    // A literal key other than "interpret" (`kwargs.pop("block", 128)`)
+    // leaves interpret alone.
+    bool oneKey = deleted || method == "setdefault" || method == "__setitem__" || method == "pop" ||
+                  method == "__delitem__";
+    if (oneKey && p.getArgs().size() >= 2 && strAt(p.getKeywords(), 1).empty() &&
+        p.getArgs()[1].getDefiningOp<pd::ConstantOp>() && !isInterpretKey(p.getArgs()[1]))
+      continue;
+    // A change after the launch (in the launch's own block) is not seen by it.
+    mlir::Operation* mine = launch->getBlock()->findAncestorOpInBlock(*user);
+    if (mine && launch->isBeforeInBlock(mine))
+      continue;
+    bool straight = mine == user; // in the launch's block, before it
+    bool keyed = !deleted && (method == "setdefault" || method == "__setitem__") &&
+                 p.getArgs().size() == 3 && strAt(p.getKeywords(), 2).empty() &&
+                 isInterpretKey(p.getArgs()[1]);
+    if (!straight || !keyed) {
+      out.unknown = true;
+      continue;
+    }
+    // The last such statement before the launch decides.
+    mlir::Value v = p.getArgs()[2];
+    if (method == "__setitem__") {
+      out.assigned = v;
+      out.defaulted = {};
+    } else if (!out.assigned && !out.defaulted) {
+      out.defaulted = v;
+    }
+  }
+  return out;
+}
+
 std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& doc, pd::FuncOp func,
                                          const std::string& name, const Default& dflt,
-                                         unsigned depth, const std::string& attribute = "");
+                                         unsigned depth, const std::string& attribute = "",
+                                         mlir::Operation* launch = nullptr);
 
 } // namespace
 
@@ -222,7 +292,8 @@ std::vector<CallContext> evaluate(CallIndex& index, const detail::CallEdge& edge
 
 std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& doc, pd::FuncOp func,
                                          const std::string& name, const Default& dflt,
-                                         unsigned depth, const std::string& attribute) {
+                                         unsigned depth, const std::string& attribute,
+                                         mlir::Operation* launch) {
   mlir::ArrayAttr names = func.getArgNames();
   int param = -1;
   bool positional = true; // no *args before it
@@ -247,6 +318,9 @@ std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& do
   std::string keyword = viaKwargs ? "interpret" : name;
   if (viaKwargs)
     positional = false;
+  KwargsEdits edits;
+  if (viaKwargs && launch && !func.getBody().empty())
+    edits = kwargsEdits(func.getBody().front().getArgument(static_cast<unsigned>(param)), launch);
   std::vector<CallContext> out;
   for (const detail::CallEdge& e : index.callersOf(doc, func.getSymName())) {
     if (!e.site || llvm::isa<pd::LaunchOp>(e.site))
@@ -264,6 +338,26 @@ std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& do
         arg && arg.getOwner()->getParentOp() == func.getOperation() &&
         static_cast<int>(arg.getArgNumber()) == param)
       continue;
+    if (edits.unknown) {
+      CallContext c;
+      c.caller = nameOf(e.caller.func);
+      c.callee = func.getSymName().str();
+      c.selector = detail::sourceLocation(call->getLoc());
+      c.argumentText = name + " (changed before the launch)";
+      out.push_back(std::move(c));
+      continue;
+    }
+    // `kwargs["interpret"] = v` replaces what the caller passes;
+    // `kwargs.setdefault("interpret", v)` fills in what it leaves out.
+    if (edits.assigned || (!value && !splat && edits.defaulted)) {
+      for (CallContext& c :
+           evaluate(index, e, edits.assigned ? edits.assigned : edits.defaulted, keyword, depth)) {
+        c.caller = nameOf(e.caller.func);
+        c.callee = func.getSymName().str();
+        out.push_back(std::move(c));
+      }
+      continue;
+    }
     if (value) {
       for (CallContext& c : evaluate(index, e, value, keyword, depth, attribute)) {
         // What the launch function's own parameter holds in this context
@@ -335,7 +429,10 @@ std::vector<CallContext> interpretCallContexts(CallIndex& index, const std::stri
   // object holds in that field.
   std::string attribute;
   std::string name = text ? text->trim().str() : std::string();
-  if (source == "unknown" && !viaKwargs) {
+  // `cfg.interpret` with cfg a parameter: its default's field (8.46) or
+  // not known; either way each caller's object decides.
+  if ((source == "unknown" || (source == "default_param" && name.find('.') != std::string::npos)) &&
+      !viaKwargs) {
     size_t dot = name.find('.');
     if (dot == std::string::npos || dot == 0 || name.find('.', dot + 1) != std::string::npos)
       return {};
@@ -393,7 +490,7 @@ std::vector<CallContext> interpretCallContexts(CallIndex& index, const std::stri
     if (dflt.paths.size() > 1)
       dflt.paths.clear();
   }
-  return contextsOfParam(index, doc, owner, name, dflt, 0, attribute);
+  return contextsOfParam(index, doc, owner, name, dflt, 0, attribute, launch.getOperation());
 }
 
 namespace {

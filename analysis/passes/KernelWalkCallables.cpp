@@ -112,7 +112,20 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
                                                      iter.getArgs().size() == 1) {
     auto [containerValue, containerDoc] = follow(iter.getArgs()[0], doc);
     auto container = containerValue ? containerValue.getDefiningOp<pd::OpaqueOp>() : nullptr;
-    if (!container || (container.getWhat() != "tuple" && container.getWhat() != "list"))
+    std::vector<mlir::Value> elements;
+    if (container && (container.getWhat() == "tuple" || container.getWhat() == "list"))
+      elements.assign(container.getArgs().begin(), container.getArgs().end());
+    // A generator whose statements are only yields (8.45): its yielded values.
+    if (auto gen = containerValue ? containerValue.getDefiningOp<pd::CallOp>() : nullptr) {
+      detail::FunctionRef f = ws_.resolveCall(containerDoc, gen);
+      if (f.func && !f.func.getBody().empty()) {
+        for (mlir::Operation& op : f.func.getBody().front())
+          if (auto y = llvm::dyn_cast<pd::OpaqueOp>(op); y && y.getWhat() == "yield")
+            elements.push_back(y.getArgs().size() == 1 ? y.getArgs()[0] : mlir::Value());
+        containerDoc = f.path;
+      }
+    }
+    if (elements.empty())
       return {};
     // The launch in the loop's own statements (not under an `if`, which may
     // test fn, nor in a closure made there, which runs when called).
@@ -122,7 +135,9 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
          op = op->getParentOp())
       inside = !llvm::isa<pd::IfOp, pd::ClosureOp>(op);
     Callable out;
-    for (mlir::Value e : container.getArgs()) {
+    for (mlir::Value e : elements) {
+      if (!e)
+        continue;
       Callable c = resolve(e, depth + 1, containerDoc);
       std::vector<Callable> each =
           c.alternatives.empty() ? std::vector<Callable>{c} : std::move(c.alternatives);

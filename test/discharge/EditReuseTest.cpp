@@ -320,6 +320,46 @@ def run():
   EXPECT_EQ(count("PLS001"), 0u);
 }
 
+TEST_F(EditReuse, ACallOfAForwardingFunctionFollowsEditsOfItsBody) {
+  // `call_kernel(...)` is the launch written at the call (8.47): an edit of
+  // the forwarding def (the keyword its body adds to **kwargs, 8.42) must
+  // reach the caller's launch, which names the def only by its call.
+  text_ = R"py(import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+@plgpu.inline_mgpu(arg_types=(plgpu.RefType(),))
+def fence(ctx, ref):
+  del ctx, ref
+
+
+def kernel(x_ref, o_ref):
+  o_ref[...] = x_ref[...]
+  fence(o_ref)
+
+
+def call_kernel(*args, **kwargs):
+  kwargs.setdefault("interpret", True)
+  return pl.pallas_call(*args, **kwargs)
+
+
+def run():
+  x = jnp.ones((128,), jnp.float32)
+  return call_kernel(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
+)py";
+  project_->setDocument(path_, text_);
+  expectSameAsFresh("open");
+  ASSERT_EQ(count("PLS001"), 1u);
+  edit("\"interpret\", True)", "\"interpret\", False)"); // the wrapper's default: compiled
+  EXPECT_EQ(count("PLS001"), 0u);
+  edit("\"interpret\", False)", "\"interpret\", True)");
+  EXPECT_EQ(count("PLS001"), 1u);
+  edit("return pl.pallas_call(*args, **kwargs)", "return pl.pallas_call(*args)"); // no forward
+  EXPECT_EQ(count("PLS001"), 0u);
+}
+
 TEST_F(EditReuse, AFirstRunKeepingNoLaunchResultsGivesTheSameFindings) {
   auto skipped = project_->findingsUnlessStopped(path_, nullptr, Project::LaunchResults::Skip);
   ASSERT_TRUE(skipped);
