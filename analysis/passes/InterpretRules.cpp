@@ -79,23 +79,42 @@ bool KernelWalk::recordUnboundAxis(pd::PrimOp prim) {
 // Ref written, an axis index read: checked with JAX 0.10.2, a body that only
 // reads a Ref runs), and the state discharge sees it only when it uses a Ref
 // of the kernel (read or written).
+// Functions the body calls by a captured name (`pl.when(c)(helper)`, a local
+// def called) are part of it.
 KernelWalk::NestedBodyUse KernelWalk::nestedBodyUse(mlir::Region& body) const {
   NestedBodyUse use;
-  body.walk([&](pd::PrimOp p) {
-    llvm::StringRef api = p.getApi();
-    bool direct = true;
-    std::vector<const knowledge::PrimitiveFacts*> prims = primitivesOf(api, direct);
-    auto has = [&](llvm::StringRef effect) {
-      return llvm::any_of(prims, [&](const knowledge::PrimitiveFacts* f) {
-        return llvm::is_contained(f->effects, effect);
-      });
-    };
-    bool writes = api == "ref.__setitem__" || has("WriteEffect");
-    bool reads = api == "ref.__getitem__" || has("ReadEffect");
-    use.kept |= writes || api == "lax.axis_index" || api == "jax.lax.axis_index";
-    use.refs |= writes || reads;
-  });
+  llvm::SmallPtrSet<mlir::Region*, 8> seen{&body};
+  llvm::SmallVector<mlir::Region*> work{&body};
+  auto capturedFunctions = [&](mlir::Operation* op) {
+    for (mlir::Value v : op->getOperands())
+      if (auto c = v.getDefiningOp<pd::ClosureOp>())
+        if (seen.insert(&c.getBody()).second)
+          work.push_back(&c.getBody());
+  };
+  while (!work.empty()) {
+    mlir::Region* r = work.pop_back_val();
+    r->walk([&](mlir::Operation* op) {
+      capturedFunctions(op);
+      if (auto p = llvm::dyn_cast<pd::PrimOp>(op))
+        notePrimUse(p, use);
+    });
+  }
   return use;
+}
+
+void KernelWalk::notePrimUse(pd::PrimOp p, NestedBodyUse& use) const {
+  llvm::StringRef api = p.getApi();
+  bool direct = true;
+  std::vector<const knowledge::PrimitiveFacts*> prims = primitivesOf(api, direct);
+  auto has = [&](llvm::StringRef effect) {
+    return llvm::any_of(prims, [&](const knowledge::PrimitiveFacts* f) {
+      return llvm::is_contained(f->effects, effect);
+    });
+  };
+  bool writes = api == "ref.__setitem__" || has("WriteEffect");
+  bool reads = api == "ref.__getitem__" || has("ReadEffect");
+  use.kept |= writes || api == "lax.axis_index" || api == "jax.lax.axis_index";
+  use.refs |= writes || reads;
 }
 
 void KernelWalk::recordNestedCoreMap(mlir::Region& body, bool warpMesh, llvm::StringRef api,

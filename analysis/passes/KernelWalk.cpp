@@ -382,7 +382,7 @@ void KernelWalk::visit(mlir::Operation& op) {
         if (auto pipe = c.getCallee().getDefiningOp<pd::ScopeOp>(); pipe && isPipeline(pipe))
           onPipelineRun(pipe, c, c.getArgs(), c.getOrigins());
         else if (global && global.getResolved() == apiText(Api::WarpMap))
-          onWarpMap(c);
+          onWarpMap(c, c.getArgs());
         else
           onCall(c, resolve(c.getCallee()), c.getArgs(), c.getKeywords(), c.getOrigins());
       })
@@ -505,6 +505,10 @@ void KernelWalk::onPrim(pd::PrimOp prim) {
   // The decorator factory binds nothing; calling the decorated def does.
   if (api == apiText(Api::InlineMgpu))
     return;
+  if (api == apiText(Api::WarpMap)) {
+    onWarpMap(prim, prim.getArgs());
+    return;
+  }
   if (api == apiText(Api::Switch)) {
     onSwitch(prim);
     return;
@@ -768,10 +772,10 @@ bool KernelWalk::bindRefPack(mlir::Block& block, mlir::ArrayAttr names, unsigned
 // the pipeline's own allocations. Earlier-discharged first: at one call JAX
 // reports the first failure, and a discharge of the caller's Refs comes
 // before the lowering of the pipeline's allocations.
-void KernelWalk::onWarpMap(pd::CallIndirectOp call) {
-  if (call.getArgs().empty())
+void KernelWalk::onWarpMap(mlir::Operation* call, mlir::ValueRange args) {
+  if (args.empty())
     return;
-  Callable f = resolve(call.getArgs()[0]);
+  Callable f = resolve(args[0]);
   if (!f.block || !f.alternatives.empty())
     return;
   if (path_ != ExecPath::Compiled) {

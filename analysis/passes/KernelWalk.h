@@ -202,9 +202,10 @@ private:
     bool refs = false; // a Ref of the kernel read or written
   };
   NestedBodyUse nestedBodyUse(mlir::Region& body) const;
+  void notePrimUse(dialect::PrimOp p, NestedBodyUse& use) const;
   // `plgpu.warp_map(f)` in the kernel: a WarpMesh core_map of f. Compiled,
   // f runs with Warp user thread semantics; interpreted, recordNestedCoreMap.
-  void onWarpMap(dialect::CallIndirectOp call);
+  void onWarpMap(mlir::Operation* call, mlir::ValueRange args);
   // GPU interpret mode: a call of a function wrapped by a higher-order API
   // whose primitive the interpreter re-binds (jax.checkpoint: remat2).
   void recordGpuInterpretHigherOrder(const std::string& api);
