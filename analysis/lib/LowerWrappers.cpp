@@ -103,6 +103,27 @@ std::string backendThroughImport(const syntax::ParsedSource& doc, TSNode v,
   return {};
 }
 
+// The keywords a forwarding def adds to its launch: those written in the
+// forwarding call, then those its body puts into its **kwargs (and the
+// backend a params object among them names). `imports`: the def's own.
+void addForwardedKeywords(const syntax::ParsedSource& doc, TSNode def, TSNode call,
+                          LaunchWrapper& out, std::map<std::string, std::string>& imports) {
+  for (TSNode a : syntax::namedChildren(field(call, "arguments")))
+    if (is(a, "keyword_argument"))
+      out.keywords.emplace_back(std::string(doc.textOf(field(a, "name"))), field(a, "value"));
+  std::string starKwargs;
+  for (TSNode p : syntax::namedChildren(field(def, "parameters")))
+    if (is(p, "dictionary_splat_pattern") && ts_node_named_child_count(p) == 1)
+      starKwargs = std::string(doc.textOf(ts_node_named_child(p, 0)));
+  std::vector<std::pair<std::string, TSNode>> added;
+  wrapperBodyKeywords(doc, field(def, "body"), starKwargs, added, imports);
+  for (auto& [k, v] : added) {
+    if (std::string b = backendThroughImport(doc, v, imports); !b.empty() && out.backend.empty())
+      out.backend = b;
+    out.keywords.emplace_back(k, v);
+  }
+}
+
 } // namespace
 
 // `self.m` in a method of class C (or in a closure inside one) where m is a
@@ -164,22 +185,9 @@ std::optional<LaunchWrapper> Lowerer::launchWrapperOf(TSNode callee) {
     if (!out.takesKernel)
       if (auto k = names::kernelTakingWrapperCall(def, doc_, globals_, isWrapper))
         out.takesKernel = k->second;
-    for (TSNode a : syntax::namedChildren(field(call->call, "arguments")))
-      if (is(a, "keyword_argument"))
-        out.keywords.emplace_back(text(field(a, "name")), field(a, "value"));
-    // What the body puts into its **kwargs before forwarding them.
-    std::string starKwargs;
-    for (TSNode p : syntax::namedChildren(field(def, "parameters")))
-      if (is(p, "dictionary_splat_pattern") && ts_node_named_child_count(p) == 1)
-        starKwargs = text(ts_node_named_child(p, 0));
+    // Its keywords, and what the body puts into its **kwargs before forwarding them.
     std::map<std::string, std::string> imports;
-    std::vector<std::pair<std::string, TSNode>> added;
-    wrapperBodyKeywords(doc_, field(def, "body"), starKwargs, added, imports);
-    for (auto& [k, v] : added) {
-      if (std::string b = backendThroughImport(doc_, v, imports); !b.empty() && out.backend.empty())
-        out.backend = b;
-      out.keywords.emplace_back(k, v);
-    }
+    addForwardedKeywords(doc_, def, call->call, out, imports);
     if (!call->api.empty()) {
       out.api = call->api;
       return out;
@@ -214,22 +222,8 @@ std::optional<LaunchWrapper> Lowerer::functionWrapperOf(TSNode callee) {
   LaunchWrapper out;
   out.method = name;
   out.api = call->api;
-  for (TSNode a : syntax::namedChildren(field(call->call, "arguments")))
-    if (is(a, "keyword_argument"))
-      out.keywords.emplace_back(text(field(a, "name")), field(a, "value"));
-  std::string starKwargs;
-  for (TSNode p : syntax::namedChildren(field(def, "parameters")))
-    if (is(p, "dictionary_splat_pattern") && ts_node_named_child_count(p) == 1)
-      starKwargs = text(ts_node_named_child(p, 0));
   std::map<std::string, std::string> imports;
-  std::vector<std::pair<std::string, TSNode>> added;
-  wrapperBodyKeywords(doc_, field(def, "body"), starKwargs, added, imports);
-  for (auto& [k, v] : added) {
-    if (std::string backend = backendThroughImport(doc_, v, imports);
-        !backend.empty() && out.backend.empty())
-      out.backend = backend;
-    out.keywords.emplace_back(k, v);
-  }
+  addForwardedKeywords(doc_, def, call->call, out, imports);
   for (auto& [k, v] : out.keywords)
     if (syntax::anyNode(
             v,

@@ -622,6 +622,15 @@ instanceAttributeInterpret(TSNode expr, const syntax::ParsedSource& doc, const G
   bool any = false;
   size_t accounted = 0; // setter calls (8.32) on the objects followed
   auto unknown = [&] { return InterpretEval{{"unknown"}, "unknown", out.text, {}, false}; };
+  // Adds what one value selects; false when it is not known.
+  auto absorb = [&](const InterpretEval& e) {
+    if (e.paths.empty() || std::find(e.paths.begin(), e.paths.end(), "unknown") != e.paths.end())
+      return false;
+    paths.insert(e.paths.begin(), e.paths.end());
+    if (out.params.empty())
+      out.params = e.params;
+    return true;
+  };
   for (const std::string& k : receiversOf(*in, cls)) {
     if (in->escaped.count(k))
       return unknown();
@@ -678,12 +687,8 @@ instanceAttributeInterpret(TSNode expr, const syntax::ParsedSource& doc, const G
           InterpretEval e =
               self.empty() ? unknown() : evaluateInterpret(prop->second, doc, globals, receiver);
           any = true;
-          if (std::find(e.paths.begin(), e.paths.end(), "unknown") != e.paths.end() ||
-              e.paths.empty())
+          if (!absorb(e))
             return unknown();
-          paths.insert(e.paths.begin(), e.paths.end());
-          if (out.params.empty())
-            out.params = e.params;
           continue;
         }
       }
@@ -711,12 +716,8 @@ instanceAttributeInterpret(TSNode expr, const syntax::ParsedSource& doc, const G
         };
         InterpretEval e = v ? evaluateInterpret(v->value, doc, globals, scoped)
                             : InterpretEval{{"unknown"}, "unknown", out.text, {}, false};
-        if (std::find(e.paths.begin(), e.paths.end(), "unknown") != e.paths.end() ||
-            e.paths.empty())
+        if (!absorb(e))
           return unknown();
-        paths.insert(e.paths.begin(), e.paths.end());
-        if (out.params.empty())
-          out.params = e.params;
       }
     }
   }
