@@ -158,6 +158,39 @@ void Lowerer::lowerWith(TSNode s) {
     contexts_.erase(contexts_.begin() + (depth - 1));
 }
 
+// The one top-level statement (a def, or a decorated def) defining the
+// module-level function `callee` names: an identifier that is not a local,
+// bound to a function of this file defined once. Null otherwise. (A
+// rebinding of the name re-lowers the unit asking: findGlobal records it.)
+TSNode Lowerer::moduleDefStatementOf(TSNode callee) {
+  if (!is(callee, "identifier") || findLocal(text(callee)))
+    return TSNode{};
+  std::optional<names::Binding> b = findGlobal(text(callee));
+  if (!b || b->kind != names::Binding::Kind::Function || !b->file.empty())
+    return TSNode{};
+  TSNode found{};
+  unsigned defs = 0;
+  for (TSNode st : syntax::namedChildren(doc_.root())) {
+    TSNode d = is(st, "decorated_definition") ? field(st, "definition") : st;
+    if (is(d, "function_definition") && text(field(d, "name")) == text(callee)) {
+      found = st;
+      ++defs;
+    }
+  }
+  return defs == 1 ? found : TSNode{};
+}
+
+// `yield e` written as a statement: e (not for `yield from`, a bare
+// `yield`, or a yield inside a larger expression). Null otherwise.
+TSNode Lowerer::yieldedExpression(TSNode stmt) {
+  if (!is(stmt, "expression_statement") || ts_node_named_child_count(stmt) != 1)
+    return TSNode{};
+  TSNode y = ts_node_named_child(stmt, 0);
+  if (!is(y, "yield") || ts_node_named_child_count(y) != 1 || text(y).starts_with("yield from"))
+    return TSNode{};
+  return ts_node_named_child(y, 0);
+}
+
 // `with f(...) as x:` with f a module-level def of this file decorated
 // `@contextlib.contextmanager` (any spelling ending in `contextmanager`)
 // whose body yields once, as one of its own statements or of a `try:` among
@@ -165,31 +198,17 @@ void Lowerer::lowerWith(TSNode s) {
 // or a name the generator binds once, before the yield, to such a literal
 // and does not change before it (docs/analysis.md 8.49). Null otherwise.
 TSNode Lowerer::contextManagerYield(TSNode value) {
-  TSNode callee = is(value, "call") ? field(value, "function") : TSNode{};
-  if (!is(callee, "identifier") || findLocal(text(callee)))
+  TSNode defStmt = moduleDefStatementOf(is(value, "call") ? field(value, "function") : TSNode{});
+  if (!is(defStmt, "decorated_definition"))
     return TSNode{};
-  std::optional<names::Binding> b = findGlobal(text(callee)); // a rebinding re-lowers this unit
-  if (!b || b->kind != names::Binding::Kind::Function || !b->file.empty())
+  std::vector<TSNode> decorators;
+  for (TSNode n : syntax::namedChildren(defStmt))
+    if (is(n, "decorator"))
+      decorators.push_back(n);
+  if (decorators.size() != 1 || !names::dottedName(ts_node_named_child(decorators.front(), 0), doc_)
+                                     .ends_with("contextmanager"))
     return TSNode{};
-  TSNode def{};
-  unsigned defs = 0;
-  for (TSNode st : syntax::namedChildren(doc_.root())) {
-    TSNode d = is(st, "decorated_definition") ? field(st, "definition") : st;
-    if (!is(d, "function_definition") || text(field(d, "name")) != text(callee))
-      continue;
-    ++defs;
-    def = TSNode{};
-    std::vector<TSNode> decorators;
-    for (TSNode n : syntax::namedChildren(st))
-      if (is(n, "decorator"))
-        decorators.push_back(n);
-    if (decorators.size() == 1 &&
-        names::dottedName(ts_node_named_child(decorators.front(), 0), doc_)
-            .ends_with("contextmanager"))
-      def = d;
-  }
-  if (isNull(def) || defs != 1)
-    return TSNode{};
+  TSNode def = field(defStmt, "definition");
   auto nested = [](TSNode n) {
     return is(n, "function_definition") || is(n, "lambda") || is(n, "class_definition");
   };
@@ -204,19 +223,17 @@ TSNode Lowerer::contextManagerYield(TSNode value) {
     return TSNode{};
   // The yield as a statement of the body, or of a top-level try's body.
   TSNode block = field(def, "body"), yieldStmt{};
+  TSNode e{};
   for (TSNode st : syntax::namedChildren(block)) {
     TSNode inner = is(st, "try_statement") ? field(st, "body") : TSNode{};
     for (TSNode cand : isNull(inner) ? std::vector<TSNode>{st} : syntax::namedChildren(inner))
-      if (is(cand, "expression_statement") && ts_node_named_child_count(cand) == 1 &&
-          is(ts_node_named_child(cand, 0), "yield"))
+      if (TSNode y = yieldedExpression(cand); !isNull(y)) {
         yieldStmt = cand;
+        e = y;
+      }
   }
   if (isNull(yieldStmt))
     return TSNode{};
-  TSNode y = ts_node_named_child(yieldStmt, 0);
-  if (ts_node_named_child_count(y) != 1 || text(y).starts_with("yield from"))
-    return TSNode{};
-  TSNode e = ts_node_named_child(y, 0);
   if (is(e, "identifier")) {
     // Bound once in the generator, by a statement of its body before the
     // yield, and not used between that statement and the yield.
@@ -655,22 +672,8 @@ bool Lowerer::yieldsEveryElement(TSNode s) {
   if (!is(field(s, "left"), "identifier") || !isNull(field(s, "alternative")))
     return false;
   TSNode right = field(s, "right");
-  TSNode callee = is(right, "call") ? field(right, "function") : TSNode{};
-  if (!is(callee, "identifier") || findLocal(text(callee)))
-    return false;
-  std::optional<names::Binding> b = findGlobal(text(callee)); // a rebinding re-lowers this unit
-  if (!b || b->kind != names::Binding::Kind::Function || !b->file.empty())
-    return false;
-  TSNode gen{};
-  unsigned defs = 0;
-  for (TSNode st : syntax::namedChildren(doc_.root())) {
-    TSNode d = is(st, "decorated_definition") ? field(st, "definition") : st;
-    if (is(d, "function_definition") && text(field(d, "name")) == text(callee)) {
-      gen = is(st, "decorated_definition") ? TSNode{} : d;
-      ++defs;
-    }
-  }
-  if (isNull(gen) || defs != 1)
+  TSNode gen = moduleDefStatementOf(is(right, "call") ? field(right, "function") : TSNode{});
+  if (!is(gen, "function_definition")) // not decorated
     return false;
   unsigned yields = 0, index = 0;
   for (TSNode st : syntax::namedChildren(field(gen, "body"))) {
@@ -682,8 +685,7 @@ bool Lowerer::yieldsEveryElement(TSNode s) {
     bool docstring = index++ == 0 && is(e, "string");
     if (docstring)
       continue;
-    if (!is(e, "yield") || ts_node_named_child_count(e) != 1 ||
-        text(e).substr(0, 10) == "yield from")
+    if (isNull(yieldedExpression(st)))
       return false;
     ++yields;
   }

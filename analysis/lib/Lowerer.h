@@ -408,6 +408,8 @@ private:
   TSNode everyElementOf(TSNode forStatement);
   bool yieldsEveryElement(TSNode forStatement);
   TSNode contextManagerYield(TSNode withValue);
+  TSNode moduleDefStatementOf(TSNode callee);
+  TSNode yieldedExpression(TSNode stmt);
   TSNode falsyParameterFallback(TSNode target, TSNode valueNode);
   std::string foldedModuleConstant(const std::string& name, const names::Binding& b);
   bool loopBodyCuts(TSNode loop);

@@ -239,6 +239,21 @@ std::optional<ModuleValue> moduleValue(const syntax::ParsedSource& doc, const st
   return it->second;
 }
 
+namespace {
+
+// An assignment (plain or augmented) whose target stores `.attr` of some
+// object (`self.attr = v`, `a, self.attr = ...`).
+bool assignsAttribute(TSNode n, const std::string& attr, const syntax::ParsedSource& doc) {
+  if (!is(n, "assignment") && !is(n, "augmented_assignment"))
+    return false;
+  return syntax::anyNode(
+      field(n, "left"),
+      [&](TSNode t) { return is(t, "attribute") && textOf(field(t, "attribute"), doc) == attr; },
+      [](TSNode) { return false; });
+}
+
+} // namespace
+
 std::optional<TSNode> constructedField(TSNode call, const std::string& attr,
                                        const syntax::ParsedSource& doc, const Globals& globals) {
   while (is(call, "parenthesized_expression"))
@@ -300,16 +315,8 @@ std::optional<TSNode> constructedField(TSNode call, const std::string& attr,
     bool stores = syntax::anyNode(
         field(d, "body"),
         [&](TSNode n) {
-          if (is(n, "identifier") && doc.textOf(n) == "__setattr__")
-            return true;
-          if (!is(n, "assignment") && !is(n, "augmented_assignment"))
-            return false;
-          return syntax::anyNode(
-              field(n, "left"),
-              [&](TSNode t) {
-                return is(t, "attribute") && textOf(field(t, "attribute"), doc) == attr;
-              },
-              [](TSNode) { return false; });
+          return (is(n, "identifier") && doc.textOf(n) == "__setattr__") ||
+                 assignsAttribute(n, attr, doc);
         },
         [](TSNode) { return false; });
     if (stores)
@@ -419,15 +426,9 @@ std::optional<std::pair<TSNode, TSNode>> postInitStore(TSNode call, const std::s
   syntax::forEachNode(field(post, "body"), [&](TSNode n) {
     if (is(n, "identifier") && doc.textOf(n) == "__setattr__")
       stores += 2;
-    if (!is(n, "assignment") && !is(n, "augmented_assignment"))
+    if (!assignsAttribute(n, attr, doc))
       return syntax::Walk::Descend;
     TSNode left = field(n, "left");
-    bool mine = syntax::anyNode(
-        left,
-        [&](TSNode t) { return is(t, "attribute") && textOf(field(t, "attribute"), doc) == attr; },
-        [](TSNode) { return false; });
-    if (!mine)
-      return syntax::Walk::Descend;
     ++stores;
     TSNode stmt = ts_node_parent(n);
     bool top = is(n, "assignment") && is(left, "attribute") &&

@@ -138,25 +138,28 @@ void KernelWalk::recordNestedCoreMap(mlir::Region& body, bool warpMesh, llvm::St
                        "core_map_mesh", "WarpMesh"));
   // GPU interpret mode has no arm for core_map: its fallback re-binds the
   // primitive, which holds the body as an open jaxpr.
-  if (path_ == ExecPath::InterpretGpu &&
-      p->gpuInterpret == knowledge::GpuInterpretHandling::Fallback &&
-      kb_.errorTemplate("gpuInterpretHigherOrder"))
+  if (path_ == ExecPath::InterpretGpu && gpuInterpretRebinds(p))
     record(ruleBinding(api.str(), p, launch_,
                        {RefState::Kind::NotRef, Phase::Lowering, "a pl.core_map in the kernel"},
                        "gpu_higher_order", p->name));
 }
 
+// A primitive holding a traced body (its params: a jaxpr) that GPU interpret
+// mode has no arm for: its fallback binds it again and raises on the open
+// jaxpr ("Higher-order primitive ..."), when this JAX has that message.
+bool KernelWalk::gpuInterpretRebinds(const knowledge::PrimitiveFacts* p) const {
+  return p && isStructuralPrimitive(p->name) &&
+         p->gpuInterpret == knowledge::GpuInterpretHandling::Fallback &&
+         kb_.errorTemplate("gpuInterpretHigherOrder");
+}
+
 void KernelWalk::recordGpuInterpretHigherOrder(const std::string& api) {
-  if (path_ != ExecPath::InterpretGpu || api.empty() ||
-      !kb_.errorTemplate("gpuInterpretHigherOrder"))
+  if (path_ != ExecPath::InterpretGpu || api.empty())
     return;
   for (const std::string& key : kb_.higherOrderBinds(api)) {
+    // The primitive that holds the wrapped function's body.
     const knowledge::PrimitiveFacts* p = kb_.primitive(key);
-    // The primitive that holds the wrapped function's body, which GPU
-    // interpret mode has no arm for (its fallback re-binds it and raises on
-    // the open jaxpr in its params).
-    if (!p || !isStructuralPrimitive(p->name) ||
-        p->gpuInterpret != knowledge::GpuInterpretHandling::Fallback)
+    if (!gpuInterpretRebinds(p))
       continue;
     // JAX's error names no equation: its traceback ends at the launch.
     record(ruleBinding(api, p, launch_,

@@ -765,13 +765,6 @@ bool KernelWalk::bindRefPack(mlir::Block& block, mlir::ArrayAttr names, unsigned
   return true;
 }
 
-// Running a pipeline: it copies blocks of the Refs it is given in and out
-// of its own SMEM buffers around each call of the body, and waits on its own
-// barriers. Primitives that read or write Refs (the table's Read/Write
-// effects: the copies) are bound on the Refs given to the call; the others on
-// the pipeline's own allocations. Earlier-discharged first: at one call JAX
-// reports the first failure, and a discharge of the caller's Refs comes
-// before the lowering of the pipeline's allocations.
 void KernelWalk::onWarpMap(mlir::Operation* call, mlir::ValueRange args) {
   if (args.empty())
     return;
@@ -792,6 +785,13 @@ void KernelWalk::onWarpMap(mlir::Operation* call, mlir::ValueRange args) {
   primitiveSemantics_ = std::move(saved);
 }
 
+// Running a pipeline: it copies blocks of the Refs it is given in and out
+// of its own SMEM buffers around each call of the body, and waits on its own
+// barriers. Primitives that read or write Refs (the table's Read/Write
+// effects: the copies) are bound on the Refs given to the call; the others on
+// the pipeline's own allocations. Earlier-discharged first: at one call JAX
+// reports the first failure, and a discharge of the caller's Refs comes
+// before the lowering of the pipeline's allocations.
 void KernelWalk::onPipelineRun(pd::ScopeOp pipeline, mlir::Operation* call, mlir::ValueRange args,
                                mlir::ArrayAttr origins) {
   llvm::StringRef api = pipeline.getApi();

@@ -209,6 +209,7 @@ private:
   // GPU interpret mode: a call of a function wrapped by a higher-order API
   // whose primitive the interpreter re-binds (jax.checkpoint: remat2).
   void recordGpuInterpretHigherOrder(const std::string& api);
+  bool gpuInterpretRebinds(const knowledge::PrimitiveFacts* p) const;
   // Compiled: a call of a function wrapped by a higher-order API whose
   // primitive Mosaic GPU's resource estimation rejects (CompiledRules.cpp).
   void recordResourceEstimation(mlir::Operation* site, const std::string& api);
