@@ -41,6 +41,10 @@ LaunchKeywords Lowerer::launchKeywords(TSNode args, const std::string& api) {
       kw.threads = v;
     else if (k == "thread_name")
       kw.threadName = v;
+    else if (k == "in_specs")
+      kw.inSpecs = v;
+    else if (k == "out_specs")
+      kw.outSpecs = v;
   }
   return kw;
 }
@@ -49,7 +53,9 @@ void Lowerer::overrideKeywords(LaunchKeywords& kw, const LaunchKeywords& applied
   for (auto [into, from] : {std::pair{&kw.interpret, applied.interpret},
                             {&kw.scratch, applied.scratch},
                             {&kw.threads, applied.threads},
-                            {&kw.threadName, applied.threadName}})
+                            {&kw.threadName, applied.threadName},
+                            {&kw.inSpecs, applied.inSpecs},
+                            {&kw.outSpecs, applied.outSpecs}})
     if (!isNull(from))
       *into = from;
   if (!applied.backend.empty())
@@ -409,6 +415,87 @@ std::vector<std::string> Lowerer::scratchTransforms(TSNode scratchNode) {
   return out;
 }
 
+namespace {
+
+TSNode unparenthesized(TSNode n) {
+  while (is(n, "parenthesized_expression"))
+    n = ts_node_named_child(n, 0);
+  return n;
+}
+
+// Whether an index_map lambda certainly returns something other than the
+// literal zeros JAX's GPU interpreter accepts: an element that is a
+// non-zero integer literal or reads one of the lambda's parameters (JAX
+// traces it, and the output is then not a literal). False when not known
+// (a def, a name that may hold 0).
+bool indexMapMoves(TSNode lambda, const syntax::ParsedSource& doc) {
+  if (!is(lambda, "lambda"))
+    return false;
+  std::set<std::string_view> params;
+  for (TSNode p : syntax::namedChildren(field(lambda, "parameters"))) {
+    TSNode name = is(p, "identifier") ? p : ts_node_named_child(p, 0);
+    if (is(name, "identifier"))
+      params.insert(doc.textOf(name));
+  }
+  TSNode body = unparenthesized(field(lambda, "body"));
+  std::vector<TSNode> elements =
+      is(body, "tuple") ? syntax::namedChildren(body) : std::vector<TSNode>{body};
+  std::function<bool(TSNode)> readsParam = [&](TSNode n) {
+    if (is(n, "identifier"))
+      return params.count(doc.textOf(n)) > 0;
+    if (is(n, "lambda"))
+      return false; // its own scope
+    for (TSNode c : syntax::namedChildren(n))
+      if (readsParam(c))
+        return true;
+    return false;
+  };
+  for (TSNode e : elements) {
+    e = unparenthesized(e);
+    if (is(e, "integer") && doc.textOf(e) != "0")
+      return true;
+    if (readsParam(e))
+      return true;
+  }
+  return false;
+}
+
+} // namespace
+
+// The first BlockSpec of a pallas_call's in_specs / out_specs (a spec, or a
+// literal list / tuple of them) whose index_map certainly moves the block:
+// its text as written, "" when there is none or it is not known. GPU
+// interpret mode runs only whole-array blocks that stay at the origin.
+std::string Lowerer::movingBlockSpec(TSNode specs) {
+  specs = unparenthesized(specs);
+  std::vector<TSNode> items = is(specs, "list") || is(specs, "tuple") ? syntax::namedChildren(specs)
+                                                                      : std::vector<TSNode>{specs};
+  for (TSNode item : items) {
+    item = unparenthesized(item);
+    if (is(item, "list") || is(item, "tuple")) {
+      if (std::string inner = movingBlockSpec(item); !inner.empty())
+        return inner;
+      continue;
+    }
+    if (!is(item, "call") ||
+        !llvm::StringRef(doc_.textOf(field(item, "function"))).ends_with("BlockSpec"))
+      continue;
+    TSNode indexMap{};
+    unsigned positional = 0;
+    for (TSNode a : syntax::namedChildren(field(item, "arguments"))) {
+      if (is(a, "keyword_argument")) {
+        if (doc_.textOf(field(a, "name")) == "index_map")
+          indexMap = field(a, "value");
+      } else if (!is(a, "comment") && positional++ == 1) {
+        indexMap = a;
+      }
+    }
+    if (!isNull(indexMap) && indexMapMoves(unparenthesized(indexMap), doc_))
+      return text(item);
+  }
+  return "";
+}
+
 mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::string& form,
                                 TSNode kwCall, const Binding* partial, const CallableRef& body,
                                 const LaunchWrapper* wrapper, TSNode appliedCall) {
@@ -519,6 +606,14 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
   std::vector<std::string> transformed = scratchTransforms(kw.scratch);
   if (!transformed.empty())
     op->setAttr("pallas.scratch_transforms", strArray(transformed));
+  // A pallas_call block that moves with the grid (GPU interpret mode runs
+  // only whole-array blocks at the origin): the spec as written.
+  if (api == apiName(Api::PallasCall) && !wrapper)
+    for (TSNode specs : {kw.inSpecs, kw.outSpecs})
+      if (std::string moving = isNull(specs) ? "" : movingBlockSpec(specs); !moving.empty()) {
+        op->setAttr("pallas.moving_block", b_.getStringAttr(moving));
+        break;
+      }
   return op.getResult();
 }
 

@@ -150,6 +150,7 @@ struct NonlocalRebind {
 
 struct LaunchKeywords {
   TSNode interpret{}, scratch{}, threads{}, threadName{};
+  TSNode inSpecs{}, outSpecs{};
   // The backend the launch's arguments select (compiler_params=, backend=,
   // a TPU interpret-params object, a TPU mesh): kernels for another backend
   // are not Mosaic GPU kernels.
@@ -375,6 +376,7 @@ private:
                                                     const names::LocalLookup& lookupLocal);
   std::optional<std::vector<std::string>> launchScratch(TSNode scratchNode, const Binding* partial);
   std::vector<std::string> scratchTransforms(TSNode scratchNode);
+  std::string movingBlockSpec(TSNode specs);
   std::string backendOf(TSNode expr, unsigned depth = 0);
 
   // ---- statements (LowerStatements.cpp) ----

@@ -23,21 +23,6 @@ bool launchHasMeshAxes(pd::LaunchOp launch) {
   return api == "plgpu.kernel" || api == "pl.core_map" || api == "pl.kernel";
 }
 
-// The binding of one interpreter rule: `api` at `site` binds `prim`, whose
-// operands are in state `refs`; `detail` is what JAX's message names.
-BoundPrimitive ruleBinding(std::string api, const knowledge::PrimitiveFacts* prim,
-                           mlir::Operation* site, RefState refs, std::string rule,
-                           std::string detail) {
-  BoundPrimitive b;
-  b.api = std::move(api);
-  b.prim = prim;
-  b.site = site;
-  b.refs = refs;
-  b.interpretRule = std::move(rule);
-  b.detail = std::move(detail);
-  return b;
-}
-
 } // namespace
 
 void KernelWalk::recordInterpretRefTransforms() {
@@ -53,7 +38,7 @@ void KernelWalk::recordInterpretRefTransforms() {
   std::string written; // the first transform as written
   if (auto s = llvm::dyn_cast<mlir::StringAttr>(transforms[0]))
     written = s.getValue().str();
-  record(ruleBinding(
+  record(ruleBindingOf(
       "scratch_shapes", prim, launch_,
       {RefState::Kind::Discharged, Phase::Lowering, "a scratch Ref with plgpu transforms"},
       "ref_transform", std::move(written)));
@@ -68,9 +53,9 @@ bool KernelWalk::recordUnboundAxis(pd::PrimOp prim) {
   const knowledge::PrimitiveFacts* p = kb_.primitive("axis_index");
   if (!p || !kb_.errorTemplate("unboundAxisName"))
     return true;
-  record(ruleBinding("lax.axis_index", p, prim,
-                     {RefState::Kind::NotRef, Phase::Lowering, "an axis name"}, "unbound_axis",
-                     "<axis name>"));
+  record(ruleBindingOf("lax.axis_index", p, prim,
+                       {RefState::Kind::NotRef, Phase::Lowering, "an axis name"}, "unbound_axis",
+                       "<axis name>"));
   return true;
 }
 
@@ -132,16 +117,16 @@ void KernelWalk::recordNestedCoreMap(mlir::Region& body, bool warpMesh, llvm::St
   // plgpu.WarpMesh: jax/_src/pallas/mosaic_gpu/core.py).
   if (path_ == ExecPath::InterpretHlo && warpMesh && use.refs &&
       kb_.errorTemplate("coreMapMeshUnsupported"))
-    record(ruleBinding(api.str(), p, launch_,
-                       {RefState::Kind::Discharged, Phase::Lowering,
-                        "a pl.core_map over plgpu.WarpMesh in the kernel"},
-                       "core_map_mesh", "WarpMesh"));
+    record(ruleBindingOf(api.str(), p, launch_,
+                         {RefState::Kind::Discharged, Phase::Lowering,
+                          "a pl.core_map over plgpu.WarpMesh in the kernel"},
+                         "core_map_mesh", "WarpMesh"));
   // GPU interpret mode has no arm for core_map: its fallback re-binds the
   // primitive, which holds the body as an open jaxpr.
   if (path_ == ExecPath::InterpretGpu && gpuInterpretRebinds(p))
-    record(ruleBinding(api.str(), p, launch_,
-                       {RefState::Kind::NotRef, Phase::Lowering, "a pl.core_map in the kernel"},
-                       "gpu_higher_order", p->name));
+    record(ruleBindingOf(api.str(), p, launch_,
+                         {RefState::Kind::NotRef, Phase::Lowering, "a pl.core_map in the kernel"},
+                         "gpu_higher_order", p->name));
 }
 
 // A primitive holding a traced body (its params: a jaxpr) that GPU interpret
@@ -162,9 +147,9 @@ void KernelWalk::recordGpuInterpretHigherOrder(const std::string& api) {
     if (!gpuInterpretRebinds(p))
       continue;
     // JAX's error names no equation: its traceback ends at the launch.
-    record(ruleBinding(api, p, launch_,
-                       {RefState::Kind::NotRef, Phase::Lowering, "a traced function"},
-                       "gpu_higher_order", p->name));
+    record(ruleBindingOf(api, p, launch_,
+                         {RefState::Kind::NotRef, Phase::Lowering, "a traced function"},
+                         "gpu_higher_order", p->name));
     return;
   }
 }

@@ -351,6 +351,7 @@ void KernelWalk::walkKernel(const Callable& body) {
     }
   }
   recordInterpretRefTransforms();
+  recordGpuInterpretBlockWindows();
   if (body.inlineMgpu) {
     // The kernel itself is an inline_mgpu-decorated function.
     recordInline(launch_, body.inlineMgpu, nullptr, strongest(body.inlineMgpu));
@@ -539,6 +540,7 @@ void KernelWalk::onPrim(pd::PrimOp prim) {
   }
   if (recordUnboundAxis(prim))
     return;
+  recordGpuInterpretCopyOptions(prim);
   bool direct = true;
   RefState refs = strongest(prim);
   // Indexing something the walk knows is not a Ref (a helper parameter
@@ -798,6 +800,7 @@ void KernelWalk::onPipelineRun(pd::ScopeOp pipeline, mlir::Operation* call, mlir
   bool direct = true;
   RefState given = strongest(args, origins);
   RefState own = scopedState(pd::origin::kPipeline);
+  recordPredicatedPipelineCopies(pipeline, call);
   std::vector<BoundPrimitive> found;
   for (const knowledge::PrimitiveFacts* p : primitivesOf(api, direct)) {
     bool touchesRefs = llvm::any_of(
@@ -864,6 +867,7 @@ void KernelWalk::walkScopeBody(pd::ScopeOp scope) {
   // A pipeline whose call the walk does not see: bind its copies and
   // barriers here, on the Refs it is given.
   if (isPipeline(scope) && !pipelineIsCalled(scope)) {
+    recordPredicatedPipelineCopies(scope, scope);
     bool direct = true;
     RefState refs = strongest(scope);
     for (const knowledge::PrimitiveFacts* p : primitivesOf(api, direct)) {

@@ -51,6 +51,9 @@ enum class Phase : uint8_t {
   // any equation (CompiledRules.cpp)
   ResourceEstimation = 2,
   Lowering = 3, // lowering (XLA or Mosaic GPU), including scoped discharges
+  // The kernel runs: a host callback of GPU interpret mode raises
+  // (GpuInterpretRules.cpp).
+  Run = 4,
 };
 
 struct RefState {
@@ -108,6 +111,12 @@ struct BoundPrimitive {
   // binding happens only for some receivers, so its failure is a "may"
   // (docs/analysis.md 8.14). The text says which choice leads here.
   std::string unknownDispatch;
+  // The rule applies only for some values the source does not pin down (a
+  // parameter no caller fixes, an output spec not known here): a "may".
+  bool ruleMayNotApply = false;
+  // Where the rule's cause is written ("kernels.py:14"), when JAX blames
+  // another place (a run-time callback's error ends at the launch).
+  std::string causeAt;
 };
 
 // A kernel a caller passes to the function around a launch whose body is
@@ -209,6 +218,21 @@ private:
   // GPU interpret mode: a call of a function wrapped by a higher-order API
   // whose primitive the interpreter re-binds (jax.checkpoint: remat2).
   void recordGpuInterpretHigherOrder(const std::string& api);
+  // GPU interpret mode's pallas_call asserts whole-array blocks at the
+  // origin (GpuInterpretRules.cpp).
+  void recordGpuInterpretBlockWindows();
+  // GPU interpret mode's copy callback raises for a predicated copy or one
+  // with a reduction_op (GpuInterpretRules.cpp): a copy written with one,
+  // a pipeline whose output block moves with its step.
+  void recordGpuInterpretCopyOptions(dialect::PrimOp prim);
+  void recordPredicatedPipelineCopies(dialect::ScopeOp pipeline, mlir::Operation* site);
+  std::optional<bool> specMovesWithStep(mlir::Value spec, const std::string& doc) const;
+  bool computedInKernel(mlir::Value v, const std::string& doc, unsigned depth) const;
+  // What an optional argument holds: None (or absent), something else, or
+  // not known here (a parameter no caller pins down).
+  enum class Given { None, Something, Unknown };
+  Given givenValue(mlir::Value v) const;
+  bool defaultsToNone(mlir::BlockArgument param, const std::string& doc) const;
   bool gpuInterpretRebinds(const knowledge::PrimitiveFacts* p) const;
   // Compiled: a call of a function wrapped by a higher-order API whose
   // primitive Mosaic GPU's resource estimation rejects (CompiledRules.cpp).

@@ -21,6 +21,22 @@ inline RefState plainRef(const char* what) {
   return {Kind::Ref, Phase::Lowering, what};
 }
 
+// The binding of one interpreter rule: `api` at `site` binds `prim`, whose
+// operands are in state `refs`; `detail` is what JAX's message names
+// (InterpretRules.cpp, GpuInterpretRules.cpp).
+inline BoundPrimitive ruleBindingOf(std::string api, const knowledge::PrimitiveFacts* prim,
+                                    mlir::Operation* site, RefState refs, std::string rule,
+                                    std::string detail) {
+  BoundPrimitive b;
+  b.api = std::move(api);
+  b.prim = prim;
+  b.site = site;
+  b.refs = refs;
+  b.interpretRule = std::move(rule);
+  b.detail = std::move(detail);
+  return b;
+}
+
 inline llvm::StringRef strAt(mlir::ArrayAttr a, unsigned i) {
   if (!a || i >= a.size())
     return "";

@@ -288,6 +288,8 @@ std::optional<Failure> decide(const BoundPrimitive& b, ExecPath path, const Laun
     f->uncertain = true;
     f->reason += " (" + b.unknownDispatch + ")";
   }
+  if (f && b.ruleMayNotApply)
+    f->uncertain = true;
   return f;
 }
 
@@ -336,6 +338,40 @@ std::optional<Failure> decideCertain(const BoundPrimitive& b, ExecPath path,
                        "Run this kernel compiled on a GPU or with interpret=True, or call the "
                        "function without " +
                            b.api + " inside the kernel while debugging in GPU interpret mode.");
+  if (b.interpretRule == "gpu_block_window" && path == ExecPath::InterpretGpu) {
+    std::optional<Failure> f = ruleFailure(
+        kb, "gpuInterpretBlockWindows", "AssertionError", {}, "",
+        "GPU interpret mode copies each operand of a pallas_call into the kernel whole and "
+        "asserts that every block is the whole array at the origin; " +
+            b.detail + " moves its block with the grid",
+        "Run this kernel compiled on a GPU or with interpret=True, or write it with whole-array "
+        "blocks (index the Refs with pl.program_id / pl.ds in the body) while debugging in GPU "
+        "interpret mode.");
+    f->phase = Phase::KernelDischarge;
+    return f;
+  }
+  if (b.interpretRule == "gpu_copy_option" && path == ExecPath::InterpretGpu) {
+    bool predicate = b.detail == "predicate";
+    bool pipeline = b.api != apiText(Api::CopySmemToGmem);
+    std::optional<Failure> f = ruleFailure(
+        kb, predicate ? "gpuInterpretCopyPredicate" : "gpuInterpretCopyReduction",
+        "NotImplementedError", {}, b.detail + " not supported",
+        pipeline ? "GPU interpret mode runs each SMEM -> GMEM copy in a host callback that "
+                   "rejects a predicate, and the " +
+                       b.api + " run at " + b.causeAt +
+                       " copies an output whose block moves with the step inside its loop, "
+                       "predicated on the block having changed"
+                 : "GPU interpret mode runs plgpu.copy_smem_to_gmem in a host callback that "
+                   "rejects a copy given " +
+                       b.detail + "= (the copy at " + b.causeAt + ")",
+        pipeline ? "Run this kernel compiled on a GPU or with interpret=True, or give the "
+                   "pipeline's outputs an index_map that does not depend on the step while "
+                   "debugging in GPU interpret mode."
+                 : "Run this kernel compiled on a GPU or with interpret=True, or drop " + b.detail +
+                       "= while debugging in GPU interpret mode.");
+    f->phase = Phase::Run;
+    return f;
+  }
   if (b.interpretRule == "resource_estimation" && path == ExecPath::Compiled) {
     std::optional<Failure> f = ruleFailure(
         kb, "resourceEstimationUnsupported", "NotImplementedError", {b.detail},

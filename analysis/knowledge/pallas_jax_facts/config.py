@@ -116,6 +116,13 @@ ERROR_ANCHORS = {
     # The core_map discharge rule (interpret=True) for a mesh type without a
     # registered rule: plgpu.WarpMesh in JAX 0.10.2 (docs/analysis.md 8.12).
     "coreMapMeshUnsupported": ("jax._src.pallas.core", "Mesh type"),
+    # GPU interpret mode's SMEM -> GMEM copy callback, at run time
+    # (docs/analysis.md 8.12, session 13).
+    "gpuInterpretCopyPredicate": ("jax._src.pallas.mosaic_gpu.interpret.gpu_callbacks", "predicate not supported"),
+    "gpuInterpretCopyReduction": ("jax._src.pallas.mosaic_gpu.interpret.gpu_callbacks", "reduction_op not supported"),
+    # GPU interpret mode runs a pallas_call only over whole-array blocks
+    # whose index_map returns zeros: a bare assert (no message).
+    "gpuInterpretBlockWindows": ("jax._src.pallas.mosaic_gpu.interpret.interpret_pallas_call", "assert:has_trivial_window"),
 }
 
 

@@ -157,10 +157,21 @@ def returns_before_bind_guard_of(func):
   return None
 
 
+ASSERT_ANCHOR = "assert:"
+
+
 def raise_template_in(tree, anchor):
   """The first `raise` in `tree` whose message template contains `anchor`,
   as the fields of an "errorTemplates" entry (found, template, regex,
-  exception, line); None when there is none."""
+  exception, line); None when there is none. An anchor "assert:TEXT" finds
+  instead the first bare `assert` (no message) whose test's source contains
+  TEXT: it raises an AssertionError with an empty message."""
+  if anchor.startswith(ASSERT_ANCHOR):
+    wanted = anchor[len(ASSERT_ANCHOR):]
+    for node in ast.walk(tree):
+      if isinstance(node, ast.Assert) and node.msg is None and wanted in ast.unparse(node.test):
+        return dict(found=True, template="", regex="", exception="AssertionError", line=node.lineno)
+    return None
   for node in ast.walk(tree):
     if not isinstance(node, ast.Raise):
       continue
