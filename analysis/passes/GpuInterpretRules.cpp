@@ -14,7 +14,13 @@
 // 0.10.2 and 0.11.2: mosaic_gpu/interpret/gpu_callbacks.py). It raises when
 // the kernel runs, after everything JAX checks while tracing.
 //
-// Two ways a kernel reaches it:
+// The same callbacks read and write buffers through the Ref's transforms
+// and accept only indexing (after the no-op untiling / unswizzling ones):
+// a Ref viewed through `.reshape(...)`, `.T` / `.transpose(...)` or
+// `plgpu.transpose_ref` raises "Unsupported transform: ..." when a read,
+// a write or a copy goes through it.
+//
+// Two ways a kernel reaches the copy's options:
 //   * a copy written with `predicate=` / `reduction_op=` that is not None;
 //   * a pipeline (plgpu.emit_pipeline, emit_pipeline_warp_specialized) with
 //     an output staged in SMEM whose index_map uses the step's indices: the
@@ -145,7 +151,7 @@ void KernelWalk::recordGpuInterpretCopyOptions(pd::PrimOp prim) {
     return;
   for (const char* option : {"predicate", "reduction_op"}) {
     std::string key = std::string(option) == "predicate" ? "gpuInterpretCopyPredicate"
-                                                          : "gpuInterpretCopyReduction";
+                                                         : "gpuInterpretCopyReduction";
     if (!kb_.errorTemplate(key))
       continue;
     Given g = givenValue(keywordOperand(prim, prim.getKeywords(), option));
@@ -159,6 +165,57 @@ void KernelWalk::recordGpuInterpretCopyOptions(pd::PrimOp prim) {
     record(std::move(b));
     return; // the callback checks the predicate first
   }
+}
+
+// The view transform (other than indexing) `ref` is reached through, as
+// written ("x_ref.reshape(16, 8)"); "" when there is none or it is not
+// known. Follows `.at[...]` and the values parameters were given.
+std::string KernelWalk::refViewOf(mlir::Value ref) const {
+  std::string doc = doc_;
+  for (unsigned guard = 0; ref && guard < 32; ++guard) {
+    auto [held, d] = follow(ref, doc);
+    auto prim = held ? held.getDefiningOp<pd::PrimOp>() : pd::PrimOp();
+    if (!prim || !detail::isRefTransform(prim.getApi()) || prim.getArgs().empty())
+      return "";
+    llvm::StringRef api = prim.getApi();
+    if (api == apiText(Api::RefReshape) || api == apiText(Api::RefT) ||
+        api == apiText(Api::RefTranspose) || api == apiText(Api::TransposeRef))
+      return api.str();
+    if (api != apiText(Api::RefAt))
+      return ""; // a view whose interpretation is not read here
+    ref = prim.getArgs()[0];
+    doc = d;
+  }
+  return "";
+}
+
+void KernelWalk::recordGpuInterpretRefViews(pd::PrimOp prim) {
+  if (path_ != ExecPath::InterpretGpu || !kb_.errorTemplate("gpuInterpretUnsupportedTransform"))
+    return;
+  llvm::StringRef api = prim.getApi();
+  const char* key = nullptr;
+  std::vector<mlir::Value> refs;
+  if (api == apiText(Api::RefGetItem) || api == apiText(Api::RefSetItem)) {
+    key = api == apiText(Api::RefGetItem) ? "get" : "swap";
+    // Indexing an array (not a Ref) binds neither.
+    if (!prim.getArgs().empty() && stateOf(prim.getArgs()[0], strAt(prim.getOrigins(), 0)).isRef())
+      refs.push_back(prim.getArgs()[0]);
+  } else if (api == apiText(Api::CopyGmemToSmem) || api == apiText(Api::CopySmemToGmem)) {
+    key = api == apiText(Api::CopyGmemToSmem) ? "copy_gmem_to_smem" : "copy_smem_to_gmem";
+    refs = {argument(prim, 0, "src"), argument(prim, 1, "dst")};
+  }
+  const knowledge::PrimitiveFacts* p = key ? kb_.primitive(key) : nullptr;
+  if (!p)
+    return;
+  for (mlir::Value r : refs)
+    if (std::string view = r ? refViewOf(r) : ""; !view.empty()) {
+      // The callback's error ends its traceback at the launch.
+      BoundPrimitive b =
+          ruleBindingOf(api.str(), p, launch_, strongest(prim), "gpu_ref_view", view);
+      b.causeAt = placeOf(prim);
+      record(std::move(b));
+      return;
+    }
 }
 
 void KernelWalk::recordPredicatedPipelineCopies(pd::ScopeOp pipeline, mlir::Operation* site) {

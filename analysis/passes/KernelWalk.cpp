@@ -541,6 +541,7 @@ void KernelWalk::onPrim(pd::PrimOp prim) {
   if (recordUnboundAxis(prim))
     return;
   recordGpuInterpretCopyOptions(prim);
+  recordGpuInterpretRefViews(prim);
   bool direct = true;
   RefState refs = strongest(prim);
   // Indexing something the walk knows is not a Ref (a helper parameter

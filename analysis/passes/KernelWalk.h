@@ -225,6 +225,9 @@ private:
   // with a reduction_op (GpuInterpretRules.cpp): a copy written with one,
   // a pipeline whose output block moves with its step.
   void recordGpuInterpretCopyOptions(dialect::PrimOp prim);
+  // A read, write or copy through a reshaped / transposed view of a Ref.
+  void recordGpuInterpretRefViews(dialect::PrimOp prim);
+  std::string refViewOf(mlir::Value ref) const;
   void recordPredicatedPipelineCopies(dialect::ScopeOp pipeline, mlir::Operation* site);
   std::optional<bool> specMovesWithStep(mlir::Value spec, const std::string& doc) const;
   bool computedInKernel(mlir::Value v, const std::string& doc, unsigned depth) const;

@@ -350,6 +350,20 @@ std::optional<Failure> decideCertain(const BoundPrimitive& b, ExecPath path,
     f->phase = Phase::KernelDischarge;
     return f;
   }
+  if (b.interpretRule == "gpu_ref_view" && path == ExecPath::InterpretGpu) {
+    std::string transform = b.detail == "ref.reshape" ? "ReshapeTransform" : "TransposeTransform";
+    std::optional<Failure> f = ruleFailure(
+        kb, "gpuInterpretUnsupportedTransform", "ValueError", {"<" + transform + "(...)>"},
+        "Unsupported transform: <" + transform + "(...)>",
+        "GPU interpret mode reads and writes buffers in host callbacks that accept only "
+        "indexing of a Ref, and the " +
+            b.api + " at " + b.causeAt + " goes through a " + b.detail + " view",
+        "Run this kernel compiled on a GPU or with interpret=True, or index the Ref "
+        "without the " +
+            b.detail + " view while debugging in GPU interpret mode.");
+    f->phase = Phase::Run;
+    return f;
+  }
   if (b.interpretRule == "gpu_copy_option" && path == ExecPath::InterpretGpu) {
     bool predicate = b.detail == "predicate";
     bool pipeline = b.api != apiText(Api::CopySmemToGmem);
