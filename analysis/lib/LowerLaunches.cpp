@@ -496,6 +496,42 @@ std::string Lowerer::movingBlockSpec(TSNode specs) {
   return "";
 }
 
+// The first scratch allocation GPU interpret mode cannot fill with its
+// default uninitialised value ("nan": a value only for float, int and bool
+// dtypes): the dtype's name as JAX prints it. A pallas_call allocates every
+// scratch buffer so (barriers included); plgpu.kernel's scoped allocation
+// makes barriers itself, but not cluster barriers or semaphores. "" when
+// there is none or it is not known.
+std::string Lowerer::uninitializedScratch(TSNode scratchNode, const std::string& api) {
+  scratchNode = unparenthesized(scratchNode);
+  std::vector<TSNode> items;
+  if (is(scratchNode, "call") && doc_.textOf(field(scratchNode, "function")) == "dict" &&
+      !findLocal("dict")) {
+    for (TSNode a : syntax::namedChildren(field(scratchNode, "arguments")))
+      if (is(a, "keyword_argument"))
+        items.push_back(field(a, "value"));
+  } else if (is(scratchNode, "list") || is(scratchNode, "tuple"))
+    items = syntax::namedChildren(scratchNode);
+  else if (is(scratchNode, "dictionary"))
+    for (TSNode pair : syntax::namedChildren(scratchNode))
+      items.push_back(field(pair, "value"));
+  bool pallasCall = api == apiName(Api::PallasCall);
+  for (TSNode item : items) {
+    if (isNull(item) || is(item, "comment"))
+      continue;
+    std::string kind = names::allocationKind(item, doc_, globals_);
+    TSNode callee = is(item, "call") ? field(item, "function") : item;
+    bool cluster = llvm::StringRef(doc_.textOf(callee)).ends_with("ClusterBarrier");
+    if (kind == "barrier" && cluster)
+      return "cluster_barrier";
+    if (kind == "barrier" && pallasCall)
+      return "barrier";
+    if (kind == "semaphore" && !pallasCall)
+      return "semaphore";
+  }
+  return "";
+}
+
 mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::string& form,
                                 TSNode kwCall, const Binding* partial, const CallableRef& body,
                                 const LaunchWrapper* wrapper, TSNode appliedCall) {
@@ -606,6 +642,9 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
   std::vector<std::string> transformed = scratchTransforms(kw.scratch);
   if (!transformed.empty())
     op->setAttr("pallas.scratch_transforms", strArray(transformed));
+  if (std::string dtype = isNull(kw.scratch) ? "" : uninitializedScratch(kw.scratch, api);
+      !dtype.empty() && !wrapper)
+    op->setAttr("pallas.uninitialized_scratch", b_.getStringAttr(dtype));
   // A pallas_call block that moves with the grid (GPU interpret mode runs
   // only whole-array blocks at the origin): the spec as written.
   if (api == apiName(Api::PallasCall) && !wrapper)

@@ -377,6 +377,7 @@ private:
   std::optional<std::vector<std::string>> launchScratch(TSNode scratchNode, const Binding* partial);
   std::vector<std::string> scratchTransforms(TSNode scratchNode);
   std::string movingBlockSpec(TSNode specs);
+  std::string uninitializedScratch(TSNode scratchNode, const std::string& api);
   std::string backendOf(TSNode expr, unsigned depth = 0);
 
   // ---- statements (LowerStatements.cpp) ----

@@ -84,6 +84,24 @@ bool notStagedInSmem(mlir::Value space) {
 
 } // namespace
 
+// Where JAX's traceback ends for an error raised while the launch runs: the
+// call that runs it. A launch applied at once (`pl.pallas_call(k, ...)(x)`)
+// or a decorated def called once where it is defined has one such call; a
+// def decorated at module level is called elsewhere, and the launch stands
+// for its calls.
+mlir::Operation* KernelWalk::runSite() const {
+  mlir::Operation* only = nullptr;
+  for (mlir::Operation* user : launch_->getResult(0).getUsers()) {
+    auto c = llvm::dyn_cast<pd::CallIndirectOp>(user);
+    if (!c || c.getCallee() != launch_->getResult(0))
+      continue;
+    if (only)
+      return launch_;
+    only = c;
+  }
+  return only ? only : launch_.getOperation();
+}
+
 // Whether parameter `param` of a def / lambda of `doc` defaults to None: a
 // parameter the caller leaves out holds its default (Python raises
 // otherwise).
@@ -119,9 +137,27 @@ void KernelWalk::recordGpuInterpretBlockWindows() {
   if (!moving || !p || !kb_.errorTemplate("gpuInterpretBlockWindows"))
     return;
   // Asserted before the kernel's equations are interpreted.
-  record(ruleBindingOf(apiText(Api::PallasCall).str(), p, launch_,
+  record(ruleBindingOf(apiText(Api::PallasCall).str(), p, runSite(),
                        {Kind::NotRef, Phase::KernelDischarge, "a block that moves with the grid"},
                        "gpu_block_window", moving.getValue().str()));
+}
+
+void KernelWalk::recordGpuInterpretUninitializedScratch() {
+  if (path_ != ExecPath::InterpretGpu)
+    return;
+  auto dtype = launch_->getAttrOfType<mlir::StringAttr>("pallas.uninitialized_scratch");
+  const knowledge::PrimitiveFacts* p = kb_.primitive("run_scoped");
+  if (!dtype || !p || !kb_.errorTemplate("gpuInterpretUninitializedValue"))
+    return;
+  // InterpretGPUParams(uninitialized_memory="zero") fills with zeros (and
+  // then fails otherwise for some dtypes: not modelled).
+  if (auto params = launch_.getInterpretParamsAttr())
+    if (params.get("uninitialized_memory"))
+      return;
+  // Allocated before the kernel's equations are interpreted.
+  record(ruleBindingOf(apiText(Api::RunScoped).str(), p, runSite(),
+                       {Kind::NotRef, Phase::KernelDischarge, "a scratch allocation"},
+                       "gpu_uninitialized_scratch", dtype.getValue().str()));
 }
 
 // What a value that should be None or not holds: certainly None, certainly
@@ -158,7 +194,7 @@ void KernelWalk::recordGpuInterpretCopyOptions(pd::PrimOp prim) {
     if (g == Given::None)
       continue;
     // The callback's error ends its traceback at the launch.
-    BoundPrimitive b = ruleBindingOf(apiText(Api::CopySmemToGmem).str(), p, launch_,
+    BoundPrimitive b = ruleBindingOf(apiText(Api::CopySmemToGmem).str(), p, runSite(),
                                      strongest(prim), "gpu_copy_option", option);
     b.causeAt = placeOf(prim);
     b.ruleMayNotApply = g == Given::Unknown;
@@ -211,7 +247,7 @@ void KernelWalk::recordGpuInterpretRefViews(pd::PrimOp prim) {
     if (std::string view = r ? refViewOf(r) : ""; !view.empty()) {
       // The callback's error ends its traceback at the launch.
       BoundPrimitive b =
-          ruleBindingOf(api.str(), p, launch_, strongest(prim), "gpu_ref_view", view);
+          ruleBindingOf(api.str(), p, runSite(), strongest(prim), "gpu_ref_view", view);
       b.causeAt = placeOf(prim);
       record(std::move(b));
       return;
@@ -248,7 +284,7 @@ void KernelWalk::recordPredicatedPipelineCopies(pd::ScopeOp pipeline, mlir::Oper
   if (mlir::Value grid = keywordOperand(pipeline, pipeline.getKeywords(), "grid");
       grid && computedInKernel(grid, doc_, 0))
     certain = false;
-  BoundPrimitive b = ruleBindingOf(pipeline.getApi().str(), p, launch_,
+  BoundPrimitive b = ruleBindingOf(pipeline.getApi().str(), p, runSite(),
                                    {Kind::Ref, Phase::Lowering, "a pipeline output staged in SMEM"},
                                    "gpu_copy_option", "predicate");
   b.causeAt = placeOf(site);

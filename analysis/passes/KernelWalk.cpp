@@ -352,6 +352,7 @@ void KernelWalk::walkKernel(const Callable& body) {
   }
   recordInterpretRefTransforms();
   recordGpuInterpretBlockWindows();
+  recordGpuInterpretUninitializedScratch();
   if (body.inlineMgpu) {
     // The kernel itself is an inline_mgpu-decorated function.
     recordInline(launch_, body.inlineMgpu, nullptr, strongest(body.inlineMgpu));

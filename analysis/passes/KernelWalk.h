@@ -221,6 +221,10 @@ private:
   // GPU interpret mode's pallas_call asserts whole-array blocks at the
   // origin (GpuInterpretRules.cpp).
   void recordGpuInterpretBlockWindows();
+  // ... and fills scratch buffers with NaN, which barrier / semaphore
+  // dtypes have no value for.
+  void recordGpuInterpretUninitializedScratch();
+  mlir::Operation* runSite() const;
   // GPU interpret mode's copy callback raises for a predicated copy or one
   // with a reduction_op (GpuInterpretRules.cpp): a copy written with one,
   // a pipeline whose output block moves with its step.

@@ -350,6 +350,18 @@ std::optional<Failure> decideCertain(const BoundPrimitive& b, ExecPath path,
     f->phase = Phase::KernelDischarge;
     return f;
   }
+  if (b.interpretRule == "gpu_uninitialized_scratch" && path == ExecPath::InterpretGpu) {
+    std::optional<Failure> f =
+        ruleFailure(kb, "gpuInterpretUninitializedValue", "NotImplementedError", {"nan", b.detail},
+                    "nan + " + b.detail,
+                    "GPU interpret mode fills each scratch buffer it allocates with its "
+                    "uninitialized_memory value (\"nan\" by default), which exists only for float, "
+                    "integer and bool dtypes, and this launch allocates a " +
+                        b.detail + " that way",
+                    "Run this kernel compiled on a GPU, or debug it with interpret=True.");
+    f->phase = Phase::KernelDischarge;
+    return f;
+  }
   if (b.interpretRule == "gpu_ref_view" && path == ExecPath::InterpretGpu) {
     std::string transform = b.detail == "ref.reshape" ? "ReshapeTransform" : "TransposeTransform";
     std::optional<Failure> f = ruleFailure(

@@ -121,6 +121,9 @@ ERROR_ANCHORS = {
     "gpuInterpretCopyPredicate": ("jax._src.pallas.mosaic_gpu.interpret.gpu_callbacks", "predicate not supported"),
     "gpuInterpretCopyReduction": ("jax._src.pallas.mosaic_gpu.interpret.gpu_callbacks", "reduction_op not supported"),
     "gpuInterpretUnsupportedTransform": ("jax._src.pallas.mosaic_gpu.interpret.gpu_callbacks", "Unsupported transform: "),
+    # GPU interpret mode fills scratch buffers with `uninitialized_memory`
+    # ("nan" by default), which has no value for barrier / semaphore dtypes.
+    "gpuInterpretUninitializedValue": ("jax._src.pallas.mosaic.interpret.utils", " + "),
     # GPU interpret mode runs a pallas_call only over whole-array blocks
     # whose index_map returns zeros: a bare assert (no message).
     "gpuInterpretBlockWindows": ("jax._src.pallas.mosaic_gpu.interpret.interpret_pallas_call", "assert:has_trivial_window"),

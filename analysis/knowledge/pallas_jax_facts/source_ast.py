@@ -29,6 +29,11 @@ def _string_template(node):
     left, right = _string_template(node.left), _string_template(node.right)
     if left is not None and right is not None:
       return left + right
+  # A name or str(x) concatenated into a message ("nan" + " + " + str(dtype)):
+  # a hole, like an f-string's.
+  if isinstance(node, ast.Name) or (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                                    and node.func.id == "str"):
+    return "{" + ast.unparse(node) + "}"
   return None
 
 
