@@ -642,8 +642,10 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
   std::vector<std::string> transformed = scratchTransforms(kw.scratch);
   if (!transformed.empty())
     op->setAttr("pallas.scratch_transforms", strArray(transformed));
+  // Through a launch wrapper, when the caller's scratch is what it launches
+  // with (as for `scratch` above).
   if (std::string dtype = isNull(kw.scratch) ? "" : uninitializedScratch(kw.scratch, api);
-      !dtype.empty() && !wrapper)
+      !dtype.empty() && !wrapperScratch)
     op->setAttr("pallas.uninitialized_scratch", b_.getStringAttr(dtype));
   // A pallas_call block that moves with the grid (GPU interpret mode runs
   // only whole-array blocks at the origin): the spec as written.
