@@ -249,6 +249,8 @@ mlir::Value Lowerer::lowerIdentifier(TSNode n) {
       applyNonlocal(value, false); // a closure read as a value may run later
     return value;
   }
+  if (std::optional<mlir::Value> late = lateEnclosingRead(n, name))
+    return *late;
   std::optional<Binding> b = findGlobal(name);
   std::string resolved = "?";
   if (b) {

@@ -84,6 +84,7 @@ void Lowerer::lowerDefInto(mlir::Block* block, TSNode def,
       pd::ReturnOp::create(b_, loc(body), v);
     } else {
       lowerBlock(body);
+      emitLateBindings(body);
     }
     scopes_.pop_back();
   });

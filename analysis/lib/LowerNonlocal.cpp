@@ -224,4 +224,61 @@ bool Lowerer::readsLate(const std::string& name) {
   return false;
 }
 
+// Python resolves a free name of a nested def when the def runs: a name an
+// enclosing def binds only after the nested def is written (a helper defined
+// below the kernel that calls it) holds that later value, and shadows any
+// global of the same name. The read becomes `pallas.global NAME = "late"`;
+// the enclosing body ends with `pallas.opaque "late_binding"(value)
+// {pallas.name = NAME}` once its statements are lowered (emitLateBindings),
+// which the kernel walk follows (KernelWalk::follow). A def bound there
+// gives the read its arity (closureDef).
+std::optional<mlir::Value> Lowerer::lateEnclosingRead(TSNode n, const std::string& name) {
+  if (scopes_.size() < 2)
+    return std::nullopt;
+  for (size_t i = scopes_.size() - 1; i-- > 0;) {
+    FnScope& scope = scopes_[i];
+    if (isNull(scope.def))
+      continue;
+    if (!scope.lastBound)
+      scope.lastBound = lastBindings(scope.def, doc_);
+    auto it = scope.lastBound->find(name);
+    if (it == scope.lastBound->end())
+      continue;
+    if (std::find(scope.lateReads.begin(), scope.lateReads.end(), name) == scope.lateReads.end())
+      scope.lateReads.push_back(name);
+    mlir::Value v = global(n, name, "late");
+    TSNode at =
+        ts_node_descendant_for_byte_range(ts_tree_root_node(doc_.tree()), it->second, it->second);
+    while (!isNull(at) && ts_node_start_byte(at) == it->second && !is(at, "function_definition"))
+      at = ts_node_parent(at);
+    if (is(at, "function_definition") && ts_node_start_byte(at) == it->second)
+      info_[v].closureDef = at;
+    return v;
+  }
+  return std::nullopt;
+}
+
+bool Lowerer::boundByEnclosingDef(const std::string& name) {
+  for (FnScope& scope : scopes_) {
+    if (isNull(scope.def))
+      continue;
+    if (!scope.lastBound)
+      scope.lastBound = lastBindings(scope.def, doc_);
+    if (scope.lastBound->count(name))
+      return true;
+  }
+  return false;
+}
+
+void Lowerer::emitLateBindings(TSNode at) {
+  FnScope& scope = scopes_.back();
+  for (const std::string& name : scope.lateReads) {
+    auto it = scope.vars.find(name);
+    if (it == scope.vars.end())
+      continue;
+    mlir::Value v = opaque(at, "late_binding", {it->second.value});
+    v.getDefiningOp()->setAttr("pallas.name", b_.getStringAttr(name));
+  }
+}
+
 } // namespace pallas::analysis::lower

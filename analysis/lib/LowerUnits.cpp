@@ -50,6 +50,7 @@ mlir::Operation* Lowerer::lower(const Unit& unit, const std::string& symbol) {
         selfValue_ = body->getArgument(0);
       }
       lowerBlock(field(def, "body"));
+      emitLateBindings(field(def, "body"));
       scopes_.pop_back();
     }
   } else {

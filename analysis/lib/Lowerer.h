@@ -119,6 +119,10 @@ struct FnScope {
   // Where the body last (re)binds each name, by start byte, computed when a
   // closure first reads a name of this scope (LowerNonlocal.cpp).
   std::optional<std::unordered_map<std::string, uint32_t>> lastBound;
+  // Names of this scope that a nested def reads before this scope binds
+  // them (LowerNonlocal.cpp, lateEnclosingRead): their values at the end
+  // of the body are recorded for the kernel walk (`late_binding`).
+  std::vector<std::string> lateReads;
 };
 
 // Callable given to a higher-order API.
@@ -223,6 +227,10 @@ private:
     return nullptr;
   }
   std::optional<Binding> findGlobal(const std::string& name) {
+    // A name a def around (or this one) binds anywhere is that def's local,
+    // not the module's, even where it is not bound yet (Python scoping).
+    if (boundByEnclosingDef(name))
+      return std::nullopt;
     const Binding* b = globals_.find(name);
     recordLookup(name, b ? b->fingerprint() : std::string("-"));
     return b ? std::optional<Binding>(*b) : std::nullopt;
@@ -276,6 +284,12 @@ private:
     return pd::GlobalOp::create(b_, loc(n), valueTy_, name, resolved).getResult();
   }
   mlir::Value opaque(TSNode n, llvm::StringRef what, llvm::ArrayRef<mlir::Value> operands);
+  // A name a nested def reads that only a later statement of an enclosing
+  // def binds (LowerNonlocal.cpp); and, once that def's body is lowered,
+  // the values it ends with.
+  std::optional<mlir::Value> lateEnclosingRead(TSNode n, const std::string& name);
+  bool boundByEnclosingDef(const std::string& name);
+  void emitLateBindings(TSNode at);
   // What stands for syntax nested deeper than kMaxNesting (not lowered); the
   // first such place is recorded for the user (UnitDeps::tooDeep).
   mlir::Value tooDeep(TSNode n) {

@@ -39,9 +39,13 @@ std::string advice(const BoundPrimitive& b, ExecPath path, const knowledge::Know
 std::string regionName(const BoundPrimitive& b) {
   if (auto call = llvm::dyn_cast_or_null<pd::CallOp>(b.inlineCall))
     return call.getCallee().str();
-  if (auto ci = llvm::dyn_cast_or_null<pd::CallIndirectOp>(b.inlineCall))
+  if (auto ci = llvm::dyn_cast_or_null<pd::CallIndirectOp>(b.inlineCall)) {
     if (auto c = ci.getCallee().getDefiningOp<pd::ClosureOp>())
       return c.getName().str();
+    // A helper defined below the def that calls it, read by name.
+    if (auto g = ci.getCallee().getDefiningOp<pd::GlobalOp>(); g && g.getResolved() == "late")
+      return g.getName().str();
+  }
   return "";
 }
 

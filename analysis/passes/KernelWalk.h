@@ -305,6 +305,8 @@ private:
   // A value with module-level names and parameters replaced by what they
   // hold (the caller's argument, with the document it lives in).
   std::pair<mlir::Value, std::string> follow(mlir::Value v, const std::string& doc) const;
+  // What a nested def's read of a name its enclosing def binds later holds.
+  mlir::Value lateBinding(dialect::GlobalOp read) const;
   void walkKernel(const Callable& body);
   RefState stateOf(mlir::Value v, llvm::StringRef origin) const;
   RefState strongest(mlir::ValueRange args, mlir::ArrayAttr origins) const;

@@ -120,6 +120,21 @@ mlir::Value KernelWalk::moduleValue(const std::string& doc, llvm::StringRef name
   return found;
 }
 
+mlir::Value KernelWalk::lateBinding(pd::GlobalOp read) const {
+  llvm::StringRef name = read.getName();
+  for (mlir::Operation* p = read->getParentOp(); p; p = p->getParentOp()) {
+    mlir::Block* block = p->getBlock();
+    if (!block)
+      break;
+    for (mlir::Operation& op : llvm::reverse(*block))
+      if (auto b = llvm::dyn_cast<pd::OpaqueOp>(op);
+          b && b.getWhat() == "late_binding" && b.getArgs().size() == 1)
+        if (auto n = b->getAttrOfType<mlir::StringAttr>("pallas.name"); n && n.getValue() == name)
+          return b.getArgs()[0];
+  }
+  return {};
+}
+
 std::pair<mlir::Value, std::string> KernelWalk::follow(mlir::Value v,
                                                        const std::string& doc) const {
   std::string d = doc;
@@ -128,6 +143,15 @@ std::pair<mlir::Value, std::string> KernelWalk::follow(mlir::Value v,
       v = it->second.first;
       d = it->second.second;
       continue;
+    }
+    // A name a nested def reads before its enclosing def binds it: the
+    // value that def's body ends with (`late_binding`, LowerNonlocal.cpp).
+    if (auto g = v.getDefiningOp<pd::GlobalOp>(); g && g.getResolved() == "late") {
+      if (mlir::Value bound = lateBinding(g)) {
+        v = bound;
+        continue;
+      }
+      break;
     }
     if (auto g = v.getDefiningOp<pd::GlobalOp>(); g && g.getResolved() == "?") {
       if (mlir::Value m = moduleValue(d, g.getName())) {
