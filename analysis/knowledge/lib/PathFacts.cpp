@@ -72,6 +72,13 @@ PathExplanation interpretHlo(const PrimitiveFacts& p) {
 PathExplanation interpretGpu(const PrimitiveFacts& p) {
   PathExplanation e;
   e.withDischargedRefs = Outcome::Runs; // nothing is discharged (pl.run_state aside)
+  // pl.num_programs of a static grid is the grid's size, a Python int,
+  // when the kernel is traced: nothing is bound for the interpreter to meet.
+  if (resolvedAtBind(p) && p.gpuInterpret != GpuInterpretHandling::Arm) {
+    e.onValues = Outcome::Runs;
+    e.text = "yes (resolved when the kernel is traced)";
+    return e;
+  }
   switch (p.gpuInterpret) {
   case GpuInterpretHandling::Arm:
   case GpuInterpretHandling::ArmNoop:
