@@ -41,10 +41,14 @@ LaunchKeywords Lowerer::launchKeywords(TSNode args, const std::string& api) {
       kw.threads = v;
     else if (k == "thread_name")
       kw.threadName = v;
+    else if (k == "cluster_names")
+      kw.clusterNames = v;
     else if (k == "in_specs")
       kw.inSpecs = v;
     else if (k == "out_specs")
       kw.outSpecs = v;
+    kw.threadNameGiven |= k == "thread_name";
+    kw.clusterNamesGiven |= k == "cluster_names";
   }
   return kw;
 }
@@ -54,6 +58,7 @@ void Lowerer::overrideKeywords(LaunchKeywords& kw, const LaunchKeywords& applied
                             {&kw.scratch, applied.scratch},
                             {&kw.threads, applied.threads},
                             {&kw.threadName, applied.threadName},
+                            {&kw.clusterNames, applied.clusterNames},
                             {&kw.inSpecs, applied.inSpecs},
                             {&kw.outSpecs, applied.outSpecs}})
     if (!isNull(from))
@@ -63,6 +68,8 @@ void Lowerer::overrideKeywords(LaunchKeywords& kw, const LaunchKeywords& applied
   if (kw.specsBackend.empty())
     kw.specsBackend = applied.specsBackend;
   kw.compilerParams |= applied.compilerParams;
+  kw.threadNameGiven |= applied.threadNameGiven;
+  kw.clusterNamesGiven |= applied.clusterNamesGiven;
   // A **mapping of unknown keys at the call may replace the partial's
   // interpret= (unless the call also spells it).
   if (applied.splatUnknown) {
@@ -532,6 +539,52 @@ std::string Lowerer::uninitializedScratch(TSNode scratchNode, const std::string&
   return "";
 }
 
+// The axis names of the launch's thread mesh as GPU interpret mode lists
+// them for a scoped allocation's collective axes: the cluster names, then
+// the thread name ("" when there is none). A pallas_call has no mesh (one
+// unnamed thread axis). nullopt when a name is not a literal.
+std::optional<std::vector<std::string>> Lowerer::meshAxes(const LaunchKeywords& kw,
+                                                          const std::string& api) {
+  if (api == apiName(Api::PallasCall))
+    return std::vector<std::string>{""};
+  if (api != apiName(Api::GpuKernel))
+    return std::nullopt;
+  auto literal = [&](TSNode n) -> std::optional<std::string> {
+    n = unparenthesized(n);
+    if (!is(n, "string"))
+      return std::nullopt;
+    // A plain one-line literal: no prefix (f, b, r), no escapes.
+    std::string t = text(n);
+    if (t.size() < 2 || (t[0] != '"' && t[0] != '\'') || t.back() != t[0] ||
+        t.find('\\') != std::string::npos || t.rfind(std::string(3, t[0]), 0) == 0)
+      return std::nullopt;
+    return t.substr(1, t.size() - 2);
+  };
+  std::vector<std::string> axes;
+  if (kw.clusterNamesGiven) {
+    TSNode names = unparenthesized(kw.clusterNames);
+    if (!is(names, "tuple") && !is(names, "list"))
+      return std::nullopt;
+    for (TSNode n : syntax::namedChildren(names)) {
+      if (is(n, "comment"))
+        continue;
+      std::optional<std::string> name = literal(n);
+      if (!name)
+        return std::nullopt;
+      axes.push_back(*name);
+    }
+  }
+  if (!kw.threadNameGiven) {
+    axes.push_back("");
+    return axes;
+  }
+  std::optional<std::string> thread = literal(kw.threadName);
+  if (!thread)
+    return std::nullopt;
+  axes.push_back(*thread);
+  return axes;
+}
+
 mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::string& form,
                                 TSNode kwCall, const Binding* partial, const CallableRef& body,
                                 const LaunchWrapper* wrapper, TSNode appliedCall) {
@@ -647,6 +700,14 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
   if (std::string dtype = isNull(kw.scratch) ? "" : uninitializedScratch(kw.scratch, api);
       !dtype.empty() && !wrapperScratch)
     op->setAttr("pallas.uninitialized_scratch", b_.getStringAttr(dtype));
+  // The thread mesh's axis names (GPU interpret mode checks a scoped
+  // allocation's collective axes against them).
+  bool mayInterpretGpu = llvm::any_of(eval.paths, [](const std::string& p) {
+    return p == pd::path::kInterpretGpu || p == pd::path::kUnknown;
+  });
+  if (!wrapper && mayInterpretGpu)
+    if (std::optional<std::vector<std::string>> axes = meshAxes(kw, api))
+      op->setAttr("pallas.mesh_axes", strArray(*axes));
   // A pallas_call block that moves with the grid (GPU interpret mode runs
   // only whole-array blocks at the origin): the spec as written.
   if (api == apiName(Api::PallasCall) && !wrapper)

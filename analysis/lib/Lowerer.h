@@ -155,6 +155,8 @@ struct NonlocalRebind {
 struct LaunchKeywords {
   TSNode interpret{}, scratch{}, threads{}, threadName{};
   TSNode inSpecs{}, outSpecs{};
+  TSNode clusterNames{};
+  bool threadNameGiven = false, clusterNamesGiven = false;
   // The backend the launch's arguments select (compiler_params=, backend=,
   // a TPU interpret-params object, a TPU mesh): kernels for another backend
   // are not Mosaic GPU kernels.
@@ -392,6 +394,8 @@ private:
   std::vector<std::string> scratchTransforms(TSNode scratchNode);
   std::string movingBlockSpec(TSNode specs);
   std::string uninitializedScratch(TSNode scratchNode, const std::string& api);
+  std::optional<std::vector<std::string>> meshAxes(const LaunchKeywords& kw,
+                                                   const std::string& api);
   std::string backendOf(TSNode expr, unsigned depth = 0);
 
   // ---- statements (LowerStatements.cpp) ----

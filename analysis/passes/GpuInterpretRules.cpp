@@ -160,6 +160,92 @@ void KernelWalk::recordGpuInterpretUninitializedScratch() {
                        "gpu_uninitialized_scratch", dtype.getValue().str()));
 }
 
+// The strings a collective_axes= value holds: a string, or a literal tuple
+// / list of them; nullopt when not known.
+std::optional<std::vector<std::string>> KernelWalk::constantNames(mlir::Value v) const {
+  auto [held, doc] = follow(v, doc_);
+  auto text = [&](mlir::Value x) -> std::optional<std::string> {
+    auto c = follow(x, doc).first.getDefiningOp<pd::ConstantOp>();
+    if (!c || c.getKind() != pd::ConstantKind::Str || c.getValue().size() < 2)
+      return std::nullopt;
+    return c.getValue().drop_front().drop_back().str();
+  };
+  if (isNoneConstant(held))
+    return std::vector<std::string>{};
+  if (std::optional<std::string> one = text(held))
+    return std::vector<std::string>{*one};
+  auto seq = held ? held.getDefiningOp<pd::OpaqueOp>() : pd::OpaqueOp();
+  if (!seq || (seq.getWhat() != "tuple" && seq.getWhat() != "list"))
+    return std::nullopt;
+  std::vector<std::string> out;
+  for (mlir::Value item : seq.getArgs()) {
+    std::optional<std::string> name = text(item);
+    if (!name)
+      return std::nullopt;
+    out.push_back(*name);
+  }
+  return out;
+}
+
+void KernelWalk::recordGpuInterpretScopedCollectives(pd::ScopeOp scope) {
+  if (path_ != ExecPath::InterpretGpu || cpuLowered_ || nestedMesh_ ||
+      scope.getApi() != apiText(Api::RunScoped))
+    return;
+  auto meshAxes = launch_->getAttrOfType<mlir::ArrayAttr>("pallas.mesh_axes");
+  const knowledge::PrimitiveFacts* p = kb_.primitive("run_scoped");
+  if (!meshAxes || meshAxes.empty() || !p)
+    return;
+  // Register allocations (plgpu.ACC) are checked otherwise.
+  if (auto kinds = scope.getAllocationsAttr())
+    for (mlir::Attribute k : kinds)
+      if (pd::enumName(k) == "acc")
+        return;
+  std::vector<std::string> collective;
+  if (mlir::Value given = keywordOperand(scope, scope.getKeywords(), "collective_axes")) {
+    std::optional<std::vector<std::string>> names = constantNames(given);
+    if (!names)
+      return;
+    collective = *names;
+  }
+  std::vector<std::string> axes;
+  for (mlir::Attribute a : meshAxes)
+    axes.push_back(llvm::cast<mlir::StringAttr>(a).getValue().str());
+  std::string thread = axes.back(); // "" when the mesh names no thread axis
+  // The order of JAX's checks (jaxpr_interpret.py): every name must be an
+  // axis; then, without a thread axis nothing may be collective; else no
+  // cluster axis may be, and the thread axis must be.
+  std::string key, detail;
+  for (const std::string& c : collective)
+    if (c.empty() || llvm::find(axes, c) == axes.end()) {
+      key = "gpuInterpretCollectiveAxisNotFound";
+      detail = c;
+      break;
+    }
+  if (key.empty() && thread.empty() && !collective.empty())
+    key = "gpuInterpretCollectiveNoThreadAxis";
+  if (key.empty() && !thread.empty())
+    for (const std::string& c : collective)
+      if (c != thread) {
+        key = "gpuInterpretCollectiveClusterAxes";
+        break;
+      }
+  if (key.empty() && !thread.empty() && llvm::find(collective, thread) == collective.end())
+    key = "gpuInterpretCollectiveThreadAxis";
+  if (key.empty() || !kb_.errorTemplate(key))
+    return;
+  // The axes as JAX prints them (a Python list; an unnamed thread axis is
+  // an anonymous object).
+  std::string listed = "[";
+  for (size_t i = 0; i < axes.size(); ++i)
+    listed += (i ? ", " : "") + (axes[i].empty() ? "<object>" : "'" + axes[i] + "'");
+  listed += "]";
+  BoundPrimitive b = ruleBindingOf(apiText(Api::RunScoped).str(), p, runSite(),
+                                   {Kind::NotRef, Phase::Lowering, "a scoped allocation"},
+                                   "gpu_collective_axes", key);
+  b.causeAt = placeOf(scope) + "\x1f" + detail + "\x1f" + listed;
+  record(std::move(b));
+}
+
 // What a value that should be None or not holds: certainly None, certainly
 // something else, or not known here (a parameter no caller pins down).
 KernelWalk::Given KernelWalk::givenValue(mlir::Value v) const {

@@ -889,7 +889,10 @@ void KernelWalk::walkScopeBody(pd::ScopeOp scope) {
     cpuLowered_ = true;
   // A core_map inside the kernel runs its body with the mesh's user thread
   // semantics: Warp for plgpu.WarpMesh, else not known here.
+  recordGpuInterpretScopedCollectives(scope);
   std::vector<std::string> savePrimSem = primitiveSemantics_;
+  bool saveNestedMesh = nestedMesh_;
+  nestedMesh_ |= api == apiText(Api::CoreMap);
   if (api == apiText(Api::CoreMap)) {
     auto mesh =
         scope.getArgs().empty() ? pd::PrimOp() : scope.getArgs()[0].getDefiningOp<pd::PrimOp>();
@@ -899,6 +902,7 @@ void KernelWalk::walkScopeBody(pd::ScopeOp scope) {
       primitiveSemantics_ = {"Warpgroup", "Warp"};
   }
   walkBlock(block);
+  nestedMesh_ = saveNestedMesh;
   primitiveSemantics_ = std::move(savePrimSem);
   cpuLowered_ = saveCpu;
 }

@@ -225,6 +225,11 @@ private:
   // dtypes have no value for.
   void recordGpuInterpretUninitializedScratch();
   mlir::Operation* runSite() const;
+  // ... and checks a scoped allocation's collective axes against the
+  // launch's thread mesh.
+  void recordGpuInterpretScopedCollectives(dialect::ScopeOp scope);
+  std::optional<std::vector<std::string>> constantNames(mlir::Value v) const;
+  bool nestedMesh_ = false; // walking a pl.core_map nested in the kernel
   // GPU interpret mode's copy callback raises for a predicated copy or one
   // with a reduction_op (GpuInterpretRules.cpp): a copy written with one,
   // a pipeline whose output block moves with its step.

@@ -350,6 +350,29 @@ std::optional<Failure> decideCertain(const BoundPrimitive& b, ExecPath path,
     f->phase = Phase::KernelDischarge;
     return f;
   }
+  if (b.interpretRule == "gpu_collective_axes" && path == ExecPath::InterpretGpu) {
+    llvm::SmallVector<llvm::StringRef, 3> parts;
+    llvm::StringRef(b.causeAt).split(parts, '\x1f');
+    std::string at = parts.size() > 0 ? parts[0].str() : "";
+    std::string axis = parts.size() > 1 ? parts[1].str() : "";
+    std::string axes = parts.size() > 2 ? parts[2].str() : "";
+    std::string fallback =
+        b.detail == "gpuInterpretCollectiveAxisNotFound"
+            ? "Collective axis `" + axis + "` not found among axes `" + axes + "`"
+            : "";
+    std::vector<std::string> holes;
+    if (b.detail == "gpuInterpretCollectiveAxisNotFound")
+      holes = {axis, axes};
+    std::optional<Failure> f = ruleFailure(
+        kb, b.detail, "ValueError", holes, fallback,
+        "GPU interpret mode allocates the pl.run_scoped at " + at +
+            " for the threads its collective_axes= name, and checks them against the launch's "
+            "thread mesh (" +
+            axes + ")",
+        "Give the allocation collective_axes= naming the launch's thread axis (and no cluster "
+        "axis), or run this kernel compiled on a GPU.");
+    return f;
+  }
   if (b.interpretRule == "gpu_uninitialized_scratch" && path == ExecPath::InterpretGpu) {
     std::optional<Failure> f =
         ruleFailure(kb, "gpuInterpretUninitializedValue", "NotImplementedError", {"nan", b.detail},

@@ -124,6 +124,12 @@ ERROR_ANCHORS = {
     # GPU interpret mode fills scratch buffers with `uninitialized_memory`
     # ("nan" by default), which has no value for barrier / semaphore dtypes.
     "gpuInterpretUninitializedValue": ("jax._src.pallas.mosaic.interpret.utils", " + "),
+    # GPU interpret mode checks a scoped allocation's collective axes against
+    # the launch's thread mesh.
+    "gpuInterpretCollectiveAxisNotFound": ("jax._src.pallas.mosaic_gpu.interpret.jaxpr_interpret", "not found among axes"),
+    "gpuInterpretCollectiveNoThreadAxis": ("jax._src.pallas.mosaic_gpu.interpret.jaxpr_interpret", "no explicit thread axis"),
+    "gpuInterpretCollectiveClusterAxes": ("jax._src.pallas.mosaic_gpu.interpret.jaxpr_interpret", "along cluster axes are not supported"),
+    "gpuInterpretCollectiveThreadAxis": ("jax._src.pallas.mosaic_gpu.interpret.jaxpr_interpret", "must have the thread axis"),
     # GPU interpret mode runs a pallas_call only over whole-array blocks
     # whose index_map returns zeros: a bare assert (no message).
     "gpuInterpretBlockWindows": ("jax._src.pallas.mosaic_gpu.interpret.interpret_pallas_call", "assert:has_trivial_window"),

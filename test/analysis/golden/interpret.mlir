@@ -61,7 +61,7 @@ module attributes {pallas.imported_backends = ["mosaic_gpu"], pallas.path = "GOL
   ^bb0(%arg0: !pallas.value loc("GOLDEN/interpret.py":29:1)):
     %0 = pallas.constant int "2" loc("GOLDEN/interpret.py":30:102)
     %1 = pallas.prim "interpret.InterpretGPUParams"(%0) origins [value] {arg_indices = array<i64: -1>, keywords = ["num_tma_threads_per_device"]} : (!pallas.value) -> !pallas.value loc("GOLDEN/interpret.py":30:56)
-    %2 = pallas.launch "pl.pallas_call" call paths [interpret_gpu] interpret interpret_gpu_params scratch [] {backend = "mosaic_gpu", body = @kernel, body_text = "kernel", interpret_params = {num_tma_threads_per_device = "2"}, interpret_text = "InterpretGPUParams(num_tma_threads_per_device=2)"} loc("GOLDEN/interpret.py":30:10)
+    %2 = pallas.launch "pl.pallas_call" call paths [interpret_gpu] interpret interpret_gpu_params scratch [] {backend = "mosaic_gpu", body = @kernel, body_text = "kernel", interpret_params = {num_tma_threads_per_device = "2"}, interpret_text = "InterpretGPUParams(num_tma_threads_per_device=2)", pallas.mesh_axes = [""]} loc("GOLDEN/interpret.py":30:10)
     %3 = pallas.call_indirect %2(%arg0) origins [arg] {arg_indices = array<i64: 0>, keywords = [""]} : (!pallas.value, !pallas.value) -> !pallas.value loc("GOLDEN/interpret.py":30:10)
     pallas.return %3 : !pallas.value loc("GOLDEN/interpret.py":30:3)
   } loc("GOLDEN/interpret.py":29:1)
@@ -69,14 +69,14 @@ module attributes {pallas.imported_backends = ["mosaic_gpu"], pallas.path = "GOL
   } {
   ^bb0(%arg0: !pallas.value loc("GOLDEN/interpret.py":33:1)):
     %0 = pallas.global "GPU_PARAMS" = "const:InterpretGPUParams(skip_floating_point_ops=True)" loc("GOLDEN/interpret.py":34:56)
-    %1 = pallas.launch "pl.pallas_call" call paths [interpret_gpu] interpret module_constant scratch [] {body = @kernel, body_text = "kernel", interpret_params = {skip_floating_point_ops = "True"}, interpret_text = "GPU_PARAMS"} loc("GOLDEN/interpret.py":34:10)
+    %1 = pallas.launch "pl.pallas_call" call paths [interpret_gpu] interpret module_constant scratch [] {body = @kernel, body_text = "kernel", interpret_params = {skip_floating_point_ops = "True"}, interpret_text = "GPU_PARAMS", pallas.mesh_axes = [""]} loc("GOLDEN/interpret.py":34:10)
     %2 = pallas.call_indirect %1(%arg0) origins [arg] {arg_indices = array<i64: 0>, keywords = [""]} : (!pallas.value, !pallas.value) -> !pallas.value loc("GOLDEN/interpret.py":34:10)
     pallas.return %2 : !pallas.value loc("GOLDEN/interpret.py":34:3)
   } loc("GOLDEN/interpret.py":33:1)
   pallas.func def @unknown attributes {arg_names = ["x", "mode"]} {
   } {
   ^bb0(%arg0: !pallas.value loc("GOLDEN/interpret.py":37:1), %arg1: !pallas.value loc("GOLDEN/interpret.py":37:1)):
-    %0 = pallas.launch "pl.pallas_call" call paths [unknown] interpret param scratch [] {body = @kernel, body_text = "kernel", interpret_text = "mode"} loc("GOLDEN/interpret.py":38:10)
+    %0 = pallas.launch "pl.pallas_call" call paths [unknown] interpret param scratch [] {body = @kernel, body_text = "kernel", interpret_text = "mode", pallas.mesh_axes = [""]} loc("GOLDEN/interpret.py":38:10)
     %1 = pallas.call_indirect %0(%arg0) origins [arg] {arg_indices = array<i64: 0>, keywords = [""]} : (!pallas.value, !pallas.value) -> !pallas.value loc("GOLDEN/interpret.py":38:10)
     pallas.return %1 : !pallas.value loc("GOLDEN/interpret.py":38:3)
   } loc("GOLDEN/interpret.py":37:1)
@@ -85,7 +85,7 @@ module attributes {pallas.imported_backends = ["mosaic_gpu"], pallas.path = "GOL
   ^bb0(%arg0: !pallas.value loc("GOLDEN/interpret.py":41:1)):
     %0 = pallas.prim "interpret.force_gpu_interpret_mode"() origins [] {arg_indices = array<i64>, keywords = []} : () -> !pallas.value loc("GOLDEN/interpret.py":42:8)
     %1 = pallas.scope "python.with"(%0) origins [value] arg_origins [] {arg_indices = array<i64: -1>, context = "force_gpu_interpret_mode", keywords = [""]} : (!pallas.value) -> !pallas.value {
-      %2 = pallas.launch "pl.pallas_call" call paths [interpret_gpu] interpret context scratch [] {body = @kernel, body_text = "kernel", context = "force_gpu_interpret_mode", context_column = 8 : i64, context_line = 42 : i64} loc("GOLDEN/interpret.py":43:12)
+      %2 = pallas.launch "pl.pallas_call" call paths [interpret_gpu] interpret context scratch [] {body = @kernel, body_text = "kernel", context = "force_gpu_interpret_mode", context_column = 8 : i64, context_line = 42 : i64, pallas.mesh_axes = [""]} loc("GOLDEN/interpret.py":43:12)
       %3 = pallas.call_indirect %2(%arg0) origins [arg] {arg_indices = array<i64: 0>, keywords = [""]} : (!pallas.value, !pallas.value) -> !pallas.value loc("GOLDEN/interpret.py":43:12)
       pallas.return %3 : !pallas.value loc("GOLDEN/interpret.py":43:5)
     } loc("GOLDEN/interpret.py":42:3)
@@ -95,7 +95,7 @@ module attributes {pallas.imported_backends = ["mosaic_gpu"], pallas.path = "GOL
   ^bb0(%arg0: !pallas.value loc("GOLDEN/interpret.py":46:1)):
     %0 = pallas.prim "interpret.InterpretGPUParams"() origins [] {arg_indices = array<i64>, keywords = []} : () -> !pallas.value loc("GOLDEN/interpret.py":47:26)
     %1 = pallas.prim "interpret.set_gpu_interpret_mode"(%0) origins [value] {arg_indices = array<i64: -1>, keywords = [""]} : (!pallas.value) -> !pallas.value loc("GOLDEN/interpret.py":47:3)
-    %2 = pallas.launch "plgpu.kernel" call paths [interpret_gpu] interpret context scratch [] {body = @kernel, body_text = "kernel", context = "set_gpu_interpret_mode", context_column = 3 : i64, context_line = 47 : i64} loc("GOLDEN/interpret.py":48:10)
+    %2 = pallas.launch "plgpu.kernel" call paths [interpret_gpu] interpret context scratch [] {body = @kernel, body_text = "kernel", context = "set_gpu_interpret_mode", context_column = 3 : i64, context_line = 47 : i64, pallas.mesh_axes = [""]} loc("GOLDEN/interpret.py":48:10)
     %3 = pallas.call_indirect %2(%arg0) origins [arg] {arg_indices = array<i64: 0>, keywords = [""]} : (!pallas.value, !pallas.value) -> !pallas.value loc("GOLDEN/interpret.py":48:10)
     pallas.return %3 : !pallas.value loc("GOLDEN/interpret.py":48:3)
   } loc("GOLDEN/interpret.py":46:1)
