@@ -21,8 +21,10 @@ LaunchKeywords Lowerer::launchKeywords(TSNode args, const std::string& api) {
       continue;
     }
     if (!is(a, "keyword_argument")) {
-      if (i == 0 && api == apiName(Api::CoreMap))
+      if (i == 0 && api == apiName(Api::CoreMap)) {
         noteLaunchBackend(kw, a); // the mesh
+        kw.mesh = a;
+      }
       continue;
     }
     std::string_view k = doc_.textOf(field(a, "name"));
@@ -547,6 +549,8 @@ std::optional<std::vector<std::string>> Lowerer::meshAxes(const LaunchKeywords& 
                                                           const std::string& api) {
   if (api == apiName(Api::PallasCall))
     return std::vector<std::string>{""};
+  if (api == apiName(Api::CoreMap))
+    return coreMapMeshAxes(kw.mesh);
   if (api != apiName(Api::GpuKernel))
     return std::nullopt;
   auto literal = [&](TSNode n) -> std::optional<std::string> {
@@ -582,6 +586,57 @@ std::optional<std::vector<std::string>> Lowerer::meshAxes(const LaunchKeywords& 
   if (!thread)
     return std::nullopt;
   axes.push_back(*thread);
+  return axes;
+}
+
+// A pl.core_map's plgpu.Mesh: written in the call, or a local name bound
+// once to one (its lowered keywords: string constants).
+std::optional<std::vector<std::string>> Lowerer::coreMapMeshAxes(TSNode mesh) {
+  mesh = unparenthesized(mesh);
+  if (is(mesh, "call")) {
+    std::optional<Binding> b = resolveBinding(field(mesh, "function"));
+    if (!b || names::canonicalApi(b->target) != apiName(Api::Mesh))
+      return std::nullopt;
+    std::string kernelApi(apiName(Api::GpuKernel));
+    return meshAxes(launchKeywords(field(mesh, "arguments"), kernelApi), kernelApi);
+  }
+  const Var* v = is(mesh, "identifier") ? findLocal(text(mesh)) : nullptr;
+  auto made = v && !readsLate(text(mesh)) ? v->value.getDefiningOp<pd::PrimOp>() : pd::PrimOp();
+  if (!made || made.getApi() != llvm::StringRef(apiName(Api::Mesh)))
+    return std::nullopt;
+  auto str = [](mlir::Value x) -> std::optional<std::string> {
+    auto c = x ? x.getDefiningOp<pd::ConstantOp>() : pd::ConstantOp();
+    if (!c || c.getKind() != pd::ConstantKind::Str || c.getValue().size() < 2 ||
+        c.getValue().contains('\\'))
+      return std::nullopt;
+    return c.getValue().drop_front().drop_back().str();
+  };
+  std::vector<std::string> axes;
+  std::optional<std::string> thread;
+  bool threadGiven = false;
+  for (unsigned i = 0; i < made.getArgs().size(); ++i) {
+    llvm::StringRef k = pd::enumName(made.getKeywords()[i]);
+    mlir::Value arg = made.getArgs()[i];
+    if (k == "cluster_names") {
+      auto seq = arg.getDefiningOp<pd::OpaqueOp>();
+      if (!seq || (seq.getWhat() != "tuple" && seq.getWhat() != "list"))
+        return std::nullopt;
+      for (mlir::Value n : seq.getArgs()) {
+        std::optional<std::string> name = str(n);
+        if (!name)
+          return std::nullopt;
+        axes.push_back(*name);
+      }
+    } else if (k == "thread_name") {
+      threadGiven = true;
+      thread = str(arg);
+      if (!thread)
+        return std::nullopt;
+    } else if (k.empty() || k.starts_with("*")) {
+      return std::nullopt; // positional or splatted: not read here
+    }
+  }
+  axes.push_back(threadGiven ? *thread : "");
   return axes;
 }
 

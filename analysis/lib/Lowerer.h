@@ -156,6 +156,7 @@ struct LaunchKeywords {
   TSNode interpret{}, scratch{}, threads{}, threadName{};
   TSNode inSpecs{}, outSpecs{};
   TSNode clusterNames{};
+  TSNode mesh{}; // pl.core_map's mesh argument
   bool threadNameGiven = false, clusterNamesGiven = false;
   // The backend the launch's arguments select (compiler_params=, backend=,
   // a TPU interpret-params object, a TPU mesh): kernels for another backend
@@ -394,6 +395,7 @@ private:
   std::vector<std::string> scratchTransforms(TSNode scratchNode);
   std::string movingBlockSpec(TSNode specs);
   std::string uninitializedScratch(TSNode scratchNode, const std::string& api);
+  std::optional<std::vector<std::string>> coreMapMeshAxes(TSNode mesh);
   std::optional<std::vector<std::string>> meshAxes(const LaunchKeywords& kw,
                                                    const std::string& api);
   std::string backendOf(TSNode expr, unsigned depth = 0);
