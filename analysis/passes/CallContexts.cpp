@@ -570,16 +570,42 @@ std::vector<CallContext> gpuModeCallContexts(CallIndex& index, const std::string
   return gpu;
 }
 
+namespace {
+
+// Whether every `return` of `func`'s own body returns `value`.
+bool returnsOnly(pd::FuncOp func, mlir::Value value) {
+  bool any = false, other = false;
+  func.getBody().walk([&](pd::ReturnOp r) {
+    mlir::Operation* fn = r->getParentOp();
+    while (fn && !llvm::isa<pd::FuncOp, pd::ClosureOp>(fn))
+      fn = fn->getParentOp();
+    if (fn != func.getOperation())
+      return;
+    any = true;
+    other |= r.getValue() != value;
+  });
+  return any && !other;
+}
+
+} // namespace
+
 LaunchBodyArguments launchBodyArguments(CallIndex& index, const std::string& doc,
                                         pd::LaunchOp launch) {
   LaunchBodyArguments out;
   auto arg = llvm::dyn_cast_or_null<mlir::BlockArgument>(launch.getBodyValue());
   if (!arg)
     return out;
-  auto func = llvm::dyn_cast_or_null<pd::FuncOp>(arg.getOwner()->getParentOp());
-  if (!func || func.getKind() != pd::FuncKind::Def)
+  mlir::Operation* owner = arg.getOwner()->getParentOp();
+  // A closure its def returns (a decorator factory: `def launcher(**opts):
+  // def wrap(body): ... return wrap`): called where what a call of the def
+  // returns is applied (`launcher(interpret=True)(f)`, the decorator
+  // `@launcher(interpret=True)`, 8.64).
+  auto closure = llvm::dyn_cast_or_null<pd::ClosureOp>(owner);
+  auto func = llvm::dyn_cast_or_null<pd::FuncOp>(closure ? closure->getParentOp() : owner);
+  if (!func || func.getKind() != pd::FuncKind::Def ||
+      (closure && !returnsOnly(func, closure.getResult())))
     return out;
-  mlir::ArrayAttr names = func.getArgNames();
+  mlir::ArrayAttr names = closure ? closure.getArgNames() : func.getArgNames();
   std::string name = strAt(names, arg.getArgNumber());
   if (name.empty() || llvm::StringRef(name).starts_with("*"))
     return out;
@@ -591,13 +617,29 @@ LaunchBodyArguments launchBodyArguments(CallIndex& index, const std::string& doc
   for (const detail::CallEdge& e : index.callersOf(doc, func.getSymName())) {
     if (!e.site || llvm::isa<pd::LaunchOp>(e.site))
       continue;
-    detail::CallArguments args = detail::edgeArguments(index.workspace(), e);
+    std::vector<detail::CallArguments> calls;
+    if (!closure) {
+      calls.push_back(detail::edgeArguments(index.workspace(), e));
+    } else if (auto make = llvm::dyn_cast<pd::CallOp>(e.site)) {
+      for (mlir::Operation* user : make->getResult(0).getUsers())
+        if (auto apply = llvm::dyn_cast<pd::CallIndirectOp>(user);
+            apply && apply.getCallee() == make->getResult(0)) {
+          detail::CallArguments a;
+          for (unsigned i = 0; i < apply.getArgs().size(); ++i) {
+            a.values.push_back(apply.getArgs()[i]);
+            a.keywords.push_back(strAt(apply.getKeywords(), i));
+          }
+          calls.push_back(std::move(a));
+        }
+    }
+    for (const detail::CallArguments& args : calls) {
     mlir::Value value =
         argumentAt(args, name, positional ? static_cast<int>(arg.getArgNumber()) : -1, nullptr);
     // A caller passing its own parameter on (a recursive call, a chain of
     // wrappers) adds no kernel the others do not name.
     if (value && !llvm::isa<mlir::BlockArgument>(value))
       out.arguments.push_back({value, e.caller.path, nameOf(e.caller.func), name});
+    }
   }
   return out;
 }
