@@ -390,6 +390,66 @@ std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& do
   return out;
 }
 
+// The contexts of a method's parameter: each call of the method on an
+// object of its class (CallContextsMethods.cpp), a partialmethod's bound
+// keyword first, then the call's argument, else the default (8.65).
+std::vector<CallContext> methodContexts(CallIndex& index, const std::string& doc, pd::FuncOp method,
+                                        const std::string& name, const Default& dflt) {
+  mlir::ArrayAttr names = method.getArgNames();
+  int param = -1;
+  bool positional = true;
+  for (unsigned i = 0; i < names.size(); ++i) {
+    std::string n = strAt(names, i);
+    if (n == name) {
+      param = static_cast<int>(i);
+      break;
+    }
+    if (llvm::StringRef(n).starts_with("*"))
+      positional = false;
+  }
+  if (param < 1) // not a parameter after `self`
+    return {};
+  std::vector<CallContext> out;
+  for (const MethodCall& m : methodCalls(index.workspace(), doc, method)) {
+    CallContext c;
+    c.caller = nameOf(m.edge.caller.func);
+    c.callee = method.getSymName().str();
+    c.selector = detail::sourceLocation(m.edge.site->getLoc());
+    // functools.partialmethod: the bound positional arguments come after
+    // self, then the call's; the call's keywords override the bound ones.
+    int at = param - 1 - static_cast<int>(m.alias.positional);
+    bool splat = false;
+    mlir::Value value =
+        argumentAt(m.args, name, positional && at >= 0 && !m.alias.unknown ? at : -1, &splat);
+    if (value) {
+      for (CallContext& e : evaluate(index, m.edge, value, name, 0))
+        out.push_back(std::move(e));
+      continue;
+    }
+    auto bound = llvm::find_if(m.alias.keywords, [&](const auto& kw) { return kw.first == name; });
+    if (bound != m.alias.keywords.end() && !splat) {
+      c.argumentText = name + "=" + bound->second + " (functools.partialmethod)";
+      if (auto p = pathOfLiteral(bound->second))
+        c.paths = {*p};
+      out.push_back(std::move(c));
+      continue;
+    }
+    splat |= m.alias.unknown;
+    if (splat) {
+      c.argumentText = name + " (through *args / **kwargs)";
+    } else if (dflt.known) {
+      c.paths = dflt.paths;
+      c.facts = dflt.facts;
+      c.usesDefault = true;
+      c.argumentText = name + " (its default)";
+    } else {
+      continue; // a required argument left out: the call raises TypeError
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 } // namespace
 
 const std::vector<detail::CallEdge>& CallIndex::callersOf(const std::string& path,
@@ -469,7 +529,8 @@ std::vector<CallContext> interpretCallContexts(CallIndex& index, const std::stri
     owner = llvm::dyn_cast<pd::FuncOp>(op);
     break;
   }
-  if (!owner || owner.getKind() != pd::FuncKind::Def)
+  if (!owner || (owner.getKind() != pd::FuncKind::Def &&
+                 (owner.getKind() != pd::FuncKind::Method || viaKwargs || !attribute.empty())))
     return {};
   Default dflt;
   if (source == "default_param") {
@@ -490,6 +551,8 @@ std::vector<CallContext> interpretCallContexts(CallIndex& index, const std::stri
     if (dflt.paths.size() > 1)
       dflt.paths.clear();
   }
+  if (owner.getKind() == pd::FuncKind::Method)
+    return methodContexts(index, doc, owner, name, dflt);
   return contextsOfParam(index, doc, owner, name, dflt, 0, attribute, launch.getOperation());
 }
 
@@ -633,12 +696,12 @@ LaunchBodyArguments launchBodyArguments(CallIndex& index, const std::string& doc
         }
     }
     for (const detail::CallArguments& args : calls) {
-    mlir::Value value =
-        argumentAt(args, name, positional ? static_cast<int>(arg.getArgNumber()) : -1, nullptr);
-    // A caller passing its own parameter on (a recursive call, a chain of
-    // wrappers) adds no kernel the others do not name.
-    if (value && !llvm::isa<mlir::BlockArgument>(value))
-      out.arguments.push_back({value, e.caller.path, nameOf(e.caller.func), name});
+      mlir::Value value =
+          argumentAt(args, name, positional ? static_cast<int>(arg.getArgNumber()) : -1, nullptr);
+      // A caller passing its own parameter on (a recursive call, a chain of
+      // wrappers) adds no kernel the others do not name.
+      if (value && !llvm::isa<mlir::BlockArgument>(value))
+        out.arguments.push_back({value, e.caller.path, nameOf(e.caller.func), name});
     }
   }
   return out;

@@ -85,6 +85,23 @@ mlir::Value argumentAt(const detail::CallArguments& args, llvm::StringRef keywor
 std::vector<CallContext> gpuModeCallContexts(CallIndex& index, const std::string& doc,
                                              dialect::LaunchOp launch);
 
+// A call of a method (CallContextsMethods.cpp, 8.65): `obj.m(...)` or
+// `obj.alias(...)` with `alias = functools.partialmethod(m, ...)` in the
+// class body, on an object of m's class. `args`: the call's own arguments
+// (the receiver left out); the alias's bound ones come first.
+struct MethodAlias {
+  unsigned positional = 0;                                   // bound positional arguments
+  std::vector<std::pair<std::string, std::string>> keywords; // bound keyword=source text
+  bool unknown = false;                                      // a bound * / ** splat
+};
+struct MethodCall {
+  detail::CallEdge edge; // the calling function and the call
+  detail::CallArguments args;
+  MethodAlias alias;
+};
+std::vector<MethodCall> methodCalls(const detail::Workspace& ws, const std::string& doc,
+                                    dialect::FuncOp method);
+
 // The kernels a launch whose body is a parameter of the function around it
 // (`def launch(x, body): return pl.pallas_call(body, ...)(x)`) runs: the
 // argument each caller of that function passes for it, in the caller's

@@ -282,7 +282,8 @@ private:
   // The elements a `for` clause goes through, each split over the target's
   // names; false when not known.
   bool iterationElements(mlir::Value iterable, const std::string& doc, size_t names,
-                         std::vector<std::vector<mlir::Value>>& elements, std::string& elementDoc) const;
+                         std::vector<std::vector<mlir::Value>>& elements,
+                         std::string& elementDoc) const;
   // The constant text a key holds (quotes normalised), following parameters
   // and, for a parameter of the function around the launch, what every
   // caller passes when they agree; nullopt when not known.

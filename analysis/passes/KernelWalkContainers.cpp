@@ -303,7 +303,8 @@ bool KernelWalk::iterationElements(mlir::Value iterableIn, const std::string& do
     for (unsigned i = 0; i < zip.getArgs().size(); ++i) {
       std::vector<mlir::Value> column;
       std::string columnDoc;
-      if (!strAt(zip.getKeywords(), i).empty() || !literal(zip.getArgs()[i], doc, column, columnDoc) ||
+      if (!strAt(zip.getKeywords(), i).empty() ||
+          !literal(zip.getArgs()[i], doc, column, columnDoc) ||
           (!elementDoc.empty() && columnDoc != elementDoc))
         return false;
       elementDoc = columnDoc;
@@ -346,7 +347,7 @@ bool KernelWalk::comprehensionItems(pd::OpaqueOp comp, const std::string& doc,
   unsigned head = dict ? 2 : 1;
   auto args = comp.getArgs();
   if (args.size() != head + 2 && args.size() != head + 3)
-    return false; // several `for` clauses or `if`s: not followed
+    return false;                          // several `for` clauses or `if`s: not followed
   bool filtered = args.size() == head + 3; // an `if` may leave any item out
   // The target: one name or a tuple of names (the comprehension's own
   // variables, lowered as unresolved globals).

@@ -22,10 +22,10 @@ std::optional<KernelWalk::Literal> literalOf(TSNode n, const syntax::ParsedSourc
   long value = 0;
   if (syntax::is(n, "integer") && !llvm::StringRef(text).getAsInteger(10, value))
     return KernelWalk::Literal{pd::ConstantKind::Int, text};
-  if (syntax::is(n, "string") && text.size() >= 2 && (text.front() == '"' || text.front() == '\'') &&
+  if (syntax::is(n, "string") && text.size() >= 2 &&
+      (text.front() == '"' || text.front() == '\'') &&
       !syntax::anyNode(
-          n, [](TSNode c) { return syntax::is(c, "interpolation"); },
-          [](TSNode) { return false; }))
+          n, [](TSNode c) { return syntax::is(c, "interpolation"); }, [](TSNode) { return false; }))
     return KernelWalk::Literal{pd::ConstantKind::Str, text};
   return std::nullopt;
 }
@@ -55,8 +55,7 @@ std::optional<KernelWalk::Literal> KernelWalk::literalValue(mlir::Value v) const
   return std::nullopt;
 }
 
-std::optional<KernelWalk::Literal> KernelWalk::parameterDefault(pd::FuncOp owner,
-                                                                unsigned index,
+std::optional<KernelWalk::Literal> KernelWalk::parameterDefault(pd::FuncOp owner, unsigned index,
                                                                 const std::string& doc) const {
   detail::DocumentSyntax s = ws_.syntaxOf(doc);
   if (!s.doc)
@@ -81,8 +80,8 @@ std::optional<KernelWalk::Literal> KernelWalk::parameterDefault(pd::FuncOp owner
   return std::nullopt;
 }
 
-std::optional<KernelWalk::Literal> KernelWalk::launchParameterLiteral(mlir::BlockArgument arg,
-                                                                      const std::string& doc) const {
+std::optional<KernelWalk::Literal>
+KernelWalk::launchParameterLiteral(mlir::BlockArgument arg, const std::string& doc) const {
   auto owner = llvm::dyn_cast_or_null<pd::FuncOp>(arg.getOwner()->getParentOp());
   if (!owner || owner.getKind() != pd::FuncKind::Def ||
       launch_->getParentOfType<pd::FuncOp>() != owner || doc != launchPath_)
@@ -110,8 +109,7 @@ std::optional<KernelWalk::Literal> KernelWalk::launchParameterLiteral(mlir::Bloc
         leftOut = false;
       }
     }
-    std::optional<Literal> v =
-        leftOut ? parameterDefault(owner, index, doc) : literalValue(given);
+    std::optional<Literal> v = leftOut ? parameterDefault(owner, index, doc) : literalValue(given);
     if (!v || (agreed && (agreed->kind != v->kind || agreed->text != v->text)))
       return std::nullopt;
     agreed = v;
