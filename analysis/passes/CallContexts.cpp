@@ -41,7 +41,8 @@ std::string nameOf(pd::FuncOp f) {
   return f ? f.getSymName().str() : "?";
 }
 
-// The paths a literal's text selects; nullopt when it is not a literal.
+} // namespace
+
 std::optional<ExecPath> pathOfLiteral(llvm::StringRef text) {
   text = text.trim();
   if (text == "True")
@@ -53,6 +54,8 @@ std::optional<ExecPath> pathOfLiteral(llvm::StringRef text) {
     return n ? ExecPath::InterpretHlo : ExecPath::Compiled;
   return std::nullopt;
 }
+
+namespace {
 
 LaunchFacts factsOfParams(pd::PrimOp params) {
   LaunchFacts f;
@@ -529,6 +532,9 @@ std::vector<CallContext> interpretCallContexts(CallIndex& index, const std::stri
     owner = llvm::dyn_cast<pd::FuncOp>(op);
     break;
   }
+  // `args.interpret` with `args = parser.parse_args(...)` (8.66).
+  if (!owner && !attribute.empty())
+    return argparseCallContexts(index, doc, launch, name, attribute);
   if (!owner || (owner.getKind() != pd::FuncKind::Def &&
                  (owner.getKind() != pd::FuncKind::Method || viaKwargs || !attribute.empty())))
     return {};

@@ -5,7 +5,6 @@
 // `functools.partialmethod(m, ...)`, whose bound arguments come before the
 // call's own, as Python passes them.
 #include "CallContexts.h"
-
 #include "Names.h"
 #include "Syntax.h"
 
@@ -44,7 +43,8 @@ std::map<std::string, MethodAlias> aliasesOf(const syntax::ParsedSource& doc,
                                              llvm::StringRef method) {
   std::map<std::string, MethodAlias> out;
   for (TSNode stmt : syntax::namedChildren(doc.root())) {
-    TSNode def = syntax::is(stmt, "decorated_definition") ? syntax::field(stmt, "definition") : stmt;
+    TSNode def =
+        syntax::is(stmt, "decorated_definition") ? syntax::field(stmt, "definition") : stmt;
     if (!syntax::is(def, "class_definition") || text(syntax::field(def, "name"), doc) != cls)
       continue;
     out[method.str()] = MethodAlias{};

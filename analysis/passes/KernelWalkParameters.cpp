@@ -5,7 +5,7 @@
 // point such as `def run(use_fence=True)`), its default. That is how the
 // launch's own `interpret=` parameter is read (docs/analysis.md 8.5, 8.60).
 #include "KernelWalkInternal.h"
-#include "Syntax.h"
+#include "ParameterDefaults.h"
 
 namespace pallas::analysis::passes {
 
@@ -55,12 +55,13 @@ std::optional<KernelWalk::Literal> KernelWalk::literalValue(mlir::Value v) const
   return std::nullopt;
 }
 
-std::optional<KernelWalk::Literal> KernelWalk::parameterDefault(pd::FuncOp owner, unsigned index,
-                                                                const std::string& doc) const {
-  detail::DocumentSyntax s = ws_.syntaxOf(doc);
+TSNode parameterDefaultNode(const detail::Workspace& ws, const std::string& doc, pd::FuncOp func,
+                            unsigned index, const syntax::ParsedSource*& source) {
+  detail::DocumentSyntax s = ws.syntaxOf(doc);
+  source = s.doc;
   if (!s.doc)
-    return std::nullopt;
-  SourceLocation at = detail::sourceLocation(owner->getLoc());
+    return {};
+  SourceLocation at = detail::sourceLocation(func->getLoc());
   TSPoint point{at.range.start.line, at.range.start.column};
   TSNode n = ts_node_named_descendant_for_point_range(s.doc->root(), point, point);
   while (!syntax::isNull(n) && !syntax::is(n, "function_definition") &&
@@ -69,15 +70,24 @@ std::optional<KernelWalk::Literal> KernelWalk::parameterDefault(pd::FuncOp owner
   if (syntax::is(n, "decorated_definition"))
     n = syntax::field(n, "definition");
   if (!syntax::is(n, "function_definition"))
-    return std::nullopt;
-  llvm::StringRef name = strAt(owner.getArgNames(), index);
+    return {};
+  llvm::StringRef name = strAt(func.getArgNames(), index);
   for (TSNode p : syntax::namedChildren(syntax::field(n, "parameters"))) {
     if (!syntax::is(p, "default_parameter") && !syntax::is(p, "typed_default_parameter"))
       continue;
     if (llvm::StringRef(s.doc->textOf(syntax::field(p, "name"))) == name)
-      return literalOf(syntax::field(p, "value"), *s.doc);
+      return syntax::field(p, "value");
   }
-  return std::nullopt;
+  return {};
+}
+
+std::optional<KernelWalk::Literal> KernelWalk::parameterDefault(pd::FuncOp owner, unsigned index,
+                                                                const std::string& doc) const {
+  const syntax::ParsedSource* source = nullptr;
+  TSNode value = parameterDefaultNode(ws_, doc, owner, index, source);
+  if (syntax::isNull(value) || !source)
+    return std::nullopt;
+  return literalOf(value, *source);
 }
 
 std::optional<KernelWalk::Literal>
