@@ -636,8 +636,13 @@ TSNode Lowerer::everyElementOf(TSNode s) {
       right = TSNode{};
   } else if (is(right, "identifier")) {
     findGlobal(text(right)); // record the lookup: a rebinding re-lowers this unit
+    // A tuple, or a list nothing in the module may shrink or replace
+    // items of (appends only add iterations; 8.62).
+    TSNode name = right;
     auto mv = names::moduleValue(doc_, text(right));
-    right = mv && mv->state == names::ModuleValue::State::Known && is(mv->value, "tuple")
+    right = mv && mv->state == names::ModuleValue::State::Known &&
+                    (is(mv->value, "tuple") ||
+                     (is(mv->value, "list") && !mayRemoveFrom(doc_.root(), text(name))))
                 ? mv->value
                 : TSNode{};
   }

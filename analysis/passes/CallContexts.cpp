@@ -41,7 +41,8 @@ std::string nameOf(pd::FuncOp f) {
   return f ? f.getSymName().str() : "?";
 }
 
-// The paths a literal's text selects; nullopt when it is not a literal.
+} // namespace
+
 std::optional<ExecPath> pathOfLiteral(llvm::StringRef text) {
   text = text.trim();
   if (text == "True")
@@ -53,6 +54,8 @@ std::optional<ExecPath> pathOfLiteral(llvm::StringRef text) {
     return n ? ExecPath::InterpretHlo : ExecPath::Compiled;
   return std::nullopt;
 }
+
+namespace {
 
 LaunchFacts factsOfParams(pd::PrimOp params) {
   LaunchFacts f;
@@ -390,6 +393,66 @@ std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& do
   return out;
 }
 
+// The contexts of a method's parameter: each call of the method on an
+// object of its class (CallContextsMethods.cpp), a partialmethod's bound
+// keyword first, then the call's argument, else the default (8.65).
+std::vector<CallContext> methodContexts(CallIndex& index, const std::string& doc, pd::FuncOp method,
+                                        const std::string& name, const Default& dflt) {
+  mlir::ArrayAttr names = method.getArgNames();
+  int param = -1;
+  bool positional = true;
+  for (unsigned i = 0; i < names.size(); ++i) {
+    std::string n = strAt(names, i);
+    if (n == name) {
+      param = static_cast<int>(i);
+      break;
+    }
+    if (llvm::StringRef(n).starts_with("*"))
+      positional = false;
+  }
+  if (param < 1) // not a parameter after `self`
+    return {};
+  std::vector<CallContext> out;
+  for (const MethodCall& m : methodCalls(index.workspace(), doc, method)) {
+    CallContext c;
+    c.caller = nameOf(m.edge.caller.func);
+    c.callee = method.getSymName().str();
+    c.selector = detail::sourceLocation(m.edge.site->getLoc());
+    // functools.partialmethod: the bound positional arguments come after
+    // self, then the call's; the call's keywords override the bound ones.
+    int at = param - 1 - static_cast<int>(m.alias.positional);
+    bool splat = false;
+    mlir::Value value =
+        argumentAt(m.args, name, positional && at >= 0 && !m.alias.unknown ? at : -1, &splat);
+    if (value) {
+      for (CallContext& e : evaluate(index, m.edge, value, name, 0))
+        out.push_back(std::move(e));
+      continue;
+    }
+    auto bound = llvm::find_if(m.alias.keywords, [&](const auto& kw) { return kw.first == name; });
+    if (bound != m.alias.keywords.end() && !splat) {
+      c.argumentText = name + "=" + bound->second + " (functools.partialmethod)";
+      if (auto p = pathOfLiteral(bound->second))
+        c.paths = {*p};
+      out.push_back(std::move(c));
+      continue;
+    }
+    splat |= m.alias.unknown;
+    if (splat) {
+      c.argumentText = name + " (through *args / **kwargs)";
+    } else if (dflt.known) {
+      c.paths = dflt.paths;
+      c.facts = dflt.facts;
+      c.usesDefault = true;
+      c.argumentText = name + " (its default)";
+    } else {
+      continue; // a required argument left out: the call raises TypeError
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 } // namespace
 
 const std::vector<detail::CallEdge>& CallIndex::callersOf(const std::string& path,
@@ -469,7 +532,11 @@ std::vector<CallContext> interpretCallContexts(CallIndex& index, const std::stri
     owner = llvm::dyn_cast<pd::FuncOp>(op);
     break;
   }
-  if (!owner || owner.getKind() != pd::FuncKind::Def)
+  // `args.interpret` with `args = parser.parse_args(...)` (8.66).
+  if (!owner && !attribute.empty())
+    return argparseCallContexts(index, doc, launch, name, attribute);
+  if (!owner || (owner.getKind() != pd::FuncKind::Def &&
+                 (owner.getKind() != pd::FuncKind::Method || viaKwargs || !attribute.empty())))
     return {};
   Default dflt;
   if (source == "default_param") {
@@ -490,6 +557,8 @@ std::vector<CallContext> interpretCallContexts(CallIndex& index, const std::stri
     if (dflt.paths.size() > 1)
       dflt.paths.clear();
   }
+  if (owner.getKind() == pd::FuncKind::Method)
+    return methodContexts(index, doc, owner, name, dflt);
   return contextsOfParam(index, doc, owner, name, dflt, 0, attribute, launch.getOperation());
 }
 
@@ -570,16 +639,42 @@ std::vector<CallContext> gpuModeCallContexts(CallIndex& index, const std::string
   return gpu;
 }
 
+namespace {
+
+// Whether every `return` of `func`'s own body returns `value`.
+bool returnsOnly(pd::FuncOp func, mlir::Value value) {
+  bool any = false, other = false;
+  func.getBody().walk([&](pd::ReturnOp r) {
+    mlir::Operation* fn = r->getParentOp();
+    while (fn && !llvm::isa<pd::FuncOp, pd::ClosureOp>(fn))
+      fn = fn->getParentOp();
+    if (fn != func.getOperation())
+      return;
+    any = true;
+    other |= r.getValue() != value;
+  });
+  return any && !other;
+}
+
+} // namespace
+
 LaunchBodyArguments launchBodyArguments(CallIndex& index, const std::string& doc,
                                         pd::LaunchOp launch) {
   LaunchBodyArguments out;
   auto arg = llvm::dyn_cast_or_null<mlir::BlockArgument>(launch.getBodyValue());
   if (!arg)
     return out;
-  auto func = llvm::dyn_cast_or_null<pd::FuncOp>(arg.getOwner()->getParentOp());
-  if (!func || func.getKind() != pd::FuncKind::Def)
+  mlir::Operation* owner = arg.getOwner()->getParentOp();
+  // A closure its def returns (a decorator factory: `def launcher(**opts):
+  // def wrap(body): ... return wrap`): called where what a call of the def
+  // returns is applied (`launcher(interpret=True)(f)`, the decorator
+  // `@launcher(interpret=True)`, 8.64).
+  auto closure = llvm::dyn_cast_or_null<pd::ClosureOp>(owner);
+  auto func = llvm::dyn_cast_or_null<pd::FuncOp>(closure ? closure->getParentOp() : owner);
+  if (!func || func.getKind() != pd::FuncKind::Def ||
+      (closure && !returnsOnly(func, closure.getResult())))
     return out;
-  mlir::ArrayAttr names = func.getArgNames();
+  mlir::ArrayAttr names = closure ? closure.getArgNames() : func.getArgNames();
   std::string name = strAt(names, arg.getArgNumber());
   if (name.empty() || llvm::StringRef(name).starts_with("*"))
     return out;
@@ -591,13 +686,29 @@ LaunchBodyArguments launchBodyArguments(CallIndex& index, const std::string& doc
   for (const detail::CallEdge& e : index.callersOf(doc, func.getSymName())) {
     if (!e.site || llvm::isa<pd::LaunchOp>(e.site))
       continue;
-    detail::CallArguments args = detail::edgeArguments(index.workspace(), e);
-    mlir::Value value =
-        argumentAt(args, name, positional ? static_cast<int>(arg.getArgNumber()) : -1, nullptr);
-    // A caller passing its own parameter on (a recursive call, a chain of
-    // wrappers) adds no kernel the others do not name.
-    if (value && !llvm::isa<mlir::BlockArgument>(value))
-      out.arguments.push_back({value, e.caller.path, nameOf(e.caller.func), name});
+    std::vector<detail::CallArguments> calls;
+    if (!closure) {
+      calls.push_back(detail::edgeArguments(index.workspace(), e));
+    } else if (auto make = llvm::dyn_cast<pd::CallOp>(e.site)) {
+      for (mlir::Operation* user : make->getResult(0).getUsers())
+        if (auto apply = llvm::dyn_cast<pd::CallIndirectOp>(user);
+            apply && apply.getCallee() == make->getResult(0)) {
+          detail::CallArguments a;
+          for (unsigned i = 0; i < apply.getArgs().size(); ++i) {
+            a.values.push_back(apply.getArgs()[i]);
+            a.keywords.push_back(strAt(apply.getKeywords(), i));
+          }
+          calls.push_back(std::move(a));
+        }
+    }
+    for (const detail::CallArguments& args : calls) {
+      mlir::Value value =
+          argumentAt(args, name, positional ? static_cast<int>(arg.getArgNumber()) : -1, nullptr);
+      // A caller passing its own parameter on (a recursive call, a chain of
+      // wrappers) adds no kernel the others do not name.
+      if (value && !llvm::isa<mlir::BlockArgument>(value))
+        out.arguments.push_back({value, e.caller.path, nameOf(e.caller.func), name});
+    }
   }
   return out;
 }

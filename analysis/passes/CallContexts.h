@@ -85,6 +85,34 @@ mlir::Value argumentAt(const detail::CallArguments& args, llvm::StringRef keywor
 std::vector<CallContext> gpuModeCallContexts(CallIndex& index, const std::string& doc,
                                              dialect::LaunchOp launch);
 
+// The paths a literal's text selects (True, False, None, an integer);
+// nullopt when it is not such a literal.
+std::optional<ExecPath> pathOfLiteral(llvm::StringRef text);
+
+// `interpret=args.interpret` with `args = parser.parse_args(argv)` in the
+// launching function and argv certainly empty: one context, the option's
+// default (CallContextsArgparse.cpp, 8.66); empty otherwise.
+std::vector<CallContext> argparseCallContexts(CallIndex& index, const std::string& doc,
+                                              dialect::LaunchOp launch, const std::string& name,
+                                              const std::string& attribute);
+
+// A call of a method (CallContextsMethods.cpp, 8.65): `obj.m(...)` or
+// `obj.alias(...)` with `alias = functools.partialmethod(m, ...)` in the
+// class body, on an object of m's class. `args`: the call's own arguments
+// (the receiver left out); the alias's bound ones come first.
+struct MethodAlias {
+  unsigned positional = 0;                                   // bound positional arguments
+  std::vector<std::pair<std::string, std::string>> keywords; // bound keyword=source text
+  bool unknown = false;                                      // a bound * / ** splat
+};
+struct MethodCall {
+  detail::CallEdge edge; // the calling function and the call
+  detail::CallArguments args;
+  MethodAlias alias;
+};
+std::vector<MethodCall> methodCalls(const detail::Workspace& ws, const std::string& doc,
+                                    dialect::FuncOp method);
+
 // The kernels a launch whose body is a parameter of the function around it
 // (`def launch(x, body): return pl.pallas_call(body, ...)(x)`) runs: the
 // argument each caller of that function passes for it, in the caller's

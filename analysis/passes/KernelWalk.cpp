@@ -427,7 +427,6 @@ std::optional<bool> KernelWalk::truthOf(mlir::Value v, unsigned depth) const {
   if (!v || depth > 8)
     return std::nullopt;
   auto [value, doc] = follow(v, doc_);
-  (void)doc;
   if (!value)
     return std::nullopt;
   mlir::Operation* def = value.getDefiningOp();
@@ -452,6 +451,11 @@ std::optional<bool> KernelWalk::truthOf(mlir::Value v, unsigned depth) const {
   };
   if (auto c = llvm::dyn_cast_or_null<pd::ConstantOp>(def))
     return literal(c.getKind(), c.getValue());
+  // A parameter of the def around the launch no call of this walk binds:
+  // what its callers pass, or its default for an entry point (8.60).
+  if (auto arg = llvm::dyn_cast<mlir::BlockArgument>(value))
+    if (std::optional<Literal> l = launchParameterLiteral(arg, doc))
+      return literal(l->kind, l->text);
   if (auto g = llvm::dyn_cast_or_null<pd::GlobalOp>(def)) {
     llvm::StringRef r = g.getResolved();
     if (r.consume_front("const:")) {

@@ -148,6 +148,11 @@ public:
   const std::vector<BoundPrimitive>& bindings() const { return bindings_; }
   // The kernel body's name and definition (the first hop).
   const Hop& kernelHop() const { return kernelHop_; }
+  // A constant as the dialect writes it (a string with its quotes).
+  struct Literal {
+    dialect::ConstantKind kind;
+    std::string text;
+  };
 
 private:
   struct Callable {
@@ -261,7 +266,15 @@ private:
     mlir::Value value;
     std::string doc;
     unsigned line = 0, column = 0; // where it is put in (module order)
+    // A key computed when the item is put in (`fn.__name__` in a
+    // comprehension), as keyText writes it; empty: `key` says.
+    std::string keyString;
+    // What the names the value is read with hold (a comprehension's
+    // target, one element of its iterable): bound while it resolves.
+    std::vector<std::pair<mlir::Value, std::pair<mlir::Value, std::string>>> captured;
   };
+  // An item's value as a callable, read with the names it was put in with.
+  Callable resolveItem(const Item& item, unsigned depth) const;
   Callable lookupItem(mlir::Value container, mlir::Value key, unsigned depth,
                       const std::string& doc, mlir::Value fallback = {}) const;
   // What `container` holds, in the order it was put in; false when not
@@ -273,16 +286,40 @@ private:
   // put items in.
   bool registeredItems(const std::string& doc, llvm::StringRef name, mlir::Operation* base,
                        std::vector<Item>& items) const;
+  // `{k: v for t in seq}` / `[v for t in seq]` (8.61): one item per element
+  // of seq, t bound to it; false when not known (an `if` clause: items
+  // that may be left out).
+  bool comprehensionItems(dialect::OpaqueOp comp, const std::string& doc,
+                          std::vector<Item>& items) const;
+  // The elements a `for` clause goes through, each split over the target's
+  // names; false when not known.
+  bool iterationElements(mlir::Value iterable, const std::string& doc, size_t names,
+                         std::vector<std::vector<mlir::Value>>& elements,
+                         std::string& elementDoc) const;
   // The constant text a key holds (quotes normalised), following parameters
   // and, for a parameter of the function around the launch, what every
   // caller passes when they agree; nullopt when not known.
   std::optional<std::string> keyText(mlir::Value key, const std::string& doc) const;
+  // Parameters (KernelWalkParameters.cpp): a literal or module constant's
+  // value; a parameter's literal default; what a parameter of the def
+  // around the launch holds (every caller's constant, else, with no caller,
+  // its default), nullopt when not known.
+  std::optional<Literal> literalValue(mlir::Value v) const;
+  std::optional<Literal> parameterDefault(dialect::FuncOp owner, unsigned index,
+                                          const std::string& doc) const;
+  std::optional<Literal> launchParameterLiteral(mlir::BlockArgument arg,
+                                                const std::string& doc) const;
   // `lax.switch(index, branches, *operands)`: JAX traces every branch.
   void onSwitch(dialect::PrimOp prim);
   Callable resolveMethod(mlir::Value object, llvm::StringRef attr, unsigned depth,
                          const std::string& doc) const;
   Callable attributeOf(mlir::Value object, llvm::StringRef attr, unsigned depth,
                        const std::string& doc) const;
+  // `sys.modules[__name__]` in `doc`: the module itself.
+  bool isOwnModule(mlir::Value object, const std::string& doc) const;
+  // The function a module-level name of `doc` is bound to (a def, or one
+  // imported from another workspace file).
+  Callable moduleFunction(const std::string& doc, llvm::StringRef name) const;
   // The callable a function of the workspace returns when applied to these
   // arguments (its parameters bound to them while its returns resolve).
   Callable resolveApplied(const Callable& f, mlir::ValueRange args, mlir::ArrayAttr keywords,

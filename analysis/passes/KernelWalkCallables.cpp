@@ -200,8 +200,17 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
     llvm::StringRef api = prim.getApi();
     // OPS["fast"], KERNELS[0], a registry filled by decorators: a container
     // indexed by a key (KernelWalkContainers.cpp).
-    if ((api == "value.__getitem__" || api == "ref.__getitem__") && prim.getArgs().size() == 2)
+    if ((api == "value.__getitem__" || api == "ref.__getitem__") && prim.getArgs().size() == 2) {
+      // `globals()["name"]`: the module's own namespace (8.63).
+      if (auto call = prim.getArgs()[0].getDefiningOp<pd::CallIndirectOp>();
+          call && call.getArgs().empty())
+        if (auto g = call.getCallee().getDefiningOp<pd::GlobalOp>();
+            g && g.getResolved() == "builtins.globals")
+          if (auto key = prim.getArgs()[1].getDefiningOp<pd::ConstantOp>();
+              key && key.getKind() == pd::ConstantKind::Str && key.getValue().size() >= 2)
+            return moduleFunction(doc, key.getValue().drop_front().drop_back());
       return lookupItem(prim.getArgs()[0], prim.getArgs()[1], depth, doc);
+    }
     // obj.method / Class.method / self.method (lowered as an attribute read).
     if ((api.starts_with("value.") || api.starts_with("ref.")) && prim.getArgs().size() == 1)
       return resolveMethod(prim.getArgs()[0], api.substr(api.find('.') + 1), depth + 1, doc);
@@ -315,11 +324,37 @@ KernelWalk::Callable KernelWalk::resolveApplied(const Callable& f, mlir::ValueRa
   return out;
 }
 
+bool KernelWalk::isOwnModule(mlir::Value object, const std::string& doc) const {
+  auto item = object ? object.getDefiningOp<pd::PrimOp>() : nullptr;
+  if (!item || item.getApi() != "value.__getitem__" || item.getArgs().size() != 2)
+    return false;
+  auto modules = item.getArgs()[0].getDefiningOp<pd::GlobalOp>();
+  auto name = item.getArgs()[1].getDefiningOp<pd::GlobalOp>();
+  detail::DocumentSyntax s = ws_.syntaxOf(doc);
+  // `__name__` not rebound by the module (a global the front end left
+  // unresolved, which the module never assigns).
+  return modules && modules.getResolved() == "sys.modules" && name &&
+         name.getName() == "__name__" && name.getResolved() == "?" && s.doc &&
+         !names::moduleValue(*s.doc, "__name__");
+}
+
+KernelWalk::Callable KernelWalk::moduleFunction(const std::string& doc,
+                                                llvm::StringRef name) const {
+  detail::DocumentSyntax s = ws_.syntaxOf(doc);
+  const names::Binding* f = s.globals ? s.globals->find(name.str()) : nullptr;
+  if (!f || f->kind != names::Binding::Kind::Function)
+    return {};
+  return fromFunction(ws_.function(f->file.empty() ? doc : f->file, f->target));
+}
+
 // `obj.attr` for getattr: a function of a workspace module (`getattr(kernels,
 // "fenced")` with `kernels` an imported module of the workspace), else a
 // method or field (resolveMethod).
 KernelWalk::Callable KernelWalk::attributeOf(mlir::Value object, llvm::StringRef attr,
                                              unsigned depth, const std::string& doc) const {
+  // `sys.modules[__name__]` is the module being run (8.63).
+  if (isOwnModule(object, doc))
+    return moduleFunction(doc, attr);
   if (auto g = object.getDefiningOp<pd::GlobalOp>()) {
     detail::DocumentSyntax s = ws_.syntaxOf(doc);
     const names::Binding* b = s.globals ? s.globals->find(g.getName().str()) : nullptr;

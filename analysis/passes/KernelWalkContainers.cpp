@@ -84,39 +84,24 @@ std::optional<std::string> KernelWalk::keyText(mlir::Value keyIn, const std::str
   auto [key, keyDoc] = follow(keyIn, doc);
   if (!key)
     return std::nullopt;
-  if (auto c = key.getDefiningOp<pd::ConstantOp>())
-    return constantKey(c);
-  // A module constant the front end resolved (`KEY = "fenced"`).
-  if (auto g = key.getDefiningOp<pd::GlobalOp>()) {
-    llvm::StringRef r = g.getResolved();
-    if (r.consume_front("const:"))
-      return literalKey(r);
+  if (std::optional<Literal> l = literalValue(key))
+    return l->kind == pd::ConstantKind::Str ? literalKey(l->text) : "c:" + l->text;
+  // `fn.__name__` of a function: the name its def (or lambda) gives it.
+  if (auto name = key.getDefiningOp<pd::PrimOp>();
+      name && name.getApi() == "value.__name__" && name.getArgs().size() == 1) {
+    Callable c = resolve(name.getArgs()[0], 1, keyDoc);
+    if (!c.block || !c.alternatives.empty() || !c.boundArgs.empty())
+      return std::nullopt;
+    llvm::StringRef n(c.name);
+    return "s:" + n.substr(n.rfind('.') + 1).str();
   }
   // A parameter of the module-level function around the launch (`def
   // launch(name, x): pl.pallas_call(KERNELS[name], ...)`): what its callers
-  // pass, when every one passes the same constant.
-  auto arg = llvm::dyn_cast<mlir::BlockArgument>(key);
-  auto owner = arg ? llvm::dyn_cast_or_null<pd::FuncOp>(arg.getOwner()->getParentOp()) : nullptr;
-  if (!owner || owner.getKind() != pd::FuncKind::Def ||
-      launch_->getParentOfType<pd::FuncOp>() != owner || keyDoc != launchPath_)
-    return std::nullopt;
-  llvm::StringRef name = strAt(owner.getArgNames(), arg.getArgNumber());
-  if (name.starts_with("*"))
-    return std::nullopt;
-  std::optional<std::string> agreed;
-  for (const detail::CallEdge& e : ws_.callersOf(launchPath_, owner.getSymName())) {
-    if (llvm::isa<pd::LaunchOp>(e.site))
-      return std::nullopt;
-    detail::CallArguments a = detail::edgeArguments(ws_, e);
-    mlir::Value v = argumentFor(
-        a.values, [&](unsigned i) { return llvm::StringRef(a.keywords[i]); }, arg.getArgNumber(),
-        name);
-    auto c = v ? v.getDefiningOp<pd::ConstantOp>() : nullptr;
-    if (!c || (agreed && *agreed != constantKey(c)))
-      return std::nullopt;
-    agreed = constantKey(c);
-  }
-  return agreed;
+  // pass when they agree, else, with no caller, its default.
+  if (auto arg = llvm::dyn_cast<mlir::BlockArgument>(key))
+    if (std::optional<Literal> l = launchParameterLiteral(arg, keyDoc))
+      return l->kind == pd::ConstantKind::Str ? literalKey(l->text) : "c:" + l->text;
+  return std::nullopt;
 }
 
 bool KernelWalk::registeredItems(const std::string& doc, llvm::StringRef name,
@@ -169,7 +154,7 @@ bool KernelWalk::registeredItems(const std::string& doc, llvm::StringRef name,
     if (auto f = llvm::dyn_cast<pd::FuncOp>(parent); f && f.getKind() == pd::FuncKind::Module) {
       detail::LineCol l = at(store);
       if (std::pair(l.line, l.column) > std::pair(baseAt.line, baseAt.column))
-        items.push_back({store.getArgs()[1], store.getArgs()[2], doc, l.line, l.column});
+        items.push_back({store.getArgs()[1], store.getArgs()[2], doc, l.line, l.column, {}, {}});
       return;
     }
     // A decorator's body: `def deco(fn): KERNELS[...] = fn`, made by a
@@ -211,7 +196,7 @@ bool KernelWalk::registeredItems(const std::string& doc, llvm::StringRef name,
                      key = {};
                    }
                    detail::LineCol l = at(apply);
-                   items.push_back({key, apply.getArgs()[0], doc, l.line, l.column});
+                   items.push_back({key, apply.getArgs()[0], doc, l.line, l.column, {}, {}});
                  });
     if (!any)
       complete = false; // a registering function called some other way
@@ -251,19 +236,26 @@ bool KernelWalk::itemsOf(mlir::Value containerIn, const std::string& docIn,
     return false;
   auto elems = container.getArgs();
   sequence = container.getWhat() == "list" || container.getWhat() == "tuple";
-  if (sequence) {
+  bool known = true;
+  if (container.getWhat() == "dictionary_comprehension" ||
+      container.getWhat() == "list_comprehension") {
+    sequence = container.getWhat() == "list_comprehension";
+    known = comprehensionItems(container, doc, items);
+    if (items.empty())
+      return false;
+  } else if (sequence) {
     for (mlir::Value e : elems)
       if (auto o = e.getDefiningOp<pd::OpaqueOp>(); o && o.getWhat().contains("splat"))
         return false;
     for (mlir::Value e : elems)
-      items.push_back({{}, e, doc, 0, 0});
+      items.push_back({{}, e, doc, 0, 0, {}, {}});
   } else if (container.getWhat() == "dictionary") {
     if (elems.size() % 2)
       return false;
     for (unsigned i = 0; i + 1 < elems.size(); i += 2) {
       if (!elems[i].getDefiningOp<pd::ConstantOp>())
         return false; // a splat or a computed key: positions unknown
-      items.push_back({elems[i], elems[i + 1], doc, 0, 0});
+      items.push_back({elems[i], elems[i + 1], doc, 0, 0, {}, {}});
     }
   } else {
     return false;
@@ -279,7 +271,153 @@ bool KernelWalk::itemsOf(mlir::Value containerIn, const std::string& docIn,
     if (!complete)
       return false;
   }
+  return known;
+}
+
+bool KernelWalk::iterationElements(mlir::Value iterableIn, const std::string& docIn, size_t names,
+                                   std::vector<std::vector<mlir::Value>>& elements,
+                                   std::string& elementDoc) const {
+  // A literal tuple / list (also through a name holding one), or zip() of
+  // such literals: Python's order, no splat.
+  auto literal = [&](mlir::Value in, const std::string& d, std::vector<mlir::Value>& out,
+                     std::string& outDoc) {
+    auto [v, vd] = follow(in, d);
+    auto seq = v ? v.getDefiningOp<pd::OpaqueOp>() : nullptr;
+    if (!seq || (seq.getWhat() != "tuple" && seq.getWhat() != "list"))
+      return false;
+    for (mlir::Value e : seq.getArgs())
+      if (auto o = e.getDefiningOp<pd::OpaqueOp>(); o && o.getWhat().contains("splat"))
+        return false;
+    out.assign(seq.getArgs().begin(), seq.getArgs().end());
+    outDoc = vd;
+    return true;
+  };
+  auto [iterable, doc] = follow(iterableIn, docIn);
+  if (!iterable)
+    return false;
+  std::vector<std::vector<mlir::Value>> columns;
+  if (auto zip = iterable.getDefiningOp<pd::CallIndirectOp>()) {
+    auto g = zip.getCallee().getDefiningOp<pd::GlobalOp>();
+    if (!g || g.getResolved() != "builtins.zip" || zip.getArgs().size() != names)
+      return false;
+    for (unsigned i = 0; i < zip.getArgs().size(); ++i) {
+      std::vector<mlir::Value> column;
+      std::string columnDoc;
+      if (!strAt(zip.getKeywords(), i).empty() ||
+          !literal(zip.getArgs()[i], doc, column, columnDoc) ||
+          (!elementDoc.empty() && columnDoc != elementDoc))
+        return false;
+      elementDoc = columnDoc;
+      columns.push_back(std::move(column));
+    }
+    size_t n = columns.front().size();
+    for (const auto& c : columns)
+      n = std::min(n, c.size()); // zip stops at the shortest
+    for (size_t i = 0; i < n; ++i) {
+      std::vector<mlir::Value> row;
+      for (const auto& c : columns)
+        row.push_back(c[i]);
+      elements.push_back(std::move(row));
+    }
+    return true;
+  }
+  std::vector<mlir::Value> seq;
+  if (!literal(iterable, doc, seq, elementDoc))
+    return false;
+  for (mlir::Value e : seq) {
+    if (names == 1) {
+      elements.push_back({e});
+      continue;
+    }
+    // Unpacked into several names: each element a literal of that length.
+    auto inner = e.getDefiningOp<pd::OpaqueOp>();
+    if (!inner || (inner.getWhat() != "tuple" && inner.getWhat() != "list") ||
+        inner.getArgs().size() != names)
+      return false;
+    elements.push_back({inner.getArgs().begin(), inner.getArgs().end()});
+  }
   return true;
+}
+
+bool KernelWalk::comprehensionItems(pd::OpaqueOp comp, const std::string& doc,
+                                    std::vector<Item>& items) const {
+  // Lowered as its parts in source order: the key and value (or the
+  // element), then the `for` clause's target and iterable, then any `if`.
+  bool dict = comp.getWhat() == "dictionary_comprehension";
+  unsigned head = dict ? 2 : 1;
+  auto args = comp.getArgs();
+  if (args.size() != head + 2 && args.size() != head + 3)
+    return false;                          // several `for` clauses or `if`s: not followed
+  bool filtered = args.size() == head + 3; // an `if` may leave any item out
+  // The target: one name or a tuple of names (the comprehension's own
+  // variables, lowered as unresolved globals).
+  std::vector<std::string> names;
+  auto nameOf = [](mlir::Value v) -> std::string {
+    auto g = v ? v.getDefiningOp<pd::GlobalOp>() : nullptr;
+    return g && g.getResolved() == "?" ? g.getName().str() : std::string();
+  };
+  mlir::Value target = args[head];
+  if (auto pattern = target.getDefiningOp<pd::OpaqueOp>();
+      pattern && (pattern.getWhat() == "pattern_list" || pattern.getWhat() == "tuple_pattern" ||
+                  pattern.getWhat() == "tuple")) {
+    for (mlir::Value n : pattern.getArgs())
+      names.push_back(nameOf(n));
+  } else {
+    names.push_back(nameOf(target));
+  }
+  if (names.empty() || llvm::any_of(names, [](const std::string& n) { return n.empty(); }))
+    return false;
+  std::vector<std::vector<mlir::Value>> elements;
+  std::string elementDoc;
+  if (!iterationElements(args[head + 1], doc, names.size(), elements, elementDoc))
+    return false;
+  // The reads of the target's names in the key and the value.
+  std::vector<std::pair<mlir::Value, size_t>> reads;
+  llvm::SmallVector<mlir::Value> work{args[0]};
+  if (dict)
+    work.push_back(args[1]);
+  for (unsigned guard = 0; !work.empty() && guard < 256; ++guard) {
+    mlir::Value v = work.pop_back_val();
+    mlir::Operation* def = v.getDefiningOp();
+    if (!def)
+      continue;
+    if (std::string n = nameOf(v); !n.empty()) {
+      auto it = llvm::find(names, n);
+      if (it != names.end())
+        reads.push_back({v, static_cast<size_t>(it - names.begin())});
+      continue;
+    }
+    for (mlir::Value operand : def->getOperands())
+      work.push_back(operand);
+  }
+  detail::LineCol l = at(comp);
+  for (const std::vector<mlir::Value>& element : elements) {
+    Item item{{}, args[dict ? 1 : 0], doc, l.line, l.column, {}, {}};
+    ScopedBindings bound(argValues_);
+    for (auto& [read, index] : reads) {
+      item.captured.push_back({read, {element[index], elementDoc}});
+      bound.set(read, item.captured.back().second);
+    }
+    if (dict) {
+      std::optional<std::string> key = keyText(args[0], doc);
+      if (!key)
+        filtered = true; // a key not known: the lookup may find any item
+      else
+        item.keyString = *key;
+    }
+    items.push_back(std::move(item));
+  }
+  return !filtered;
+}
+
+KernelWalk::Callable KernelWalk::resolveItem(const Item& item, unsigned depth) const {
+  ScopedBindings bound(argValues_);
+  for (auto& [read, value] : item.captured)
+    bound.set(read, value);
+  Callable c = resolve(item.value, depth, item.doc);
+  for (auto& p : item.captured)
+    c.captured.push_back(p);
+  return c;
 }
 
 KernelWalk::Callable KernelWalk::lookupItem(mlir::Value container, mlir::Value keyValue,
@@ -306,22 +444,22 @@ KernelWalk::Callable KernelWalk::lookupItem(mlir::Value container, mlir::Value k
   } else if (certain) {
     for (const Item& it : items) {
       auto c = it.key ? it.key.getDefiningOp<pd::ConstantOp>() : nullptr;
-      if (!c) {
+      if (!c && it.keyString.empty()) {
         certain = false; // a registration whose key is not known may be this one
         break;
       }
-      if (constantKey(c) == *key)
+      if ((c ? constantKey(c) : it.keyString) == *key)
         found = &it;
     }
     if (certain && !found) // dict.get's default, else a KeyError when it runs
       return fallback ? resolve(fallback, depth + 1, doc) : Callable{};
   }
   if (certain)
-    return resolve(found->value, depth + 1, found->doc);
+    return resolveItem(*found, depth + 1);
   // Not known which: any of the values (each walked, its failures "may").
   Callable out;
   for (const Item& it : items) {
-    Callable c = resolve(it.value, depth + 1, it.doc);
+    Callable c = resolveItem(it, depth + 1);
     if (!c.block || !c.alternatives.empty())
       continue;
     c.dispatchText = "when the item looked up is " + c.name;
@@ -359,7 +497,7 @@ void KernelWalk::onSwitch(pd::PrimOp prim) {
   mlir::Builder b(prim->getContext());
   mlir::ArrayAttr keywords = b.getStrArrayAttr(kws), origins = b.getStrArrayAttr(orgs);
   for (const Item& it : items)
-    onCall(prim, resolve(it.value, 0, it.doc), args, keywords, origins);
+    onCall(prim, resolveItem(it, 0), args, keywords, origins);
 }
 
 } // namespace pallas::analysis::passes

@@ -63,6 +63,9 @@ def load_fixture(path):
   sys.path.insert(0, fixtures_root)  # so `from helpers import ...` works
   spec = importlib.util.spec_from_file_location("oracle_fixture", path)
   module = importlib.util.module_from_spec(spec)
+  # As `import` does: the module is in sys.modules while its body runs, so
+  # `sys.modules[__name__]` finds it.
+  sys.modules[spec.name] = module
   spec.loader.exec_module(module)
   return module
 
