@@ -7,6 +7,7 @@
 //   "debug")`), so that the discharge pass can evaluate it again under each
 //   caller's arguments (CallContexts.cpp) instead of leaving a "may".
 #include "Lowerer.h"
+#include "NamesInternal.h"
 
 namespace pallas::analysis::lower {
 
@@ -55,6 +56,27 @@ std::vector<TSNode> Lowerer::unpackedElements(TSNode value, size_t count, bool* 
   return elements.size() == count ? elements : std::vector<TSNode>{};
 }
 
+// A parameter's default as the constant it holds once the def has run: a
+// literal as written; a module-level name or expression over such names
+// (`mode=MODE`, `MODE = Mode.DEBUG`) folded when the def is a statement of
+// the module, whose defaults Python evaluates with the module's names
+// (8.53). Otherwise the text as written (the call contexts leave what is
+// not a constant unknown).
+std::string Lowerer::defaultText(TSNode dflt) {
+  std::string written = text(dflt);
+  TSNode def = dflt;
+  while (!isNull(def) && !is(def, "function_definition") && !is(def, "lambda"))
+    def = ts_node_parent(def);
+  TSNode holder = is(ts_node_parent(def), "decorated_definition") ? ts_node_parent(def) : def;
+  if (names::constantFromText(written) || !is(def, "function_definition") ||
+      !is(ts_node_parent(holder), "module"))
+    return written;
+  bool fromModule = true;
+  std::optional<names::PyConstant> c = names::constantOf(dflt, doc_, nullptr, &fromModule);
+  std::optional<std::string> spelled = c ? names::constantSourceText(*c) : std::nullopt;
+  return spelled ? *spelled : written;
+}
+
 mlir::DictionaryAttr Lowerer::interpretParameters(TSNode expr) {
   while (is(expr, "parenthesized_expression"))
     expr = ts_node_named_child(expr, 0);
@@ -66,6 +88,11 @@ mlir::DictionaryAttr Lowerer::interpretParameters(TSNode expr) {
   syntax::forEachNode(expr, [&](TSNode n) {
     if (!followable)
       return syntax::Walk::Stop;
+    // A field of a module-level name (`Mode.DEBUG`, 8.53) reads no
+    // parameter: the same for every caller.
+    if (is(n, "attribute") && is(field(n, "object"), "identifier") &&
+        !findLocal(text(field(n, "object"))))
+      return syntax::Walk::SkipChildren;
     // Names with their own scope, calls (they may read anything), fields.
     if (is(n, "lambda") || is(n, "call") || is(n, "attribute") || is(n, "list_comprehension") ||
         is(n, "generator_expression") || is(n, "named_expression")) {
@@ -87,7 +114,7 @@ mlir::DictionaryAttr Lowerer::interpretParameters(TSNode expr) {
       return syntax::Walk::Stop;
     }
     owner = f.getOperation();
-    params[name] = isNull(vi->paramDefault) ? std::string() : text(vi->paramDefault);
+    params[name] = isNull(vi->paramDefault) ? std::string() : defaultText(vi->paramDefault);
     return syntax::Walk::Descend;
   });
   if (!followable || params.empty())

@@ -372,6 +372,7 @@ private:
   // interpret= expression reads, each with its default's text.
   std::vector<TSNode> unpackedElements(TSNode value, size_t count, bool* moduleScope);
   mlir::DictionaryAttr interpretParameters(TSNode expr);
+  std::string defaultText(TSNode dflt);
   std::optional<names::InterpretEval> loopInterpret(TSNode interpretNode,
                                                     const names::LocalLookup& lookupLocal);
   std::optional<std::vector<std::string>> launchScratch(TSNode scratchNode, const Binding* partial);

@@ -58,12 +58,18 @@ std::optional<std::string> portableWrapperSummary(TSNode def, const WrapperCall&
 // `x if c else y`, a constant key or index into a dict/tuple/list literal).
 // `fromModule` (may be null) is set when a module-level value was read.
 struct PyConstant {
-  enum class Kind { None, Bool, Int, Str };
+  // Enum: a member of a plain `class C(enum.Enum)` of the document, `s` its
+  // canonical `C.NAME` (the first member with an equal value: aliases are
+  // the same object), 8.53.
+  enum class Kind { None, Bool, Int, Str, Enum };
   Kind kind = Kind::None;
   int64_t i = 0; // Bool (0 / 1) and Int
-  std::string s; // Str
+  std::string s; // Str, Enum
   bool truthy() const;
 };
+// The Python source text of a constant (what constantFromText reads back);
+// nullopt for a string it cannot spell without escapes.
+std::optional<std::string> constantSourceText(const PyConstant& c);
 std::optional<PyConstant> constantOf(TSNode expr, const syntax::ParsedSource& doc,
                                      const LocalLookup& lookupLocal, bool* fromModule,
                                      int depth = 0);

@@ -10,6 +10,7 @@
 // own verdict.
 #include "CallContexts.h"
 
+#include "Names.h"
 #include "Syntax.h"
 
 #include "llvm/ADT/StringSet.h"
@@ -176,6 +177,42 @@ mlir::Value argumentAt(const detail::CallArguments& args, llvm::StringRef keywor
 
 namespace {
 
+// The default of the field `attribute` of the object `built` constructs
+// when that call leaves the field out (8.55): the class's default
+// (names::constructedField) evaluated with the module's names, which is
+// where Python evaluates it. nullopt when the call passes it (by position:
+// the argument reads the caller's names) or the default is not known.
+std::optional<names::InterpretEval> fieldDefault(CallIndex& index, const std::string& path,
+                                                 pd::CallIndirectOp built,
+                                                 const std::string& attribute) {
+  detail::DocumentSyntax s = index.workspace().syntaxOf(path);
+  if (!s.doc || !s.globals)
+    return std::nullopt;
+  SourcePos at = detail::sourceLocation(built->getLoc()).range.start;
+  TSPoint p{at.line, at.column};
+  TSNode call{};
+  for (TSNode n = ts_node_descendant_for_point_range(s.doc->root(), p, p); !syntax::isNull(n);
+       n = ts_node_parent(n)) {
+    TSPoint start = ts_node_start_point(n);
+    if (start.row != p.row || start.column != p.column)
+      break;
+    if (syntax::is(n, "call")) {
+      call = n; // the innermost call written there: the construction itself
+      break;
+    }
+  }
+  if (syntax::isNull(call))
+    return std::nullopt;
+  std::optional<TSNode> v = names::constructedField(call, attribute, *s.doc, *s.globals);
+  TSNode args = syntax::field(call, "arguments");
+  if (!v || (ts_node_start_byte(*v) >= ts_node_start_byte(args) &&
+             ts_node_end_byte(*v) <= ts_node_end_byte(args)))
+    return std::nullopt;
+  names::InterpretEval e = names::evaluateInterpret(*v, *s.doc, *s.globals, nullptr);
+  e.text = std::string(s.doc->textOf(*v));
+  return e;
+}
+
 // What the value a caller passes selects.
 // `attribute`: the launch reads that attribute of the parameter
 // (`interpret=cfg.interpret`): the value is the keyword of that name in the
@@ -240,8 +277,20 @@ std::vector<CallContext> evaluate(CallIndex& index, const detail::CallEdge& edge
         for (unsigned j = 0; j < built.getArgs().size(); ++j)
           if (strAt(built.getKeywords(), j) == attribute)
             return evaluate(index, edge, built.getArgs()[j], name + "." + attribute, depth);
-        // Left to the class's default, or passed by position: not followed.
+        // Left to the class's default (a dataclass / NamedTuple field of the
+        // caller's file, `field(default_factory=...)` too: 8.55); passed by
+        // position: not followed.
         c.argumentText = name + "." + attribute + " (a field of " + cls.getName().str() + ")";
+        if (auto d = fieldDefault(index, edge.caller.path, built, attribute)) {
+          c.argumentText += " (its default " + d->text + ")";
+          c.usesDefault = true;
+          if (d->paths.size() == 1 && d->paths[0] == "compiled")
+            c.paths = {ExecPath::Compiled};
+          else if (d->paths.size() == 1 && d->paths[0] == "interpret_hlo")
+            c.paths = {ExecPath::InterpretHlo};
+          else if (d->paths.size() == 1 && d->paths[0] == "interpret_gpu")
+            c.paths = {ExecPath::InterpretGpu};
+        }
         return {c};
       }
     }

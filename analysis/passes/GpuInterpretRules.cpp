@@ -145,7 +145,7 @@ void KernelWalk::recordGpuInterpretCopyOptions(pd::PrimOp prim) {
     return;
   for (const char* option : {"predicate", "reduction_op"}) {
     std::string key = std::string(option) == "predicate" ? "gpuInterpretCopyPredicate"
-                                                          : "gpuInterpretCopyReduction";
+                                                         : "gpuInterpretCopyReduction";
     if (!kb_.errorTemplate(key))
       continue;
     Given g = givenValue(keywordOperand(prim, prim.getKeywords(), option));
