@@ -458,7 +458,8 @@ bool CallIndex::mayUseGpuMode() {
     for (const std::string& path : ws_.documents())
       if (detail::DocumentSyntax s = ws_.syntaxOf(path);
           !s.doc || s.doc->text().empty() ||
-          s.doc->text().find("force_gpu_interpret_mode") != std::string::npos) {
+          s.doc->text().find("force_gpu_interpret_mode") != std::string::npos ||
+          s.doc->text().find("set_gpu_interpret_mode") != std::string::npos) {
         gpuMode_ = true; // a document without its text is not known not to
         break;
       }
@@ -564,6 +565,45 @@ LaunchFacts factsOfScope(pd::ScopeOp with) {
   return {};
 }
 
+// `set_gpu_interpret_mode(params)` run before `call` (8.56): by a
+// statement of the call's block before it, or by a function such a
+// statement calls, among that function's own statements. The mode is
+// process-wide, so the call runs in it. `set` is the last such call
+// (null: none); `uncertain` when one is made under a condition or loop
+// there (it may or may not have run).
+struct GpuModeSet {
+  pd::PrimOp set;
+  bool uncertain = false;
+};
+
+bool setsGpuMode(mlir::Operation* op) {
+  auto p = llvm::dyn_cast<pd::PrimOp>(op);
+  return p && p.getApi() == apiText(Api::SetGpuInterpretMode);
+}
+
+void scanForGpuModeSet(mlir::Block& block, mlir::Operation* end, const detail::Workspace& ws,
+                       const std::string& path, bool followCalls, GpuModeSet& out) {
+  for (mlir::Operation& op : block) {
+    if (&op == end)
+      break;
+    if (setsGpuMode(&op)) {
+      out.set = llvm::cast<pd::PrimOp>(op);
+      continue;
+    }
+    if (auto call = llvm::dyn_cast<pd::CallOp>(op); call && followCalls) {
+      detail::FunctionRef f = ws.resolveCall(path, call);
+      if (f.func && !f.func.getBody().empty())
+        scanForGpuModeSet(f.func.getBody().front(), nullptr, ws, f.path, false, out);
+      continue;
+    }
+    for (mlir::Region& r : op.getRegions())
+      r.walk([&](mlir::Operation* inner) {
+        if (setsGpuMode(inner) && !llvm::isa<pd::FuncOp, pd::ClosureOp>(inner->getParentOp()))
+          out.uncertain = true;
+      });
+  }
+}
+
 // Callers of `func` (to `depth` more calls) that run it inside the mode.
 void gpuModeCallers(CallIndex& index, const std::string& doc, pd::FuncOp func, unsigned depth,
                     std::vector<CallContext>& gpu, std::vector<CallContext>& plain) {
@@ -579,6 +619,20 @@ void gpuModeCallers(CallIndex& index, const std::string& doc, pd::FuncOp func, u
       c.facts = factsOfScope(with);
       c.selector = detail::sourceLocation(with->getLoc());
       c.argumentText = "inside `with force_gpu_interpret_mode(...)`";
+      gpu.push_back(std::move(c));
+      continue;
+    }
+    GpuModeSet set;
+    if (mlir::Operation* stmt = call->getBlock()->findAncestorOpInBlock(*call))
+      scanForGpuModeSet(*call->getBlock(), stmt, index.workspace(), e.caller.path, true, set);
+    auto params = set.set && !set.set.getArgs().empty()
+                      ? set.set.getArgs()[0].getDefiningOp<pd::PrimOp>()
+                      : pd::PrimOp();
+    if (!set.uncertain && params && params.getApi() == apiText(Api::InterpretGpuParams)) {
+      c.paths = {ExecPath::InterpretGpu};
+      c.facts = factsOfParams(params);
+      c.selector = detail::sourceLocation(set.set->getLoc());
+      c.argumentText = "after `set_gpu_interpret_mode(...)`";
       gpu.push_back(std::move(c));
       continue;
     }
