@@ -177,6 +177,21 @@ mlir::Value argumentAt(const detail::CallArguments& args, llvm::StringRef keywor
 
 namespace {
 
+// The call's syntax: the innermost call written where `op` is.
+TSNode callNodeAt(const syntax::ParsedSource& doc, mlir::Operation* op) {
+  SourcePos at = detail::sourceLocation(op->getLoc()).range.start;
+  TSPoint p{at.line, at.column};
+  for (TSNode n = ts_node_descendant_for_point_range(doc.root(), p, p); !syntax::isNull(n);
+       n = ts_node_parent(n)) {
+    TSPoint start = ts_node_start_point(n);
+    if (start.row != p.row || start.column != p.column)
+      break;
+    if (syntax::is(n, "call"))
+      return n;
+  }
+  return TSNode{};
+}
+
 // The default of the field `attribute` of the object `built` constructs
 // when that call leaves the field out (8.55): the class's default
 // (names::constructedField) evaluated with the module's names, which is
@@ -188,19 +203,7 @@ std::optional<names::InterpretEval> fieldDefault(CallIndex& index, const std::st
   detail::DocumentSyntax s = index.workspace().syntaxOf(path);
   if (!s.doc || !s.globals)
     return std::nullopt;
-  SourcePos at = detail::sourceLocation(built->getLoc()).range.start;
-  TSPoint p{at.line, at.column};
-  TSNode call{};
-  for (TSNode n = ts_node_descendant_for_point_range(s.doc->root(), p, p); !syntax::isNull(n);
-       n = ts_node_parent(n)) {
-    TSPoint start = ts_node_start_point(n);
-    if (start.row != p.row || start.column != p.column)
-      break;
-    if (syntax::is(n, "call")) {
-      call = n; // the innermost call written there: the construction itself
-      break;
-    }
-  }
+  TSNode call = callNodeAt(*s.doc, built);
   if (syntax::isNull(call))
     return std::nullopt;
   std::optional<TSNode> v = names::constructedField(call, attribute, *s.doc, *s.globals);
@@ -467,6 +470,60 @@ bool CallIndex::mayUseGpuMode() {
   return *gpuMode_;
 }
 
+namespace {
+
+// `interpret=FLAG` with FLAG a module-level name of the launch's file that a
+// function rebinds with `global` and the module never runs (8.57): what
+// FLAG holds when each caller of the launching function calls it, the
+// literal of the last setter that caller's own statements ran before the
+// call (names::valueSetBefore at the call). Unknown for a caller that runs
+// none, or one in another file. Empty when no caller settles it.
+std::vector<CallContext> globalSetterCallContexts(CallIndex& index, const std::string& doc,
+                                                  pd::LaunchOp launch, const std::string& name) {
+  auto owner = llvm::dyn_cast_or_null<pd::FuncOp>(launch->getParentOp());
+  for (mlir::Operation* op = launch->getParentOp(); op && !owner; op = op->getParentOp())
+    if (llvm::isa<pd::ClosureOp>(op))
+      return {}; // a closure runs when it is called, not when its def is
+    else
+      owner = llvm::dyn_cast<pd::FuncOp>(op);
+  if (!owner || owner.getKind() != pd::FuncKind::Def)
+    return {};
+  detail::DocumentSyntax s = index.workspace().syntaxOf(doc);
+  if (!s.doc || !s.globals)
+    return {};
+  auto mv = names::moduleValue(*s.doc, name);
+  if (!mv || mv->state != names::ModuleValue::State::Unknown)
+    return {};
+  std::vector<CallContext> out;
+  bool settled = false;
+  for (const detail::CallEdge& e : index.callersOf(doc, owner.getSymName())) {
+    if (!e.site || llvm::isa<pd::LaunchOp>(e.site))
+      continue;
+    CallContext c;
+    c.caller = nameOf(e.caller.func);
+    c.callee = owner.getSymName().str();
+    c.selector = detail::sourceLocation(e.site->getLoc());
+    c.argumentText = name + " (as the caller's statements before the call leave it)";
+    TSNode call = e.caller.path == doc ? callNodeAt(*s.doc, e.site) : TSNode{};
+    std::optional<names::ModuleValue> set =
+        syntax::isNull(call) ? std::nullopt : names::valueSetBefore(*s.doc, name, call);
+    if (set && set->state == names::ModuleValue::State::Known) {
+      names::InterpretEval v = names::evaluateInterpret(set->value, *s.doc, *s.globals, nullptr);
+      c.argumentText = name + "=" + std::string(s.doc->textOf(set->value)) +
+                       " (set by a call before the call of `" + c.callee + "`)";
+      if (v.paths.size() == 1 && v.paths[0] == "compiled")
+        c.paths = {ExecPath::Compiled};
+      else if (v.paths.size() == 1 && v.paths[0] == "interpret_hlo")
+        c.paths = {ExecPath::InterpretHlo};
+      settled |= !c.paths.empty();
+    }
+    out.push_back(std::move(c));
+  }
+  return settled ? out : std::vector<CallContext>{};
+}
+
+} // namespace
+
 std::vector<CallContext> interpretCallContexts(CallIndex& index, const std::string& doc,
                                                pd::LaunchOp launch) {
   // interpret= an expression over the function's parameters (8.30).
@@ -479,6 +536,9 @@ std::vector<CallContext> interpretCallContexts(CallIndex& index, const std::stri
   // object holds in that field.
   std::string attribute;
   std::string name = text ? text->trim().str() : std::string();
+  if (source == "unknown" && !name.empty() && name.find_first_of(".*()[] ") == std::string::npos)
+    if (auto set = globalSetterCallContexts(index, doc, launch, name); !set.empty())
+      return set;
   // `cfg.interpret` with cfg a parameter: its default's field (8.46) or
   // not known; either way each caller's object decides.
   if ((source == "unknown" || (source == "default_param" && name.find('.') != std::string::npos)) &&
