@@ -249,6 +249,7 @@ private:
     mlir::Value value;
     std::string doc;
     unsigned line = 0, column = 0; // where it is put in (module order)
+    std::string keyName; // a key known without a constant op (`fn.__name__`), as constantKey
   };
   Callable lookupItem(mlir::Value container, mlir::Value key, unsigned depth,
                       const std::string& doc, mlir::Value fallback = {}) const;

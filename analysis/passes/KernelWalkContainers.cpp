@@ -119,6 +119,26 @@ std::optional<std::string> KernelWalk::keyText(mlir::Value keyIn, const std::str
   return agreed;
 }
 
+namespace {
+
+// `KERNELS[fn.__name__] = fn` in a decorator applied to a def of the module
+// (8.59): the key is the def's name (its `__name__`), as constantKey spells
+// a string; "" when the key is anything else or the decorated value is not
+// a def read by its name (a stacked decorator's result).
+std::string nameKey(mlir::Value key, mlir::Value fn, mlir::Value decorated) {
+  auto attr = key.getDefiningOp<pd::PrimOp>();
+  auto def = decorated.getDefiningOp<pd::GlobalOp>();
+  if (!attr || attr.getArgs().size() != 1 || attr.getArgs()[0] != fn ||
+      (attr.getApi() != "value.__name__" && attr.getApi() != "ref.__name__") || !def)
+    return {};
+  llvm::StringRef target = def.getResolved();
+  if (!target.consume_front("local:") || target != def.getName())
+    return {};
+  return "s:" + target.str();
+}
+
+} // namespace
+
 bool KernelWalk::registeredItems(const std::string& doc, llvm::StringRef name,
                                  mlir::Operation* base, std::vector<Item>& items) const {
   mlir::ModuleOp module = ws_.module(doc);
@@ -169,7 +189,7 @@ bool KernelWalk::registeredItems(const std::string& doc, llvm::StringRef name,
     if (auto f = llvm::dyn_cast<pd::FuncOp>(parent); f && f.getKind() == pd::FuncKind::Module) {
       detail::LineCol l = at(store);
       if (std::pair(l.line, l.column) > std::pair(baseAt.line, baseAt.column))
-        items.push_back({store.getArgs()[1], store.getArgs()[2], doc, l.line, l.column});
+        items.push_back({store.getArgs()[1], store.getArgs()[2], doc, l.line, l.column, {}});
       return;
     }
     // A decorator's body: `def deco(fn): KERNELS[...] = fn`, made by a
@@ -211,7 +231,8 @@ bool KernelWalk::registeredItems(const std::string& doc, llvm::StringRef name,
                      key = {};
                    }
                    detail::LineCol l = at(apply);
-                   items.push_back({key, apply.getArgs()[0], doc, l.line, l.column});
+                   items.push_back({key, apply.getArgs()[0], doc, l.line, l.column,
+                                    nameKey(store.getArgs()[1], value, apply.getArgs()[0])});
                  });
     if (!any)
       complete = false; // a registering function called some other way
@@ -256,14 +277,14 @@ bool KernelWalk::itemsOf(mlir::Value containerIn, const std::string& docIn,
       if (auto o = e.getDefiningOp<pd::OpaqueOp>(); o && o.getWhat().contains("splat"))
         return false;
     for (mlir::Value e : elems)
-      items.push_back({{}, e, doc, 0, 0});
+      items.push_back({{}, e, doc, 0, 0, {}});
   } else if (container.getWhat() == "dictionary") {
     if (elems.size() % 2)
       return false;
     for (unsigned i = 0; i + 1 < elems.size(); i += 2) {
       if (!elems[i].getDefiningOp<pd::ConstantOp>())
         return false; // a splat or a computed key: positions unknown
-      items.push_back({elems[i], elems[i + 1], doc, 0, 0});
+      items.push_back({elems[i], elems[i + 1], doc, 0, 0, {}});
     }
   } else {
     return false;
@@ -306,11 +327,11 @@ KernelWalk::Callable KernelWalk::lookupItem(mlir::Value container, mlir::Value k
   } else if (certain) {
     for (const Item& it : items) {
       auto c = it.key ? it.key.getDefiningOp<pd::ConstantOp>() : nullptr;
-      if (!c) {
+      if (!c && it.keyName.empty()) {
         certain = false; // a registration whose key is not known may be this one
         break;
       }
-      if (constantKey(c) == *key)
+      if ((c ? constantKey(c) : it.keyName) == *key)
         found = &it;
     }
     if (certain && !found) // dict.get's default, else a KeyError when it runs
