@@ -80,6 +80,15 @@ std::string Lowerer::defaultText(TSNode dflt) {
 mlir::DictionaryAttr Lowerer::interpretParameters(TSNode expr) {
   while (is(expr, "parenthesized_expression"))
     expr = ts_node_named_child(expr, 0);
+  // A local bound once to an expression over parameters (`interpret =
+  // mode == "debug"` before the launch, 8.60): that expression, which the
+  // call contexts find at its place relative to the launch's keyword
+  // ("#expression": rows from the keyword, column; "#text": its text).
+  TSNode keyword = expr;
+  if (is(expr, "identifier"))
+    if (const Var* v = findLocal(text(expr)); v && !readsLate(text(expr)))
+      if (ValInfo* vi = infoOf(v->value); vi && !vi->isParam && !isNull(vi->expression))
+        expr = vi->expression;
   if (isNull(expr) || is(expr, "identifier") || is(expr, "attribute"))
     return {}; // a parameter itself, or a field of one: CallContexts reads those
   std::map<std::string, std::string> params; // name -> default's text ("" for none)
@@ -93,6 +102,10 @@ mlir::DictionaryAttr Lowerer::interpretParameters(TSNode expr) {
     if (is(n, "attribute") && is(field(n, "object"), "identifier") &&
         !findLocal(text(field(n, "object"))))
       return syntax::Walk::SkipChildren;
+    // `bool(x)`, the builtin: x's truth (8.60).
+    if (is(n, "call") && is(field(n, "function"), "identifier") &&
+        text(field(n, "function")) == "bool" && !findLocal("bool") && !findGlobal("bool"))
+      return syntax::Walk::Descend;
     // Names with their own scope, calls (they may read anything), fields.
     if (is(n, "lambda") || is(n, "call") || is(n, "attribute") || is(n, "list_comprehension") ||
         is(n, "generator_expression") || is(n, "named_expression")) {
@@ -122,6 +135,13 @@ mlir::DictionaryAttr Lowerer::interpretParameters(TSNode expr) {
   llvm::SmallVector<mlir::NamedAttribute> attrs;
   for (auto& [name, dflt] : params)
     attrs.push_back(b_.getNamedAttr(name, b_.getStringAttr(dflt)));
+  if (!ts_node_eq(keyword, expr)) {
+    TSPoint at = ts_node_start_point(expr), from = ts_node_start_point(keyword);
+    attrs.push_back(b_.getNamedAttr(
+        "#expression", b_.getStringAttr(std::to_string(static_cast<int64_t>(at.row) - from.row) +
+                                        ":" + std::to_string(at.column))));
+    attrs.push_back(b_.getNamedAttr("#text", b_.getStringAttr(text(expr))));
+  }
   return b_.getDictionaryAttr(attrs);
 }
 

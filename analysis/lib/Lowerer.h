@@ -104,6 +104,10 @@ struct ValInfo {
   // turn (LowerStatements.cpp, everyElementOf), each iteration run in full.
   TSNode iterElements{};
   TSNode tupleLiteral{}; // a local name bound to a literal tuple
+  // A local name bound to an expression that may read parameters
+  // (`interpret = mode == "debug"`, `interpret = bool(debug)`): what an
+  // interpret= reading the name evaluates per caller (8.60).
+  TSNode expression{};
 };
 
 struct Var {

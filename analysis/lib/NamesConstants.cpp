@@ -523,6 +523,24 @@ std::optional<PyConstant> constantOf(TSNode expr, const syntax::ParsedSource& do
     return r ? std::optional(boolean(*r)) : std::nullopt;
   }
   if (t == "call") {
+    // `bool(x)`, the builtin (not rebound here): x's truth (8.60). Its
+    // argument's names are read with the lookup given, or at module level
+    // for a call that is itself there (a local's value read without its
+    // function's names would be misread).
+    TSNode callee = field(expr, "function");
+    if (is(callee, "identifier") && doc.textOf(callee) == "bool" &&
+        !(lookupLocal && lookupLocal("bool")) && !moduleValue(doc, "bool") &&
+        (lookupLocal || isNull(enclosingScope(expr)))) {
+      std::vector<TSNode> args;
+      for (TSNode a : syntax::namedChildren(field(expr, "arguments")))
+        if (!is(a, "comment"))
+          args.push_back(a);
+      if (args.size() != 1 || is(args[0], "keyword_argument") || is(args[0], "list_splat") ||
+          is(args[0], "dictionary_splat"))
+        return std::nullopt;
+      auto a = constantOf(args[0], doc, lookupLocal, fromModule, depth + 1);
+      return a ? std::optional(boolean(a->truthy())) : std::nullopt;
+    }
     // What a module-level function returns (8.31): its names are the module's.
     auto v = returnedValue(expr, doc);
     if (v && fromModule)

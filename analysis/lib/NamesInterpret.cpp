@@ -256,6 +256,15 @@ InterpretEval evaluateInterpret(TSNode expr, const syntax::ParsedSource& doc,
       }
       return e;
     }
+    // `bool(x)`: True or False by x's truth (8.60).
+    if (is(callee, "identifier") && doc.textOf(callee) == "bool") {
+      bool fromModule = false;
+      if (auto c = constantOf(expr, doc, lookupLocal, &fromModule)) {
+        InterpretEval b = fromConstant(*c, fromModule);
+        b.text = e.text;
+        return b;
+      }
+    }
     // A dataclass field's default written `field(default=v)` or
     // `field(default_factory=f)` (8.55): what the field holds when the
     // constructor leaves it out, v or what calling f returns.
