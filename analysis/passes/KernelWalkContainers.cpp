@@ -121,6 +121,14 @@ std::optional<std::string> KernelWalk::keyText(mlir::Value keyIn, const std::str
 
 namespace {
 
+// A key that is a module-level name holding a constant, or an Enum member
+// (8.61): the constant, as keyText reads a lookup's key; "" otherwise.
+std::string constantNameKey(mlir::Value key) {
+  auto g = key ? key.getDefiningOp<pd::GlobalOp>() : nullptr;
+  llvm::StringRef r = g ? g.getResolved() : "";
+  return r.consume_front("const:") ? literalKey(r) : std::string();
+}
+
 // `KERNELS[fn.__name__] = fn` in a decorator applied to a def of the module
 // (8.59): the key is the def's name (its `__name__`), as constantKey spells
 // a string; "" when the key is anything else or the decorated value is not
@@ -189,7 +197,8 @@ bool KernelWalk::registeredItems(const std::string& doc, llvm::StringRef name,
     if (auto f = llvm::dyn_cast<pd::FuncOp>(parent); f && f.getKind() == pd::FuncKind::Module) {
       detail::LineCol l = at(store);
       if (std::pair(l.line, l.column) > std::pair(baseAt.line, baseAt.column))
-        items.push_back({store.getArgs()[1], store.getArgs()[2], doc, l.line, l.column, {}});
+        items.push_back({store.getArgs()[1], store.getArgs()[2], doc, l.line, l.column,
+                         constantNameKey(store.getArgs()[1])});
       return;
     }
     // A decorator's body: `def deco(fn): KERNELS[...] = fn`, made by a
@@ -282,9 +291,10 @@ bool KernelWalk::itemsOf(mlir::Value containerIn, const std::string& docIn,
     if (elems.size() % 2)
       return false;
     for (unsigned i = 0; i + 1 < elems.size(); i += 2) {
-      if (!elems[i].getDefiningOp<pd::ConstantOp>())
+      std::string named = constantNameKey(elems[i]);
+      if (!elems[i].getDefiningOp<pd::ConstantOp>() && named.empty())
         return false; // a splat or a computed key: positions unknown
-      items.push_back({elems[i], elems[i + 1], doc, 0, 0, {}});
+      items.push_back({elems[i], elems[i + 1], doc, 0, 0, named});
     }
   } else {
     return false;
