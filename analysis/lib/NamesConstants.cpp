@@ -309,6 +309,42 @@ std::optional<TSNode> valueOfName(TSNode name, const syntax::ParsedSource& doc,
   return std::nullopt;
 }
 
+namespace {
+
+// The literal a container expression is: itself, or what a name (a local,
+// else a module-level value) or a module-level function's call holds,
+// followed; `moduleScope` is set once a module-level value was read (its
+// names are the module's from there on). Null when not known.
+TSNode containerLiteral(TSNode container, const syntax::ParsedSource& doc,
+                        const LocalLookup& lookupLocal, bool& moduleScope) {
+  static const LocalLookup noLocals;
+  for (int hops = 0; hops < kMaxDepth && !isNull(container); ++hops) {
+    while (is(container, "parenthesized_expression"))
+      container = ts_node_named_child(container, 0);
+    if (is(container, "call")) {
+      // `settings()[1]`, `cfg = settings(); cfg[1]` (8.31): the value the
+      // function returns.
+      auto v = returnedValue(container, doc);
+      if (!v)
+        return TSNode{};
+      moduleScope = true;
+      container = *v;
+      continue;
+    }
+    if (!is(container, "identifier"))
+      break;
+    bool nameFromModule = false;
+    auto v = valueOfName(container, doc, moduleScope ? noLocals : lookupLocal, &nameFromModule);
+    if (!v)
+      return TSNode{};
+    moduleScope |= nameFromModule;
+    container = *v;
+  }
+  return container;
+}
+
+} // namespace
+
 std::optional<TSNode> elementOf(TSNode subscript, const syntax::ParsedSource& doc,
                                 const LocalLookup& lookupLocal, bool* fromModule, int depth) {
   TSNode container = field(subscript, "value");
@@ -327,28 +363,9 @@ std::optional<TSNode> elementOf(TSNode subscript, const syntax::ParsedSource& do
   // names are the module's: `*fromModule` tells the caller so.
   bool moduleScope = false;
   static const LocalLookup noLocals;
-  for (int hops = 0; hops < kMaxDepth && !isNull(container); ++hops) {
-    while (is(container, "parenthesized_expression"))
-      container = ts_node_named_child(container, 0);
-    if (is(container, "call")) {
-      // `settings()[1]`, `cfg = settings(); cfg[1]` (8.31): the value the
-      // function returns.
-      auto v = returnedValue(container, doc);
-      if (!v)
-        return std::nullopt;
-      moduleScope = true;
-      container = *v;
-      continue;
-    }
-    if (!is(container, "identifier"))
-      break;
-    bool nameFromModule = false;
-    auto v = valueOfName(container, doc, moduleScope ? noLocals : lookupLocal, &nameFromModule);
-    if (!v)
-      return std::nullopt;
-    moduleScope |= nameFromModule;
-    container = *v;
-  }
+  container = containerLiteral(container, doc, lookupLocal, moduleScope);
+  if (isNull(container))
+    return std::nullopt;
   if (fromModule && moduleScope)
     *fromModule = true;
   const LocalLookup& keyNames = moduleScope ? noLocals : lookupLocal;
@@ -383,6 +400,50 @@ std::optional<TSNode> elementOf(TSNode subscript, const syntax::ParsedSource& do
       return items[static_cast<size_t>(i)];
   }
   return std::nullopt;
+}
+
+std::optional<TSNode> dictGet(TSNode call, const syntax::ParsedSource& doc,
+                              const LocalLookup& lookupLocal, bool* fromModule, int depth) {
+  TSNode callee = field(call, "function");
+  if (!is(callee, "attribute") || doc.textOf(field(callee, "attribute")) != "get")
+    return std::nullopt;
+  std::vector<TSNode> args;
+  for (TSNode a : syntax::namedChildren(field(call, "arguments")))
+    if (!is(a, "comment"))
+      args.push_back(a);
+  if (args.empty() || args.size() > 2)
+    return std::nullopt;
+  for (TSNode a : args)
+    if (is(a, "keyword_argument") || is(a, "list_splat") || is(a, "dictionary_splat"))
+      return std::nullopt;
+  auto key = constantOf(args[0], doc, lookupLocal, nullptr, depth + 1);
+  if (!key)
+    return std::nullopt;
+  bool moduleScope = false;
+  TSNode container = containerLiteral(field(callee, "object"), doc, lookupLocal, moduleScope);
+  if (!is(container, "dictionary"))
+    return std::nullopt;
+  static const LocalLookup noLocals;
+  const LocalLookup& keyNames = moduleScope ? noLocals : lookupLocal;
+  std::optional<TSNode> found;
+  for (TSNode pair : syntax::namedChildren(container)) {
+    if (is(pair, "dictionary_splat"))
+      return std::nullopt; // it may hold the key
+    if (!is(pair, "pair"))
+      continue;
+    auto k = constantOf(field(pair, "key"), doc, keyNames, nullptr, depth + 1);
+    if (!k)
+      return std::nullopt; // an unknown key may be this one
+    if (compare("==", *k, *key).value_or(false))
+      found = field(pair, "value");
+  }
+  if (found) {
+    if (fromModule && moduleScope)
+      *fromModule = true;
+    return found;
+  }
+  // Absent: the default, read where the call is (None when not given).
+  return args.size() == 2 ? args[1] : TSNode{};
 }
 
 namespace {
@@ -540,6 +601,15 @@ std::optional<PyConstant> constantOf(TSNode expr, const syntax::ParsedSource& do
         return std::nullopt;
       auto a = constantOf(args[0], doc, lookupLocal, fromModule, depth + 1);
       return a ? std::optional(boolean(a->truthy())) : std::nullopt;
+    }
+    // `CONFIG.get("interpret", False)` (8.62).
+    bool gotFromModule = false;
+    if (auto got = dictGet(expr, doc, lookupLocal, &gotFromModule, depth)) {
+      if (isNull(*got))
+        return PyConstant{};
+      if (gotFromModule && fromModule)
+        *fromModule = true;
+      return constantOf(*got, doc, gotFromModule ? nullptr : lookupLocal, fromModule, depth + 1);
     }
     // What a module-level function returns (8.31): its names are the module's.
     auto v = returnedValue(expr, doc);

@@ -82,6 +82,14 @@ std::optional<TSNode> valueOfName(TSNode name, const syntax::ParsedSource& doc,
 // or list literal (or a name bound to one); nullopt when not determined.
 std::optional<TSNode> elementOf(TSNode subscript, const syntax::ParsedSource& doc,
                                 const LocalLookup& lookupLocal, bool* fromModule, int depth = 0);
+// `d.get(k)` / `d.get(k, default)` on a dict literal (or a name bound to
+// one) with a constant key (8.62): the value under k (the last equal key),
+// else the default; a null node for the implicit None. `*fromModule` is set
+// when the value found is a module-level dict's (its names are the
+// module's); the default reads the call's own names. nullopt when not
+// determined (a splat or an unknown key in the dict, a computed key).
+std::optional<TSNode> dictGet(TSNode call, const syntax::ParsedSource& doc,
+                              const LocalLookup& lookupLocal, bool* fromModule, int depth = 0);
 // The branch a conditional expression takes when its condition is a
 // constant; a null node otherwise.
 TSNode conditionalBranch(TSNode expr, const syntax::ParsedSource& doc,

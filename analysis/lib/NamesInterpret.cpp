@@ -256,6 +256,18 @@ InterpretEval evaluateInterpret(TSNode expr, const syntax::ParsedSource& doc,
       }
       return e;
     }
+    // `CONFIG.get("interpret", False)` on a dict literal (8.62): the value
+    // under the key, else the default (None: compiled).
+    bool gotFromModule = false;
+    if (auto got = dictGet(expr, doc, lookupLocal, &gotFromModule)) {
+      InterpretEval inner = isNull(*got) ? evalFromText("None")
+                                         : evaluateInterpret(*got, doc, globals,
+                                                             gotFromModule ? nullptr : lookupLocal);
+      if (gotFromModule && inner.source != "unknown")
+        inner.source = "module_constant";
+      inner.text = e.text;
+      return inner;
+    }
     // `bool(x)`: True or False by x's truth (8.60).
     if (is(callee, "identifier") && doc.textOf(callee) == "bool") {
       bool fromModule = false;
