@@ -222,21 +222,8 @@ std::string Lowerer::foldedModuleConstant(const std::string& name, const Binding
     return "?";
   bool fromModule = true;
   std::optional<names::PyConstant> c = names::constantOf(mv->value, doc_, nullptr, &fromModule);
-  if (!c)
-    return "?";
-  switch (c->kind) {
-  case names::PyConstant::Kind::None:
-    return "const:None";
-  case names::PyConstant::Kind::Bool:
-    return c->i ? "const:True" : "const:False";
-  case names::PyConstant::Kind::Int:
-    return "const:" + std::to_string(c->i);
-  case names::PyConstant::Kind::Str:
-    if (c->s.find_first_of("\"'\\\n") != std::string::npos)
-      return "?";
-    return "const:\"" + c->s + "\"";
-  }
-  return "?";
+  std::optional<std::string> spelled = c ? names::constantSourceText(*c) : std::nullopt;
+  return spelled ? "const:" + *spelled : "?";
 }
 
 mlir::Value Lowerer::lowerIdentifier(TSNode n) {
@@ -288,6 +275,12 @@ mlir::Value Lowerer::lowerIdentifier(TSNode n) {
 }
 
 mlir::Value Lowerer::lowerAttribute(TSNode n) {
+  // `Mode.DEBUG`, a member of a module-level Enum of this file (8.53): a
+  // constant, like a module-level name folded to one.
+  if (is(field(n, "object"), "identifier") && !findLocal(text(field(n, "object"))))
+    if (auto c = names::constantOf(n, doc_, nullptr, nullptr);
+        c && c->kind == names::PyConstant::Kind::Enum)
+      return global(n, names::dottedName(n, doc_), "const:" + c->s);
   if (auto b = resolveBinding(n)) {
     std::string dotted = names::dottedName(n, doc_);
     std::string resolved =

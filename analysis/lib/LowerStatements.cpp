@@ -338,6 +338,11 @@ void Lowerer::bindTargetImpl(TSNode target, mlir::Value v, TSNode valueNode) {
           !readsLocalNames(vn);
       if (literal || overModuleNames)
         info_[v].constant = vn;
+      bool composite = vt == "subscript" || vt == "conditional_expression" ||
+                       vt == "boolean_operator" || vt == "not_operator" ||
+                       vt == "comparison_operator" || vt == "call";
+      if (composite && !v.getDefiningOp<pd::GlobalOp>() && !llvm::isa<mlir::BlockArgument>(v))
+        info_[v].expression = vn;
       else if (vt == "tuple" || vt == "list") // a loop over it sees these elements (8.26)
         info_[v].tupleLiteral = vn;           // (a list: unless its function removes one)
     }

@@ -7,6 +7,7 @@
 //   "debug")`), so that the discharge pass can evaluate it again under each
 //   caller's arguments (CallContexts.cpp) instead of leaving a "may".
 #include "Lowerer.h"
+#include "NamesInternal.h"
 
 namespace pallas::analysis::lower {
 
@@ -55,9 +56,39 @@ std::vector<TSNode> Lowerer::unpackedElements(TSNode value, size_t count, bool* 
   return elements.size() == count ? elements : std::vector<TSNode>{};
 }
 
+// A parameter's default as the constant it holds once the def has run: a
+// literal as written; a module-level name or expression over such names
+// (`mode=MODE`, `MODE = Mode.DEBUG`) folded when the def is a statement of
+// the module, whose defaults Python evaluates with the module's names
+// (8.53). Otherwise the text as written (the call contexts leave what is
+// not a constant unknown).
+std::string Lowerer::defaultText(TSNode dflt) {
+  std::string written = text(dflt);
+  TSNode def = dflt;
+  while (!isNull(def) && !is(def, "function_definition") && !is(def, "lambda"))
+    def = ts_node_parent(def);
+  TSNode holder = is(ts_node_parent(def), "decorated_definition") ? ts_node_parent(def) : def;
+  if (names::constantFromText(written) || !is(def, "function_definition") ||
+      !is(ts_node_parent(holder), "module"))
+    return written;
+  bool fromModule = true;
+  std::optional<names::PyConstant> c = names::constantOf(dflt, doc_, nullptr, &fromModule);
+  std::optional<std::string> spelled = c ? names::constantSourceText(*c) : std::nullopt;
+  return spelled ? *spelled : written;
+}
+
 mlir::DictionaryAttr Lowerer::interpretParameters(TSNode expr) {
   while (is(expr, "parenthesized_expression"))
     expr = ts_node_named_child(expr, 0);
+  // A local bound once to an expression over parameters (`interpret =
+  // mode == "debug"` before the launch, 8.67): that expression, which the
+  // call contexts find at its place relative to the launch's keyword
+  // ("#expression": rows from the keyword, column; "#text": its text).
+  TSNode keyword = expr;
+  if (is(expr, "identifier"))
+    if (const Var* v = findLocal(text(expr)); v && !readsLate(text(expr)))
+      if (ValInfo* vi = infoOf(v->value); vi && !vi->isParam && !isNull(vi->expression))
+        expr = vi->expression;
   if (isNull(expr) || is(expr, "identifier") || is(expr, "attribute"))
     return {}; // a parameter itself, or a field of one: CallContexts reads those
   std::map<std::string, std::string> params; // name -> default's text ("" for none)
@@ -66,6 +97,15 @@ mlir::DictionaryAttr Lowerer::interpretParameters(TSNode expr) {
   syntax::forEachNode(expr, [&](TSNode n) {
     if (!followable)
       return syntax::Walk::Stop;
+    // A field of a module-level name (`Mode.DEBUG`, 8.53) reads no
+    // parameter: the same for every caller.
+    if (is(n, "attribute") && is(field(n, "object"), "identifier") &&
+        !findLocal(text(field(n, "object"))))
+      return syntax::Walk::SkipChildren;
+    // `bool(x)`, the builtin: x's truth (8.67).
+    if (is(n, "call") && is(field(n, "function"), "identifier") &&
+        text(field(n, "function")) == "bool" && !findLocal("bool") && !findGlobal("bool"))
+      return syntax::Walk::Descend;
     // Names with their own scope, calls (they may read anything), fields.
     if (is(n, "lambda") || is(n, "call") || is(n, "attribute") || is(n, "list_comprehension") ||
         is(n, "generator_expression") || is(n, "named_expression")) {
@@ -87,7 +127,7 @@ mlir::DictionaryAttr Lowerer::interpretParameters(TSNode expr) {
       return syntax::Walk::Stop;
     }
     owner = f.getOperation();
-    params[name] = isNull(vi->paramDefault) ? std::string() : text(vi->paramDefault);
+    params[name] = isNull(vi->paramDefault) ? std::string() : defaultText(vi->paramDefault);
     return syntax::Walk::Descend;
   });
   if (!followable || params.empty())
@@ -95,6 +135,13 @@ mlir::DictionaryAttr Lowerer::interpretParameters(TSNode expr) {
   llvm::SmallVector<mlir::NamedAttribute> attrs;
   for (auto& [name, dflt] : params)
     attrs.push_back(b_.getNamedAttr(name, b_.getStringAttr(dflt)));
+  if (!ts_node_eq(keyword, expr)) {
+    TSPoint at = ts_node_start_point(expr), from = ts_node_start_point(keyword);
+    attrs.push_back(b_.getNamedAttr(
+        "#expression", b_.getStringAttr(std::to_string(static_cast<int64_t>(at.row) - from.row) +
+                                        ":" + std::to_string(at.column))));
+    attrs.push_back(b_.getNamedAttr("#text", b_.getStringAttr(text(expr))));
+  }
   return b_.getDictionaryAttr(attrs);
 }
 

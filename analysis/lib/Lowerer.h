@@ -104,6 +104,10 @@ struct ValInfo {
   // turn (LowerStatements.cpp, everyElementOf), each iteration run in full.
   TSNode iterElements{};
   TSNode tupleLiteral{}; // a local name bound to a literal tuple
+  // A local name bound to an expression that may read parameters
+  // (`interpret = mode == "debug"`, `interpret = bool(debug)`): what an
+  // interpret= reading the name evaluates per caller (8.67).
+  TSNode expression{};
 };
 
 struct Var {
@@ -389,6 +393,7 @@ private:
   // interpret= expression reads, each with its default's text.
   std::vector<TSNode> unpackedElements(TSNode value, size_t count, bool* moduleScope);
   mlir::DictionaryAttr interpretParameters(TSNode expr);
+  std::string defaultText(TSNode dflt);
   std::optional<names::InterpretEval> loopInterpret(TSNode interpretNode,
                                                     const names::LocalLookup& lookupLocal);
   std::optional<std::vector<std::string>> launchScratch(TSNode scratchNode, const Binding* partial);

@@ -10,6 +10,8 @@
 // kBoundConstant).
 #include "NamesInternal.h"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 
 namespace pallas::analysis::names {
@@ -60,6 +62,16 @@ std::optional<PyConstant> literal(TSNode n, const syntax::ParsedSource& doc) {
 std::optional<bool> compare(std::string_view op, const PyConstant& a, const PyConstant& b) {
   using K = PyConstant::Kind;
   auto numeric = [](const PyConstant& c) { return c.kind == K::Int || c.kind == K::Bool; };
+  if (a.kind == K::Enum || b.kind == K::Enum) {
+    // A plain Enum's members are singletons compared by identity (`==` is
+    // object equality): equal only to themselves; never ordered.
+    bool same = a.kind == b.kind && a.s == b.s;
+    if (op == "is" || op == "==")
+      return same;
+    if (op == "is not" || op == "!=")
+      return !same;
+    return std::nullopt;
+  }
   if (op == "is" || op == "is not") {
     // Identity is only certain for the singletons.
     if (a.kind == K::None || b.kind == K::None || (a.kind == K::Bool && b.kind == K::Bool)) {
@@ -101,6 +113,116 @@ PyConstant boolean(bool v) {
   return c;
 }
 
+bool isAutoCall(TSNode n, const syntax::ParsedSource& doc) {
+  if (!is(n, "call") || ts_node_named_child_count(field(n, "arguments")) != 0)
+    return false;
+  std::string_view f = doc.textOf(field(n, "function"));
+  return f == "auto" || f == "enum.auto";
+}
+
+// The class_definition of the module-level `class name(Enum)` of the
+// document: a plain Enum (one base spelled `Enum` or `enum.Enum`, no
+// metaclass), bound by that statement alone (no other module-level binding
+// of the name), defining no `__eq__` / `__bool__` / `__len__` / `__new__`
+// (which would change how its members compare or test). Null otherwise.
+TSNode plainEnumClass(const syntax::ParsedSource& doc, const std::string& name) {
+  if (moduleValue(doc, name))
+    return TSNode{}; // assigned or imported at module level too
+  TSNode found{};
+  int definitions = 0;
+  for (TSNode stmt : syntax::namedChildren(doc.root())) {
+    TSNode d = is(stmt, "decorated_definition") ? field(stmt, "definition") : stmt;
+    if ((is(d, "class_definition") || is(d, "function_definition")) &&
+        doc.textOf(field(d, "name")) == name) {
+      ++definitions;
+      found = is(d, "class_definition") ? d : TSNode{};
+    }
+  }
+  if (definitions != 1 || isNull(found))
+    return TSNode{};
+  std::vector<TSNode> bases;
+  for (TSNode b : syntax::namedChildren(field(found, "superclasses")))
+    if (!is(b, "comment"))
+      bases.push_back(b);
+  if (bases.size() != 1 || (doc.textOf(bases[0]) != "Enum" && doc.textOf(bases[0]) != "enum.Enum"))
+    return TSNode{};
+  for (TSNode stmt : syntax::namedChildren(field(found, "body"))) {
+    TSNode d = is(stmt, "decorated_definition") ? field(stmt, "definition") : stmt;
+    std::string_view n = is(d, "function_definition") ? doc.textOf(field(d, "name")) : "";
+    if (n == "__eq__" || n == "__bool__" || n == "__len__" || n == "__new__")
+      return TSNode{};
+  }
+  return found;
+}
+
+// `C.NAME` for a member of a plain Enum class of the document (8.53): the
+// member, named by the first member with an equal value (Python makes a
+// later one an alias of it). Members are the body's top-level `NAME = v`
+// with v a literal or `auto()`; any other member value, or `auto()` next to
+// integer literals (which it may equal), leaves it unknown.
+std::optional<PyConstant> enumMember(TSNode attr, const syntax::ParsedSource& doc) {
+  TSNode object = field(attr, "object");
+  if (!is(object, "identifier"))
+    return std::nullopt;
+  std::string cls = str(doc.textOf(object));
+  TSNode def = plainEnumClass(doc, cls);
+  if (isNull(def))
+    return std::nullopt;
+  std::string member = str(doc.textOf(field(attr, "attribute")));
+  struct Member {
+    std::string name;
+    std::optional<PyConstant> value; // nullopt: auto()
+  };
+  std::vector<Member> members;
+  bool autos = false, ints = false;
+  for (TSNode stmt : syntax::namedChildren(field(def, "body"))) {
+    TSNode a = is(stmt, "expression_statement") && ts_node_named_child_count(stmt) == 1
+                   ? ts_node_named_child(stmt, 0)
+                   : TSNode{};
+    if (!is(a, "assignment") || !is(field(a, "left"), "identifier"))
+      continue;
+    std::string name = str(doc.textOf(field(a, "left")));
+    if (name.starts_with("_"))
+      continue; // _ignore_, _order_ and private names are not members
+    TSNode v = field(a, "right");
+    if (isAutoCall(v, doc)) {
+      autos = true;
+      members.push_back({name, std::nullopt});
+      continue;
+    }
+    auto c = literal(v, doc);
+    if (!c)
+      return std::nullopt; // a value the text does not fix: it may alias any
+    ints |= c->kind == PyConstant::Kind::Int || c->kind == PyConstant::Kind::Bool;
+    members.push_back({name, c});
+  }
+  if (autos && ints)
+    return std::nullopt;
+  auto it = std::find_if(members.begin(), members.end(),
+                         [&](const Member& m) { return m.name == member; });
+  if (it == members.end())
+    return std::nullopt;
+  std::string canonical = it->name;
+  if (it->value)
+    for (const Member& m : members)
+      if (m.value && compare("==", *m.value, *it->value).value_or(false)) {
+        canonical = m.name;
+        break;
+      }
+  PyConstant c;
+  c.kind = PyConstant::Kind::Enum;
+  c.s = cls + "." + canonical;
+  return c;
+}
+
+bool isIdentifierText(std::string_view t) {
+  if (t.empty() || std::isdigit(static_cast<unsigned char>(t.front())))
+    return false;
+  return std::all_of(t.begin(), t.end(), [](char ch) {
+    return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_';
+  });
+}
+
 } // namespace
 
 bool PyConstant::truthy() const {
@@ -112,8 +234,28 @@ bool PyConstant::truthy() const {
     return i != 0;
   case Kind::Str:
     return !s.empty();
+  case Kind::Enum:
+    return true; // a plain Enum member (no __bool__ / __len__)
   }
   return false;
+}
+
+std::optional<std::string> constantSourceText(const PyConstant& c) {
+  switch (c.kind) {
+  case PyConstant::Kind::None:
+    return "None";
+  case PyConstant::Kind::Bool:
+    return c.i ? "True" : "False";
+  case PyConstant::Kind::Int:
+    return std::to_string(c.i);
+  case PyConstant::Kind::Str:
+    if (c.s.find_first_of("\"'\\\n") != std::string::npos)
+      return std::nullopt;
+    return "\"" + c.s + "\"";
+  case PyConstant::Kind::Enum:
+    return c.s;
+  }
+  return std::nullopt;
 }
 
 std::optional<PyConstant> constantFromText(std::string_view text) {
@@ -131,6 +273,14 @@ std::optional<PyConstant> constantFromText(std::string_view text) {
       return std::nullopt; // escapes, triple quotes: not folded
     c.kind = PyConstant::Kind::Str;
     c.s = str(body);
+    return c;
+  }
+  // `C.NAME`: an Enum member, as constantSourceText spells one.
+  if (size_t dot = text.find('.'); dot != std::string_view::npos &&
+                                   isIdentifierText(text.substr(0, dot)) &&
+                                   isIdentifierText(text.substr(dot + 1))) {
+    c.kind = PyConstant::Kind::Enum;
+    c.s = str(text);
     return c;
   }
   bool negative = !text.empty() && text.front() == '-';
@@ -159,6 +309,42 @@ std::optional<TSNode> valueOfName(TSNode name, const syntax::ParsedSource& doc,
   return std::nullopt;
 }
 
+namespace {
+
+// The literal a container expression is: itself, or what a name (a local,
+// else a module-level value) or a module-level function's call holds,
+// followed; `moduleScope` is set once a module-level value was read (its
+// names are the module's from there on). Null when not known.
+TSNode containerLiteral(TSNode container, const syntax::ParsedSource& doc,
+                        const LocalLookup& lookupLocal, bool& moduleScope) {
+  static const LocalLookup noLocals;
+  for (int hops = 0; hops < kMaxDepth && !isNull(container); ++hops) {
+    while (is(container, "parenthesized_expression"))
+      container = ts_node_named_child(container, 0);
+    if (is(container, "call")) {
+      // `settings()[1]`, `cfg = settings(); cfg[1]` (8.31): the value the
+      // function returns.
+      auto v = returnedValue(container, doc);
+      if (!v)
+        return TSNode{};
+      moduleScope = true;
+      container = *v;
+      continue;
+    }
+    if (!is(container, "identifier"))
+      break;
+    bool nameFromModule = false;
+    auto v = valueOfName(container, doc, moduleScope ? noLocals : lookupLocal, &nameFromModule);
+    if (!v)
+      return TSNode{};
+    moduleScope |= nameFromModule;
+    container = *v;
+  }
+  return container;
+}
+
+} // namespace
+
 std::optional<TSNode> elementOf(TSNode subscript, const syntax::ParsedSource& doc,
                                 const LocalLookup& lookupLocal, bool* fromModule, int depth) {
   TSNode container = field(subscript, "value");
@@ -177,28 +363,9 @@ std::optional<TSNode> elementOf(TSNode subscript, const syntax::ParsedSource& do
   // names are the module's: `*fromModule` tells the caller so.
   bool moduleScope = false;
   static const LocalLookup noLocals;
-  for (int hops = 0; hops < kMaxDepth && !isNull(container); ++hops) {
-    while (is(container, "parenthesized_expression"))
-      container = ts_node_named_child(container, 0);
-    if (is(container, "call")) {
-      // `settings()[1]`, `cfg = settings(); cfg[1]` (8.31): the value the
-      // function returns.
-      auto v = returnedValue(container, doc);
-      if (!v)
-        return std::nullopt;
-      moduleScope = true;
-      container = *v;
-      continue;
-    }
-    if (!is(container, "identifier"))
-      break;
-    bool nameFromModule = false;
-    auto v = valueOfName(container, doc, moduleScope ? noLocals : lookupLocal, &nameFromModule);
-    if (!v)
-      return std::nullopt;
-    moduleScope |= nameFromModule;
-    container = *v;
-  }
+  container = containerLiteral(container, doc, lookupLocal, moduleScope);
+  if (isNull(container))
+    return std::nullopt;
   if (fromModule && moduleScope)
     *fromModule = true;
   const LocalLookup& keyNames = moduleScope ? noLocals : lookupLocal;
@@ -233,6 +400,50 @@ std::optional<TSNode> elementOf(TSNode subscript, const syntax::ParsedSource& do
       return items[static_cast<size_t>(i)];
   }
   return std::nullopt;
+}
+
+std::optional<TSNode> dictGet(TSNode call, const syntax::ParsedSource& doc,
+                              const LocalLookup& lookupLocal, bool* fromModule, int depth) {
+  TSNode callee = field(call, "function");
+  if (!is(callee, "attribute") || doc.textOf(field(callee, "attribute")) != "get")
+    return std::nullopt;
+  std::vector<TSNode> args;
+  for (TSNode a : syntax::namedChildren(field(call, "arguments")))
+    if (!is(a, "comment"))
+      args.push_back(a);
+  if (args.empty() || args.size() > 2)
+    return std::nullopt;
+  for (TSNode a : args)
+    if (is(a, "keyword_argument") || is(a, "list_splat") || is(a, "dictionary_splat"))
+      return std::nullopt;
+  auto key = constantOf(args[0], doc, lookupLocal, nullptr, depth + 1);
+  if (!key)
+    return std::nullopt;
+  bool moduleScope = false;
+  TSNode container = containerLiteral(field(callee, "object"), doc, lookupLocal, moduleScope);
+  if (!is(container, "dictionary"))
+    return std::nullopt;
+  static const LocalLookup noLocals;
+  const LocalLookup& keyNames = moduleScope ? noLocals : lookupLocal;
+  std::optional<TSNode> found;
+  for (TSNode pair : syntax::namedChildren(container)) {
+    if (is(pair, "dictionary_splat"))
+      return std::nullopt; // it may hold the key
+    if (!is(pair, "pair"))
+      continue;
+    auto k = constantOf(field(pair, "key"), doc, keyNames, nullptr, depth + 1);
+    if (!k)
+      return std::nullopt; // an unknown key may be this one
+    if (compare("==", *k, *key).value_or(false))
+      found = field(pair, "value");
+  }
+  if (found) {
+    if (fromModule && moduleScope)
+      *fromModule = true;
+    return found;
+  }
+  // Absent: the default, read where the call is (None when not given).
+  return args.size() == 2 ? args[1] : TSNode{};
 }
 
 namespace {
@@ -294,6 +505,8 @@ std::optional<PyConstant> constantOf(TSNode expr, const syntax::ParsedSource& do
   if (auto c = literal(expr, doc))
     return c;
   std::string_view t = syntax::type(expr);
+  if (t == "identifier" && doc.textOf(expr) == "__debug__")
+    return boolean(true); // `python` without -O; the name cannot be rebound (8.53)
   if (t == "identifier") {
     // A parameter one call context binds to a constant (CallContexts).
     if (lookupLocal)
@@ -305,13 +518,23 @@ std::optional<PyConstant> constantOf(TSNode expr, const syntax::ParsedSource& do
     // bound to a module constant is looked up at module level from there.
     return v ? constantOf(*v, doc, nullptr, fromModule, depth + 1) : std::nullopt;
   }
-  if (t == "attribute" && lookupLocal && is(field(expr, "object"), "identifier")) {
+  if (t == "attribute" && is(field(expr, "object"), "identifier")) {
     // `self.mode` where the lookup knows the receiver (a property, 8.44):
     // the value it holds, written with module-level names.
-    auto local = lookupLocal(str(doc.textOf(expr)));
-    if (local && local->second == "local" && !isNull(local->first))
-      return constantOf(local->first, doc, nullptr, fromModule, depth + 1);
-    return std::nullopt;
+    if (lookupLocal) {
+      if (auto local = lookupLocal(str(doc.textOf(expr)))) {
+        if (local->second == "local" && !isNull(local->first))
+          return constantOf(local->first, doc, nullptr, fromModule, depth + 1);
+        return std::nullopt;
+      }
+      if (lookupLocal(str(doc.textOf(field(expr, "object")))))
+        return std::nullopt; // an attribute of a local, not of the module's class
+    }
+    // `Mode.DEBUG`, a member of a module-level Enum (8.53).
+    auto member = enumMember(expr, doc);
+    if (member && fromModule)
+      *fromModule = true;
+    return member;
   }
   if (t == "not_operator") {
     auto a = constantOf(field(expr, "argument"), doc, lookupLocal, fromModule, depth + 1);
@@ -361,6 +584,33 @@ std::optional<PyConstant> constantOf(TSNode expr, const syntax::ParsedSource& do
     return r ? std::optional(boolean(*r)) : std::nullopt;
   }
   if (t == "call") {
+    // `bool(x)`, the builtin (not rebound here): x's truth (8.67). Its
+    // argument's names are read with the lookup given, or at module level
+    // for a call that is itself there (a local's value read without its
+    // function's names would be misread).
+    TSNode callee = field(expr, "function");
+    if (is(callee, "identifier") && doc.textOf(callee) == "bool" &&
+        !(lookupLocal && lookupLocal("bool")) && !moduleValue(doc, "bool") &&
+        (lookupLocal || isNull(enclosingScope(expr)))) {
+      std::vector<TSNode> args;
+      for (TSNode a : syntax::namedChildren(field(expr, "arguments")))
+        if (!is(a, "comment"))
+          args.push_back(a);
+      if (args.size() != 1 || is(args[0], "keyword_argument") || is(args[0], "list_splat") ||
+          is(args[0], "dictionary_splat"))
+        return std::nullopt;
+      auto a = constantOf(args[0], doc, lookupLocal, fromModule, depth + 1);
+      return a ? std::optional(boolean(a->truthy())) : std::nullopt;
+    }
+    // `CONFIG.get("interpret", False)` (8.69).
+    bool gotFromModule = false;
+    if (auto got = dictGet(expr, doc, lookupLocal, &gotFromModule, depth)) {
+      if (isNull(*got))
+        return PyConstant{};
+      if (gotFromModule && fromModule)
+        *fromModule = true;
+      return constantOf(*got, doc, gotFromModule ? nullptr : lookupLocal, fromModule, depth + 1);
+    }
     // What a module-level function returns (8.31): its names are the module's.
     auto v = returnedValue(expr, doc);
     if (v && fromModule)

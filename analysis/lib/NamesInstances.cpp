@@ -92,6 +92,55 @@ std::string setterStore(TSNode assignment, TSNode target, const syntax::ParsedSo
   return textOf(field(def, "name"), doc);
 }
 
+// A classmethod of a module-level class K that uses its class only to
+// construct (`@classmethod def debug(cls): return cls(interpret=True)`,
+// every `cls` in its body the callee of a call), in a K no class of the
+// file derives from (so `cls` is K): its `cls(...)` calls build K's
+// objects, and `K.debug()` hands out only those (8.58).
+struct Constructor {
+  std::string klass, name, cls;
+  TSNode body{};
+};
+
+std::vector<Constructor> classmethodConstructors(const Instances& in,
+                                                 const syntax::ParsedSource& doc) {
+  std::set<std::string> derived;
+  for (auto& [name, info] : in.classes)
+    derived.insert(info.bases.begin(), info.bases.end());
+  std::vector<Constructor> out;
+  for (auto& [klass, info] : in.classes) {
+    if (derived.count(klass))
+      continue;
+    for (TSNode stmt : syntax::namedChildren(field(info.def, "body"))) {
+      TSNode d = definitionOf(stmt);
+      if (!is(stmt, "decorated_definition") || !is(d, "function_definition"))
+        continue;
+      std::vector<TSNode> decorators;
+      for (TSNode n : syntax::namedChildren(stmt))
+        if (is(n, "decorator"))
+          decorators.push_back(n);
+      if (decorators.size() != 1 || textOf(decorators.front(), doc) != "@classmethod")
+        continue;
+      auto params = parametersOf(d, doc);
+      if (params.empty())
+        continue;
+      std::string cls = params.front().first;
+      bool onlyCalled = !syntax::anyNode(
+          field(d, "body"),
+          [&](TSNode n) {
+            if (!is(n, "identifier") || doc.textOf(n) != cls)
+              return false;
+            TSNode parent = ts_node_parent(n);
+            return !(is(parent, "call") && ts_node_eq(field(parent, "function"), n));
+          },
+          [](TSNode) { return false; });
+      if (onlyCalled)
+        out.push_back({klass, textOf(field(d, "name"), doc), cls, field(d, "body")});
+    }
+  }
+  return out;
+}
+
 Instances computeInstances(const syntax::ParsedSource& doc) {
   Instances out;
   for (TSNode stmt : syntax::namedChildren(doc.root())) {
@@ -115,12 +164,27 @@ Instances computeInstances(const syntax::ParsedSource& doc) {
     if (std::any_of(info.bases.begin(), info.bases.end(), foreign))
       info.foreignBase = true;
   }
+  std::vector<Constructor> constructors = classmethodConstructors(out, doc);
+  auto constructorAt = [&](TSNode n) -> const Constructor* {
+    for (const Constructor& c : constructors)
+      if (ts_node_start_byte(n) >= ts_node_start_byte(c.body) &&
+          ts_node_end_byte(n) <= ts_node_end_byte(c.body))
+        return &c;
+    return nullptr;
+  };
+  std::vector<std::pair<const Constructor*, TSNode>> constructed;
+  std::set<std::string> calledConstructors; // "K.name" called as `K.name(...)`
   syntax::forEachNode(doc.root(), [&](TSNode n) {
     if (is(n, "call")) {
       TSNode callee = field(n, "function");
       if (is(callee, "identifier"))
         if (auto it = out.classes.find(textOf(callee, doc)); it != out.classes.end())
           out.sites[it->first].push_back(n);
+      // `cls(...)` in a classmethod constructor of K: a construction of K,
+      // once something calls the constructor (below).
+      if (const Constructor* c = is(callee, "identifier") ? constructorAt(n) : nullptr;
+          c && textOf(callee, doc) == c->cls)
+        constructed.push_back({c, n});
     } else if (is(n, "identifier")) {
       std::string_view t = doc.textOf(n);
       out.dynamic |= t == "setattr" || t == "vars" || t == "__dict__" || t == "__setattr__";
@@ -130,7 +194,19 @@ Instances computeInstances(const syntax::ParsedSource& doc) {
         bool called = is(parent, "call") && ts_node_eq(field(parent, "function"), n);
         bool named = is(parent, "class_definition") && ts_node_eq(field(parent, "name"), n);
         bool base = is(parent, "argument_list") && is(ts_node_parent(parent), "class_definition");
-        if (!called && !named && !base && !is(parent, "type") && !is(parent, "generic_type"))
+        // `K.debug()` with debug a classmethod constructor of K: its
+        // objects are the `cls(...)` calls it makes (8.58).
+        TSNode grand = ts_node_parent(parent);
+        bool viaConstructor =
+            is(parent, "attribute") && ts_node_eq(field(parent, "object"), n) &&
+            is(grand, "call") && ts_node_eq(field(grand, "function"), parent) &&
+            std::any_of(constructors.begin(), constructors.end(), [&](const Constructor& c) {
+              return c.klass == it->first && c.name == textOf(field(parent, "attribute"), doc);
+            });
+        if (viaConstructor)
+          calledConstructors.insert(it->first + "." + textOf(field(parent, "attribute"), doc));
+        if (!called && !named && !base && !viaConstructor && !is(parent, "type") &&
+            !is(parent, "generic_type"))
           out.escaped.insert(it->first);
       }
     } else if (is(n, "assignment") || is(n, "augmented_assignment") || is(n, "for_statement") ||
@@ -152,6 +228,10 @@ Instances computeInstances(const syntax::ParsedSource& doc) {
     }
     return syntax::Walk::Descend;
   });
+  // A constructor nobody calls builds nothing.
+  for (auto& [c, call] : constructed)
+    if (calledConstructors.count(c->klass + "." + c->name))
+      out.sites[c->klass].push_back(call);
   std::string all;
   for (auto& [name, info] : out.classes)
     all += textOf(info.def, doc) + '\n';

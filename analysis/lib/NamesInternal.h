@@ -58,12 +58,18 @@ std::optional<std::string> portableWrapperSummary(TSNode def, const WrapperCall&
 // `x if c else y`, a constant key or index into a dict/tuple/list literal).
 // `fromModule` (may be null) is set when a module-level value was read.
 struct PyConstant {
-  enum class Kind { None, Bool, Int, Str };
+  // Enum: a member of a plain `class C(enum.Enum)` of the document, `s` its
+  // canonical `C.NAME` (the first member with an equal value: aliases are
+  // the same object), 8.53.
+  enum class Kind { None, Bool, Int, Str, Enum };
   Kind kind = Kind::None;
   int64_t i = 0; // Bool (0 / 1) and Int
-  std::string s; // Str
+  std::string s; // Str, Enum
   bool truthy() const;
 };
+// The Python source text of a constant (what constantFromText reads back);
+// nullopt for a string it cannot spell without escapes.
+std::optional<std::string> constantSourceText(const PyConstant& c);
 std::optional<PyConstant> constantOf(TSNode expr, const syntax::ParsedSource& doc,
                                      const LocalLookup& lookupLocal, bool* fromModule,
                                      int depth = 0);
@@ -76,6 +82,14 @@ std::optional<TSNode> valueOfName(TSNode name, const syntax::ParsedSource& doc,
 // or list literal (or a name bound to one); nullopt when not determined.
 std::optional<TSNode> elementOf(TSNode subscript, const syntax::ParsedSource& doc,
                                 const LocalLookup& lookupLocal, bool* fromModule, int depth = 0);
+// `d.get(k)` / `d.get(k, default)` on a dict literal (or a name bound to
+// one) with a constant key (8.69): the value under k (the last equal key),
+// else the default; a null node for the implicit None. `*fromModule` is set
+// when the value found is a module-level dict's (its names are the
+// module's); the default reads the call's own names. nullopt when not
+// determined (a splat or an unknown key in the dict, a computed key).
+std::optional<TSNode> dictGet(TSNode call, const syntax::ParsedSource& doc,
+                              const LocalLookup& lookupLocal, bool* fromModule, int depth = 0);
 // The branch a conditional expression takes when its condition is a
 // constant; a null node otherwise.
 TSNode conditionalBranch(TSNode expr, const syntax::ParsedSource& doc,

@@ -152,7 +152,7 @@ std::optional<bool> truthyPaths(const InterpretEval& e) {
 InterpretEval fromConstant(const PyConstant& c, bool fromModule) {
   InterpretEval e;
   e.paths = {c.truthy() ? "interpret_hlo" : "compiled"};
-  if (c.kind == PyConstant::Kind::Str)
+  if (c.kind == PyConstant::Kind::Str || c.kind == PyConstant::Kind::Enum)
     e.paths = {"unknown"}; // interpret="..." is not a value JAX takes
   e.source = fromModule ? "module_constant" : "literal";
   return e;
@@ -203,7 +203,7 @@ std::optional<InterpretEval> evaluateComposite(TSNode expr, const syntax::Parsed
     inner.params.clear();
     return inner;
   }
-  if (t == "comparison_operator") {
+  if (t == "comparison_operator" || (t == "identifier" && doc.textOf(expr) == "__debug__")) {
     auto c = constantOf(expr, doc, lookupLocal, &fromModule);
     return c ? fromConstant(*c, fromModule) : unknown;
   }
@@ -254,6 +254,55 @@ InterpretEval evaluateInterpret(TSNode expr, const syntax::ParsedSource& doc,
         if (is(a, "keyword_argument"))
           e.params.emplace_back(keywordName(a, doc), str(doc.textOf(field(a, "value"))));
       }
+      return e;
+    }
+    // `CONFIG.get("interpret", False)` on a dict literal (8.69): the value
+    // under the key, else the default (None: compiled).
+    bool gotFromModule = false;
+    if (auto got = dictGet(expr, doc, lookupLocal, &gotFromModule)) {
+      InterpretEval inner = isNull(*got) ? evalFromText("None")
+                                         : evaluateInterpret(*got, doc, globals,
+                                                             gotFromModule ? nullptr : lookupLocal);
+      if (gotFromModule && inner.source != "unknown")
+        inner.source = "module_constant";
+      inner.text = e.text;
+      return inner;
+    }
+    // `bool(x)`: True or False by x's truth (8.67).
+    if (is(callee, "identifier") && doc.textOf(callee) == "bool") {
+      bool fromModule = false;
+      if (auto c = constantOf(expr, doc, lookupLocal, &fromModule)) {
+        InterpretEval b = fromConstant(*c, fromModule);
+        b.text = e.text;
+        return b;
+      }
+    }
+    // A dataclass field's default written `field(default=v)` or
+    // `field(default_factory=f)` (8.55): what the field holds when the
+    // constructor leaves it out, v or what calling f returns.
+    if (api == "dataclasses.field") {
+      for (TSNode a : syntax::namedChildren(field(expr, "arguments"))) {
+        if (!is(a, "keyword_argument"))
+          continue;
+        std::string k = keywordName(a, doc);
+        TSNode v = field(a, "value");
+        InterpretEval inner;
+        if (k == "default") {
+          inner = evaluateInterpret(v, doc, globals, nullptr);
+        } else if (k == "default_factory" && is(v, "lambda") && isNull(field(v, "parameters"))) {
+          inner = evaluateInterpret(field(v, "body"), doc, globals, nullptr);
+        } else if (k == "default_factory" &&
+                   endsWith(apiOf(v, doc, globals), "InterpretGPUParams")) {
+          inner.paths = {"interpret_gpu"};
+          inner.source = "interpret_gpu_params";
+        } else {
+          continue;
+        }
+        inner.text = e.text;
+        return inner;
+      }
+      e.paths = {"unknown"};
+      e.source = "unknown";
       return e;
     }
     // What a module-level function returns (8.31), with the module's names.

@@ -54,6 +54,31 @@ TSNode interpretNode(const syntax::ParsedSource& doc, pd::LaunchOp launch) {
   return TSNode{};
 }
 
+// The expression a local the launch reads is bound to (8.67): the node
+// `at` ("rows:column", rows counted from the launch's keyword value) whose
+// text is `text`; null when the document no longer has it there.
+TSNode boundExpression(const syntax::ParsedSource& doc, TSNode keyword, const std::string& at,
+                       const std::string& text) {
+  llvm::StringRef rows = llvm::StringRef(at).split(':').first;
+  llvm::StringRef column = llvm::StringRef(at).split(':').second;
+  long dr = 0, col = 0;
+  if (rows.getAsInteger(10, dr) || column.getAsInteger(10, col))
+    return TSNode{};
+  long row = static_cast<long>(ts_node_start_point(keyword).row) + dr;
+  if (row < 0 || col < 0)
+    return TSNode{};
+  TSPoint p{static_cast<uint32_t>(row), static_cast<uint32_t>(col)};
+  for (TSNode n = ts_node_descendant_for_point_range(doc.root(), p, p); !syntax::isNull(n);
+       n = ts_node_parent(n)) {
+    TSPoint start = ts_node_start_point(n);
+    if (start.row != p.row || start.column != p.column)
+      break;
+    if (doc.textOf(n) == text)
+      return n;
+  }
+  return TSNode{};
+}
+
 // The constant a caller's argument is, as Python source text; "" when the
 // text does not fix it.
 std::string constantText(mlir::Value v) {
@@ -82,8 +107,22 @@ std::optional<ExecPath> pathNamed(const std::string& p) {
 
 std::vector<CallContext> expressionCallContexts(CallIndex& index, const std::string& doc,
                                                 pd::LaunchOp launch) {
-  auto over = launch->getAttrOfType<mlir::DictionaryAttr>("pallas.interpret_parameters");
-  if (!over || over.empty())
+  auto all = launch->getAttrOfType<mlir::DictionaryAttr>("pallas.interpret_parameters");
+  if (!all || all.empty())
+    return {};
+  // The parameters, and where the expression is when a local bound to it
+  // is what the launch reads (8.67): "#expression", "#text".
+  llvm::SmallVector<mlir::NamedAttribute> over;
+  std::string exprAt, exprText;
+  for (const mlir::NamedAttribute& p : all) {
+    if (p.getName() == "#expression")
+      exprAt = llvm::cast<mlir::StringAttr>(p.getValue()).str();
+    else if (p.getName() == "#text")
+      exprText = llvm::cast<mlir::StringAttr>(p.getValue()).str();
+    else
+      over.push_back(p);
+  }
+  if (over.empty())
     return {};
   // The def whose parameters they are: the innermost one around the launch
   // that has the first of them.
@@ -102,6 +141,8 @@ std::vector<CallContext> expressionCallContexts(CallIndex& index, const std::str
   if (!s.doc || !s.globals)
     return {};
   TSNode expr = interpretNode(*s.doc, launch);
+  if (!syntax::isNull(expr) && !exprAt.empty())
+    expr = boundExpression(*s.doc, expr, exprAt, exprText);
   if (syntax::isNull(expr))
     return {};
   std::vector<CallContext> out;

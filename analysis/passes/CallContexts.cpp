@@ -10,6 +10,7 @@
 // own verdict.
 #include "CallContexts.h"
 
+#include "Names.h"
 #include "Syntax.h"
 
 #include "llvm/ADT/StringSet.h"
@@ -179,6 +180,45 @@ mlir::Value argumentAt(const detail::CallArguments& args, llvm::StringRef keywor
 
 namespace {
 
+// The call's syntax: the innermost call written where `op` is.
+TSNode callNodeAt(const syntax::ParsedSource& doc, mlir::Operation* op) {
+  SourcePos at = detail::sourceLocation(op->getLoc()).range.start;
+  TSPoint p{at.line, at.column};
+  for (TSNode n = ts_node_descendant_for_point_range(doc.root(), p, p); !syntax::isNull(n);
+       n = ts_node_parent(n)) {
+    TSPoint start = ts_node_start_point(n);
+    if (start.row != p.row || start.column != p.column)
+      break;
+    if (syntax::is(n, "call"))
+      return n;
+  }
+  return TSNode{};
+}
+
+// The default of the field `attribute` of the object `built` constructs
+// when that call leaves the field out (8.55): the class's default
+// (names::constructedField) evaluated with the module's names, which is
+// where Python evaluates it. nullopt when the call passes it (by position:
+// the argument reads the caller's names) or the default is not known.
+std::optional<names::InterpretEval> fieldDefault(CallIndex& index, const std::string& path,
+                                                 pd::CallIndirectOp built,
+                                                 const std::string& attribute) {
+  detail::DocumentSyntax s = index.workspace().syntaxOf(path);
+  if (!s.doc || !s.globals)
+    return std::nullopt;
+  TSNode call = callNodeAt(*s.doc, built);
+  if (syntax::isNull(call))
+    return std::nullopt;
+  std::optional<TSNode> v = names::constructedField(call, attribute, *s.doc, *s.globals);
+  TSNode args = syntax::field(call, "arguments");
+  if (!v || (ts_node_start_byte(*v) >= ts_node_start_byte(args) &&
+             ts_node_end_byte(*v) <= ts_node_end_byte(args)))
+    return std::nullopt;
+  names::InterpretEval e = names::evaluateInterpret(*v, *s.doc, *s.globals, nullptr);
+  e.text = std::string(s.doc->textOf(*v));
+  return e;
+}
+
 // What the value a caller passes selects.
 // `attribute`: the launch reads that attribute of the parameter
 // (`interpret=cfg.interpret`): the value is the keyword of that name in the
@@ -243,8 +283,20 @@ std::vector<CallContext> evaluate(CallIndex& index, const detail::CallEdge& edge
         for (unsigned j = 0; j < built.getArgs().size(); ++j)
           if (strAt(built.getKeywords(), j) == attribute)
             return evaluate(index, edge, built.getArgs()[j], name + "." + attribute, depth);
-        // Left to the class's default, or passed by position: not followed.
+        // Left to the class's default (a dataclass / NamedTuple field of the
+        // caller's file, `field(default_factory=...)` too: 8.55); passed by
+        // position: not followed.
         c.argumentText = name + "." + attribute + " (a field of " + cls.getName().str() + ")";
+        if (auto d = fieldDefault(index, edge.caller.path, built, attribute)) {
+          c.argumentText += " (its default " + d->text + ")";
+          c.usesDefault = true;
+          if (d->paths.size() == 1 && d->paths[0] == "compiled")
+            c.paths = {ExecPath::Compiled};
+          else if (d->paths.size() == 1 && d->paths[0] == "interpret_hlo")
+            c.paths = {ExecPath::InterpretHlo};
+          else if (d->paths.size() == 1 && d->paths[0] == "interpret_gpu")
+            c.paths = {ExecPath::InterpretGpu};
+        }
         return {c};
       }
     }
@@ -472,13 +524,68 @@ bool CallIndex::mayUseGpuMode() {
     for (const std::string& path : ws_.documents())
       if (detail::DocumentSyntax s = ws_.syntaxOf(path);
           !s.doc || s.doc->text().empty() ||
-          s.doc->text().find("force_gpu_interpret_mode") != std::string::npos) {
+          s.doc->text().find("force_gpu_interpret_mode") != std::string::npos ||
+          s.doc->text().find("set_gpu_interpret_mode") != std::string::npos) {
         gpuMode_ = true; // a document without its text is not known not to
         break;
       }
   }
   return *gpuMode_;
 }
+
+namespace {
+
+// `interpret=FLAG` with FLAG a module-level name of the launch's file that a
+// function rebinds with `global` and the module never runs (8.57): what
+// FLAG holds when each caller of the launching function calls it, the
+// literal of the last setter that caller's own statements ran before the
+// call (names::valueSetBefore at the call). Unknown for a caller that runs
+// none, or one in another file. Empty when no caller settles it.
+std::vector<CallContext> globalSetterCallContexts(CallIndex& index, const std::string& doc,
+                                                  pd::LaunchOp launch, const std::string& name) {
+  auto owner = llvm::dyn_cast_or_null<pd::FuncOp>(launch->getParentOp());
+  for (mlir::Operation* op = launch->getParentOp(); op && !owner; op = op->getParentOp())
+    if (llvm::isa<pd::ClosureOp>(op))
+      return {}; // a closure runs when it is called, not when its def is
+    else
+      owner = llvm::dyn_cast<pd::FuncOp>(op);
+  if (!owner || owner.getKind() != pd::FuncKind::Def)
+    return {};
+  detail::DocumentSyntax s = index.workspace().syntaxOf(doc);
+  if (!s.doc || !s.globals)
+    return {};
+  auto mv = names::moduleValue(*s.doc, name);
+  if (!mv || mv->state != names::ModuleValue::State::Unknown)
+    return {};
+  std::vector<CallContext> out;
+  bool settled = false;
+  for (const detail::CallEdge& e : index.callersOf(doc, owner.getSymName())) {
+    if (!e.site || llvm::isa<pd::LaunchOp>(e.site))
+      continue;
+    CallContext c;
+    c.caller = nameOf(e.caller.func);
+    c.callee = owner.getSymName().str();
+    c.selector = detail::sourceLocation(e.site->getLoc());
+    c.argumentText = name + " (as the caller's statements before the call leave it)";
+    TSNode call = e.caller.path == doc ? callNodeAt(*s.doc, e.site) : TSNode{};
+    std::optional<names::ModuleValue> set =
+        syntax::isNull(call) ? std::nullopt : names::valueSetBefore(*s.doc, name, call);
+    if (set && set->state == names::ModuleValue::State::Known) {
+      names::InterpretEval v = names::evaluateInterpret(set->value, *s.doc, *s.globals, nullptr);
+      c.argumentText = name + "=" + std::string(s.doc->textOf(set->value)) +
+                       " (set by a call before the call of `" + c.callee + "`)";
+      if (v.paths.size() == 1 && v.paths[0] == "compiled")
+        c.paths = {ExecPath::Compiled};
+      else if (v.paths.size() == 1 && v.paths[0] == "interpret_hlo")
+        c.paths = {ExecPath::InterpretHlo};
+      settled |= !c.paths.empty();
+    }
+    out.push_back(std::move(c));
+  }
+  return settled ? out : std::vector<CallContext>{};
+}
+
+} // namespace
 
 std::vector<CallContext> interpretCallContexts(CallIndex& index, const std::string& doc,
                                                pd::LaunchOp launch) {
@@ -492,6 +599,9 @@ std::vector<CallContext> interpretCallContexts(CallIndex& index, const std::stri
   // object holds in that field.
   std::string attribute;
   std::string name = text ? text->trim().str() : std::string();
+  if (source == "unknown" && !name.empty() && name.find_first_of(".*()[] ") == std::string::npos)
+    if (auto set = globalSetterCallContexts(index, doc, launch, name); !set.empty())
+      return set;
   // `cfg.interpret` with cfg a parameter: its default's field (8.46) or
   // not known; either way each caller's object decides.
   if ((source == "unknown" || (source == "default_param" && name.find('.') != std::string::npos)) &&
@@ -584,6 +694,45 @@ LaunchFacts factsOfScope(pd::ScopeOp with) {
   return {};
 }
 
+// `set_gpu_interpret_mode(params)` run before `call` (8.56): by a
+// statement of the call's block before it, or by a function such a
+// statement calls, among that function's own statements. The mode is
+// process-wide, so the call runs in it. `set` is the last such call
+// (null: none); `uncertain` when one is made under a condition or loop
+// there (it may or may not have run).
+struct GpuModeSet {
+  pd::PrimOp set;
+  bool uncertain = false;
+};
+
+bool setsGpuMode(mlir::Operation* op) {
+  auto p = llvm::dyn_cast<pd::PrimOp>(op);
+  return p && p.getApi() == apiText(Api::SetGpuInterpretMode);
+}
+
+void scanForGpuModeSet(mlir::Block& block, mlir::Operation* end, const detail::Workspace& ws,
+                       const std::string& path, bool followCalls, GpuModeSet& out) {
+  for (mlir::Operation& op : block) {
+    if (&op == end)
+      break;
+    if (setsGpuMode(&op)) {
+      out.set = llvm::cast<pd::PrimOp>(op);
+      continue;
+    }
+    if (auto call = llvm::dyn_cast<pd::CallOp>(op); call && followCalls) {
+      detail::FunctionRef f = ws.resolveCall(path, call);
+      if (f.func && !f.func.getBody().empty())
+        scanForGpuModeSet(f.func.getBody().front(), nullptr, ws, f.path, false, out);
+      continue;
+    }
+    for (mlir::Region& r : op.getRegions())
+      r.walk([&](mlir::Operation* inner) {
+        if (setsGpuMode(inner) && !llvm::isa<pd::FuncOp, pd::ClosureOp>(inner->getParentOp()))
+          out.uncertain = true;
+      });
+  }
+}
+
 // Callers of `func` (to `depth` more calls) that run it inside the mode.
 void gpuModeCallers(CallIndex& index, const std::string& doc, pd::FuncOp func, unsigned depth,
                     std::vector<CallContext>& gpu, std::vector<CallContext>& plain) {
@@ -599,6 +748,20 @@ void gpuModeCallers(CallIndex& index, const std::string& doc, pd::FuncOp func, u
       c.facts = factsOfScope(with);
       c.selector = detail::sourceLocation(with->getLoc());
       c.argumentText = "inside `with force_gpu_interpret_mode(...)`";
+      gpu.push_back(std::move(c));
+      continue;
+    }
+    GpuModeSet set;
+    if (mlir::Operation* stmt = call->getBlock()->findAncestorOpInBlock(*call))
+      scanForGpuModeSet(*call->getBlock(), stmt, index.workspace(), e.caller.path, true, set);
+    auto params = set.set && !set.set.getArgs().empty()
+                      ? set.set.getArgs()[0].getDefiningOp<pd::PrimOp>()
+                      : pd::PrimOp();
+    if (!set.uncertain && params && params.getApi() == apiText(Api::InterpretGpuParams)) {
+      c.paths = {ExecPath::InterpretGpu};
+      c.facts = factsOfParams(params);
+      c.selector = detail::sourceLocation(set.set->getLoc());
+      c.argumentText = "after `set_gpu_interpret_mode(...)`";
       gpu.push_back(std::move(c));
       continue;
     }

@@ -266,8 +266,9 @@ private:
     mlir::Value value;
     std::string doc;
     unsigned line = 0, column = 0; // where it is put in (module order)
-    // A key computed when the item is put in (`fn.__name__` in a
-    // comprehension), as keyText writes it; empty: `key` says.
+    // A key known without a constant op (`fn.__name__` in a comprehension
+    // or a registering decorator, a module constant or Enum member), as
+    // keyText / constantKey write it; empty: `key` says.
     std::string keyString;
     // What the names the value is read with hold (a comprehension's
     // target, one element of its iterable): bound while it resolves.

@@ -245,6 +245,14 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
         wraps && wraps.getApi() == "functools.wraps" && strAt(call.getKeywords(), 0).empty())
       return resolve(call.getArgs()[0], depth + 1, doc);
   }
+  // An object of a class of the workspace (`AffineKernel(2.0, 1.0)`):
+  // calling it runs its class's `__call__`, bound to it (8.54).
+  if (auto call = llvm::dyn_cast<pd::CallIndirectOp>(def)) {
+    auto [cls, clsDoc] = follow(call.getCallee(), doc);
+    if (auto g = cls ? cls.getDefiningOp<pd::GlobalOp>() : nullptr;
+        g && g.getResolved().starts_with("class:"))
+      return resolveMethod(callee, "__call__", depth + 1, doc);
+  }
   // A user function applied to arguments (a decorator `@log_calls`, a
   // factory value called): what it returns, its parameters bound (8.20).
   if (auto call = llvm::dyn_cast<pd::CallIndirectOp>(def)) {

@@ -78,6 +78,14 @@ mlir::Value argumentFor(mlir::ValueRange args, llvm::function_ref<llvm::StringRe
   return {};
 }
 
+// A key that is a module-level name holding a constant, or an Enum member
+// (8.68): the constant, as keyText reads a lookup's key; "" otherwise.
+std::string constantNameKey(mlir::Value key) {
+  auto g = key ? key.getDefiningOp<pd::GlobalOp>() : nullptr;
+  llvm::StringRef r = g ? g.getResolved() : "";
+  return r.consume_front("const:") ? literalKey(r) : std::string();
+}
+
 } // namespace
 
 std::optional<std::string> KernelWalk::keyText(mlir::Value keyIn, const std::string& doc) const {
@@ -86,6 +94,10 @@ std::optional<std::string> KernelWalk::keyText(mlir::Value keyIn, const std::str
     return std::nullopt;
   if (std::optional<Literal> l = literalValue(key))
     return l->kind == pd::ConstantKind::Str ? literalKey(l->text) : "c:" + l->text;
+  // Another module constant the front end resolved (an Enum member, 8.68):
+  // as the dict's keys spell it (constantNameKey).
+  if (std::string named = constantNameKey(key); !named.empty())
+    return named;
   // `fn.__name__` of a function: the name its def (or lambda) gives it.
   if (auto name = key.getDefiningOp<pd::PrimOp>();
       name && name.getApi() == "value.__name__" && name.getArgs().size() == 1) {
@@ -103,6 +115,26 @@ std::optional<std::string> KernelWalk::keyText(mlir::Value keyIn, const std::str
       return l->kind == pd::ConstantKind::Str ? literalKey(l->text) : "c:" + l->text;
   return std::nullopt;
 }
+
+namespace {
+
+// `KERNELS[fn.__name__] = fn` in a decorator applied to a def of the module
+// (8.59): the key is the def's name (its `__name__`), as constantKey spells
+// a string; "" when the key is anything else or the decorated value is not
+// a def read by its name (a stacked decorator's result).
+std::string nameKey(mlir::Value key, mlir::Value fn, mlir::Value decorated) {
+  auto attr = key.getDefiningOp<pd::PrimOp>();
+  auto def = decorated.getDefiningOp<pd::GlobalOp>();
+  if (!attr || attr.getArgs().size() != 1 || attr.getArgs()[0] != fn ||
+      (attr.getApi() != "value.__name__" && attr.getApi() != "ref.__name__") || !def)
+    return {};
+  llvm::StringRef target = def.getResolved();
+  if (!target.consume_front("local:") || target != def.getName())
+    return {};
+  return "s:" + target.str();
+}
+
+} // namespace
 
 bool KernelWalk::registeredItems(const std::string& doc, llvm::StringRef name,
                                  mlir::Operation* base, std::vector<Item>& items) const {
@@ -154,7 +186,13 @@ bool KernelWalk::registeredItems(const std::string& doc, llvm::StringRef name,
     if (auto f = llvm::dyn_cast<pd::FuncOp>(parent); f && f.getKind() == pd::FuncKind::Module) {
       detail::LineCol l = at(store);
       if (std::pair(l.line, l.column) > std::pair(baseAt.line, baseAt.column))
-        items.push_back({store.getArgs()[1], store.getArgs()[2], doc, l.line, l.column, {}, {}});
+        items.push_back({store.getArgs()[1],
+                         store.getArgs()[2],
+                         doc,
+                         l.line,
+                         l.column,
+                         constantNameKey(store.getArgs()[1]),
+                         {}});
       return;
     }
     // A decorator's body: `def deco(fn): KERNELS[...] = fn`, made by a
@@ -196,7 +234,13 @@ bool KernelWalk::registeredItems(const std::string& doc, llvm::StringRef name,
                      key = {};
                    }
                    detail::LineCol l = at(apply);
-                   items.push_back({key, apply.getArgs()[0], doc, l.line, l.column, {}, {}});
+                   items.push_back({key,
+                                    apply.getArgs()[0],
+                                    doc,
+                                    l.line,
+                                    l.column,
+                                    nameKey(store.getArgs()[1], value, apply.getArgs()[0]),
+                                    {}});
                  });
     if (!any)
       complete = false; // a registering function called some other way
@@ -253,9 +297,10 @@ bool KernelWalk::itemsOf(mlir::Value containerIn, const std::string& docIn,
     if (elems.size() % 2)
       return false;
     for (unsigned i = 0; i + 1 < elems.size(); i += 2) {
-      if (!elems[i].getDefiningOp<pd::ConstantOp>())
+      std::string named = constantNameKey(elems[i]);
+      if (!elems[i].getDefiningOp<pd::ConstantOp>() && named.empty())
         return false; // a splat or a computed key: positions unknown
-      items.push_back({elems[i], elems[i + 1], doc, 0, 0, {}, {}});
+      items.push_back({elems[i], elems[i + 1], doc, 0, 0, named, {}});
     }
   } else {
     return false;
