@@ -345,6 +345,43 @@ TSNode containerLiteral(TSNode container, const syntax::ParsedSource& doc,
 
 } // namespace
 
+namespace {
+
+// What a dict literal holds under `key`: the last pair with an equal key
+// wins, as in Python. Not known when a key is not a constant, or a `**`
+// splat after the last equal pair may hold the key; known and absent
+// (value null) otherwise.
+struct DictEntry {
+  bool known = false;
+  std::optional<TSNode> value;
+};
+DictEntry dictEntry(TSNode dict, const PyConstant& key, const syntax::ParsedSource& doc,
+                    const LocalLookup& keyNames, int depth) {
+  DictEntry e;
+  bool splatAfter = false;
+  for (TSNode pair : syntax::namedChildren(dict)) {
+    if (is(pair, "dictionary_splat")) {
+      splatAfter = true;
+      continue;
+    }
+    if (!is(pair, "pair"))
+      continue;
+    auto k = constantOf(field(pair, "key"), doc, keyNames, nullptr, depth + 1);
+    if (!k)
+      return e; // an unknown key may be this one
+    if (compare("==", *k, key).value_or(false)) {
+      e.value = field(pair, "value");
+      splatAfter = false;
+    }
+  }
+  if (splatAfter)
+    return e; // it may hold the key
+  e.known = true;
+  return e;
+}
+
+} // namespace
+
 std::optional<TSNode> elementOf(TSNode subscript, const syntax::ParsedSource& doc,
                                 const LocalLookup& lookupLocal, bool* fromModule, int depth) {
   TSNode container = field(subscript, "value");
@@ -370,21 +407,8 @@ std::optional<TSNode> elementOf(TSNode subscript, const syntax::ParsedSource& do
     *fromModule = true;
   const LocalLookup& keyNames = moduleScope ? noLocals : lookupLocal;
   if (is(container, "dictionary")) {
-    // The last pair with an equal key wins, as in Python; a ** splat after
-    // it may replace it.
-    std::optional<TSNode> found;
-    for (TSNode pair : syntax::namedChildren(container)) {
-      if (is(pair, "dictionary_splat"))
-        found.reset();
-      if (!is(pair, "pair"))
-        continue;
-      auto k = constantOf(field(pair, "key"), doc, keyNames, nullptr, depth + 1);
-      if (!k)
-        return std::nullopt; // an unknown key may be this one
-      if (compare("==", *k, *key).value_or(false))
-        found = field(pair, "value");
-    }
-    return found;
+    DictEntry e = dictEntry(container, *key, doc, keyNames, depth);
+    return e.known ? e.value : std::nullopt;
   }
   if ((is(container, "tuple") || is(container, "list") || is(container, "expression_list")) &&
       key->kind == PyConstant::Kind::Int) {
@@ -425,22 +449,13 @@ std::optional<TSNode> dictGet(TSNode call, const syntax::ParsedSource& doc,
     return std::nullopt;
   static const LocalLookup noLocals;
   const LocalLookup& keyNames = moduleScope ? noLocals : lookupLocal;
-  std::optional<TSNode> found;
-  for (TSNode pair : syntax::namedChildren(container)) {
-    if (is(pair, "dictionary_splat"))
-      return std::nullopt; // it may hold the key
-    if (!is(pair, "pair"))
-      continue;
-    auto k = constantOf(field(pair, "key"), doc, keyNames, nullptr, depth + 1);
-    if (!k)
-      return std::nullopt; // an unknown key may be this one
-    if (compare("==", *k, *key).value_or(false))
-      found = field(pair, "value");
-  }
-  if (found) {
+  DictEntry e = dictEntry(container, *key, doc, keyNames, depth);
+  if (!e.known)
+    return std::nullopt;
+  if (e.value) {
     if (fromModule && moduleScope)
       *fromModule = true;
-    return found;
+    return e.value;
   }
   // Absent: the default, read where the call is (None when not given).
   return args.size() == 2 ? args[1] : TSNode{};

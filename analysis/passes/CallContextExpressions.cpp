@@ -32,26 +32,22 @@ TSNode interpretNode(const syntax::ParsedSource& doc, pd::LaunchOp launch) {
   auto text = launch.getInterpretText();
   if (!text)
     return TSNode{};
-  SourcePos at = detail::sourceLocation(launch->getLoc()).range.start;
-  TSPoint p{at.line, at.column};
-  for (TSNode n = ts_node_descendant_for_point_range(doc.root(), p, p); !syntax::isNull(n);
-       n = ts_node_parent(n)) {
-    TSPoint start = ts_node_start_point(n);
-    if (start.row != p.row || start.column != p.column)
-      break; // no longer a call written at the launch
-    if (!syntax::is(n, "call"))
-      continue;
-    for (TSNode a : syntax::namedChildren(syntax::field(n, "arguments"))) {
+  TSNode found{};
+  callWrittenAt(doc, launch, [&](TSNode call) {
+    for (TSNode a : syntax::namedChildren(syntax::field(call, "arguments"))) {
       if (!syntax::is(a, "keyword_argument") || doc.textOf(syntax::field(a, "name")) != "interpret")
         continue;
       TSNode v = syntax::field(a, "value");
       while (syntax::is(v, "parenthesized_expression"))
         v = ts_node_named_child(v, 0);
-      if (doc.textOf(v) == text->str())
-        return v;
+      if (doc.textOf(v) == text->str()) {
+        found = v;
+        return true;
+      }
     }
-  }
-  return TSNode{};
+    return false;
+  });
+  return found;
 }
 
 // The expression a local the launch reads is bound to (8.67): the node

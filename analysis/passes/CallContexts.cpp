@@ -178,21 +178,26 @@ mlir::Value argumentAt(const detail::CallArguments& args, llvm::StringRef keywor
   return value;
 }
 
-namespace {
-
-// The call's syntax: the innermost call written where `op` is.
-TSNode callNodeAt(const syntax::ParsedSource& doc, mlir::Operation* op) {
+TSNode callWrittenAt(const syntax::ParsedSource& doc, mlir::Operation* op,
+                     const std::function<bool(TSNode call)>& visit) {
   SourcePos at = detail::sourceLocation(op->getLoc()).range.start;
   TSPoint p{at.line, at.column};
   for (TSNode n = ts_node_descendant_for_point_range(doc.root(), p, p); !syntax::isNull(n);
        n = ts_node_parent(n)) {
     TSPoint start = ts_node_start_point(n);
     if (start.row != p.row || start.column != p.column)
-      break;
-    if (syntax::is(n, "call"))
+      break; // no longer written where op is
+    if (syntax::is(n, "call") && visit(n))
       return n;
   }
   return TSNode{};
+}
+
+namespace {
+
+// The call's syntax: the innermost call written where `op` is.
+TSNode callNodeAt(const syntax::ParsedSource& doc, mlir::Operation* op) {
+  return callWrittenAt(doc, op, [](TSNode) { return true; });
 }
 
 // The default of the field `attribute` of the object `built` constructs

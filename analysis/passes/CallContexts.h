@@ -10,14 +10,21 @@
 
 #include "KernelWalk.h"
 #include "PathRules.h"
+#include "Syntax.h"
 #include "pallas/analysis/detail/Passes.h"
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace pallas::analysis::passes {
+
+// The calls written where `op` is (starting at its location), innermost
+// first, until `visit` returns true; that call, or null.
+TSNode callWrittenAt(const syntax::ParsedSource& doc, mlir::Operation* op,
+                     const std::function<bool(TSNode call)>& visit);
 
 // One caller context of a launch: the paths that caller's value selects.
 // `paths` empty means the value is not known statically ("may" both ways).

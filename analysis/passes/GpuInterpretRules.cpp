@@ -29,6 +29,7 @@
 //     does not move is copied once after the loop, unpredicated
 //     (pipeline.py: `_is_index_invariant`, `copies_out_in_loop`).
 #include "KernelWalkInternal.h"
+#include "ParameterDefaults.h"
 #include "Syntax.h"
 
 #include "llvm/Support/Path.h"
@@ -106,27 +107,10 @@ mlir::Operation* KernelWalk::runSite() const {
 // parameter the caller leaves out holds its default (Python raises
 // otherwise).
 bool KernelWalk::defaultsToNone(mlir::BlockArgument param, const std::string& doc) const {
-  mlir::Operation* owner = param.getOwner()->getParentOp();
-  if (!llvm::isa_and_nonnull<pd::FuncOp, pd::ClosureOp>(owner))
-    return false;
-  detail::DocumentSyntax s = ws_.syntaxOf(doc);
-  if (!s.doc)
-    return false;
-  SourceLocation at = detail::sourceLocation(owner->getLoc());
-  TSPoint point{at.range.start.line, at.range.start.column};
-  TSNode n = ts_node_named_descendant_for_point_range(s.doc->root(), point, point);
-  while (!syntax::isNull(n) && !syntax::is(n, "function_definition") && !syntax::is(n, "lambda"))
-    n = ts_node_parent(n);
-  if (syntax::isNull(n))
-    return false;
-  std::vector<TSNode> params = syntax::namedChildren(syntax::field(n, "parameters"));
-  unsigned i = param.getArgNumber();
-  if (i >= params.size())
-    return false;
-  TSNode p = params[i];
-  if (!syntax::is(p, "default_parameter") && !syntax::is(p, "typed_default_parameter"))
-    return false;
-  return s.doc->textOf(syntax::field(p, "value")) == "None";
+  const syntax::ParsedSource* source = nullptr;
+  TSNode value =
+      parameterDefaultNode(ws_, doc, param.getOwner()->getParentOp(), param.getArgNumber(), source);
+  return !syntax::isNull(value) && source && source->textOf(value) == "None";
 }
 
 void KernelWalk::recordGpuInterpretBlockWindows() {

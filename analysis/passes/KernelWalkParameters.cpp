@@ -55,23 +55,25 @@ std::optional<KernelWalk::Literal> KernelWalk::literalValue(mlir::Value v) const
   return std::nullopt;
 }
 
-TSNode parameterDefaultNode(const detail::Workspace& ws, const std::string& doc, pd::FuncOp func,
-                            unsigned index, const syntax::ParsedSource*& source) {
+TSNode parameterDefaultNode(const detail::Workspace& ws, const std::string& doc,
+                            mlir::Operation* def, unsigned index,
+                            const syntax::ParsedSource*& source) {
+  mlir::ArrayAttr names = parameterNames(def);
   detail::DocumentSyntax s = ws.syntaxOf(doc);
   source = s.doc;
-  if (!s.doc)
+  if (!s.doc || !names)
     return {};
-  SourceLocation at = detail::sourceLocation(func->getLoc());
+  SourceLocation at = detail::sourceLocation(def->getLoc());
   TSPoint point{at.range.start.line, at.range.start.column};
   TSNode n = ts_node_named_descendant_for_point_range(s.doc->root(), point, point);
   while (!syntax::isNull(n) && !syntax::is(n, "function_definition") &&
-         !syntax::is(n, "decorated_definition"))
+         !syntax::is(n, "decorated_definition") && !syntax::is(n, "lambda"))
     n = ts_node_parent(n);
   if (syntax::is(n, "decorated_definition"))
     n = syntax::field(n, "definition");
-  if (!syntax::is(n, "function_definition"))
+  if (!syntax::is(n, "function_definition") && !syntax::is(n, "lambda"))
     return {};
-  llvm::StringRef name = strAt(func.getArgNames(), index);
+  llvm::StringRef name = strAt(names, index);
   for (TSNode p : syntax::namedChildren(syntax::field(n, "parameters"))) {
     if (!syntax::is(p, "default_parameter") && !syntax::is(p, "typed_default_parameter"))
       continue;

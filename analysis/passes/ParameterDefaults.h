@@ -7,11 +7,12 @@
 
 namespace pallas::analysis::passes {
 
-// The value node of parameter `index`'s default in the def `func` of `doc`,
-// with the document it is read from; null when the parameter has no
-// default or the document's syntax is not known.
+// The value node of parameter `index`'s default in `def` of `doc` (a
+// pallas.func, or a pallas.closure: a nested def or a lambda), with the
+// document it is read from; null when the parameter has no default or the
+// document's syntax is not known.
 TSNode parameterDefaultNode(const detail::Workspace& ws, const std::string& doc,
-                            dialect::FuncOp func, unsigned index,
+                            mlir::Operation* def, unsigned index,
                             const syntax::ParsedSource*& source);
 
 } // namespace pallas::analysis::passes
