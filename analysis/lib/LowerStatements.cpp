@@ -650,6 +650,10 @@ TSNode Lowerer::everyElementOf(TSNode s) {
                      (is(mv->value, "list") && !mayRemoveFrom(doc_.root(), text(name))))
                 ? mv->value
                 : TSNode{};
+    // Whether a function shrinks the list is read off every function of
+    // the module: an edit to any of them lowers this unit again.
+    if (is(right, "list"))
+      deps_.instances = names::instancesFingerprint(doc_);
   }
   if (!is(right, "tuple") && !is(right, "list"))
     return TSNode{};

@@ -234,6 +234,7 @@ std::vector<CallContext> evaluate(CallIndex& index, const detail::CallEdge& edge
   CallContext c;
   c.caller = nameOf(edge.caller.func);
   c.callee = edge.calleeSymbol;
+  c.site = edge.site;
   mlir::Operation* def = v.getDefiningOp();
   c.selector = detail::sourceLocation(def ? def->getLoc() : edge.site->getLoc());
   if (!attribute.empty()) {
@@ -402,6 +403,7 @@ std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& do
       CallContext c;
       c.caller = nameOf(e.caller.func);
       c.callee = func.getSymName().str();
+      c.site = call;
       c.selector = detail::sourceLocation(call->getLoc());
       c.argumentText = name + " (changed before the launch)";
       out.push_back(std::move(c));
@@ -432,6 +434,7 @@ std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& do
     CallContext c;
     c.caller = nameOf(e.caller.func);
     c.callee = func.getSymName().str();
+    c.site = call;
     c.selector = detail::sourceLocation(call->getLoc());
     if (splat) {
       c.argumentText = name + " (through *args / **kwargs)";
@@ -474,6 +477,7 @@ std::vector<CallContext> methodContexts(CallIndex& index, const std::string& doc
     CallContext c;
     c.caller = nameOf(m.edge.caller.func);
     c.callee = method.getSymName().str();
+    c.site = m.edge.site;
     c.selector = detail::sourceLocation(m.edge.site->getLoc());
     // functools.partialmethod: the bound positional arguments come after
     // self, then the call's; the call's keywords override the bound ones.
@@ -875,7 +879,7 @@ LaunchBodyArguments launchBodyArguments(CallIndex& index, const std::string& doc
       // A caller passing its own parameter on (a recursive call, a chain of
       // wrappers) adds no kernel the others do not name.
       if (value && !llvm::isa<mlir::BlockArgument>(value))
-        out.arguments.push_back({value, e.caller.path, nameOf(e.caller.func), name});
+        out.arguments.push_back({value, e.caller.path, nameOf(e.caller.func), name, e.site});
     }
   }
   return out;

@@ -41,6 +41,9 @@ struct CallContext {
   // under this context binds it (a closure's `if not interpret:` reads it).
   mlir::Value argument, parameter;
   std::string argumentDoc;
+  // The call that passes the value (of the function around the launch, or
+  // further up); null when not one call.
+  mlir::Operation* site = nullptr;
 };
 
 // The workspace's call edges indexed by callee, built once per pass run.

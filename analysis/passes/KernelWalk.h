@@ -126,6 +126,9 @@ struct LaunchBodyArgument {
   std::string doc;       // the caller's document
   std::string caller;    // the calling function's name
   std::string parameter; // the launching function's parameter
+  // The call passing it: the launching function's call, or for a decorator
+  // factory's closure the factory's call whose result is applied (8.64).
+  mlir::Operation* via = nullptr;
 };
 
 class KernelWalk {

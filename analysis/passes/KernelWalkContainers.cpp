@@ -360,6 +360,7 @@ bool KernelWalk::iterationElements(mlir::Value iterableIn, const std::string& do
       n = std::min(n, c.size()); // zip stops at the shortest
     for (size_t i = 0; i < n; ++i) {
       std::vector<mlir::Value> row;
+      row.reserve(columns.size());
       for (const auto& c : columns)
         row.push_back(c[i]);
       elements.push_back(std::move(row));

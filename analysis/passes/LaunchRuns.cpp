@@ -343,7 +343,21 @@ void forEachLaunch(detail::PassContext& ctx, const std::string& doc, mlir::Modul
         (void)ctx.launchCache->index().get().callersOf(doc, bodies.function);
       for (const LaunchRun& run : plan.runs) {
         KernelWalk walk(ctx.workspace, kb, run.pc.path, launch, doc);
-        walk.setBodyArguments(bodies.arguments);
+        // The kernels passed by the calls that select this run's path: a
+        // call passes both (`launch(x, fenced, interpret=True)`, a
+        // factory's keywords and the function its result is applied to).
+        // Only when each of those calls passes one; else every kernel.
+        std::vector<LaunchBodyArgument> paired;
+        bool eachPasses = !run.via.empty();
+        for (const CallContext* c : run.via)
+          eachPasses &= c->site && llvm::any_of(bodies.arguments, [&](const LaunchBodyArgument& a) {
+                          return a.via == c->site;
+                        });
+        for (const LaunchBodyArgument& a : bodies.arguments)
+          if (eachPasses &&
+              llvm::any_of(run.via, [&](const CallContext* c) { return c->site == a.via; }))
+            paired.push_back(a);
+        walk.setBodyArguments(paired.empty() ? bodies.arguments : std::move(paired));
         // The caller's constant for the launch function's parameter, when
         // every context of this run passes the same one.
         if (!run.via.empty() && run.via.front()->parameter &&
