@@ -330,7 +330,8 @@ std::vector<CallContext> evaluate(CallIndex& index, const detail::CallEdge& edge
   if (auto arg = llvm::dyn_cast<mlir::BlockArgument>(v); arg && depth + 1 < kMaxDepth) {
     auto callerFunc = llvm::dyn_cast_or_null<pd::FuncOp>(arg.getOwner()->getParentOp());
     if (callerFunc && callerFunc.getOperation() == opOf(edge.caller.func) &&
-        callerFunc.getKind() == pd::FuncKind::Def) {
+        (callerFunc.getKind() == pd::FuncKind::Def ||
+         callerFunc.getKind() == pd::FuncKind::Method)) {
       std::string callerParam = stripStars(strAt(callerFunc.getArgNames(), arg.getArgNumber()));
       std::vector<CallContext> outer = contextsOfParam(
           index, edge.caller.path, callerFunc, callerParam, Default{}, depth + 1, attribute);
@@ -579,7 +580,8 @@ std::vector<CallContext> interpretCallContexts(CallIndex& index, const std::stri
     owner = llvm::dyn_cast<pd::FuncOp>(op);
     break;
   }
-  if (!owner || owner.getKind() != pd::FuncKind::Def)
+  // A method's callers are the calls methodCallee resolves (8.64).
+  if (!owner || (owner.getKind() != pd::FuncKind::Def && owner.getKind() != pd::FuncKind::Method))
     return {};
   Default dflt;
   if (source == "default_param") {
