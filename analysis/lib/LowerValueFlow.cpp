@@ -121,8 +121,9 @@ mlir::DictionaryAttr Lowerer::interpretParameters(TSNode expr) {
     ValInfo* vi = infoOf(v->value);
     auto arg = llvm::dyn_cast<mlir::BlockArgument>(v->value);
     auto f = arg ? llvm::dyn_cast_or_null<pd::FuncOp>(arg.getOwner()->getParentOp()) : nullptr;
-    if (!vi || !vi->isParam || !f || f.getKind() != pd::FuncKind::Def || readsLate(name) ||
-        (owner && owner != f.getOperation())) {
+    if (!vi || !vi->isParam || !f ||
+        (f.getKind() != pd::FuncKind::Def && f.getKind() != pd::FuncKind::Method) ||
+        readsLate(name) || (owner && owner != f.getOperation())) {
       followable = false; // a local, or parameters of different functions
       return syntax::Walk::Stop;
     }

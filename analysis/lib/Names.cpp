@@ -195,6 +195,14 @@ std::optional<Binding> resolveGlobalExpr(TSNode expr, const syntax::ParsedSource
   return b;
 }
 
+std::string importedName(TSNode expr, const syntax::ParsedSource& doc, const Globals& globals) {
+  auto b = resolveGlobalExpr(expr, doc, globals);
+  if (b && (b->kind == Binding::Kind::Module || b->kind == Binding::Kind::Symbol) &&
+      b->file.empty())
+    return b->target;
+  return {};
+}
+
 std::string apiOf(TSNode expr, const syntax::ParsedSource& doc, const Globals& globals) {
   auto b = resolveGlobalExpr(expr, doc, globals);
   if (!b || (b->kind != Binding::Kind::Module && b->kind != Binding::Kind::Symbol))

@@ -194,6 +194,10 @@ std::optional<Binding> resolveGlobalExpr(TSNode expr, const syntax::ParsedSource
 // Qualified canonical API of a callee expression when it resolves to a JAX
 // module attribute ("pl.pallas_call"), else "".
 std::string apiOf(TSNode expr, const syntax::ParsedSource& doc, const Globals& globals);
+// The dotted name an expression names through the module's imports, JAX or
+// not (`field` after `from dataclasses import field`: "dataclasses.field");
+// "" when it names no import.
+std::string importedName(TSNode expr, const syntax::ParsedSource& doc, const Globals& globals);
 
 // Static evaluation of an `interpret=` expression. `lookupLocal` may resolve
 // identifiers of the enclosing function (parameter defaults, local

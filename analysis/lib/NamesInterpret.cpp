@@ -280,7 +280,7 @@ InterpretEval evaluateInterpret(TSNode expr, const syntax::ParsedSource& doc,
     // A dataclass field's default written `field(default=v)` or
     // `field(default_factory=f)` (8.55): what the field holds when the
     // constructor leaves it out, v or what calling f returns.
-    if (api == "dataclasses.field") {
+    if (api == "dataclasses.field" || importedName(callee, doc, globals) == "dataclasses.field") {
       for (TSNode a : syntax::namedChildren(field(expr, "arguments"))) {
         if (!is(a, "keyword_argument"))
           continue;

@@ -260,6 +260,32 @@ std::optional<TSNode> constructedField(TSNode call, const std::string& attr,
     call = ts_node_named_child(call, 0);
   if (!is(call, "call"))
     return std::nullopt;
+  // `types.SimpleNamespace(interpret=True)`, `argparse.Namespace(...)`
+  // (8.71): the keyword, when nothing in the file stores the attribute on
+  // any object or uses setattr (such an object is changed freely).
+  if (std::string api = importedName(field(call, "function"), doc, globals);
+      api == "types.SimpleNamespace" || api == "argparse.Namespace") {
+    bool stored = syntax::anyNode(
+        doc.root(),
+        [&](TSNode n) {
+          return assignsAttribute(n, attr, doc) ||
+                 (is(n, "identifier") && (doc.textOf(n) == "setattr" ||
+                                          doc.textOf(n) == "__dict__" || doc.textOf(n) == "vars"));
+        },
+        [](TSNode) { return false; });
+    if (stored)
+      return std::nullopt;
+    std::optional<TSNode> found;
+    for (TSNode a : syntax::namedChildren(field(call, "arguments"))) {
+      if (is(a, "comment"))
+        continue;
+      if (!is(a, "keyword_argument"))
+        return std::nullopt; // a mapping splat, or an argument it rejects
+      if (keywordName(a, doc) == attr)
+        found = field(a, "value");
+    }
+    return found;
+  }
   auto cls = resolveGlobalExpr(field(call, "function"), doc, globals);
   if (!cls || cls->kind != Binding::Kind::Class || !cls->file.empty())
     return std::nullopt;

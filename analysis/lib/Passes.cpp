@@ -69,6 +69,77 @@ pd::GlobalOp decoratorCallee(pd::CallIndirectOp call) {
   return target.starts_with("local:") || target.starts_with("/") ? g : pd::GlobalOp{};
 }
 
+// The names of the decorators applied to a def (`@staticmethod`: "staticmethod").
+std::vector<std::string> decoratorNames(pd::FuncOp f) {
+  std::vector<std::string> out;
+  f.getDecorators().walk([&](pd::CallIndirectOp apply) {
+    auto g = apply.getCallee().getDefiningOp<pd::GlobalOp>();
+    out.push_back(g ? g.getName().str() : std::string("?"));
+  });
+  return out;
+}
+
+// The class a receiver value is, for a method call (8.72): `K` itself
+// (`K.m(...)`, *onClass), an object `K(...)` built in this module (directly
+// or through a local name), or `self` of a method of K that no class of
+// the module derives from (so `self.m` is K's); "" otherwise.
+std::string receiverClass(mlir::Value obj, const syntax::ParsedSource* doc, bool* onClass) {
+  *onClass = false;
+  if (auto g = obj.getDefiningOp<pd::GlobalOp>()) {
+    llvm::StringRef r = g.getResolved();
+    *onClass = r.consume_front("class:");
+    return *onClass && r == g.getName() ? r.str() : std::string();
+  }
+  if (auto built = obj.getDefiningOp<pd::CallIndirectOp>()) {
+    auto g = built.getCallee().getDefiningOp<pd::GlobalOp>();
+    llvm::StringRef r = g ? g.getResolved() : "";
+    return r.consume_front("class:") && r == g.getName() ? r.str() : std::string();
+  }
+  auto arg = llvm::dyn_cast<mlir::BlockArgument>(obj);
+  auto f = arg ? llvm::dyn_cast_or_null<pd::FuncOp>(arg.getOwner()->getParentOp()) : nullptr;
+  if (!f || f.getKind() != pd::FuncKind::Method || arg.getArgNumber() != 0 || !doc ||
+      &f.getBody().front() != arg.getOwner())
+    return {};
+  llvm::StringRef sym = f.getSymName();
+  std::string cls = sym.substr(0, sym.rfind('.')).str();
+  if (!decoratorNames(f).empty())
+    return {}; // a static or class method: its first parameter is no instance
+  for (TSNode stmt : syntax::namedChildren(doc->root())) {
+    TSNode d = syntax::is(stmt, "decorated_definition") ? syntax::field(stmt, "definition") : stmt;
+    if (!syntax::is(d, "class_definition"))
+      continue;
+    for (TSNode b : syntax::namedChildren(syntax::field(d, "superclasses")))
+      if (doc->textOf(b) == cls)
+        return {}; // a subclass may override the method
+  }
+  return cls;
+}
+
+// The method `attr` of the module-level class `cls` of this module, found
+// along its bases of this module (depth first, leftmost first): its
+// pallas.func; null when not found.
+pd::FuncOp methodOf(const std::unordered_map<std::string, pd::FuncOp>& funcs,
+                    const syntax::ParsedSource* doc, const std::string& cls,
+                    const std::string& attr, unsigned depth = 0) {
+  if (depth > 8)
+    return {};
+  if (auto it = funcs.find(cls + "." + attr); it != funcs.end())
+    return it->second;
+  if (!doc)
+    return {};
+  for (TSNode stmt : syntax::namedChildren(doc->root())) {
+    TSNode d = syntax::is(stmt, "decorated_definition") ? syntax::field(stmt, "definition") : stmt;
+    if (!syntax::is(d, "class_definition") || doc->textOf(syntax::field(d, "name")) != cls)
+      continue;
+    for (TSNode b : syntax::namedChildren(syntax::field(d, "superclasses")))
+      if (syntax::is(b, "identifier"))
+        if (pd::FuncOp f = methodOf(funcs, doc, std::string(doc->textOf(b)), attr, depth + 1))
+          return f;
+    return {};
+  }
+  return {};
+}
+
 } // namespace
 
 std::vector<CallEdge> Workspace::callEdges() const {
@@ -120,6 +191,9 @@ std::vector<CallEdge> Workspace::callEdgesOf(const std::string& path, mlir::Modu
         pd::GlobalOp g = tracedCallee(ind, nullptr, doc);
         if (!g)
           g = decoratorCallee(ind);
+        // `Op.apply(x, interpret=True)`, `Op()(x)`: the method (8.72).
+        if (pd::FuncOp method = g ? pd::FuncOp() : methodCallee(ind, doc, nullptr))
+          edges.push_back({{path, func}, op, path, method.getSymName().str()});
         if (g) {
           llvm::StringRef target = g.getResolved();
           if (target.consume_front("local:")) {
@@ -130,6 +204,10 @@ std::vector<CallEdge> Workspace::callEdgesOf(const std::string& path, mlir::Modu
                 {{path, func}, op, target.substr(0, colon).str(), target.substr(colon + 1).str()});
           }
         }
+      } else if (auto prim = llvm::dyn_cast<pd::PrimOp>(op)) {
+        // `op.apply(x, interpret=True)` on a local: a method call (8.72).
+        if (pd::FuncOp method = methodCallee(prim, doc, nullptr))
+          edges.push_back({{path, func}, op, path, method.getSymName().str()});
       } else if (auto launch = llvm::dyn_cast<pd::LaunchOp>(op); launch && launch.getBody()) {
         edges.push_back({{path, func},
                          op,
@@ -228,6 +306,85 @@ pd::GlobalOp tracedCallee(pd::CallIndirectOp call, CallArguments* args,
   return g;
 }
 
+pd::FuncOp methodCallee(mlir::Operation* call, const syntax::ParsedSource* doc,
+                        CallArguments* args) {
+  auto m = call->getParentOfType<mlir::ModuleOp>();
+  if (!m)
+    return {};
+  mlir::Value callee, obj;
+  std::string attr;
+  // `obj.m(a, k=v)` on a local is lowered as one prim "value.m"(obj, a, v):
+  // a call unless its result is itself called (then it reads the method).
+  mlir::ValueRange callArgs;
+  mlir::ArrayAttr callKeywords;
+  unsigned firstArg = 0;
+  if (auto p = llvm::dyn_cast<pd::PrimOp>(call)) {
+    llvm::StringRef api = p.getApi();
+    if (p.getArgs().empty() || (!api.consume_front("value.") && !api.consume_front("ref.")) ||
+        !keywordAt(p.getKeywords(), 0).empty())
+      return {};
+    bool read = llvm::any_of(p->getUsers(), [&](mlir::Operation* u) {
+      auto ind = llvm::dyn_cast<pd::CallIndirectOp>(u);
+      return ind && ind.getCallee() == p.getResult();
+    });
+    if (read)
+      return {};
+    obj = p.getArgs()[0];
+    attr = api.str();
+    callArgs = p.getArgs();
+    callKeywords = p.getKeywords();
+    firstArg = 1;
+  } else if (auto ind = llvm::dyn_cast<pd::CallIndirectOp>(call)) {
+    callee = ind.getCallee();
+    callArgs = ind.getArgs();
+    callKeywords = ind.getKeywords();
+  } else {
+    return {};
+  }
+  if (obj) {
+    // obj and attr are known
+  } else if (auto p = callee.getDefiningOp<pd::PrimOp>(); p && p.getArgs().size() == 1) {
+    llvm::StringRef api = p.getApi();
+    if (!api.consume_front("value.") && !api.consume_front("ref."))
+      return {};
+    obj = p.getArgs()[0];
+    attr = api.str();
+  } else if (auto built = callee.getDefiningOp<pd::CallIndirectOp>()) {
+    obj = callee; // an object called: its class's __call__
+    attr = "__call__";
+  } else {
+    return {};
+  }
+  bool onClass = false;
+  std::string cls = receiverClass(obj, doc, &onClass);
+  if (cls.empty() || (onClass && attr == "__call__"))
+    return {};
+  std::unordered_map<std::string, pd::FuncOp> funcs;
+  for (pd::FuncOp f : m.getOps<pd::FuncOp>())
+    if (f.getKind() == pd::FuncKind::Method)
+      funcs[f.getSymName().str()] = f;
+  pd::FuncOp method = methodOf(funcs, doc, cls, attr);
+  if (!method)
+    return {};
+  // Which decorators: a staticmethod binds nothing, a classmethod its class
+  // (not followed here), anything else is not a plain call of the def.
+  std::vector<std::string> decorators = decoratorNames(method);
+  bool isStatic = decorators.size() == 1 && decorators[0] == "staticmethod";
+  if (!decorators.empty() && !isStatic)
+    return {};
+  if (args) {
+    if (!isStatic && !onClass) {
+      args->values.push_back(obj); // the bound receiver is `self`
+      args->keywords.push_back("");
+    }
+    for (unsigned i = firstArg; i < callArgs.size(); ++i) {
+      args->values.push_back(callArgs[i]);
+      args->keywords.push_back(keywordAt(callKeywords, i));
+    }
+  }
+  return method;
+}
+
 CallArguments edgeArguments(const Workspace& ws, const CallEdge& edge) {
   CallArguments out;
   mlir::Operation* site = edge.site;
@@ -237,11 +394,17 @@ CallArguments edgeArguments(const Workspace& ws, const CallEdge& edge) {
       out.keywords.push_back(keywordAt(call.getKeywords(), i));
     }
   } else if (auto ind = llvm::dyn_cast_or_null<pd::CallIndirectOp>(site)) {
-    if (!tracedCallee(ind, &out, ws.syntaxOf(edge.caller.path).doc) && decoratorCallee(ind))
+    const syntax::ParsedSource* doc = ws.syntaxOf(edge.caller.path).doc;
+    if (!tracedCallee(ind, &out, doc) && decoratorCallee(ind)) {
       for (unsigned i = 0; i < ind.getArgs().size(); ++i) {
         out.values.push_back(ind.getArgs()[i]);
         out.keywords.push_back(keywordAt(ind.getKeywords(), i));
       }
+    } else if (out.values.empty()) {
+      methodCallee(ind, doc, &out);
+    }
+  } else if (auto prim = llvm::dyn_cast_or_null<pd::PrimOp>(site)) {
+    methodCallee(prim, ws.syntaxOf(edge.caller.path).doc, &out);
   }
   return out;
 }

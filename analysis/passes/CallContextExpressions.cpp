@@ -131,7 +131,7 @@ std::vector<CallContext> expressionCallContexts(CallIndex& index, const std::str
       if (llvm::StringRef(strAt(names, i)).ltrim('*') == first)
         owner = f;
   }
-  if (!owner || owner.getKind() != pd::FuncKind::Def)
+  if (!owner || (owner.getKind() != pd::FuncKind::Def && owner.getKind() != pd::FuncKind::Method))
     return {};
   detail::DocumentSyntax s = index.workspace().syntaxOf(doc);
   if (!s.doc || !s.globals)

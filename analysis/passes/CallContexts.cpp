@@ -339,7 +339,8 @@ std::vector<CallContext> evaluate(CallIndex& index, const detail::CallEdge& edge
   if (auto arg = llvm::dyn_cast<mlir::BlockArgument>(v); arg && depth + 1 < kMaxDepth) {
     auto callerFunc = llvm::dyn_cast_or_null<pd::FuncOp>(arg.getOwner()->getParentOp());
     if (callerFunc && callerFunc.getOperation() == opOf(edge.caller.func) &&
-        callerFunc.getKind() == pd::FuncKind::Def) {
+        (callerFunc.getKind() == pd::FuncKind::Def ||
+         callerFunc.getKind() == pd::FuncKind::Method)) {
       std::string callerParam = stripStars(strAt(callerFunc.getArgNames(), arg.getArgNumber()));
       std::vector<CallContext> outer = contextsOfParam(
           index, edge.caller.path, callerFunc, callerParam, Default{}, depth + 1, attribute);
@@ -676,8 +677,12 @@ std::vector<CallContext> interpretCallContexts(CallIndex& index, const std::stri
     if (dflt.paths.size() > 1)
       dflt.paths.clear();
   }
+  // A method's calls on objects of its class and its partialmethod aliases
+  // (8.65); else the calls methodCallee resolves (`K(...)(x)`, a
+  // staticmethod called on the class: 8.71).
   if (owner.getKind() == pd::FuncKind::Method)
-    return methodContexts(index, doc, owner, name, dflt);
+    if (std::vector<CallContext> m = methodContexts(index, doc, owner, name, dflt); !m.empty())
+      return m;
   return contextsOfParam(index, doc, owner, name, dflt, 0, attribute, launch.getOperation());
 }
 

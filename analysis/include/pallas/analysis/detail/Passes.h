@@ -119,6 +119,17 @@ struct CallArguments {
 // functools.partial(add, interpret=True)` then `jax.vmap(ADD)(xs)`).
 dialect::GlobalOp tracedCallee(dialect::CallIndirectOp call, CallArguments* args = nullptr,
                                const syntax::ParsedSource* doc = nullptr);
+// The method of a class of the call's module that a pallas.call_indirect
+// runs (8.72): `obj.m(...)` with obj an object `K(...)` built there (also
+// through a local), `K.m(...)`, `self.m(...)` in a method of a K nothing
+// derives from, `K(...)(...)` (__call__); the method found along K's bases
+// of the module, undecorated or a staticmethod. `args`, when given, gets
+// what the method receives (the object first for a bound call). Null
+// otherwise.
+// `call` is a pallas.call_indirect, or the prim "value.m"(obj, args...)
+// a call on a local is lowered as.
+dialect::FuncOp methodCallee(mlir::Operation* call, const syntax::ParsedSource* doc,
+                             CallArguments* args = nullptr);
 // What the site of a call edge passes to its callee (empty for a launch).
 CallArguments edgeArguments(const Workspace& ws, const CallEdge& edge);
 
