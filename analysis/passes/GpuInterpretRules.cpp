@@ -56,17 +56,6 @@ mlir::Value keywordOperand(pd::CallOperandsOpInterface op, mlir::ArrayAttr keywo
   return {};
 }
 
-// The operand at `position` among the positional ones, or the keyword `name`.
-mlir::Value argument(pd::PrimOp op, unsigned position, llvm::StringRef name) {
-  if (mlir::Value v = keywordOperand(op, op.getKeywords(), name))
-    return v;
-  unsigned seen = 0;
-  for (unsigned i = 0; i < op.getArgs().size(); ++i)
-    if (strAt(op.getKeywords(), i).empty() && seen++ == position)
-      return op.getArgs()[i];
-  return {};
-}
-
 bool isNoneConstant(mlir::Value v) {
   auto c = v ? v.getDefiningOp<pd::ConstantOp>() : pd::ConstantOp();
   return c && c.getKind() == pd::ConstantKind::None;
@@ -308,7 +297,9 @@ void KernelWalk::recordGpuInterpretRefViews(pd::PrimOp prim) {
       refs.push_back(prim.getArgs()[0]);
   } else if (api == apiText(Api::CopyGmemToSmem) || api == apiText(Api::CopySmemToGmem)) {
     key = api == apiText(Api::CopyGmemToSmem) ? "copy_gmem_to_smem" : "copy_smem_to_gmem";
-    refs = {argument(prim, 0, "src"), argument(prim, 1, "dst")};
+    auto kwAt = [&](unsigned i) { return strAt(prim.getKeywords(), i); };
+    refs = {argumentFor(prim.getArgs(), kwAt, 0, "src"),
+            argumentFor(prim.getArgs(), kwAt, 1, "dst")};
   }
   const knowledge::PrimitiveFacts* p = key ? kb_.primitive(key) : nullptr;
   if (!p)
@@ -391,7 +382,8 @@ std::optional<bool> KernelWalk::specMovesWithStep(mlir::Value spec, const std::s
   if (mlir::Value space = keywordOperand(make, make.getKeywords(), "memory_space");
       notStagedInSmem(follow(space, d).first))
     return false;
-  mlir::Value indexMap = argument(make, 1, "index_map");
+  mlir::Value indexMap = argumentFor(
+      make.getArgs(), [&](unsigned i) { return strAt(make.getKeywords(), i); }, 1, "index_map");
   if (!indexMap || isNoneConstant(follow(indexMap, d).first))
     return false;
   Callable f = resolve(indexMap, 0, d);

@@ -63,21 +63,6 @@ detail::LineCol at(mlir::Operation* op) {
   return detail::lineCol(op->getLoc());
 }
 
-// The value of an argument bound to parameter `index` (named `name`) of a
-// call's callee; null when the call does not pass it statically.
-mlir::Value argumentFor(mlir::ValueRange args, llvm::function_ref<llvm::StringRef(unsigned)> kwAt,
-                        unsigned index, llvm::StringRef name) {
-  unsigned positional = 0;
-  for (unsigned i = 0; i < args.size(); ++i) {
-    llvm::StringRef kw = kwAt(i);
-    if (kw == "*" || kw == "**")
-      return {};
-    if (kw.empty() ? positional++ == index : kw == name)
-      return args[i];
-  }
-  return {};
-}
-
 // A key that is a module-level name holding a constant, or an Enum member
 // (8.68): the constant, as keyText reads a lookup's key; "" otherwise.
 std::string constantNameKey(mlir::Value key) {

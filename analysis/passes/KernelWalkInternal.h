@@ -43,6 +43,22 @@ inline llvm::StringRef strAt(mlir::ArrayAttr a, unsigned i) {
   return pd::enumName(a[i]); // keywords, or the name of an origin
 }
 
+// The value of an argument bound to parameter `index` (named `name`) of a
+// call's callee; null when the call does not pass it statically.
+inline mlir::Value argumentFor(mlir::ValueRange args,
+                               llvm::function_ref<llvm::StringRef(unsigned)> kwAt, unsigned index,
+                               llvm::StringRef name) {
+  unsigned positional = 0;
+  for (unsigned i = 0; i < args.size(); ++i) {
+    llvm::StringRef kw = kwAt(i);
+    if (kw == "*" || kw == "**")
+      return {};
+    if (kw.empty() ? positional++ == index : kw == name)
+      return args[i];
+  }
+  return {};
+}
+
 // The parameter names of a function or closure op; null for anything else.
 inline mlir::ArrayAttr parameterNames(mlir::Operation* defOp) {
   if (auto f = llvm::dyn_cast_or_null<pd::FuncOp>(defOp))
