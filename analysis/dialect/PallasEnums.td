@@ -93,6 +93,8 @@ def Pallas_AllocKind : I32EnumAttr<"AllocKind", "kind of a scratch allocation", 
     I32EnumAttrCase<"Barrier", 4, "barrier">,
     I32EnumAttrCase<"Semaphore", 5, "semaphore">,
     I32EnumAttrCase<"Other", 6, "other">,
+    // plgpu.RefUnion: Refs that share one allocation, extracted by member.
+    I32EnumAttrCase<"Union", 7, "union">,
   ]> {
   let cppNamespace = "::pallas::dialect";
   let genSpecializedAttr = 0;

@@ -32,6 +32,8 @@ std::string allocationKind(TSNode expr, const syntax::ParsedSource& doc, const G
     return "acc";
   if (endsWith(api, ".SMEM"))
     return "smem";
+  if (endsWith(api, ".RefUnion"))
+    return "union";
   if (endsWith(api, ".TMEM"))
     return "tmem";
   if (endsWith(api, ".GMEM"))

@@ -485,6 +485,13 @@ llvm::StringRef kernelParamOrigin(pd::LaunchOp launch, unsigned index, unsigned 
   return kind == "acc" ? "acc" : "scratch";
 }
 
+bool kernelParamIsRefUnion(pd::LaunchOp launch, unsigned index, unsigned numParams) {
+  auto scratch = launch.getScratch();
+  if (!scratch || scratch->size() > numParams || index < numParams - scratch->size())
+    return false;
+  return pd::enumName((*scratch)[index - (numParams - scratch->size())]) == "union";
+}
+
 LineCol lineCol(mlir::Location loc) {
   if (auto f = llvm::dyn_cast<mlir::FileLineColLoc>(loc))
     return {f.getFilename().str(), f.getLine(), f.getColumn()};

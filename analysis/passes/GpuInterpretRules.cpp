@@ -269,6 +269,10 @@ std::string KernelWalk::refViewOf(mlir::Value ref) const {
   std::string doc = doc_;
   for (unsigned guard = 0; ref && guard < 32; ++guard) {
     auto [held, d] = follow(ref, doc);
+    // A member of a plgpu.RefUnion is the union's buffer viewed through
+    // an ExtractAliasedRef transform.
+    if (std::optional<RefState> member = unionMemberState(held ? held : ref))
+      return "plgpu.RefUnion";
     auto prim = held ? held.getDefiningOp<pd::PrimOp>() : pd::PrimOp();
     if (!prim || !detail::isRefTransform(prim.getApi()) || prim.getArgs().empty())
       return "";
@@ -285,17 +289,29 @@ std::string KernelWalk::refViewOf(mlir::Value ref) const {
 }
 
 void KernelWalk::recordGpuInterpretRefViews(pd::PrimOp prim) {
-  if (path_ != ExecPath::InterpretGpu || !kb_.errorTemplate("gpuInterpretUnsupportedTransform"))
+  // interpret=True's state discharge also rejects a plgpu.RefUnion member's
+  // ExtractAliasedRef (as it rejects the transforms recordInterpretRefTransforms
+  // reads), when it discharges the read or write itself.
+  bool gpu =
+      path_ == ExecPath::InterpretGpu && kb_.errorTemplate("gpuInterpretUnsupportedTransform");
+  bool hlo = path_ == ExecPath::InterpretHlo && kb_.errorTemplate("unsupportedRefTransform");
+  if (!gpu && !hlo)
     return;
   llvm::StringRef api = prim.getApi();
   const char* key = nullptr;
   std::vector<mlir::Value> refs;
-  if (api == apiText(Api::RefGetItem) || api == apiText(Api::RefSetItem)) {
-    key = api == apiText(Api::RefGetItem) ? "get" : "swap";
-    // Indexing an array (not a Ref) binds neither.
-    if (!prim.getArgs().empty() && stateOf(prim.getArgs()[0], strAt(prim.getOrigins(), 0)).isRef())
+  bool item = api == apiText(Api::RefGetItem) || api == "value.__getitem__";
+  if (item || api == apiText(Api::RefSetItem) || api == "value.__setitem__") {
+    key = item ? "get" : "swap";
+    // Indexing an array (not a Ref) binds neither; taking a member of a
+    // plgpu.RefUnion reads nothing.
+    RefState base = prim.getArgs().empty()
+                        ? RefState()
+                        : stateOf(prim.getArgs()[0], strAt(prim.getOrigins(), 0));
+    if (base.isRef() && !(item && extractsUnionMember(prim)) &&
+        (api.starts_with("ref.") || base.unionMember))
       refs.push_back(prim.getArgs()[0]);
-  } else if (api == apiText(Api::CopyGmemToSmem) || api == apiText(Api::CopySmemToGmem)) {
+  } else if (gpu && (api == apiText(Api::CopyGmemToSmem) || api == apiText(Api::CopySmemToGmem))) {
     key = api == apiText(Api::CopyGmemToSmem) ? "copy_gmem_to_smem" : "copy_smem_to_gmem";
     auto kwAt = [&](unsigned i) { return strAt(prim.getKeywords(), i); };
     refs = {argumentFor(prim.getArgs(), kwAt, 0, "src"),
@@ -304,15 +320,31 @@ void KernelWalk::recordGpuInterpretRefViews(pd::PrimOp prim) {
   const knowledge::PrimitiveFacts* p = key ? kb_.primitive(key) : nullptr;
   if (!p)
     return;
-  for (mlir::Value r : refs)
-    if (std::string view = r ? refViewOf(r) : ""; !view.empty()) {
-      // The callback's error ends its traceback at the launch.
-      BoundPrimitive b =
-          ruleBindingOf(api.str(), p, runSite(), strongest(prim), "gpu_ref_view", view);
+  // A member read through `value[...]` is Ref indexing all the same.
+  std::string shown = api.str();
+  if (llvm::StringRef(shown).consume_front("value."))
+    shown = "ref." + shown.substr(6);
+  for (mlir::Value r : refs) {
+    std::string view = r ? refViewOf(r) : "";
+    if (view.empty() || (hlo && view != "plgpu.RefUnion"))
+      continue;
+    if (hlo) {
+      // Raised by the discharge rule of the read or write; its traceback
+      // carries no source of the kernel and ends at the launch's call.
+      RefState st = stateOf(r, strAt(prim.getOrigins(), 0));
+      if (!st.discharged())
+        return;
+      BoundPrimitive b = ruleBindingOf(shown, p, runSite(), st, "union_member", view);
       b.causeAt = placeOf(prim);
       record(std::move(b));
       return;
     }
+    // The callback's error ends its traceback at the launch.
+    BoundPrimitive b = ruleBindingOf(shown, p, runSite(), strongest(prim), "gpu_ref_view", view);
+    b.causeAt = placeOf(prim);
+    record(std::move(b));
+    return;
+  }
 }
 
 void KernelWalk::recordPredicatedPipelineCopies(pd::ScopeOp pipeline, mlir::Operation* site) {

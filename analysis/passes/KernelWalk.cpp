@@ -554,6 +554,9 @@ void KernelWalk::onPrim(pd::PrimOp prim) {
   if (api.starts_with("ref.") && !prim.getArgs().empty() &&
       !stateOf(prim.getArgs()[0], strAt(prim.getOrigins(), 0)).isRef())
     return;
+  // `u[1]` takes a member of a plgpu.RefUnion: no state primitive binds.
+  if (api == "ref.__getitem__" && extractsUnionMember(prim))
+    return;
   std::vector<RefState> operands;
   for (unsigned i = 0; i < prim.getArgs().size(); ++i)
     if (strAt(prim.getKeywords(), i).empty())

@@ -62,6 +62,8 @@ struct RefState {
   Phase phase = Phase::Lowering; // when Discharged
   const char* what = "";         // what the Ref is, for messages ("a kernel input/output Ref")
   bool accumulator = false;      // a plgpu.ACC: its Ref type overrides indexing
+  bool refUnion = false;         // a plgpu.RefUnion: indexing it extracts a member
+  bool unionMember = false;      // a member (or group of members) of a plgpu.RefUnion
   bool isRef() const { return kind != Kind::NotRef; }
   bool discharged() const { return kind == Kind::Discharged; }
 };
@@ -355,6 +357,8 @@ private:
   mlir::Value lateBinding(dialect::GlobalOp read) const;
   void walkKernel(const Callable& body);
   RefState stateOf(mlir::Value v, llvm::StringRef origin) const;
+  std::optional<RefState> unionMemberState(mlir::Value v) const;
+  bool extractsUnionMember(dialect::PrimOp prim) const;
   RefState strongest(mlir::ValueRange args, mlir::ArrayAttr origins) const;
   // The same over the operands of a prim/call/scope/inline_mgpu/... op.
   RefState strongest(dialect::CallOperandsOpInterface op) const;

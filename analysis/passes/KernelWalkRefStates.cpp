@@ -45,7 +45,66 @@ RefState KernelWalk::kernelParamState(unsigned index, unsigned count) const {
 RefState KernelWalk::kernelParamStateOf(unsigned index, unsigned count) const {
   RefState s = kernelParamState(index, count);
   s.accumulator = detail::kernelParamOrigin(launch_, index, count) == "acc";
+  s.refUnion = detail::kernelParamIsRefUnion(launch_, index, count);
   return s;
+}
+
+namespace {
+
+// `u[1]` with an integer literal: how a member (or a group of members) of a
+// plgpu.RefUnion is taken by index. Any other index reads or writes.
+bool indexedByInteger(pd::PrimOp item) {
+  if (item.getArgs().size() != 2)
+    return false;
+  auto c = item.getArgs()[1].getDefiningOp<pd::ConstantOp>();
+  return c && c.getKind() == pd::ConstantKind::Int;
+}
+
+bool isItemRead(llvm::StringRef api) {
+  return api == "ref.__getitem__" || api == "value.__getitem__";
+}
+
+} // namespace
+
+// A plgpu.RefUnion's members are TransformedRefs of its buffer, taken by
+// unpacking it (`a, [b, c] = u`) or by integer index (`u[1][0]`); through
+// `.at[...]` and other views they stay members. The member's state is the
+// union's, marked as a member; nullopt for anything else.
+std::optional<RefState> KernelWalk::unionMemberState(mlir::Value v) const {
+  bool extracted = false;
+  for (unsigned guard = 0; v && guard < 16; ++guard) {
+    if (auto arg = llvm::dyn_cast<mlir::BlockArgument>(v)) {
+      auto it = states_.find(arg);
+      if (it == states_.end() || !(it->second.unionMember || (extracted && it->second.refUnion)))
+        return std::nullopt;
+      RefState s = it->second;
+      s.refUnion = false;
+      s.unionMember = true;
+      return s;
+    }
+    mlir::Operation* def = v.getDefiningOp();
+    if (auto prim = llvm::dyn_cast_or_null<pd::PrimOp>(def); prim && !prim.getArgs().empty()) {
+      bool item = isItemRead(prim.getApi()) && indexedByInteger(prim);
+      if (!item && !detail::isRefTransform(prim.getApi()))
+        return std::nullopt;
+      extracted |= item;
+      v = prim.getArgs()[0];
+      continue;
+    }
+    auto opaque = llvm::dyn_cast_or_null<pd::OpaqueOp>(def);
+    if (!opaque || opaque.getWhat() != "unpack" || opaque.getArgs().size() != 1)
+      return std::nullopt;
+    extracted = true;
+    v = opaque.getArgs()[0];
+  }
+  return std::nullopt;
+}
+
+// `u[1]` on a plgpu.RefUnion (or a group of its members) takes a member; it
+// reads nothing.
+bool KernelWalk::extractsUnionMember(pd::PrimOp prim) const {
+  return isItemRead(prim.getApi()) && indexedByInteger(prim) &&
+         unionMemberState(prim->getResult(0)).has_value();
 }
 
 RefState KernelWalk::scopedState(llvm::StringRef origin) const {
@@ -74,6 +133,8 @@ RefState KernelWalk::scopedState(llvm::StringRef origin) const {
 }
 
 RefState KernelWalk::stateOf(mlir::Value v, llvm::StringRef origin) const {
+  if (std::optional<RefState> member = unionMemberState(v))
+    return *member;
   detail::RefSource s = detail::traceRef(v);
   using SK = detail::RefSource::Kind;
   if (origin == pd::origin::kValue) {

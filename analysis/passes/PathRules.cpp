@@ -318,6 +318,18 @@ std::optional<Failure> decideCertain(const BoundPrimitive& b, ExecPath path,
         "Run this kernel compiled on a GPU, or use GPU interpret mode "
         "(interpret=InterpretGPUParams()), or drop transforms= while debugging "
         "with interpret=True.");
+  if (b.interpretRule == "union_member" && path == ExecPath::InterpretHlo) {
+    std::optional<Failure> f = ruleFailure(
+        kb, "unsupportedRefTransform", "NotImplementedError", {"<ExtractAliasedRef(...)>"},
+        "Unsupported transform: <ExtractAliasedRef(...)>",
+        "interpret=True discharges the kernel's Refs, and a member of a plgpu.RefUnion is "
+        "the union's buffer seen through an ExtractAliasedRef transform, which state "
+        "discharge does not support",
+        "Run this kernel compiled on a GPU, or allocate the members as separate scratch "
+        "buffers (plgpu.SMEM) while debugging with interpret=True.");
+    f->phase = b.refs.phase;
+    return f;
+  }
   if (b.interpretRule == "core_map_mesh" && path == ExecPath::InterpretHlo)
     return ruleFailure(kb, "coreMapMeshUnsupported", "NotImplementedError",
                        {"<class 'jax._src.pallas.mosaic_gpu.core." + b.detail + "'>"},
@@ -386,16 +398,24 @@ std::optional<Failure> decideCertain(const BoundPrimitive& b, ExecPath path,
     return f;
   }
   if (b.interpretRule == "gpu_ref_view" && path == ExecPath::InterpretGpu) {
-    std::string transform = b.detail == "ref.reshape" ? "ReshapeTransform" : "TransposeTransform";
+    bool member = b.detail == "plgpu.RefUnion";
+    std::string transform = member                      ? "ExtractAliasedRef"
+                            : b.detail == "ref.reshape" ? "ReshapeTransform"
+                                                        : "TransposeTransform";
     std::optional<Failure> f = ruleFailure(
         kb, "gpuInterpretUnsupportedTransform", "ValueError", {"<" + transform + "(...)>"},
         "Unsupported transform: <" + transform + "(...)>",
         "GPU interpret mode reads and writes buffers in host callbacks that accept only "
         "indexing of a Ref, and the " +
-            b.api + " at " + b.causeAt + " goes through a " + b.detail + " view",
-        "Run this kernel compiled on a GPU or with interpret=True, or index the Ref "
-        "without the " +
-            b.detail + " view while debugging in GPU interpret mode.");
+            b.api + " at " + b.causeAt +
+            (member ? " goes through a member of a plgpu.RefUnion, a view of the union's "
+                      "shared buffer"
+                    : " goes through a " + b.detail + " view"),
+        member ? "Run this kernel compiled on a GPU, or allocate the members as separate "
+                 "scratch buffers (plgpu.SMEM) while debugging in GPU interpret mode."
+               : "Run this kernel compiled on a GPU or with interpret=True, or index the Ref "
+                 "without the " +
+                     b.detail + " view while debugging in GPU interpret mode.");
     f->phase = Phase::Run;
     return f;
   }

@@ -166,6 +166,8 @@ bool isRefTransform(llvm::StringRef api);
 // parameters: "kernel_param", "scratch", "acc", or "unknown" (scratch not
 // statically known and index could be a scratch slot).
 llvm::StringRef kernelParamOrigin(dialect::LaunchOp launch, unsigned index, unsigned numParams);
+// Whether that parameter is a scratch `plgpu.RefUnion`.
+bool kernelParamIsRefUnion(dialect::LaunchOp launch, unsigned index, unsigned numParams);
 
 // 1-based (line, column) of an op's own source position: the FileLineColLoc,
 // or the caller end of a CallSiteLoc.
