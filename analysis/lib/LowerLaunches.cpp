@@ -2,6 +2,7 @@
 // pl.core_map) to pallas.launch: its keywords (interpret=, scratch shapes,
 // threads), the interpret contexts around it and the backend it selects.
 #include "Lowerer.h"
+#include "NamesInternal.h"
 
 #include <functional>
 #include <set>
@@ -512,22 +513,8 @@ std::string Lowerer::movingBlockSpec(TSNode specs) {
 // makes barriers itself, but not cluster barriers or semaphores. "" when
 // there is none or it is not known.
 std::string Lowerer::uninitializedScratch(TSNode scratchNode, const std::string& api) {
-  scratchNode = unparenthesized(scratchNode);
-  std::vector<TSNode> items;
-  if (is(scratchNode, "call") && doc_.textOf(field(scratchNode, "function")) == "dict" &&
-      !findLocal("dict")) {
-    for (TSNode a : syntax::namedChildren(field(scratchNode, "arguments")))
-      if (is(a, "keyword_argument"))
-        items.push_back(field(a, "value"));
-  } else if (is(scratchNode, "list") || is(scratchNode, "tuple"))
-    items = syntax::namedChildren(scratchNode);
-  else if (is(scratchNode, "dictionary"))
-    for (TSNode pair : syntax::namedChildren(scratchNode))
-      items.push_back(field(pair, "value"));
   bool pallasCall = api == apiName(Api::PallasCall);
-  for (TSNode item : items) {
-    if (isNull(item) || is(item, "comment"))
-      continue;
+  for (TSNode item : scratchItems(scratchNode)) {
     std::string kind = names::allocationKind(item, doc_, globals_);
     TSNode callee = is(item, "call") ? field(item, "function") : item;
     bool cluster = llvm::StringRef(doc_.textOf(callee)).ends_with("ClusterBarrier");
@@ -539,6 +526,65 @@ std::string Lowerer::uninitializedScratch(TSNode scratchNode, const std::string&
       return "semaphore";
   }
   return "";
+}
+
+// The allocations a literal scratch_shapes= / scratch_types= lists, in the
+// order the kernel receives them: a list or tuple, a dict literal or
+// `dict(name=...)`. Empty when it is not written so.
+std::vector<TSNode> Lowerer::scratchItems(TSNode scratchNode) {
+  scratchNode = unparenthesized(scratchNode);
+  std::vector<TSNode> items;
+  if (is(scratchNode, "call") && doc_.textOf(field(scratchNode, "function")) == "dict" &&
+      !findLocal("dict")) {
+    for (TSNode a : syntax::namedChildren(field(scratchNode, "arguments")))
+      if (is(a, "keyword_argument"))
+        items.push_back(field(a, "value"));
+  } else if (is(scratchNode, "list") || is(scratchNode, "tuple")) {
+    for (TSNode el : syntax::namedChildren(scratchNode))
+      if (!is(el, "comment"))
+        items.push_back(el);
+  } else if (is(scratchNode, "dictionary")) {
+    for (TSNode pair : syntax::namedChildren(scratchNode))
+      if (is(pair, "pair"))
+        items.push_back(field(pair, "value"));
+  }
+  return items;
+}
+
+// Each `plgpu.Barrier(...)` of the scratch allocations, as
+// "position:num_arrivals:num_barriers" (position in the scratch list; a
+// count that is not an integer literal is "?"; JAX's defaults are 1).
+// GPU interpret mode checks how each barrier is indexed and completed.
+std::vector<std::string> Lowerer::barrierScratch(TSNode scratchNode) {
+  std::vector<std::string> out;
+  std::vector<TSNode> items = scratchItems(scratchNode);
+  for (size_t i = 0; i < items.size(); ++i) {
+    TSNode item = unparenthesized(items[i]);
+    if (!is(item, "call") || names::allocationKind(item, doc_, globals_) != "barrier" ||
+        llvm::StringRef(doc_.textOf(field(item, "function"))).ends_with("ClusterBarrier"))
+      continue;
+    std::string counts[2] = {"1", "1"};
+    unsigned position = 0;
+    for (TSNode a : syntax::namedChildren(field(item, "arguments"))) {
+      TSNode value = a;
+      int slot = -1;
+      if (is(a, "keyword_argument")) {
+        std::string k = text(field(a, "name"));
+        slot = k == "num_arrivals" ? 0 : k == "num_barriers" ? 1 : -1;
+        value = field(a, "value");
+      } else if (!is(a, "comment")) {
+        slot = position < 2 ? int(position) : -1;
+        ++position;
+      }
+      if (slot < 0)
+        continue;
+      // A literal, or a module constant (`num_barriers=STAGES`).
+      std::optional<names::PyConstant> c = names::constantOf(value, doc_, nullptr, nullptr);
+      counts[slot] = c && c->kind == names::PyConstant::Kind::Int ? std::to_string(c->i) : "?";
+    }
+    out.push_back(std::to_string(i) + ":" + counts[0] + ":" + counts[1]);
+  }
+  return out;
 }
 
 // The axis names of the launch's thread mesh as GPU interpret mode lists
@@ -755,6 +801,11 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
   if (std::string dtype = isNull(kw.scratch) ? "" : uninitializedScratch(kw.scratch, api);
       !dtype.empty() && !wrapperScratch)
     op->setAttr("pallas.uninitialized_scratch", b_.getStringAttr(dtype));
+  if (std::vector<std::string> barriers = isNull(kw.scratch) || wrapperScratch
+                                              ? std::vector<std::string>()
+                                              : barrierScratch(kw.scratch);
+      !barriers.empty())
+    op->setAttr("pallas.barrier_scratch", strArray(barriers));
   // The thread mesh's axis names (GPU interpret mode checks a scoped
   // allocation's collective axes against them).
   bool mayInterpretGpu = llvm::any_of(eval.paths, [](const std::string& p) {

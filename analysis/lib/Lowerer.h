@@ -400,6 +400,8 @@ private:
   std::vector<std::string> scratchTransforms(TSNode scratchNode);
   std::string movingBlockSpec(TSNode specs);
   std::string uninitializedScratch(TSNode scratchNode, const std::string& api);
+  std::vector<TSNode> scratchItems(TSNode scratchNode);
+  std::vector<std::string> barrierScratch(TSNode scratchNode);
   std::optional<std::vector<std::string>> coreMapMeshAxes(TSNode mesh);
   std::optional<std::vector<std::string>> meshAxes(const LaunchKeywords& kw,
                                                    const std::string& api);

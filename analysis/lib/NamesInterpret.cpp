@@ -68,6 +68,17 @@ std::optional<std::vector<std::string>> scratchKinds(TSNode expr, const syntax::
     }
     return kinds;
   }
+  // `dict(name=plgpu.Barrier(), ...)`, as a dict literal.
+  if (is(expr, "call") && doc.textOf(field(expr, "function")) == "dict") {
+    for (TSNode a : syntax::namedChildren(field(expr, "arguments"))) {
+      if (is(a, "comment"))
+        continue;
+      if (!is(a, "keyword_argument"))
+        return std::nullopt;
+      kinds.push_back(allocationKind(field(a, "value"), doc, globals));
+    }
+    return kinds;
+  }
   return std::nullopt;
 }
 

@@ -347,6 +347,55 @@ void KernelWalk::recordGpuInterpretRefViews(pd::PrimOp prim) {
   }
 }
 
+// GPU interpret mode finds the barrier a barrier op names from at most one
+// index (`barrier.at[i]`), and from none only when the allocation holds a
+// single barrier. It raises as it interprets the op, before the kernel runs.
+void KernelWalk::recordGpuInterpretBarrierIndexing(pd::PrimOp prim) {
+  if (path_ != ExecPath::InterpretGpu)
+    return;
+  llvm::StringRef api = prim.getApi();
+  auto kwAt = [&](unsigned i) { return strAt(prim.getKeywords(), i); };
+  mlir::Value barrier;
+  const char* key = nullptr;
+  if (api == "plgpu.barrier_arrive" || api == "plgpu.barrier_wait") {
+    barrier = argumentFor(prim.getArgs(), kwAt, 0, "barrier");
+    key = api == "plgpu.barrier_arrive" ? "barrier_arrive" : "barrier_wait";
+  } else if (api == apiText(Api::CopyGmemToSmem)) {
+    barrier = argumentFor(prim.getArgs(), kwAt, 2, "barrier");
+    key = "copy_gmem_to_smem";
+  }
+  const knowledge::PrimitiveFacts* p = key ? kb_.primitive(key) : nullptr;
+  if (!barrier || !p)
+    return;
+  unsigned indexings = 0;
+  std::string doc = doc_;
+  mlir::Value base = barrier;
+  for (unsigned guard = 0; base && guard < 16; ++guard) {
+    auto [held, d] = follow(base, doc);
+    auto at = held ? held.getDefiningOp<pd::PrimOp>() : pd::PrimOp();
+    if (!at || at.getApi() != apiText(Api::RefAt) || at.getArgs().empty()) {
+      base = held ? held : base;
+      break;
+    }
+    ++indexings;
+    base = at.getArgs()[0];
+    doc = d;
+  }
+  RefState st = stateOf(base, pd::origin::kArg);
+  BoundPrimitive b;
+  if (indexings >= 2 && kb_.errorTemplate("gpuInterpretBarrierIndexing"))
+    b = ruleBindingOf(api.str(), p, runSite(), st, "gpu_barrier_indexing",
+                      std::to_string(indexings));
+  else if (indexings == 0 && st.barrier && st.barrierCount > 1 &&
+           kb_.errorTemplate("gpuInterpretBarrierNotIndexed"))
+    b = ruleBindingOf(api.str(), p, runSite(), st, "gpu_barrier_unindexed",
+                      std::to_string(st.barrierCount));
+  else
+    return;
+  b.causeAt = placeOf(prim);
+  record(std::move(b));
+}
+
 void KernelWalk::recordPredicatedPipelineCopies(pd::ScopeOp pipeline, mlir::Operation* site) {
   if (path_ != ExecPath::InterpretGpu || !kb_.errorTemplate("gpuInterpretCopyPredicate"))
     return;

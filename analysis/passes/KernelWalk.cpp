@@ -547,6 +547,7 @@ void KernelWalk::onPrim(pd::PrimOp prim) {
     return;
   recordGpuInterpretCopyOptions(prim);
   recordGpuInterpretRefViews(prim);
+  recordGpuInterpretBarrierIndexing(prim);
   bool direct = true;
   RefState refs = strongest(prim);
   // Indexing something the walk knows is not a Ref (a helper parameter

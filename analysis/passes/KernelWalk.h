@@ -64,6 +64,10 @@ struct RefState {
   bool accumulator = false;      // a plgpu.ACC: its Ref type overrides indexing
   bool refUnion = false;         // a plgpu.RefUnion: indexing it extracts a member
   bool unionMember = false;      // a member (or group of members) of a plgpu.RefUnion
+  // A plgpu.Barrier scratch: its num_arrivals and num_barriers (0: unknown).
+  bool barrier = false;
+  int barrierArrivals = 0;
+  int barrierCount = 0;
   bool isRef() const { return kind != Kind::NotRef; }
   bool discharged() const { return kind == Kind::Discharged; }
 };
@@ -359,6 +363,8 @@ private:
   RefState stateOf(mlir::Value v, llvm::StringRef origin) const;
   std::optional<RefState> unionMemberState(mlir::Value v) const;
   bool extractsUnionMember(dialect::PrimOp prim) const;
+  void markBarrierScratch(RefState& s, unsigned index, unsigned count) const;
+  void recordGpuInterpretBarrierIndexing(dialect::PrimOp prim);
   RefState strongest(mlir::ValueRange args, mlir::ArrayAttr origins) const;
   // The same over the operands of a prim/call/scope/inline_mgpu/... op.
   RefState strongest(dialect::CallOperandsOpInterface op) const;

@@ -46,7 +46,33 @@ RefState KernelWalk::kernelParamStateOf(unsigned index, unsigned count) const {
   RefState s = kernelParamState(index, count);
   s.accumulator = detail::kernelParamOrigin(launch_, index, count) == "acc";
   s.refUnion = detail::kernelParamIsRefUnion(launch_, index, count);
+  markBarrierScratch(s, index, count);
   return s;
+}
+
+// Kernel parameter `index` of `count`: a plgpu.Barrier the launch's scratch
+// lists (pallas.barrier_scratch, "position:num_arrivals:num_barriers")?
+void KernelWalk::markBarrierScratch(RefState& s, unsigned index, unsigned count) const {
+  auto scratch = launch_.getScratch();
+  auto barriers = launch_->getAttrOfType<mlir::ArrayAttr>("pallas.barrier_scratch");
+  if (!scratch || !barriers || scratch->size() > count || index < count - scratch->size())
+    return;
+  unsigned position = index - (count - scratch->size());
+  for (mlir::Attribute a : barriers) {
+    auto text = llvm::dyn_cast<mlir::StringAttr>(a);
+    if (!text)
+      continue;
+    llvm::SmallVector<llvm::StringRef, 3> parts;
+    text.getValue().split(parts, ':');
+    unsigned at = 0;
+    if (parts.size() != 3 || parts[0].getAsInteger(10, at) || at != position)
+      continue;
+    s.barrier = true;
+    if (parts[1].getAsInteger(10, s.barrierArrivals))
+      s.barrierArrivals = 0;
+    if (parts[2].getAsInteger(10, s.barrierCount))
+      s.barrierCount = 0;
+  }
 }
 
 namespace {

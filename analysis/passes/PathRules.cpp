@@ -419,6 +419,22 @@ std::optional<Failure> decideCertain(const BoundPrimitive& b, ExecPath path,
     f->phase = Phase::Run;
     return f;
   }
+  if (b.interpretRule == "gpu_barrier_unindexed" && path == ExecPath::InterpretGpu)
+    return ruleFailure(
+        kb, "gpuInterpretBarrierNotIndexed", "ValueError", {b.detail},
+        "Attempting to operate on barrier without indexing, but `num_barriers = " + b.detail + "`",
+        "GPU interpret mode finds the barrier a barrier op names from its index, and the " + b.api +
+            " at " + b.causeAt + " names an allocation of " + b.detail + " barriers without one",
+        "Index the barrier (`barrier.at[i]`), or allocate a single barrier "
+        "(plgpu.Barrier(num_barriers=1)).");
+  if (b.interpretRule == "gpu_barrier_indexing" && path == ExecPath::InterpretGpu)
+    return ruleFailure(
+        kb, "gpuInterpretBarrierIndexing", "NotImplementedError", {"<the barrier's indexers>"},
+        "Indexing barrier with <the barrier's indexers> not supported in GPU interpret mode",
+        "GPU interpret mode finds the barrier a barrier op names from a single index, and "
+        "the " +
+            b.api + " at " + b.causeAt + " indexes it " + b.detail + " times (`.at[...].at[...]`)",
+        "Index the barrier once (`barrier.at[i]`) while debugging in GPU interpret mode.");
   if (b.interpretRule == "gpu_copy_option" && path == ExecPath::InterpretGpu) {
     bool predicate = b.detail == "predicate";
     bool pipeline = b.api != apiText(Api::CopySmemToGmem);

@@ -133,6 +133,10 @@ ERROR_ANCHORS = {
     # GPU interpret mode runs a pallas_call only over whole-array blocks
     # whose index_map returns zeros: a bare assert (no message).
     "gpuInterpretBlockWindows": ("jax._src.pallas.mosaic_gpu.interpret.interpret_pallas_call", "assert:has_trivial_window"),
+    # GPU interpret mode finds a barrier's allocation from at most one
+    # index: none is allowed only for a single barrier.
+    "gpuInterpretBarrierNotIndexed": ("jax._src.pallas.mosaic_gpu.interpret.jaxpr_interpret", "Attempting to operate on barrier without indexing"),
+    "gpuInterpretBarrierIndexing": ("jax._src.pallas.mosaic_gpu.interpret.jaxpr_interpret", "Indexing barrier with "),
 }
 
 
