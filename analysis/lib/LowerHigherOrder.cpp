@@ -236,7 +236,9 @@ mlir::Value Lowerer::emitScope(TSNode site, const std::string& api, const Args& 
       operandInfo(args, o, idx);
       // The call is located at the scope, with the body's place as callee.
       mlir::Location l = loc(site);
-      if (!c.symbol.empty()) {
+      // A module function through `functools.partial(f, a, ...)` is called
+      // through the partial, which passes its bound arguments first.
+      if (!c.symbol.empty() && !c.value) {
         pd::CallOp::create(b_, l, valueTy_, c.symbol,
                            c.file.empty() ? mlir::StringAttr() : b_.getStringAttr(c.file), args,
                            strArray(kws), o, idx);

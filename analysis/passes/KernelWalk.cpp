@@ -858,6 +858,9 @@ void KernelWalk::walkScopeBody(pd::ScopeOp scope) {
         i < scope.getArgs().size() &&
         stateOf(scope.getArgs()[i], strAt(scope.getOrigins(), i)).isRef())
       s = plainRef("a Ref passed through pl.run_state");
+    // A plgpu.RefUnion allocation: indexing it takes a member.
+    if (auto kinds = scope.getAllocations(); kinds && i < kinds->size())
+      s.refUnion = pd::enumName((*kinds)[i]) == "union";
     states_[block.getArgument(i)] = s;
   }
 
