@@ -736,11 +736,11 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
     params = b_.getDictionaryAttr(attrs);
   }
   mlir::IntegerAttr numThreads;
-  if (is(kw.threads, "integer")) {
-    int64_t n = 0;
-    if (!llvm::StringRef(doc_.textOf(kw.threads)).getAsInteger(0, n))
-      numThreads = b_.getI64IntegerAttr(n);
-  }
+  // A literal or a module constant (`num_threads=THREADS`).
+  if (!isNull(kw.threads))
+    if (std::optional<names::PyConstant> c = names::constantOf(kw.threads, doc_, nullptr, nullptr);
+        c && c->kind == names::PyConstant::Kind::Int)
+      numThreads = b_.getI64IntegerAttr(c->i);
   mlir::StringAttr threadName;
   if (is(kw.threadName, "string")) {
     std::string s = text(kw.threadName);

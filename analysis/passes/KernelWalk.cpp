@@ -361,6 +361,7 @@ void KernelWalk::walkKernel(const Callable& body) {
   onStack_.insert(body.block);
   walkBlock(*body.block);
   onStack_.erase(body.block);
+  recordGpuInterpretBarrierProtocol(*body.block);
 }
 
 void KernelWalk::walkBlock(mlir::Block& block) {

@@ -365,6 +365,7 @@ private:
   bool extractsUnionMember(dialect::PrimOp prim) const;
   void markBarrierScratch(RefState& s, unsigned index, unsigned count) const;
   void recordGpuInterpretBarrierIndexing(dialect::PrimOp prim);
+  void recordGpuInterpretBarrierProtocol(mlir::Block& body);
   RefState strongest(mlir::ValueRange args, mlir::ArrayAttr origins) const;
   // The same over the operands of a prim/call/scope/inline_mgpu/... op.
   RefState strongest(dialect::CallOperandsOpInterface op) const;

@@ -435,6 +435,23 @@ std::optional<Failure> decideCertain(const BoundPrimitive& b, ExecPath path,
         "the " +
             b.api + " at " + b.causeAt + " indexes it " + b.detail + " times (`.at[...].at[...]`)",
         "Index the barrier once (`barrier.at[i]`) while debugging in GPU interpret mode.");
+  if (b.interpretRule == "gpu_barrier_protocol" && path == ExecPath::InterpretGpu) {
+    bool again = b.detail == "gpuInterpretBarrierCompletedAgain";
+    std::optional<Failure> f = ruleFailure(
+        kb, b.detail, "ValueError", {},
+        again ? "Barrier arrival was completed again before previous completion was observed by "
+                "a thread."
+              : "Barrier completed phase 1, but no threads observed phase 0.",
+        "GPU interpret mode checks each barrier's phases as the kernel runs, and the "
+        "barrier arrived on at " +
+            b.causeAt +
+            " completes its arrival count twice (its threads arrive as often as that) while no "
+            "thread ever waits on it",
+        "Wait on the barrier (plgpu.barrier_wait) between completions, or raise its "
+        "num_arrivals to the number of arrivals per phase.");
+    f->phase = Phase::Run;
+    return f;
+  }
   if (b.interpretRule == "gpu_copy_option" && path == ExecPath::InterpretGpu) {
     bool predicate = b.detail == "predicate";
     bool pipeline = b.api != apiText(Api::CopySmemToGmem);

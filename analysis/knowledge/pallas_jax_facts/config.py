@@ -137,6 +137,12 @@ ERROR_ANCHORS = {
     # index: none is allowed only for a single barrier.
     "gpuInterpretBarrierNotIndexed": ("jax._src.pallas.mosaic_gpu.interpret.jaxpr_interpret", "Attempting to operate on barrier without indexing"),
     "gpuInterpretBarrierIndexing": ("jax._src.pallas.mosaic_gpu.interpret.jaxpr_interpret", "Indexing barrier with "),
+    # A barrier completes its arrival count again before any thread waited
+    # for the previous completion (checked as the kernel runs).
+    "gpuInterpretBarrierCompletedAgain": ("jax._src.pallas.mosaic_gpu.interpret.shared_memory", "Barrier arrival was completed again"),
+    # Later JAX (0.11) words the same check as a second completion no
+    # thread observed the first of.
+    "gpuInterpretBarrierUnobservedPhase": ("jax._src.pallas.mosaic_gpu.interpret.shared_memory", "but no threads observed phase 0"),
 }
 
 
