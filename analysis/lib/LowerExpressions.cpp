@@ -449,7 +449,9 @@ CallableRef Lowerer::callableOf(TSNode expr) {
         CallableRef inner = callableOf(ts_node_named_child(args, 0));
         --nesting_;
         inner.text = c.text;
-        if (!inner.symbol.empty() && !inner.value && ts_node_named_child_count(args) > 1) {
+        // A closure (`functools.partial(body, x_ref)` of a nested def) is
+        // called through the partial just the same.
+        if ((!inner.symbol.empty() || inner.value) && ts_node_named_child_count(args) > 1) {
           // A module function with bound arguments: the symbol names the
           // function, and the partial's value carries what it binds (a
           // kernel's `interpret=True` flag its walk reads).

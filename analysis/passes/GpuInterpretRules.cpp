@@ -456,8 +456,8 @@ void KernelWalk::recordGpuInterpretBarrierProtocol(mlir::Block& body) {
     }
     if (!onlyArrivals || arrivals * threads < 2 * it->second.barrierArrivals)
       continue;
-    BoundPrimitive b = ruleBindingOf("plgpu.barrier_arrive", p, runSite(),
-                                     it->second, "gpu_barrier_protocol", key);
+    BoundPrimitive b = ruleBindingOf("plgpu.barrier_arrive", p, runSite(), it->second,
+                                     "gpu_barrier_protocol", key);
     b.causeAt = placeOf(first);
     record(std::move(b));
     return;
