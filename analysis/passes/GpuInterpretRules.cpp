@@ -40,12 +40,6 @@ namespace pd = pallas::dialect;
 
 namespace {
 
-// "kernels.py:14" for an op's location.
-std::string placeOf(mlir::Operation* op) {
-  SourceLocation at = detail::sourceLocation(op->getLoc());
-  return llvm::sys::path::filename(at.path).str() + ":" + std::to_string(at.range.start.line + 1);
-}
-
 // The operand of `op` passed as keyword `name`, or null.
 mlir::Value keywordOperand(pd::CallOperandsOpInterface op, mlir::ArrayAttr keywords,
                            llvm::StringRef name) {
@@ -394,74 +388,6 @@ void KernelWalk::recordGpuInterpretBarrierIndexing(pd::PrimOp prim) {
     return;
   b.causeAt = placeOf(prim);
   record(std::move(b));
-}
-
-namespace {
-
-// Whether every thread certainly runs each op of a straight-line kernel body
-// to its end: no branch, loop, scope or call the check cannot see into, no
-// early return, and nothing that waits for another thread.
-bool runsStraightThrough(mlir::Block& body) {
-  for (mlir::Operation& op : body) {
-    if (llvm::isa<pd::ReturnOp>(op))
-      return &op == &body.back();
-    if (llvm::isa<pd::IfOp, pd::ScopeOp, pd::CallOp, pd::CallIndirectOp, pd::InlineMgpuOp,
-                  pd::ClosureOp, pd::LaunchOp>(op))
-      return false;
-    if (auto prim = llvm::dyn_cast<pd::PrimOp>(op); prim && prim.getApi().contains("wait"))
-      return false;
-  }
-  return true;
-}
-
-} // namespace
-
-// GPU interpret mode checks each barrier's protocol as the kernel runs: a
-// barrier that completes its arrival count a second time before any thread
-// waited for the first completion raises. Decided here only where the
-// source fixes it for every interleaving: a plgpu.kernel body that runs
-// straight through, a single barrier whose only uses are arrivals in that
-// body, and no waits at all: its num_threads threads each arrive as often
-// as the body says.
-void KernelWalk::recordGpuInterpretBarrierProtocol(mlir::Block& body) {
-  if (path_ != ExecPath::InterpretGpu || launch_.getApi() != apiText(Api::GpuKernel))
-    return;
-  const char* key = kb_.errorTemplate("gpuInterpretBarrierCompletedAgain")
-                        ? "gpuInterpretBarrierCompletedAgain"
-                    : kb_.errorTemplate("gpuInterpretBarrierUnobservedPhase")
-                        ? "gpuInterpretBarrierUnobservedPhase"
-                        : nullptr;
-  const knowledge::PrimitiveFacts* p = kb_.primitive("barrier_arrive");
-  if (!key || !p || !runsStraightThrough(body))
-    return;
-  int64_t threads = launch_.getNumThreads() ? *launch_.getNumThreads() : 1;
-  for (mlir::BlockArgument arg : body.getArguments()) {
-    auto it = states_.find(arg);
-    if (it == states_.end() || !it->second.barrier || it->second.barrierCount != 1 ||
-        it->second.barrierArrivals < 1)
-      continue;
-    pd::PrimOp first;
-    int64_t arrivals = 0;
-    bool onlyArrivals = true;
-    for (mlir::Operation* user : arg.getUsers()) {
-      auto prim = llvm::dyn_cast<pd::PrimOp>(user);
-      if (!prim || prim.getApi() != "plgpu.barrier_arrive" || prim->getBlock() != &body ||
-          prim.getArgs().size() != 1) {
-        onlyArrivals = false;
-        break;
-      }
-      if (!first || prim->isBeforeInBlock(first))
-        first = prim;
-      ++arrivals;
-    }
-    if (!onlyArrivals || arrivals * threads < 2 * it->second.barrierArrivals)
-      continue;
-    BoundPrimitive b = ruleBindingOf("plgpu.barrier_arrive", p, runSite(), it->second,
-                                     "gpu_barrier_protocol", key);
-    b.causeAt = placeOf(first);
-    record(std::move(b));
-    return;
-  }
 }
 
 void KernelWalk::recordPredicatedPipelineCopies(pd::ScopeOp pipeline, mlir::Operation* site) {

@@ -72,6 +72,14 @@ struct RefState {
   bool discharged() const { return kind == Kind::Discharged; }
 };
 
+// An arrival at or a wait on barrier `barrier` (numbered per launch), one
+// step of a thread in GPU interpret mode's barrier protocol.
+struct BarrierStep {
+  bool arrive = false;
+  unsigned barrier = 0;
+  mlir::Operation* op = nullptr;
+};
+
 // One function of the call chain, from the kernel to the primitive.
 struct Hop {
   std::string name;          // Python name ("kernel", "helper", "<lambda>")
@@ -123,6 +131,9 @@ struct BoundPrimitive {
   // Where the rule's cause is written ("kernels.py:14"), when JAX blames
   // another place (a run-time callback's error ends at the launch).
   std::string causeAt;
+  // What fills the holes of the rule's message template, in order (the
+  // thread and phases of a barrier protocol failure).
+  std::vector<std::string> messageHoles;
 };
 
 // A kernel a caller passes to the function around a launch whose body is
@@ -366,6 +377,11 @@ private:
   void markBarrierScratch(RefState& s, unsigned index, unsigned count) const;
   void recordGpuInterpretBarrierIndexing(dialect::PrimOp prim);
   void recordGpuInterpretBarrierProtocol(mlir::Block& body);
+  std::optional<int64_t> threadInteger(mlir::Value v, int64_t thread) const;
+  std::optional<bool> threadCondition(mlir::Value cond, int64_t thread) const;
+  bool barrierSteps(mlir::Block& block, int64_t thread, bool top,
+                    std::map<std::pair<unsigned, int64_t>, unsigned>& ids,
+                    std::vector<int>& arrivals, std::vector<BarrierStep>& out) const;
   RefState strongest(mlir::ValueRange args, mlir::ArrayAttr origins) const;
   // The same over the operands of a prim/call/scope/inline_mgpu/... op.
   RefState strongest(dialect::CallOperandsOpInterface op) const;

@@ -4,6 +4,8 @@
 
 #include "KernelWalk.h"
 
+#include "llvm/Support/Path.h"
+
 namespace pallas::analysis::passes {
 
 namespace pd = pallas::dialect;
@@ -35,6 +37,12 @@ inline BoundPrimitive ruleBindingOf(std::string api, const knowledge::PrimitiveF
   b.interpretRule = std::move(rule);
   b.detail = std::move(detail);
   return b;
+}
+
+// "kernels.py:14" for an op's location.
+inline std::string placeOf(mlir::Operation* op) {
+  SourceLocation at = detail::sourceLocation(op->getLoc());
+  return llvm::sys::path::filename(at.path).str() + ":" + std::to_string(at.range.start.line + 1);
 }
 
 inline llvm::StringRef strAt(mlir::ArrayAttr a, unsigned i) {

@@ -436,19 +436,33 @@ std::optional<Failure> decideCertain(const BoundPrimitive& b, ExecPath path,
             b.api + " at " + b.causeAt + " indexes it " + b.detail + " times (`.at[...].at[...]`)",
         "Index the barrier once (`barrier.at[i]`) while debugging in GPU interpret mode.");
   if (b.interpretRule == "gpu_barrier_protocol" && path == ExecPath::InterpretGpu) {
-    bool again = b.detail == "gpuInterpretBarrierCompletedAgain";
+    // Every interleaving of the threads raises this (BarrierProtocol.cpp).
+    const std::vector<std::string>& h = b.messageHoles;
+    std::string fallback, why;
+    if (b.detail == "gpuInterpretBarrierCompletedAgain") {
+      fallback = "Barrier arrival was completed again before previous completion was observed "
+                 "by a thread.";
+      why = "a barrier completes its arrival count again before any thread waited for the "
+            "previous completion";
+    } else if (b.detail == "gpuInterpretBarrierPhasePassed" && h.size() == 4) {
+      fallback = "Thread " + h[0] + " is awaiting phase " + h[1] +
+                 ", but barrier is already at phase " + h[2] + ".";
+      why = "thread " + h[0] + " waits for phase " + h[1] + " of a barrier that has already " +
+            "completed phase " + h[2];
+    } else if (h.size() == 4) {
+      fallback = "Thread " + h[0] + " did not observe all phases (" + h[1] +
+                 ") for barrier (but observed " + h[2] + " " + h[3] + ").";
+      why = "thread " + h[0] + " ends having waited for " + h[2] + " of the barrier's " + h[1] +
+            " phases";
+    }
     std::optional<Failure> f = ruleFailure(
-        kb, b.detail, "ValueError", {},
-        again ? "Barrier arrival was completed again before previous completion was observed by "
-                "a thread."
-              : "Barrier completed phase 1, but no threads observed phase 0.",
-        "GPU interpret mode checks each barrier's phases as the kernel runs, and the "
-        "barrier arrived on at " +
-            b.causeAt +
-            " completes its arrival count twice (its threads arrive as often as that) while no "
-            "thread ever waits on it",
-        "Wait on the barrier (plgpu.barrier_wait) between completions, or raise its "
-        "num_arrivals to the number of arrivals per phase.");
+        kb, b.detail, "ValueError", h, fallback,
+        "GPU interpret mode checks each barrier's phases as the kernel runs, and whatever "
+        "order the threads' arrivals and waits take, " +
+            why + " (at " + b.causeAt + ")",
+        "Make every thread that waits on a barrier wait once per completion, and complete it "
+        "again only after a wait (plgpu.barrier_wait); num_arrivals counts the arrivals per "
+        "phase.");
     f->phase = Phase::Run;
     return f;
   }

@@ -140,9 +140,10 @@ ERROR_ANCHORS = {
     # A barrier completes its arrival count again before any thread waited
     # for the previous completion (checked as the kernel runs).
     "gpuInterpretBarrierCompletedAgain": ("jax._src.pallas.mosaic_gpu.interpret.shared_memory", "Barrier arrival was completed again"),
-    # Later JAX (0.11) words the same check as a second completion no
-    # thread observed the first of.
-    "gpuInterpretBarrierUnobservedPhase": ("jax._src.pallas.mosaic_gpu.interpret.shared_memory", "but no threads observed phase 0"),
+    # A thread waits for a phase its barrier has already passed, or ends
+    # having observed some but not all of its barrier's phases.
+    "gpuInterpretBarrierPhasePassed": ("jax._src.pallas.mosaic_gpu.interpret.shared_memory", "but barrier is already at phase"),
+    "gpuInterpretBarrierUnobservedPhases": ("jax._src.pallas.mosaic_gpu.interpret.shared_memory", "did not observe all phases"),
 }
 
 
