@@ -1,4 +1,4 @@
-// GPU interpret mode's barrier protocol (docs/analysis.md 8.75). JAX's GPU
+// GPU interpret mode's barrier protocol (docs/analysis.md 8.10, session 14). JAX's GPU
 // interpreter models each plgpu.Barrier as a phase counter and checks, as
 // the kernel runs, that every completion is observed before the next one,
 // that no thread waits for a phase already passed, and that no thread ends
