@@ -235,6 +235,13 @@ DocumentSyntax WorkspaceImpl::syntaxOf(const std::string& path) const {
   return {&d->doc, &d->globals};
 }
 
+std::optional<std::string_view> WorkspaceImpl::textOf(const std::string& path) const {
+  DocState* d = peek_ ? peek_(path) : nullptr;
+  if (!d)
+    return std::nullopt;
+  return std::string_view(d->doc.text());
+}
+
 // ---- dialect helpers -----------------------------------------------------------
 
 namespace {

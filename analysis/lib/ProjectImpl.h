@@ -152,7 +152,8 @@ struct Project::Impl : names::ModuleResolver {
           for (auto& [p, _] : docs)
             paths.push_back(p);
           return paths;
-        });
+        },
+        [this](const std::string& p) { return find(p); });
   }
   DocState* find(const std::string& path) const {
     auto it = docs.find(path);

@@ -55,17 +55,21 @@ class WorkspaceImpl final : public Workspace {
 public:
   using Lookup = std::function<DocState*(const std::string&)>;
   using List = std::function<std::vector<std::string>()>;
-  WorkspaceImpl(Lookup lookup, List list) : lookup_(std::move(lookup)), list_(std::move(list)) {}
+  // `peek` finds a document the project already holds, as it is.
+  WorkspaceImpl(Lookup lookup, List list, Lookup peek = nullptr)
+      : lookup_(std::move(lookup)), list_(std::move(list)), peek_(std::move(peek)) {}
 
   std::vector<std::string> documents() const override;
   mlir::ModuleOp module(const std::string& path) const override;
   FunctionRef function(const std::string& path, llvm::StringRef symbol) const override;
   DocumentSyntax syntaxOf(const std::string& path) const override;
+  std::optional<std::string_view> textOf(const std::string& path) const override;
   std::vector<CallEdge> callEdges() const override;
 
 private:
   Lookup lookup_;
   List list_;
+  Lookup peek_;
   // Functions of each module by name, built on first lookup: a workspace
   // lives for one findings() call, under the Project's lock, and
   // SymbolTable::lookupSymbolIn scans every function of the module per call

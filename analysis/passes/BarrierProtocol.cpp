@@ -237,8 +237,7 @@ std::optional<bool> KernelWalk::threadCondition(mlir::Value cond, int64_t thread
 // it cannot decide, a call, a loop, another wait, a barrier used otherwise).
 bool KernelWalk::barrierSteps(mlir::Block& block, int64_t thread, bool top,
                               std::map<std::pair<unsigned, int64_t>, unsigned>& ids,
-                              std::vector<int>& arrivals,
-                              std::vector<BarrierStep>& out) const {
+                              std::vector<int>& arrivals, std::vector<BarrierStep>& out) const {
   auto barrierOf = [&](mlir::Value v) -> std::optional<unsigned> {
     int64_t index = 0;
     if (auto at = v.getDefiningOp<pd::PrimOp>();

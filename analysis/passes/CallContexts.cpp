@@ -531,14 +531,19 @@ const std::vector<detail::CallEdge>& CallIndex::callersOf(const std::string& pat
 bool CallIndex::mayUseGpuMode() {
   if (!gpuMode_) {
     gpuMode_ = false;
-    for (const std::string& path : ws_.documents())
-      if (detail::DocumentSyntax s = ws_.syntaxOf(path);
-          !s.doc || s.doc->text().empty() ||
-          s.doc->text().find("force_gpu_interpret_mode") != std::string::npos ||
-          s.doc->text().find("set_gpu_interpret_mode") != std::string::npos) {
+    for (const std::string& path : ws_.documents()) {
+      // The text as held: bringing each document's module up to date just
+      // to read it lowered every file the project had indexed.
+      std::optional<std::string_view> text = ws_.textOf(path);
+      if (!text)
+        if (detail::DocumentSyntax s = ws_.syntaxOf(path); s.doc)
+          text = s.doc->text();
+      if (!text || text->empty() || text->find("force_gpu_interpret_mode") != std::string::npos ||
+          text->find("set_gpu_interpret_mode") != std::string::npos) {
         gpuMode_ = true; // a document without its text is not known not to
         break;
       }
+    }
   }
   return *gpuMode_;
 }

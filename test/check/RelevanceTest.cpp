@@ -119,6 +119,28 @@ TEST(Relevance, LaunchingFilesSpellALaunchOrImportAFileThatDoes) {
             (std::vector<bool>{true, true, true, false, true, true, false, true}));
 }
 
+TEST(Relevance, FilesThatLaunchOnlyForAnotherBackendAreNotAnalysed) {
+  std::vector<std::filesystem::path> files{"/r/tpu.py",   "/r/tpu_note.py", "/r/triton.py",
+                                           "/r/mixed.py", "/r/gpu_help.py", "/r/tpu_uses.py"};
+  std::vector<std::string_view> texts{
+      // a TPU kernel file: nothing of GPUs anywhere
+      "from jax.experimental.pallas import tpu as pltpu\n"
+      "pl.pallas_call(k, compiler_params=pltpu.CompilerParams())(x)\n",
+      // the same, but a comment says it also runs on GPU: analysed
+      "from jax.experimental.pallas import tpu as pltpu\n# also on GPU\npl.pallas_call(k)(x)\n",
+      // Triton only
+      "from jax.experimental.pallas import triton as plt\npl.pallas_call(k)(x)\n",
+      // imports Mosaic GPU as well
+      "from jax.experimental.pallas import tpu as pltpu\n"
+      "from jax.experimental.pallas import mosaic_gpu as plgpu\npl.pallas_call(k)(x)\n",
+      // a helper module of the run that uses Mosaic GPU
+      "from jax.experimental.pallas import mosaic_gpu as plgpu\ndef fence(r): ...\n",
+      // names TPU only, but its kernel may call the imported GPU helper
+      "from jax.experimental.pallas import tpu as pltpu\nfrom gpu_help import fence\n"
+      "pl.pallas_call(k)(x)\n"};
+  EXPECT_EQ(launchingIn(files, texts), (std::vector<bool>{false, true, false, true, false, true}));
+}
+
 TEST(Relevance, OtherIdentifiersThatContainALaunchNameDoNotLaunch) {
   // JAX's own Pallas sources: pallas_call_p, core_map_lowering_rule,
   // interpret_pallas_call are other names; importing JAX's modules (resolved

@@ -160,10 +160,51 @@ const std::vector<std::string>& RunImports::importsOf(size_t i) {
   return *imports_[i];
 }
 
+namespace {
+
+bool spellsCaseless(std::string_view text, std::string_view word) {
+  return std::search(text.begin(), text.end(), word.begin(), word.end(), [](char a, char b) {
+           return std::tolower(static_cast<unsigned char>(a)) == b;
+         }) != text.end();
+}
+
+// Names another Pallas backend (TPU or Triton) and nothing of GPUs at all:
+// not "gpu" in any case, so no plgpu / mosaic_gpu import, GPU interpret
+// mode or a comment about running on one.
+bool namesOnlyAnotherBackend(std::string_view text) {
+  static constexpr std::string_view kOther[] = {
+      "pltpu",      "pallas.tpu",    "pallas import tpu",
+      "mosaic_tpu", "pallas.triton", "pallas import triton"};
+  bool other = std::any_of(std::begin(kOther), std::end(kOther), [&](std::string_view w) {
+    return memmem(text.data(), text.size(), w.data(), w.size()) != nullptr;
+  });
+  return other && !spellsCaseless(text, "gpu");
+}
+
+// A file whose launches are all for another backend is not analysed: the
+// analysis would lower it only to skip each launch (isMosaicGpuLaunch). It
+// must name that backend, and neither it nor a run file it imports (its
+// helpers) may mention GPUs: a launch without backend arguments there could
+// run the imported Mosaic GPU code. On vllm-project/tpu-inference this skips
+// 50 of its 53 launching files.
+bool otherBackendOnly(RunImports& run, size_t i, const std::map<std::string, size_t>& byFile) {
+  if (!namesOnlyAnotherBackend(run.text(i)))
+    return false;
+  for (const std::string& imported : run.importsOf(i))
+    if (auto it = byFile.find(imported);
+        it != byFile.end() && spellsCaseless(run.text(it->second), "gpu"))
+      return false;
+  return true;
+}
+
+} // namespace
+
 std::vector<bool> launchingFiles(RunImports& run) {
   std::vector<bool> launching(run.size(), false);
+  const std::map<std::string, size_t> all =
+      byPath(run.files(), std::vector<bool>(run.size(), true));
   for (size_t i = 0; i < run.size(); ++i)
-    launching[i] = spellsLaunch(run.text(i));
+    launching[i] = spellsLaunch(run.text(i)) && !otherBackendOnly(run, i, all);
   const std::map<std::string, size_t> launchers = byPath(run.files(), launching);
   // One step of imports: a name bound to a launch (a wrapper, a partial of
   // pallas_call) is called where it is imported. Deeper re-exports are not

@@ -78,6 +78,12 @@ public:
     (void)path;
     return {};
   }
+  // The text of a document the workspace holds, without bringing its module
+  // up to date (syntaxOf lowers it); nullopt when not known that cheaply.
+  virtual std::optional<std::string_view> textOf(const std::string& path) const {
+    (void)path;
+    return std::nullopt;
+  }
 };
 
 class LaunchCache; // analysis/passes/LaunchCache.h
