@@ -170,8 +170,14 @@ struct LaunchKeywords {
   // used when compiler_params= and backend= say nothing.
   std::string specsBackend;
   std::string selectedBackend() const { return backend.empty() ? specsBackend : backend; }
-  bool splatUnknown = false;   // a **mapping whose keys are not known statically
-  std::string splatName;       // "**kwargs" when that mapping is a name
+  bool splatUnknown = false; // a **mapping whose keys are not known statically
+  std::string splatName;     // "**kwargs" when that mapping is a name
+  // interpret= when a caller of the def passes none in **kwargs: the value
+  // the keys merged before it hold (null: none), when they are known (8.74).
+  TSNode kwargsFallback{};
+  bool kwargsFallbackKnown = true;
+  // `TABLE[key]` whose entry gives the launch's keywords (8.73).
+  TSNode interpretMapping{};
   bool compilerParams = false; // compiler_params= is given
   // compiler_params= built by a wrapper method from what its caller passed:
   // its lowering semantics are not visible at the call.
@@ -392,7 +398,10 @@ private:
   // empty otherwise. And the parameters of the def around the launch an
   // interpret= expression reads, each with its default's text.
   std::vector<TSNode> unpackedElements(TSNode value, size_t count, bool* moduleScope);
-  mlir::DictionaryAttr interpretParameters(TSNode expr);
+  // `anchor`: the launch's call, when `expr` is a `TABLE[key]` mapping
+  // whose "interpret" entry the launch reads (8.73).
+  mlir::DictionaryAttr interpretParameters(TSNode expr, TSNode anchor = TSNode{});
+  std::string kwargsDefaultPath(const LaunchKeywords& kw);
   std::string defaultText(TSNode dflt);
   std::optional<names::InterpretEval> loopInterpret(TSNode interpretNode,
                                                     const names::LocalLookup& lookupLocal);

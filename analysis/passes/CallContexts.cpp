@@ -352,6 +352,66 @@ std::vector<CallContext> evaluate(CallIndex& index, const detail::CallEdge& edge
   return {c};
 }
 
+std::optional<ExecPath> execPathNamed(llvm::StringRef p) {
+  if (p == pd::path::kCompiled)
+    return ExecPath::Compiled;
+  if (p == pd::path::kInterpretHlo)
+    return ExecPath::InterpretHlo;
+  if (p == pd::path::kInterpretGpu)
+    return ExecPath::InterpretGpu;
+  return std::nullopt;
+}
+
+// The interpret= a caller's `**OPTIONS` splats hold (8.74): each a
+// module-level mapping of the caller's file whose keys are known
+// (NamesMappings.cpp). `known` false when a splat is anything else (or a
+// `*args` one), `holds` when one of them has the key.
+struct SplatKeyword {
+  bool known = false, holds = false;
+  std::optional<ExecPath> path; // of the value held (none: unknown)
+  std::string text;
+};
+
+SplatKeyword splatKeyword(CallIndex& index, const detail::CallEdge& e,
+                          const detail::CallArguments& args) {
+  SplatKeyword out;
+  detail::DocumentSyntax s = index.workspace().syntaxOf(e.caller.path);
+  if (!s.doc || !s.globals)
+    return out;
+  for (unsigned j = 0; j < args.values.size(); ++j) {
+    if (args.keywords[j] == "*")
+      return out;
+    if (args.keywords[j] != "**")
+      continue;
+    auto g = args.values[j] ? args.values[j].getDefiningOp<pd::GlobalOp>() : pd::GlobalOp();
+    if (!g || g.getResolved().starts_with("late"))
+      return out;
+    std::string name = g.getName().str();
+    auto mv = names::moduleValue(*s.doc, name);
+    if (!mv || mv->state != names::ModuleValue::State::Known)
+      return out;
+    const syntax::ParsedSource& doc = *s.doc;
+    names::MappingResolve moduleNames = [&doc](const std::string& n) -> TSNode {
+      auto v = names::moduleValue(doc, n);
+      return v && v->state == names::ModuleValue::State::Known ? v->value : TSNode{};
+    };
+    names::MappingKeys m;
+    names::mappingKeys(mv->value, doc, moduleNames, nullptr, false, m);
+    if (m.unknown)
+      return out;
+    if (const TSNode* v = m.find("interpret")) {
+      names::InterpretEval eval = names::evaluateInterpret(*v, doc, *s.globals, nullptr);
+      out.holds = true;
+      out.path.reset();
+      if (eval.paths.size() == 1 && eval.source != "param" && eval.source != "default_param")
+        out.path = execPathNamed(eval.paths[0]);
+      out.text = "interpret=" + std::string(doc.textOf(*v)) + " in **" + name;
+    }
+  }
+  out.known = true;
+  return out;
+}
+
 std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& doc, pd::FuncOp func,
                                          const std::string& name, const Default& dflt,
                                          unsigned depth, const std::string& attribute,
@@ -376,6 +436,14 @@ std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& do
   Default kwDefault;
   kwDefault.known = true;
   kwDefault.paths = {ExecPath::Compiled};
+  // Merged after known keys (`{**DEFAULTS, **overrides}`, 8.74): theirs.
+  if (auto d = launch && viaKwargs
+                   ? launch->getAttrOfType<mlir::StringAttr>("pallas.kwargs_default")
+                   : mlir::StringAttr()) {
+    std::optional<ExecPath> p = execPathNamed(d.getValue());
+    kwDefault.known = p.has_value();
+    kwDefault.paths = p ? std::vector<ExecPath>{*p} : std::vector<ExecPath>{};
+  }
   const Default& absent = viaKwargs ? kwDefault : dflt;
   std::string keyword = viaKwargs ? "interpret" : name;
   if (viaKwargs)
@@ -393,6 +461,23 @@ std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& do
     detail::CallArguments args = detail::edgeArguments(index.workspace(), e);
     bool splat = false;
     mlir::Value value = argumentAt(args, keyword, positional ? param : -1, &splat);
+    // `f(x, **DEBUG_OVERRIDES)`: the keyword the module's mapping holds (8.74).
+    if (viaKwargs && splat && !value && !edits.unknown && !edits.assigned) {
+      SplatKeyword sk = splatKeyword(index, e, args);
+      if (sk.known && sk.holds) {
+        CallContext c;
+        c.caller = nameOf(e.caller.func);
+        c.callee = func.getSymName().str();
+        c.site = call;
+        c.selector = detail::sourceLocation(call->getLoc());
+        c.argumentText = sk.text;
+        if (sk.path)
+          c.paths = {*sk.path};
+        out.push_back(std::move(c));
+        continue;
+      }
+      splat = !sk.known; // a known mapping without the key: as if left out
+    }
     // A function that passes its own parameter on to itself (a recursive
     // call, `lambda fun: kernel(fun, interpret=interpret)` in the decorator
     // form of `plgpu.kernel`) adds no value the other callers do not.
@@ -444,7 +529,7 @@ std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& do
       c.facts = absent.facts;
       c.usesDefault = !viaKwargs;
       c.argumentText = viaKwargs ? "no interpret= in " + name : name + " (its default)";
-    } else if (depth == 0) {
+    } else if (depth == 0 && !viaKwargs) {
       continue; // a required argument left out: the call raises TypeError
     } else {
       c.argumentText = name + " (its default)";
