@@ -205,6 +205,8 @@ names::InterpretEval Lowerer::launchInterpret(const LaunchKeywords& kw, const Bi
       return std::make_pair(vi->paramDefault, std::string("default_param"));
     if (vi && !isNull(vi->orDefault)) // `p = p or E` (8.51)
       return std::make_pair(vi->orDefault, std::string("default_param"));
+    if (vi && !isNull(vi->elementDefault)) // `a, b = modes` (8.76)
+      return std::make_pair(vi->elementDefault, std::string("default_param"));
     if (vi && !isNull(vi->constant))
       return std::make_pair(vi->constant, std::string("local"));
     return std::make_pair(TSNode{}, std::string("unknown"));
@@ -255,6 +257,10 @@ names::InterpretEval Lowerer::launchInterpret(const LaunchKeywords& kw, const Bi
           llvm::StringRef param = pd::enumName(f.getArgNames()[arg.getArgNumber()]);
           eval.text = param.ltrim('*').str();
         }
+        // An element unpacked from a parameter's tuple default (8.76): that
+        // element of what each caller passes, `modes[0]`.
+        if (vi && vi->paramElementIndex >= 0 && eval.source == "default_param")
+          eval.text = vi->paramElementOf + "[" + std::to_string(vi->paramElementIndex) + "]";
       }
   } else if (partial && partial->interpret) {
     eval = *partial->interpret;

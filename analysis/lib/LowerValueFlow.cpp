@@ -56,6 +56,37 @@ std::vector<TSNode> Lowerer::unpackedElements(TSNode value, size_t count, bool* 
   return elements.size() == count ? elements : std::vector<TSNode>{};
 }
 
+std::vector<TSNode> Lowerer::paramTupleDefault(TSNode value, size_t count, std::string* param) {
+  while (is(value, "parenthesized_expression"))
+    value = ts_node_named_child(value, 0);
+  if (!is(value, "identifier") || readsLate(text(value)))
+    return {};
+  const Var* v = findLocal(text(value));
+  ValInfo* vi = v ? infoOf(v->value) : nullptr;
+  auto arg = v ? llvm::dyn_cast<mlir::BlockArgument>(v->value) : mlir::BlockArgument();
+  auto f = arg ? llvm::dyn_cast_or_null<pd::FuncOp>(arg.getOwner()->getParentOp()) : nullptr;
+  if (!vi || !vi->isParam || !f || arg.getArgNumber() >= f.getArgNames().size())
+    return {};
+  llvm::StringRef name = pd::enumName(f.getArgNames()[arg.getArgNumber()]);
+  TSNode dflt = vi->paramDefault;
+  while (is(dflt, "parenthesized_expression"))
+    dflt = ts_node_named_child(dflt, 0);
+  if (name.starts_with("*") || (!is(dflt, "tuple") && !is(dflt, "list")))
+    return {};
+  std::vector<TSNode> elements;
+  for (TSNode el : syntax::namedChildren(dflt)) {
+    if (is(el, "comment"))
+      continue;
+    if (is(el, "list_splat"))
+      return {};
+    elements.push_back(el);
+  }
+  if (elements.size() != count)
+    return {};
+  *param = name.str();
+  return elements;
+}
+
 // A parameter's default as the constant it holds once the def has run: a
 // literal as written; a module-level name or expression over such names
 // (`mode=MODE`, `MODE = Mode.DEBUG`) folded when the def is a statement of

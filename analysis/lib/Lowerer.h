@@ -108,6 +108,12 @@ struct ValInfo {
   // (`interpret = mode == "debug"`, `interpret = bool(debug)`): what an
   // interpret= reading the name evaluates per caller (8.67).
   TSNode expression{};
+  // A target unpacked from a parameter whose default is a tuple literal
+  // (`a, b = modes` with `modes=(True, False)`, 8.76): the parameter, the
+  // index, and the default's element (what a caller leaving it out gives).
+  std::string paramElementOf;
+  int paramElementIndex = -1;
+  TSNode elementDefault{};
 };
 
 struct Var {
@@ -402,6 +408,10 @@ private:
   // whose "interpret" entry the launch reads (8.73).
   mlir::DictionaryAttr interpretParameters(TSNode expr, TSNode anchor = TSNode{});
   std::string kwargsDefaultPath(const LaunchKeywords& kw);
+  mlir::Value lowerNamedExpression(TSNode n);
+  // The elements of the tuple-literal default of the parameter `value`
+  // names when it has `count` of them (8.76); *param gets its name.
+  std::vector<TSNode> paramTupleDefault(TSNode value, size_t count, std::string* param);
   std::string defaultText(TSNode dflt);
   std::optional<names::InterpretEval> loopInterpret(TSNode interpretNode,
                                                     const names::LocalLookup& lookupLocal);

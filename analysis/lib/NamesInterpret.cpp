@@ -220,8 +220,9 @@ InterpretEval evaluateInterpret(TSNode expr, const syntax::ParsedSource& doc,
     e.source = "absent";
     return e;
   }
-  while (is(expr, "parenthesized_expression"))
-    expr = ts_node_named_child(expr, 0);
+  // `(flag := True)`: the value the walrus binds (8.75).
+  while (is(expr, "parenthesized_expression") || is(expr, "named_expression"))
+    expr = is(expr, "named_expression") ? field(expr, "value") : ts_node_named_child(expr, 0);
   e.text = str(doc.textOf(expr));
   std::string_view t = syntax::type(expr);
   if (t == "true" || t == "false" || t == "none" || t == "integer") {

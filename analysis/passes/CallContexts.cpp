@@ -152,7 +152,7 @@ KwargsEdits kwargsEdits(mlir::Value kwargs, mlir::Operation* launch) {
 std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& doc, pd::FuncOp func,
                                          const std::string& name, const Default& dflt,
                                          unsigned depth, const std::string& attribute = "",
-                                         mlir::Operation* launch = nullptr);
+                                         mlir::Operation* launch = nullptr, int element = -1);
 
 } // namespace
 
@@ -230,13 +230,29 @@ std::optional<names::InterpretEval> fieldDefault(CallIndex& index, const std::st
 // constructor call the caller passes (`Cfg(interpret=True)`, §8.16).
 std::vector<CallContext> evaluate(CallIndex& index, const detail::CallEdge& edge, mlir::Value v,
                                   const std::string& name, unsigned depth,
-                                  const std::string& attribute = "") {
+                                  const std::string& attribute = "", int element = -1) {
   CallContext c;
   c.caller = nameOf(edge.caller.func);
   c.callee = edge.calleeSymbol;
   c.site = edge.site;
   mlir::Operation* def = v.getDefiningOp();
   c.selector = detail::sourceLocation(def ? def->getLoc() : edge.site->getLoc());
+  // `element`: the launch reads that element of the tuple the caller passes
+  // (`a, b = modes`, 8.76): a tuple or list literal without a splat.
+  if (element >= 0) {
+    auto seq = llvm::dyn_cast_or_null<pd::OpaqueOp>(def);
+    bool literal = seq && (seq.getWhat() == "tuple" || seq.getWhat() == "list") &&
+                   static_cast<size_t>(element) < seq.getArgs().size();
+    for (unsigned i = 0; literal && i < seq.getArgs().size(); ++i) {
+      auto splat = seq.getArgs()[i].getDefiningOp<pd::OpaqueOp>();
+      literal &= !(splat && splat.getWhat() == "list_splat");
+    }
+    if (literal)
+      return evaluate(index, edge, seq.getArgs()[static_cast<unsigned>(element)],
+                      name + "[" + std::to_string(element) + "]", depth);
+    c.argumentText = name + " from a run-time value";
+    return {c};
+  }
   if (!attribute.empty()) {
     // A copy with fields replaced (`dataclasses.replace(cfg, interpret=True)`,
     // `opts._replace(interpret=True)`): the replacement when it names the
@@ -415,7 +431,7 @@ SplatKeyword splatKeyword(CallIndex& index, const detail::CallEdge& e,
 std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& doc, pd::FuncOp func,
                                          const std::string& name, const Default& dflt,
                                          unsigned depth, const std::string& attribute,
-                                         mlir::Operation* launch) {
+                                         mlir::Operation* launch, int element) {
   mlir::ArrayAttr names = func.getArgNames();
   int param = -1;
   bool positional = true; // no *args before it
@@ -507,7 +523,7 @@ std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& do
       continue;
     }
     if (value) {
-      for (CallContext& c : evaluate(index, e, value, keyword, depth, attribute)) {
+      for (CallContext& c : evaluate(index, e, value, keyword, depth, attribute, element)) {
         // What the launch function's own parameter holds in this context
         // (not a field of it: `attribute` reads one).
         if (depth == 0 && attribute.empty() && c.argument && !c.parameter && !viaKwargs &&
@@ -716,6 +732,15 @@ std::vector<CallContext> interpretCallContexts(CallIndex& index, const std::stri
   } else if (source != "param" && source != "default_param" && !viaKwargs) {
     return {};
   }
+  // `modes[0]`: an element unpacked from the parameter `modes` (8.76).
+  int element = -1;
+  if (size_t br = name.find('['); source == "default_param" && attribute.empty() &&
+                                  br != std::string::npos && br > 0 && name.back() == ']') {
+    if (llvm::StringRef(name).slice(br + 1, name.size() - 1).getAsInteger(10, element) ||
+        element < 0)
+      return {};
+    name = name.substr(0, br);
+  }
   if (!text || (attribute.empty() && text->contains('.')))
     return {};
   // The function whose parameter it is: the innermost enclosing def with a
@@ -768,7 +793,8 @@ std::vector<CallContext> interpretCallContexts(CallIndex& index, const std::stri
   if (owner.getKind() == pd::FuncKind::Method)
     if (std::vector<CallContext> m = methodContexts(index, doc, owner, name, dflt); !m.empty())
       return m;
-  return contextsOfParam(index, doc, owner, name, dflt, 0, attribute, launch.getOperation());
+  return contextsOfParam(index, doc, owner, name, dflt, 0, attribute, launch.getOperation(),
+                         element);
 }
 
 namespace {
