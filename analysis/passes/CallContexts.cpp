@@ -959,7 +959,12 @@ LaunchBodyArguments launchBodyArguments(CallIndex& index, const std::string& doc
   // `@launcher(interpret=True)`, 8.64).
   auto closure = llvm::dyn_cast_or_null<pd::ClosureOp>(owner);
   auto func = llvm::dyn_cast_or_null<pd::FuncOp>(closure ? closure->getParentOp() : owner);
-  if (!func || func.getKind() != pd::FuncKind::Def ||
+  // A method too (`Launcher().kernel(body, ...)`, 8.77): its calls on
+  // objects of a known class are call edges whose arguments line up with
+  // its parameters (the receiver first, 8.72).
+  if (!func ||
+      (func.getKind() != pd::FuncKind::Def &&
+       (func.getKind() != pd::FuncKind::Method || closure)) ||
       (closure && !returnsOnly(func, closure.getResult())))
     return out;
   mlir::ArrayAttr names = closure ? closure.getArgNames() : func.getArgNames();
