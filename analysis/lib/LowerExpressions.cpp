@@ -499,15 +499,15 @@ mlir::Value Lowerer::lowerNamedExpression(TSNode n) {
   for (TSNode child = n, p = ts_node_parent(n); !isNull(p) && always;
        child = p, p = ts_node_parent(p)) {
     std::string_view pt = syntax::type(p);
-    if (pt == "elif_clause")
-      always = false; // runs only when the conditions before are false
+    // An `elif` condition runs only when the conditions before are false.
+    if (pt == "elif_clause" || pt == "lambda" || pt == "list_comprehension" ||
+        pt == "set_comprehension" || pt == "dictionary_comprehension" ||
+        pt == "generator_expression")
+      always = false;
     else if (pt == "boolean_operator")
       always = ts_node_eq(child, field(p, "left"));
     else if (pt == "conditional_expression")
       always = ts_node_eq(child, ts_node_named_child(p, 1)); // the condition
-    else if (pt == "lambda" || pt == "list_comprehension" || pt == "set_comprehension" ||
-             pt == "dictionary_comprehension" || pt == "generator_expression")
-      always = false;
     if (pt.ends_with("statement") || pt == "function_definition" || pt == "block")
       break;
   }

@@ -273,6 +273,14 @@ std::optional<ModuleValue> valueSetBefore(const syntax::ParsedSource& doc, const
 // position), else the field's default; nullopt when not known.
 std::optional<TSNode> constructedField(TSNode call, const std::string& attr,
                                        const syntax::ParsedSource& doc, const Globals& globals);
+// interpret= of `NAME.attr`, NAME a module-level object of this file (a
+// dataclass / NamedTuple construction or a copy of one made with
+// `_replace` / `dataclasses.replace`): what a caller passing NAME gives a
+// launch reading `param.attr` (8.78). nullopt when not determined.
+std::optional<InterpretEval> moduleObjectFieldInterpret(const std::string& name,
+                                                        const std::string& attr,
+                                                        const syntax::ParsedSource& doc,
+                                                        const Globals& globals);
 // A dataclass of this file built by `call` whose `__post_init__` stores the
 // field `attr` once, as a top-level `self.attr = e` (constructedField is
 // then nullopt, 8.48): the `__post_init__` def and e.

@@ -212,6 +212,24 @@ std::optional<InterpretEval> evaluateComposite(TSNode expr, const syntax::Parsed
 
 } // namespace
 
+std::optional<InterpretEval> moduleObjectFieldInterpret(const std::string& name,
+                                                        const std::string& attr,
+                                                        const syntax::ParsedSource& doc,
+                                                        const Globals& globals) {
+  auto mv = moduleValue(doc, name);
+  if (!mv || mv->state != ModuleValue::State::Known)
+    return std::nullopt;
+  auto v = fieldOfObject(mv->value, attr, doc, globals, nullptr, 0);
+  if (!v)
+    return std::nullopt;
+  InterpretEval e = evaluateInterpret(*v, doc, globals, nullptr);
+  if (e.paths.size() != 1 || e.paths[0] == "unknown" || e.source == "param" ||
+      e.source == "default_param")
+    return std::nullopt;
+  e.text = name + "." + attr;
+  return e;
+}
+
 InterpretEval evaluateInterpret(TSNode expr, const syntax::ParsedSource& doc,
                                 const Globals& globals, const LocalLookup& lookupLocal) {
   InterpretEval e;

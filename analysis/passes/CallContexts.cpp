@@ -149,6 +149,8 @@ KwargsEdits kwargsEdits(mlir::Value kwargs, mlir::Operation* launch) {
   return out;
 }
 
+std::optional<ExecPath> execPathNamed(llvm::StringRef p);
+
 std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& doc, pd::FuncOp func,
                                          const std::string& name, const Default& dflt,
                                          unsigned depth, const std::string& attribute = "",
@@ -321,6 +323,21 @@ std::vector<CallContext> evaluate(CallIndex& index, const detail::CallEdge& edge
         }
         return {c};
       }
+    }
+    // A module-level object of the caller's file (`DEBUG_OPTIONS =
+    // DEFAULTS._replace(interpret=True)`, 8.78): its field there.
+    if (auto g = llvm::dyn_cast_or_null<pd::GlobalOp>(def);
+        g && !g.getResolved().starts_with("late") && !g.getResolved().starts_with("/")) {
+      detail::DocumentSyntax s = index.workspace().syntaxOf(edge.caller.path);
+      if (s.doc && s.globals)
+        if (auto e = names::moduleObjectFieldInterpret(g.getName().str(), attribute, *s.doc,
+                                                       *s.globals)) {
+          c.argumentText = name + "." + attribute + " of " + g.getName().str() + " (" +
+                           (e->paths[0] == "compiled" ? "compiled" : "interpreted") + ")";
+          if (std::optional<ExecPath> p = execPathNamed(e->paths[0]))
+            c.paths = {*p};
+          return {c};
+        }
     }
     if (!llvm::isa<mlir::BlockArgument>(v)) {
       c.argumentText = name + "." + attribute + " from a run-time value";
