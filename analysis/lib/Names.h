@@ -281,6 +281,14 @@ std::optional<InterpretEval> moduleObjectFieldInterpret(const std::string& name,
                                                         const std::string& attr,
                                                         const syntax::ParsedSource& doc,
                                                         const Globals& globals);
+// interpret= of `obj.attr` where obj is the object the call `site` of a
+// module-level class K builds (8.79): what its `__init__` stores (along
+// the bases), a class attribute, or a `@property` evaluated on it. nullopt
+// when not determined or when the attribute may change out of sight (a
+// setter method, setattr, K handed on uncalled).
+std::optional<InterpretEval> builtObjectAttributeInterpret(TSNode site, const std::string& attr,
+                                                           const syntax::ParsedSource& doc,
+                                                           const Globals& globals);
 // A dataclass of this file built by `call` whose `__post_init__` stores the
 // field `attr` once, as a top-level `self.attr = e` (constructedField is
 // then nullopt, 8.48): the `__post_init__` def and e.

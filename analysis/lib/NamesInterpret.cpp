@@ -220,8 +220,13 @@ std::optional<InterpretEval> moduleObjectFieldInterpret(const std::string& name,
   if (!mv || mv->state != ModuleValue::State::Known)
     return std::nullopt;
   auto v = fieldOfObject(mv->value, attr, doc, globals, nullptr, 0);
-  if (!v)
-    return std::nullopt;
+  if (!v) {
+    // A plain class's object (8.79).
+    auto built = builtObjectAttributeInterpret(mv->value, attr, doc, globals);
+    if (built)
+      built->text = name + "." + attr;
+    return built;
+  }
   InterpretEval e = evaluateInterpret(*v, doc, globals, nullptr);
   if (e.paths.size() != 1 || e.paths[0] == "unknown" || e.source == "param" ||
       e.source == "default_param")
@@ -458,6 +463,16 @@ InterpretEval evaluateInterpret(TSNode expr, const syntax::ParsedSource& doc,
       inner.text = e.text;
       return inner;
     }
+    // `SETTINGS.interpret`, SETTINGS a module-level object of a plain class
+    // of this file (8.79): what its __init__ stores, or its property.
+    if (!(lookupLocal && lookupLocal(str(doc.textOf(object)))))
+      if (auto mv = moduleValue(doc, str(doc.textOf(object)));
+          mv && mv->state == ModuleValue::State::Known)
+        if (auto built = builtObjectAttributeInterpret(mv->value, attr, doc, globals)) {
+          built->text = e.text;
+          built->source = "module_constant";
+          return *built;
+        }
   }
   if (auto folded = evaluateComposite(expr, doc, globals, lookupLocal)) {
     // A branch that is a parameter keeps its name: its callers choose it.
