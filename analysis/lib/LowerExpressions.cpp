@@ -172,6 +172,8 @@ mlir::Value Lowerer::lowerExprImpl(TSNode n) {
     return lowerExpr(ts_node_named_child(n, 0));
   if (t == "lambda")
     return lowerLambda(n);
+  if (t == "named_expression")
+    return lowerNamedExpression(n);
   if (t == "not_operator") {
     mlir::Value v = lowerExpr(field(n, "argument"));
     return opaque(n, t, {v});
@@ -485,6 +487,35 @@ CallableRef Lowerer::callableOf(TSNode expr) {
   }
   c.value = lowerExpr(expr);
   return c;
+}
+
+// `(name := value)` (8.75): the value, bound to name in the function's
+// scope as an assignment would bind it, when the walrus runs whenever its
+// statement does. Under a branch of `and` / `or` / a conditional, in a
+// comprehension or a lambda it may not run (or runs per item): the name
+// then holds a value not known (an earlier binding may stand).
+mlir::Value Lowerer::lowerNamedExpression(TSNode n) {
+  TSNode value = field(n, "value");
+  mlir::Value v = lowerExpr(value);
+  bool always = true;
+  for (TSNode child = n, p = ts_node_parent(n); !isNull(p) && always;
+       child = p, p = ts_node_parent(p)) {
+    std::string_view pt = syntax::type(p);
+    // An `elif` condition runs only when the conditions before are false.
+    if (pt == "elif_clause" || pt == "lambda" || pt == "list_comprehension" ||
+        pt == "set_comprehension" || pt == "dictionary_comprehension" ||
+        pt == "generator_expression")
+      always = false;
+    else if (pt == "boolean_operator")
+      always = ts_node_eq(child, field(p, "left"));
+    else if (pt == "conditional_expression")
+      always = ts_node_eq(child, ts_node_named_child(p, 1)); // the condition
+    if (pt.ends_with("statement") || pt == "function_definition" || pt == "block")
+      break;
+  }
+  mlir::Value bound = always ? v : opaque(n, "named_expression", {v});
+  bindTarget(field(n, "name"), bound, always ? value : TSNode{});
+  return v;
 }
 
 } // namespace pallas::analysis::lower

@@ -4,6 +4,7 @@
 #include "Lowerer.h"
 #include "NamesInternal.h"
 
+#include <algorithm>
 #include <functional>
 #include <set>
 
@@ -78,102 +79,13 @@ void Lowerer::overrideKeywords(LaunchKeywords& kw, const LaunchKeywords& applied
   if (applied.splatUnknown) {
     kw.splatUnknown = true;
     kw.splatName = applied.splatName;
+    kw.kwargsFallback = applied.kwargsFallback;
+    kw.kwargsFallbackKnown = applied.kwargsFallbackKnown;
+    kw.interpretMapping = applied.interpretMapping;
     if (isNull(applied.interpret))
       kw.interpret = TSNode{};
   }
 }
-
-namespace {
-
-// The keys a mapping expression holds, in the order Python builds it.
-struct MappingKeys {
-  std::vector<std::pair<std::string, TSNode>> keys; // last value of each key
-  bool unknown = false; // a part whose keys are not known: it may hold any other key
-  void set(std::string k, TSNode v) {
-    for (auto& [name, value] : keys)
-      if (name == k) {
-        value = v;
-        return;
-      }
-    keys.emplace_back(std::move(k), v);
-  }
-  // A part whose keys are not known may replace any key before it, so only
-  // keys written after it keep a known value.
-  void forget() {
-    keys.clear();
-    unknown = true;
-  }
-};
-
-constexpr unsigned kMaxMappingDepth = 8; // names of mappings followed (also a self-reference)
-
-// What a mapping expression holds (docs/analysis.md 8.7): a dict literal's
-// pairs and `**m` entries in order (a later key replaces an earlier one),
-// `dict(m, k=v)` / `dict(**m, k=v)` (m first, then the keywords), `a | b`,
-// a name `resolve` maps to the expression bound to it. Anything else is a
-// mapping whose keys are not known.
-void mappingKeys(TSNode d, const syntax::ParsedSource& doc,
-                 const std::function<TSNode(const std::string&)>& resolve, bool dictShadowed,
-                 MappingKeys& out, unsigned depth) {
-  while (is(d, "parenthesized_expression"))
-    d = ts_node_named_child(d, 0);
-  if (depth > kMaxMappingDepth) {
-    out.forget();
-    return;
-  }
-  if (is(d, "identifier")) {
-    TSNode bound = resolve(str(doc.textOf(d)));
-    if (isNull(bound))
-      out.forget();
-    else
-      mappingKeys(bound, doc, resolve, dictShadowed, out, depth + 1);
-    return;
-  }
-  if (is(d, "dictionary")) {
-    for (TSNode pair : syntax::namedChildren(d)) {
-      if (is(pair, "comment"))
-        continue;
-      if (is(pair, "dictionary_splat")) {
-        mappingKeys(ts_node_named_child(pair, 0), doc, resolve, dictShadowed, out, depth + 1);
-        continue;
-      }
-      TSNode key = field(pair, "key");
-      std::string k = is(pair, "pair") && is(key, "string") ? str(doc.textOf(key)) : std::string();
-      // A computed key (or a string with a prefix or an escape) may be any key.
-      if (k.size() < 2 || (k.front() != '"' && k.front() != '\'') ||
-          k.find('\\') != std::string::npos) {
-        out.forget();
-        continue;
-      }
-      out.set(k.substr(1, k.size() - 2), field(pair, "value"));
-    }
-    return;
-  }
-  if (is(d, "binary_operator") && doc.textOf(field(d, "operator")) == "|") {
-    mappingKeys(field(d, "left"), doc, resolve, dictShadowed, out, depth + 1);
-    mappingKeys(field(d, "right"), doc, resolve, dictShadowed, out, depth + 1);
-    return;
-  }
-  if (is(d, "call") && doc.textOf(field(d, "function")) == "dict" && !dictShadowed) {
-    unsigned positional = 0;
-    for (TSNode a : syntax::namedChildren(field(d, "arguments"))) {
-      if (is(a, "comment"))
-        continue;
-      if (is(a, "keyword_argument"))
-        out.set(str(doc.textOf(field(a, "name"))), field(a, "value"));
-      else if (is(a, "dictionary_splat"))
-        mappingKeys(ts_node_named_child(a, 0), doc, resolve, dictShadowed, out, depth + 1);
-      else if (positional++ == 0 && !is(a, "list_splat"))
-        mappingKeys(a, doc, resolve, dictShadowed, out, depth + 1); // dict(base, ...)
-      else
-        out.forget();
-    }
-    return;
-  }
-  out.forget();
-}
-
-} // namespace
 
 // **opts: the keys of the mapping (mappingKeys above); a mapping whose keys
 // are not all known may hold interpret= (a run-time choice) unless a key
@@ -186,7 +98,12 @@ void Lowerer::takeSplatKeywords(TSNode d, LaunchKeywords& kw) {
   auto resolve = [&](const std::string& name) -> TSNode {
     if (const Var* v = findLocal(name)) {
       ValInfo* vi = infoOf(v->value);
-      return vi && !vi->isParam && !readsLate(name) ? vi->constant : TSNode{};
+      if (!vi || vi->isParam || readsLate(name))
+        return TSNode{};
+      // `opts = TABLE[key]` with a key over parameters (8.73).
+      if (isNull(vi->constant) && is(vi->expression, "subscript"))
+        return vi->expression;
+      return vi->constant;
     }
     findGlobal(name); // record the lookup: a rebinding re-lowers this unit
     if (auto mv = names::moduleValue(doc_, name);
@@ -194,8 +111,20 @@ void Lowerer::takeSplatKeywords(TSNode d, LaunchKeywords& kw) {
       return mv->value;
     return TSNode{};
   };
-  MappingKeys m;
-  mappingKeys(d, doc_, resolve, findLocal("dict") != nullptr, m, 0);
+  // The key of a `TABLE[key]` part: a local bound once to a constant (not
+  // a parameter: each caller passes its own, 8.73), else a module name.
+  names::LocalLookup keyLookup =
+      [&](const std::string& name) -> std::optional<std::pair<TSNode, std::string>> {
+    const Var* v = findLocal(name);
+    if (!v)
+      return std::nullopt;
+    ValInfo* vi = infoOf(v->value);
+    if (!vi || vi->isParam || readsLate(name) || isNull(vi->constant))
+      return std::make_pair(TSNode{}, std::string("unknown"));
+    return std::make_pair(vi->constant, std::string("local"));
+  };
+  names::MappingKeys m;
+  names::mappingKeys(d, doc_, resolve, keyLookup, findLocal("dict") != nullptr, m, 0);
   for (const auto& [k, v] : m.keys) {
     if (k == "interpret")
       kw.interpret = v;
@@ -204,12 +133,29 @@ void Lowerer::takeSplatKeywords(TSNode d, LaunchKeywords& kw) {
     if (k == "compiler_params" || k == "backend" || k == "interpret" || k == "mesh")
       noteLaunchBackend(kw, v);
   }
-  if (m.unknown) {
-    kw.splatUnknown = true;
-    // `**kwargs` of the enclosing def: its callers' keywords decide.
-    if (is(d, "identifier") && kw.splatName.empty())
-      kw.splatName = "**" + text(d);
+  if (!m.unknown)
+    return;
+  kw.splatUnknown = true;
+  if (m.find("interpret"))
+    return; // written after every unknown part
+  TSNode last = m.lastUnknown;
+  auto before = std::find_if(m.keysBeforeLast.begin(), m.keysBeforeLast.end(),
+                             [](const auto& k) { return k.first == "interpret"; });
+  // `**kwargs` of the enclosing def, also merged after known keys (`{**DEFAULTS,
+  // **overrides}`, 8.74): its callers' keywords decide, and a caller that
+  // passes no interpret= gets what the keys before it hold.
+  if (is(last, "identifier") && kw.splatName.empty()) {
+    kw.splatName = "**" + text(last);
+    kw.kwargsFallback = before != m.keysBeforeLast.end() ? before->second : TSNode{};
+    kw.kwargsFallbackKnown = !m.unknownBeforeLast;
+    return;
   }
+  // `LAUNCH_OPTIONS[backend]`, a module-level table of mappings indexed by a
+  // parameter (8.73): the entry each caller's key picks.
+  if (is(last, "subscript") && is(field(last, "value"), "identifier") &&
+      !findLocal(text(field(last, "value"))) && !m.unknownBeforeLast &&
+      before == m.keysBeforeLast.end())
+    kw.interpretMapping = last;
 }
 
 void Lowerer::noteLaunchBackend(LaunchKeywords& kw, TSNode v) {
@@ -260,6 +206,8 @@ names::InterpretEval Lowerer::launchInterpret(const LaunchKeywords& kw, const Bi
       return std::make_pair(vi->paramDefault, std::string("default_param"));
     if (vi && !isNull(vi->orDefault)) // `p = p or E` (8.51)
       return std::make_pair(vi->orDefault, std::string("default_param"));
+    if (vi && !isNull(vi->elementDefault)) // `a, b = modes` (8.76)
+      return std::make_pair(vi->elementDefault, std::string("default_param"));
     if (vi && !isNull(vi->constant))
       return std::make_pair(vi->constant, std::string("local"));
     return std::make_pair(TSNode{}, std::string("unknown"));
@@ -310,6 +258,10 @@ names::InterpretEval Lowerer::launchInterpret(const LaunchKeywords& kw, const Bi
           llvm::StringRef param = pd::enumName(f.getArgNames()[arg.getArgNumber()]);
           eval.text = param.ltrim('*').str();
         }
+        // An element unpacked from a parameter's tuple default (8.76): that
+        // element of what each caller passes, `modes[0]`.
+        if (vi && vi->paramElementIndex >= 0 && eval.source == "default_param")
+          eval.text = vi->paramElementOf + "[" + std::to_string(vi->paramElementIndex) + "]";
       }
   } else if (partial && partial->interpret) {
     eval = *partial->interpret;
@@ -774,9 +726,19 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
     op->setAttr("pallas.compiler_params", b_.getUnitAttr());
   // interpret= an expression over parameters of the def around the launch
   // (`interpret=(mode == "debug")`): the callers' arguments decide (8.30).
-  if (!wrapperInterpret && eval.source == "unknown" && contextAttr == nullptr)
-    if (mlir::DictionaryAttr over = interpretParameters(kw.interpret))
+  if (!wrapperInterpret && eval.source == "unknown" && contextAttr == nullptr) {
+    mlir::DictionaryAttr over = interpretParameters(kw.interpret);
+    // `**TABLE[key]` (8.73): the entry's interpret= under each caller's key.
+    if (!over && isNull(kw.interpret) && !isNull(kw.interpretMapping))
+      over = interpretParameters(kw.interpretMapping, site);
+    if (over)
       op->setAttr("pallas.interpret_parameters", over);
+  }
+  // `**overrides` merged after known keys (8.74): what a caller that passes
+  // no interpret= gets.
+  if (!wrapperInterpret && isNull(kw.interpret) && kw.splatName.starts_with("**") &&
+      (!kw.kwargsFallbackKnown || !isNull(kw.kwargsFallback)))
+    op->setAttr("pallas.kwargs_default", b_.getStringAttr(kwargsDefaultPath(kw)));
   // Several paths, each of which runs (a loop over the values, 8.26).
   if (eval.everyPath)
     op->setAttr("pallas.every_path", b_.getUnitAttr());

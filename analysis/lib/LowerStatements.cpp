@@ -332,9 +332,12 @@ void Lowerer::bindTargetImpl(TSNode target, mlir::Value v, TSNode valueNode) {
       // An expression over module-level names and literals
       // (`{"debug": True}[MODE]`): folded where it is read (8.22), its names
       // looked up at module level, so none may be this function's.
+      // A field of a module-level object (`interp = CFG.interpret`) too,
+      // read as the launch would read it there (8.75).
       bool overModuleNames =
           (vt == "subscript" || vt == "conditional_expression" || vt == "boolean_operator" ||
-           vt == "not_operator" || vt == "comparison_operator") &&
+           vt == "not_operator" || vt == "comparison_operator" ||
+           (vt == "attribute" && is(field(vn, "object"), "identifier"))) &&
           !readsLocalNames(vn);
       if (literal || overModuleNames)
         info_[v].constant = vn;
@@ -360,6 +363,10 @@ void Lowerer::bindTargetImpl(TSNode target, mlir::Value v, TSNode valueNode) {
     std::vector<TSNode> elements = isNull(valueNode)
                                        ? std::vector<TSNode>{}
                                        : unpackedElements(valueNode, targets.size(), &moduleScope);
+    // `a, b = modes`, a parameter whose default is a tuple literal (8.76):
+    // each target is that element of what the caller passes.
+    std::string paramName;
+    std::vector<TSNode> defaults = paramTupleDefault(valueNode, targets.size(), &paramName);
     for (size_t i = 0; i < targets.size(); ++i) {
       TSNode el = targets[i];
       TSNode element = i < elements.size() ? elements[i] : TSNode{};
@@ -384,6 +391,11 @@ void Lowerer::bindTargetImpl(TSNode target, mlir::Value v, TSNode valueNode) {
         element = TSNode{};
       }
       bindTarget(el, part, element);
+      if (!defaults.empty() && is(el, "identifier")) {
+        info_[part].paramElementOf = paramName;
+        info_[part].paramElementIndex = static_cast<int>(i);
+        info_[part].elementDefault = defaults[i];
+      }
       // A module-level name the function returns (`return BLOCK, DEBUG`):
       // read at module level, as the function reads it.
       if (moduleScope && is(el, "identifier") && is(element, "identifier"))

@@ -56,6 +56,37 @@ std::vector<TSNode> Lowerer::unpackedElements(TSNode value, size_t count, bool* 
   return elements.size() == count ? elements : std::vector<TSNode>{};
 }
 
+std::vector<TSNode> Lowerer::paramTupleDefault(TSNode value, size_t count, std::string* param) {
+  while (is(value, "parenthesized_expression"))
+    value = ts_node_named_child(value, 0);
+  if (!is(value, "identifier") || readsLate(text(value)))
+    return {};
+  const Var* v = findLocal(text(value));
+  ValInfo* vi = v ? infoOf(v->value) : nullptr;
+  auto arg = v ? llvm::dyn_cast<mlir::BlockArgument>(v->value) : mlir::BlockArgument();
+  auto f = arg ? llvm::dyn_cast_or_null<pd::FuncOp>(arg.getOwner()->getParentOp()) : nullptr;
+  if (!vi || !vi->isParam || !f || arg.getArgNumber() >= f.getArgNames().size())
+    return {};
+  llvm::StringRef name = pd::enumName(f.getArgNames()[arg.getArgNumber()]);
+  TSNode dflt = vi->paramDefault;
+  while (is(dflt, "parenthesized_expression"))
+    dflt = ts_node_named_child(dflt, 0);
+  if (name.starts_with("*") || (!is(dflt, "tuple") && !is(dflt, "list")))
+    return {};
+  std::vector<TSNode> elements;
+  for (TSNode el : syntax::namedChildren(dflt)) {
+    if (is(el, "comment"))
+      continue;
+    if (is(el, "list_splat"))
+      return {};
+    elements.push_back(el);
+  }
+  if (elements.size() != count)
+    return {};
+  *param = name.str();
+  return elements;
+}
+
 // A parameter's default as the constant it holds once the def has run: a
 // literal as written; a module-level name or expression over such names
 // (`mode=MODE`, `MODE = Mode.DEBUG`) folded when the def is a statement of
@@ -77,15 +108,16 @@ std::string Lowerer::defaultText(TSNode dflt) {
   return spelled ? *spelled : written;
 }
 
-mlir::DictionaryAttr Lowerer::interpretParameters(TSNode expr) {
+mlir::DictionaryAttr Lowerer::interpretParameters(TSNode expr, TSNode anchor) {
   while (is(expr, "parenthesized_expression"))
     expr = ts_node_named_child(expr, 0);
   // A local bound once to an expression over parameters (`interpret =
   // mode == "debug"` before the launch, 8.67): that expression, which the
   // call contexts find at its place relative to the launch's keyword
   // ("#expression": rows from the keyword, column; "#text": its text).
-  TSNode keyword = expr;
-  if (is(expr, "identifier"))
+  // A `TABLE[key]` mapping (8.73) is found relative to the launch's call.
+  TSNode keyword = isNull(anchor) ? expr : anchor;
+  if (is(expr, "identifier") && isNull(anchor))
     if (const Var* v = findLocal(text(expr)); v && !readsLate(text(expr)))
       if (ValInfo* vi = infoOf(v->value); vi && !vi->isParam && !isNull(vi->expression))
         expr = vi->expression;
@@ -143,7 +175,27 @@ mlir::DictionaryAttr Lowerer::interpretParameters(TSNode expr) {
                                         ":" + std::to_string(at.column))));
     attrs.push_back(b_.getNamedAttr("#text", b_.getStringAttr(text(expr))));
   }
+  if (!isNull(anchor))
+    attrs.push_back(b_.getNamedAttr("#key", b_.getStringAttr("interpret")));
   return b_.getDictionaryAttr(attrs);
+}
+
+// The path a launch forwarding `**overrides` takes for a caller that passes
+// no interpret= (8.74): the value the keys merged before `overrides` hold
+// (a module-level mapping's value read with the module's names; one written
+// in the def only as a literal), compiled when they hold none.
+std::string Lowerer::kwargsDefaultPath(const LaunchKeywords& kw) {
+  TSNode v = kw.kwargsFallback;
+  if (!kw.kwargsFallbackKnown)
+    return pd::path::kUnknown;
+  if (isNull(v))
+    return pd::path::kCompiled;
+  if (!isNull(names::enclosingScope(v)) && !is(v, "true") && !is(v, "false") && !is(v, "none"))
+    return pd::path::kUnknown;
+  names::InterpretEval e = names::evaluateInterpret(v, doc_, globals_, nullptr);
+  if (e.paths.size() != 1 || e.source == "param" || e.source == "default_param")
+    return pd::path::kUnknown;
+  return e.paths[0];
 }
 
 } // namespace pallas::analysis::lower

@@ -108,6 +108,12 @@ struct ValInfo {
   // (`interpret = mode == "debug"`, `interpret = bool(debug)`): what an
   // interpret= reading the name evaluates per caller (8.67).
   TSNode expression{};
+  // A target unpacked from a parameter whose default is a tuple literal
+  // (`a, b = modes` with `modes=(True, False)`, 8.76): the parameter, the
+  // index, and the default's element (what a caller leaving it out gives).
+  std::string paramElementOf;
+  int paramElementIndex = -1;
+  TSNode elementDefault{};
 };
 
 struct Var {
@@ -170,8 +176,14 @@ struct LaunchKeywords {
   // used when compiler_params= and backend= say nothing.
   std::string specsBackend;
   std::string selectedBackend() const { return backend.empty() ? specsBackend : backend; }
-  bool splatUnknown = false;   // a **mapping whose keys are not known statically
-  std::string splatName;       // "**kwargs" when that mapping is a name
+  bool splatUnknown = false; // a **mapping whose keys are not known statically
+  std::string splatName;     // "**kwargs" when that mapping is a name
+  // interpret= when a caller of the def passes none in **kwargs: the value
+  // the keys merged before it hold (null: none), when they are known (8.74).
+  TSNode kwargsFallback{};
+  bool kwargsFallbackKnown = true;
+  // `TABLE[key]` whose entry gives the launch's keywords (8.73).
+  TSNode interpretMapping{};
   bool compilerParams = false; // compiler_params= is given
   // compiler_params= built by a wrapper method from what its caller passed:
   // its lowering semantics are not visible at the call.
@@ -392,7 +404,14 @@ private:
   // empty otherwise. And the parameters of the def around the launch an
   // interpret= expression reads, each with its default's text.
   std::vector<TSNode> unpackedElements(TSNode value, size_t count, bool* moduleScope);
-  mlir::DictionaryAttr interpretParameters(TSNode expr);
+  // `anchor`: the launch's call, when `expr` is a `TABLE[key]` mapping
+  // whose "interpret" entry the launch reads (8.73).
+  mlir::DictionaryAttr interpretParameters(TSNode expr, TSNode anchor = TSNode{});
+  std::string kwargsDefaultPath(const LaunchKeywords& kw);
+  mlir::Value lowerNamedExpression(TSNode n);
+  // The elements of the tuple-literal default of the parameter `value`
+  // names when it has `count` of them (8.76); *param gets its name.
+  std::vector<TSNode> paramTupleDefault(TSNode value, size_t count, std::string* param);
   std::string defaultText(TSNode dflt);
   std::optional<names::InterpretEval> loopInterpret(TSNode interpretNode,
                                                     const names::LocalLookup& lookupLocal);

@@ -211,6 +211,36 @@ using LocalLookup =
 InterpretEval evaluateInterpret(TSNode expr, const syntax::ParsedSource& doc,
                                 const Globals& globals, const LocalLookup& lookupLocal);
 
+// The keys a `**mapping` holds, in the order Python builds it
+// (NamesMappings.cpp, 8.7): the last value of each key; `unknown` once a
+// part whose keys are not known may hold any key before it.
+struct MappingKeys {
+  std::vector<std::pair<std::string, TSNode>> keys;
+  bool unknown = false;
+  TSNode lastUnknown{}; // the last part whose keys are not known
+  // The keys known just before that part, and whether a part before it was
+  // unknown too (what its callers' keywords fall back to, 8.74).
+  std::vector<std::pair<std::string, TSNode>> keysBeforeLast;
+  bool unknownBeforeLast = false;
+  void set(std::string k, TSNode v);
+  // A part whose keys are not known may replace any key before it, so only
+  // keys written after it keep a known value.
+  void forget(TSNode part);
+  const TSNode* find(const std::string& k) const;
+};
+// Maps a name to the mapping expression bound to it (null: not known).
+using MappingResolve = std::function<TSNode(const std::string&)>;
+// `keyLookup` folds a `TABLE[key]` part's key (nullptr: module names only).
+void mappingKeys(TSNode d, const syntax::ParsedSource& doc, const MappingResolve& resolve,
+                 const LocalLookup& keyLookup, bool dictShadowed, MappingKeys& out,
+                 unsigned depth = 0);
+// interpret= of the entry `TABLE[key]` of a module-level dict of mappings
+// picks, `key` folded with `lookup` (a caller's constants, 8.73): the
+// entry's "interpret" value, the launch's default when the entry holds no
+// such key, unknown when the key or the entry is not known.
+InterpretEval interpretInMapping(TSNode subscript, const syntax::ParsedSource& doc,
+                                 const Globals& globals, const LocalLookup& lookup);
+
 // What a module-level name holds once the module has run (NamesModuleValues.cpp):
 // its top-level assignments and the module-level calls of functions that
 // rebind it with `global`, in order. Known: `value` is the expression it
@@ -243,6 +273,22 @@ std::optional<ModuleValue> valueSetBefore(const syntax::ParsedSource& doc, const
 // position), else the field's default; nullopt when not known.
 std::optional<TSNode> constructedField(TSNode call, const std::string& attr,
                                        const syntax::ParsedSource& doc, const Globals& globals);
+// interpret= of `NAME.attr`, NAME a module-level object of this file (a
+// dataclass / NamedTuple construction or a copy of one made with
+// `_replace` / `dataclasses.replace`): what a caller passing NAME gives a
+// launch reading `param.attr` (8.78). nullopt when not determined.
+std::optional<InterpretEval> moduleObjectFieldInterpret(const std::string& name,
+                                                        const std::string& attr,
+                                                        const syntax::ParsedSource& doc,
+                                                        const Globals& globals);
+// interpret= of `obj.attr` where obj is the object the call `site` of a
+// module-level class K builds (8.79): what its `__init__` stores (along
+// the bases), a class attribute, or a `@property` evaluated on it. nullopt
+// when not determined or when the attribute may change out of sight (a
+// setter method, setattr, K handed on uncalled).
+std::optional<InterpretEval> builtObjectAttributeInterpret(TSNode site, const std::string& attr,
+                                                           const syntax::ParsedSource& doc,
+                                                           const Globals& globals);
 // A dataclass of this file built by `call` whose `__post_init__` stores the
 // field `attr` once, as a top-level `self.attr = e` (constructedField is
 // then nullopt, 8.48): the `__post_init__` def and e.

@@ -515,8 +515,8 @@ std::optional<PyConstant> constantOf(TSNode expr, const syntax::ParsedSource& do
                                      const LocalLookup& lookupLocal, bool* fromModule, int depth) {
   if (depth > 4 * kMaxDepth || isNull(expr))
     return std::nullopt;
-  while (is(expr, "parenthesized_expression"))
-    expr = ts_node_named_child(expr, 0);
+  while (is(expr, "parenthesized_expression") || is(expr, "named_expression"))
+    expr = is(expr, "named_expression") ? field(expr, "value") : ts_node_named_child(expr, 0);
   if (auto c = literal(expr, doc))
     return c;
   std::string_view t = syntax::type(expr);

@@ -668,6 +668,48 @@ std::optional<std::pair<TSNode, TSNode>> propertyReturn(const Instances& in,
   return std::nullopt;
 }
 
+// `obj.attr` where attr is a `@property` of the class K of the object the
+// call `site` builds (8.44): its return evaluated on that object, `self.x`
+// in it being what the object holds in x. nullopt when attr is no such
+// property along K's bases (or a base is of another module).
+std::optional<InterpretEval> propertyOn(const Instances& in, const std::string& k, TSNode site,
+                                        const std::string& attr, const syntax::ParsedSource& doc,
+                                        const Globals& globals) {
+  bool orderOpen = false;
+  auto prop = propertyReturn(in, lookupOrder(in, k, orderOpen), attr, doc);
+  if (!prop || orderOpen)
+    return std::nullopt;
+  auto params = parametersOf(prop->first, doc);
+  std::string self = params.size() == 1 ? params.front().first : std::string();
+  if (self.empty())
+    return InterpretEval{{"unknown"}, "unknown", "", {}, false};
+  LocalLookup receiver =
+      [&](const std::string& name) -> std::optional<std::pair<TSNode, std::string>> {
+    if (name.size() > self.size() + 1 && name.starts_with(self + ".")) {
+      std::string x = name.substr(self.size() + 1);
+      std::optional<Located> held = x.find('.') == std::string::npos && !in.setters.count(x)
+                                        ? valueIn(in, k, site, x, doc, globals)
+                                        : std::nullopt;
+      // A name of the def that holds the value (a caller's local) is not
+      // followed.
+      bool local = held && !isNull(held->scope) &&
+                   syntax::anyNode(
+                       held->value,
+                       [&](TSNode n) {
+                         return is(n, "identifier") && boundIn(held->scope, textOf(n, doc), doc);
+                       },
+                       [](TSNode) { return false; });
+      if (held && !local)
+        return std::make_pair(held->value, std::string("local"));
+      return std::make_pair(TSNode{}, std::string("unknown"));
+    }
+    if (boundIn(prop->first, name, doc))
+      return std::make_pair(TSNode{}, std::string("unknown"));
+    return std::nullopt;
+  };
+  return evaluateInterpret(prop->second, doc, globals, receiver);
+}
+
 } // namespace
 
 std::optional<InterpretEval>
@@ -732,46 +774,13 @@ instanceAttributeInterpret(TSNode expr, const syntax::ParsedSource& doc, const G
           overridden ? std::nullopt : valueIn(*in, k, site, attr, doc, globals);
       // A property: its return evaluated on this object, `self.x` in it
       // being what the object holds in x (8.44).
-      if (!initial && !overridden && !in->dynamic && !in->storedElsewhere.count(attr)) {
-        bool orderOpen = false;
-        if (auto prop = propertyReturn(*in, lookupOrder(*in, k, orderOpen), attr, doc);
-            prop && !orderOpen) {
-          auto params = parametersOf(prop->first, doc);
-          std::string self = params.size() == 1 ? params.front().first : std::string();
-          LocalLookup receiver =
-              [&](const std::string& name) -> std::optional<std::pair<TSNode, std::string>> {
-            if (!self.empty() && name.size() > self.size() + 1 && name.starts_with(self + ".")) {
-              std::string x = name.substr(self.size() + 1);
-              std::optional<Located> held =
-                  x.find('.') == std::string::npos && !in->setters.count(x)
-                      ? valueIn(*in, k, site, x, doc, globals)
-                      : std::nullopt;
-              // A name of the def that holds the value (a caller's local)
-              // is not followed.
-              bool local =
-                  held && !isNull(held->scope) &&
-                  syntax::anyNode(
-                      held->value,
-                      [&](TSNode n) {
-                        return is(n, "identifier") && boundIn(held->scope, textOf(n, doc), doc);
-                      },
-                      [](TSNode) { return false; });
-              if (held && !local)
-                return std::make_pair(held->value, std::string("local"));
-              return std::make_pair(TSNode{}, std::string("unknown"));
-            }
-            if (boundIn(prop->first, name, doc))
-              return std::make_pair(TSNode{}, std::string("unknown"));
-            return std::nullopt;
-          };
-          InterpretEval e =
-              self.empty() ? unknown() : evaluateInterpret(prop->second, doc, globals, receiver);
+      if (!initial && !overridden && !in->dynamic && !in->storedElsewhere.count(attr))
+        if (std::optional<InterpretEval> e = propertyOn(*in, k, site, attr, doc, globals)) {
           any = true;
-          if (!absorb(e))
+          if (!absorb(*e))
             return unknown();
           continue;
         }
-      }
       // The values the object holds where it is used: what it was built
       // with, or what a method called on it before stored (8.32).
       std::vector<std::optional<Located>> held{initial};
@@ -835,6 +844,35 @@ std::optional<InterpretEval> classAttributeInterpret(TSNode expr, const syntax::
   e.text = textOf(expr, doc);
   if (e.source != "unknown")
     e.source = "module_constant";
+  return e;
+}
+
+std::optional<InterpretEval> builtObjectAttributeInterpret(TSNode site, const std::string& attr,
+                                                           const syntax::ParsedSource& doc,
+                                                           const Globals& globals) {
+  if (!is(site, "call") || !is(field(site, "function"), "identifier"))
+    return std::nullopt;
+  std::shared_ptr<const Instances> in = instancesOf(doc);
+  std::string k = textOf(field(site, "function"), doc);
+  // Objects whose attribute may change where the text does not show it.
+  if (!in->classes.count(k) || in->escaped.count(k) || in->dynamic || in->dynamicCalls ||
+      in->setters.count(attr) || in->storedElsewhere.count(attr))
+    return std::nullopt;
+  InterpretEval e{{"unknown"}, "unknown", "", {}, false};
+  if (std::optional<Located> v = valueIn(*in, k, site, attr, doc, globals)) {
+    LocalLookup scoped =
+        [&](const std::string& name) -> std::optional<std::pair<TSNode, std::string>> {
+      if (!isNull(v->scope) && boundIn(v->scope, name, doc))
+        return std::make_pair(TSNode{}, std::string("unknown"));
+      return std::nullopt;
+    };
+    e = evaluateInterpret(v->value, doc, globals, scoped);
+  } else if (std::optional<InterpretEval> p = propertyOn(*in, k, site, attr, doc, globals)) {
+    e = *p;
+  }
+  if (e.paths.size() != 1 || e.paths[0] == "unknown" || e.source == "param" ||
+      e.source == "default_param")
+    return std::nullopt;
   return e;
 }
 

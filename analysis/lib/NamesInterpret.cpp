@@ -225,6 +225,29 @@ std::optional<InterpretEval> evaluateComposite(TSNode expr, const syntax::Parsed
 
 } // namespace
 
+std::optional<InterpretEval> moduleObjectFieldInterpret(const std::string& name,
+                                                        const std::string& attr,
+                                                        const syntax::ParsedSource& doc,
+                                                        const Globals& globals) {
+  auto mv = moduleValue(doc, name);
+  if (!mv || mv->state != ModuleValue::State::Known)
+    return std::nullopt;
+  auto v = fieldOfObject(mv->value, attr, doc, globals, nullptr, 0);
+  if (!v) {
+    // A plain class's object (8.79).
+    auto built = builtObjectAttributeInterpret(mv->value, attr, doc, globals);
+    if (built)
+      built->text = name + "." + attr;
+    return built;
+  }
+  InterpretEval e = evaluateInterpret(*v, doc, globals, nullptr);
+  if (e.paths.size() != 1 || e.paths[0] == "unknown" || e.source == "param" ||
+      e.source == "default_param")
+    return std::nullopt;
+  e.text = name + "." + attr;
+  return e;
+}
+
 InterpretEval evaluateInterpret(TSNode expr, const syntax::ParsedSource& doc,
                                 const Globals& globals, const LocalLookup& lookupLocal) {
   InterpretEval e;
@@ -233,8 +256,9 @@ InterpretEval evaluateInterpret(TSNode expr, const syntax::ParsedSource& doc,
     e.source = "absent";
     return e;
   }
-  while (is(expr, "parenthesized_expression"))
-    expr = ts_node_named_child(expr, 0);
+  // `(flag := True)`: the value the walrus binds (8.75).
+  while (is(expr, "parenthesized_expression") || is(expr, "named_expression"))
+    expr = is(expr, "named_expression") ? field(expr, "value") : ts_node_named_child(expr, 0);
   e.text = str(doc.textOf(expr));
   std::string_view t = syntax::type(expr);
   if (t == "true" || t == "false" || t == "none" || t == "integer") {
@@ -452,6 +476,16 @@ InterpretEval evaluateInterpret(TSNode expr, const syntax::ParsedSource& doc,
       inner.text = e.text;
       return inner;
     }
+    // `SETTINGS.interpret`, SETTINGS a module-level object of a plain class
+    // of this file (8.79): what its __init__ stores, or its property.
+    if (!(lookupLocal && lookupLocal(str(doc.textOf(object)))))
+      if (auto mv = moduleValue(doc, str(doc.textOf(object)));
+          mv && mv->state == ModuleValue::State::Known)
+        if (auto built = builtObjectAttributeInterpret(mv->value, attr, doc, globals)) {
+          built->text = e.text;
+          built->source = "module_constant";
+          return *built;
+        }
   }
   if (auto folded = evaluateComposite(expr, doc, globals, lookupLocal)) {
     // A branch that is a parameter keeps its name: its callers choose it.

@@ -321,7 +321,10 @@ pd::FuncOp methodCallee(mlir::Operation* call, const syntax::ParsedSource* doc,
   mlir::Value callee, obj;
   std::string attr;
   // `obj.m(a, k=v)` on a local is lowered as one prim "value.m"(obj, a, v):
-  // a call unless its result is itself called (then it reads the method).
+  // a call unless it has no argument of its own and its result is itself
+  // called (then it reads the method). With arguments it is the call even
+  // when what it returns is called (`Launcher().kernel(body, shape)(x)`,
+  // 8.77).
   mlir::ValueRange callArgs;
   mlir::ArrayAttr callKeywords;
   unsigned firstArg = 0;
@@ -334,7 +337,7 @@ pd::FuncOp methodCallee(mlir::Operation* call, const syntax::ParsedSource* doc,
       auto ind = llvm::dyn_cast<pd::CallIndirectOp>(u);
       return ind && ind.getCallee() == p.getResult();
     });
-    if (read)
+    if (read && p.getArgs().size() == 1)
       return {};
     obj = p.getArgs()[0];
     attr = api.str();

@@ -110,9 +110,12 @@ std::vector<CallContext> expressionCallContexts(CallIndex& index, const std::str
   // is what the launch reads (8.67): "#expression", "#text".
   llvm::SmallVector<mlir::NamedAttribute> over;
   std::string exprAt, exprText;
+  bool keyed = false; // `**TABLE[key]`: the entry's "interpret" (8.73)
   for (const mlir::NamedAttribute& p : all) {
     if (p.getName() == "#expression")
       exprAt = llvm::cast<mlir::StringAttr>(p.getValue()).str();
+    else if (p.getName() == "#key")
+      keyed = true;
     else if (p.getName() == "#text")
       exprText = llvm::cast<mlir::StringAttr>(p.getValue()).str();
     else
@@ -136,7 +139,12 @@ std::vector<CallContext> expressionCallContexts(CallIndex& index, const std::str
   detail::DocumentSyntax s = index.workspace().syntaxOf(doc);
   if (!s.doc || !s.globals)
     return {};
-  TSNode expr = interpretNode(*s.doc, launch);
+  // A keyed mapping is found from the launch's call, which spells no
+  // interpret= of its own.
+  TSNode expr = keyed ? callWrittenAt(*s.doc, launch, [](TSNode) { return true; })
+                      : interpretNode(*s.doc, launch);
+  if (keyed && exprAt.empty())
+    return {};
   if (!syntax::isNull(expr) && !exprAt.empty())
     expr = boundExpression(*s.doc, expr, exprAt, exprText);
   if (syntax::isNull(expr))
@@ -201,8 +209,10 @@ std::vector<CallContext> expressionCallContexts(CallIndex& index, const std::str
         return std::make_pair(TSNode{}, std::string("unknown"));
       return std::make_pair(TSNode{}, std::string(names::kBoundConstant) + it->second);
     };
-    names::InterpretEval eval = names::evaluateInterpret(expr, *s.doc, *s.globals, lookup);
-    c.argumentText = "interpret=" + std::string(s.doc->textOf(expr)) + " with " + described;
+    names::InterpretEval eval = keyed ? names::interpretInMapping(expr, *s.doc, *s.globals, lookup)
+                                      : names::evaluateInterpret(expr, *s.doc, *s.globals, lookup);
+    c.argumentText =
+        (keyed ? "**" : "interpret=") + std::string(s.doc->textOf(expr)) + " with " + described;
     if (eval.paths.size() == 1)
       if (auto path = pathNamed(eval.paths[0])) {
         c.paths = {*path};

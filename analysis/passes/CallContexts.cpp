@@ -149,10 +149,12 @@ KwargsEdits kwargsEdits(mlir::Value kwargs, mlir::Operation* launch) {
   return out;
 }
 
+std::optional<ExecPath> execPathNamed(llvm::StringRef p);
+
 std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& doc, pd::FuncOp func,
                                          const std::string& name, const Default& dflt,
                                          unsigned depth, const std::string& attribute = "",
-                                         mlir::Operation* launch = nullptr);
+                                         mlir::Operation* launch = nullptr, int element = -1);
 
 } // namespace
 
@@ -230,13 +232,29 @@ std::optional<names::InterpretEval> fieldDefault(CallIndex& index, const std::st
 // constructor call the caller passes (`Cfg(interpret=True)`, §8.16).
 std::vector<CallContext> evaluate(CallIndex& index, const detail::CallEdge& edge, mlir::Value v,
                                   const std::string& name, unsigned depth,
-                                  const std::string& attribute = "") {
+                                  const std::string& attribute = "", int element = -1) {
   CallContext c;
   c.caller = nameOf(edge.caller.func);
   c.callee = edge.calleeSymbol;
   c.site = edge.site;
   mlir::Operation* def = v.getDefiningOp();
   c.selector = detail::sourceLocation(def ? def->getLoc() : edge.site->getLoc());
+  // `element`: the launch reads that element of the tuple the caller passes
+  // (`a, b = modes`, 8.76): a tuple or list literal without a splat.
+  if (element >= 0) {
+    auto seq = llvm::dyn_cast_or_null<pd::OpaqueOp>(def);
+    bool literal = seq && (seq.getWhat() == "tuple" || seq.getWhat() == "list") &&
+                   static_cast<size_t>(element) < seq.getArgs().size();
+    for (unsigned i = 0; literal && i < seq.getArgs().size(); ++i) {
+      auto splat = seq.getArgs()[i].getDefiningOp<pd::OpaqueOp>();
+      literal &= !(splat && splat.getWhat() == "list_splat");
+    }
+    if (literal)
+      return evaluate(index, edge, seq.getArgs()[static_cast<unsigned>(element)],
+                      name + "[" + std::to_string(element) + "]", depth);
+    c.argumentText = name + " from a run-time value";
+    return {c};
+  }
   if (!attribute.empty()) {
     // A copy with fields replaced (`dataclasses.replace(cfg, interpret=True)`,
     // `opts._replace(interpret=True)`): the replacement when it names the
@@ -306,6 +324,21 @@ std::vector<CallContext> evaluate(CallIndex& index, const detail::CallEdge& edge
         return {c};
       }
     }
+    // A module-level object of the caller's file (`DEBUG_OPTIONS =
+    // DEFAULTS._replace(interpret=True)`, 8.78): its field there.
+    if (auto g = llvm::dyn_cast_or_null<pd::GlobalOp>(def);
+        g && !g.getResolved().starts_with("late") && !g.getResolved().starts_with("/")) {
+      detail::DocumentSyntax s = index.workspace().syntaxOf(edge.caller.path);
+      if (s.doc && s.globals)
+        if (auto e = names::moduleObjectFieldInterpret(g.getName().str(), attribute, *s.doc,
+                                                       *s.globals)) {
+          c.argumentText = name + "." + attribute + " of " + g.getName().str() + " (" +
+                           (e->paths[0] == "compiled" ? "compiled" : "interpreted") + ")";
+          if (std::optional<ExecPath> p = execPathNamed(e->paths[0]))
+            c.paths = {*p};
+          return {c};
+        }
+    }
     if (!llvm::isa<mlir::BlockArgument>(v)) {
       c.argumentText = name + "." + attribute + " from a run-time value";
       return {c};
@@ -352,10 +385,70 @@ std::vector<CallContext> evaluate(CallIndex& index, const detail::CallEdge& edge
   return {c};
 }
 
+std::optional<ExecPath> execPathNamed(llvm::StringRef p) {
+  if (p == pd::path::kCompiled)
+    return ExecPath::Compiled;
+  if (p == pd::path::kInterpretHlo)
+    return ExecPath::InterpretHlo;
+  if (p == pd::path::kInterpretGpu)
+    return ExecPath::InterpretGpu;
+  return std::nullopt;
+}
+
+// The interpret= a caller's `**OPTIONS` splats hold (8.74): each a
+// module-level mapping of the caller's file whose keys are known
+// (NamesMappings.cpp). `known` false when a splat is anything else (or a
+// `*args` one), `holds` when one of them has the key.
+struct SplatKeyword {
+  bool known = false, holds = false;
+  std::optional<ExecPath> path; // of the value held (none: unknown)
+  std::string text;
+};
+
+SplatKeyword splatKeyword(CallIndex& index, const detail::CallEdge& e,
+                          const detail::CallArguments& args) {
+  SplatKeyword out;
+  detail::DocumentSyntax s = index.workspace().syntaxOf(e.caller.path);
+  if (!s.doc || !s.globals)
+    return out;
+  for (unsigned j = 0; j < args.values.size(); ++j) {
+    if (args.keywords[j] == "*")
+      return out;
+    if (args.keywords[j] != "**")
+      continue;
+    auto g = args.values[j] ? args.values[j].getDefiningOp<pd::GlobalOp>() : pd::GlobalOp();
+    if (!g || g.getResolved().starts_with("late"))
+      return out;
+    std::string name = g.getName().str();
+    auto mv = names::moduleValue(*s.doc, name);
+    if (!mv || mv->state != names::ModuleValue::State::Known)
+      return out;
+    const syntax::ParsedSource& doc = *s.doc;
+    names::MappingResolve moduleNames = [&doc](const std::string& n) -> TSNode {
+      auto v = names::moduleValue(doc, n);
+      return v && v->state == names::ModuleValue::State::Known ? v->value : TSNode{};
+    };
+    names::MappingKeys m;
+    names::mappingKeys(mv->value, doc, moduleNames, nullptr, false, m);
+    if (m.unknown)
+      return out;
+    if (const TSNode* v = m.find("interpret")) {
+      names::InterpretEval eval = names::evaluateInterpret(*v, doc, *s.globals, nullptr);
+      out.holds = true;
+      out.path.reset();
+      if (eval.paths.size() == 1 && eval.source != "param" && eval.source != "default_param")
+        out.path = execPathNamed(eval.paths[0]);
+      out.text = "interpret=" + std::string(doc.textOf(*v)) + " in **" + name;
+    }
+  }
+  out.known = true;
+  return out;
+}
+
 std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& doc, pd::FuncOp func,
                                          const std::string& name, const Default& dflt,
                                          unsigned depth, const std::string& attribute,
-                                         mlir::Operation* launch) {
+                                         mlir::Operation* launch, int element) {
   mlir::ArrayAttr names = func.getArgNames();
   int param = -1;
   bool positional = true; // no *args before it
@@ -376,6 +469,14 @@ std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& do
   Default kwDefault;
   kwDefault.known = true;
   kwDefault.paths = {ExecPath::Compiled};
+  // Merged after known keys (`{**DEFAULTS, **overrides}`, 8.74): theirs.
+  if (auto d = launch && viaKwargs
+                   ? launch->getAttrOfType<mlir::StringAttr>("pallas.kwargs_default")
+                   : mlir::StringAttr()) {
+    std::optional<ExecPath> p = execPathNamed(d.getValue());
+    kwDefault.known = p.has_value();
+    kwDefault.paths = p ? std::vector<ExecPath>{*p} : std::vector<ExecPath>{};
+  }
   const Default& absent = viaKwargs ? kwDefault : dflt;
   std::string keyword = viaKwargs ? "interpret" : name;
   if (viaKwargs)
@@ -393,6 +494,23 @@ std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& do
     detail::CallArguments args = detail::edgeArguments(index.workspace(), e);
     bool splat = false;
     mlir::Value value = argumentAt(args, keyword, positional ? param : -1, &splat);
+    // `f(x, **DEBUG_OVERRIDES)`: the keyword the module's mapping holds (8.74).
+    if (viaKwargs && splat && !value && !edits.unknown && !edits.assigned) {
+      SplatKeyword sk = splatKeyword(index, e, args);
+      if (sk.known && sk.holds) {
+        CallContext c;
+        c.caller = nameOf(e.caller.func);
+        c.callee = func.getSymName().str();
+        c.site = call;
+        c.selector = detail::sourceLocation(call->getLoc());
+        c.argumentText = sk.text;
+        if (sk.path)
+          c.paths = {*sk.path};
+        out.push_back(std::move(c));
+        continue;
+      }
+      splat = !sk.known; // a known mapping without the key: as if left out
+    }
     // A function that passes its own parameter on to itself (a recursive
     // call, `lambda fun: kernel(fun, interpret=interpret)` in the decorator
     // form of `plgpu.kernel`) adds no value the other callers do not.
@@ -422,7 +540,7 @@ std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& do
       continue;
     }
     if (value) {
-      for (CallContext& c : evaluate(index, e, value, keyword, depth, attribute)) {
+      for (CallContext& c : evaluate(index, e, value, keyword, depth, attribute, element)) {
         // What the launch function's own parameter holds in this context
         // (not a field of it: `attribute` reads one).
         if (depth == 0 && attribute.empty() && c.argument && !c.parameter && !viaKwargs &&
@@ -444,7 +562,7 @@ std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& do
       c.facts = absent.facts;
       c.usesDefault = !viaKwargs;
       c.argumentText = viaKwargs ? "no interpret= in " + name : name + " (its default)";
-    } else if (depth == 0) {
+    } else if (depth == 0 && !viaKwargs) {
       continue; // a required argument left out: the call raises TypeError
     } else {
       c.argumentText = name + " (its default)";
@@ -636,6 +754,15 @@ std::vector<CallContext> interpretCallContexts(CallIndex& index, const std::stri
   } else if (source != "param" && source != "default_param" && !viaKwargs) {
     return {};
   }
+  // `modes[0]`: an element unpacked from the parameter `modes` (8.76).
+  int element = -1;
+  if (size_t br = name.find('['); source == "default_param" && attribute.empty() &&
+                                  br != std::string::npos && br > 0 && name.back() == ']') {
+    if (llvm::StringRef(name).slice(br + 1, name.size() - 1).getAsInteger(10, element) ||
+        element < 0)
+      return {};
+    name = name.substr(0, br);
+  }
   if (!text || (attribute.empty() && text->contains('.')))
     return {};
   // The function whose parameter it is: the innermost enclosing def with a
@@ -688,7 +815,8 @@ std::vector<CallContext> interpretCallContexts(CallIndex& index, const std::stri
   if (owner.getKind() == pd::FuncKind::Method)
     if (std::vector<CallContext> m = methodContexts(index, doc, owner, name, dflt); !m.empty())
       return m;
-  return contextsOfParam(index, doc, owner, name, dflt, 0, attribute, launch.getOperation());
+  return contextsOfParam(index, doc, owner, name, dflt, 0, attribute, launch.getOperation(),
+                         element);
 }
 
 namespace {
@@ -853,7 +981,12 @@ LaunchBodyArguments launchBodyArguments(CallIndex& index, const std::string& doc
   // `@launcher(interpret=True)`, 8.64).
   auto closure = llvm::dyn_cast_or_null<pd::ClosureOp>(owner);
   auto func = llvm::dyn_cast_or_null<pd::FuncOp>(closure ? closure->getParentOp() : owner);
-  if (!func || func.getKind() != pd::FuncKind::Def ||
+  // A method too (`Launcher().kernel(body, ...)`, 8.77): its calls on
+  // objects of a known class are call edges whose arguments line up with
+  // its parameters (the receiver first, 8.72).
+  if (!func ||
+      (func.getKind() != pd::FuncKind::Def &&
+       (func.getKind() != pd::FuncKind::Method || closure)) ||
       (closure && !returnsOnly(func, closure.getResult())))
     return out;
   mlir::ArrayAttr names = closure ? closure.getArgNames() : func.getArgNames();
