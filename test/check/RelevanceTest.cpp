@@ -120,25 +120,26 @@ TEST(Relevance, LaunchingFilesSpellALaunchOrImportAFileThatDoes) {
 }
 
 TEST(Relevance, FilesThatLaunchOnlyForAnotherBackendAreNotAnalysed) {
+  const std::string_view tpu = "from jax.experimental.pallas import tpu as pltpu\n";
+  const std::string_view launch = "pl.pallas_call(k)(x)\n";
   std::vector<std::filesystem::path> files{"/r/tpu.py",   "/r/tpu_note.py", "/r/triton.py",
                                            "/r/mixed.py", "/r/gpu_help.py", "/r/tpu_uses.py"};
-  std::vector<std::string_view> texts{
+  std::vector<std::string> texts{
       // a TPU kernel file: nothing of GPUs anywhere
-      "from jax.experimental.pallas import tpu as pltpu\n"
-      "pl.pallas_call(k, compiler_params=pltpu.CompilerParams())(x)\n",
+      std::string(tpu) + "pl.pallas_call(k, compiler_params=pltpu.CompilerParams())(x)\n",
       // the same, but a comment says it also runs on GPU: analysed
-      "from jax.experimental.pallas import tpu as pltpu\n# also on GPU\npl.pallas_call(k)(x)\n",
+      std::string(tpu) + "# also on GPU\n" + std::string(launch),
       // Triton only
-      "from jax.experimental.pallas import triton as plt\npl.pallas_call(k)(x)\n",
+      "from jax.experimental.pallas import triton as plt\n" + std::string(launch),
       // imports Mosaic GPU as well
-      "from jax.experimental.pallas import tpu as pltpu\n"
-      "from jax.experimental.pallas import mosaic_gpu as plgpu\npl.pallas_call(k)(x)\n",
+      std::string(tpu) + "from jax.experimental.pallas import mosaic_gpu as plgpu\n" +
+          std::string(launch),
       // a helper module of the run that uses Mosaic GPU
       "from jax.experimental.pallas import mosaic_gpu as plgpu\ndef fence(r): ...\n",
       // names TPU only, but its kernel may call the imported GPU helper
-      "from jax.experimental.pallas import tpu as pltpu\nfrom gpu_help import fence\n"
-      "pl.pallas_call(k)(x)\n"};
-  EXPECT_EQ(launchingIn(files, texts), (std::vector<bool>{false, true, false, true, false, true}));
+      std::string(tpu) + "from gpu_help import fence\n" + std::string(launch)};
+  std::vector<std::string_view> views(texts.begin(), texts.end());
+  EXPECT_EQ(launchingIn(files, views), (std::vector<bool>{false, true, false, true, false, true}));
 }
 
 TEST(Relevance, OtherIdentifiersThatContainALaunchNameDoNotLaunch) {
