@@ -13,6 +13,20 @@ namespace pallas::analysis::lower {
 
 namespace {
 constexpr int kMaxHops = 8; // names bound to names bound to calls...
+
+// The `count` elements of a tuple / list display as written; empty when it
+// has another number or a `*splat` (what it unpacks to is not written).
+std::vector<TSNode> sequenceElements(TSNode seq, size_t count) {
+  std::vector<TSNode> elements;
+  for (TSNode el : syntax::namedChildren(seq)) {
+    if (is(el, "comment"))
+      continue;
+    if (is(el, "list_splat"))
+      return {};
+    elements.push_back(el);
+  }
+  return elements.size() == count ? elements : std::vector<TSNode>{};
+}
 } // namespace
 
 std::vector<TSNode> Lowerer::unpackedElements(TSNode value, size_t count, bool* moduleScope) {
@@ -45,15 +59,7 @@ std::vector<TSNode> Lowerer::unpackedElements(TSNode value, size_t count, bool* 
   }
   if (!is(value, "tuple") && !is(value, "expression_list") && !is(value, "list"))
     return {};
-  std::vector<TSNode> elements;
-  for (TSNode el : syntax::namedChildren(value)) {
-    if (is(el, "comment"))
-      continue;
-    if (is(el, "list_splat"))
-      return {};
-    elements.push_back(el);
-  }
-  return elements.size() == count ? elements : std::vector<TSNode>{};
+  return sequenceElements(value, count);
 }
 
 std::vector<TSNode> Lowerer::paramTupleDefault(TSNode value, size_t count, std::string* param) {
@@ -73,15 +79,8 @@ std::vector<TSNode> Lowerer::paramTupleDefault(TSNode value, size_t count, std::
     dflt = ts_node_named_child(dflt, 0);
   if (name.starts_with("*") || (!is(dflt, "tuple") && !is(dflt, "list")))
     return {};
-  std::vector<TSNode> elements;
-  for (TSNode el : syntax::namedChildren(dflt)) {
-    if (is(el, "comment"))
-      continue;
-    if (is(el, "list_splat"))
-      return {};
-    elements.push_back(el);
-  }
-  if (elements.size() != count)
+  std::vector<TSNode> elements = sequenceElements(dflt, count);
+  if (elements.empty())
     return {};
   *param = name.str();
   return elements;

@@ -89,16 +89,6 @@ std::string constantText(mlir::Value v) {
   return {};
 }
 
-std::optional<ExecPath> pathNamed(const std::string& p) {
-  if (p == pd::path::kCompiled)
-    return ExecPath::Compiled;
-  if (p == pd::path::kInterpretHlo)
-    return ExecPath::InterpretHlo;
-  if (p == pd::path::kInterpretGpu)
-    return ExecPath::InterpretGpu;
-  return std::nullopt;
-}
-
 } // namespace
 
 std::vector<CallContext> expressionCallContexts(CallIndex& index, const std::string& doc,
@@ -214,7 +204,7 @@ std::vector<CallContext> expressionCallContexts(CallIndex& index, const std::str
     c.argumentText =
         (keyed ? "**" : "interpret=") + std::string(s.doc->textOf(expr)) + " with " + described;
     if (eval.paths.size() == 1)
-      if (auto path = pathNamed(eval.paths[0])) {
+      if (auto path = execPathNamed(eval.paths[0])) {
         c.paths = {*path};
         for (auto& [k, v] : eval.params) {
           if (k == "skip_floating_point_ops")

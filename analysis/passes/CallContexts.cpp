@@ -44,6 +44,16 @@ std::string nameOf(pd::FuncOp f) {
 
 } // namespace
 
+std::optional<ExecPath> execPathNamed(llvm::StringRef p) {
+  if (p == pd::path::kCompiled)
+    return ExecPath::Compiled;
+  if (p == pd::path::kInterpretHlo)
+    return ExecPath::InterpretHlo;
+  if (p == pd::path::kInterpretGpu)
+    return ExecPath::InterpretGpu;
+  return std::nullopt;
+}
+
 std::optional<ExecPath> pathOfLiteral(llvm::StringRef text) {
   text = text.trim();
   if (text == "True")
@@ -148,8 +158,6 @@ KwargsEdits kwargsEdits(mlir::Value kwargs, mlir::Operation* launch) {
   }
   return out;
 }
-
-std::optional<ExecPath> execPathNamed(llvm::StringRef p);
 
 std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& doc, pd::FuncOp func,
                                          const std::string& name, const Default& dflt,
@@ -383,16 +391,6 @@ std::vector<CallContext> evaluate(CallIndex& index, const detail::CallEdge& edge
   }
   c.argumentText = name + " from a run-time value";
   return {c};
-}
-
-std::optional<ExecPath> execPathNamed(llvm::StringRef p) {
-  if (p == pd::path::kCompiled)
-    return ExecPath::Compiled;
-  if (p == pd::path::kInterpretHlo)
-    return ExecPath::InterpretHlo;
-  if (p == pd::path::kInterpretGpu)
-    return ExecPath::InterpretGpu;
-  return std::nullopt;
 }
 
 // The interpret= a caller's `**OPTIONS` splats hold (8.74): each a

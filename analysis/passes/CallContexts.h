@@ -98,6 +98,8 @@ std::vector<CallContext> gpuModeCallContexts(CallIndex& index, const std::string
 // The paths a literal's text selects (True, False, None, an integer);
 // nullopt when it is not such a literal.
 std::optional<ExecPath> pathOfLiteral(llvm::StringRef text);
+// The path a front-end path name ("compiled", "interpret_hlo", ...) stands for.
+std::optional<ExecPath> execPathNamed(llvm::StringRef p);
 
 // `interpret=args.interpret` with `args = parser.parse_args(argv)` in the
 // launching function and argv certainly empty: one context, the option's
