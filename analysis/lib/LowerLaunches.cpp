@@ -503,38 +503,38 @@ std::vector<TSNode> Lowerer::scratchItems(TSNode scratchNode) {
   return items;
 }
 
-// Each `plgpu.Barrier(...)` of the scratch allocations, as
-// "position:num_arrivals:num_barriers" (position in the scratch list; a
-// count that is not an integer literal is "?"; JAX's defaults are 1).
-// GPU interpret mode checks how each barrier is indexed and completed.
-std::vector<std::string> Lowerer::barrierScratch(TSNode scratchNode) {
-  std::vector<std::string> out;
+// Each `plgpu.Barrier(...)` of the scratch allocations, as [position in the
+// scratch list, num_arrivals, num_barriers]; a count that is not an integer
+// literal or module constant is 0 (JAX's defaults are 1). GPU interpret mode
+// checks how each barrier is indexed and completed.
+std::vector<std::array<int64_t, 3>> Lowerer::barrierScratch(TSNode scratchNode) {
+  std::vector<std::array<int64_t, 3>> out;
   std::vector<TSNode> items = scratchItems(scratchNode);
   for (size_t i = 0; i < items.size(); ++i) {
     TSNode item = unparenthesized(items[i]);
     if (!is(item, "call") || names::allocationKind(item, doc_, globals_) != "barrier" ||
         llvm::StringRef(doc_.textOf(field(item, "function"))).ends_with("ClusterBarrier"))
       continue;
-    std::string counts[2] = {"1", "1"};
+    std::array<int64_t, 3> barrier{static_cast<int64_t>(i), 1, 1};
     unsigned position = 0;
     for (TSNode a : syntax::namedChildren(field(item, "arguments"))) {
       TSNode value = a;
       int slot = -1;
       if (is(a, "keyword_argument")) {
         std::string k = text(field(a, "name"));
-        slot = k == "num_arrivals" ? 0 : k == "num_barriers" ? 1 : -1;
+        slot = k == "num_arrivals" ? 1 : k == "num_barriers" ? 2 : -1;
         value = field(a, "value");
       } else if (!is(a, "comment")) {
-        slot = position < 2 ? int(position) : -1;
+        slot = position < 2 ? int(position) + 1 : -1;
         ++position;
       }
       if (slot < 0)
         continue;
       // A literal, or a module constant (`num_barriers=STAGES`).
       std::optional<names::PyConstant> c = names::constantOf(value, doc_, nullptr, nullptr);
-      counts[slot] = c && c->kind == names::PyConstant::Kind::Int ? std::to_string(c->i) : "?";
+      barrier[slot] = c && c->kind == names::PyConstant::Kind::Int ? c->i : 0;
     }
-    out.push_back(std::to_string(i) + ":" + counts[0] + ":" + counts[1]);
+    out.push_back(barrier);
   }
   return out;
 }
@@ -763,11 +763,13 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
   if (std::string dtype = isNull(kw.scratch) ? "" : uninitializedScratch(kw.scratch, api);
       !dtype.empty() && !wrapperScratch)
     op->setAttr("pallas.uninitialized_scratch", b_.getStringAttr(dtype));
-  if (std::vector<std::string> barriers = isNull(kw.scratch) || wrapperScratch
-                                              ? std::vector<std::string>()
-                                              : barrierScratch(kw.scratch);
-      !barriers.empty())
-    op->setAttr("pallas.barrier_scratch", strArray(barriers));
+  if (!isNull(kw.scratch) && !wrapperScratch) {
+    llvm::SmallVector<mlir::Attribute> barriers;
+    for (const std::array<int64_t, 3>& b : barrierScratch(kw.scratch))
+      barriers.push_back(b_.getDenseI64ArrayAttr(b));
+    if (!barriers.empty())
+      op->setAttr("pallas.barrier_scratch", b_.getArrayAttr(barriers));
+  }
   // The thread mesh's axis names (GPU interpret mode checks a scoped
   // allocation's collective axes against them).
   bool mayInterpretGpu = llvm::any_of(eval.paths, [](const std::string& p) {

@@ -21,6 +21,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <array>
 #include <map>
 #include <optional>
 #include <span>
@@ -420,7 +421,7 @@ private:
   std::string movingBlockSpec(TSNode specs);
   std::string uninitializedScratch(TSNode scratchNode, const std::string& api);
   std::vector<TSNode> scratchItems(TSNode scratchNode);
-  std::vector<std::string> barrierScratch(TSNode scratchNode);
+  std::vector<std::array<int64_t, 3>> barrierScratch(TSNode scratchNode);
   std::optional<std::vector<std::string>> coreMapMeshAxes(TSNode mesh);
   std::optional<std::vector<std::string>> meshAxes(const LaunchKeywords& kw,
                                                    const std::string& api);

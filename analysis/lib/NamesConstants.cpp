@@ -574,17 +574,11 @@ std::optional<PyConstant> constantOf(TSNode expr, const syntax::ParsedSource& do
   }
   if (t == "comparison_operator") {
     // One comparison (`a == b`); a chain `a < b < c` is left unknown.
-    std::vector<TSNode> operands;
-    for (TSNode c : syntax::namedChildren(expr))
-      if (!is(c, "comment"))
-        operands.push_back(c);
-    if (operands.size() != 2)
+    std::optional<syntax::Comparison> cmp = syntax::comparisonOf(doc, expr);
+    if (!cmp)
       return std::nullopt;
-    uint32_t from = ts_node_end_byte(operands[0]), to = ts_node_start_byte(operands[1]);
-    std::string op;
-    for (char ch : doc.text().substr(from, to - from))
-      if (ch != ' ' && ch != '\t' && ch != '\n' && ch != '\\')
-        op.push_back(ch);
+    TSNode operands[2] = {cmp->left, cmp->right};
+    std::string op = cmp->op;
     if (op == "isnot")
       op = "is not";
     if (op == "in" || op == "notin") {

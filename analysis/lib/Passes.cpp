@@ -484,22 +484,26 @@ RefSource traceRef(mlir::Value value) {
   return {};
 }
 
+std::optional<unsigned> scratchPosition(pd::LaunchOp launch, unsigned index, unsigned numParams) {
+  auto scratch = launch.getScratch();
+  if (!scratch || scratch->size() > numParams || index < numParams - scratch->size())
+    return std::nullopt;
+  return index - (numParams - static_cast<unsigned>(scratch->size()));
+}
+
 llvm::StringRef kernelParamOrigin(pd::LaunchOp launch, unsigned index, unsigned numParams) {
   auto scratch = launch.getScratch();
-  if (!scratch)
+  if (!scratch || scratch->size() > numParams)
     return "unknown";
-  unsigned s = scratch->size();
-  if (s > numParams || index < numParams - s)
-    return s > numParams ? "unknown" : "kernel_param";
-  llvm::StringRef kind = pd::enumName((*scratch)[index - (numParams - s)]);
-  return kind == "acc" ? "acc" : "scratch";
+  std::optional<unsigned> at = scratchPosition(launch, index, numParams);
+  if (!at)
+    return "kernel_param";
+  return pd::enumName((*scratch)[*at]) == "acc" ? "acc" : "scratch";
 }
 
 bool kernelParamIsRefUnion(pd::LaunchOp launch, unsigned index, unsigned numParams) {
-  auto scratch = launch.getScratch();
-  if (!scratch || scratch->size() > numParams || index < numParams - scratch->size())
-    return false;
-  return pd::enumName((*scratch)[index - (numParams - scratch->size())]) == "union";
+  std::optional<unsigned> at = scratchPosition(launch, index, numParams);
+  return at && pd::enumName((*launch.getScratch())[*at]) == "union";
 }
 
 LineCol lineCol(mlir::Location loc) {

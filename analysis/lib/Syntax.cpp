@@ -255,6 +255,23 @@ std::vector<TSNode> namedChildren(TSNode n) {
   return childrenOf(n, /*namedOnly=*/true);
 }
 
+std::optional<Comparison> comparisonOf(const ParsedSource& doc, TSNode cmp) {
+  if (!is(cmp, "comparison_operator"))
+    return std::nullopt;
+  std::vector<TSNode> operands;
+  for (TSNode c : namedChildren(cmp))
+    if (!is(c, "comment"))
+      operands.push_back(c);
+  if (operands.size() != 2)
+    return std::nullopt;
+  Comparison out{operands[0], operands[1], {}};
+  uint32_t from = ts_node_end_byte(operands[0]), to = ts_node_start_byte(operands[1]);
+  for (char ch : doc.text().substr(from, to - from))
+    if (ch != ' ' && ch != '\t' && ch != '\n' && ch != '\\')
+      out.op.push_back(ch);
+  return out;
+}
+
 TSFieldId fieldId(std::string_view name) {
   // The grammar's field names, looked up once each: by-name lookups compare
   // the name against every field of the language (a tenth of lowering time).

@@ -122,4 +122,13 @@ TSNode field(TSNode n, std::string_view name);
 // module's statements would be quadratic).
 std::vector<TSNode> namedChildren(TSNode n);
 
+// A comparison of two operands (`a == b`; a chain `a < b < c` is not one):
+// the operands and the operator as written with the whitespace and line
+// continuations between its words removed ("==", "isnot", "notin").
+struct Comparison {
+  TSNode left{}, right{};
+  std::string op;
+};
+std::optional<Comparison> comparisonOf(const ParsedSource& doc, TSNode cmp);
+
 } // namespace pallas::analysis::syntax

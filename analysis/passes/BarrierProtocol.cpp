@@ -155,28 +155,6 @@ private:
   bool aborted_ = false;
 };
 
-// The operator of a two-operand comparison, read from the source.
-std::string comparisonOperator(const detail::Workspace& ws, const std::string& doc,
-                               pd::OpaqueOp cmp) {
-  detail::DocumentSyntax s = ws.syntaxOf(doc);
-  if (!s.doc)
-    return "";
-  SourceLocation at = detail::sourceLocation(cmp->getLoc());
-  TSPoint point{at.range.start.line, at.range.start.column};
-  TSNode n = ts_node_named_descendant_for_point_range(s.doc->root(), point, point);
-  while (!syntax::isNull(n) && !syntax::is(n, "comparison_operator"))
-    n = ts_node_parent(n);
-  std::vector<TSNode> parts = syntax::isNull(n) ? std::vector<TSNode>() : syntax::namedChildren(n);
-  if (parts.size() != 2)
-    return "";
-  std::string op;
-  for (char c : s.doc->text().substr(ts_node_end_byte(parts[0]),
-                                     ts_node_start_byte(parts[1]) - ts_node_end_byte(parts[0])))
-    if (c != ' ')
-      op += c;
-  return op;
-}
-
 } // namespace
 
 // The integer `v` holds in thread `thread`: a literal, or the thread's index
@@ -216,7 +194,17 @@ std::optional<bool> KernelWalk::threadCondition(mlir::Value cond, int64_t thread
   std::optional<int64_t> b = threadInteger(cmp.getArgs()[1], thread);
   if (!a || !b)
     return std::nullopt;
-  std::string op = comparisonOperator(ws_, doc_, cmp);
+  // The operator is read from the source (the op keeps only the operands).
+  detail::DocumentSyntax src = ws_.syntaxOf(doc_);
+  SourceLocation at = detail::sourceLocation(cmp->getLoc());
+  TSPoint point{at.range.start.line, at.range.start.column};
+  TSNode n =
+      src.doc ? ts_node_named_descendant_for_point_range(src.doc->root(), point, point) : TSNode{};
+  while (!syntax::isNull(n) && !syntax::is(n, "comparison_operator"))
+    n = ts_node_parent(n);
+  std::optional<syntax::Comparison> c =
+      syntax::isNull(n) ? std::nullopt : syntax::comparisonOf(*src.doc, n);
+  std::string op = c ? c->op : "";
   if (op == "==")
     return *a == *b;
   if (op == "!=")
@@ -260,15 +248,8 @@ bool KernelWalk::barrierSteps(mlir::Block& block, int64_t thread, bool top,
   };
   auto usesBarrier = [&](mlir::Operation& op) {
     return llvm::any_of(op.getOperands(), [&](mlir::Value v) {
-      auto arg = llvm::dyn_cast<mlir::BlockArgument>(v);
-      while (!arg) {
-        auto at = v.getDefiningOp<pd::PrimOp>();
-        if (!at || !detail::isRefTransform(at.getApi()) || at.getArgs().empty())
-          return false;
-        v = at.getArgs()[0];
-        arg = llvm::dyn_cast<mlir::BlockArgument>(v);
-      }
-      auto it = states_.find(arg);
+      mlir::Value arg = blockArgOf(detail::traceRef(v));
+      auto it = arg ? states_.find(arg) : states_.end();
       return it != states_.end() && it->second.barrier;
     });
   };

@@ -45,6 +45,20 @@ inline std::string placeOf(mlir::Operation* op) {
   return llvm::sys::path::filename(at.path).str() + ":" + std::to_string(at.range.start.line + 1);
 }
 
+// The block argument a traced Ref comes from (detail::traceRef), when it is
+// a parameter of a function, closure, inline_mgpu body or scope.
+inline mlir::Value blockArgOf(const detail::RefSource& s) {
+  using Kind = detail::RefSource::Kind;
+  if (s.kind == Kind::Value || s.kind == Kind::OpResult || !s.owner ||
+      s.owner->getNumRegions() == 0)
+    return {};
+  mlir::Region& r =
+      s.owner->getRegion(s.owner->getNumRegions() - 1); // a func's body is its last region
+  if (r.empty() || s.index >= r.front().getNumArguments())
+    return {};
+  return r.front().getArgument(s.index);
+}
+
 inline llvm::StringRef strAt(mlir::ArrayAttr a, unsigned i) {
   if (!a || i >= a.size())
     return "";

@@ -7,20 +7,6 @@ namespace pallas::analysis::passes {
 
 namespace pd = pallas::dialect;
 
-namespace {
-
-mlir::Value blockArgOf(const detail::RefSource& s) {
-  if (!s.owner || s.owner->getNumRegions() == 0)
-    return {};
-  mlir::Region& r =
-      s.owner->getRegion(s.owner->getNumRegions() - 1); // a func's body is its last region
-  if (r.empty() || s.index >= r.front().getNumArguments())
-    return {};
-  return r.front().getArgument(s.index);
-}
-
-} // namespace
-
 RefState KernelWalk::kernelParamState(unsigned index, unsigned count) const {
   llvm::StringRef origin = detail::kernelParamOrigin(launch_, index, count);
   bool scratch = origin == "scratch" || origin == "acc";
@@ -51,27 +37,19 @@ RefState KernelWalk::kernelParamStateOf(unsigned index, unsigned count) const {
 }
 
 // Kernel parameter `index` of `count`: a plgpu.Barrier the launch's scratch
-// lists (pallas.barrier_scratch, "position:num_arrivals:num_barriers")?
+// lists (pallas.barrier_scratch: [position, num_arrivals, num_barriers])?
 void KernelWalk::markBarrierScratch(RefState& s, unsigned index, unsigned count) const {
-  auto scratch = launch_.getScratch();
   auto barriers = launch_->getAttrOfType<mlir::ArrayAttr>("pallas.barrier_scratch");
-  if (!scratch || !barriers || scratch->size() > count || index < count - scratch->size())
+  std::optional<unsigned> position = detail::scratchPosition(launch_, index, count);
+  if (!barriers || !position)
     return;
-  unsigned position = index - (count - scratch->size());
   for (mlir::Attribute a : barriers) {
-    auto text = llvm::dyn_cast<mlir::StringAttr>(a);
-    if (!text)
-      continue;
-    llvm::SmallVector<llvm::StringRef, 3> parts;
-    text.getValue().split(parts, ':');
-    unsigned at = 0;
-    if (parts.size() != 3 || parts[0].getAsInteger(10, at) || at != position)
+    auto b = llvm::dyn_cast<mlir::DenseI64ArrayAttr>(a);
+    if (!b || b.size() != 3 || b[0] != *position)
       continue;
     s.barrier = true;
-    if (parts[1].getAsInteger(10, s.barrierArrivals))
-      s.barrierArrivals = 0;
-    if (parts[2].getAsInteger(10, s.barrierCount))
-      s.barrierCount = 0;
+    s.barrierArrivals = static_cast<int>(b[1]);
+    s.barrierCount = static_cast<int>(b[2]);
   }
 }
 

@@ -177,15 +177,9 @@ Value Evaluator::evalAt(TSNode expr, const Scope& scope, int depth) {
     return Value::unknown(text);
   }
   if (t == "comparison_operator") {
-    std::vector<TSNode> parts = namedChildren(expr);
-    if (parts.size() == 2) {
-      Value a = evalAt(parts[0], scope, depth + 1), b = evalAt(parts[1], scope, depth + 1);
-      std::string between(doc->text().substr(
-          ts_node_end_byte(parts[0]), ts_node_start_byte(parts[1]) - ts_node_end_byte(parts[0])));
-      std::string op;
-      for (char ch : between)
-        if (ch != ' ')
-          op += ch;
+    if (std::optional<syntax::Comparison> cmp = syntax::comparisonOf(*doc, expr)) {
+      Value a = evalAt(cmp->left, scope, depth + 1), b = evalAt(cmp->right, scope, depth + 1);
+      const std::string& op = cmp->op;
       if (a.isInt() && b.isInt()) {
         Value v;
         v.kind = Value::Kind::Bool;

@@ -32,7 +32,7 @@ module attributes {pallas.imported_backends = ["mosaic_gpu"], pallas.path = "GOL
     %4 = pallas.prim "plgpu.SMEM"(%2, %3) origins [value, value] {arg_indices = array<i64: -1, -1>, keywords = ["", ""]} : (!pallas.value, !pallas.value) -> !pallas.value loc("GOLDEN/crossfile/main.py":18:41)
     %5 = pallas.prim "plgpu.Barrier"() origins [] {arg_indices = array<i64>, keywords = []} : () -> !pallas.value loc("GOLDEN/crossfile/main.py":18:74)
     %6 = pallas.opaque "list"(%4, %5) origins [value, value] {arg_indices = array<i64: -1, -1>} : (!pallas.value, !pallas.value) -> !pallas.value loc("GOLDEN/crossfile/main.py":18:40)
-    %7 = pallas.launch "pl.pallas_call" call paths [interpret_hlo] interpret literal scratch [smem, barrier] {backend = "mosaic_gpu", body = @kernel, body_text = "kernel", interpret_text = "True", pallas.barrier_scratch = ["1:1:1"], pallas.uninitialized_scratch = "barrier"} loc("GOLDEN/crossfile/main.py":17:10)
+    %7 = pallas.launch "pl.pallas_call" call paths [interpret_hlo] interpret literal scratch [smem, barrier] {backend = "mosaic_gpu", body = @kernel, body_text = "kernel", interpret_text = "True", pallas.barrier_scratch = [array<i64: 1, 1, 1>], pallas.uninitialized_scratch = "barrier"} loc("GOLDEN/crossfile/main.py":17:10)
     %8 = pallas.call_indirect %7(%arg0) origins [arg] {arg_indices = array<i64: 0>, keywords = [""]} : (!pallas.value, !pallas.value) -> !pallas.value loc("GOLDEN/crossfile/main.py":17:10)
     pallas.return %8 : !pallas.value loc("GOLDEN/crossfile/main.py":17:3)
   } loc("GOLDEN/crossfile/main.py":16:1)

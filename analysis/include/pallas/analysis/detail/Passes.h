@@ -172,6 +172,11 @@ bool isRefTransform(llvm::StringRef api);
 // parameters: "kernel_param", "scratch", "acc", or "unknown" (scratch not
 // statically known and index could be a scratch slot).
 llvm::StringRef kernelParamOrigin(dialect::LaunchOp launch, unsigned index, unsigned numParams);
+// Which of the launch's scratch allocations parameter `index` receives (the
+// last parameters take them, in order); nullopt for an operand's parameter
+// or when the scratch is not statically known.
+std::optional<unsigned> scratchPosition(dialect::LaunchOp launch, unsigned index,
+                                        unsigned numParams);
 // Whether that parameter is a scratch `plgpu.RefUnion`.
 bool kernelParamIsRefUnion(dialect::LaunchOp launch, unsigned index, unsigned numParams);
 
