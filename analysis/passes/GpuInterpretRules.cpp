@@ -209,7 +209,8 @@ void KernelWalk::recordGpuInterpretScopedCollectives(pd::ScopeOp scope) {
   BoundPrimitive b = ruleBindingOf(apiText(Api::RunScoped).str(), p, runSite(),
                                    {Kind::NotRef, Phase::Lowering, "a scoped allocation"},
                                    "gpu_collective_axes", key);
-  b.causeAt = placeOf(scope) + "\x1f" + detail + "\x1f" + listed;
+  b.causeAt = placeOf(scope);
+  b.messageHoles = {detail, listed}; // the axis, and the mesh's axes
   record(std::move(b));
 }
 

@@ -132,7 +132,8 @@ struct BoundPrimitive {
   // another place (a run-time callback's error ends at the launch).
   std::string causeAt;
   // What fills the holes of the rule's message template, in order (the
-  // thread and phases of a barrier protocol failure).
+  // thread and phases of a barrier protocol failure; a collective axis and
+  // the mesh's axes).
   std::vector<std::string> messageHoles;
 };
 

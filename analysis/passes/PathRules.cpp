@@ -363,11 +363,9 @@ std::optional<Failure> decideCertain(const BoundPrimitive& b, ExecPath path,
     return f;
   }
   if (b.interpretRule == "gpu_collective_axes" && path == ExecPath::InterpretGpu) {
-    llvm::SmallVector<llvm::StringRef, 3> parts;
-    llvm::StringRef(b.causeAt).split(parts, '\x1f');
-    std::string at = parts.size() > 0 ? parts[0].str() : "";
-    std::string axis = parts.size() > 1 ? parts[1].str() : "";
-    std::string axes = parts.size() > 2 ? parts[2].str() : "";
+    const std::string& at = b.causeAt;
+    std::string axis = b.messageHoles.size() > 0 ? b.messageHoles[0] : "";
+    std::string axes = b.messageHoles.size() > 1 ? b.messageHoles[1] : "";
     std::string fallback =
         b.detail == "gpuInterpretCollectiveAxisNotFound"
             ? "Collective axis `" + axis + "` not found among axes `" + axes + "`"
