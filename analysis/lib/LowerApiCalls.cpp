@@ -11,7 +11,16 @@ TSNode CallArguments::positional(unsigned index) const {
   unsigned k = 0;
   for (TSNode ch : syntax::namedChildren(list)) {
     std::string_view t = syntax::type(ch);
-    if (t == "keyword_argument" || t == "comment" || t == "list_splat" || t == "dictionary_splat")
+    if (t == "list_splat") {
+      TSNode literal = unpack ? unpack(ch) : TSNode{};
+      if (isNull(literal))
+        return TSNode{};
+      for (TSNode el : syntax::namedChildren(literal))
+        if (!is(el, "comment") && k++ == index)
+          return el;
+      continue;
+    }
+    if (t == "keyword_argument" || t == "comment" || t == "dictionary_splat")
       continue;
     if (k++ == index)
       return ch;
@@ -36,7 +45,7 @@ TSNode CallArguments::positionalOrKeyword(unsigned index, std::string_view name)
 
 // A call of a JAX/Pallas API (canonical name).
 mlir::Value Lowerer::lowerApiCall(TSNode n, const std::string& api, TSNode argList) {
-  CallArguments args{argList, doc_};
+  CallArguments args{argList, doc_, [this](TSNode splat) { return splattedLiteral(splat); }};
   if (isLaunchApi(api))
     return lowerLaunchCall(n, api, args);
   if (api == "functools.partial")

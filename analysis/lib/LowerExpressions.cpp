@@ -70,6 +70,25 @@ mlir::Value Lowerer::prim(TSNode n, const std::string& api, const Args& args) {
   return op.getResult();
 }
 
+// The tuple or list literal a `*x` argument unpacks, written in place or
+// bound to a local name; null when not known or itself holding a `*`.
+TSNode Lowerer::splattedLiteral(TSNode splat) {
+  TSNode v = ts_node_named_child(splat, 0);
+  while (is(v, "parenthesized_expression"))
+    v = ts_node_named_child(v, 0);
+  if (is(v, "identifier")) {
+    const Var* var = findLocal(text(v));
+    const ValInfo* vi = var && !readsLate(text(v)) ? infoOf(var->value) : nullptr;
+    v = vi ? vi->tupleLiteral : TSNode{};
+  }
+  if (!is(v, "tuple") && !is(v, "list"))
+    return TSNode{};
+  for (TSNode el : syntax::namedChildren(v))
+    if (is(el, "list_splat") || is(el, "parenthesized_list_splat"))
+      return TSNode{};
+  return v;
+}
+
 Lowerer::Args Lowerer::lowerArgs(TSNode argList, unsigned skipPositional) {
   Args a;
   if (isNull(argList))
@@ -90,6 +109,17 @@ Lowerer::Args Lowerer::lowerArgs(TSNode argList, unsigned skipPositional) {
       TSNode v = field(c, "value");
       a.values.push_back(lowerExpr(v));
       a.nodes.push_back(v);
+    } else if (TSNode literal = t == "list_splat" ? splattedLiteral(c) : TSNode{};
+               !isNull(literal)) {
+      // `f(*args)` with args a tuple literal: its elements are the
+      // positional arguments, in order.
+      for (TSNode el : syntax::namedChildren(literal)) {
+        if (is(el, "comment") || positional++ < skipPositional)
+          continue;
+        a.keywords.push_back("");
+        a.values.push_back(lowerExpr(el));
+        a.nodes.push_back(el);
+      }
     } else if (t == "list_splat" || t == "dictionary_splat") {
       a.keywords.push_back(t == "list_splat" ? "*" : "**");
       TSNode v = ts_node_named_child(c, 0);
@@ -116,12 +146,21 @@ std::optional<Binding> Lowerer::resolveBinding(TSNode expr) {
   if (const Var* v = findLocal(first)) {
     if (readsLate(first))
       return std::nullopt; // rebound after this closure's def: unknown here
+    // `self.launch` where the class keeps a partial of a launch API.
+    if (v->value == selfValue_ && selfValue_ && !className_.empty() && pos != std::string::npos &&
+        dotted.find('.', pos + 1) == std::string::npos)
+      return classAttributePartial(className_, dotted.substr(pos + 1));
     ValInfo* vi = infoOf(v->value);
     if (!vi || !vi->binding)
       return std::nullopt; // a local value shadows the global
     b = vi->binding;
   } else {
     b = findGlobal(first);
+    // `Cls.launch`, a class of this document keeping a partial of a launch API.
+    if (b && b->kind == Binding::Kind::Class && b->file.empty() && pos != std::string::npos &&
+        dotted.find('.', pos + 1) == std::string::npos)
+      if (auto partial = classAttributePartial(first, dotted.substr(pos + 1)))
+        return partial;
   }
   while (b && pos != std::string::npos) {
     size_t next = dotted.find('.', pos + 1);
@@ -357,7 +396,7 @@ mlir::Value Lowerer::lowerCall(TSNode n) {
   TSNode argList = field(n, "arguments");
   // `self.kernel(...)` of a launch wrapper method: the launch it forwards to.
   if (auto w = launchWrapperOf(callee)) {
-    CallArguments args{argList, doc_};
+    CallArguments args{argList, doc_, [this](TSNode splat) { return splattedLiteral(splat); }};
     return lowerLaunchCall(n, w->api, args, &*w);
   }
   if (is(callee, "identifier") || is(callee, "attribute")) {
@@ -470,13 +509,24 @@ CallableRef Lowerer::callableOf(TSNode expr) {
     return c;
   }
   if (is(expr, "identifier")) {
-    if (!findLocal(text(expr))) {
-      if (auto b = findGlobal(text(expr));
-          b && b->kind == Binding::Kind::Function && !b->launched) {
-        c.symbol = b->target;
-        c.file = b->file == in_.path ? "" : b->file;
+    if (const Var* v = findLocal(text(expr))) {
+      // A local an `if` whose branch is known bound to a module function
+      // (`if SAFE: kernel = plain else: kernel = fenced`): the join after
+      // the if carries the function's binding.
+      auto join = v->value.getDefiningOp<pd::OpaqueOp>();
+      const ValInfo* vi = infoOf(v->value);
+      if (join && join.getWhat() == "join" && !readsLate(text(expr)) && vi &&
+          vi->alternatives.empty() && vi->binding && vi->binding->kind == Binding::Kind::Function &&
+          !vi->binding->launched) {
+        c.symbol = vi->binding->target;
+        c.file = vi->binding->file == in_.path ? "" : vi->binding->file;
         return c;
       }
+    } else if (auto b = findGlobal(text(expr));
+               b && b->kind == Binding::Kind::Function && !b->launched) {
+      c.symbol = b->target;
+      c.file = b->file == in_.path ? "" : b->file;
+      return c;
     }
   } else if (is(expr, "attribute")) {
     if (auto b = resolveBinding(expr); b && b->kind == Binding::Kind::Function && !b->launched) {

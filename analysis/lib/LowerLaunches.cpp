@@ -201,16 +201,7 @@ names::InterpretEval Lowerer::launchInterpret(const LaunchKeywords& kw, const Bi
       return std::nullopt;
     if (readsLate(name))
       return std::make_pair(TSNode{}, std::string("unknown")); // rebound after this closure
-    ValInfo* vi = infoOf(v->value);
-    if (vi && vi->isParam && !isNull(vi->paramDefault))
-      return std::make_pair(vi->paramDefault, std::string("default_param"));
-    if (vi && !isNull(vi->orDefault)) // `p = p or E` (8.51)
-      return std::make_pair(vi->orDefault, std::string("default_param"));
-    if (vi && !isNull(vi->elementDefault)) // `a, b = modes` (8.76)
-      return std::make_pair(vi->elementDefault, std::string("default_param"));
-    if (vi && !isNull(vi->constant))
-      return std::make_pair(vi->constant, std::string("local"));
-    return std::make_pair(TSNode{}, std::string("unknown"));
+    return describeLocal(infoOf(v->value));
   };
   TSNode interpretNode = kw.interpret;
   std::optional<bool> interpretFact =
@@ -224,6 +215,11 @@ names::InterpretEval Lowerer::launchInterpret(const LaunchKeywords& kw, const Bi
     eval.text = text(interpretNode);
   } else if (std::optional<names::InterpretEval> each = loopInterpret(interpretNode, lookupLocal)) {
     eval = *each;
+  } else if (std::optional<names::InterpretEval> one =
+                 joinedInterpret(interpretNode, lookupLocal)) {
+    eval = *one;
+  } else if (std::optional<names::InterpretEval> viaCls = classmethodAttribute(interpretNode)) {
+    eval = *viaCls;
   } else if (!isNull(interpretNode)) {
     uint64_t returnsBefore = names::returnsFollowed();
     eval = names::evaluateInterpret(interpretNode, doc_, globals_, lookupLocal);
@@ -274,6 +270,68 @@ names::InterpretEval Lowerer::launchInterpret(const LaunchKeywords& kw, const Bi
     eval = names::evaluateInterpret(TSNode{}, doc_, globals_, nullptr);
   }
   return eval;
+}
+
+// `cls.interpret` in a classmethod: the class attribute of the method's
+// class (or a base), as `Cls.interpret` reads it.
+std::optional<names::InterpretEval> Lowerer::classmethodAttribute(TSNode interpretNode) {
+  if (!selfIsClass_ || !selfValue_ || !is(interpretNode, "attribute"))
+    return std::nullopt;
+  TSNode object = field(interpretNode, "object");
+  const Var* v = is(object, "identifier") ? findLocal(text(object)) : nullptr;
+  if (!v || v->value != selfValue_ || readsLate(text(object)))
+    return std::nullopt;
+  findGlobal(className_); // the class's attributes decide: record the dependency
+  deps_.instances = names::instancesFingerprint(doc_);
+  return names::classAttributeInterpret(interpretNode, doc_, globals_, className_);
+}
+
+// A local's value as interpret= evaluation reads it: its node and kind
+// (names::LocalLookup).
+std::pair<TSNode, std::string> Lowerer::describeLocal(const ValInfo* vi) {
+  if (vi && vi->isParam && !isNull(vi->paramDefault))
+    return {vi->paramDefault, "default_param"};
+  if (vi && !isNull(vi->orDefault)) // `p = p or E` (8.51)
+    return {vi->orDefault, "default_param"};
+  if (vi && !isNull(vi->elementDefault)) // `a, b = modes` (8.76)
+    return {vi->elementDefault, "default_param"};
+  if (vi && !isNull(vi->constant))
+    return {vi->constant, "local"};
+  return {TSNode{}, "unknown"};
+}
+
+// interpret= a name an `if` / `match` rebinds on branches whose condition
+// is not known (`if DEBUG_ENV: interpret = True / else: interpret = False`):
+// one of the values runs, so the launch takes each branch's path ("may"
+// when they differ). nullopt when interpret= is no such name.
+std::optional<names::InterpretEval>
+Lowerer::joinedInterpret(TSNode interpretNode, const names::LocalLookup& lookupLocal) {
+  if (!is(interpretNode, "identifier") || readsLate(text(interpretNode)))
+    return std::nullopt;
+  std::string name = text(interpretNode);
+  const Var* v = findLocal(name);
+  const ValInfo* vi = v ? infoOf(v->value) : nullptr;
+  if (!vi || vi->alternatives.empty())
+    return std::nullopt;
+  names::InterpretEval out;
+  out.text = name;
+  out.source = "condition";
+  std::set<std::string> paths;
+  for (mlir::Value alternative : vi->alternatives) {
+    const ValInfo* ai = infoOf(alternative);
+    names::LocalLookup branch =
+        [&](const std::string& n) -> std::optional<std::pair<TSNode, std::string>> {
+      return n == name ? std::optional(describeLocal(ai)) : lookupLocal(n);
+    };
+    names::InterpretEval e = names::evaluateInterpret(interpretNode, doc_, globals_, branch);
+    if (e.paths.empty() || llvm::is_contained(e.paths, pd::path::kUnknown))
+      return names::InterpretEval{{pd::path::kUnknown}, "unknown", name, {}, false};
+    paths.insert(e.paths.begin(), e.paths.end());
+    if (out.params.empty())
+      out.params = e.params;
+  }
+  out.paths.assign(paths.begin(), paths.end());
+  return out;
 }
 
 // interpret= a `for` target that takes every element of a literal in turn

@@ -2,6 +2,7 @@
 // statements never complete, what a condition being true or false tells about
 // the names in it, and the static value of an if's condition.
 #include "Lowerer.h"
+#include "NamesInternal.h"
 
 namespace pallas::analysis::lower {
 
@@ -144,7 +145,24 @@ std::optional<bool> Lowerer::staticCondition(TSNode cond) {
         return result(false);
     }
   }
+  // What Python computes from literals, module constants and local
+  // literals (`MODE == "debug"`, `BLOCK > 64 and FAST`); parameters and
+  // names whose value a branch chose are not known.
+  if (auto c = names::constantOf(cond, doc_, literalLocals(), nullptr))
+    return result(c->truthy());
   return std::nullopt;
+}
+
+names::LocalLookup Lowerer::literalLocals() {
+  return [this](const std::string& name) -> std::optional<std::pair<TSNode, std::string>> {
+    const Var* v = findLocal(name);
+    if (!v)
+      return std::nullopt;
+    const ValInfo* vi = infoOf(v->value);
+    if (readsLate(name) || !vi || vi->isParam || isNull(vi->constant))
+      return std::make_pair(TSNode{}, std::string("unknown"));
+    return std::make_pair(vi->constant, std::string("local"));
+  };
 }
 
 } // namespace pallas::analysis::lower

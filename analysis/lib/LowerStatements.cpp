@@ -46,16 +46,43 @@ pd::IfOp Lowerer::lowerIf(TSNode s, TSNode cond, TSNode consequence,
   auto st = staticCondition(cond);
   if (is(cond, "identifier") && !findLocal(text(cond)))
     findGlobal(text(cond));
+  std::map<std::string, bool> whenTrue, whenFalse;
+  learnCondition(cond, true, whenTrue);
+  learnCondition(cond, false, whenFalse);
+  return lowerBranches(
+      s, c, st, whenTrue, whenFalse, [&] { lowerBlock(consequence); },
+      [&] {
+        if (alternatives.empty())
+          return;
+        TSNode alt = alternatives.front();
+        if (is(alt, "elif_clause")) {
+          // The remaining clauses belong to that elif's else region; an elif
+          // chain nests one pallas.if per clause, so it counts as nesting.
+          unsigned saved = nesting_;
+          if (++nesting_ >= kMaxNesting)
+            tooDeep(alt);
+          else
+            lowerIf(alt, field(alt, "condition"), field(alt, "consequence"),
+                    alternatives.subspan(1));
+          nesting_ = saved;
+        } else if (is(alt, "else_clause")) {
+          lowerBlock(field(alt, "body"));
+        }
+      });
+}
+
+pd::IfOp Lowerer::lowerBranches(TSNode s, mlir::Value c, std::optional<bool> st,
+                                const std::map<std::string, bool>& whenTrue,
+                                const std::map<std::string, bool>& whenFalse,
+                                llvm::function_ref<void()> thenBody,
+                                llvm::function_ref<void()> elseBody) {
   auto op = pd::IfOp::create(b_, loc(s), c, st ? b_.getBoolAttr(*st) : mlir::BoolAttr());
   mlir::Block* thenBlock = new mlir::Block();
   op.getThenRegion().push_back(thenBlock);
   mlir::Block* elseBlock = new mlir::Block();
   op.getElseRegion().push_back(elseBlock);
-  std::map<std::string, bool> whenTrue, whenFalse;
-  learnCondition(cond, true, whenTrue);
-  learnCondition(cond, false, whenFalse);
   facts_.push_back(whenTrue);
-  inRegion(thenBlock, [&] { lowerBlock(consequence); });
+  inRegion(thenBlock, thenBody);
   facts_.pop_back();
   facts_.push_back(whenFalse);
   struct PopFacts {
@@ -65,40 +92,204 @@ pd::IfOp Lowerer::lowerIf(TSNode s, TSNode cond, TSNode consequence,
   // The then branch's assignments are joined after the if, where the else
   // branch cannot see them (they do not dominate it, and in Python the else
   // branch reads what the names were before the if): the else branch reads
-  // the earlier bindings; names it does not rebind get the then's join back.
+  // the earlier bindings.
   auto& vars = scopes_.back().vars;
-  std::vector<std::pair<std::string, Var>> thenJoins;
-  for (const auto& [name, before] : lastRegionShadowed_) {
+  std::unordered_map<std::string, std::optional<Var>> thenShadowed = lastRegionShadowed_;
+  std::unordered_map<std::string, Var> thenJoins;
+  for (const auto& [name, before] : thenShadowed) {
     auto it = vars.find(name);
     if (it == vars.end())
       continue;
-    thenJoins.emplace_back(name, it->second);
+    thenJoins.emplace(name, it->second);
     if (before)
       it->second = *before;
     else
       vars.erase(it);
   }
-  inRegion(elseBlock, [&] {
-    if (alternatives.empty())
-      return;
-    TSNode alt = alternatives.front();
-    if (is(alt, "elif_clause")) {
-      // The remaining clauses belong to that elif's else region; an elif
-      // chain nests one pallas.if per clause, so it counts as nesting.
-      unsigned saved = nesting_;
-      if (++nesting_ >= kMaxNesting)
-        tooDeep(alt);
-      else
-        lowerIf(alt, field(alt, "condition"), field(alt, "consequence"), alternatives.subspan(1));
-      nesting_ = saved;
-    } else if (is(alt, "else_clause")) {
-      lowerBlock(field(alt, "body"));
+  inRegion(elseBlock, elseBody);
+  std::unordered_map<std::string, std::optional<Var>> elseShadowed = lastRegionShadowed_;
+  // The else branch may have opened scopes (nested defs): scopes_ may have
+  // grown since `vars` was taken.
+  auto& varsAfter = scopes_.back().vars;
+  // After the if, each name a branch rebinds holds what the branch taken
+  // left it with: that branch's when the condition is known, else one of
+  // the two (alternatives).
+  std::set<std::string> rebound;
+  for (const auto& [name, join] : thenJoins)
+    rebound.insert(name);
+  for (const auto& [name, before] : elseShadowed)
+    rebound.insert(name);
+  for (const std::string& name : rebound) {
+    auto beforeIt = thenShadowed.find(name);
+    std::optional<Var> before =
+        beforeIt != thenShadowed.end() ? beforeIt->second : elseShadowed.at(name);
+    std::optional<Var> thenValue = before;
+    if (auto j = thenJoins.find(name); j != thenJoins.end())
+      thenValue = j->second;
+    else if (thenShadowed.contains(name))
+      thenValue.reset(); // the then branch deleted it
+    std::optional<Var> elseValue = before;
+    if (elseShadowed.contains(name)) {
+      auto it = varsAfter.find(name);
+      elseValue = it != varsAfter.end() ? std::optional<Var>(it->second) : std::nullopt;
     }
-  });
-  for (auto& [name, join] : thenJoins)
-    if (!lastRegionShadowed_.contains(name))
-      scopes_.back().vars[name] = join;
+    std::optional<Var> after = joinBranches(s, st, thenValue, elseValue);
+    if (after)
+      varsAfter[name] = *after;
+    else
+      varsAfter.erase(name);
+  }
   return op;
+}
+
+// What a name holds after an if whose branches left it `thenValue` and
+// `elseValue` (nullopt: unbound there). A known condition picks its branch;
+// otherwise a join that keeps the last branch's description (kernels,
+// closures, factories follow it as before) and lists both values, and
+// keeps a literal only when both branches bound the same one.
+std::optional<Var> Lowerer::joinBranches(TSNode s, std::optional<bool> st,
+                                         std::optional<Var> thenValue,
+                                         std::optional<Var> elseValue) {
+  if (st)
+    return *st ? thenValue : elseValue;
+  if (!thenValue || !elseValue)
+    return thenValue ? thenValue : elseValue; // the other branch leaves it unbound
+  if (thenValue->value == elseValue->value)
+    return elseValue;
+  ValInfo joined = info_.lookup(elseValue->value);
+  joined.prov = prov(elseValue->value);
+  joined.alternatives.clear();
+  for (const Var* branch : {&*thenValue, &*elseValue}) {
+    const ValInfo* bi = infoOf(branch->value);
+    if (bi && !bi->alternatives.empty())
+      joined.alternatives.append(bi->alternatives.begin(), bi->alternatives.end());
+    else
+      joined.alternatives.push_back(branch->value);
+  }
+  const ValInfo* thenInfo = infoOf(thenValue->value);
+  TSNode thenConstant = thenInfo ? thenInfo->constant : TSNode{};
+  if (isNull(thenConstant) || isNull(joined.constant) ||
+      text(thenConstant) != text(joined.constant))
+    joined.constant = TSNode{};
+  mlir::Value v = pd::OpaqueOp::create(b_, loc(s), valueTy_, "join", mlir::ValueRange{},
+                                       strArray({}), b_.getDenseI64ArrayAttr({}))
+                      .getResult();
+  info_[v] = std::move(joined);
+  return Var{v, regionDepth_};
+}
+
+// match: the cases tried in order, each a pallas.if whose else region holds
+// the cases after it, so a name the cases rebind is joined like an if's
+// (the last case no longer wins over the one that matches).
+void Lowerer::lowerMatch(TSNode s) {
+  std::vector<TSNode> subjects;
+  uint32_t count = ts_node_child_count(s);
+  for (uint32_t i = 0; i < count; ++i)
+    if (const char* f = ts_node_field_name_for_child(s, i); f && std::string_view(f) == "subject")
+      subjects.push_back(ts_node_child(s, i));
+  mlir::Value subjectValue;
+  for (TSNode subject : subjects)
+    subjectValue = lowerExpr(subject);
+  if (!subjectValue)
+    subjectValue = constant(s, pd::ConstantKind::Bool);
+  std::vector<TSNode> cases;
+  for (TSNode c : syntax::namedChildren(field(s, "body")))
+    if (is(c, "case_clause"))
+      cases.push_back(c);
+  // `match a, b:` matches a tuple: its cases are not evaluated.
+  lowerCases(s, subjects.size() == 1 ? subjects.front() : TSNode{}, subjectValue, cases);
+}
+
+void Lowerer::lowerCases(TSNode s, TSNode subject, mlir::Value subjectValue,
+                         std::span<const TSNode> cases) {
+  if (cases.empty())
+    return;
+  TSNode clause = cases.front();
+  if (TSNode guard = field(clause, "guard"); !isNull(guard) && ts_node_named_child_count(guard))
+    lowerExpr(ts_node_named_child(guard, 0));
+  std::optional<bool> st = isNull(subject) ? std::nullopt : caseMatches(subject, clause);
+  lowerBranches(
+      clause, subjectValue, st, {}, {}, [&] { lowerBlock(field(clause, "consequence")); },
+      [&] {
+        unsigned saved = nesting_;
+        if (cases.size() > 1 && ++nesting_ >= kMaxNesting)
+          tooDeep(cases[1]);
+        else
+          lowerCases(s, subject, subjectValue, cases.subspan(1));
+        nesting_ = saved;
+      });
+}
+
+namespace {
+
+// Python's == between two constants a match's literal pattern compares
+// (True == 1; a str never equals an int).
+std::optional<bool> constantsEqual(const names::PyConstant& a, const names::PyConstant& b) {
+  using K = names::PyConstant::Kind;
+  auto numeric = [](K k) { return k == K::Bool || k == K::Int; };
+  if (numeric(a.kind) && numeric(b.kind))
+    return a.i == b.i;
+  if (a.kind != b.kind)
+    return a.kind == K::Enum || b.kind == K::Enum ? std::nullopt : std::optional(false);
+  if (a.kind == K::None)
+    return true;
+  return a.s == b.s;
+}
+
+} // namespace
+
+// Whether a case clause matches the subject, when the source decides it:
+// `_` and a bare capture name always match, a literal (or `|` of literals)
+// against a constant subject; a guard must be known too.
+std::optional<bool> Lowerer::caseMatches(TSNode subject, TSNode clause) {
+  std::vector<TSNode> patterns;
+  for (TSNode c : syntax::namedChildren(clause))
+    if (is(c, "case_pattern"))
+      patterns.push_back(c);
+  if (patterns.size() != 1)
+    return std::nullopt; // `case a, b:` is a sequence pattern
+  names::LocalLookup locals = literalLocals();
+  std::optional<names::PyConstant> subjectConstant;
+  bool subjectRead = false;
+  std::function<std::optional<bool>(TSNode)> matches = [&](TSNode p) -> std::optional<bool> {
+    if (is(p, "case_pattern")) {
+      if (text(p) == "_")
+        return true;
+      if (ts_node_named_child_count(p) != 1)
+        return std::nullopt;
+      p = ts_node_named_child(p, 0);
+    }
+    if (is(p, "dotted_name") && ts_node_named_child_count(p) == 1)
+      return true; // a capture pattern binds the subject to the name
+    if (is(p, "union_pattern")) {
+      bool unknown = false;
+      for (TSNode alt : syntax::namedChildren(p)) {
+        std::optional<bool> m = matches(alt);
+        if (m && *m)
+          return true;
+        unknown |= !m;
+      }
+      return unknown ? std::nullopt : std::optional(false);
+    }
+    std::string_view t = syntax::type(p);
+    if (t != "string" && t != "concatenated_string" && t != "integer" && t != "true" &&
+        t != "false" && t != "none")
+      return std::nullopt;
+    std::optional<names::PyConstant> literal = names::constantOf(p, doc_, nullptr, nullptr);
+    if (!subjectRead) {
+      subjectRead = true;
+      subjectConstant = names::constantOf(subject, doc_, locals, nullptr);
+    }
+    if (!literal || !subjectConstant)
+      return std::nullopt;
+    return constantsEqual(*subjectConstant, *literal);
+  };
+  std::optional<bool> m = matches(patterns.front());
+  TSNode guard = field(clause, "guard");
+  if (!m || !*m || isNull(guard))
+    return m;
+  return ts_node_named_child_count(guard) ? staticCondition(ts_node_named_child(guard, 0))
+                                          : std::nullopt;
 }
 
 void Lowerer::lowerWith(TSNode s) {
@@ -504,6 +695,8 @@ void Lowerer::lowerStatement(TSNode s) {
     pd::ReturnOp::create(b_, loc(s), val);
   } else if (t == "if_statement") {
     lowerIfStatement(s);
+  } else if (t == "match_statement") {
+    lowerMatch(s);
   } else if (t == "for_statement" || t == "while_statement") {
     lowerLoop(s, t == "for_statement");
   } else if (t == "with_statement") {

@@ -47,7 +47,16 @@ mlir::Operation* Lowerer::lower(const Unit& unit, const std::string& symbol) {
       if (unit.kind == "method" && body->getNumArguments() > 0 &&
           unit.name.find('.') != std::string::npos) {
         className_ = unit.name.substr(0, unit.name.rfind('.'));
-        selfValue_ = body->getArgument(0);
+        // A staticmethod's first parameter is an argument like the others;
+        // a classmethod's is the class.
+        std::string decorators;
+        if (is(unit.node, "decorated_definition"))
+          for (TSNode d : syntax::namedChildren(unit.node))
+            if (is(d, "decorator"))
+              decorators += text(d) + "\n";
+        if (decorators.find("staticmethod") == std::string::npos)
+          selfValue_ = body->getArgument(0);
+        selfIsClass_ = decorators.find("classmethod") != std::string::npos;
       }
       lowerBlock(field(def, "body"));
       emitLateBindings(field(def, "body"));

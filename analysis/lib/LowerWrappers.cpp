@@ -126,6 +126,96 @@ void addForwardedKeywords(const syntax::ParsedSource& doc, TSNode def, TSNode ca
 
 } // namespace
 
+namespace {
+
+// `dataclasses.field(default=V)` / `field(default_factory=lambda: V)`: V,
+// what the field holds when the constructor leaves it out.
+TSNode fieldDefault(TSNode value, const syntax::ParsedSource& doc, const names::Globals& globals) {
+  if (!is(value, "call") ||
+      names::importedName(field(value, "function"), doc, globals) != "dataclasses.field")
+    return value;
+  for (TSNode a : syntax::namedChildren(field(value, "arguments"))) {
+    if (!is(a, "keyword_argument"))
+      continue;
+    TSNode v = field(a, "value");
+    std::string_view k = doc.textOf(field(a, "name"));
+    if (k == "default")
+      return v;
+    if (k == "default_factory" && is(v, "lambda") && isNull(field(v, "parameters")))
+      return field(v, "body");
+  }
+  return TSNode{};
+}
+
+// Whether the document passes `attr=` as a keyword anywhere (a dataclass's
+// constructor given another value for the field): then the default is not
+// what every instance holds.
+bool passedAsKeyword(const syntax::ParsedSource& doc, const std::string& attr) {
+  std::string_view text = doc.text();
+  std::string needle = attr + "=";
+  for (size_t at = text.find(needle); at != std::string_view::npos;
+       at = text.find(needle, at + 1)) {
+    bool startsName = at == 0 || !(std::isalnum(static_cast<unsigned char>(text[at - 1])) ||
+                                   text[at - 1] == '_' || text[at - 1] == '.');
+    bool comparison = at + needle.size() < text.size() && text[at + needle.size()] == '=';
+    if (startsName && !comparison)
+      return true;
+  }
+  return false;
+}
+
+} // namespace
+
+// `self.attr` / `Cls.attr` where class Cls (of this document) holds a
+// `functools.partial(<launch API>, ...)` in attr: a class attribute (also a
+// dataclass field's default), or what `__init__` alone stores in
+// `self.attr`. nullopt when the class binds attr otherwise, another method
+// rebinds it, or a constructor may pass another value.
+std::optional<Binding> Lowerer::classAttributePartial(const std::string& cls,
+                                                      const std::string& attr) {
+  TSNode clsDef = classNamed(doc_, cls);
+  if (isNull(clsDef) || passedAsKeyword(doc_, attr))
+    return std::nullopt;
+  TSNode value{};
+  unsigned stores = 0;
+  for (TSNode st : syntax::namedChildren(field(clsDef, "body"))) {
+    if (is(st, "expression_statement") && ts_node_named_child_count(st) == 1) {
+      TSNode a = ts_node_named_child(st, 0);
+      if (is(a, "assignment") && is(field(a, "left"), "identifier") &&
+          text(field(a, "left")) == attr) {
+        value = fieldDefault(field(a, "right"), doc_, globals_);
+        ++stores;
+      }
+      continue;
+    }
+    if (!is(st, "function_definition"))
+      continue;
+    // `self.attr = V` in a method: only __init__'s is known to hold for
+    // every instance.
+    TSNode params = field(st, "parameters");
+    TSNode self = isNull(params) || ts_node_named_child_count(params) == 0
+                      ? TSNode{}
+                      : ts_node_named_child(params, 0);
+    if (!is(self, "identifier"))
+      continue;
+    std::string target = text(self) + "." + attr;
+    bool init = text(field(st, "name")) == "__init__";
+    syntax::anyNode(
+        field(st, "body"),
+        [&](TSNode n) {
+          if (is(n, "assignment") && text(field(n, "left")) == target) {
+            value = init ? field(n, "right") : TSNode{};
+            ++stores;
+          }
+          return false;
+        },
+        [](TSNode n) { return is(n, "function_definition") || is(n, "class_definition"); });
+  }
+  if (stores != 1 || isNull(value))
+    return std::nullopt;
+  return names::launchPartial(value, doc_, globals_);
+}
+
 // `self.m` in a method of class C (or in a closure inside one) where m is a
 // launch wrapper of C or of a base class of this file: the launch API it
 // reaches and the keywords each forwarding call adds, outermost first.

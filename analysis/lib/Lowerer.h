@@ -115,6 +115,11 @@ struct ValInfo {
   std::string paramElementOf;
   int paramElementIndex = -1;
   TSNode elementDefault{};
+  // A name an `if` / `match` rebinds on some branches whose condition is
+  // not known statically: the value each branch leaves it with (the other
+  // fields describe the last branch only). Readers that need the value
+  // (interpret=) take every alternative; one of them runs.
+  llvm::SmallVector<mlir::Value, 2> alternatives;
 };
 
 struct Var {
@@ -149,7 +154,11 @@ struct CallableRef {
 struct CallArguments {
   TSNode list; // the argument_list (or a generator_expression, or null)
   const syntax::ParsedSource& doc;
-  TSNode positional(unsigned index) const; // keywords, comments and splats skipped
+  // The tuple a `*x` unpacks when known (Lowerer::splattedLiteral): its
+  // elements are positional arguments; after an unknown one, positions are
+  // not known.
+  std::function<TSNode(TSNode)> unpack = nullptr;
+  TSNode positional(unsigned index) const; // keywords and comments skipped
   TSNode keyword(std::string_view name) const;
   TSNode positionalOrKeyword(unsigned index, std::string_view name) const;
 };
@@ -414,6 +423,12 @@ private:
   // names when it has `count` of them (8.76); *param gets its name.
   std::vector<TSNode> paramTupleDefault(TSNode value, size_t count, std::string* param);
   std::string defaultText(TSNode dflt);
+  std::optional<Binding> classAttributePartial(const std::string& cls, const std::string& attr);
+  TSNode splattedLiteral(TSNode splat);
+  std::optional<names::InterpretEval> classmethodAttribute(TSNode interpretNode);
+  std::pair<TSNode, std::string> describeLocal(const ValInfo* vi);
+  std::optional<names::InterpretEval> joinedInterpret(TSNode interpretNode,
+                                                      const names::LocalLookup& lookupLocal);
   std::optional<names::InterpretEval> loopInterpret(TSNode interpretNode,
                                                     const names::LocalLookup& lookupLocal);
   std::optional<std::vector<std::string>> launchScratch(TSNode scratchNode, const Binding* partial);
@@ -449,6 +464,23 @@ private:
   // joins of names assigned in its regions follow it).
   // `alternatives`: the elif / else clauses that follow the consequence.
   pd::IfOp lowerIf(TSNode s, TSNode cond, TSNode consequence, std::span<const TSNode> alternatives);
+  // An if's two regions: each branch lowered with what its condition tells,
+  // and the names they rebind joined after it (joinBranches).
+  pd::IfOp lowerBranches(TSNode s, mlir::Value c, std::optional<bool> st,
+                         const std::map<std::string, bool>& whenTrue,
+                         const std::map<std::string, bool>& whenFalse,
+                         llvm::function_ref<void()> thenBody, llvm::function_ref<void()> elseBody);
+  std::optional<Var> joinBranches(TSNode s, std::optional<bool> st, std::optional<Var> thenValue,
+                                  std::optional<Var> elseValue);
+  // match: one pallas.if per case, a case's pattern against the subject
+  // known when both are constants.
+  void lowerMatch(TSNode s);
+  void lowerCases(TSNode s, TSNode subject, mlir::Value subjectValue,
+                  std::span<const TSNode> cases);
+  std::optional<bool> caseMatches(TSNode subject, TSNode clause);
+  // Local names the analysis knows as literals, for static evaluation of
+  // a condition (parameters and joins of unknown branches are unknown).
+  names::LocalLookup literalLocals();
   void lowerWith(TSNode s);
 
   // ---- path facts (LowerPathFacts.cpp; docs/analysis.md, "Paths that cannot execute") ----
@@ -513,6 +545,7 @@ private:
   // Lowering a method: its class and its `self` (launch wrappers, `self.m`).
   std::string className_;
   mlir::Value selfValue_;
+  bool selfIsClass_ = false; // a classmethod: selfValue_ is the class
 };
 
 template <typename F> void Lowerer::inRegion(mlir::Block* block, F&& body) {

@@ -198,6 +198,10 @@ std::string apiOf(TSNode expr, const syntax::ParsedSource& doc, const Globals& g
 // not (`field` after `from dataclasses import field`: "dataclasses.field");
 // "" when it names no import.
 std::string importedName(TSNode expr, const syntax::ParsedSource& doc, const Globals& globals);
+// `functools.partial(<launch API>, ...)` as a Partial binding (the keywords
+// it fixes, the kernel it binds); nullopt for any other expression.
+std::optional<Binding> launchPartial(TSNode call, const syntax::ParsedSource& doc,
+                                     const Globals& globals);
 
 // Static evaluation of an `interpret=` expression. `lookupLocal` may resolve
 // identifiers of the enclosing function (parameter defaults, local
@@ -306,9 +310,11 @@ instanceAttributeInterpret(TSNode expr, const syntax::ParsedSource& doc, const G
 // `Cfg.interpret` with Cfg a class of the document: the class attribute
 // found along its bases (a class body's `interpret = True`), unless some
 // statement stores that attribute name or the module sets attributes
-// dynamically; nullopt when not known.
+// dynamically; nullopt when not known. `cls`: the class the object names
+// when it is not the class's own name (a classmethod's first parameter).
 std::optional<InterpretEval> classAttributeInterpret(TSNode expr, const syntax::ParsedSource& doc,
-                                                     const Globals& globals);
+                                                     const Globals& globals,
+                                                     const std::string& cls = "");
 // Changes whenever what instanceAttributeInterpret or a followed return
 // (8.31) reads may (the document's classes, the calls of them, its
 // module-level functions).

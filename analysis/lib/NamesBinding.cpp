@@ -329,6 +329,50 @@ void Globals::bindImportFrom(TSNode stmt, const syntax::ParsedSource& doc) {
   }
 }
 
+// `functools.partial(<launch API>, ...)`: a Partial binding carrying the
+// keywords it fixes (interpret=, scratch) and the kernel it binds.
+std::optional<Binding> launchPartial(TSNode call, const syntax::ParsedSource& doc,
+                                     const Globals& globals) {
+  if (!is(call, "call"))
+    return std::nullopt;
+  TSNode args = field(call, "arguments");
+  if (apiOf(field(call, "function"), doc, globals) != "functools.partial" || isNull(args) ||
+      ts_node_named_child_count(args) == 0)
+    return std::nullopt;
+  std::string inner = apiOf(ts_node_named_child(args, 0), doc, globals);
+  if (!detail::isLaunchApi(inner))
+    return std::nullopt;
+  Binding b;
+  b.kind = Binding::Kind::Partial;
+  b.target = inner;
+  TSNode interpretNode{};
+  unsigned positional = 0;
+  for (TSNode a : syntax::namedChildren(args)) {
+    bool isPositional = !is(a, "keyword_argument") && !is(a, "comment") && !is(a, "list_splat") &&
+                        !is(a, "dictionary_splat");
+    if (isPositional && positional++ == 1 && is(a, "identifier")) // the kernel it binds
+      b.partialKernel = str(doc.textOf(a));
+    if (!is(a, "keyword_argument")) // the first argument is positional
+      continue;
+    std::string k = keywordName(a, doc);
+    if ((k == "kernel" || k == "body") && is(field(a, "value"), "identifier"))
+      b.partialKernel = str(doc.textOf(field(a, "value")));
+    b.keywords.emplace_back(k, str(doc.textOf(field(a, "value"))));
+    if (k == "interpret")
+      interpretNode = field(a, "value");
+    if (k == "scratch_shapes" || k == "scratch_types") {
+      if (auto kinds = scratchKinds(field(a, "value"), doc, globals)) {
+        b.scratch = *kinds;
+        b.scratchKnown = true;
+      }
+    }
+  }
+  b.interpret = evaluateInterpret(interpretNode, doc, globals, nullptr);
+  if (isNull(interpretNode))
+    b.interpret->source = "absent";
+  return b;
+}
+
 void Globals::bindAssignment(TSNode assign, const syntax::ParsedSource& doc) {
   TSNode left = field(assign, "left");
   TSNode right = field(assign, "right");
@@ -387,42 +431,12 @@ void Globals::bindAssignment(TSNode assign, const syntax::ParsedSource& doc) {
   } else if (t == "call") {
     TSNode callee = field(right, "function");
     std::string api = apiOf(callee, doc, *this);
-    TSNode args = field(right, "arguments");
     if (endsWith(api, "InterpretGPUParams")) {
       b.kind = Binding::Kind::Constant;
       b.target = str(doc.textOf(right));
       b.interpret = evaluateInterpret(right, doc, *this, nullptr);
-    } else if (api == "functools.partial" && !isNull(args) && ts_node_named_child_count(args) > 0) {
-      std::string inner = apiOf(ts_node_named_child(args, 0), doc, *this);
-      if (detail::isLaunchApi(inner)) {
-        b.kind = Binding::Kind::Partial;
-        b.target = inner;
-        TSNode interpretNode{};
-        unsigned positional = 0;
-        for (TSNode a : syntax::namedChildren(args)) {
-          bool isPositional = !is(a, "keyword_argument") && !is(a, "comment") &&
-                              !is(a, "list_splat") && !is(a, "dictionary_splat");
-          if (isPositional && positional++ == 1 && is(a, "identifier")) // the kernel it binds
-            b.partialKernel = str(doc.textOf(a));
-          if (!is(a, "keyword_argument")) // the first argument is positional
-            continue;
-          std::string k = keywordName(a, doc);
-          if ((k == "kernel" || k == "body") && is(field(a, "value"), "identifier"))
-            b.partialKernel = str(doc.textOf(field(a, "value")));
-          b.keywords.emplace_back(k, str(doc.textOf(field(a, "value"))));
-          if (k == "interpret")
-            interpretNode = field(a, "value");
-          if (k == "scratch_shapes" || k == "scratch_types") {
-            if (auto kinds = scratchKinds(field(a, "value"), doc, *this)) {
-              b.scratch = *kinds;
-              b.scratchKnown = true;
-            }
-          }
-        }
-        b.interpret = evaluateInterpret(interpretNode, doc, *this, nullptr);
-        if (isNull(interpretNode))
-          b.interpret->source = "absent";
-      }
+    } else if (auto partial = launchPartial(right, doc, *this)) {
+      b = *partial;
     } else if (auto r = resolveGlobalExpr(callee, doc, *this);
                r && r->kind == Binding::Kind::Symbol && r->target == "types.ModuleType") {
       // A fresh module object: bindModuleClone may give it a module's names.

@@ -822,10 +822,11 @@ instanceAttributeInterpret(TSNode expr, const syntax::ParsedSource& doc, const G
 }
 
 std::optional<InterpretEval> classAttributeInterpret(TSNode expr, const syntax::ParsedSource& doc,
-                                                     const Globals& globals) {
+                                                     const Globals& globals,
+                                                     const std::string& clsName) {
   if (!is(expr, "attribute") || !is(field(expr, "object"), "identifier"))
     return std::nullopt;
-  std::string cls = textOf(field(expr, "object"), doc);
+  std::string cls = clsName.empty() ? textOf(field(expr, "object"), doc) : clsName;
   const Binding* b = globals.find(cls);
   if (!b || b->kind != Binding::Kind::Class || !b->file.empty())
     return std::nullopt; // not a class of this document

@@ -312,6 +312,77 @@ def h(x):
       << "the with scope and the launch";
 }
 
+// A name an if / match rebinds (8.80): a condition known statically picks
+// its branch; otherwise each branch's value is one of the paths. An else
+// branch that opens nested scopes must not disturb the join (it once read
+// a scope table the nested defs had reallocated).
+TEST(Interpret, BranchesJoinWhatTheTakenBranchBinds) {
+  std::string text = lowerToText(R"py(
+import sys
+from jax.experimental import pallas as pl
+
+DEBUG = True
+MODE = "fast"
+
+def k(x_ref, o_ref):
+  o_ref[...] = x_ref[...]
+
+def a(x):
+  if DEBUG:
+    interpret = True
+  else:
+    interpret = False
+  return pl.pallas_call(k, out_shape=x, interpret=interpret)(x)
+def b(x):
+  interpret = True
+  if not DEBUG:
+    interpret = False
+  return pl.pallas_call(k, out_shape=x, interpret=interpret)(x)
+def c(x):
+  if "--debug" in sys.argv:
+    interpret = True
+  else:
+    interpret = False
+  return pl.pallas_call(k, out_shape=x, interpret=interpret)(x)
+def d(x):
+  match MODE:
+    case "debug":
+      interpret = True
+    case "fast":
+      interpret = False
+    case _:
+      interpret = True
+  return pl.pallas_call(k, out_shape=x, interpret=interpret)(x)
+def e(x):
+  if sys.argv:
+    interpret = True
+  else:
+    def g1():
+      def g2():
+        def g3():
+          def g4():
+            def g5():
+              return 1
+            return g5
+          return g4
+        return g3
+      return g2
+    interpret = True
+  return pl.pallas_call(k, out_shape=x, interpret=interpret)(x)
+)py");
+  auto launchIn = [&](const std::string& fn) {
+    size_t at = text.find("pallas.func def @" + fn + " ");
+    size_t l = text.find("pallas.launch", at);
+    return text.substr(l, text.find('\n', l) - l);
+  };
+  EXPECT_NE(launchIn("a").find("paths [interpret_hlo]"), std::string::npos) << launchIn("a");
+  EXPECT_NE(launchIn("b").find("paths [interpret_hlo]"), std::string::npos) << launchIn("b");
+  EXPECT_NE(launchIn("c").find("paths [compiled, interpret_hlo]"), std::string::npos)
+      << launchIn("c");
+  EXPECT_NE(launchIn("d").find("paths [compiled]"), std::string::npos) << launchIn("d");
+  EXPECT_NE(launchIn("e").find("paths [interpret_hlo]"), std::string::npos) << launchIn("e");
+}
+
 // `self.attr` is what the objects the document builds hold (8.27): the
 // argument __init__ stores (keyword, positional, default), the class
 // attribute of the instance's own class first; anything not known is

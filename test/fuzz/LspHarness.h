@@ -57,15 +57,25 @@ struct LspHarness {
     drain();
   }
 
-  // Waits until every message received so far was handled.
+  // Waits until every message received so far was handled. The I/O context
+  // runs while it waits, as the server's I/O thread always does: a request
+  // on the pool may wait for an analysis whose start is posted there (the
+  // scheduler's timers), and would otherwise wait for ever.
   void drain() {
     std::promise<void> ordered, pooled;
     boost::asio::post(endpoint->orderedQueue(), [&] { ordered.set_value(); });
-    ordered.get_future().wait();
+    runIoUntil(ordered.get_future());
     boost::asio::post(pool, [&] { pooled.set_value(); });
-    pooled.get_future().wait();
+    runIoUntil(pooled.get_future());
     io.restart();
     io.poll();
+  }
+
+  void runIoUntil(std::future<void> done) {
+    while (done.wait_for(std::chrono::milliseconds(1)) != std::future_status::ready) {
+      io.restart();
+      io.poll();
+    }
   }
 };
 
