@@ -159,6 +159,79 @@ KwargsEdits kwargsEdits(mlir::Value kwargs, mlir::Operation* launch) {
   return out;
 }
 
+// What a decorator of this module applied to `func` does to `keyword`
+// before it calls `func` (8.83): `def debuggable(f): @functools.wraps(f)
+// def wrapper(*args, **kwargs): kwargs["interpret"] = True; return f(*args,
+// **kwargs); return wrapper`. Every call of the decorated name is a call of
+// the wrapper, so its edits of **kwargs (and a keyword it passes itself)
+// come before what each caller passes. nullopt when func has no such
+// decorator or the wrapper is not that simple shape.
+std::optional<KwargsEdits> decoratorEdits(pd::FuncOp func, llvm::StringRef keyword) {
+  if (func.getDecorators().empty())
+    return std::nullopt;
+  auto module = func->getParentOfType<mlir::ModuleOp>();
+  pd::FuncOp decorator;
+  unsigned decorators = 0;
+  for (mlir::Operation& op : func.getDecorators().front()) {
+    auto apply = llvm::dyn_cast<pd::CallIndirectOp>(op);
+    auto g = apply ? apply.getCallee().getDefiningOp<pd::GlobalOp>() : pd::GlobalOp();
+    if (!apply || apply->getParentOp() != func.getOperation())
+      continue;
+    ++decorators;
+    llvm::StringRef resolved = g ? g.getResolved() : "";
+    if (module && resolved.consume_front("local:"))
+      decorator = module.lookupSymbol<pd::FuncOp>(resolved);
+  }
+  if (decorators != 1 || !decorator || decorator.getBody().empty() ||
+      decorator.getBody().front().getNumArguments() == 0)
+    return std::nullopt;
+  mlir::Value wrapped = decorator.getBody().front().getArgument(0);
+  auto ret = llvm::dyn_cast<pd::ReturnOp>(decorator.getBody().front().getTerminator());
+  mlir::Value returned = ret && ret->getNumOperands() == 1 ? ret->getOperand(0) : mlir::Value();
+  // `functools.wraps(f)(wrapper)` returns the wrapper.
+  if (auto call = returned ? returned.getDefiningOp<pd::CallIndirectOp>() : pd::CallIndirectOp())
+    if (auto wraps = call.getCallee().getDefiningOp<pd::PrimOp>();
+        wraps && wraps.getApi() == "functools.wraps" && call.getArgs().size() == 1)
+      returned = call.getArgs()[0];
+  auto wrapper = returned ? returned.getDefiningOp<pd::ClosureOp>() : pd::ClosureOp();
+  if (!wrapper || wrapper.getBody().empty())
+    return std::nullopt;
+  mlir::Block& body = wrapper.getBody().front();
+  mlir::Value kwargs;
+  for (unsigned i = 0; i < wrapper.getArgNames().size() && i < body.getNumArguments(); ++i)
+    if (strAt(wrapper.getArgNames(), i).starts_with("**"))
+      kwargs = body.getArgument(i);
+  // The one call of the wrapped function, forwarding **kwargs.
+  pd::CallIndirectOp forward;
+  unsigned calls = 0;
+  wrapper.walk([&](pd::CallIndirectOp c) {
+    if (c.getCallee() == wrapped) {
+      forward = c;
+      ++calls;
+    }
+  });
+  if (calls != 1 || forward->getBlock() != &body)
+    return std::nullopt;
+  KwargsEdits out;
+  bool forwardsKwargs = false;
+  for (unsigned i = 0; i < forward.getArgs().size(); ++i) {
+    std::string k = strAt(forward.getKeywords(), i);
+    if (k == keyword)
+      out.assigned = forward.getArgs()[i]; // `f(*args, interpret=True, **kwargs)`
+    forwardsKwargs |= k == "**" && forward.getArgs()[i] == kwargs;
+  }
+  if (!forwardsKwargs)
+    return std::nullopt;
+  if (out.assigned)
+    return out;
+  if (keyword != "interpret")
+    return std::nullopt; // kwargsEdits reads the interpret key only
+  out = kwargsEdits(kwargs, forward);
+  if (!out.assigned && !out.defaulted && !out.unknown)
+    return std::nullopt;
+  return out;
+}
+
 std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& doc, pd::FuncOp func,
                                          const std::string& name, const Default& dflt,
                                          unsigned depth, const std::string& attribute = "",
@@ -482,6 +555,10 @@ std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& do
   KwargsEdits edits;
   if (viaKwargs && launch && !func.getBody().empty())
     edits = kwargsEdits(func.getBody().front().getArgument(static_cast<unsigned>(param)), launch);
+  // A decorator's wrapper that sets the keyword before calling func.
+  if (!viaKwargs)
+    if (std::optional<KwargsEdits> decorated = decoratorEdits(func, keyword))
+      edits = *decorated;
   std::vector<CallContext> out;
   for (const detail::CallEdge& e : index.callersOf(doc, func.getSymName())) {
     if (!e.site || llvm::isa<pd::LaunchOp>(e.site))
