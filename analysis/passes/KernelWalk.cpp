@@ -397,12 +397,23 @@ void KernelWalk::visit(mlir::Operation& op) {
         std::optional<bool> known = i.getStaticCond();
         if (!known)
           known = truthOf(i.getCondition());
+        // A Python `if` in a kernel tests a value known when it is traced
+        // (a traced one raises): not known here, either branch may be the
+        // one traced, so what each binds may not be (8.84).
+        unsigned line = detail::sourceLocation(i.getLoc()).range.start.line + 1;
+        auto walkBranch = [&](mlir::Region& r, bool taken) {
+          if (!known)
+            dispatch_.push_back("when the `if` at line " + std::to_string(line) + " is " +
+                                (taken ? "true" : "false"));
+          for (mlir::Block& b : r)
+            walkBlock(b);
+          if (!known)
+            dispatch_.pop_back();
+        };
         if (!known || *known)
-          for (mlir::Block& b : i.getThenRegion())
-            walkBlock(b);
+          walkBranch(i.getThenRegion(), true);
         if (!known || !*known)
-          for (mlir::Block& b : i.getElseRegion())
-            walkBlock(b);
+          walkBranch(i.getElseRegion(), false);
       })
       .Case<pd::InlineMgpuOp>(
           [&](pd::InlineMgpuOp inl) { recordInline(inl, inl, nullptr, strongest(inl)); })
@@ -842,6 +853,11 @@ void KernelWalk::onScope(pd::ScopeOp scope) {
   // A pipeline runs (and binds) where it is called.
   if (isPipeline(scope) && pipelineIsCalled(scope))
     return;
+  // `pl.when(False)` with a Python bool (a literal, a module constant): JAX
+  // never calls the body, so nothing in it is traced.
+  if (scope.getApi() == "pl.when" && !scope.getArgs().empty())
+    if (std::optional<bool> cond = truthOf(scope.getArgs()[0]); cond && !*cond)
+      return;
   walkScopeBody(scope);
 }
 
