@@ -31,11 +31,15 @@ TSNode CallArguments::positional(unsigned index) const {
 TSNode CallArguments::keyword(std::string_view name) const {
   if (isNull(list))
     return TSNode{};
+  TSNode fromSplat{};
   for (TSNode ch : syntax::namedChildren(list)) {
     if (is(ch, "keyword_argument") && doc.textOf(field(ch, "name")) == name)
       return field(ch, "value");
+    if (is(ch, "dictionary_splat") && splatKey)
+      if (TSNode v = splatKey(ch, name); !isNull(v))
+        fromSplat = v;
   }
-  return TSNode{};
+  return fromSplat;
 }
 
 TSNode CallArguments::positionalOrKeyword(unsigned index, std::string_view name) const {
@@ -45,7 +49,7 @@ TSNode CallArguments::positionalOrKeyword(unsigned index, std::string_view name)
 
 // A call of a JAX/Pallas API (canonical name).
 mlir::Value Lowerer::lowerApiCall(TSNode n, const std::string& api, TSNode argList) {
-  CallArguments args{argList, doc_, [this](TSNode splat) { return splattedLiteral(splat); }};
+  CallArguments args = callArguments(argList);
   if (isLaunchApi(api))
     return lowerLaunchCall(n, api, args);
   if (api == "functools.partial")
@@ -90,7 +94,9 @@ mlir::Value Lowerer::factoryValue(TSNode n, std::string api, bool viaPartial) {
 // a launch when the body is given, else a factory waiting for it.
 mlir::Value Lowerer::lowerLaunchCall(TSNode n, const std::string& api, const CallArguments& args,
                                      const LaunchWrapper* wrapper) {
-  TSNode body = api == apiName(Api::CoreMap) ? TSNode{} : args.positionalOrKeyword(0, "body");
+  // pl.pallas_call names its kernel `kernel`; plgpu.kernel and pl.kernel `body`.
+  std::string_view bodyName = api == apiName(Api::PallasCall) ? "kernel" : "body";
+  TSNode body = api == apiName(Api::CoreMap) ? TSNode{} : args.positionalOrKeyword(0, bodyName);
   if (api == apiName(Api::Kernel) && isNull(args.positional(0)))
     body = args.keyword("body");
   // A kernel-taking wrapper: the kernel is the wrapper's own parameter.

@@ -89,6 +89,76 @@ TSNode Lowerer::splattedLiteral(TSNode splat) {
   return v;
 }
 
+CallArguments Lowerer::callArguments(TSNode argList) {
+  return CallArguments{
+      argList, doc_, [this](TSNode splat) { return splattedLiteral(splat); },
+      [this](TSNode splat, std::string_view key) { return splattedKey(splat, key); }};
+}
+
+// What `**spec` holds under `key` (`pl.pallas_call(**spec)` with spec a dict
+// literal, `dict(kernel=k, ...)`, or what a module function returns): the
+// value when the mapping is a literal whose last entry for the key is not
+// followed by a `**` part. A value from a function's return is taken only
+// when it names a module-level def the function does not rebind (its other
+// names are the function's, not this scope's).
+TSNode Lowerer::splattedKey(TSNode splat, std::string_view key) {
+  TSNode v = ts_node_named_child(splat, 0);
+  bool returned = false;
+  for (int hops = 0; hops < 4 && !isNull(v); ++hops) {
+    while (is(v, "parenthesized_expression"))
+      v = ts_node_named_child(v, 0);
+    if (is(v, "identifier")) {
+      const Var* var = findLocal(text(v));
+      const ValInfo* vi = var && !readsLate(text(v)) ? infoOf(var->value) : nullptr;
+      if (!vi)
+        return TSNode{};
+      v = !isNull(vi->expression) ? vi->expression : vi->constant;
+      continue;
+    }
+    if (is(v, "call") &&
+        !(is(field(v, "function"), "identifier") && text(field(v, "function")) == "dict")) {
+      // Its value may read the function's names: only a module def is kept.
+      std::optional<TSNode> r = names::returnedValue(v, doc_, /*readsLocals=*/true);
+      v = r ? *r : TSNode{};
+      returned = true;
+      continue;
+    }
+    break;
+  }
+  TSNode found{};
+  if (is(v, "dictionary")) {
+    for (TSNode pair : syntax::namedChildren(v)) {
+      if (is(pair, "dictionary_splat")) {
+        found = TSNode{}; // may replace the key
+        continue;
+      }
+      if (!is(pair, "pair"))
+        continue;
+      TSNode k = field(pair, "key");
+      std::string kt = text(k);
+      if (is(k, "string") && kt.size() >= 2 && kt.substr(1, kt.size() - 2) == key)
+        found = field(pair, "value");
+    }
+  } else if (is(v, "call")) {
+    for (TSNode a : syntax::namedChildren(field(v, "arguments"))) {
+      if (is(a, "dictionary_splat") || is(a, "list_splat"))
+        found = TSNode{};
+      else if (is(a, "keyword_argument") && doc_.textOf(field(a, "name")) == key)
+        found = field(a, "value");
+    }
+  }
+  if (isNull(found) || !returned)
+    return found;
+  // From another function's body: a module-level def it does not shadow.
+  if (!is(found, "identifier"))
+    return TSNode{};
+  TSNode def = names::enclosingScope(found);
+  if (!isNull(def) && names::boundInDef(def, text(found), doc_))
+    return TSNode{};
+  std::optional<Binding> b = findGlobal(text(found));
+  return b && b->kind == Binding::Kind::Function ? found : TSNode{};
+}
+
 Lowerer::Args Lowerer::lowerArgs(TSNode argList, unsigned skipPositional) {
   Args a;
   if (isNull(argList))
@@ -396,7 +466,7 @@ mlir::Value Lowerer::lowerCall(TSNode n) {
   TSNode argList = field(n, "arguments");
   // `self.kernel(...)` of a launch wrapper method: the launch it forwards to.
   if (auto w = launchWrapperOf(callee)) {
-    CallArguments args{argList, doc_, [this](TSNode splat) { return splattedLiteral(splat); }};
+    CallArguments args = callArguments(argList);
     return lowerLaunchCall(n, w->api, args, &*w);
   }
   if (is(callee, "identifier") || is(callee, "attribute")) {

@@ -261,8 +261,7 @@ mlir::Value Lowerer::emitScope(TSNode site, const std::string& api, const Args& 
 TSNode Lowerer::partialBoundKernel(TSNode partialCall, const std::string& api) {
   if (isNull(partialCall) || !is(partialCall, "call") || api == apiName(Api::CoreMap))
     return TSNode{};
-  CallArguments args{field(partialCall, "arguments"), doc_,
-                     [this](TSNode splat) { return splattedLiteral(splat); }};
+  CallArguments args = callArguments(field(partialCall, "arguments"));
   return args.positionalOrKeyword(1, api == apiName(Api::Kernel) ? "body" : "kernel");
 }
 

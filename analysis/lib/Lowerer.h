@@ -158,6 +158,9 @@ struct CallArguments {
   // elements are positional arguments; after an unknown one, positions are
   // not known.
   std::function<TSNode(TSNode)> unpack = nullptr;
+  // The value a `**mapping` holds under a key, when known
+  // (Lowerer::splattedKey): keyword() reads it when no keyword is written.
+  std::function<TSNode(TSNode, std::string_view)> splatKey = nullptr;
   TSNode positional(unsigned index) const; // keywords and comments skipped
   TSNode keyword(std::string_view name) const;
   TSNode positionalOrKeyword(unsigned index, std::string_view name) const;
@@ -424,6 +427,8 @@ private:
   std::vector<TSNode> paramTupleDefault(TSNode value, size_t count, std::string* param);
   std::string defaultText(TSNode dflt);
   std::optional<Binding> classAttributePartial(const std::string& cls, const std::string& attr);
+  TSNode splattedKey(TSNode splat, std::string_view key);
+  CallArguments callArguments(TSNode argList);
   TSNode splattedLiteral(TSNode splat);
   std::optional<names::InterpretEval> classmethodAttribute(TSNode interpretNode);
   std::pair<TSNode, std::string> describeLocal(const ValInfo* vi);

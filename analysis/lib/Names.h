@@ -326,9 +326,11 @@ std::vector<std::string> instantiatedReceivers(const syntax::ParsedSource& doc,
 
 // NamesReturns.cpp (8.31): the expression a call of a module-level function
 // of the document returns, when the function's text fixes it (every return
-// spells the same value, which reads only module-level names); nullopt
+// spells the same value, which reads only module-level names, unless
+// `readsLocals`: then the caller reads only what it can place); nullopt
 // otherwise.
-std::optional<TSNode> returnedValue(TSNode call, const syntax::ParsedSource& doc);
+std::optional<TSNode> returnedValue(TSNode call, const syntax::ParsedSource& doc,
+                                    bool readsLocals = false);
 // How many times this thread's evaluations followed what a module-level
 // function returns (8.31): an evaluation that did depends on the
 // document's functions (the lowering then keeps instancesFingerprint).

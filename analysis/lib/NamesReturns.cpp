@@ -59,7 +59,8 @@ uint64_t returnsFollowed() {
   return followed;
 }
 
-std::optional<TSNode> returnedValue(TSNode call, const syntax::ParsedSource& doc) {
+std::optional<TSNode> returnedValue(TSNode call, const syntax::ParsedSource& doc,
+                                    bool readsLocals) {
   while (is(call, "parenthesized_expression"))
     call = ts_node_named_child(call, 0);
   if (!is(call, "call") || !is(field(call, "function"), "identifier"))
@@ -106,7 +107,7 @@ std::optional<TSNode> returnedValue(TSNode call, const syntax::ParsedSource& doc
       value,
       [&](TSNode n) { return is(n, "identifier") && boundInDef(def, str(doc.textOf(n)), doc); },
       [](TSNode) { return false; });
-  if (readsLocal)
+  if (readsLocal && !readsLocals)
     return std::nullopt;
   ++followed;
   return value;
