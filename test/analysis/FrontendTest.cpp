@@ -29,6 +29,13 @@ def run(x):
   )(x)
 )py";
 
+// The launch line that follows `pallas.func def @fn` in a printed module.
+std::string launchAfterDef(const std::string& text, const std::string& fn) {
+  size_t at = text.find("pallas.func def @" + fn + " ");
+  size_t l = text.find("pallas.launch", at);
+  return text.substr(l, text.find('\n', l) - l);
+}
+
 void expectKernelRecognised(const std::string& imports) {
   std::string text = lowerToText("import jax\n" + imports + kKernelBody);
   SCOPED_TRACE(imports);
@@ -286,12 +293,7 @@ def h(x):
   flag = True
   return pl.pallas_call(k, out_shape=x, interpret=flag)(x)
 )py");
-  auto launchIn = [&](const std::string& fn) {
-    // The launch line that follows `pallas.func def @fn`.
-    size_t at = text.find("pallas.func def @" + fn + " ");
-    size_t l = text.find("pallas.launch", at);
-    return text.substr(l, text.find('\n', l) - l);
-  };
+  auto launchIn = [&](const std::string& fn) { return launchAfterDef(text, fn); };
   EXPECT_NE(launchIn("a").find("interpret module_constant"), std::string::npos) << launchIn("a");
   EXPECT_NE(launchIn("a").find("paths [compiled]"), std::string::npos);
   EXPECT_NE(launchIn("b").find("interpret default_param"), std::string::npos) << launchIn("b");
@@ -370,11 +372,7 @@ def e(x):
     interpret = True
   return pl.pallas_call(k, out_shape=x, interpret=interpret)(x)
 )py");
-  auto launchIn = [&](const std::string& fn) {
-    size_t at = text.find("pallas.func def @" + fn + " ");
-    size_t l = text.find("pallas.launch", at);
-    return text.substr(l, text.find('\n', l) - l);
-  };
+  auto launchIn = [&](const std::string& fn) { return launchAfterDef(text, fn); };
   EXPECT_NE(launchIn("a").find("paths [interpret_hlo]"), std::string::npos) << launchIn("a");
   EXPECT_NE(launchIn("b").find("paths [interpret_hlo]"), std::string::npos) << launchIn("b");
   EXPECT_NE(launchIn("c").find("paths [compiled, interpret_hlo]"), std::string::npos)
