@@ -174,7 +174,7 @@ bool passedAsKeyword(const syntax::ParsedSource& doc, const std::string& attr) {
 std::optional<Binding> Lowerer::classAttributePartial(const std::string& cls,
                                                       const std::string& attr) {
   TSNode clsDef = classNamed(doc_, cls);
-  if (isNull(clsDef) || passedAsKeyword(doc_, attr))
+  if (isNull(clsDef))
     return std::nullopt;
   TSNode value{};
   unsigned stores = 0;
@@ -213,7 +213,12 @@ std::optional<Binding> Lowerer::classAttributePartial(const std::string& cls,
   }
   if (stores != 1 || isNull(value))
     return std::nullopt;
-  return names::launchPartial(value, doc_, globals_);
+  // Read the whole text for `attr=` only for an attribute that holds a
+  // partial: every `self.x` of a method asks here.
+  std::optional<Binding> partial = names::launchPartial(value, doc_, globals_);
+  if (!partial || passedAsKeyword(doc_, attr))
+    return std::nullopt;
+  return partial;
 }
 
 // `self.m` in a method of class C (or in a closure inside one) where m is a
