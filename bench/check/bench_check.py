@@ -11,8 +11,14 @@ With --generated-kernels N the corpus is instead N generated kernel modules
 (generate_kernels.py: every file a Pallas Mosaic GPU kernel module, one in
 eight with a finding), the case where no file can be skipped.
 
+With --parse-floor PATH (bench_parse_floor, built in bench/check/) a third
+row times tree-sitter parsing the same corpus on the same number of threads
+and nothing else: the least a tree-sitter-based `check` can take there, so
+the gap between `check` and ruff splits into what the analysis costs and
+what the parser alone costs.
+
 Usage: bench_check.py --bin PATH --ruff PATH [--repeat N] [--jobs N] [--out FILE]
-                      [--generated-kernels N]
+                      [--generated-kernels N] [--parse-floor PATH]
 Prints a table and writes a JSON record. Never asserts: targets are read
 from the numbers, not enforced here.
 """
@@ -80,6 +86,7 @@ def main() -> int:
     ap.add_argument("--generated-kernels", type=int, default=0,
                     help="instead: N generated kernel modules (generate_kernels.py), nothing else")
     ap.add_argument("--out")
+    ap.add_argument("--parse-floor", help="bench_parse_floor binary: time tree-sitter parsing alone")
     args = ap.parse_args()
     # The tools run inside the corpus folder: make their paths absolute.
     args.bin = str(pathlib.Path(args.bin).resolve())
@@ -97,12 +104,17 @@ def main() -> int:
         else:
             files, lines = build_corpus(corpus, fixtures, args.kernel_copies, not args.kernels_only)
         tools = {
+            # The default (text) output, like ruff's: `--format json` also
+            # judges every launch on all four paths (its "launches" matrix).
             "pallas-lsp check": [args.bin, "check", "--no-config", "--exit-zero", "--quiet",
-                                 "--jobs", str(args.jobs), "--format", "json", "."],
+                                 "--jobs", str(args.jobs), "."],
             # --isolated: no configuration; ruff's default rule set; no cache so
             # every run does the full work, like pallas-lsp (which has no cache).
             "ruff check": [args.ruff, "check", "--isolated", "--no-cache", "--exit-zero", "--quiet", "."],
         }
+        if args.parse_floor:
+            tools["tree-sitter parse only"] = [str(pathlib.Path(args.parse_floor).resolve()),
+                                               "--jobs", str(args.jobs), "."]
         results = {}
         for name, cmd in tools.items():
             timed(cmd, corpus)  # warm the page cache
@@ -129,7 +141,7 @@ def main() -> int:
             }
         # How many findings pallas-lsp reported on the corpus (context for
         # the numbers: a placeholder analysis that finds nothing is fast).
-        _, _, output = timed(tools["pallas-lsp check"], corpus)
+        _, _, output = timed(tools["pallas-lsp check"][:-1] + ["--format", "json", "."], corpus)
         try:  # fails (None) when pallas-lsp failed
             summary = json.loads(output[: output.rindex("}") + 1])["summary"]
         except (ValueError, KeyError):
@@ -149,14 +161,19 @@ def main() -> int:
         record["ratio_pallas_over_ruff"] = round(results["pallas-lsp check"]["lines_per_second"]
                                                  / results["ruff check"]["lines_per_second"], 3)
     print(f"corpus: {files} files, {lines} lines; jobs={args.jobs}; repeat={args.repeat} (median shown)")
-    print(f"{'tool':<18} {'seconds':>9} {'lines/s':>12} {'files/s':>9}")
+    print(f"{'tool':<24} {'seconds':>9} {'lines/s':>12} {'files/s':>9}")
     for name, r in results.items():
         if "failed" in r:
-            print(f"{name:<18} FAILED ({r['failed'].splitlines()[0]})")
+            print(f"{name:<24} FAILED ({r['failed'].splitlines()[0]})")
         else:
-            print(f"{name:<18} {r['seconds_median']:>9.3f} {r['lines_per_second']:>12,} {r['files_per_second']:>9,}")
+            print(f"{name:<24} {r['seconds_median']:>9.3f} {r['lines_per_second']:>12,} {r['files_per_second']:>9,}")
     if "ratio_pallas_over_ruff" in record:
         print(f"pallas-lsp / ruff (lines/s): {record['ratio_pallas_over_ruff']}")
+    floor = results.get("tree-sitter parse only", {})
+    if "seconds_median" in floor and "seconds_median" in results["ruff check"]:
+        record["parse_floor_over_ruff_seconds"] = round(
+            floor["seconds_median"] / results["ruff check"]["seconds_median"], 3)
+        print(f"tree-sitter parse alone / ruff's whole run (seconds): {record['parse_floor_over_ruff_seconds']}")
     if summary is not None:
         print(f"pallas-lsp findings on the corpus: {summary}")
     if args.out:

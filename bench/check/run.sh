@@ -14,5 +14,7 @@ case "$build" in /*) ;; *) build="$root/$build";; esac
 bin="${PALLAS_LSP_BIN:-$build/server/pallas-lsp}"
 [ -x "$bin" ] || { echo "no pallas-lsp at $bin; build first (scripts/build.sh)" >&2; exit 2; }
 mkdir -p "$root/bench/results"
-exec "$root/.venv/bin/python" "$root/bench/check/bench_check.py" --bin "$bin" --ruff "$root/.venv/bin/ruff" \
+floor=()  # tree-sitter parsing alone, when the build has it (ninja bench_parse_floor)
+[ -x "$build/bench/check/bench_parse_floor" ] && floor=(--parse-floor "$build/bench/check/bench_parse_floor")
+exec "$root/.venv/bin/python" "$root/bench/check/bench_check.py" --bin "$bin" --ruff "$root/.venv/bin/ruff" "${floor[@]}" \
   --out "$root/bench/results/check-throughput-$(date -u +%Y-%m-%dT%H-%M-%S).json" "$@"
