@@ -21,7 +21,7 @@ const llvm::StringSet<>& builtinNames() {
       "ValueError", "TypeError",  "RuntimeError", "Exception",
       "divmod",     "round",      "repr",         "id",
       "hash",       "setattr",    "callable",     "format",
-      "frozenset",  "vars"};
+      "frozenset",  "vars",       "globals"};
   return names;
 }
 

@@ -828,8 +828,26 @@ void Lowerer::lowerLoop(TSNode s, bool isFor) {
 // an iteration short (no break / continue / return / raise / yield): every
 // element is bound to v in turn, and every statement of the body runs with
 // each (docs/analysis.md 8.26). The literal; null otherwise.
+// A loop target every element is bound to whole: one name, or a flat
+// pattern of names (`for name, fn in ...`, each the element's item).
+bool Lowerer::plainLoopTarget(TSNode left) {
+  if (is(left, "identifier"))
+    return true;
+  if (!is(left, "pattern_list") && !is(left, "tuple_pattern"))
+    return false;
+  unsigned names = 0;
+  for (TSNode el : syntax::namedChildren(left)) {
+    if (is(el, "comment"))
+      continue;
+    if (!is(el, "identifier"))
+      return false;
+    ++names;
+  }
+  return names > 0;
+}
+
 TSNode Lowerer::everyElementOf(TSNode s) {
-  if (!is(field(s, "left"), "identifier") || !isNull(field(s, "alternative")))
+  if (!plainLoopTarget(field(s, "left")) || !isNull(field(s, "alternative")))
     return TSNode{};
   TSNode right = field(s, "right");
   while (is(right, "parenthesized_expression"))
@@ -884,11 +902,11 @@ bool Lowerer::loopBodyCuts(TSNode s) {
 
 // `for v in gen():` with gen a module-level def of this file (not
 // decorated, not rebound locally) whose statements are only `yield e`
-// (a docstring and comments aside): v is each e in turn, and, as for a
+// (a docstring, comments and plain defs aside): v is each e in turn, and, as for a
 // literal (everyElementOf), every statement of a body that cannot cut an
 // iteration short runs with each (docs/analysis.md 8.45).
 bool Lowerer::yieldsEveryElement(TSNode s) {
-  if (!is(field(s, "left"), "identifier") || !isNull(field(s, "alternative")))
+  if (!plainLoopTarget(field(s, "left")) || !isNull(field(s, "alternative")))
     return false;
   TSNode right = field(s, "right");
   TSNode gen = moduleDefStatementOf(is(right, "call") ? field(right, "function") : TSNode{});
@@ -903,6 +921,10 @@ bool Lowerer::yieldsEveryElement(TSNode s) {
                    : TSNode{};
     bool docstring = index++ == 0 && is(e, "string");
     if (docstring)
+      continue;
+    // A plain def between the yields only binds the name a yield gives out
+    // (`def plain(...): ...` then `yield "plain", plain`; 8.87).
+    if (is(st, "function_definition"))
       continue;
     if (isNull(yieldedExpression(st)))
       return false;

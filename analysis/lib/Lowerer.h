@@ -492,6 +492,7 @@ private:
   std::optional<bool> staticCondition(TSNode cond);
   bool neverCompletes(TSNode stmt);
   bool neverCompletesBlock(TSNode block);
+  bool plainLoopTarget(TSNode left);
   TSNode everyElementOf(TSNode forStatement);
   bool yieldsEveryElement(TSNode forStatement);
   TSNode contextManagerYield(TSNode withValue);

@@ -290,6 +290,13 @@ std::optional<InterpretEval> moduleObjectFieldInterpret(const std::string& name,
 // the bases), a class attribute, or a `@property` evaluated on it. nullopt
 // when not determined or when the attribute may change out of sight (a
 // setter method, setattr, K handed on uncalled).
+// The expression `obj.attr` holds in the object the call `site` of a
+// module-level class K builds, when it is one the call's own scope reads (an
+// argument of the call, a dataclass / NamedTuple field given by position or
+// keyword, what `__init__` stores from a parameter; 8.16, 8.88); nullopt
+// when not determined or when the attribute may change out of sight.
+std::optional<TSNode> builtObjectAttribute(TSNode site, const std::string& attr,
+                                           const syntax::ParsedSource& doc, const Globals& globals);
 std::optional<InterpretEval> builtObjectAttributeInterpret(TSNode site, const std::string& attr,
                                                            const syntax::ParsedSource& doc,
                                                            const Globals& globals);

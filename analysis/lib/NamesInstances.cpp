@@ -848,17 +848,47 @@ std::optional<InterpretEval> classAttributeInterpret(TSNode expr, const syntax::
   return e;
 }
 
+namespace {
+
+// The instances of the class `site` builds, when its attributes can be read
+// off the text: a module-level class of the document none of whose objects'
+// attributes may change where the text does not show it. Null otherwise.
+std::shared_ptr<const Instances> readableInstances(TSNode site, const std::string& attr,
+                                                   const syntax::ParsedSource& doc) {
+  if (!is(site, "call") || !is(field(site, "function"), "identifier"))
+    return nullptr;
+  std::shared_ptr<const Instances> in = instancesOf(doc);
+  std::string k = textOf(field(site, "function"), doc);
+  if (!in->classes.count(k) || in->escaped.count(k) || in->dynamic || in->dynamicCalls ||
+      in->setters.count(attr) || in->storedElsewhere.count(attr))
+    return nullptr;
+  return in;
+}
+
+} // namespace
+
+std::optional<TSNode> builtObjectAttribute(TSNode site, const std::string& attr,
+                                           const syntax::ParsedSource& doc,
+                                           const Globals& globals) {
+  std::shared_ptr<const Instances> in = readableInstances(site, attr, doc);
+  if (!in)
+    return std::nullopt;
+  std::optional<Located> v =
+      valueIn(*in, textOf(field(site, "function"), doc), site, attr, doc, globals);
+  // Read in a def's scope (an `__init__` storing its own local): the def's
+  // names, not the module's; only a value the call itself passes is kept.
+  if (!v || (!isNull(v->scope) && !ts_node_eq(v->scope, enclosingScope(site))))
+    return std::nullopt;
+  return v->value;
+}
+
 std::optional<InterpretEval> builtObjectAttributeInterpret(TSNode site, const std::string& attr,
                                                            const syntax::ParsedSource& doc,
                                                            const Globals& globals) {
-  if (!is(site, "call") || !is(field(site, "function"), "identifier"))
+  std::shared_ptr<const Instances> in = readableInstances(site, attr, doc);
+  if (!in)
     return std::nullopt;
-  std::shared_ptr<const Instances> in = instancesOf(doc);
   std::string k = textOf(field(site, "function"), doc);
-  // Objects whose attribute may change where the text does not show it.
-  if (!in->classes.count(k) || in->escaped.count(k) || in->dynamic || in->dynamicCalls ||
-      in->setters.count(attr) || in->storedElsewhere.count(attr))
-    return std::nullopt;
   InterpretEval e{{"unknown"}, "unknown", "", {}, false};
   if (std::optional<Located> v = valueIn(*in, k, site, attr, doc, globals)) {
     LocalLookup scoped =

@@ -1046,7 +1046,21 @@ bool returnsOnly(pd::FuncOp func, mlir::Value value) {
 LaunchBodyArguments launchBodyArguments(CallIndex& index, const std::string& doc,
                                         pd::LaunchOp launch) {
   LaunchBodyArguments out;
-  auto arg = llvm::dyn_cast_or_null<mlir::BlockArgument>(launch.getBodyValue());
+  mlir::Value body = launch.getBodyValue();
+  // `spec.body` with `spec` the parameter: that attribute of what each
+  // caller passes (a NamedTuple / dataclass of kernels, 8.88).
+  std::string attribute;
+  // (A parameter's attribute is lowered as `ref.` or `value.`: the
+  // parameter may be a Ref.)
+  if (auto read = body ? body.getDefiningOp<pd::PrimOp>() : nullptr;
+      read && read.getArgs().size() == 1 && llvm::isa<mlir::BlockArgument>(read.getArgs()[0])) {
+    llvm::StringRef api = read.getApi();
+    if (api.consume_front("value.") || api.consume_front("ref.")) {
+      attribute = api.str();
+      body = read.getArgs()[0];
+    }
+  }
+  auto arg = llvm::dyn_cast_or_null<mlir::BlockArgument>(body);
   if (!arg)
     return out;
   mlir::Operation* owner = arg.getOwner()->getParentOp();
@@ -1097,7 +1111,9 @@ LaunchBodyArguments launchBodyArguments(CallIndex& index, const std::string& doc
       // A caller passing its own parameter on (a recursive call, a chain of
       // wrappers) adds no kernel the others do not name.
       if (value && !llvm::isa<mlir::BlockArgument>(value))
-        out.arguments.push_back({value, e.caller.path, nameOf(e.caller.func), name, e.site});
+        out.arguments.push_back({value, e.caller.path, nameOf(e.caller.func),
+                                 attribute.empty() ? name : name + "." + attribute, e.site,
+                                 attribute});
     }
   }
   return out;

@@ -281,7 +281,8 @@ bool KernelWalk::run() {
 KernelWalk::Callable KernelWalk::fromBodyArguments() const {
   std::vector<Callable> found;
   for (const LaunchBodyArgument& a : bodyArguments_) {
-    Callable c = resolve(a.value, 1, a.doc);
+    Callable c = a.attribute.empty() ? resolve(a.value, 1, a.doc)
+                                     : resolveMethod(a.value, a.attribute, 1, a.doc);
     if (!c.block || c.inlineMgpu)
       continue;
     if (llvm::any_of(found, [&](const Callable& f) { return f.block == c.block; }))
@@ -322,6 +323,13 @@ void KernelWalk::walkKernel(const Callable& body) {
   }
   for (auto& [param, value] : body.captured)
     argValues_[param] = value;
+  for (auto& [param, where] : body.leftOut)
+    defaulted_[param] = where;
+  // The launch passes its Refs positionally: a keyword-only parameter no
+  // partial fills keeps its default (`*, epilogue=fence_epilogue`).
+  for (unsigned i : keywordOnlyParameters(body.defOp, doc_))
+    if (!taken[i])
+      defaulted_[body.block->getArgument(i)] = doc_;
   unsigned free = static_cast<unsigned>(llvm::count(taken, false));
   for (unsigned i = 0, k = 0; i < n; ++i) {
     if (taken[i])
@@ -465,9 +473,13 @@ std::optional<bool> KernelWalk::truthOf(mlir::Value v, unsigned depth) const {
     return literal(c.getKind(), c.getValue());
   // A parameter of the def around the launch no call of this walk binds:
   // what its callers pass, or its default for an entry point (8.60).
-  if (auto arg = llvm::dyn_cast<mlir::BlockArgument>(value))
-    if (std::optional<Literal> l = launchParameterLiteral(arg, doc))
+  if (auto arg = llvm::dyn_cast<mlir::BlockArgument>(value)) {
+    std::optional<Literal> l = defaultLiteral(arg); // a parameter its call left out
+    if (!l)
+      l = launchParameterLiteral(arg, doc);
+    if (l)
       return literal(l->kind, l->text);
+  }
   if (auto g = llvm::dyn_cast_or_null<pd::GlobalOp>(def)) {
     llvm::StringRef r = g.getResolved();
     if (r.consume_front("const:")) {
@@ -684,13 +696,18 @@ void KernelWalk::onCall(mlir::Operation* site, const Callable& callee, mlir::Val
   std::vector<std::pair<mlir::Value, RefState>> bound;
   std::vector<std::pair<mlir::Value, mlir::Value>> given; // parameter, the caller's argument
   bool anyDischarged = false;
+  bool splatted = false; // a `*xs` / `**kw` argument may fill any parameter
   Phase firstPhase = Phase::Lowering;
   for (unsigned i = 0, positional = 0; i < args.size(); ++i) {
     llvm::StringRef kw = strAt(keywords, i);
-    if (kw == "*" && bindRefPack(block, names, positional, args[i], bound))
+    if (kw == "*" && bindRefPack(block, names, positional, args[i], bound)) {
+      splatted = true;
       break; // the pack fills the rest of the positional parameters
-    if (kw == "*" || kw == "**")
+    }
+    if (kw == "*" || kw == "**") {
+      splatted = true;
       continue;
+    }
     int param = parameterIndex(kw, names, positional, block.getNumArguments());
     if (param < 0)
       continue;
@@ -741,6 +758,17 @@ void KernelWalk::onCall(mlir::Operation* site, const Callable& callee, mlir::Val
     values.set(param, {arg, doc_});
   for (auto& [param, value] : callee.captured)
     values.set(param, value);
+  // What the call leaves out holds its default, unless a splat may fill it.
+  ScopedBindings defaults(defaulted_);
+  for (mlir::BlockArgument param : block.getArguments()) {
+    bool isGiven = llvm::any_of(given, [&](auto& g) { return g.first == param; });
+    if (!isGiven && !splatted)
+      defaults.set(param, callee.path.empty() ? doc_ : callee.path);
+    else
+      defaults.erase(param);
+  }
+  for (auto& [param, where] : callee.leftOut)
+    defaults.set(param, where);
   std::string saveDoc = doc_;
   doc_ = callee.path.empty() ? doc_ : callee.path;
   SourceLocation callSite = locOf(site);

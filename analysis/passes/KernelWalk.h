@@ -147,6 +147,9 @@ struct LaunchBodyArgument {
   // The call passing it: the launching function's call, or for a decorator
   // factory's closure the factory's call whose result is applied (8.64).
   mlir::Operation* via = nullptr;
+  // The body is this attribute of what the caller passes (`spec.body` with
+  // `spec` the parameter, 8.88); empty: the argument itself.
+  std::string attribute;
 };
 
 class KernelWalk {
@@ -197,6 +200,9 @@ private:
     // kernel)` returning its nested `wrapper`, which calls `fn`) sees the
     // arguments of that application (8.20).
     std::vector<std::pair<mlir::Value, std::pair<mlir::Value, std::string>>> captured;
+    // The parameters of those functions the application left out (no splat
+    // could fill them): each holds its default, read in the given document.
+    std::vector<std::pair<mlir::Value, std::string>> leftOut;
   };
   // A class of the workspace: the document defining it and its name there.
   struct ClassRef {
@@ -331,12 +337,31 @@ private:
                                           const std::string& doc) const;
   std::optional<Literal> launchParameterLiteral(mlir::BlockArgument arg,
                                                 const std::string& doc) const;
+  // A parameter a call left out holds its default (defaulted_): the literal
+  // it is written with, or the module function a module-level def's default
+  // names (`epilogue=fence_epilogue`); nullopt / an empty Callable when the
+  // parameter is not left out or its default is something else.
+  std::optional<Literal> defaultLiteral(mlir::BlockArgument arg) const;
+  Callable defaultCallable(mlir::BlockArgument arg, unsigned depth) const;
+  // What a loop target over every element is (8.26, 8.45, 8.87): the
+  // elements of the literal or generator `iter` goes over (their `item`
+  // when the target is a pattern of names), each an alternative.
+  Callable overLoopElements(dialect::OpaqueOp iter, std::optional<unsigned> item, unsigned depth,
+                            const std::string& doc) const;
+  // The parameters of `defOp` (in `doc`) that only a keyword can fill: those
+  // after a bare `*` or a `*args` (a launch passes its Refs positionally,
+  // so a kernel's keyword-only parameters keep their defaults).
+  std::vector<unsigned> keywordOnlyParameters(mlir::Operation* defOp, const std::string& doc) const;
   // `lax.switch(index, branches, *operands)`: JAX traces every branch.
   void onSwitch(dialect::PrimOp prim);
   Callable resolveMethod(mlir::Value object, llvm::StringRef attr, unsigned depth,
                          const std::string& doc) const;
   Callable attributeOf(mlir::Value object, llvm::StringRef attr, unsigned depth,
                        const std::string& doc) const;
+  // `getattr(obj, f"_{name}_kernel")`: each method of obj's class the
+  // f-string's literal pieces may spell, an alternative ("may"; 8.89).
+  Callable methodsSpelled(mlir::Value object, const std::vector<std::string>& pieces,
+                          unsigned depth, const std::string& doc) const;
   // `sys.modules[__name__]` in `doc`: the module itself.
   bool isOwnModule(mlir::Value object, const std::string& doc) const;
   // The function a module-level name of `doc` is bound to (a def, or one
@@ -359,6 +384,12 @@ private:
                                    unsigned depth = 0) const;
   std::vector<ClassRef> subclassesOf(const ClassRef& cls) const;
   std::optional<ClassRef> classNamed(const std::string& doc, llvm::StringRef localName) const;
+  // `attr` of the object `constructor` builds (8.16, 8.88): the argument
+  // the call gives for it (by keyword, by a dataclass / NamedTuple field's
+  // place, or the `__init__` parameter stored as `self.attr`), or a module
+  // function the class's default names; empty when not known.
+  Callable constructedAttribute(dialect::CallIndirectOp constructor, llvm::StringRef attr,
+                                unsigned depth, const std::string& doc) const;
   // The value a module-level name holds once the module has run: the last
   // top-level assignment of it, when nothing else binds it (no nested
   // assignment, def, import, `global` rebinding); null otherwise.
@@ -418,6 +449,9 @@ private:
   // Mutable: resolving a decorator's result binds its parameters while its
   // returns are resolved (resolveApplied), then restores them.
   mutable llvm::DenseMap<mlir::Value, std::pair<mlir::Value, std::string>> argValues_;
+  // The parameters of the functions being walked that their call left out,
+  // with the document their def is in: each holds its default (8.86).
+  mutable llvm::DenseMap<mlir::Value, std::string> defaulted_;
   // A `*args` parameter that holds the launch's Refs from this index on (a
   // kernel written `def wrapper(*args)`): `fn(*args)` passes them on.
   llvm::DenseMap<mlir::Value, unsigned> refPacks_;

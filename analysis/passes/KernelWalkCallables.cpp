@@ -62,6 +62,9 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
   callee = value;
   if (!callee)
     return {};
+  // A parameter its call left out: the function its default names.
+  if (auto arg = llvm::dyn_cast<mlir::BlockArgument>(callee))
+    return defaultCallable(arg, depth + 1);
   mlir::Operation* def = callee.getDefiningOp();
   if (!def)
     return {};
@@ -85,19 +88,22 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
       return fromFunction(ws_.function(target.substr(0, colon).str(), target.substr(colon + 1)));
     return {};
   }
-  // getattr(obj, "name") with a constant name is obj.name (8.6).
+  // getattr(obj, "name") with a constant name is obj.name (8.6), a name a
+  // parameter holds too (what its caller passes); with an f-string name,
+  // each method of obj's class the string may spell (8.89).
   if (auto call = llvm::dyn_cast<pd::CallIndirectOp>(def);
       call && call.getArgs().size() == 2 && call.getKeywords() &&
       strAt(call.getKeywords(), 0).empty() && strAt(call.getKeywords(), 1).empty()) {
     auto g = call.getCallee().getDefiningOp<pd::GlobalOp>();
-    auto name = call.getArgs()[1].getDefiningOp<pd::ConstantOp>();
-    if (g && g.getResolved() == "builtins.getattr" && name &&
-        name.getKind() == pd::ConstantKind::Str) {
-      llvm::StringRef attr = name.getValue();
-      if (attr.size() < 2)
-        return {};
-      attr = attr.drop_front().drop_back(); // the literal's quotes
-      return attributeOf(call.getArgs()[0], attr, depth + 1, doc);
+    if (g && g.getResolved() == "builtins.getattr") {
+      if (std::optional<std::string> key = keyText(call.getArgs()[1], doc);
+          key && llvm::StringRef(*key).starts_with("s:"))
+        return attributeOf(call.getArgs()[0], llvm::StringRef(*key).drop_front(2), depth + 1, doc);
+      if (auto name = call.getArgs()[1].getDefiningOp<pd::ConstantOp>();
+          name && name.getKind() == pd::ConstantKind::Str)
+        if (std::optional<std::vector<std::string>> pieces = fStringPieces(name.getValue()))
+          return methodsSpelled(call.getArgs()[0], *pieces, depth + 1, doc);
+      return {};
     }
   }
   if (auto call = llvm::dyn_cast<pd::CallOp>(def)) {
@@ -109,49 +115,26 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
   // elsewhere which one it sees is not followed here (each a "may").
   if (auto iter = llvm::dyn_cast<pd::OpaqueOp>(def); iter && iter.getWhat() == "iter" &&
                                                      iter->hasAttr("pallas.every_element") &&
-                                                     iter.getArgs().size() == 1) {
-    auto [containerValue, containerDoc] = follow(iter.getArgs()[0], doc);
-    auto container = containerValue ? containerValue.getDefiningOp<pd::OpaqueOp>() : nullptr;
-    std::vector<mlir::Value> elements;
-    if (container && (container.getWhat() == "tuple" || container.getWhat() == "list"))
-      elements.assign(container.getArgs().begin(), container.getArgs().end());
-    // A generator whose statements are only yields (8.45): its yielded values.
-    if (auto gen = containerValue ? containerValue.getDefiningOp<pd::CallOp>() : nullptr) {
-      detail::FunctionRef f = ws_.resolveCall(containerDoc, gen);
-      if (f.func && !f.func.getBody().empty()) {
-        for (mlir::Operation& op : f.func.getBody().front())
-          if (auto y = llvm::dyn_cast<pd::OpaqueOp>(op); y && y.getWhat() == "yield")
-            elements.push_back(y.getArgs().size() == 1 ? y.getArgs()[0] : mlir::Value());
-        containerDoc = f.path;
+                                                     iter.getArgs().size() == 1)
+    return overLoopElements(iter, std::nullopt, depth, doc);
+  // `for name, fn in (("a", a), ("b", b)):` (8.87): fn is item 1 of each.
+  if (auto part = llvm::dyn_cast<pd::OpaqueOp>(def);
+      part && part.getWhat() == "unpack" && part.getArgs().size() == 1) {
+    auto iter = part.getArgs()[0].getDefiningOp<pd::OpaqueOp>();
+    if (iter && iter.getWhat() == "iter" && iter->hasAttr("pallas.every_element") &&
+        iter.getArgs().size() == 1) {
+      // The target's names are unpacked in order, one op each, right after
+      // the iter: this one's place among them is its item.
+      unsigned index = 0;
+      for (mlir::Operation* op = iter->getNextNode(); op && op != part; op = op->getNextNode()) {
+        auto sibling = llvm::dyn_cast<pd::OpaqueOp>(op);
+        if (!sibling || sibling.getWhat() != "unpack" || sibling.getArgs().size() != 1 ||
+            sibling.getArgs()[0] != iter.getResult())
+          return {};
+        ++index;
       }
+      return overLoopElements(iter, index, depth, doc);
     }
-    if (elements.empty())
-      return {};
-    // The launch in the loop's own statements (not under an `if`, which may
-    // test fn, nor in a closure made there, which runs when called).
-    mlir::Operation* loop = iter->getParentOp();
-    bool inside = loop && loop->isAncestor(launch_);
-    for (mlir::Operation* op = launch_->getParentOp(); inside && op && op != loop;
-         op = op->getParentOp())
-      inside = !llvm::isa<pd::IfOp, pd::ClosureOp>(op);
-    Callable out;
-    for (mlir::Value e : elements) {
-      if (!e)
-        continue;
-      Callable c = resolve(e, depth + 1, containerDoc);
-      std::vector<Callable> each =
-          c.alternatives.empty() ? std::vector<Callable>{c} : std::move(c.alternatives);
-      for (Callable& one : each) {
-        if (!one.block)
-          continue; // not followed: no finding from it
-        if (!inside)
-          one.dispatchText = "when the loop variable is " + one.name;
-        out.alternatives.push_back(std::move(one));
-      }
-    }
-    if (out.alternatives.size() == 1 && out.alternatives.front().dispatchText.empty())
-      return out.alternatives.front();
-    return out;
   }
   // `kernel if fenced else plain` (lowered as its branch, its condition and
   // its other branch): the branch the condition picks when the walk knows
@@ -201,14 +184,17 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
     // OPS["fast"], KERNELS[0], a registry filled by decorators: a container
     // indexed by a key (KernelWalkContainers.cpp).
     if ((api == "value.__getitem__" || api == "ref.__getitem__") && prim.getArgs().size() == 2) {
-      // `globals()["name"]`: the module's own namespace (8.63).
+      // `globals()["name"]`: the module's own namespace (8.63), the name a
+      // parameter holds too (`globals()[epilogue_name]`).
       if (auto call = prim.getArgs()[0].getDefiningOp<pd::CallIndirectOp>();
           call && call.getArgs().empty())
         if (auto g = call.getCallee().getDefiningOp<pd::GlobalOp>();
-            g && g.getResolved() == "builtins.globals")
-          if (auto key = prim.getArgs()[1].getDefiningOp<pd::ConstantOp>();
-              key && key.getKind() == pd::ConstantKind::Str && key.getValue().size() >= 2)
-            return moduleFunction(doc, key.getValue().drop_front().drop_back());
+            g && g.getResolved() == "builtins.globals") {
+          std::optional<std::string> key = keyText(prim.getArgs()[1], doc);
+          if (!key || !llvm::StringRef(*key).starts_with("s:"))
+            return {};
+          return moduleFunction(doc, llvm::StringRef(*key).drop_front(2));
+        }
       return lookupItem(prim.getArgs()[0], prim.getArgs()[1], depth, doc);
     }
     // obj.method / Class.method / self.method (lowered as an attribute read).
@@ -293,10 +279,13 @@ KernelWalk::Callable KernelWalk::resolveApplied(const Callable& f, mlir::ValueRa
   mlir::Block& block = *f.block;
   std::vector<std::pair<mlir::Value, std::pair<mlir::Value, std::string>>> params;
   ScopedBindings bound(argValues_); // until the returns are resolved
+  bool splat = false;
   for (unsigned i = 0, positional = 0; i < args.size(); ++i) {
     llvm::StringRef kw = strAt(keywords, i);
-    if (kw == "*" || kw == "**")
+    if (kw == "*" || kw == "**") {
+      splat = true;
       break;
+    }
     int param = parameterIndex(kw, names, positional, block.getNumArguments());
     if (param < 0 || strAt(names, static_cast<unsigned>(param)).starts_with("*"))
       continue;
@@ -306,6 +295,17 @@ KernelWalk::Callable KernelWalk::resolveApplied(const Callable& f, mlir::ValueRa
   for (auto& [param, value] : f.captured)
     if (!argValues_.count(param))
       bound.set(param, value);
+  // The parameters no argument fills hold their defaults (8.86).
+  ScopedBindings defaults(defaulted_);
+  std::vector<std::pair<mlir::Value, std::string>> leftOut;
+  if (!splat)
+    for (mlir::BlockArgument param : block.getArguments())
+      if (llvm::none_of(params, [&](auto& p) { return p.first == param; })) {
+        leftOut.push_back({param, f.path.empty() ? doc : f.path});
+        defaults.set(param, leftOut.back().second);
+      }
+  for (auto& [param, where] : f.leftOut)
+    defaults.set(param, where);
   Callable out;
   bool conflict = false;
   mlir::Operation* fnOp = f.defOp;
@@ -329,6 +329,8 @@ KernelWalk::Callable KernelWalk::resolveApplied(const Callable& f, mlir::ValueRa
     out.captured.push_back(p);
   for (auto& p : f.captured)
     out.captured.push_back(p);
+  out.leftOut.insert(out.leftOut.end(), leftOut.begin(), leftOut.end());
+  out.leftOut.insert(out.leftOut.end(), f.leftOut.begin(), f.leftOut.end());
   return out;
 }
 
@@ -344,6 +346,62 @@ bool KernelWalk::isOwnModule(mlir::Value object, const std::string& doc) const {
   return modules && modules.getResolved() == "sys.modules" && name &&
          name.getName() == "__name__" && name.getResolved() == "?" && s.doc &&
          !names::moduleValue(*s.doc, "__name__");
+}
+
+KernelWalk::Callable KernelWalk::overLoopElements(pd::OpaqueOp iter, std::optional<unsigned> item,
+                                                  unsigned depth, const std::string& doc) const {
+  auto [containerValue, containerDoc] = follow(iter.getArgs()[0], doc);
+  auto container = containerValue ? containerValue.getDefiningOp<pd::OpaqueOp>() : nullptr;
+  std::vector<mlir::Value> elements;
+  if (container && (container.getWhat() == "tuple" || container.getWhat() == "list"))
+    elements.assign(container.getArgs().begin(), container.getArgs().end());
+  // A generator whose statements are only yields (8.45): its yielded values.
+  if (auto gen = containerValue ? containerValue.getDefiningOp<pd::CallOp>() : nullptr) {
+    detail::FunctionRef f = ws_.resolveCall(containerDoc, gen);
+    if (f.func && !f.func.getBody().empty()) {
+      for (mlir::Operation& op : f.func.getBody().front())
+        if (auto y = llvm::dyn_cast<pd::OpaqueOp>(op); y && y.getWhat() == "yield")
+          elements.push_back(y.getArgs().size() == 1 ? y.getArgs()[0] : mlir::Value());
+      containerDoc = f.path;
+    }
+  }
+  // Each element's item for a target pattern: the element must be a tuple
+  // written out (`("a", a)`, `yield "a", a`); any other leaves it unknown.
+  if (item)
+    for (mlir::Value& e : elements) {
+      auto [whole, wholeDoc] = e ? follow(e, containerDoc) : std::pair<mlir::Value, std::string>{};
+      auto tuple = whole ? whole.getDefiningOp<pd::OpaqueOp>() : nullptr;
+      bool written = tuple && (tuple.getWhat() == "tuple" || tuple.getWhat() == "expression_list" ||
+                               tuple.getWhat() == "list");
+      e = written && *item < tuple.getArgs().size() ? tuple.getArgs()[*item] : mlir::Value();
+    }
+  if (elements.empty())
+    return {};
+  // The launch in the loop's own statements (not under an `if`, which may
+  // test fn, nor in a closure made there, which runs when called).
+  mlir::Operation* loop = iter->getParentOp();
+  bool inside = loop && loop->isAncestor(launch_);
+  for (mlir::Operation* op = launch_->getParentOp(); inside && op && op != loop;
+       op = op->getParentOp())
+    inside = !llvm::isa<pd::IfOp, pd::ClosureOp>(op);
+  Callable out;
+  for (mlir::Value e : elements) {
+    if (!e)
+      continue;
+    Callable c = resolve(e, depth + 1, containerDoc);
+    std::vector<Callable> each =
+        c.alternatives.empty() ? std::vector<Callable>{c} : std::move(c.alternatives);
+    for (Callable& one : each) {
+      if (!one.block)
+        continue; // not followed: no finding from it
+      if (!inside)
+        one.dispatchText = "when the loop variable is " + one.name;
+      out.alternatives.push_back(std::move(one));
+    }
+  }
+  if (out.alternatives.size() == 1 && out.alternatives.front().dispatchText.empty())
+    return out.alternatives.front();
+  return out;
 }
 
 KernelWalk::Callable KernelWalk::moduleFunction(const std::string& doc,
@@ -462,12 +520,14 @@ KernelWalk::Callable KernelWalk::resolveMethod(mlir::Value objectIn, llvm::Strin
       found.push_back({f, r.name});
   }
   if (found.empty()) {
-    // A field of a constructed object: `Spec(epilogue=f).epilogue`.
-    if (constructor)
-      for (unsigned i = 0; i < constructor.getArgs().size(); ++i)
-        if (strAt(constructor.getKeywords(), i) == attr)
-          return resolve(constructor.getArgs()[i], depth + 1, doc);
-    return {};
+    // A field of a constructed object: `Spec(epilogue=f).epilogue`, or the
+    // argument in the field's place (`OpSpec("bias", kernel).body`; 8.88).
+    if (!constructor)
+      return {};
+    for (unsigned i = 0; i < constructor.getArgs().size(); ++i)
+      if (strAt(constructor.getKeywords(), i) == attr)
+        return resolve(constructor.getArgs()[i], depth + 1, doc);
+    return constructedAttribute(constructor, attr, depth, doc);
   }
   if (found.size() == 1)
     return bind(fromFunction(found.front().first));

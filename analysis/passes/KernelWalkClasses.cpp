@@ -50,6 +50,118 @@ std::optional<KernelWalk::ClassRef> KernelWalk::classNamed(const std::string& do
   return ClassRef{b->file.empty() ? doc : b->file, b->target};
 }
 
+std::optional<std::vector<std::string>> fStringPieces(llvm::StringRef text) {
+  size_t quote = text.find_first_of("\"'");
+  llvm::StringRef prefix = text.take_front(quote);
+  if (quote == llvm::StringRef::npos || !prefix.contains_insensitive("f"))
+    return std::nullopt;
+  llvm::StringRef body = text.drop_front(quote);
+  size_t q = body.starts_with("\"\"\"") || body.starts_with("'''") ? 3 : 1;
+  if (body.size() < 2 * q)
+    return std::nullopt;
+  body = body.drop_front(q).drop_back(q);
+  std::vector<std::string> pieces{""};
+  for (size_t i = 0; i < body.size(); ++i) {
+    char c = body[i];
+    if ((c == '{' || c == '}') && i + 1 < body.size() && body[i + 1] == c) {
+      pieces.back() += c; // `{{` / `}}`: a literal brace
+      ++i;
+    } else if (c == '{') {
+      int open = 1; // the replacement field, nested braces and all
+      while (++i < body.size() && open > 0)
+        open += body[i] == '{' ? 1 : body[i] == '}' ? -1 : 0;
+      --i;
+      pieces.emplace_back();
+    } else {
+      pieces.back() += c;
+    }
+  }
+  if (pieces.size() < 2)
+    return std::nullopt; // no replacement field: a plain string
+  return pieces;
+}
+
+bool spells(llvm::StringRef name, const std::vector<std::string>& pieces) {
+  if (!name.consume_front(pieces.front()))
+    return false;
+  if (!name.consume_back(pieces.back()))
+    return false;
+  for (size_t i = 1; i + 1 < pieces.size(); ++i) {
+    size_t at = name.find(pieces[i]);
+    if (at == llvm::StringRef::npos)
+      return false;
+    name = name.drop_front(at + pieces[i].size());
+  }
+  return true;
+}
+
+KernelWalk::Callable KernelWalk::methodsSpelled(mlir::Value object,
+                                                const std::vector<std::string>& pieces,
+                                                unsigned depth, const std::string& doc) const {
+  Callable out;
+  detail::DocumentSyntax s = ws_.syntaxOf(doc);
+  if (!s.doc)
+    return out;
+  // The methods of the document's classes the string may spell; the
+  // receiver's class (resolveMethod) keeps those it has.
+  std::set<std::string> names;
+  for (TSNode c : topLevelClasses(*s.doc))
+    for (TSNode st : syntax::namedChildren(field(c, "body"))) {
+      TSNode def = is(st, "decorated_definition") ? field(st, "definition") : st;
+      if (is(def, "function_definition"))
+        if (std::string name = textOf(field(def, "name"), *s.doc); spells(name, pieces))
+          names.insert(name);
+    }
+  for (const std::string& name : names) {
+    Callable c = resolveMethod(object, name, depth + 1, doc);
+    std::vector<Callable> each =
+        c.alternatives.empty() ? std::vector<Callable>{c} : std::move(c.alternatives);
+    for (Callable& one : each) {
+      if (!one.block)
+        continue;
+      std::string why = "when the f-string getattr reads `" + name + "`";
+      one.dispatchText = one.dispatchText.empty() ? why : why + ", " + one.dispatchText;
+      out.alternatives.push_back(std::move(one));
+    }
+  }
+  return out;
+}
+
+KernelWalk::Callable KernelWalk::constructedAttribute(pd::CallIndirectOp constructor,
+                                                      llvm::StringRef attr, unsigned depth,
+                                                      const std::string& doc) const {
+  detail::DocumentSyntax s = ws_.syntaxOf(doc);
+  if (!s.doc || !s.globals)
+    return {};
+  SourceLocation at = detail::sourceLocation(constructor->getLoc());
+  TSPoint point{at.range.start.line, at.range.start.column};
+  TSNode site = ts_node_named_descendant_for_point_range(s.doc->root(), point, point);
+  while (!isNull(site) && !is(site, "call"))
+    site = ts_node_parent(site);
+  if (isNull(site))
+    return {};
+  std::optional<TSNode> value = names::builtObjectAttribute(site, attr.str(), *s.doc, *s.globals);
+  if (!value)
+    return {};
+  // An argument of the call: the constructor's operand in its place (the
+  // front end lowers the arguments in order, one operand each).
+  unsigned i = 0;
+  for (TSNode a : syntax::namedChildren(field(site, "arguments"))) {
+    if (is(a, "comment"))
+      continue;
+    TSNode v = is(a, "keyword_argument") ? field(a, "value") : a;
+    if (ts_node_eq(v, *value))
+      return i < constructor.getArgs().size() ? resolve(constructor.getArgs()[i], depth + 1, doc)
+                                              : Callable{};
+    ++i;
+  }
+  // A default written in the class (a field's default, a class attribute):
+  // a module function it names.
+  if (is(*value, "identifier"))
+    return moduleFunction(doc, s.doc->textOf(*value));
+  return {};
+}
+
 std::vector<KernelWalk::ClassRef> KernelWalk::basesOf(const ClassRef& cls) const {
   auto [memo, fresh] = bases_.try_emplace(cls.path + "\n" + cls.name);
   if (!fresh)

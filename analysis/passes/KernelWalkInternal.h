@@ -11,6 +11,13 @@ namespace pallas::analysis::passes {
 namespace pd = pallas::dialect;
 using Kind = RefState::Kind;
 
+// The literal pieces of an f-string constant as the dialect writes it
+// (`f"_{name}_kernel"` -> "_", "_kernel": one more piece than replacement
+// fields); nullopt for any other constant (KernelWalkClasses.cpp).
+std::optional<std::vector<std::string>> fStringPieces(llvm::StringRef text);
+// Whether `name` may be what an f-string of those pieces evaluates to.
+bool spells(llvm::StringRef name, const std::vector<std::string>& pieces);
+
 // Primitives that stand for structure the walk follows itself (their
 // bodies), not bindings (KernelWalk.cpp).
 bool isStructuralPrimitive(llvm::StringRef name);

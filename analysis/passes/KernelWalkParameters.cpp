@@ -55,13 +55,15 @@ std::optional<KernelWalk::Literal> KernelWalk::literalValue(mlir::Value v) const
   return std::nullopt;
 }
 
-TSNode parameterDefaultNode(const detail::Workspace& ws, const std::string& doc,
-                            mlir::Operation* def, unsigned index,
-                            const syntax::ParsedSource*& source) {
-  mlir::ArrayAttr names = parameterNames(def);
+namespace {
+
+// The syntax of `def` (a pallas.func or pallas.closure) in its document:
+// the function_definition or lambda its location starts.
+TSNode defSyntax(const detail::Workspace& ws, const std::string& doc, mlir::Operation* def,
+                 const syntax::ParsedSource*& source) {
   detail::DocumentSyntax s = ws.syntaxOf(doc);
   source = s.doc;
-  if (!s.doc || !names)
+  if (!s.doc)
     return {};
   SourceLocation at = detail::sourceLocation(def->getLoc());
   TSPoint point{at.range.start.line, at.range.start.column};
@@ -73,14 +75,81 @@ TSNode parameterDefaultNode(const detail::Workspace& ws, const std::string& doc,
     n = syntax::field(n, "definition");
   if (!syntax::is(n, "function_definition") && !syntax::is(n, "lambda"))
     return {};
+  return n;
+}
+
+} // namespace
+
+TSNode parameterDefaultNode(const detail::Workspace& ws, const std::string& doc,
+                            mlir::Operation* def, unsigned index,
+                            const syntax::ParsedSource*& source) {
+  mlir::ArrayAttr names = parameterNames(def);
+  TSNode n = defSyntax(ws, doc, def, source);
+  if (syntax::isNull(n) || !names)
+    return {};
   llvm::StringRef name = strAt(names, index);
   for (TSNode p : syntax::namedChildren(syntax::field(n, "parameters"))) {
     if (!syntax::is(p, "default_parameter") && !syntax::is(p, "typed_default_parameter"))
       continue;
-    if (llvm::StringRef(s.doc->textOf(syntax::field(p, "name"))) == name)
+    if (llvm::StringRef(source->textOf(syntax::field(p, "name"))) == name)
       return syntax::field(p, "value");
   }
   return {};
+}
+
+std::vector<unsigned> KernelWalk::keywordOnlyParameters(mlir::Operation* defOp,
+                                                        const std::string& doc) const {
+  std::vector<unsigned> out;
+  const syntax::ParsedSource* source = nullptr;
+  TSNode def = defSyntax(ws_, doc, defOp, source);
+  mlir::ArrayAttr names = parameterNames(defOp);
+  if (syntax::isNull(def) || !names)
+    return out;
+  bool keywordOnly = false;
+  for (TSNode p : syntax::namedChildren(syntax::field(def, "parameters"))) {
+    std::string_view t = syntax::type(p);
+    bool star =
+        t == "keyword_separator" || t == "list_splat_pattern" ||
+        (t == "typed_parameter" && syntax::is(ts_node_named_child(p, 0), "list_splat_pattern"));
+    if (star) {
+      keywordOnly = true;
+      continue;
+    }
+    if (!keywordOnly || (t != "default_parameter" && t != "typed_default_parameter"))
+      continue;
+    llvm::StringRef name = source->textOf(syntax::field(p, "name"));
+    for (unsigned i = 0; i < names.size(); ++i)
+      if (strAt(names, i) == name)
+        out.push_back(i);
+  }
+  return out;
+}
+
+std::optional<KernelWalk::Literal> KernelWalk::defaultLiteral(mlir::BlockArgument arg) const {
+  auto it = defaulted_.find(arg);
+  if (it == defaulted_.end())
+    return std::nullopt;
+  const syntax::ParsedSource* source = nullptr;
+  TSNode value = parameterDefaultNode(ws_, it->second, arg.getOwner()->getParentOp(),
+                                      arg.getArgNumber(), source);
+  if (syntax::isNull(value) || !source)
+    return std::nullopt;
+  return literalOf(value, *source);
+}
+
+KernelWalk::Callable KernelWalk::defaultCallable(mlir::BlockArgument arg, unsigned depth) const {
+  auto it = defaulted_.find(arg);
+  // A default is evaluated where its def is: only a module-level def's is
+  // read in the module's names (a nested def's could name its enclosing
+  // function's locals).
+  auto owner = llvm::dyn_cast_or_null<pd::FuncOp>(arg.getOwner()->getParentOp());
+  if (it == defaulted_.end() || !owner || owner.getKind() != pd::FuncKind::Def || depth > 8)
+    return {};
+  const syntax::ParsedSource* source = nullptr;
+  TSNode value = parameterDefaultNode(ws_, it->second, owner, arg.getArgNumber(), source);
+  if (!syntax::is(value, "identifier") || !source)
+    return {};
+  return moduleFunction(it->second, source->textOf(value));
 }
 
 std::optional<KernelWalk::Literal> KernelWalk::parameterDefault(pd::FuncOp owner, unsigned index,

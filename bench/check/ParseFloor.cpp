@@ -29,8 +29,8 @@ std::vector<fs::path> pythonFiles(const std::vector<std::string>& roots) {
       continue;
     }
     std::error_code ec;
-    for (auto it = fs::recursive_directory_iterator(root, ec); it != fs::recursive_directory_iterator();
-         it.increment(ec))
+    for (auto it = fs::recursive_directory_iterator(root, ec);
+         it != fs::recursive_directory_iterator(); it.increment(ec))
       if (it->is_regular_file() && it->path().extension() == ".py")
         files.push_back(it->path());
   }
@@ -67,7 +67,8 @@ int main(int argc, char** argv) {
     ts_parser_set_language(parser, tree_sitter_python());
     for (size_t i; (i = next++) < files.size();) {
       std::string text = readFile(files[i]);
-      TSTree* tree = ts_parser_parse_string(parser, nullptr, text.data(), static_cast<uint32_t>(text.size()));
+      TSTree* tree =
+          ts_parser_parse_string(parser, nullptr, text.data(), static_cast<uint32_t>(text.size()));
       // Read the tree once so no runtime could skip building it.
       nodes += ts_node_descendant_count(ts_tree_root_node(tree));
       bytes += text.size();
