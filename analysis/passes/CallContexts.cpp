@@ -219,6 +219,29 @@ std::optional<KwargsEdits> decoratorEdits(pd::FuncOp func, llvm::StringRef keywo
     if (k == keyword)
       out.assigned = forward.getArgs()[i]; // `f(*args, interpret=True, **kwargs)`
     forwardsKwargs |= k == "**" && forward.getArgs()[i] == kwargs;
+    // `f(*args, **{**kwargs, "interpret": True})`: a key after the splat of
+    // kwargs replaces the caller's, one before it is only a default.
+    auto merged = forward.getArgs()[i].getDefiningOp<pd::OpaqueOp>();
+    if (k != "**" || !merged || merged.getWhat() != "dictionary" || keyword != "interpret")
+      continue;
+    bool afterKwargs = false;
+    auto entries = merged.getArgs();
+    for (unsigned e = 0; e < entries.size();) {
+      auto splat = entries[e].getDefiningOp<pd::OpaqueOp>();
+      if (splat && splat.getWhat() == "dictionary_splat") {
+        bool ofKwargs = splat.getArgs().size() == 1 && splat.getArgs()[0] == kwargs;
+        forwardsKwargs |= ofKwargs;
+        afterKwargs |= ofKwargs;
+        out.unknown |= !ofKwargs; // another mapping may hold the key
+        ++e;
+        continue;
+      }
+      if (e + 1 >= entries.size())
+        break;
+      if (isInterpretKey(entries[e]))
+        (afterKwargs ? out.assigned : out.defaulted) = entries[e + 1];
+      e += 2;
+    }
   }
   if (!forwardsKwargs)
     return std::nullopt;
@@ -226,10 +249,13 @@ std::optional<KwargsEdits> decoratorEdits(pd::FuncOp func, llvm::StringRef keywo
     return out;
   if (keyword != "interpret")
     return std::nullopt; // kwargsEdits reads the interpret key only
-  out = kwargsEdits(kwargs, forward);
-  if (!out.assigned && !out.defaulted && !out.unknown)
+  KwargsEdits edits = kwargsEdits(kwargs, forward);
+  if (!edits.assigned && !edits.defaulted)
+    edits.defaulted = out.defaulted; // `**{"interpret": v, **kwargs}`
+  edits.unknown |= out.unknown;
+  if (!edits.assigned && !edits.defaulted && !edits.unknown)
     return std::nullopt;
-  return out;
+  return edits;
 }
 
 std::vector<CallContext> contextsOfParam(CallIndex& index, const std::string& doc, pd::FuncOp func,

@@ -356,6 +356,9 @@ private:
   void onSwitch(dialect::PrimOp prim);
   Callable resolveMethod(mlir::Value object, llvm::StringRef attr, unsigned depth,
                          const std::string& doc) const;
+  // `super().attr` in a method (8.90): the bases' method, bound to self.
+  Callable superMethod(dialect::CallIndirectOp super, llvm::StringRef attr,
+                       const std::string& doc) const;
   Callable attributeOf(mlir::Value object, llvm::StringRef attr, unsigned depth,
                        const std::string& doc) const;
   // `getattr(obj, f"_{name}_kernel")`: each method of obj's class the

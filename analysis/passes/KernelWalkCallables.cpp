@@ -2,6 +2,7 @@
 // bound method or a function returned by another reaches, across documents.
 #include "KernelWalkInternal.h"
 #include "Names.h"
+#include "mlir/IR/Builders.h"
 
 namespace pallas::analysis::passes {
 
@@ -404,6 +405,43 @@ KernelWalk::Callable KernelWalk::overLoopElements(pd::OpaqueOp iter, std::option
   return out;
 }
 
+// `super().attr` in a method of class C (zero-argument super, or
+// `super(C, self)`): the method the bases of C find, Python's lookup after
+// C, bound to the method's own `self` (8.90).
+KernelWalk::Callable KernelWalk::superMethod(pd::CallIndirectOp super, llvm::StringRef attr,
+                                             const std::string& doc) const {
+  auto method = super->getParentOfType<pd::FuncOp>();
+  if (!method || method.getKind() != pd::FuncKind::Method || method.getBody().empty() ||
+      method.getBody().front().getNumArguments() == 0)
+    return {};
+  llvm::StringRef sym = method.getSymName();
+  ClassRef cls{doc, sym.substr(0, sym.rfind('.')).str()};
+  mlir::Value self = method.getBody().front().getArgument(0);
+  if (super.getArgs().size() == 2) { // super(C, self)
+    auto named = super.getArgs()[0].getDefiningOp<pd::GlobalOp>();
+    if (!named || named.getName() != cls.name || super.getArgs()[1] != self)
+      return {};
+  } else if (!super.getArgs().empty()) {
+    return {};
+  }
+  // A staticmethod / classmethod's first parameter is not an instance.
+  bool plain = true;
+  method.getDecorators().walk([&](pd::GlobalOp g) {
+    plain &= g.getName() != "staticmethod" && g.getName() != "classmethod";
+  });
+  if (!plain)
+    return {};
+  for (const ClassRef& base : basesOf(cls))
+    if (detail::FunctionRef f = lookupMethod(base, attr)) {
+      Callable c = fromFunction(f);
+      c.boundArgs.push_back(self);
+      c.boundKeywords.push_back("");
+      c.boundOrigins.push_back(pd::origin::kValue);
+      return c;
+    }
+  return {};
+}
+
 KernelWalk::Callable KernelWalk::moduleFunction(const std::string& doc,
                                                 llvm::StringRef name) const {
   detail::DocumentSyntax s = ws_.syntaxOf(doc);
@@ -459,6 +497,8 @@ KernelWalk::Callable KernelWalk::resolveMethod(mlir::Value objectIn, llvm::Strin
     cls = classNamed(doc, g.getName());
   } else if (auto ci = object.getDefiningOp<pd::CallIndirectOp>()) {
     auto g = ci.getCallee().getDefiningOp<pd::GlobalOp>();
+    if (g && g.getResolved() == "builtins.super")
+      return superMethod(ci, attr, doc);
     if (!g || !g.getResolved().starts_with("class:"))
       return {};
     cls = classNamed(doc, g.getName());
@@ -480,13 +520,21 @@ KernelWalk::Callable KernelWalk::resolveMethod(mlir::Value objectIn, llvm::Strin
     return {};
   auto bind = [&](Callable c) {
     // Decorators: staticmethod leaves the function unbound; classmethod binds
-    // the class whether read from the class or an instance.
-    bool isStatic = false, isClass = false;
+    // the class whether read from the class or an instance; a property read
+    // on an instance runs its getter: the value is what it returns (8.90).
+    bool isStatic = false, isClass = false, isProperty = false;
     if (auto f = llvm::dyn_cast_or_null<pd::FuncOp>(c.defOp))
       f.getDecorators().walk([&](pd::GlobalOp g) {
         isStatic |= g.getName() == "staticmethod";
         isClass |= g.getName() == "classmethod";
+        isProperty |= g.getName() == "property" || g.getName().ends_with("cached_property");
       });
+    if (isProperty) {
+      if (!instance)
+        return Callable{}; // the property object itself
+      mlir::Builder b(object.getContext());
+      return resolveApplied(c, object, b.getStrArrayAttr({""}), depth + 1, doc);
+    }
     if (!isStatic && (instance || isClass)) {
       c.boundArgs.push_back(object);
       c.boundKeywords.push_back("");
