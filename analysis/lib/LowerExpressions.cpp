@@ -431,6 +431,14 @@ mlir::Value Lowerer::lowerSubscript(TSNode n) {
     a.keywords.push_back("");
   }
   mlir::Value v = prim(n, api, a);
+  // `LAUNCHERS[jax.default_backend()]`: a launch API or a partial of it
+  // picked from a module table (8.93), called like the partial it is.
+  if (api == "value.__getitem__" && is(base, "identifier") && !findLocal(text(base)))
+    if (auto b = names::launchTableEntry(n, doc_, globals_, literalLocals())) {
+      findGlobal(text(base)); // the table's entries decide: an edit of it re-lowers this unit
+      info_[v].binding = *b;
+      info_[v].factory = Factory{b->target, TSNode{}, true, b, false, std::nullopt};
+    }
   // Elements of a run_state pytree of refs are refs too.
   if (api == apiName(Api::RefAt) || prov(a.values[0]).origin == pd::origin::kRunState)
     info_[v].prov = prov(a.values[0]);

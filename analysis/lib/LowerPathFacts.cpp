@@ -150,6 +150,20 @@ std::optional<bool> Lowerer::staticCondition(TSNode cond) {
   // names whose value a branch chose are not known.
   if (auto c = names::constantOf(cond, doc_, literalLocals(), nullptr))
     return result(c->truthy());
+  // `if self.fence:` in a method: what every object the document builds
+  // holds there, as `interpret=self.interpret` is read (8.25, 8.43). JAX
+  // reads interpret= by Python's truthiness of those same values (False,
+  // None, 0 compile; True or a params object interpret), so a flag every
+  // object holds falsy reads "compiled", and one every object holds truthy
+  // reads an interpreter (8.92).
+  if (is(cond, "attribute"))
+    if (auto e = names::instanceAttributeInterpret(cond, doc_, globals_); e && !e->paths.empty()) {
+      auto count = [&](llvm::StringRef p) { return llvm::count(e->paths, p); };
+      if (count("unknown") == 0 && count("compiled") == static_cast<long>(e->paths.size()))
+        return result(false);
+      if (count("unknown") == 0 && count("compiled") == 0)
+        return result(true);
+    }
   return std::nullopt;
 }
 

@@ -7,6 +7,8 @@
 #include "NamesInternal.h"
 #include "pallas/analysis/detail/Apis.h"
 
+#include <set>
+
 namespace pallas::analysis::names {
 namespace {
 // Module-level blocks (if/try/with, recovered ERROR chunks) scanned in depth;
@@ -371,6 +373,72 @@ std::optional<Binding> launchPartial(TSNode call, const syntax::ParsedSource& do
   if (isNull(interpretNode))
     b.interpret->source = "absent";
   return b;
+}
+
+std::optional<Binding> launchTableEntry(TSNode subscript, const syntax::ParsedSource& doc,
+                                        const Globals& globals, const LocalLookup& lookupLocal) {
+  TSNode table = field(subscript, "value");
+  TSNode keyNode = field(subscript, "subscript");
+  if (!is(table, "identifier") || isNull(keyNode))
+    return std::nullopt;
+  std::optional<ModuleValue> mv = moduleValue(doc, str(doc.textOf(table)));
+  if (!mv || mv->state != ModuleValue::State::Known || !is(mv->value, "dictionary"))
+    return std::nullopt;
+  struct Entry {
+    std::optional<PyConstant> key;
+    Binding launcher;
+  };
+  std::vector<Entry> entries;
+  for (TSNode pair : syntax::namedChildren(mv->value)) {
+    if (is(pair, "comment"))
+      continue;
+    if (!is(pair, "pair"))
+      return std::nullopt; // a `**` part: other entries, not known
+    TSNode value = field(pair, "value");
+    Entry e{constantOf(field(pair, "key"), doc, nullptr, nullptr), {}};
+    if (auto partial = launchPartial(value, doc, globals)) {
+      e.launcher = *partial;
+    } else if (std::string api = apiOf(value, doc, globals); detail::isLaunchApi(api)) {
+      e.launcher.kind = Binding::Kind::Partial; // fixes nothing: the call's keywords decide
+      e.launcher.target = api;
+      e.launcher.interpret = evaluateInterpret(TSNode{}, doc, globals, nullptr);
+    } else {
+      return std::nullopt;
+    }
+    if (!entries.empty() && entries.front().launcher.target != e.launcher.target)
+      return std::nullopt; // different APIs take different arguments
+    entries.push_back(std::move(e));
+  }
+  if (entries.empty())
+    return std::nullopt;
+  // A key known statically picks its entry (Python's dict: the last one).
+  if (std::optional<PyConstant> key = constantOf(keyNode, doc, lookupLocal, nullptr)) {
+    for (auto it = entries.rbegin(); it != entries.rend(); ++it)
+      if (it->key && it->key->kind == key->kind && it->key->i == key->i && it->key->s == key->s)
+        return it->launcher;
+    return std::nullopt; // a KeyError, or a key spelled otherwise
+  }
+  // Any entry: the launch takes each entry's interpret= ("may" when they
+  // differ), and the call's own interpret= still wins over all of them.
+  Binding merged;
+  merged.kind = Binding::Kind::Partial;
+  merged.target = entries.front().launcher.target;
+  InterpretEval eval;
+  eval.text = str(doc.textOf(subscript));
+  eval.source = "condition";
+  std::set<std::string> paths;
+  for (const Entry& e : entries) {
+    const std::optional<InterpretEval>& i = e.launcher.interpret;
+    if (!i || i->paths.empty() ||
+        std::find(i->paths.begin(), i->paths.end(), "unknown") != i->paths.end())
+      return std::nullopt;
+    paths.insert(i->paths.begin(), i->paths.end());
+    if (eval.params.empty())
+      eval.params = i->params;
+  }
+  eval.paths.assign(paths.begin(), paths.end());
+  merged.interpret = eval;
+  return merged;
 }
 
 void Globals::bindAssignment(TSNode assign, const syntax::ParsedSource& doc) {

@@ -73,6 +73,13 @@ std::optional<std::string> constantSourceText(const PyConstant& c);
 std::optional<PyConstant> constantOf(TSNode expr, const syntax::ParsedSource& doc,
                                      const LocalLookup& lookupLocal, bool* fromModule,
                                      int depth = 0);
+// `LAUNCHERS[key]` with LAUNCHERS a module-level dict literal whose values
+// are all one launch API or partials of it (8.93): as a Partial binding, the
+// entry a constant key picks (a plain API entry fixes nothing), or, for a
+// key not known statically, one whose interpret= is every entry's (a "may"
+// when they differ). nullopt otherwise.
+std::optional<Binding> launchTableEntry(TSNode subscript, const syntax::ParsedSource& doc,
+                                        const Globals& globals, const LocalLookup& lookupLocal);
 // The value a name is bound to: a local bound once to a known expression
 // (lookupLocal's "local"), else a module-level value the execution order
 // fixes; nullopt for parameters and anything unknown.
