@@ -92,6 +92,12 @@ std::optional<std::string> KernelWalk::keyText(mlir::Value keyIn, const std::str
     llvm::StringRef n(c.name);
     return "s:" + n.substr(n.rfind('.') + 1).str();
   }
+  // `"none" if interpret else "fence"`: the branch the condition picks
+  // when the walk knows it (a parameter its callers or default fix).
+  if (auto cond = key.getDefiningOp<pd::OpaqueOp>();
+      cond && cond.getWhat() == "conditional_expression" && cond.getArgs().size() == 3)
+    if (std::optional<bool> known = truthOf(cond.getArgs()[1]))
+      return keyText(cond.getArgs()[*known ? 0 : 2], keyDoc);
   // A parameter of the module-level function around the launch (`def
   // launch(name, x): pl.pallas_call(KERNELS[name], ...)`): what its callers
   // pass when they agree, else, with no caller, its default.
