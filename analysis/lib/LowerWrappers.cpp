@@ -171,47 +171,89 @@ bool passedAsKeyword(const syntax::ParsedSource& doc, const std::string& attr) {
 // dataclass field's default), or what `__init__` alone stores in
 // `self.attr`. nullopt when the class binds attr otherwise, another method
 // rebinds it, or a constructor may pass another value.
-std::optional<Binding> Lowerer::classAttributePartial(const std::string& cls,
-                                                      const std::string& attr) {
-  TSNode clsDef = classNamed(doc_, cls);
-  if (isNull(clsDef))
-    return std::nullopt;
-  TSNode value{};
+namespace {
+
+// What class C stores in each of its attributes: the class body's
+// `attr = V` and every method's `self.attr = V` (not in nested defs or
+// classes), counted, with V kept when it holds for every instance (the
+// class body's, or __init__'s).
+struct AttributeStores {
   unsigned stores = 0;
+  TSNode value{};
+  bool classBody = false; // V is a class-body value (a dataclass field's default)
+};
+using ClassStores = std::unordered_map<std::string, AttributeStores>;
+
+ClassStores scanClassStores(TSNode clsDef, const syntax::ParsedSource& doc) {
+  ClassStores out;
+  auto text = [&](TSNode n) { return std::string(doc.textOf(n)); };
   for (TSNode st : syntax::namedChildren(field(clsDef, "body"))) {
     if (is(st, "expression_statement") && ts_node_named_child_count(st) == 1) {
       TSNode a = ts_node_named_child(st, 0);
-      if (is(a, "assignment") && is(field(a, "left"), "identifier") &&
-          text(field(a, "left")) == attr) {
-        value = fieldDefault(field(a, "right"), doc_, globals_);
-        ++stores;
+      if (is(a, "assignment") && is(field(a, "left"), "identifier")) {
+        AttributeStores& s = out[text(field(a, "left"))];
+        s = {s.stores + 1, field(a, "right"), true};
       }
       continue;
     }
     if (!is(st, "function_definition"))
       continue;
-    // `self.attr = V` in a method: only __init__'s is known to hold for
-    // every instance.
     TSNode params = field(st, "parameters");
     TSNode self = isNull(params) || ts_node_named_child_count(params) == 0
                       ? TSNode{}
                       : ts_node_named_child(params, 0);
     if (!is(self, "identifier"))
       continue;
-    std::string target = text(self) + "." + attr;
+    std::string selfName = text(self);
     bool init = text(field(st, "name")) == "__init__";
     syntax::anyNode(
         field(st, "body"),
         [&](TSNode n) {
-          if (is(n, "assignment") && text(field(n, "left")) == target) {
-            value = init ? field(n, "right") : TSNode{};
-            ++stores;
+          TSNode left = is(n, "assignment") ? field(n, "left") : TSNode{};
+          if (is(left, "attribute") && is(field(left, "object"), "identifier") &&
+              text(field(left, "object")) == selfName) {
+            AttributeStores& s = out[text(field(left, "attribute"))];
+            s = {s.stores + 1, init ? field(n, "right") : TSNode{}, false};
           }
           return false;
         },
         [](TSNode n) { return is(n, "function_definition") || is(n, "class_definition"); });
   }
-  if (stores != 1 || isNull(value))
+  return out;
+}
+
+// One scan per class and tree: every `self.x` of every method asks, and
+// JAX's test classes hold hundreds of methods. Per thread (check runs one
+// Project per thread), keyed by the tree's revision, which no other tree
+// ever has.
+std::shared_ptr<const ClassStores> classStoresOf(TSNode clsDef, const syntax::ParsedSource& doc) {
+  using Key = std::pair<uint64_t, uint32_t>;
+  thread_local std::vector<std::pair<Key, std::shared_ptr<const ClassStores>>> recent;
+  Key key{doc.revision(), ts_node_start_byte(clsDef)};
+  for (auto& [k, table] : recent)
+    if (k == key)
+      return table;
+  constexpr size_t kKept = 64; // classes a unit's methods read at once
+  if (recent.size() == kKept)
+    recent.erase(recent.begin());
+  recent.emplace_back(key, std::make_shared<const ClassStores>(scanClassStores(clsDef, doc)));
+  return recent.back().second;
+}
+
+} // namespace
+
+std::optional<Binding> Lowerer::classAttributePartial(const std::string& cls,
+                                                      const std::string& attr) {
+  TSNode clsDef = classNamed(doc_, cls);
+  if (isNull(clsDef))
+    return std::nullopt;
+  std::shared_ptr<const ClassStores> stores = classStoresOf(clsDef, doc_);
+  auto it = stores->find(attr);
+  if (it == stores->end() || it->second.stores != 1 || isNull(it->second.value))
+    return std::nullopt;
+  TSNode value =
+      it->second.classBody ? fieldDefault(it->second.value, doc_, globals_) : it->second.value;
+  if (isNull(value))
     return std::nullopt;
   // Read the whole text for `attr=` only for an attribute that holds a
   // partial: every `self.x` of a method asks here.
