@@ -5,6 +5,7 @@
 // the launch's own interpret= selects (the question is "could I run it
 // this way?"), with the same walk and rules as the findings (KernelWalk,
 // PathRules). Shown by `check --format json` ("launches") and the hover.
+#include "CallContexts.h"
 #include "KernelWalk.h"
 #include "LaunchCache.h"
 #include "PassKnowledge.h"
@@ -47,11 +48,15 @@ namespace {
 // program order), or a hardware gate for the compiled columns.
 LaunchPathVerdict judge(detail::PassContext& ctx, pd::LaunchOp launch, ExecPath path,
                         const char* name, llvm::StringRef capability,
-                        const knowledge::KnowledgeBase& kb) {
+                        const knowledge::KnowledgeBase& kb,
+                        const std::vector<LaunchBodyArgument>& bodies) {
   LaunchPathVerdict v;
   v.path = name;
   v.verdict = "yes";
   KernelWalk walk(ctx.workspace, kb, path, launch, ctx.path);
+  // A kernel that is a parameter of the launching function (or `spec.body`
+  // of one): the kernels its callers pass, as the findings read them.
+  walk.setBodyArguments(bodies);
   if (!walk.run()) {
     v.verdict = "may"; // the kernel body is not known statically
     v.error = "the kernel body is not known statically";
@@ -120,16 +125,26 @@ std::vector<LaunchPaths> matrix(detail::PassContext& ctx) {
     if (isMosaicGpuLaunch(l) && isStaticallyReachable(l))
       launches.push_back(l);
   detail::SmemIndex smemIndex(ctx); // shared by the launches' SMEM budgets
+  std::unique_ptr<CallIndex> calls; // built for the first launch whose kernel is a parameter
   for (pd::LaunchOp launch : launches) {
+    std::vector<LaunchBodyArgument> bodies;
+    if (mlir::Value body = launch.getBodyValue(); body && !launch.getBody()) {
+      if (!calls)
+        calls = std::make_unique<CallIndex>(ctx.workspace);
+      bodies = launchBodyArguments(*calls, ctx.path, launch).arguments;
+    }
     LaunchPaths lp;
     lp.launch = detail::sourceLocation(launch.getLoc());
     lp.api = launch.getApi().str();
     for (mlir::Attribute a : launch.getPaths())
       lp.selects.push_back(pd::enumName(a).str());
-    lp.paths.push_back(judge(ctx, launch, ExecPath::Compiled, "compiled_sm90a", "9.0", *kb));
-    lp.paths.push_back(judge(ctx, launch, ExecPath::Compiled, "compiled_sm100a", "10.0", *kb));
-    lp.paths.push_back(judge(ctx, launch, ExecPath::InterpretHlo, "interpret", "", *kb));
-    lp.paths.push_back(judge(ctx, launch, ExecPath::InterpretGpu, "gpu_interpret", "", *kb));
+    lp.paths.push_back(
+        judge(ctx, launch, ExecPath::Compiled, "compiled_sm90a", "9.0", *kb, bodies));
+    lp.paths.push_back(
+        judge(ctx, launch, ExecPath::Compiled, "compiled_sm100a", "10.0", *kb, bodies));
+    lp.paths.push_back(judge(ctx, launch, ExecPath::InterpretHlo, "interpret", "", *kb, bodies));
+    lp.paths.push_back(
+        judge(ctx, launch, ExecPath::InterpretGpu, "gpu_interpret", "", *kb, bodies));
     lp.smem = detail::launchSmem(ctx, launch, &smemIndex);
     out.push_back(std::move(lp));
   }

@@ -46,6 +46,17 @@ def test_matrix_tells_hopper_from_blackwell_for_wgmma():
   assert "sm_90a" in launch["paths"]["compiled_sm100a"]["error"]
 
 
+@pytest.mark.parametrize("fixture,runs", [("flow_namedtuple_field_param.py", "no"),
+                                           ("flow_namedtuple_field_param_ok.py", "yes")])
+def test_matrix_follows_the_kernel_callers_pass(fixture, runs):
+  # The kernel is `spec.body` of the launching function's parameter: the
+  # matrix reads the kernels its callers pass, as the findings do (oracle:
+  # JAX fails / runs these on interpret=True).
+  doc = _json(os.path.join(ORACLE, fixture))
+  [launch] = doc["launches"]
+  assert launch["paths"]["interpret"]["runs"] == runs, launch["paths"]["interpret"]
+
+
 def test_matrix_leaves_out_launches_for_other_backends():
   doc = _json(os.path.join(ORACLE, "flow_scope_tpu_barrier_semaphore_ok.py"))
   assert "launches" not in doc and doc["findings"] == []
