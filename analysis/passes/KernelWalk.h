@@ -328,6 +328,9 @@ private:
   // and, for a parameter of the function around the launch, what every
   // caller passes when they agree; nullopt when not known.
   std::optional<std::string> keyText(mlir::Value key, const std::string& doc) const;
+  // The string a key holds (keyText's "s:" spelling, without the prefix):
+  // a name `getattr` / `globals()` looks up; nullopt for any other key.
+  std::optional<std::string> stringKey(mlir::Value key, const std::string& doc) const;
   // Parameters (KernelWalkParameters.cpp): a literal or module constant's
   // value; a parameter's literal default; what a parameter of the def
   // around the launch holds (every caller's constant, else, with no caller,

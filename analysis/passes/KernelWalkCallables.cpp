@@ -97,9 +97,8 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
       strAt(call.getKeywords(), 0).empty() && strAt(call.getKeywords(), 1).empty()) {
     auto g = call.getCallee().getDefiningOp<pd::GlobalOp>();
     if (g && g.getResolved() == "builtins.getattr") {
-      if (std::optional<std::string> key = keyText(call.getArgs()[1], doc);
-          key && llvm::StringRef(*key).starts_with("s:"))
-        return attributeOf(call.getArgs()[0], llvm::StringRef(*key).drop_front(2), depth + 1, doc);
+      if (std::optional<std::string> name = stringKey(call.getArgs()[1], doc))
+        return attributeOf(call.getArgs()[0], *name, depth + 1, doc);
       if (auto name = call.getArgs()[1].getDefiningOp<pd::ConstantOp>();
           name && name.getKind() == pd::ConstantKind::Str)
         if (std::optional<std::vector<std::string>> pieces = fStringPieces(name.getValue()))
@@ -191,10 +190,8 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
           call && call.getArgs().empty())
         if (auto g = call.getCallee().getDefiningOp<pd::GlobalOp>();
             g && g.getResolved() == "builtins.globals") {
-          std::optional<std::string> key = keyText(prim.getArgs()[1], doc);
-          if (!key || !llvm::StringRef(*key).starts_with("s:"))
-            return {};
-          return moduleFunction(doc, llvm::StringRef(*key).drop_front(2));
+          std::optional<std::string> name = stringKey(prim.getArgs()[1], doc);
+          return name ? moduleFunction(doc, *name) : Callable{};
         }
       return lookupItem(prim.getArgs()[0], prim.getArgs()[1], depth, doc);
     }

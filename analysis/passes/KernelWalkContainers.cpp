@@ -73,6 +73,13 @@ std::string constantNameKey(mlir::Value key) {
 
 } // namespace
 
+std::optional<std::string> KernelWalk::stringKey(mlir::Value key, const std::string& doc) const {
+  std::optional<std::string> text = keyText(key, doc);
+  if (!text || !llvm::StringRef(*text).starts_with("s:"))
+    return std::nullopt;
+  return text->substr(2);
+}
+
 std::optional<std::string> KernelWalk::keyText(mlir::Value keyIn, const std::string& doc) const {
   auto [key, keyDoc] = follow(keyIn, doc);
   if (!key)
