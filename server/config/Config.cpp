@@ -1,6 +1,8 @@
 #include "Config.h"
 
-#include <fstream>
+#include "TomlLimits.h"
+#include "pallas/support/FileReading.h"
+
 #include <sstream>
 #include <system_error>
 
@@ -103,6 +105,15 @@ std::string requireString(const fs::path& file, const toml::node& node, const st
   fail(file, node.source(), what + " must be a string");
 }
 
+std::string requirePattern(const fs::path& file, const toml::node& node, const std::string& what) {
+  std::string pattern = requireString(file, node, what);
+  if (pattern.size() > kMaxGlobPatternLength)
+    fail(file, node.source(),
+         what + ": a pattern longer than " + std::to_string(kMaxGlobPatternLength) +
+             " characters (no path is that long)");
+  return pattern;
+}
+
 std::vector<std::string> requireStringArray(const fs::path& file, const toml::node& node,
                                             const std::string& what) {
   const toml::array* array = node.as_array();
@@ -111,6 +122,17 @@ std::vector<std::string> requireStringArray(const fs::path& file, const toml::no
   std::vector<std::string> out;
   for (const toml::node& item : *array)
     out.push_back(requireString(file, item, what + " entries"));
+  return out;
+}
+
+std::vector<std::string> requirePatternArray(const fs::path& file, const toml::node& node,
+                                             const std::string& what) {
+  const toml::array* array = node.as_array();
+  if (!array)
+    fail(file, node.source(), what + " must be an array of strings");
+  std::vector<std::string> out;
+  for (const toml::node& item : *array)
+    out.push_back(requirePattern(file, item, what + " entries"));
   return out;
 }
 
@@ -142,6 +164,13 @@ analysis::Severity parseSeverity(const fs::path& file, const toml::node& node,
 } // namespace
 
 std::optional<Config> parsePyproject(std::string_view text, const fs::path& file) {
+  // Before toml++ sees it: a key path 100,000 tables deep overflowed its
+  // stack (TomlLimits.h).
+  if (auto limit = checkTomlLimits(text)) {
+    std::ostringstream msg;
+    msg << file.string() << ':' << limit->line << ':' << limit->column << ": " << limit->reason;
+    throw ConfigError(msg.str());
+  }
   toml::table doc;
   try {
     doc = toml::parse(text, file.string());
@@ -170,19 +199,24 @@ std::optional<Config> parsePyproject(std::string_view text, const fs::path& file
       config.ignore = requireSelectors(file, node, what);
     } else if (key == "exclude") {
       config.exclude.clear();
-      for (std::string& p : requireStringArray(file, node, what))
+      for (std::string& p : requirePatternArray(file, node, what))
         config.exclude.emplace_back(std::move(p));
     } else if (key == "extend-exclude") {
-      for (std::string& p : requireStringArray(file, node, what))
+      for (std::string& p : requirePatternArray(file, node, what))
         config.extendExclude.emplace_back(std::move(p));
     } else if (key == "per-file-ignores") {
       const toml::table* map = node.as_table();
       if (!map)
         fail(file, node.source(), what + " must be a table of pattern = [codes]");
-      for (const auto& [pattern, codes] : *map)
+      for (const auto& [pattern, codes] : *map) {
+        if (pattern.str().size() > kMaxGlobPatternLength)
+          fail(file, pattern.source(),
+               what + ": a pattern longer than " + std::to_string(kMaxGlobPatternLength) +
+                   " characters (no path is that long)");
         config.perFileIgnores.emplace_back(
             PathPattern(std::string(pattern.str())),
             requireSelectors(file, codes, what + "." + std::string(pattern.str())));
+      }
     } else if (key == "python") {
       config.python = requireString(file, node, what);
     } else if (key == "respect-gitignore") {
@@ -211,12 +245,13 @@ std::optional<Config> parsePyproject(std::string_view text, const fs::path& file
 }
 
 std::optional<Config> loadPyproject(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in)
-    throw ConfigError(file.string() + ": cannot read the configuration file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parsePyproject(text.str(), file);
+  // A regular file of bounded size only: the repository chooses what is
+  // named pyproject.toml (a FIFO would block, a link to /dev/zero never end).
+  std::string why;
+  std::optional<std::string> text = support::readSourceFile(file.string(), &why, kMaxTomlBytes);
+  if (!text)
+    throw ConfigError(file.string() + ": cannot read the configuration file: " + why);
+  return parsePyproject(*text, file);
 }
 
 ConfigResolver ConfigResolver::discover() {

@@ -3,6 +3,7 @@
 #include "TempDir.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 namespace fs = std::filesystem;
 using pallas::check::GitignoreFile;
@@ -90,4 +91,35 @@ TEST(Gitignore, OutsideARepositoryOnlyTheFoldersOwnFileApplies) {
   // parent's .gitignore does not apply to a walk rooted at sub.
   EXPECT_FALSE(GitignoreStack::forFolder(sub).ignored(sub / "skip.py", false));
   EXPECT_TRUE(GitignoreStack::forFolder(dir.path()).ignored(dir.path() / "skip.py", false));
+}
+
+// ---- issue 34: an ignore file that is not a file -----------------------------------
+
+// A .gitignore symlinked to /dev/zero read until memory ran out; a FIFO
+// hung `check`. Now neither is read: it is reported, and gives no rules.
+TEST(Gitignore, AFifoADeviceOrAHugeFileIsReportedNotRead) {
+  TempDir dir;
+  std::filesystem::path fifo = dir.path() / "fifo" / ".gitignore";
+  std::filesystem::create_directories(fifo.parent_path());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::filesystem::path zero = dir.path() / "zero" / ".gitignore";
+  std::filesystem::create_directories(zero.parent_path());
+  std::filesystem::create_symlink("/dev/zero", zero);
+  std::filesystem::path huge =
+      dir.write("huge/.gitignore", std::string(pallas::check::kMaxIgnoreFileBytes + 1, '#'));
+  std::vector<std::string> errors;
+  EXPECT_EQ(GitignoreFile::load(fifo.parent_path(), fifo, &errors), nullptr);
+  EXPECT_EQ(GitignoreFile::load(zero.parent_path(), zero, &errors), nullptr);
+  EXPECT_EQ(GitignoreFile::load(huge.parent_path(), huge, &errors), nullptr);
+  ASSERT_EQ(errors.size(), 3u);
+  EXPECT_NE(errors[0].find("skipped: not a regular file (a FIFO)"), std::string::npos);
+  EXPECT_NE(errors[1].find("not a regular file (a character device)"), std::string::npos);
+  EXPECT_NE(errors[2].find("larger than 1 MiB"), std::string::npos);
+  // A missing one is no error, nor one under a `.git` that is a file (a
+  // worktree's).
+  EXPECT_EQ(GitignoreFile::load(dir.path(), dir.path() / "none" / ".gitignore", &errors), nullptr);
+  std::filesystem::path gitFile = dir.write("wt/.git", "gitdir: /elsewhere\n");
+  EXPECT_EQ(GitignoreFile::load(gitFile.parent_path(), gitFile / "info" / "exclude", &errors),
+            nullptr);
+  EXPECT_EQ(errors.size(), 3u);
 }

@@ -83,7 +83,7 @@ public:
           continue; // a virtual environment
         if (config->respectGitignore && ignores.ignored(path, true))
           continue;
-        walk(path, config->respectGitignore ? ignores.enter(path) : ignores);
+        walk(path, config->respectGitignore ? ignores.enter(path, &out_.errors) : ignores);
       } else if (isPythonFile(path) && entry.is_regular_file(typeEc)) {
         if (config->excluded(path))
           continue;
@@ -116,7 +116,7 @@ WalkResult discoverFiles(const std::vector<fs::path>& paths, const ConfigResolve
     if (fs::is_directory(status)) {
       GitignoreStack ignores;
       if (configs.forPath(path, true)->respectGitignore)
-        ignores = GitignoreStack::forFolder(path);
+        ignores = GitignoreStack::forFolder(path, &result.errors);
       walker.walk(path, ignores);
     } else {
       result.files.push_back(path); // named explicitly: always checked

@@ -1,11 +1,12 @@
 #include "Gitignore.h"
 
 #include "config/Glob.h"
+#include "pallas/support/FileReading.h"
 
 #include <algorithm>
-#include <fstream>
+#include <cerrno>
 #include <optional>
-#include <sstream>
+#include <sys/stat.h>
 #include <system_error>
 
 namespace fs = std::filesystem;
@@ -54,6 +55,7 @@ std::optional<GitignoreRule> parseLine(std::string_view line) {
       line.remove_prefix(1); // anchored
     rule.pattern = std::string(line);
   }
+  rule.glob = Glob(rule.pattern);
   return rule;
 }
 
@@ -90,14 +92,25 @@ GitignoreFile::GitignoreFile(fs::path base, std::string_view contents) : base_(s
   }
 }
 
-std::shared_ptr<const GitignoreFile> GitignoreFile::load(const fs::path& base,
-                                                         const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in)
+std::shared_ptr<const GitignoreFile> GitignoreFile::load(const fs::path& base, const fs::path& file,
+                                                         std::vector<std::string>* errors) {
+  // Through the bounded reader: a .gitignore that is a FIFO hung `check`,
+  // one linked to /dev/zero read until memory ran out (issue 34).
+  // None here (or a dangling link; or `.git` is a file, as in a worktree,
+  // so `.git/info/exclude` is not a path): no rules, as git does.
+  struct stat st{};
+  if (::stat(file.c_str(), &st) != 0 && (errno == ENOENT || errno == ENOTDIR))
     return nullptr;
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  auto result = std::make_shared<GitignoreFile>(base, contents.str());
+  std::string why;
+  std::optional<std::string> contents =
+      support::readSourceFile(file.string(), &why, kMaxIgnoreFileBytes);
+  if (!contents) {
+    if (errors)
+      errors->push_back(file.string() + ": skipped: " + why +
+                        "; its ignore rules were not applied");
+    return nullptr;
+  }
+  auto result = std::make_shared<GitignoreFile>(base, *contents);
   if (result->rules().empty())
     return nullptr;
   return result;
@@ -110,7 +123,7 @@ GitignoreFile::Verdict GitignoreFile::match(const fs::path& path, bool isDirecto
   for (auto it = rules_.rbegin(); it != rules_.rend(); ++it) {
     if (it->directoryOnly && !isDirectory)
       continue;
-    if (globMatch(it->pattern, rel))
+    if (it->glob.matches(rel))
       return it->negated ? Verdict::Include : Verdict::Ignore;
   }
   return Verdict::None;
@@ -121,7 +134,7 @@ void GitignoreStack::push(std::shared_ptr<const GitignoreFile> file) {
     files_.push_back(std::move(file));
 }
 
-GitignoreStack GitignoreStack::forFolder(const fs::path& folder) {
+GitignoreStack GitignoreStack::forFolder(const fs::path& folder, std::vector<std::string>* errors) {
   // Find the repository root, collecting the folders on the way.
   std::vector<fs::path> chain;
   fs::path repoRoot;
@@ -137,18 +150,19 @@ GitignoreStack GitignoreStack::forFolder(const fs::path& folder) {
   }
   GitignoreStack stack;
   if (repoRoot.empty()) {
-    stack.push(GitignoreFile::load(folder, folder / ".gitignore"));
+    stack.push(GitignoreFile::load(folder, folder / ".gitignore", errors));
     return stack;
   }
-  stack.push(GitignoreFile::load(repoRoot, repoRoot / ".git" / "info" / "exclude"));
+  stack.push(GitignoreFile::load(repoRoot, repoRoot / ".git" / "info" / "exclude", errors));
   for (auto it = chain.rbegin(); it != chain.rend(); ++it)
-    stack.push(GitignoreFile::load(*it, *it / ".gitignore"));
+    stack.push(GitignoreFile::load(*it, *it / ".gitignore", errors));
   return stack;
 }
 
-GitignoreStack GitignoreStack::enter(const fs::path& child) const {
+GitignoreStack GitignoreStack::enter(const fs::path& child,
+                                     std::vector<std::string>* errors) const {
   GitignoreStack stack = *this;
-  stack.push(GitignoreFile::load(child, child / ".gitignore"));
+  stack.push(GitignoreFile::load(child, child / ".gitignore", errors));
   return stack;
 }
 

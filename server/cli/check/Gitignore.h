@@ -8,6 +8,9 @@
 // file whose parent folder is excluded" rule.
 #pragma once
 
+#include "config/Glob.h"
+
+#include <cstddef>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -16,8 +19,13 @@
 
 namespace pallas::check {
 
+// The largest ignore file read (git's own limit is far larger, but no real
+// one comes near this; a larger one is skipped and reported).
+inline constexpr size_t kMaxIgnoreFileBytes = size_t{1} << 20;
+
 struct GitignoreRule {
   std::string pattern; // glob, relative to the file's folder
+  Glob glob;           // `pattern`, compiled
   bool negated = false;
   bool directoryOnly = false;
 };
@@ -26,9 +34,12 @@ struct GitignoreRule {
 class GitignoreFile {
 public:
   GitignoreFile(std::filesystem::path base, std::string_view contents);
-  // Reads `file`; a missing or unreadable file gives no rules.
+  // Reads `file` (a regular file of at most kMaxIgnoreFileBytes); a missing
+  // one gives no rules, and so does one that cannot be used (a FIFO, a
+  // device, too large, unreadable), which is added to `errors`.
   static std::shared_ptr<const GitignoreFile> load(const std::filesystem::path& base,
-                                                   const std::filesystem::path& file);
+                                                   const std::filesystem::path& file,
+                                                   std::vector<std::string>* errors = nullptr);
 
   enum class Verdict { None, Ignore, Include };
   // `path` is absolute (lexically normal) and below base().
@@ -48,9 +59,12 @@ public:
   // The stack for `folder`, walking up to the enclosing git repository root
   // (the folder with `.git`, whose `.git/info/exclude` also applies). Outside
   // a repository only `folder`'s own .gitignore applies.
-  static GitignoreStack forFolder(const std::filesystem::path& folder);
+  // Ignore files that exist but cannot be used are added to `errors`.
+  static GitignoreStack forFolder(const std::filesystem::path& folder,
+                                  std::vector<std::string>* errors = nullptr);
   // The stack for a child folder: this one plus the child's .gitignore.
-  GitignoreStack enter(const std::filesystem::path& child) const;
+  GitignoreStack enter(const std::filesystem::path& child,
+                       std::vector<std::string>* errors = nullptr) const;
   bool ignored(const std::filesystem::path& path, bool isDirectory) const;
   void push(std::shared_ptr<const GitignoreFile> file);
 
