@@ -33,6 +33,8 @@ bool Endpoint::hasRequestHandler(const std::string& method) const {
 
 void Endpoint::start(std::function<void(const std::string&)> onClosed) {
   onClosed_ = std::move(onClosed);
+  if (!token_.empty())
+    startAuthDeadline();
   std::weak_ptr<Endpoint> weak = weak_from_this();
   transport_->onOutputSent([weak] {
     if (auto self = weak.lock(); self && self->inputPaused_)
@@ -72,12 +74,90 @@ void Endpoint::close() {
 }
 
 void Endpoint::receive(std::string_view bytes) {
+  if (token_.empty() || authenticated_) {
+    feed(bytes);
+    return;
+  }
+  if (closed_)
+    return; // a refused peer: nothing more is read
+  // Before the token: only the first kMaxUnauthenticatedBytes of the
+  // connection are read; they must hold the initialize that carries it.
+  size_t room =
+      kMaxUnauthenticatedBytes - std::min(unauthenticatedBytes_, kMaxUnauthenticatedBytes);
+  std::string_view head = bytes.substr(0, room);
+  unauthenticatedBytes_ += head.size();
+  feed(head);
+  if (authenticated_) {
+    feed(bytes.substr(head.size()));
+    return;
+  }
+  if (!closed_ && bytes.size() > head.size())
+    refusePeer(nullptr,
+               "authentication required: more than " +
+                   std::to_string(kMaxUnauthenticatedBytes / 1024) +
+                   " KiB arrived before an initialize with initializationOptions.authToken "
+                   "(see docs/security.md)");
+}
+
+void Endpoint::feed(std::string_view bytes) {
+  if (bytes.empty())
+    return;
   reader_.feed(bytes);
   drainInput();
 }
 
+void Endpoint::startAuthDeadline() {
+  authTimer_ = std::make_shared<asio::steady_timer>(io_, authDeadline_);
+  std::weak_ptr<Endpoint> weak = weak_from_this();
+  authTimer_->async_wait([weak](const boost::system::error_code& ec) {
+    auto self = weak.lock();
+    if (ec || !self || self->authenticated_ || self->closed_)
+      return;
+    auto ms = self->authDeadline_.count();
+    self->refusePeer(nullptr, "authentication required: no initialize with "
+                              "initializationOptions.authToken within " +
+                                  (ms % 1000 == 0 ? std::to_string(ms / 1000) + " s"
+                                                  : std::to_string(ms) + " ms") +
+                                  " of connecting (see docs/security.md)");
+  });
+}
+
+void Endpoint::refusePeer(const json& id, const std::string& why) {
+  log_.warn("refused an unauthenticated client (" + transport_->describe() + "): " + why);
+  send(makeErrorResponse(id, ErrorCode::RequestFailed, why));
+  close();
+}
+
+std::shared_ptr<void> Endpoint::queuedInput(size_t bytes, bool notification) {
+  queuedInputBytes_ += bytes;
+  if (notification)
+    ++queuedNotifications_;
+  std::weak_ptr<Endpoint> weak = weak_from_this();
+  struct Release {
+    Release(std::weak_ptr<Endpoint> e, size_t b, bool n)
+        : endpoint(std::move(e)), bytes(b), notification(n) {}
+    Release(const Release&) = delete; // only the one shared_ptr releases
+    Release& operator=(const Release&) = delete;
+    std::weak_ptr<Endpoint> endpoint;
+    size_t bytes;
+    bool notification;
+    ~Release() {
+      if (auto self = endpoint.lock()) {
+        self->queuedInputBytes_ -= bytes;
+        if (notification)
+          --self->queuedNotifications_;
+        self->resumeInputSoon();
+      }
+    }
+  };
+  return std::make_shared<Release>(weak, bytes, notification);
+}
+
 bool Endpoint::overLimits() {
   if (transport_->queuedBytes() > limits_.maxQueuedOutputBytes)
+    return true;
+  if (queuedInputBytes_.load() > limits_.maxQueuedInputBytes ||
+      queuedNotifications_.load() >= limits_.maxQueuedNotifications)
     return true;
   std::lock_guard lock(inflightMutex_);
   return inflight_.size() >= limits_.maxRequestsInFlight;
@@ -148,6 +228,7 @@ void Endpoint::endOfInput(const std::string& reason) {
 void Endpoint::handleBody(const std::string& body) {
   if (!token_.empty() && closed_)
     return; // a refused peer: nothing more is read
+  currentBodyBytes_ = body.size();
   if (auto at = findExcessNesting(body)) {
     // Refused before parsing (see kMaxJsonDepth); a request still gets its
     // answer, so the client does not wait for it.
@@ -221,18 +302,15 @@ bool Endpoint::admit(Message& m) {
         options->erase("authToken"); // no handler or log sees it
         if (ok) {
           authenticated_ = true;
+          if (authTimer_)
+            authTimer_->cancel();
           return true;
         }
         why = "authentication failed: wrong initializationOptions.authToken";
       }
     }
   }
-  log_.warn("refused an unauthenticated client (" + transport_->describe() + "): " + why);
-  if (request)
-    send(makeErrorResponse(request->id, ErrorCode::RequestFailed, why));
-  else
-    send(makeErrorResponse(nullptr, ErrorCode::RequestFailed, why));
-  close();
+  refusePeer(request ? json(request->id) : json(nullptr), why);
   return false;
 }
 
@@ -251,7 +329,9 @@ void Endpoint::dispatchRequest(Request request) {
     }
   }
   auto self = shared_from_this();
-  asio::post(ordered_, [self, request = std::move(request), token]() mutable {
+  // Counted as queued input until it is answered (the closures hold it).
+  auto held = queuedInput(currentBodyBytes_, false);
+  asio::post(ordered_, [self, request = std::move(request), token, held]() mutable {
     if (self->gate_) {
       if (auto refusal = self->gate_(request.method, true)) {
         self->reply(makeErrorResponse(request.id, refusal->code, refusal->what(), refusal->data),
@@ -270,7 +350,7 @@ void Endpoint::dispatchRequest(Request request) {
       self->runRequest(it->second.handler, request, token);
     } else {
       asio::post(self->pool_, [self, handler = &it->second.handler, request = std::move(request),
-                               token]() { self->runRequest(*handler, request, token); });
+                               token, held]() { self->runRequest(*handler, request, token); });
     }
   });
 }
@@ -335,7 +415,10 @@ void Endpoint::dispatchNotification(Notification notification) {
     return;
   log_.debug("<-- " + notification.method);
   auto self = shared_from_this();
-  asio::post(ordered_, [self, notification = std::move(notification)] {
+  // Counted as queued input until its handler has run (issue 34: without
+  // it, full-text didChanges piled up on the ordered queue without bound).
+  auto held = queuedInput(currentBodyBytes_, true);
+  asio::post(ordered_, [self, notification = std::move(notification), held] {
     if (self->gate_) {
       if (auto refusal = self->gate_(notification.method, false)) {
         self->log_.debug("dropped notification " + notification.method + ": " + refusal->what());

@@ -66,17 +66,18 @@ void FrameReader::compact() {
   pos_ = 0;
 }
 
-void FrameReader::resync() {
-  size_t p = findContentLengthHeader(buffer_, pos_ + 1);
+void FrameReader::resync(size_t from) {
+  size_t p = findContentLengthHeader(buffer_, from);
   if (p != std::string::npos) {
     pos_ = p;
     skipping_ = false;
     return;
   }
-  // Keep a tail that may hold the start of a split "Content-Length:".
+  // Keep a tail that may hold the start of a split "Content-Length:", but
+  // nothing before `from` (the bad header block itself).
   size_t keep = kContentLength.size() - 1;
   if (buffer_.size() - pos_ > keep)
-    pos_ = buffer_.size() - keep;
+    pos_ = std::max(std::min(from, buffer_.size()), buffer_.size() - keep);
   skipping_ = true;
   compact();
 }
@@ -166,7 +167,7 @@ std::optional<FrameEvent> FrameReader::next() {
       if (buffer_.size() - pos_ > kMaxHeaderBlock) {
         auto ev = error("header block longer than " + std::to_string(kMaxHeaderBlock) +
                         " bytes without a blank line: '" + excerpt(buffer_.substr(pos_, 40)) + "'");
-        resync();
+        resync(pos_ + 1);
         return ev;
       }
       return std::nullopt;
@@ -174,7 +175,12 @@ std::optional<FrameEvent> FrameReader::next() {
     if (problem.empty() && !length)
       problem = "missing Content-Length header";
     if (!problem.empty()) {
-      resync();
+      // The whole header block is bad, and with it the body it announced,
+      // whose length is unknown: skip to the first header after the block.
+      // (Searching from inside the block found its own second
+      // Content-Length, read the bad body with it and swallowed the next
+      // good message's first byte: issue 34.)
+      resync(cursor);
       return error(problem);
     }
     pos_ = cursor;

@@ -4,6 +4,7 @@
 #include "Arguments.h"
 #include "Command.h"
 #include "Environment.h"
+#include "config/Numbers.h"
 #include "pallas/gpu/Runner.h"
 
 #include <csignal>
@@ -22,12 +23,27 @@ extern "C" void onInterrupt(int) {
     gInterruptToken->cancel(); // an atomic store and a write(): async-signal-safe
 }
 
-double number(const std::string& flag, const std::string& text) {
-  char* end = nullptr;
-  const double parsed = std::strtod(text.c_str(), &end);
-  if (end == text.c_str() || *end != '\0' || parsed < 0)
-    throw UsageError{"run: " + flag + " needs a non-negative number, got '" + text + "'"};
-  return parsed;
+// --timeout S: seconds, 0 for none, else from a millisecond to a week.
+std::chrono::milliseconds timeoutOption(const std::string& flag, const std::string& text) {
+  std::optional<double> seconds = check::parseDecimal(text);
+  std::optional<std::string> problem =
+      seconds ? check::timeoutProblem(*seconds, /*zeroMeansNone=*/true) : "not a number";
+  if (problem)
+    throw UsageError{"run: " + flag +
+                     " needs a number of seconds from 0.001 to 604800 (0: no "
+                     "timeout), got '" +
+                     text + "' (" + *problem + ")"};
+  return check::timeoutMilliseconds(*seconds);
+}
+
+// A whole number from `min` to `max` (digits only: 1e10 or 2.5 are refused,
+// never truncated).
+uint64_t countOption(const std::string& flag, const std::string& text, uint64_t min, uint64_t max) {
+  std::optional<uint64_t> n = check::parseWholeNumber(text);
+  if (!n || *n < min || *n > max)
+    throw UsageError{"run: " + flag + " needs a whole number from " + std::to_string(min) + " to " +
+                     std::to_string(max) + ", got '" + text + "'"};
+  return *n;
 }
 
 gpu::RunMode mode(const std::string& text) {
@@ -67,8 +83,7 @@ int runRun(const std::vector<std::string>& args) {
       arg.flag();
       quiet = true;
     } else if (arg.is("--timeout")) {
-      request.timeout =
-          std::chrono::milliseconds(static_cast<long long>(number(arg.name(), arg.value()) * 1000));
+      request.timeout = timeoutOption(arg.name(), arg.value());
     } else if (arg.is("--launch-template")) {
       request.launchTemplate = arg.value();
     } else if (arg.is("--python")) {
@@ -76,10 +91,11 @@ int runRun(const std::vector<std::string>& args) {
     } else if (arg.is("--runner")) {
       request.runner = arg.value();
     } else if (arg.is("--runs")) {
-      request.repetitions = static_cast<int>(number(arg.name(), arg.value()));
+      request.repetitions = static_cast<int>(countOption(arg.name(), arg.value(), 1, 100000));
     } else if (arg.is("--memory-limit")) {
+      // Megabytes, 0 for none; up to 16 TiB.
       request.memoryLimitBytes =
-          static_cast<std::uint64_t>(number(arg.name(), arg.value()) * 1024 * 1024);
+          countOption(arg.name(), arg.value(), 0, uint64_t{16} << 20) * 1024 * 1024;
     } else if (arg.is("--result-channel")) {
       const std::string channel = arg.value();
       if (channel == "fd")
@@ -138,7 +154,8 @@ int runRun(const std::vector<std::string>& args) {
 const CommandRegistration registration{Command{
     "run",
     "run FILE [--entry FN] [--mode compiled|interpret|gpu-interpret|compare] [--compare A,B] "
-    "[--json] [--timeout S] [--launch-template T] [--python P] [--runs N] [--memory-limit MB] "
+    "[--json] [--timeout S (0: none)] [--launch-template T] [--python P] [--runs N] "
+    "[--memory-limit MB] "
     "[--result-channel fd|stdout]",
     "run a kernel's entry function for real (compiled on a GPU, or interpreted) and report",
     runRun}};

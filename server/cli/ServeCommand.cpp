@@ -1,6 +1,7 @@
 // `pallas-lsp serve`: the language server on stdio or TCP.
 #include "Arguments.h"
 #include "Command.h"
+#include "config/Numbers.h"
 #include "lib/Serve.h"
 
 #include <boost/asio/ip/address.hpp>
@@ -85,11 +86,19 @@ int runServe(const std::vector<std::string>& args) {
       options.logFile = value;
     } else if (arg.is("--debounce-ms")) {
       value = arg.value();
-      unsigned ms = 0;
-      auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), ms);
-      if (ec != std::errc() || end != value.data() + value.size())
-        throw UsageError{"--debounce-ms expects a number, got '" + value + "'"};
-      options.server.debounce = std::chrono::milliseconds(ms);
+      std::optional<uint64_t> ms = check::parseWholeNumber(value);
+      if (!ms || *ms > 60000)
+        throw UsageError{"--debounce-ms expects a whole number of milliseconds from 0 to 60000, "
+                         "got '" +
+                         value + "'"};
+      options.server.debounce = std::chrono::milliseconds(*ms);
+    } else if (arg.is("--max-connections")) {
+      value = arg.value();
+      std::optional<uint64_t> n = check::parseWholeNumber(value);
+      if (!n || *n < 1 || *n > 4096)
+        throw UsageError{"--max-connections expects a whole number from 1 to 4096, got '" + value +
+                         "'"};
+      options.maxConnections = static_cast<size_t>(*n);
     } else if (arg.is("--allow-remote")) {
       arg.flag();
       allowRemote = true;
@@ -134,8 +143,9 @@ int runServe(const std::vector<std::string>& args) {
 
 const CommandRegistration registration{Command{
     "serve",
-    "serve [--stdio | --listen HOST:PORT [--allow-remote] [--token-file FILE]] [--log-level "
-    "error|warn|info|debug] [--log-file FILE] [--debounce-ms N]",
+    "serve [--stdio | --listen HOST:PORT [--allow-remote] [--token-file FILE] "
+    "[--max-connections N]] [--log-level error|warn|info|debug] [--log-file FILE] "
+    "[--debounce-ms N]",
     "run the language server (stdio by default; --listen 127.0.0.1:PORT for TCP)", runServe}};
 
 } // namespace

@@ -13,6 +13,7 @@
 #include "LspServer.h"
 #include "ProbeReport.h"
 #include "RunnerEntries.h"
+#include "config/Numbers.h"
 #include "pallas/gpu/DeviceProbe.h"
 #include "pallas/gpu/Runner.h"
 #include "pallas/knowledge/KnowledgeBase.h"
@@ -184,7 +185,11 @@ public:
           state_->knowledgeFor =
               std::pair(state_->settings.python, state_->settings.workspaceTrusted);
         std::weak_ptr<LspServer> weak = s->weak_from_this();
-        state_->worker = std::thread([state = state_, weak] { environmentWorker(state, weak); });
+        // One worker per session. (The server ignores a repeated
+        // `initialized`; assigning over a running std::thread would
+        // terminate the process: issue 34.)
+        if (!state_->worker.joinable())
+          state_->worker = std::thread([state = state_, weak] { environmentWorker(state, weak); });
       }
       state_->wake.notify_all();
     });
@@ -217,9 +222,22 @@ private:
             r["launchTemplate"].is_string() ? r["launchTemplate"].get<std::string>() : "";
       if (r.contains("clientShowsResults") && r["clientShowsResults"].is_boolean())
         st.clientShowsResults = r["clientShowsResults"].get<bool>();
-      if (r.contains("timeoutSeconds") && r["timeoutSeconds"].is_number() &&
-          r["timeoutSeconds"].get<double>() > 0)
-        st.timeoutSeconds = r["timeoutSeconds"].get<double>();
+      if (r.contains("timeoutSeconds") && !r["timeoutSeconds"].is_null()) {
+        // The same range as `run --timeout` (config/Numbers.h): 1e10 used to
+        // overflow into a timeout of a fraction of a second.
+        const json& t = r["timeoutSeconds"];
+        std::optional<std::string> problem =
+            t.is_number() ? check::timeoutProblem(t.get<double>(), /*zeroMeansNone=*/false)
+                          : std::optional<std::string>("not a number");
+        if (problem)
+          server_.logMessage(MessageType::Warning,
+                             "pallasLsp.runner.timeoutSeconds must be a number of seconds from "
+                             "0.001 to 604800; got " +
+                                 t.dump() + " (" + *problem + "); keeping " +
+                                 std::to_string(st.timeoutSeconds) + " s");
+        else
+          st.timeoutSeconds = t.get<double>();
+      }
     }
     if (cfg.contains("workspaceTrusted") && cfg["workspaceTrusted"].is_boolean())
       st.workspaceTrusted = cfg["workspaceTrusted"].get<bool>();
@@ -417,7 +435,7 @@ private:
       // environment), not python3 from PATH.
       request.python = decision.python;
       request.launchTemplate = environment::launchTemplate(st.launchTemplate);
-      request.timeout = std::chrono::milliseconds(static_cast<long long>(st.timeoutSeconds * 1000));
+      request.timeout = check::timeoutMilliseconds(st.timeoutSeconds);
       // Diagnostics of the previous run go away when a new one starts.
       state_->runDiagnostics.clear();
     }

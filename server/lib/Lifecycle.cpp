@@ -109,6 +109,13 @@ json LspServer::initialize(const json& params) {
 }
 
 void LspServer::initialized() {
+  // The notification is sent once; a client (or a peer over TCP) that sends
+  // it again gets a warning, not a second set of watchers, indexes and
+  // feature workers (a second worker thread aborted the process: issue 34).
+  if (initializedSeen_.exchange(true)) {
+    log_.warn("'initialized' was sent again; ignored");
+    return;
+  }
   registerFileWatchers();
   startCallerIndex();
   if (client_.initializationOptions.is_object())

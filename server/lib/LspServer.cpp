@@ -213,6 +213,17 @@ void LspServer::installBuiltins() {
       }
       return json{{"slept", ms}};
     });
+    // Test-only: holds the ordered queue (every message read after it
+    // waits) for `ms`, as a slow edit would, so transcripts can see the
+    // input limits at work.
+    addRequest(
+        "pallas/test/holdQueue",
+        [](const json& p, const RequestContext&) {
+          auto ms = protocol::requireField(p, "ms", V::number_integer).get<int64_t>();
+          std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+          return json{{"held", ms}};
+        },
+        Mode::Sequential);
     // Test-only: the draft and the Project's copy of a document, so that
     // transcripts can check how edits were applied.
     addRequest("pallas/test/documentText", [self](const json& p, const RequestContext&) {

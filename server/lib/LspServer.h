@@ -252,6 +252,7 @@ private:
   protocol::Logger& log_;
   Options options_;
   std::atomic<State> state_{State::Uninitialized};
+  std::atomic<bool> initializedSeen_{false}; // `initialized` was handled
   ClientInfo client_;
   std::unique_ptr<analysis::Project> project_;
   std::vector<std::string> workspaceRoots_;

@@ -8,6 +8,9 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <set>
@@ -115,20 +118,67 @@ public:
 
   void stop() {
     boost::system::error_code ec;
+    stopped_ = true;
     acceptor_.close(ec);
+    retry_.cancel();
     for (auto& s : sessions_)
       s->endpoint->close();
   }
 
 private:
+  // The listener never stops on its own: after a failed accept (EMFILE when
+  // a burst of connections used every descriptor, ENOBUFS, ...) it tries
+  // again after a pause that doubles up to a second (one EMFILE used to end
+  // accepting for good: new clients connected and waited forever, issue 34).
+  // The pause matters: the pending connection keeps the socket readable, so
+  // retrying at once would spin.
   void accept() {
     acceptor_.async_accept(
         [self = shared_from_this()](boost::system::error_code ec, asio::ip::tcp::socket socket) {
-          if (ec)
+          if (self->stopped_ || ec == asio::error::operation_aborted)
             return; // closed
-          self->startSession(std::move(socket));
+          if (ec == asio::error::connection_aborted) {
+            self->accept(); // the peer gave up before we accepted: nothing wrong here
+            return;
+          }
+          if (ec) {
+            self->backoff_ = std::min(std::max(self->backoff_ * 2, kFirstBackoff), kMaxBackoff);
+            self->log_.warn("accepting a connection failed (" + ec.message() + "); retrying in " +
+                            std::to_string(self->backoff_.count()) + " ms");
+            self->retry_.expires_after(self->backoff_);
+            self->retry_.async_wait([self](boost::system::error_code waitEc) {
+              if (!waitEc && !self->stopped_)
+                self->accept();
+            });
+            return;
+          }
+          self->backoff_ = std::chrono::milliseconds(0);
+          if (self->sessions_.size() >= self->options_.maxConnections)
+            self->refuse(std::move(socket));
+          else
+            self->startSession(std::move(socket));
           self->accept();
         });
+  }
+
+  // Over the connection limit: one error message, then the socket closes.
+  void refuse(asio::ip::tcp::socket socket) {
+    boost::system::error_code ec;
+    auto peer = socket.remote_endpoint(ec);
+    log_.warn("refused a connection from " +
+              (ec ? std::string("a client") : peer.address().to_string()) + ": " +
+              std::to_string(options_.maxConnections) +
+              " connections are open (--max-connections)");
+    std::string body = protocol::makeErrorResponse(
+                           nullptr, protocol::ErrorCode::RequestFailed,
+                           "too many connections: the server already serves " +
+                               std::to_string(options_.maxConnections) + " (--max-connections)")
+                           .dump();
+    std::string message = protocol::frameMessage(body);
+    socket.non_blocking(true, ec);
+    asio::write(socket, asio::buffer(message), ec); // best effort: never waits for the peer
+    socket.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
+    socket.close(ec);
   }
 
   void startSession(asio::ip::tcp::socket socket) {
@@ -165,6 +215,11 @@ private:
   const ServeOptions& options_;
   protocol::Logger& log_;
   asio::ip::tcp::acceptor acceptor_;
+  asio::steady_timer retry_{io_};
+  static constexpr std::chrono::milliseconds kFirstBackoff{10};
+  static constexpr std::chrono::milliseconds kMaxBackoff{1000};
+  std::chrono::milliseconds backoff_{0};
+  bool stopped_ = false;
   std::set<std::shared_ptr<Session>> sessions_;
 };
 

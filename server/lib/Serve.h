@@ -20,6 +20,9 @@ struct ServeOptions {
   // initializationOptions.authToken (docs/security.md); empty: none (only
   // allowed on a loopback address).
   std::string token;
+  // TCP: connections served at once; one more gets an error and is closed.
+  // Unauthenticated ones count too, and each has 5 s to present the token.
+  size_t maxConnections = 64;
   LspServer::Options server;
 };
 

@@ -182,4 +182,44 @@ TEST_F(BackpressureTest, UnansweredRequestsAreBoundedAndTheEndOfInputWaitsForThe
   EXPECT_TRUE(eventually([&] { return closed.load(); }));
 }
 
+// Issue 34: notifications had no flow control. While the ordered queue is
+// busy (a handler that takes long), notifications read behind it are held
+// in memory; past maxQueuedInputBytes the endpoint stops dispatching and
+// reading, and goes on, in order, once the queue moves.
+TEST_F(BackpressureTest, QueuedNotificationsAreBoundedByTheirBytes) {
+  std::atomic<bool> release{false};
+  std::atomic<int> handled{0};
+  endpoint_->onNotification("edit", [&](const json&) {
+    for (int i = 0; i < 4000 && !release; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ++handled;
+  });
+  Endpoint::FlowLimits limits;
+  limits.maxQueuedInputBytes = 1 << 20;
+  endpoint_->setFlowLimits(limits);
+  endpoint_->start([](const std::string&) {});
+  const std::string text(100 * 1024, 'x');
+  std::string batch;
+  for (int i = 0; i < 60; ++i)
+    batch += frameMessage(makeNotification("edit", json{{"n", i}, {"text", text}}).dump());
+  send(batch);
+  ASSERT_TRUE(eventually([&] { return transport_->paused_.load(); }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  // About 1 MiB of them wait (the limit, plus the one that passed it); the
+  // other 5 MB are still unread bytes, not parsed messages.
+  size_t queued = 0;
+  {
+    std::promise<size_t> p;
+    asio::post(io_, [&] { p.set_value(endpoint_->queuedInputBytes()); });
+    queued = p.get_future().get();
+  }
+  EXPECT_LE(queued, (size_t(1) << 20) + 2 * text.size());
+  EXPECT_GT(queued, size_t(1) << 19);
+  EXPECT_EQ(handled.load(), 0);
+  release = true;
+  ASSERT_TRUE(eventually([&] { return handled.load() == 60; }));
+  ASSERT_TRUE(eventually([&] { return !transport_->paused_.load(); }));
+  EXPECT_EQ(endpoint_->queuedInputBytes(), 0u);
+}
+
 } // namespace

@@ -206,4 +206,80 @@ TEST_F(EndpointTest, DuplicateIdInFlightIsRefused) {
   EXPECT_EQ(transport->waitFor(1)["result"], 1);
 }
 
+// ---- a peer that must authenticate (serve --token-file), issue 34 ----------
+
+constexpr const char* kToken = "s3cret-token-0123456789";
+
+class AuthTest : public EndpointTest {
+protected:
+  // Feeds bytes and lets the I/O thread run a while (the deadline timer is
+  // pending, so io.run() would not return on its own).
+  void sendFor(const std::string& bytes, std::chrono::milliseconds ms) {
+    asio::post(io, [this, bytes] { transport->onData_(bytes); });
+    io.restart();
+    io.run_for(ms);
+  }
+  std::string initialize(const std::string& token) {
+    return frameMessage(makeRequest(1, "initialize",
+                                    {{"capabilities", json::object()},
+                                     {"initializationOptions", {{"authToken", token}}}})
+                            .dump());
+  }
+};
+
+TEST_F(AuthTest, MoreThan16KiBBeforeTheTokenIsRefused) {
+  endpoint->onRequest("initialize", [](const json&, const RequestContext&) { return json(1); });
+  endpoint->requireToken(kToken);
+  start();
+  // A header announcing 60 MB, then junk: the server used to buffer 64 MiB
+  // for each such peer.
+  sendFor("Content-Length: 60000000\r\n\r\n" + std::string(20 * 1024, 'x'),
+          std::chrono::milliseconds(200));
+  json r = transport->waitFor(0);
+  EXPECT_EQ(r["error"]["code"], -32803);
+  EXPECT_NE(r["error"]["message"].get<std::string>().find("more than 16 KiB"), std::string::npos);
+  EXPECT_TRUE(endpoint->closed());
+  EXPECT_EQ(transport->count(), 1u);
+}
+
+TEST_F(AuthTest, AfterTheTokenLargeMessagesAreRead) {
+  std::atomic<int> notes{0};
+  endpoint->onRequest("initialize", [](const json&, const RequestContext&) { return json(1); });
+  endpoint->onNotification("big", [&](const json&) { ++notes; });
+  endpoint->requireToken(kToken);
+  start();
+  // In one chunk: the initialize, then 100 KB that arrive before the reply.
+  sendFor(
+      initialize(kToken) +
+          frameMessage(makeNotification("big", {{"text", std::string(100 * 1024, 'y')}}).dump()),
+      std::chrono::milliseconds(200));
+  EXPECT_EQ(transport->waitFor(0)["result"], 1);
+  for (int i = 0; i < 400 && notes.load() == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(notes.load(), 1);
+  EXPECT_FALSE(endpoint->closed());
+}
+
+TEST_F(AuthTest, APeerThatSendsNothingIsClosedAtTheDeadline) {
+  endpoint->requireToken(kToken);
+  endpoint->setAuthDeadline(std::chrono::milliseconds(100));
+  start();
+  sendFor("Content-Le", std::chrono::milliseconds(500)); // a byte now and then
+  json r = transport->waitFor(0);
+  EXPECT_EQ(r["error"]["code"], -32803);
+  EXPECT_NE(r["error"]["message"].get<std::string>().find("within 100 ms"), std::string::npos);
+  EXPECT_TRUE(endpoint->closed());
+}
+
+TEST_F(AuthTest, TheDeadlineDoesNotTouchAnAuthenticatedPeer) {
+  endpoint->onRequest("initialize", [](const json&, const RequestContext&) { return json(1); });
+  endpoint->requireToken(kToken);
+  endpoint->setAuthDeadline(std::chrono::milliseconds(100));
+  start();
+  sendFor(initialize(kToken), std::chrono::milliseconds(400));
+  EXPECT_EQ(transport->waitFor(0)["result"], 1);
+  EXPECT_EQ(transport->count(), 1u);
+  EXPECT_FALSE(endpoint->closed());
+}
+
 } // namespace

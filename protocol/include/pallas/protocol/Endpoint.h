@@ -20,8 +20,10 @@
 
 #include <atomic>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/thread_pool.hpp>
+#include <chrono>
 #include <functional>
 #include <initializer_list>
 #include <map>
@@ -34,6 +36,11 @@
 #include <vector>
 
 namespace pallas::protocol {
+
+// What a peer that must authenticate (Endpoint::requireToken) may send
+// before its token is accepted: an initialize with every capability a
+// client has fits several times over.
+inline constexpr size_t kMaxUnauthenticatedBytes = 16 * 1024;
 
 // Set by $/cancelRequest (or when the session ends); handlers poll it.
 class RequestCancellation {
@@ -80,20 +87,35 @@ public:
   // or log sees it). A refused peer gets one error reply and is
   // disconnected. For TCP connections from other machines (`serve
   // --allow-remote`). Before start().
+  // Until the token is accepted the peer gets little: at most
+  // kMaxUnauthenticatedBytes of input (a request larger than that, or junk,
+  // is refused and the connection closed, so unauthenticated peers cannot
+  // make the server buffer 64 MiB each), and `authDeadline` to present it (a
+  // peer that sends nothing, or a byte a second, is closed then).
   void requireToken(std::string token) { token_ = std::move(token); }
+  void setAuthDeadline(std::chrono::milliseconds deadline) { authDeadline_ = deadline; }
   bool hasRequestHandler(const std::string& method) const;
   // Backpressure: while more than `maxQueuedOutputBytes` of output wait to
-  // be sent (a client that does not read), or `maxRequestsInFlight` requests
-  // are unanswered, no further message is dispatched and the transport stops
-  // reading; both resume once output was sent / requests were answered. So
-  // memory stays bounded whatever the peer does. Before start().
+  // be sent (a client that does not read), `maxRequestsInFlight` requests
+  // are unanswered, or the messages read and not handled yet (notifications
+  // waiting on the ordered queue, requests until answered) hold more than
+  // `maxQueuedInputBytes` or number `maxQueuedNotifications`, no further
+  // message is dispatched and the transport stops reading; reading resumes
+  // once output was sent / work was done. So memory stays bounded whatever
+  // the peer does (3,000 didChanges of 200 KB each queued 550 MB before the
+  // input limits, issue 34). Before start().
   struct FlowLimits {
     size_t maxQueuedOutputBytes = size_t(32) << 20;
     size_t maxRequestsInFlight = 16;
+    size_t maxQueuedInputBytes = size_t(32) << 20;
+    size_t maxQueuedNotifications = 1024;
   };
   void setFlowLimits(FlowLimits limits) { limits_ = limits; }
   // For tests: whether input is held back now (I/O thread).
   bool inputPaused() const { return inputPaused_; }
+  // For tests: messages read and not handled yet, and their bytes.
+  size_t queuedInputMessages() const { return queuedNotifications_.load(); }
+  size_t queuedInputBytes() const { return queuedInputBytes_.load(); }
 
   // Starts reading; `onClosed` runs when the input ends, after every message
   // received before the end was dispatched (on the ordered queue).
@@ -136,6 +158,15 @@ private:
   };
 
   void handleBody(const std::string& body);
+  // Feeds bytes to the framing and dispatches what they complete.
+  void feed(std::string_view bytes);
+  // Refuses an unauthenticated peer: one error reply, then the connection
+  // closes (I/O thread).
+  void refusePeer(const json& id, const std::string& why);
+  void startAuthDeadline();
+  // Counts a message's bytes as queued input until the returned guard (held
+  // by the work that handles it) is destroyed.
+  std::shared_ptr<void> queuedInput(size_t bytes, bool notification);
   // Dispatches the messages read so far while the flow limits allow (I/O
   // thread); pauses or resumes the transport's reading accordingly.
   void drainInput();
@@ -160,8 +191,14 @@ private:
   std::unordered_map<std::string, NotificationHandler> notifications_;
   Gate gate_;
   std::atomic<bool> closed_{false};
-  std::string token_;          // empty: no authentication
-  bool authenticated_ = false; // I/O thread only
+  std::string token_;               // empty: no authentication
+  bool authenticated_ = false;      // I/O thread only
+  size_t unauthenticatedBytes_ = 0; // I/O thread only
+  std::chrono::milliseconds authDeadline_{std::chrono::seconds(5)};
+  std::shared_ptr<boost::asio::steady_timer> authTimer_;
+  std::atomic<size_t> queuedInputBytes_{0};
+  std::atomic<size_t> queuedNotifications_{0};
+  size_t currentBodyBytes_ = 0; // of the message handleBody is dispatching
   // True when `m` may pass; otherwise the peer was answered and closed.
   bool admit(Message& m);
   std::vector<std::shared_ptr<void>> keepAlive_;

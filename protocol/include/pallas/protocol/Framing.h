@@ -49,8 +49,8 @@ public:
   size_t buffered() const { return buffer_.size() - pos_; }
 
 private:
-  // Drops bytes up to the next "Content-Length:" after the current position.
-  void resync();
+  // Drops bytes up to the next "Content-Length:" at or after `from`.
+  void resync(size_t from);
   void compact();
 
   size_t maxContentLength_;
