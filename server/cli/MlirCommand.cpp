@@ -5,6 +5,7 @@
 #include "Arguments.h"
 #include "Command.h"
 #include "pallas/analysis/Project.h"
+#include "pallas/support/AnalysisBudget.h"
 #include "pallas/support/FileReading.h"
 
 #include <filesystem>
@@ -39,6 +40,11 @@ int runMlir(const std::vector<std::string>& args) {
   std::optional<std::string> text = support::readSourceFile(path.string(), &why);
   if (!text) {
     std::cerr << "pallas-lsp: cannot read " << file << ": " << why << "\n";
+    return kExitUsage;
+  }
+  // The analysis budget of check and the server (PLS010 there).
+  if (std::optional<std::string> over = support::overAnalysisBudget(*text)) {
+    std::cerr << "pallas-lsp: " << file << ": skipped: " << *over << "\n";
     return kExitUsage;
   }
   analysis::ProjectOptions options;

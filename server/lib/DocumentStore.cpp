@@ -1,13 +1,38 @@
 #include "DocumentStore.h"
 
+#include "EditableText.h"
+#include "pallas/support/AnalysisBudget.h"
+
+#include <algorithm>
+
 namespace pallas::server {
 
 using protocol::json;
 
+namespace {
+
+std::string capText(size_t total) {
+  return "the open documents would hold " + std::to_string(total >> 20) +
+         " MiB of text, over the " + std::to_string(kMaxOpenDocumentBytes >> 20) +
+         " MiB the server keeps (close some)";
+}
+
+} // namespace
+
+std::string DocumentStore::wouldExceedCap(const std::string& path, size_t bytes) const {
+  std::lock_guard lock(mutex_);
+  size_t total = totalBytes_ + bytes;
+  if (auto it = docs_.find(path); it != docs_.end())
+    total -= it->second.text.size();
+  return total > kMaxOpenDocumentBytes ? capText(total) : std::string();
+}
+
 void DocumentStore::open(OpenDocument doc) {
   std::lock_guard lock(mutex_);
   std::string key = doc.path;
-  docs_[key] = std::move(doc);
+  auto& slot = docs_[key];
+  totalBytes_ = totalBytes_ - slot.text.size() + doc.text.size();
+  slot = std::move(doc);
 }
 
 std::optional<size_t> DocumentStore::close(const std::string& path) {
@@ -16,6 +41,7 @@ std::optional<size_t> DocumentStore::close(const std::string& path) {
   if (it == docs_.end())
     return std::nullopt;
   size_t bytes = it->second.text.size();
+  totalBytes_ -= bytes;
   docs_.erase(it);
   return bytes;
 }
@@ -43,6 +69,23 @@ std::vector<OpenDocument> DocumentStore::all() const {
 }
 
 namespace {
+
+// More changes than this reach the analysis as one edit spanning them all:
+// it applies each edit to its text and syntax tree in turn, which for a
+// multi-cursor edit of thousands of changes costs changes x size again.
+constexpr size_t kMaxEditsForTheAnalysis = 16;
+
+// The one edit that turns `before` into `after`: what lies between their
+// common start and their common end.
+analysis::ByteEdit wholeDifference(std::string_view before, std::string_view after) {
+  size_t head = 0, limit = std::min(before.size(), after.size());
+  while (head < limit && before[head] == after[head])
+    ++head;
+  size_t tail = 0;
+  while (tail < limit - head && before[before.size() - 1 - tail] == after[after.size() - 1 - tail])
+    ++tail;
+  return {head, before.size() - tail, std::string(after.substr(head, after.size() - tail - head))};
+}
 
 std::optional<protocol::Position> readPosition(const json& j) {
   if (!j.is_object())
@@ -80,8 +123,10 @@ DocumentStore::ChangeResult DocumentStore::change(const std::string& path, int64
                    std::to_string(it->second.version);
     return result;
   }
-  // Work on a copy so a bad change leaves the draft as it was.
-  std::string text = it->second.text;
+  // Work on a copy so a bad change leaves the draft as it was; chunked, so
+  // that each change costs about a chunk, not the whole text (EditableText.h).
+  const std::string& old = it->second.text;
+  EditableText text(old);
   for (size_t i = 0; i < contentChanges.size(); ++i) {
     const json& c = contentChanges[i];
     std::string where = "contentChanges[" + std::to_string(i) + "]";
@@ -107,12 +152,12 @@ DocumentStore::ChangeResult DocumentStore::change(const std::string& path, int64
         result.error = where + ".range is not a valid Range";
         return result;
       }
-      auto s = protocol::positionToOffset(text, *start, enc);
+      auto s = text.offsetOf(*start, enc);
       if (!s) {
         result.error = where + ".range.start: " + s.error;
         return result;
       }
-      auto e = protocol::positionToOffset(text, *end, enc);
+      auto e = text.offsetOf(*end, enc);
       if (!e) {
         result.error = where + ".range.end: " + e.error;
         return result;
@@ -123,10 +168,23 @@ DocumentStore::ChangeResult DocumentStore::change(const std::string& path, int64
       }
       edit = {s.offset, e.offset, newText};
     }
-    text.replace(edit.startByte, edit.oldEndByte - edit.startByte, edit.newText);
-    result.edits.push_back(std::move(edit));
+    text.replace(edit.startByte, edit.oldEndByte, edit.newText);
+    if (result.edits.size() <= kMaxEditsForTheAnalysis)
+      result.edits.push_back(std::move(edit));
   }
-  it->second.text = std::move(text);
+  size_t total = totalBytes_ - old.size() + text.size();
+  if (total > kMaxOpenDocumentBytes) {
+    result.error = capText(total);
+    result.edits.clear();
+    return result;
+  }
+  std::string next = text.str();
+  if (result.edits.size() > kMaxEditsForTheAnalysis)
+    result.edits = {wholeDifference(old, next)};
+  result.tooLargeBefore = support::overAnalysisBudget(old).has_value();
+  result.tooLargeAfter = support::overAnalysisBudget(next).has_value();
+  totalBytes_ = total;
+  it->second.text = std::move(next);
   if (version >= 0)
     it->second.version = version;
   return result;

@@ -22,8 +22,15 @@ struct OpenDocument {
   std::string text;
 };
 
+// The text of all open documents together: past it a didOpen or a
+// didChange is refused (logged and shown; the draft keeps its text), so a
+// client cannot make the server hold text without bound.
+inline constexpr size_t kMaxOpenDocumentBytes = size_t{256} << 20;
+
 class DocumentStore {
 public:
+  // Why opening `path` with `bytes` of text would pass the cap, or "".
+  std::string wouldExceedCap(const std::string& path, size_t bytes) const;
   // Replaces any existing draft.
   void open(OpenDocument doc);
   // The closed draft's size in bytes; nullopt when it was not open.
@@ -40,8 +47,12 @@ public:
   // draft's: versions only increase). A negative `version` means the client
   // sent none: the draft keeps its version.
   struct ChangeResult {
+    // What the Project applies: the changes as byte edits, or one edit
+    // spanning them all when there are many (DocumentStore.cpp).
     std::vector<analysis::ByteEdit> edits;
     std::string error;
+    // The text was / is over the analysis budget (AnalysisBudget.h).
+    bool tooLargeBefore = false, tooLargeAfter = false;
   };
   ChangeResult change(const std::string& path, int64_t version,
                       const protocol::json& contentChanges, protocol::PositionEncoding enc);
@@ -49,6 +60,7 @@ public:
 private:
   mutable std::mutex mutex_;
   std::map<std::string, OpenDocument> docs_;
+  size_t totalBytes_ = 0; // of every draft in docs_
 };
 
 } // namespace pallas::server

@@ -32,10 +32,20 @@ void LspServer::didOpen(const json& params) {
     return;
   }
   std::string path = doc.path;
+  // The drafts of all open documents together are capped: a client cannot
+  // make the server hold text without bound.
+  if (std::string refused = documents_.wouldExceedCap(path, doc.text.size()); !refused.empty()) {
+    log_.error("didOpen " + doc.uri + " rejected: " + refused);
+    showMessage(MessageType::Error, "pallas-lsp: " + doc.uri + " is not analysed: " + refused);
+    return;
+  }
   // The editor's text is the caller index's from now on (its dependencies
   // are analysed again by afterUpdate below).
   callerFileChanged(path, doc.text, false);
-  auto stats = project_->setDocument(path, doc.text);
+  // Over the analysis budget: the Project holds nothing of it and its
+  // finding is PLS010 alone (FindingsPipeline::noteDocumentText).
+  bool tooLarge = pipeline_->noteDocumentText(path, doc.text);
+  auto stats = project_->setDocument(path, tooLarge ? std::string() : doc.text);
   documents_.open(std::move(doc));
   afterUpdate(path, stats);
 }
@@ -64,6 +74,17 @@ void LspServer::didChange(const json& params) {
   // run is scheduled below).
   scheduler_->interrupt(path);
   analysis::UpdateStats stats;
+  // A document over the analysis budget, before or after this change, is
+  // given to the Project whole (empty while it is over): the Project's text
+  // is then not the previous draft, so edits would not apply to it.
+  if (result.tooLargeBefore || result.tooLargeAfter) {
+    std::optional<OpenDocument> doc = documents_.get(path);
+    std::string text = doc ? doc->text : std::string();
+    bool tooLarge = pipeline_->noteDocumentText(path, text);
+    stats = project_->setDocument(path, tooLarge ? std::string() : std::move(text));
+    afterUpdate(path, stats);
+    return;
+  }
   try {
     stats = project_->editDocument(path, result.edits);
   } catch (const std::exception& e) {

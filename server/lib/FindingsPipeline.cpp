@@ -1,6 +1,7 @@
 #include "FindingsPipeline.h"
 
 #include "config/Config.h"
+#include "config/SkippedFile.h"
 #include "pallas/analysis/Rewrite.h"
 
 #include <filesystem>
@@ -19,9 +20,35 @@ std::vector<analysis::Finding> FindingsPipeline::findings(const std::string& pat
   return *findingsUnlessStopped(path, nullptr);
 }
 
+bool FindingsPipeline::noteDocumentText(const std::string& path, std::string_view text) {
+  std::optional<analysis::Finding> finding = check::tooLargeToAnalyse(path, text);
+  std::lock_guard lock(mutex_);
+  if (finding)
+    tooLarge_[path] = std::move(*finding);
+  else
+    tooLarge_.erase(path);
+  return finding.has_value();
+}
+
+void FindingsPipeline::forget(const std::string& path) {
+  fixCache_.forget(path);
+  std::lock_guard lock(mutex_);
+  tooLarge_.erase(path);
+}
+
+std::optional<analysis::Finding> FindingsPipeline::tooLargeFinding(const std::string& path) const {
+  std::lock_guard lock(mutex_);
+  auto it = tooLarge_.find(path);
+  if (it == tooLarge_.end())
+    return std::nullopt;
+  return it->second;
+}
+
 std::optional<std::vector<analysis::Finding>>
 FindingsPipeline::findingsUnlessStopped(const std::string& path,
                                         const std::function<bool()>& stop) const {
+  if (auto tooLarge = tooLargeFinding(path))
+    return applyPolicies({std::move(*tooLarge)});
   std::optional<std::vector<analysis::Finding>> analysed =
       project_.findingsUnlessStopped(path, stop);
   if (!analysed)
@@ -35,6 +62,12 @@ FindingsPipeline::findingsUnlessStopped(const std::string& path,
 
 std::optional<FindingsPipeline::FirstFindings>
 FindingsPipeline::firstFindings(const std::string& path, const std::function<bool()>& stop) const {
+  if (auto tooLarge = tooLargeFinding(path)) {
+    FirstFindings out;
+    out.analysed = {std::move(*tooLarge)};
+    out.shown = applyPolicies(out.analysed);
+    return out;
+  }
   std::optional<std::vector<analysis::Finding>> analysed =
       project_.findingsUnlessStopped(path, stop, analysis::Project::LaunchResults::Skip);
   if (!analysed)

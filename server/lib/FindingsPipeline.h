@@ -18,11 +18,13 @@
 #include "pallas/analysis/Rewrite.h"
 
 #include <functional>
+#include <map>
 #include <mutex>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace pallas::server {
@@ -77,8 +79,14 @@ public:
 
   check::SelectionOverrides selection() const;
 
+  // Records a document's text as given to the server: one over the analysis
+  // budget (pallas/support/AnalysisBudget.h) is not analysed (the caller
+  // gives the Project an empty text for it), and its findings are PLS010's
+  // "skipped: too large to analyse" alone. Returns whether it is over.
+  bool noteDocumentText(const std::string& path, std::string_view text);
+
   // Lets go of what is kept for a document (didClose).
-  void forget(const std::string& path) { fixCache_.forget(path); }
+  void forget(const std::string& path);
 
 private:
   // Configuration, `# pallas-lsp: ignore` comments and the client's
@@ -93,6 +101,9 @@ private:
   mutable std::set<std::string> warned_;
   // Fixes of earlier versions, reused for findings whose code did not change.
   mutable analysis::FixCache fixCache_;
+  // Documents over the analysis budget: their one finding (under mutex_).
+  std::map<std::string, analysis::Finding> tooLarge_;
+  std::optional<analysis::Finding> tooLargeFinding(const std::string& path) const;
 };
 
 } // namespace pallas::server

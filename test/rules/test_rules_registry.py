@@ -137,8 +137,10 @@ def test_every_rule_is_produced_by_a_marked_fixture(tmp_path):
   assert not missing, f"no fixture under test/ marks (# expect: CODE/severity) {sorted(missing)}"
   # One check run per fixture folder (helpers beside the fixtures resolve).
   folders = sorted({next(p for p in f.parents if p.name == "fixtures") for f in fixtures})
+  # An analysis budget of 8 KiB (every other fixture is under 2.1 KB), so a
+  # committed fixture can be over it (PLS010) without weighing megabytes.
   env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"), PALLAS_LSP_LIBCUDA=fake_libcuda(binary),
-             FAKE_CUDA_DEVICES="NVIDIA H100@9.0@80")
+             FAKE_CUDA_DEVICES="NVIDIA H100@9.0@80", PALLAS_LSP_ANALYSIS_MAX_BYTES="8192")
   produced = {}
   for folder in folders:
     run = subprocess.run([binary, "check", "--format", "json", "--no-config", "."], cwd=folder, env=env,

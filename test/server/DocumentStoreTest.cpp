@@ -118,3 +118,54 @@ TEST(DocumentStore, CloseGivesTheClosedDraftsSize) {
   EXPECT_EQ(store.close("/k.py"), std::optional<size_t>(4));
   EXPECT_EQ(store.close("/k.py"), std::nullopt);
 }
+
+// ---- issue 34 --------------------------------------------------------------------
+
+// A multi-cursor edit of many changes reaches the analysis as one edit
+// spanning them (applying thousands of edits one by one to its text and
+// syntax tree cost changes x size), and that edit turns the old text into
+// the new one exactly.
+TEST(DocumentStoreMany, ManyChangesBecomeOneEditThatGivesTheSameText) {
+  DocumentStore store;
+  std::string text;
+  for (int i = 0; i < 2000; ++i)
+    text += "line " + std::to_string(i) + "\n";
+  store.open({"file:///m.py", "/m.py", 1, text});
+  json changes = json::array();
+  for (uint32_t l = 100; l < 1900; ++l)
+    changes.push_back(change(l, 0, l, 0, "# "));
+  auto r = store.change("/m.py", 2, changes, PositionEncoding::UTF16);
+  ASSERT_EQ(r.error, "");
+  ASSERT_EQ(r.edits.size(), 1u);
+  std::string after = store.get("/m.py")->text;
+  std::string applied = text;
+  applied.replace(r.edits[0].startByte, r.edits[0].oldEndByte - r.edits[0].startByte,
+                  r.edits[0].newText);
+  EXPECT_EQ(applied, after);
+  EXPECT_EQ(r.edits[0].startByte, text.find("line 100\n"));
+  EXPECT_EQ(after.substr(after.find("# line 1899"), 12), "# line 1899\n");
+  // A few changes stay as they are.
+  r = store.change("/m.py", 3, json::array({change(0, 0, 0, 0, "a"), change(1, 0, 1, 0, "b")}),
+                   PositionEncoding::UTF16);
+  EXPECT_EQ(r.edits.size(), 2u);
+}
+
+// The text of all open documents is capped: past it the change is refused
+// and the draft keeps its text.
+TEST(DocumentStoreMany, OpenTextIsCapped) {
+  DocumentStore store;
+  std::string big(kMaxOpenDocumentBytes / 2 + 1, 'x');
+  EXPECT_EQ(store.wouldExceedCap("/a.py", big.size()), "");
+  store.open({"file:///a.py", "/a.py", 1, big});
+  EXPECT_NE(store.wouldExceedCap("/b.py", big.size()).find("over the 256 MiB"), std::string::npos);
+  EXPECT_EQ(store.wouldExceedCap("/a.py", big.size()), ""); // reopening replaces it
+  store.open({"file:///b.py", "/b.py", 1, "y = 1\n"});
+  auto r = store.change("/b.py", 2, json::array({json{{"text", big}}}), PositionEncoding::UTF16);
+  EXPECT_NE(r.error.find("over the 256 MiB"), std::string::npos) << r.error;
+  EXPECT_EQ(store.get("/b.py")->text, "y = 1\n");
+  EXPECT_TRUE(store.close("/a.py"));
+  r = store.change("/b.py", 3, json::array({json{{"text", big}}}), PositionEncoding::UTF16);
+  EXPECT_EQ(r.error, "");
+  EXPECT_TRUE(r.tooLargeAfter); // over the analysis budget (4 MiB)
+  EXPECT_FALSE(r.tooLargeBefore);
+}
