@@ -75,6 +75,11 @@ Parsed parseArgs(const std::vector<std::string>& args) {
       // The interpreter whose JAX the knowledge describes; executed only
       // when its files cannot be read statically.
       parsed.options.python = value();
+    } else if (name == "--trust-config-python") {
+      // The `python` of pyproject.toml may be executed too (by default a
+      // repository's configuration only locates an environment to read).
+      flag();
+      parsed.options.trustConfigPython = true;
     } else if (name == "--isolated") {
       flag();
       isolated = true;
@@ -126,15 +131,21 @@ void addEnvironment(Parsed& parsed) {
   if (!capability.empty())
     parsed.options.gpuComputeCapability = capability;
   bool quiet = parsed.quiet;
-  parsed.options.knowledgeFor = [quiet](const std::string& python,
+  parsed.options.knowledgeFor = [quiet](const std::string& python, bool mayRun,
                                         const std::string& root) -> std::string {
     // The trust rule of the command line (server/environment/ExecutionTrust.h):
     // the workspace's environment is read, and only an interpreter the user
-    // named (--python, the config's `python`) may be executed.
+    // named (--python; the config's `python` with --trust-config-python)
+    // may be executed.
     server::ExecutionContext ctx;
-    ctx.configuredPython = python;
+    (mayRun ? ctx.configuredPython : ctx.locatedPython) = python;
     ctx.workspaceRoots = {root};
     knowledge::KnowledgeBase::Loaded loaded = environment::loadKnowledge(ctx);
+    if (!quiet && !mayRun && !python.empty() && loaded.how == "bundled")
+      std::cerr << "pallas-lsp: knowledge: the `python` of pyproject.toml (" << python
+                << ") was read, not executed: a repository's configuration does not choose "
+                   "programs for check to run (name it with --python, or pass "
+                   "--trust-config-python)\n";
     // Nothing configured and no environment with JAX: the bundled table, as
     // always, without a message.
     bool located = loaded.how != "bundled" || !python.empty() ||
@@ -186,7 +197,8 @@ const CommandRegistration registration{Command{
     "check",
     "check [PATH...] [--format text|json|sarif|github] [--jobs N] [--select CODES] "
     "[--ignore CODES] [--assume-path interpret|gpu-interpret|compiled] [--fix] [--unsafe-fixes] "
-    "[--config FILE | --no-config | --isolated] [--python PYTHON] [--exit-zero] [--quiet]",
+    "[--config FILE | --no-config | --isolated] [--python PYTHON] [--trust-config-python] "
+    "[--exit-zero] [--quiet]",
     "analyse Python files and folders for Pallas Mosaic GPU findings (CI; exit 1 on findings)",
     &runCheckCommand,
 }};

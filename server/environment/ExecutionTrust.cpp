@@ -27,7 +27,8 @@ ExecutionDecision runInterpreterFor(const ExecutionContext& ctx) {
 
 knowledge::KnowledgeRequest knowledgeRequestFor(const ExecutionContext& ctx) {
   knowledge::KnowledgeRequest r;
-  r.environment.configuredPython = ctx.configuredPython;
+  r.environment.configuredPython =
+      ctx.configuredPython.empty() ? ctx.locatedPython : ctx.configuredPython;
   r.environment.workspaceRoots = ctx.workspaceRoots;
   r.python = interpreterFor(ctx).python;
   r.cacheDir = knowledge::KnowledgeBase::defaultCacheDir();

@@ -11,9 +11,12 @@
 //   - A trusted workspace in the server: the interpreter the user named
 //     (setting pallasLsp.python), else the workspace's own environment
 //     (.venv/venv/env, $VIRTUAL_ENV, $CONDA_PREFIX).
-//   - The command line: only an interpreter the user named (`--python`, the
-//     `python` of the config file unless `--isolated`) is executed for the
-//     analysis; a workspace's .venv is never started because it exists.
+//   - The command line: only an interpreter the user named on the command
+//     line (`--python`) is executed for the analysis. The `python` of a
+//     repository's pyproject.toml locates the environment whose JAX is read,
+//     and runs only with `check --trust-config-python` (a cloned repository
+//     must not choose a program for `check` to run); a workspace's .venv is
+//     never started because it exists.
 #pragma once
 
 #include "pallas/knowledge/KnowledgeBase.h"
@@ -25,7 +28,10 @@ namespace pallas::server {
 
 struct ExecutionContext {
   bool workspaceTrusted = true;
-  std::string configuredPython;    // named by the user: setting, --python, config
+  std::string configuredPython; // named by the user: setting, --python (may run)
+  // Named by a file of the workspace (the `python` of its pyproject.toml):
+  // its environment is read for the knowledge, it is never executed.
+  std::string locatedPython;
   std::string detectedPython;      // the workspace's own environment's interpreter
   bool workspaceEnvMayRun = false; // server: true; command line: false
   std::vector<std::string> workspaceRoots;

@@ -1,12 +1,11 @@
 #include "NotebookFiles.h"
 
 #include "NotebookModule.h"
+#include "pallas/support/FileReading.h"
 
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <regex>
-#include <sstream>
 
 namespace pallas::notebook {
 
@@ -54,10 +53,9 @@ std::optional<CellLine> cellLine(const std::string& path, uint32_t moduleLine) {
   std::lock_guard lock(mutex);
   auto it = cache.find(path);
   if (it == cache.end()) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    it = cache.emplace(path, in ? parse(text.str(), nullptr) : std::nullopt).first;
+    // Bounded, regular files only, like every read of a user's file.
+    std::optional<std::string> text = support::readSourceFile(path);
+    it = cache.emplace(path, text ? parse(*text, nullptr) : std::nullopt).first;
   }
   if (!it->second)
     return std::nullopt;

@@ -28,6 +28,42 @@ std::vector<std::string> splitLines(const std::string& text) {
   return lines;
 }
 
+// Whether JSON text nests arrays/objects deeper than `maxDepth` (the rule
+// the wire applies to messages, protocol::findExcessNesting): a notebook is
+// a file from the repository, and nesting that deep is never nbformat.
+bool nestsDeeperThan(const std::string& text, size_t maxDepth) {
+  size_t depth = 0;
+  bool inString = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (inString) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        inString = false;
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > maxDepth)
+        return true;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return false;
+}
+
+// The string at `key` of an object, or nullopt for anything else (a missing
+// key, null, a number: nbformat written by hand or by an attacker).
+std::optional<std::string> stringField(const nlohmann::json& j, const char* key) {
+  if (!j.is_object())
+    return std::nullopt;
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_string())
+    return std::nullopt;
+  return it->get<std::string>();
+}
+
 } // namespace
 
 std::string neutraliseIpython(const std::string& cellText) {
@@ -89,34 +125,40 @@ std::optional<Notebook> parseIpynb(const std::string& text, std::string* why) {
       *why = reason;
     return std::nullopt;
   };
+  constexpr size_t kMaxDepth = 256;
+  if (nestsDeeperThan(text, kMaxDepth))
+    return fail("JSON nested deeper than " + std::to_string(kMaxDepth) + " levels");
   nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object())
     return fail("not JSON");
-  if (!j.contains("cells") || !j["cells"].is_array())
+  auto cells = j.find("cells");
+  if (cells == j.end() || !cells->is_array())
     return fail("no \"cells\" list (nbformat 4 is read)");
   Notebook nb;
-  if (j.contains("metadata") && j["metadata"].is_object()) {
-    const auto& md = j["metadata"];
-    if (md.contains("kernelspec") && md["kernelspec"].is_object() &&
-        md["kernelspec"].contains("language") && md["kernelspec"]["language"].is_string())
-      nb.language = md["kernelspec"]["language"].get<std::string>();
-    else if (md.contains("language_info") && md["language_info"].is_object() &&
-             md["language_info"].contains("name") && md["language_info"]["name"].is_string())
-      nb.language = md["language_info"]["name"].get<std::string>();
+  // Every field is read by its type: a wrong one (`"cell_type": null`, a
+  // number) is skipped, never an exception (one such notebook aborted the
+  // whole `check` run, issue 34).
+  if (auto md = j.find("metadata"); md != j.end() && md->is_object()) {
+    auto kernelspec = md->find("kernelspec");
+    auto info = md->find("language_info");
+    if (auto language =
+            kernelspec != md->end() ? stringField(*kernelspec, "language") : std::nullopt)
+      nb.language = *language;
+    else if (auto name = info != md->end() ? stringField(*info, "name") : std::nullopt)
+      nb.language = *name;
   }
-  const auto& cells = j["cells"];
-  for (size_t i = 0; i < cells.size(); ++i) {
-    const auto& c = cells[i];
-    if (!c.is_object() || c.value("cell_type", "") != "code")
+  for (size_t i = 0; i < cells->size(); ++i) {
+    const auto& c = (*cells)[i];
+    if (stringField(c, "cell_type") != "code")
       continue;
     std::string source;
-    if (c.contains("source")) {
-      if (c["source"].is_string())
-        source = c["source"].get<std::string>();
-      else if (c["source"].is_array())
-        for (const auto& part : c["source"])
+    if (auto s = c.find("source"); s != c.end()) {
+      if (s->is_string())
+        source = s->get<std::string>();
+      else if (s->is_array())
+        for (const auto& part : *s)
           if (part.is_string())
-            source += part.get<std::string>();
+            source += part.get_ref<const std::string&>();
     }
     nb.codeCells.push_back({i, std::move(source)});
   }

@@ -3,6 +3,7 @@
 #include "TempDir.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 namespace fs = std::filesystem;
@@ -127,7 +128,10 @@ TEST(FixApplier, SymlinkIsWrittenThroughToItsTarget) {
   EXPECT_EQ(TempDir::read(target), "x = 2\n");
 }
 
-TEST(FixApplier, HardLinksStayOneFile) {
+// Issue 34: a file with other hard links was rewritten in place, which a
+// file size limit, a full disk or a kill halfway left holding neither text.
+// Such a file is now left alone, with a message, and both names keep it.
+TEST(FixApplier, HardLinkedFileIsLeftAloneWithAMessage) {
   TempDir dir;
   std::string text = "x = 1\n";
   fs::path file = dir.write("k.py", text);
@@ -137,15 +141,40 @@ TEST(FixApplier, HardLinksStayOneFile) {
   ASSERT_EQ(::stat(file.c_str(), &before), 0);
   FixOutcome out =
       applyFixes({withFix(file, {{0, 4}, {0, 5}}, "22222")}, {{file.string(), text}}, {});
-  EXPECT_EQ(out.findingsFixed, 1u);
+  EXPECT_EQ(out.findingsFixed, 0u);
+  EXPECT_TRUE(out.errors.empty());
+  ASSERT_EQ(out.messages.size(), 1u);
+  EXPECT_NE(out.messages[0].find("has 2 hard links; its fixes were not applied"), std::string::npos)
+      << out.messages[0];
   struct stat after{};
   ASSERT_EQ(::stat(file.c_str(), &after), 0);
   EXPECT_EQ(after.st_ino, before.st_ino);
   EXPECT_EQ(after.st_nlink, 2u);
-  EXPECT_EQ(TempDir::read(other), "x = 22222\n");
-  // Shorter than before: the old tail is truncated away.
-  out = applyFixes({withFix(file, {{0, 0}, {0, 9}}, "y")}, {{file.string(), "x = 22222\n"}}, {});
-  EXPECT_EQ(TempDir::read(other), "y\n");
+  EXPECT_EQ(TempDir::read(file), text);
+  EXPECT_EQ(TempDir::read(other), text);
+}
+
+// Issue 34: under a file size limit (`ulimit -f`) the write of the new text
+// raised SIGXFSZ, which killed check halfway and left a partial temporary
+// file. Now the write fails with EFBIG, the original is untouched and the
+// folder holds nothing new.
+TEST(FixApplier, FileSizeLimitLeavesTheOriginalAndNoTemporaryFile) {
+  TempDir dir;
+  std::string text = "x = 1\n" + std::string(3000, '#') + "\n";
+  fs::path file = dir.write("k.py", text);
+  struct rlimit saved{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
+  struct rlimit small = saved;
+  small.rlim_cur = 4096;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  FixOutcome out = applyFixes({withFix(file, {{0, 4}, {0, 5}}, std::string(8000, '2'))},
+                              {{file.string(), text}}, {});
+  ::setrlimit(RLIMIT_FSIZE, &saved);
+  EXPECT_EQ(out.findingsFixed, 0u);
+  ASSERT_EQ(out.errors.size(), 1u);
+  EXPECT_NE(out.errors[0].find("File too large"), std::string::npos) << out.errors[0];
+  EXPECT_EQ(TempDir::read(file), text);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 1);
 }
 
 TEST(FixApplier, LineBreaksOfTheFileAreKeptInEdits) {

@@ -165,11 +165,17 @@ TEST(TextOutput, HeadlineThenDetails) {
             "line 5)\n    inline_mgpu_p does not support discharge, 100% sure: a,b\n");
 }
 
-TEST(JsonOutput, InvalidUtf8DoesNotThrow) {
+// Bytes that are not UTF-8 (a file name is any bytes) neither throw nor
+// become U+FFFD: they are \udcXX escapes, which Python's json reads back
+// and os.fsencode turns into the bytes on disk (issue 34).
+TEST(JsonOutput, InvalidUtf8IsKeptAsSurrogateEscapes) {
   Report report = sampleReport();
   report.findings[0].message = "bad \xff byte";
-  json doc = json::parse(render(OutputFormat::Json, report));
-  EXPECT_EQ(doc["findings"][0]["message"], "bad \xef\xbf\xbd byte");
+  report.findings[0].location.path = "/w/k\xfe.py";
+  std::string out = render(OutputFormat::Json, report);
+  EXPECT_NE(out.find(R"("message": "bad \udcff byte")"), std::string::npos) << out;
+  EXPECT_NE(out.find(R"("path": "/w/k\udcfe.py")"), std::string::npos) << out;
+  EXPECT_EQ(out.find("\xef\xbf\xbd"), std::string::npos);
 }
 
 TEST(SarifOutput, Structure) {

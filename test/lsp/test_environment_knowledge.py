@@ -234,6 +234,7 @@ def test_untrusted_workspace_executes_nothing(tmp_path, workspace):
 
 def test_check_executes_only_a_named_interpreter_and_isolated_ignores_the_config(tmp_path,
                                                                                  workspace):
+    # Only --python, or the config's with --trust-config-python, runs.
     ws, env, marker = workspace
     extra = {"PALLAS_LSP_KNOWLEDGE_DIR": knowledge_dir_without_0112(tmp_path),
              "PALLAS_LSP_KNOWLEDGE_PYTHON": "/bin/false"}
@@ -245,8 +246,14 @@ def test_check_executes_only_a_named_interpreter_and_isolated_ignores_the_config
     (ws / "pyproject.toml").write_text('[tool.pallas-lsp]\npython = ".venv/bin/python"\n')
     r = cli(["check", "k.py", "--isolated"], ws, clean_env(tmp_path, **extra))
     assert r.returncode == 1 and not marker.exists(), r.stderr
-    # Named by the config: executed (import-based, as static reading failed).
+    # Named by the repository's config (issue 34): its environment is read,
+    # the program is not executed, and check says so.
     r = cli(["check", "k.py"], ws, clean_env(tmp_path, **extra))
+    assert r.returncode == 1 and not marker.exists(), r.stderr
+    assert "was read, not executed" in r.stderr and "--trust-config-python" in r.stderr, r.stderr
+    # The user says so on the command line: executed (import-based, as
+    # static reading failed).
+    r = cli(["check", "k.py", "--trust-config-python"], ws, clean_env(tmp_path, **extra))
     assert r.returncode == 1 and marker.exists(), r.stderr
 
 

@@ -230,7 +230,9 @@ std::string KnowledgeBase::extractorPath() {
 }
 
 std::string KnowledgeBase::defaultCacheDir() {
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+  // A relative XDG_CACHE_HOME is ignored, as the XDG spec says: it would
+  // put the cache wherever the process happens to run (a repository).
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg == '/')
     return (fs::path(xdg) / "pallas-lsp").string();
   const char* home = std::getenv("HOME");
   return (fs::path(home ? home : "/tmp") / ".cache/pallas-lsp").string();

@@ -4,8 +4,10 @@
 #include "NotebookFiles.h"
 #include "Relevance.h"
 #include "WorkGroups.h"
+#include "config/SkippedFile.h"
 #include "pallas/analysis/Project.h"
 #include "pallas/analysis/Rewrite.h"
+#include "pallas/support/AnalysisBudget.h"
 #include "pallas/support/FileReading.h"
 
 #include <algorithm>
@@ -96,13 +98,20 @@ struct Sources {
 // A Jupyter notebook is checked as the module of its Python code cells; one
 // that is not (another language, not nbformat JSON) has nothing to check, and
 // `error` then holds a note while the text is empty.
+// Nothing one file holds stops the run: whatever goes wrong reading it is
+// reported with its name, and the other files are checked.
 std::optional<std::string> readFile(const fs::path& path, std::string& error) {
   std::string why;
   std::optional<std::string> text = support::readSourceFile(path.string(), &why);
   if (!text)
     error = path.string() + ": skipped: " + why;
   else if (notebook::isNotebookPath(path.string())) {
-    text = notebook::moduleOfIpynb(*text, &why);
+    try {
+      text = notebook::moduleOfIpynb(*text, &why);
+    } catch (const std::exception& e) {
+      text.reset();
+      why = e.what();
+    }
     if (!text) {
       error = path.string() + ": not checked: " + why;
       text = std::string();
@@ -159,7 +168,11 @@ std::vector<analysis::Finding> collect(const analysis::ProjectOptions& projectOp
       // reported (exit 2) and left out.
       try {
         if (!project.hasDocument(path)) {
-          analysis::UpdateStats stats = project.setDocument(path, std::string(sources.text(path)));
+          std::string_view text = sources.text(path);
+          // Over the analysis budget: never parsed (the group loop reports it).
+          if (support::overAnalysisBudget(text))
+            return false;
+          analysis::UpdateStats stats = project.setDocument(path, std::string(text));
           if (stats.tooDeepAt)
             failures.push_back("note: " + analysis::tooDeepText(path, *stats.tooDeepAt));
           for (const auto& f : stats.unanalysed)
@@ -173,9 +186,12 @@ std::vector<analysis::Finding> collect(const analysis::ProjectOptions& projectOp
     };
     for (size_t g; (g = next.fetch_add(1)) < groups.size();) {
       std::vector<std::string> opened;
-      for (const std::string& path : groups[g])
-        if (open(path))
+      for (const std::string& path : groups[g]) {
+        if (auto tooLarge = tooLargeToAnalyse(path, sources.text(path)))
+          found.push_back(std::move(*tooLarge)); // PLS010, instead of gigabytes
+        else if (open(path))
           opened.push_back(path);
+      }
       for (const std::string& path : opened) {
         // Its callers in files that launch nothing: in the workspace while it
         // is analysed, so an `interpret=` parameter takes what they pass.
@@ -294,14 +310,17 @@ CheckResult runCheck(const CheckOptions& options) {
       (options.jobs == 0 ? std::thread::hardware_concurrency() : options.jobs) > 1;
   if (options.knowledgeFor) {
     std::string python = options.python;
+    bool mayRun = !python.empty();
     if (auto config = configs.forPath(root, /*isDirectory=*/true);
         python.empty() && config && config->python) {
       fs::path p(*config->python);
       // A path with a folder is relative to the pyproject.toml; a bare name
       // ("python3") is looked up on PATH by the extractor.
       python = p.is_relative() && p.has_parent_path() ? (config->root / p).string() : p.string();
+      // The repository chose it: read, not run, unless the user says so.
+      mayRun = options.trustConfigPython;
     }
-    projectOptions.knowledgePath = options.knowledgeFor(python, root.string());
+    projectOptions.knowledgePath = options.knowledgeFor(python, mayRun, root.string());
   }
 
   // Read every file (the texts also serve the report's columns and the

@@ -34,13 +34,18 @@ struct CheckOptions {
   // 0: no GPU, JAX's default.
   long long gpuSharedMemoryPerBlockOptin = 0;
   // The knowledge table for the checked workspace: called with the
-  // interpreter the user named (`python` below, else the `python` of the
-  // configuration at the common root, made absolute; empty when neither)
-  // and the common root; returns a table path ("" = the bundled table).
-  // Unset: bundled.
-  std::function<std::string(const std::string& python, const std::string& root)> knowledgeFor;
+  // interpreter named (`python` below, else the `python` of the
+  // configuration at the common root, made absolute; empty when neither),
+  // whether it may be executed (named on the command line, or
+  // `trustConfigPython`), and the common root; returns a table path ("" =
+  // the bundled table). Unset: bundled.
+  std::function<std::string(const std::string& python, bool mayRun, const std::string& root)>
+      knowledgeFor;
   // `--python`: overrides the configuration's `python`.
   std::string python;
+  // `--trust-config-python`: the configuration's `python` may be executed
+  // (else its environment is only read).
+  bool trustConfigPython = false;
   // Judge every launch as if this path were chosen ("interpret",
   // "gpu-interpret", "compiled"; empty: each launch's own paths).
   std::string assumePath;

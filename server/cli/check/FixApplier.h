@@ -6,10 +6,10 @@
 // disk since the run read it (that file is left alone, with a message).
 // Everything outside the edits stays byte-identical, and line breaks inside
 // the edits follow the file's ("\r\n" or "\r" where the edited line ends
-// so). A file is replaced by rename (keeping its permissions), except a
-// file with other hard links, which is rewritten in place so every name
-// sees the fix; a symbolic link is written through to its target; a file
-// without write permission is left alone, with a message.
+// so). A file is replaced crash-safely (SafeReplace.h: a temporary file in
+// its folder, fsync, rename; permissions kept); a symbolic link is written
+// through to its target; a file with other hard links, or without write
+// permission, is left alone, with a message.
 #pragma once
 
 #include "pallas/analysis/Finding.h"

@@ -1,5 +1,6 @@
 // `json`: the Finding structure as is (0-based lines, UTF-8 byte columns), so
 // tools can map it back onto the analysis's own positions.
+#include "JsonText.h"
 #include "NotebookFiles.h"
 #include "Report.h"
 #include "config/Rules.h"
@@ -136,9 +137,9 @@ void writeJson(std::ostream& out, const Report& report) {
       launches.push_back(launchJson(l));
     doc["launches"] = std::move(launches);
   }
-  // Invalid UTF-8 in a message or path (from a file on disk) must not abort
-  // the run: replace it with U+FFFD.
-  out << doc.dump(2, ' ', false, json::error_handler_t::replace) << '\n';
+  // Bytes that are not UTF-8 (a file name is any bytes) come out as
+  // \udc80-\udcff escapes, never U+FFFD: the path named is the one on disk.
+  out << dumpKeepingBytes(doc, 2) << '\n';
 }
 
 } // namespace pallas::check

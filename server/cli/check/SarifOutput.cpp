@@ -2,6 +2,7 @@
 // Paths are relative to %SRCROOT% (the folder the run was started in) where
 // possible, so results line up with the repository; columns are Unicode code
 // points (run.columnKind), lines 1-based.
+#include "JsonText.h"
 #include "Report.h"
 #include "config/Rules.h"
 #include "pallas/support/Uri.h"
@@ -154,7 +155,9 @@ void writeSarif(std::ostream& out, const Report& report) {
       {"version", "2.1.0"},
       {"runs", json::array({std::move(run)})},
   };
-  out << doc.dump(2, ' ', false, json::error_handler_t::replace) << '\n';
+  // Bytes that are not UTF-8 (a file name is any bytes) come out as
+  // \udc80-\udcff escapes, never U+FFFD: the path named is the one on disk.
+  out << dumpKeepingBytes(doc, 2) << '\n';
 }
 
 } // namespace pallas::check
