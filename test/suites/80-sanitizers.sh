@@ -6,7 +6,10 @@
 # Each fuzzer must execute at least PALLAS_LSP_FUZZ_MIN_RUNS inputs (default
 # 200: a fuzzer that runs nothing fails) and prints its coverage (cov:, ft:).
 # fuzz_python_frontend starts from real Python (the repository's kernels,
-# copied at test time) with test/fuzz/python.dict.
+# copied at test time) with test/fuzz/python.dict; a fuzzer with
+# test/fuzz/<name>.dict gets that dictionary, and test/fuzz/seeds/<name> its
+# seeds. fuzz_config (pyproject.toml, .gitignore) and fuzz_glob (the
+# linear-time glob matcher against the backtracking one) are issue 34's.
 set -euo pipefail
 cd "$PALLAS_LSP_ROOT"
 build="$PALLAS_LSP_ROOT/build-asan"
@@ -47,6 +50,8 @@ for fuzzer in "${fuzzers[@]}"; do
     extra=(-dict="$PALLAS_LSP_ROOT/test/fuzz/python.dict")
     echo "$name: $(ls "$seeds" | wc -l) Python seeds, dictionary test/fuzz/python.dict"
   fi
+  # A dictionary of its own, where it has one (fuzz_config: TOML tokens).
+  [ -f "$PALLAS_LSP_ROOT/test/fuzz/$name.dict" ] && extra=(-dict="$PALLAS_LSP_ROOT/test/fuzz/$name.dict")
   artifacts="$build/fuzz-artifacts/$name/"
   mkdir -p "$artifacts"
   log="$build/fuzz-artifacts/$name.log"
