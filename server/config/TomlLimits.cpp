@@ -33,6 +33,7 @@ public:
         if (ctx_ == Ctx::KeyStart)
           ctx_ = Ctx::InKey;
         arrayExpectsValue_ = false;
+        valueStarts_ = false;
         skipString();
         continue;
       }
@@ -105,6 +106,7 @@ private:
       valueDepth_ = containerDepth() + keyDots_ + 1;
       keyDots_ = 0;
       ctx_ = Ctx::Value;
+      valueStarts_ = true;
     } else if (c == '}' || c == ']') {
       close(); // `{}` or a stray bracket: toml++ judges it
     } else if (c == ',' && !frames_.empty() && frames_.back().kind == '{') {
@@ -125,6 +127,10 @@ private:
       fail("invalid TOML: expected a value or ']' in the array, saw '}'");
       return;
     }
+    bool starts = valueStarts_ || expected;
+    valueStarts_ = false;
+    if (starts && c >= '0' && c <= '9' && !dateTimeHasTime())
+      return;
     if (c == '{' || c == '[') {
       size_t depth = valueDepth_ + 1;
       checkDepth(depth);
@@ -148,6 +154,30 @@ private:
       }
     }
     // Anything else is part of a scalar (a float's '.', a date, true).
+  }
+
+  // toml++ 3.3 reads a date-time's time after "YYYY-MM-DD" and 'T' without
+  // checking that a digit follows (`1979-05-27T-7:32:00`): an assertion, or
+  // undefined behaviour where assertions are off. Found by fuzz_config;
+  // refused as the parser would have. False when refused.
+  bool dateTimeHasTime() {
+    auto digits = [&](size_t at, size_t n) {
+      for (size_t k = 0; k < n; ++k)
+        if (at + k >= t_.size() || t_[at + k] < '0' || t_[at + k] > '9')
+          return false;
+      return true;
+    };
+    size_t d = i_;
+    if (!digits(d, 4) || d + 10 >= t_.size() || t_[d + 4] != '-' || !digits(d + 5, 2) ||
+        t_[d + 7] != '-' || !digits(d + 8, 2))
+      return true;
+    char sep = t_[d + 10];
+    if ((sep == 'T' || sep == 't') && !digits(d + 11, 1)) {
+      i_ = d + 11;
+      fail("invalid TOML: a date-time needs the hour after 'T'");
+      return false;
+    }
+    return true;
   }
 
   void close() {
@@ -265,6 +295,7 @@ private:
   size_t keyDots_ = 0;             // dots of the key being read
   size_t valueDepth_ = 0;          // depth of the value being read
   bool arrayExpectsValue_ = false; // right after an array's "[" or ","
+  bool valueStarts_ = false;       // right after a key's "="
   std::vector<Frame> frames_;
   std::optional<TomlLimitError> error_;
 };

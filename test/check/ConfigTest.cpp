@@ -254,3 +254,17 @@ TEST(ConfigLimits, CharactersOutsideAsciiOnlyInStringsAndComments) {
                                        "d = '''\xcf\x9e'''\ne = \"\"\"\xc3\xa9 \\\n  x\"\"\"\n",
                                        "/p/pyproject.toml"));
 }
+
+// Found by fuzz_config (10-minute run): toml++ 3.3 reads the time of a
+// date-time without checking that a digit follows the 'T'.
+TEST(ConfigLimits, ADateTimeWithoutItsHourIsRefused) {
+  for (const std::string& text :
+       {"w = 1979-05-27T-7:32:00Z\n", "t = { w = 1979-05-27tx }\n", "v = [1979-05-27T]\n"}) {
+    std::string error = configErrorOf(text);
+    EXPECT_NE(error.find("invalid TOML: a date-time needs the hour after 'T'"), std::string::npos)
+        << text << " -> " << error;
+  }
+  EXPECT_EQ(checkTomlLimits("a = 1979-05-27T07:32:00Z\nb = 1979-05-27\nc = 07:32:00\n"
+                            "d = 1979-05-27 07:32:00\ne = 12345678901\n"),
+            std::nullopt);
+}
