@@ -31,8 +31,10 @@ inline int64_t alignUp(int64_t x, int64_t a) {
 // JAX's Resources, restricted to what SMEM needs.
 struct Res {
   int64_t smem = 0; // aligned scratch bytes
-  // (num_arrivals, num_barriers, orders_tensor_core) -> count (a Counter)
-  std::map<std::tuple<int64_t, int64_t, bool>, int64_t> barriers;
+  // (num_arrivals, num_barriers, orders_tensor_core, cluster axes) -> count
+  // (a Counter; a plgpu.ClusterBarrier is another kind of barrier, keyed by
+  // its collective axes as written, "" for a plgpu.Barrier)
+  std::map<std::tuple<int64_t, int64_t, bool, std::string>, int64_t> barriers;
   std::vector<SmemPart> parts; // the allocations the maximum is made of
   std::vector<std::string> unknown;
   // TMEM columns (each allocation aligned), collective and not, apart.
@@ -113,9 +115,26 @@ private:
         r.unknown.push_back(name + " (" + (a.isInt() ? b.unknownWhy() : a.unknownWhy()) + ")");
         return r;
       }
-      r.barriers[{a.i, b.i, o.kind == Value::Kind::Bool && o.i}] += 1;
+      r.barriers[{a.i, b.i, o.kind == Value::Kind::Bool && o.i, ""}] += 1;
       return r;
     }
+    if (v.isObject(apiName(Api::ClusterBarrier))) {
+      Value a = v.field("num_arrivals"), b = v.field("num_barriers");
+      Value axes = v.field("collective_axes");
+      if (!a.isInt() || !b.isInt()) {
+        r.unknown.push_back(name + " (" + (a.isInt() ? b.unknownWhy() : a.unknownWhy()) + ")");
+        return r;
+      }
+      // Identical cluster barriers of sibling scopes are shared: keyed by
+      // their axes as written (unknown axes: never shared).
+      r.barriers[{a.i, b.i, false,
+                  "cluster:" + (axes.known()
+                                    ? axes.str()
+                                    : name + "@" + std::to_string(at.range.start.line))}] += 1;
+      return r;
+    }
+    if (v.isObject(apiName(Api::RefUnion)))
+      return refUnion(v, name, at);
     if (v.isObject(apiName(Api::Tmem)))
       return tmemAllocation(v, name, at);
     if (v.kind == Value::Kind::Object &&
@@ -128,6 +147,45 @@ private:
       return r;
     }
     r.unknown.push_back(name + " (" + (v.known() ? v.str() : v.unknownWhy()) + ")");
+    return r;
+  }
+
+  // A plgpu.RefUnion of SMEM groups (jax/_src/pallas/mosaic_gpu/core.py
+  // RefUnion, _ref_group_size): each group lays its allocations out one
+  // after the other, each starting at SMEM_ALIGNMENT; the union is its
+  // largest group, rounded as one allocation.
+  Res refUnion(const Value& v, const std::string& name, const SourceLocation& at) {
+    Res r;
+    Value groups = v.field("refs");
+    if (v.fields.count("<splat>") || groups.kind != Value::Kind::Seq) {
+      r.unknown.push_back(name + " (RefUnion members)");
+      return r;
+    }
+    int64_t largest = 0;
+    for (const Value& g : groups.items) {
+      std::vector<Value> leaves = g.kind == Value::Kind::Seq ? g.items : std::vector<Value>{g};
+      if (g.kind == Value::Kind::Object && g.s == "dict")
+        leaves = g.items;
+      int64_t bytes = 0;
+      for (const Value& leaf : leaves) {
+        Value shape = leaf.field("shape"), dtype = leaf.field("dtype");
+        auto dims = shape.ints();
+        auto bits = dtype.kind == Value::Kind::DType ? shape::dtypeBits(dtype.s) : std::nullopt;
+        if (!leaf.isObject(apiName(Api::Smem)) || !dims || !bits) {
+          r.unknown.push_back(name + " (RefUnion member " +
+                              (leaf.known() ? leaf.str() : leaf.unknownWhy()) + ")");
+          return r;
+        }
+        int64_t n = 1;
+        for (int64_t d : *dims)
+          n *= d;
+        bytes = alignUp(bytes, rules_.alignment) + n * *bits / 8;
+      }
+      largest = std::max(largest, bytes);
+    }
+    r.smem = alignUp(largest, rules_.alignment);
+    r.parts.push_back(
+        {name + " RefUnion of " + std::to_string(groups.items.size()) + " groups", r.smem, at});
     return r;
   }
 

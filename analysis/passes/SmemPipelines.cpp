@@ -156,7 +156,7 @@ Res BudgetWalk::pipeline(pd::ScopeOp op, const std::string& path, const Scope& s
   Res bufs = buffers(inSpecs, inRefs, inNames, mcs, true, at, &smemInputs);
   bufs.add(buffers(outSpecs, outRefs, outNames, mcs, false, at, &smemInputs));
   if (smemInputs > 0)
-    bufs.barriers[{smemInputs, mcs, false}] += 1;
+    bufs.barriers[{smemInputs, mcs, false, ""}] += 1;
   notePipeline(bufs, mcs, mcsV.i, a.get(99, "max_concurrent_steps"), path);
   return bufs.add(walkRegion(op.getBody(), path, scope, depth));
 }
@@ -288,8 +288,8 @@ Res BudgetWalk::warpSpecializedPipeline(pd::ScopeOp op, const std::string& path,
     Value ref = k < refs.size() ? refs[k] : Value::unknown(name);
     r.add(stagedBuffer(spec, ref, name, slots, at));
   }
-  r.barriers[{static_cast<int64_t>(nIn), mcs, false}] += 1;
-  r.barriers[{wgs.i, mcs, false}] += manual.i ? static_cast<int64_t>(nIn) : 1;
+  r.barriers[{static_cast<int64_t>(nIn), mcs, false, ""}] += 1;
+  r.barriers[{wgs.i, mcs, false, ""}] += manual.i ? static_cast<int64_t>(nIn) : 1;
   notePipeline(r, mcs, mcsV.i, a.get(99, "max_concurrent_steps"), path);
   return r.add(walkRegion(op.getBody(), path, scope, depth));
 }
