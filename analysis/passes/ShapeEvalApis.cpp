@@ -226,6 +226,7 @@ Value Evaluator::evalApi(const std::string& api, TSNode call, const Scope& scope
   if (api == apiName(Api::RefUnion)) { // plgpu.RefUnion(*groups): each a tree of allocations
     Value v = Value::object(api);
     std::vector<Value> groups;
+    groups.reserve(a.positional.size());
     for (size_t k = 0; k < a.positional.size(); ++k)
       groups.push_back(arg(k, ""));
     v.fields["refs"] = Value::seq(groups);
