@@ -3,6 +3,7 @@
 // JAX's Mosaic GPU resource estimator.
 #pragma once
 
+#include "SmemArithmetic.h"
 #include "SmemBudget.h"
 #include "mlir/IR/Operation.h"
 #include "pallas/analysis/detail/Dialect.h"
@@ -23,10 +24,6 @@ using shape::Value;
 using syntax::field;
 using syntax::is;
 using syntax::isNull;
-
-inline int64_t alignUp(int64_t x, int64_t a) {
-  return a > 0 && x % a ? x + a - x % a : x;
-}
 
 // JAX's Resources, restricted to what SMEM needs.
 struct Res {
@@ -70,7 +67,7 @@ struct Res {
   int64_t barrierBytes(const SmemRules& r) const {
     int64_t b = 0;
     for (const auto& [k, n] : barriers)
-      b += n * std::get<1>(k) * r.barrierBytes;
+      b += mbarrierTotalBytes(n * std::get<1>(k), r.barrierBytes);
     return b;
   }
 };
@@ -103,7 +100,7 @@ private:
       int64_t n = 1;
       for (int64_t d : *dims)
         n *= d;
-      int64_t bytes = alignUp(n * *bits / 8, rules_.alignment);
+      int64_t bytes = allocationBytes(n, *bits, rules_.alignment);
       r.smem = bytes;
       r.parts.push_back({name + " " + shapeText(shape) + " " + dtype.s, bytes, at});
       return r;
@@ -161,12 +158,12 @@ private:
       r.unknown.push_back(name + " (RefUnion members)");
       return r;
     }
-    int64_t largest = 0;
+    std::vector<std::vector<std::pair<int64_t, int64_t>>> sizes; // (elements, bits) per member
     for (const Value& g : groups.items) {
       std::vector<Value> leaves = g.kind == Value::Kind::Seq ? g.items : std::vector<Value>{g};
       if (g.kind == Value::Kind::Object && g.s == "dict")
         leaves = g.items;
-      int64_t bytes = 0;
+      auto& group = sizes.emplace_back();
       for (const Value& leaf : leaves) {
         Value shape = leaf.field("shape"), dtype = leaf.field("dtype");
         auto dims = shape.ints();
@@ -179,11 +176,10 @@ private:
         int64_t n = 1;
         for (int64_t d : *dims)
           n *= d;
-        bytes = alignUp(bytes, rules_.alignment) + n * *bits / 8;
+        group.emplace_back(n, *bits);
       }
-      largest = std::max(largest, bytes);
     }
-    r.smem = alignUp(largest, rules_.alignment);
+    r.smem = refUnionBytes(sizes, rules_.alignment);
     r.parts.push_back(
         {name + " RefUnion of " + std::to_string(groups.items.size()) + " groups", r.smem, at});
     return r;

@@ -39,7 +39,7 @@ Res BudgetWalk::stagedBuffer(const Value& spec, const Value& ref, const std::str
     shapeStr += (d ? ", " : "") + std::to_string(dims[d]);
   }
   shapeStr += dims.size() == 1 ? ",)" : ")";
-  int64_t bytes = alignUp(n * *bits / 8, rules_.alignment);
+  int64_t bytes = stagedBytes(slots, n / std::max<int64_t>(slots, 1), *bits, rules_.alignment);
   r.smem = bytes;
   r.parts.push_back(
       {name + " " + std::to_string(slots) + " x " + shapeStr + " " + dtype.s, bytes, at});
