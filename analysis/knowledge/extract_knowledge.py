@@ -69,6 +69,25 @@ How each fact is obtained (also written into the table under "methods"):
   ("mosaicGpuResourceEstimators"): before lowering, an equation whose
   params hold a jaxpr and whose primitive has none raises "Resource
   estimation does not support <primitive>".
+* Custom derivatives ("customDerivativeApis"): which public functions of
+  jax.nn, jax.numpy, jax.lax and jax.scipy.special bind custom_jvp_call /
+  custom_vjp_call when called (``jax.nn.relu`` is a ``jax.custom_jvp``
+  function, ``jax.nn.softplus`` calls one through ``jnp.logaddexp``), read
+  from the source files of the imported JAX by the static reader both
+  extractors share (pallas_jax_facts/custom_derivatives.py); a compiled
+  Mosaic GPU kernel calling one fails in resource estimation.
+* "getBindParamsOverridden" of a primitive: its class defines its own
+  ``get_bind_params`` (custom_jvp_call turns its jaxpr param back into a
+  function there), so GPU interpret mode's fallback re-binds it without the
+  open jaxpr its "Higher-order primitive" check rejects.
+* "mosaicGpuSmemModel": how Mosaic GPU adds up shared memory (each
+  allocation rounded, siblings' maximum, nested scopes added, reductions'
+  scratch, barriers after the buffers, RefUnion, pipeline slots, the limit
+  check and the GPUs its default limit is for), each fact with the line it
+  is read from (pallas_jax_facts/smem_model.py, read from source).
+* "gpuInterpretAllocates": the scratch dtypes GPU interpret mode allocates
+  itself instead of filling them with `uninitialized_memory`
+  (pallas_jax_facts/gpu_interpret_allocation.py, read from source).
 * Effects: global names referenced by the primitive's abstract-eval rule
   that name an effect (``ReadEffect``, ``WriteEffect``, ``*_effect``).
 * Hardware: capability checks parsed from ``jax._src.test_util``'s
@@ -96,6 +115,10 @@ from pallas_jax_facts.live_params import error_templates, interpret_gpu_params, 
 from pallas_jax_facts.live_higher_order import higher_order_api_binds, resource_estimators  # noqa: E402
 from pallas_jax_facts.live_paths import abstract_eval_asserts_ref, cpu_lowering_sets, effect_names, gpu_interpret_arms, mosaic_gpu_semantics  # noqa: E402
 from pallas_jax_facts.table import fallback_outcome, write_table  # noqa: E402
+from pallas_jax_facts.custom_derivatives import custom_derivative_apis  # noqa: E402
+from pallas_jax_facts.gpu_interpret_allocation import gpu_interpret_allocates  # noqa: E402
+from pallas_jax_facts.smem_model import smem_model  # noqa: E402
+from pallas_jax_facts.static_source import Source  # noqa: E402
 
 SCHEMA_VERSION = config.SCHEMA_VERSION
 
@@ -171,6 +194,9 @@ def extract():
         entry[op] = sorted(keys[i] for i in entry[op])
 
   arms, has_fallback, interp_module = gpu_interpret_arms()
+  # The imported JAX's own source files, for the facts both extractors read
+  # the same way from source.
+  own_source = Source(os.path.dirname(os.path.dirname(jax.__file__)))
   generic_lowerings, cpu_lowerings = cpu_lowering_sets()
   semantics, have_mgpu = mosaic_gpu_semantics()
   gates = hardware_gates()
@@ -190,6 +216,7 @@ def extract():
         "mosaicGpuLowering": semantics.get(prim_id, []) if have_mgpu else None,
         "effects": effect_names(prim),
         "hardware": hardware_entry(prim.name, gates),
+        "getBindParamsOverridden": _overrides_get_bind_params(prim),
     }
     if interp_module and handling == "fallback":
       # The fallback re-binds the primitive; the re-bound program is then
@@ -231,7 +258,24 @@ def extract():
       "mosaicGpuRules": mosaic_gpu_rules(),
       "higherOrderApis": higher_order,
       "mosaicGpuResourceEstimators": resource_estimators(),
+      # Read from the imported JAX's own files (as the static extractor does).
+      "customDerivativeApis": custom_derivative_apis(own_source),
+      "gpuInterpretAllocates": gpu_interpret_allocates(lambda m: getattr(own_source.module(m), "tree", None)),
+      "mosaicGpuSmemModel": smem_model(lambda m: getattr(own_source.module(m), "tree", None),
+                                       lambda m: getattr(own_source.module(m), "source", None)),
   }
+
+
+def _overrides_get_bind_params(prim):
+  """Whether the primitive's class (or a base below core.Primitive) defines
+  get_bind_params."""
+  base = _primitive_class()
+  for cls in type(prim).__mro__:
+    if cls is base or cls is object:
+      return False
+    if "get_bind_params" in vars(cls):
+      return True
+  return False
 
 
 def main(argv=None):

@@ -29,6 +29,11 @@ registrations in the source:
   the modules' imports.
 * higher-order APIs: what ``jax.checkpoint`` & co. (config.HIGHER_ORDER_APIS)
   bind, as for the APIs; resource estimators: ``@_register_resource_estimator(p)``.
+* custom derivatives: pallas_jax_facts/custom_derivatives.py (decorators and
+  ``custom_jvp(f)`` assignments, followed through calls); a primitive's class
+  defining ``get_bind_params`` ("getBindParamsOverridden").
+* how shared memory adds up: pallas_jax_facts/smem_model.py.
+* GPU interpret mode's own scratch allocation: pallas_jax_facts/gpu_interpret_allocation.py.
 * defaults: ``CompilerParams.lowering_semantics``'s default (the semantics a
   kernel gets when it does not choose), under "mosaicGpuDefaults".
 """
@@ -53,6 +58,9 @@ from pallas_jax_facts.static_registrations import Extractor  # noqa: E402
 from pallas_jax_facts.static_source import FuncObj, ModuleObj, PrimObj, Source  # noqa: E402
 from pallas_jax_facts.static_source import parse_source  # noqa: E402,F401 -- for tests and tools
 from pallas_jax_facts.table import fallback_outcome, write_table  # noqa: E402
+from pallas_jax_facts.custom_derivatives import custom_derivative_apis  # noqa: E402
+from pallas_jax_facts.gpu_interpret_allocation import gpu_interpret_allocates  # noqa: E402
+from pallas_jax_facts.smem_model import smem_model  # noqa: E402
 
 
 def _version_of(site, package):
@@ -165,6 +173,7 @@ def extract(site_packages):
         "mosaicGpuLowering": sorted(ex.mgpu.get(prim, ())) if ex.have_mgpu else None,
         "effects": ex.effects(prim),
         "hardware": hardware_entry(prim.prim_name, gates),
+        "getBindParamsOverridden": ex.overrides_get_bind_params(prim),
     }
     if interp_module and handling == "fallback":
       entry["gpuInterpret"]["fallbackOutcome"] = fallback_outcome(has_cpu, ex.abstract_eval_asserts_ref(prim))
@@ -207,6 +216,10 @@ def extract(site_packages):
       # None when the lowering module (and so the registry) is absent.
       "mosaicGpuResourceEstimators": (sorted(ex.resource_estimators)
                                       if src.module("jax._src.pallas.mosaic_gpu.lowering") else None),
+      "customDerivativeApis": custom_derivative_apis(src),
+      "gpuInterpretAllocates": gpu_interpret_allocates(lambda name: getattr(src.module(name), "tree", None)),
+      "mosaicGpuSmemModel": smem_model(lambda name: getattr(src.module(name), "tree", None),
+                                       lambda name: getattr(src.module(name), "source", None)),
   }
 
 

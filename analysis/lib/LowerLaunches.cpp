@@ -516,26 +516,27 @@ std::string Lowerer::movingBlockSpec(TSNode specs) {
   return "";
 }
 
-// The first scratch allocation GPU interpret mode cannot fill with its
-// default uninitialised value ("nan": a value only for float, int and bool
-// dtypes): the dtype's name as JAX prints it. A pallas_call allocates every
-// scratch buffer so (barriers included); plgpu.kernel's scoped allocation
-// makes barriers itself, but not cluster barriers or semaphores. "" when
-// there is none or it is not known.
+// The barrier-like scratch allocations of a launch, in order, as the dtype
+// names JAX prints ("barrier,cluster_barrier"): GPU interpret mode fills
+// scratch with its default uninitialised value ("nan": a value only for
+// float, int and bool dtypes) unless it allocates that dtype itself, which
+// the knowledge table says per launch kind (KernelWalk decides,
+// GpuInterpretRules.cpp). A pallas_call's semaphores fail otherwise (not
+// modelled). "" when there is none or it is not known.
 std::string Lowerer::uninitializedScratch(TSNode scratchNode, const std::string& api) {
   bool pallasCall = api == apiName(Api::PallasCall);
+  std::string out;
   for (TSNode item : scratchItems(scratchNode)) {
     std::string kind = names::allocationKind(item, doc_, globals_);
     TSNode callee = is(item, "call") ? field(item, "function") : item;
     bool cluster = llvm::StringRef(doc_.textOf(callee)).ends_with("ClusterBarrier");
-    if (kind == "barrier" && cluster)
-      return "cluster_barrier";
-    if (kind == "barrier" && pallasCall)
-      return "barrier";
-    if (kind == "semaphore" && !pallasCall)
-      return "semaphore";
+    std::string dtype = kind == "barrier" ? (cluster ? "cluster_barrier" : "barrier")
+                        : kind == "semaphore" && !pallasCall ? "semaphore"
+                                                             : "";
+    if (!dtype.empty())
+      out += (out.empty() ? "" : ",") + dtype;
   }
-  return "";
+  return out;
 }
 
 // The allocations a literal scratch_shapes= / scratch_types= lists, in the

@@ -112,19 +112,33 @@ void KernelWalk::recordGpuInterpretBlockWindows() {
 void KernelWalk::recordGpuInterpretUninitializedScratch() {
   if (path_ != ExecPath::InterpretGpu)
     return;
-  auto dtype = launch_->getAttrOfType<mlir::StringAttr>("pallas.uninitialized_scratch");
+  auto dtypes = launch_->getAttrOfType<mlir::StringAttr>("pallas.uninitialized_scratch");
   const knowledge::PrimitiveFacts* p = kb_.primitive("run_scoped");
-  if (!dtype || !p || !kb_.errorTemplate("gpuInterpretUninitializedValue"))
+  if (!dtypes || !p || !kb_.errorTemplate("gpuInterpretUninitializedValue"))
     return;
   // InterpretGPUParams(uninitialized_memory="zero") fills with zeros (and
   // then fails otherwise for some dtypes: not modelled).
   if (auto params = launch_.getInterpretParamsAttr())
     if (params.get("uninitialized_memory"))
       return;
-  // Allocated before the kernel's equations are interpreted.
-  record(ruleBindingOf(apiText(Api::RunScoped).str(), p, runSite(),
-                       {Kind::NotRef, Phase::KernelDischarge, "a scratch allocation"},
-                       "gpu_uninitialized_scratch", dtype.getValue().str()));
+  // The dtypes the interpreter allocates itself for this kind of launch
+  // (plgpu.kernel's barriers; 0.11's cluster barriers too): unknown -> no
+  // finding.
+  bool pallasCall = launch_.getApi() == llvm::StringRef(apiName(Api::PallasCall));
+  auto own = kb_.gpuInterpretAllocates(pallasCall ? "pallasCall" : "kernel");
+  if (!own)
+    return;
+  llvm::SmallVector<llvm::StringRef> kinds;
+  dtypes.getValue().split(kinds, ',', -1, false);
+  for (llvm::StringRef dtype : kinds) {
+    if (llvm::is_contained(*own, dtype.str()))
+      continue;
+    // Allocated before the kernel's equations are interpreted.
+    record(ruleBindingOf(apiText(Api::RunScoped).str(), p, runSite(),
+                         {Kind::NotRef, Phase::KernelDischarge, "a scratch allocation"},
+                         "gpu_uninitialized_scratch", dtype.str()));
+    return;
+  }
 }
 
 // The strings a collective_axes= value holds: a string, or a literal tuple

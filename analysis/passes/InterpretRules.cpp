@@ -132,8 +132,11 @@ void KernelWalk::recordNestedCoreMap(mlir::Region& body, bool warpMesh, llvm::St
 // A primitive holding a traced body (its params: a jaxpr) that GPU interpret
 // mode has no arm for: its fallback binds it again and raises on the open
 // jaxpr ("Higher-order primitive ..."), when this JAX has that message.
+// A primitive whose class makes its own bind params (getBindParamsOverridden:
+// custom_jvp_call, custom_vjp_call) is re-bound with its function, not an
+// open jaxpr, and runs.
 bool KernelWalk::gpuInterpretRebinds(const knowledge::PrimitiveFacts* p) const {
-  return p && isStructuralPrimitive(p->name) &&
+  return p && isStructuralPrimitive(p->name) && !p->getBindParamsOverridden &&
          p->gpuInterpret == knowledge::GpuInterpretHandling::Fallback &&
          kb_.errorTemplate("gpuInterpretHigherOrder");
 }

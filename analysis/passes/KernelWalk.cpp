@@ -24,10 +24,13 @@ namespace {
 // Primitives that stand for structure the walk follows itself (kernel calls,
 // control flow, scopes): their rules decide about their bodies, not them.
 bool isStructural(llvm::StringRef name) {
-  static const llvm::StringSet<> names = {
-      "pallas_call", "mpmd_map", "core_map", "run_scoped", "run_state",       "jit",
-      "remat2",      "cond",     "while",    "scan",       "custom_vjp_call", "custom_vmap_call",
-      "jaxpr_call"};
+  static const llvm::StringSet<> names = {"pallas_call",     "mpmd_map",
+                                          "core_map",        "run_scoped",
+                                          "run_state",       "jit",
+                                          "remat2",          "cond",
+                                          "while",           "scan",
+                                          "custom_vjp_call", "custom_vmap_call",
+                                          "jaxpr_call",      "custom_jvp_call"};
   return names.contains(name);
 }
 
@@ -567,7 +570,7 @@ void KernelWalk::onPrim(pd::PrimOp prim) {
       return;
     }
   }
-  if (recordUnboundAxis(prim))
+  if (recordUnboundAxis(prim) || recordCustomDerivative(prim))
     return;
   recordGpuInterpretCopyOptions(prim);
   recordGpuInterpretRefViews(prim);

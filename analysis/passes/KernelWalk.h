@@ -281,6 +281,9 @@ private:
   // Compiled: a call of a function wrapped by a higher-order API whose
   // primitive Mosaic GPU's resource estimation rejects (CompiledRules.cpp).
   void recordResourceEstimation(mlir::Operation* site, const std::string& api);
+  // Compiled: a call of a public JAX function the table says binds a
+  // custom-derivative primitive (jax.nn.relu); true when recorded.
+  bool recordCustomDerivative(dialect::PrimOp prim);
 
   Callable resolve(mlir::Value callee, unsigned depth = 0, const std::string& doc = "") const;
   // Containers of callables (KernelWalkContainers.cpp). `container[key]`: a

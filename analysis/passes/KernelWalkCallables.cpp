@@ -18,6 +18,14 @@ bool dischargesAllRefs(llvm::StringRef api) {
          api == "jax.custom_batching.custom_vmap";
 }
 
+// APIs whose callable argument is traced into a higher-order primitive: the
+// ones above, and jax.custom_jvp, whose custom_jvp_call has no discharge
+// rule (its body's Refs are not discharged by it) but which compiled
+// resource estimation rejects all the same (CompiledRules.cpp).
+bool wrapsTracedFunction(llvm::StringRef api) {
+  return dischargesAllRefs(api) || api == "jax.custom_jvp";
+}
+
 pd::InlineMgpuOp findInline(mlir::Block& block) {
   for (mlir::Operation& op : block)
     if (auto inl = llvm::dyn_cast<pd::InlineMgpuOp>(op))
@@ -40,7 +48,7 @@ KernelWalk::Callable KernelWalk::fromFunction(const detail::FunctionRef& f) cons
   // `@jax.checkpoint def f` at module level: calling f binds the wrapper's
   // primitive (only the compiled path's resource estimation reads this).
   func.getDecorators().walk([&](pd::GlobalOp g) {
-    if (c.higherOrderApi.empty() && dischargesAllRefs(g.getResolved()))
+    if (c.higherOrderApi.empty() && wrapsTracedFunction(g.getResolved()))
       c.higherOrderApi = g.getResolved().str();
   });
   return c;
@@ -161,9 +169,9 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
   if (auto prim = llvm::dyn_cast<pd::PrimOp>(def)) {
     if (prim.getArgs().empty())
       return {};
-    if (dischargesAllRefs(prim.getApi())) {
+    if (wrapsTracedFunction(prim.getApi())) {
       Callable c = resolve(prim.getArgs()[0], depth + 1, doc);
-      c.dischargesAllRefs = true;
+      c.dischargesAllRefs = c.dischargesAllRefs || dischargesAllRefs(prim.getApi());
       if (c.higherOrderApi.empty())
         c.higherOrderApi = prim.getApi().str();
       return c;
@@ -217,9 +225,9 @@ KernelWalk::Callable KernelWalk::resolve(mlir::Value callee, unsigned depth,
   // A decorator applied to a closure: `@jax.jit def f` is a call of jax.jit.
   if (auto call = llvm::dyn_cast<pd::CallIndirectOp>(def); call && call.getArgs().size() == 1) {
     if (auto g = call.getCallee().getDefiningOp<pd::GlobalOp>();
-        g && dischargesAllRefs(g.getResolved())) {
+        g && wrapsTracedFunction(g.getResolved())) {
       Callable c = resolve(call.getArgs()[0], depth + 1, doc);
-      c.dischargesAllRefs = true;
+      c.dischargesAllRefs = c.dischargesAllRefs || dischargesAllRefs(g.getResolved());
       if (c.higherOrderApi.empty())
         c.higherOrderApi = g.getResolved().str();
       return c;

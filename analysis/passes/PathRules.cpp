@@ -487,16 +487,35 @@ std::optional<Failure> decideCertain(const BoundPrimitive& b, ExecPath path,
     return f;
   }
   if (b.interpretRule == "resource_estimation" && path == ExecPath::Compiled) {
-    std::optional<Failure> f = ruleFailure(
-        kb, "resourceEstimationUnsupported", "NotImplementedError", {b.detail},
-        "Resource estimation does not support " + b.detail,
+    bool custom = !b.messageHoles.empty(); // a public function built on a custom derivative
+    bool wrapper = b.detail == "custom_jvp_call" || b.detail == "custom_vjp_call";
+    std::string why =
         "before lowering, Mosaic GPU estimates the kernel's resources equation by equation, "
         "and has no estimator for " +
-            b.detail + ", whose equation holds the function " + b.api + " traced",
-        "Call the function without " + b.api +
-            " inside the kernel (rematerialisation changes nothing in a kernel body), or "
-            "apply " +
-            b.api + " outside the launch.");
+        b.detail +
+        (custom ? ": " + b.messageHoles[0] + ", whose equation holds it traced"
+                : ", whose equation holds the function " + b.api + " traced");
+    std::string fix =
+        custom    ? (b.messageHoles.size() > 1
+                         ? "Write " + b.messageHoles[1] + " instead inside the kernel"
+                         : "Compute it inside the kernel with jnp / lax operations that are not "
+                           "wrapped in a custom derivative") +
+                        ", or apply " + b.api +
+                        " outside the launch. The custom derivative only matters under "
+                        "differentiation; both interpret modes run the call, only the compiled "
+                        "path rejects it."
+        : wrapper ? "Call the undecorated function inside the kernel (keep the plain def and "
+                    "wrap a separate name with " +
+                        b.api +
+                        " for use outside kernels): the custom derivative only matters under "
+                        "differentiation, which does not reach inside a Mosaic GPU kernel."
+                  : "Call the function without " + b.api +
+                        " inside the kernel (rematerialisation changes nothing in a kernel "
+                        "body), or apply " +
+                        b.api + " outside the launch.";
+    std::optional<Failure> f =
+        ruleFailure(kb, "resourceEstimationUnsupported", "NotImplementedError", {b.detail},
+                    "Resource estimation does not support " + b.detail, why, fix);
     f->phase = Phase::ResourceEstimation;
     return f;
   }

@@ -207,6 +207,33 @@ Value Evaluator::evalApi(const std::string& api, TSNode call, const Scope& scope
         has(2, "orders_tensor_core") ? arg(2, "orders_tensor_core") : orders;
     return v;
   }
+  if (api == apiName(Api::ClusterBarrier)) { // keyword-only, like plgpu.Barrier
+    Value v = Value::object(api);
+    v.fields["num_arrivals"] =
+        has(99, "num_arrivals") ? arg(99, "num_arrivals") : Value::integer(1);
+    Value nb = has(99, "num_barriers") ? arg(99, "num_barriers") : Value::integer(1);
+    if (auto dims = nb.ints(); nb.kind == Value::Kind::Seq && dims) {
+      int64_t n = 1;
+      for (int64_t d : *dims)
+        n *= d;
+      nb = Value::integer(n);
+    }
+    v.fields["num_barriers"] = nb;
+    v.fields["collective_axes"] =
+        has(99, "collective_axes") ? arg(99, "collective_axes") : Value::unknown("collective_axes");
+    return v;
+  }
+  if (api == apiName(Api::RefUnion)) { // plgpu.RefUnion(*groups): each a tree of allocations
+    Value v = Value::object(api);
+    std::vector<Value> groups;
+    groups.reserve(a.positional.size());
+    for (size_t k = 0; k < a.positional.size(); ++k)
+      groups.push_back(arg(k, ""));
+    v.fields["refs"] = Value::seq(groups);
+    if (a.splat)
+      v.fields["<splat>"] = Value::unknown(text);
+    return v;
+  }
   if (api == apiName(Api::BlockSpec) || api == apiName(Api::GpuBlockSpec)) {
     Value v = Value::object(std::string(kBlockSpecObject));
     if (has(0, "block_shape")) {

@@ -90,6 +90,37 @@ std::optional<Finding> tmemOverLimit(const PassContext& ctx, pd::LaunchOp launch
   return f;
 }
 
+// What the user can turn, named after the largest parts: the pipeline's
+// max_concurrent_steps (each SMEM block is buffered that many times), the
+// block shapes of the buffered specs, the scratch shapes.
+std::string knobs(const SmemBudget& b) {
+  std::string out;
+  bool staged = false, scratch = false;
+  std::vector<detail::SmemPart> sorted = b.parts;
+  std::sort(sorted.begin(), sorted.end(),
+            [](const auto& x, const auto& y) { return x.bytes > y.bytes; });
+  for (size_t k = 0; k < sorted.size() && k < 3; ++k) {
+    bool isStaged = sorted[k].name.find(" x (") != std::string::npos;
+    staged |= isStaged;
+    scratch |= !isStaged && sorted[k].name != "barriers" && sorted[k].name != "reduction scratch";
+  }
+  if (b.pipeline.present)
+    out += "Lower max_concurrent_steps (now " + std::to_string(b.pipeline.steps) +
+           ": every SMEM block is buffered that many times, " +
+           detail::withCommas(b.pipeline.perStep) + " B per step)";
+  if (staged)
+    out += std::string(out.empty() ? "Use" : ", or use") +
+           " smaller block shapes in the BlockSpecs of the largest buffered operands";
+  if (scratch)
+    out += std::string(out.empty() ? "Use" : ", or use") +
+           " smaller or fewer scratch allocations (scratch_shapes / pl.run_scoped), or share "
+           "memory between buffers whose lifetimes do not overlap (plgpu.RefUnion)";
+  if (out.empty())
+    out = "Use smaller blocks, fewer pipeline stages (max_concurrent_steps) or fewer scratch "
+          "buffers";
+  return out + ".";
+}
+
 // The PLS005 finding of one launch (none when it fits or is not sized).
 std::vector<Finding> overLimit(const PassContext& ctx, pd::LaunchOp launch,
                                const detail::SmemRules& rules, const detail::SmemIndex& index,
@@ -112,16 +143,16 @@ std::vector<Finding> overLimit(const PassContext& ctx, pd::LaunchOp launch,
   f.jaxErrorFirstLine = "Mosaic GPU kernel exceeds available shared memory: smem_bytes=" + bytes +
                         " > max_smem_bytes=" + std::to_string(b.limit);
   std::string amount = (b.exact() ? "" : "at least ") + detail::withCommas(b.total) + " B";
+  std::string over = b.exact() ? " (" + detail::withCommas(b.total - b.limit) + " B over)" : "";
   f.message =
       "This launch needs " + amount + " of shared memory, over the " + detail::withCommas(b.limit) +
-      " B limit (" + b.limitSource + "). Largest: " + topParts(b, 3) + ". " +
+      " B limit (" + b.limitSource + ")" + over + ". Largest: " + topParts(b, 3) + ". " +
       (compiled == CompiledPath::May ? "If it runs compiled, " : "") + "JAX " + rules.jaxVersion +
       " will raise " + f.jaxException + ": " + f.jaxErrorFirstLine + ". " +
       (compiled == CompiledPath::Certain ? "This is the first error JAX raises for this "
                                            "launch. "
                                          : "") +
-      "Use smaller blocks, fewer pipeline stages (max_concurrent_steps) or fewer "
-      "scratch buffers.";
+      knobs(b);
   for (const detail::SmemPart& p : b.parts)
     if (p.at.path.size() && !(p.at.range.start == f.location.range.start))
       f.related.push_back({p.at, p.name + ": " + detail::withCommas(p.bytes) + " B"});
@@ -195,7 +226,22 @@ std::optional<LaunchSmem> launchSmem(const PassContext& ctx, dialect::LaunchOp l
         for (const SmemPart& p : sorted)
           s.parts.emplace_back(p.name, p.bytes);
         s.unknown = b.unknown;
-        s.summary = b.summary();
+        s.summary = b.summary(3);
+        const SmemRules rules = smemRulesFor(ctx.options);
+        for (const auto& [label, capability] :
+             {std::pair<const char*, const char*>{"Hopper (sm_90a)", "9.0"},
+              {"Blackwell (sm_100a)", "10.0"}})
+          if (auto limit = smemLimitFor(rules, capability, ctx.options))
+            s.targetLimits.emplace_back(label, *limit);
+        std::string caps;
+        for (const std::string& c : rules.defaultLimitCapabilities)
+          caps += (caps.empty() ? "" : " and ") + c;
+        s.targetLimitSource =
+            "JAX " + rules.jaxVersion + "'s default" +
+            (caps.empty() ? "" : ", which its source gives for compute capabilities " + caps) +
+            (ctx.options.gpuSharedMemoryPerBlockOptin > 0
+                 ? "; the local GPU's shared_memory_per_block_optin for its own generation"
+                 : "");
         s.tmemCols = b.tmem.cols;
         s.tmemAllocated = b.tmem.allocated;
         s.tmemLimit = b.tmem.limit;

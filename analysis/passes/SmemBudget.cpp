@@ -191,6 +191,9 @@ SmemBudget BudgetWalk::run(pd::LaunchOp launch) {
   b.limitSource = ctx_.options.gpuSharedMemoryPerBlockOptin > 0
                       ? "the local GPU's shared_memory_per_block_optin"
                       : "JAX " + rules_.jaxVersion + "'s default without a GPU";
+  if (!rules_.modelMismatch.empty())
+    b.unknown.push_back("JAX " + rules_.jaxVersion + "'s shared-memory arithmetic (" +
+                        rules_.modelMismatch + ")");
   SourceLocation launchAt = locOf(launch->getLoc());
   auto call = callOf(ctx_.path, launch->getLoc());
   const syntax::ParsedSource* doc = eval_.docOf(ctx_.path);
@@ -387,7 +390,7 @@ SmemBudget BudgetWalk::run(pd::LaunchOp launch) {
       pipelineRes = buffers(inSpecs, inRefs, inNames, mcs, true, launchAt, &smemInputs);
       pipelineRes.add(buffers(outSpecs, outs, outNames, mcs, false, launchAt, &smemInputs));
       if (smemInputs > 0)
-        pipelineRes.barriers[{smemInputs, mcs, false}] += 1;
+        pipelineRes.barriers[{smemInputs, mcs, false, ""}] += 1;
       if (pipelineRes.smem > 0 && mcs > 0) {
         pipelined_.present = true;
         pipelined_.inPallasCall = true;

@@ -49,7 +49,25 @@ struct SmemRules {
   std::string jaxVersion = "0.10.2";
   // > 0: every pipeline uses this max_concurrent_steps (what-if for the fix).
   int64_t overrideMaxConcurrentSteps = 0;
+  // The table's "mosaicGpuSmemModel" (smem_model.py): the compute
+  // capabilities JAX's default limit is for ("9.0", "10.x"), and, when a fact
+  // of the arithmetic this budget implements (each allocation rounded,
+  // siblings' maximum, nested scopes added, barriers after the buffers,
+  // pipeline slots, `>` against the limit) reads differently in the installed
+  // JAX, what differs: the budget is then reported as not known.
+  std::vector<std::string> defaultLimitCapabilities = {"9.0", "10.x"};
+  std::string modelMismatch;
+  // Where each fact was read ("jax._src.pallas.mosaic_gpu.lowering:171"),
+  // for the hover and PLS005's message.
+  std::string limitCitation;
 };
+
+// The shared-memory limit JAX compares with on a GPU of compute capability
+// `capability` ("9.0", "10.0"): the local GPU's when it is that GPU (JAX asks
+// jax.local_devices()[0]), else JAX's default when its comment names that
+// capability; nullopt when neither says.
+std::optional<int64_t> smemLimitFor(const SmemRules& rules, const std::string& capability,
+                                    const ProjectOptions& options);
 // JAX 0.10.2's numbers (used where a knowledge table does not give them).
 const SmemRules& smemRules();
 // The numbers of the knowledge table the passes decide from (its

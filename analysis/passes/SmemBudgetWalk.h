@@ -3,6 +3,7 @@
 // JAX's Mosaic GPU resource estimator.
 #pragma once
 
+#include "SmemArithmetic.h"
 #include "SmemBudget.h"
 #include "mlir/IR/Operation.h"
 #include "pallas/analysis/detail/Dialect.h"
@@ -24,15 +25,13 @@ using syntax::field;
 using syntax::is;
 using syntax::isNull;
 
-inline int64_t alignUp(int64_t x, int64_t a) {
-  return a > 0 && x % a ? x + a - x % a : x;
-}
-
 // JAX's Resources, restricted to what SMEM needs.
 struct Res {
   int64_t smem = 0; // aligned scratch bytes
-  // (num_arrivals, num_barriers, orders_tensor_core) -> count (a Counter)
-  std::map<std::tuple<int64_t, int64_t, bool>, int64_t> barriers;
+  // (num_arrivals, num_barriers, orders_tensor_core, cluster axes) -> count
+  // (a Counter; a plgpu.ClusterBarrier is another kind of barrier, keyed by
+  // its collective axes as written, "" for a plgpu.Barrier)
+  std::map<std::tuple<int64_t, int64_t, bool, std::string>, int64_t> barriers;
   std::vector<SmemPart> parts; // the allocations the maximum is made of
   std::vector<std::string> unknown;
   // TMEM columns (each allocation aligned), collective and not, apart.
@@ -68,7 +67,7 @@ struct Res {
   int64_t barrierBytes(const SmemRules& r) const {
     int64_t b = 0;
     for (const auto& [k, n] : barriers)
-      b += n * std::get<1>(k) * r.barrierBytes;
+      b += mbarrierTotalBytes(n * std::get<1>(k), r.barrierBytes);
     return b;
   }
 };
@@ -101,7 +100,7 @@ private:
       int64_t n = 1;
       for (int64_t d : *dims)
         n *= d;
-      int64_t bytes = alignUp(n * *bits / 8, rules_.alignment);
+      int64_t bytes = allocationBytes(n, *bits, rules_.alignment);
       r.smem = bytes;
       r.parts.push_back({name + " " + shapeText(shape) + " " + dtype.s, bytes, at});
       return r;
@@ -113,9 +112,26 @@ private:
         r.unknown.push_back(name + " (" + (a.isInt() ? b.unknownWhy() : a.unknownWhy()) + ")");
         return r;
       }
-      r.barriers[{a.i, b.i, o.kind == Value::Kind::Bool && o.i}] += 1;
+      r.barriers[{a.i, b.i, o.kind == Value::Kind::Bool && o.i, ""}] += 1;
       return r;
     }
+    if (v.isObject(apiName(Api::ClusterBarrier))) {
+      Value a = v.field("num_arrivals"), b = v.field("num_barriers");
+      Value axes = v.field("collective_axes");
+      if (!a.isInt() || !b.isInt()) {
+        r.unknown.push_back(name + " (" + (a.isInt() ? b.unknownWhy() : a.unknownWhy()) + ")");
+        return r;
+      }
+      // Identical cluster barriers of sibling scopes are shared: keyed by
+      // their axes as written (unknown axes: never shared).
+      r.barriers[{a.i, b.i, false,
+                  "cluster:" + (axes.known()
+                                    ? axes.str()
+                                    : name + "@" + std::to_string(at.range.start.line))}] += 1;
+      return r;
+    }
+    if (v.isObject(apiName(Api::RefUnion)))
+      return refUnion(v, name, at);
     if (v.isObject(apiName(Api::Tmem)))
       return tmemAllocation(v, name, at);
     if (v.kind == Value::Kind::Object &&
@@ -128,6 +144,44 @@ private:
       return r;
     }
     r.unknown.push_back(name + " (" + (v.known() ? v.str() : v.unknownWhy()) + ")");
+    return r;
+  }
+
+  // A plgpu.RefUnion of SMEM groups (jax/_src/pallas/mosaic_gpu/core.py
+  // RefUnion, _ref_group_size): each group lays its allocations out one
+  // after the other, each starting at SMEM_ALIGNMENT; the union is its
+  // largest group, rounded as one allocation.
+  Res refUnion(const Value& v, const std::string& name, const SourceLocation& at) {
+    Res r;
+    Value groups = v.field("refs");
+    if (v.fields.count("<splat>") || groups.kind != Value::Kind::Seq) {
+      r.unknown.push_back(name + " (RefUnion members)");
+      return r;
+    }
+    std::vector<std::vector<std::pair<int64_t, int64_t>>> sizes; // (elements, bits) per member
+    for (const Value& g : groups.items) {
+      std::vector<Value> leaves = g.kind == Value::Kind::Seq ? g.items : std::vector<Value>{g};
+      if (g.kind == Value::Kind::Object && g.s == "dict")
+        leaves = g.items;
+      auto& group = sizes.emplace_back();
+      for (const Value& leaf : leaves) {
+        Value shape = leaf.field("shape"), dtype = leaf.field("dtype");
+        auto dims = shape.ints();
+        auto bits = dtype.kind == Value::Kind::DType ? shape::dtypeBits(dtype.s) : std::nullopt;
+        if (!leaf.isObject(apiName(Api::Smem)) || !dims || !bits) {
+          r.unknown.push_back(name + " (RefUnion member " +
+                              (leaf.known() ? leaf.str() : leaf.unknownWhy()) + ")");
+          return r;
+        }
+        int64_t n = 1;
+        for (int64_t d : *dims)
+          n *= d;
+        group.emplace_back(n, *bits);
+      }
+    }
+    r.smem = refUnionBytes(sizes, rules_.alignment);
+    r.parts.push_back(
+        {name + " RefUnion of " + std::to_string(groups.items.size()) + " groups", r.smem, at});
     return r;
   }
 

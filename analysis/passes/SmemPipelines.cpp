@@ -39,7 +39,7 @@ Res BudgetWalk::stagedBuffer(const Value& spec, const Value& ref, const std::str
     shapeStr += (d ? ", " : "") + std::to_string(dims[d]);
   }
   shapeStr += dims.size() == 1 ? ",)" : ")";
-  int64_t bytes = alignUp(n * *bits / 8, rules_.alignment);
+  int64_t bytes = stagedBytes(slots, n / std::max<int64_t>(slots, 1), *bits, rules_.alignment);
   r.smem = bytes;
   r.parts.push_back(
       {name + " " + std::to_string(slots) + " x " + shapeStr + " " + dtype.s, bytes, at});
@@ -156,7 +156,7 @@ Res BudgetWalk::pipeline(pd::ScopeOp op, const std::string& path, const Scope& s
   Res bufs = buffers(inSpecs, inRefs, inNames, mcs, true, at, &smemInputs);
   bufs.add(buffers(outSpecs, outRefs, outNames, mcs, false, at, &smemInputs));
   if (smemInputs > 0)
-    bufs.barriers[{smemInputs, mcs, false}] += 1;
+    bufs.barriers[{smemInputs, mcs, false, ""}] += 1;
   notePipeline(bufs, mcs, mcsV.i, a.get(99, "max_concurrent_steps"), path);
   return bufs.add(walkRegion(op.getBody(), path, scope, depth));
 }
@@ -288,8 +288,8 @@ Res BudgetWalk::warpSpecializedPipeline(pd::ScopeOp op, const std::string& path,
     Value ref = k < refs.size() ? refs[k] : Value::unknown(name);
     r.add(stagedBuffer(spec, ref, name, slots, at));
   }
-  r.barriers[{static_cast<int64_t>(nIn), mcs, false}] += 1;
-  r.barriers[{wgs.i, mcs, false}] += manual.i ? static_cast<int64_t>(nIn) : 1;
+  r.barriers[{static_cast<int64_t>(nIn), mcs, false, ""}] += 1;
+  r.barriers[{wgs.i, mcs, false, ""}] += manual.i ? static_cast<int64_t>(nIn) : 1;
   notePipeline(r, mcs, mcsV.i, a.get(99, "max_concurrent_steps"), path);
   return r.add(walkRegion(op.getBody(), path, scope, depth));
 }

@@ -138,9 +138,21 @@ std::optional<json> hover(LspServer& server, const json& params, const RequestCo
         }
         matrix += "\n";
       }
-      if (l.smem)
+      if (l.smem) {
         matrix +=
             "\n**Shared memory:** " + l.smem->summary + " (limit: " + l.smem->limitSource + ")\n";
+        std::string targets;
+        for (const auto& [label, bytes] : l.smem->targetLimits) {
+          long long over = l.smem->total - bytes;
+          targets += (targets.empty() ? "" : "; ") + label + " " + std::to_string(bytes) + " B" +
+                     (over > 0 ? " (" + std::string(l.smem->unknown.empty() ? "" : "at least ") +
+                                     std::to_string(over) + " B over)"
+                               : "");
+        }
+        if (!targets.empty())
+          matrix +=
+              "\n**Limit per target GPU:** " + targets + " (" + l.smem->targetLimitSource + ")\n";
+      }
       markdown += (markdown.empty() ? "" : "\n---\n\n") + matrix;
       range = api->range;
       break;

@@ -88,6 +88,34 @@ def main():
       << b->summary;
 }
 
+// plgpu.RefUnion costs its largest group, members from 1 KiB boundaries; a
+// plgpu.ClusterBarrier is 8 B per barrier after the buffers (JAX 0.10.2's
+// smem_bytes for the same kernel: oracle compiled_smem_ref_union_ok.py).
+TEST_F(Smem, RefUnionAndClusterBarriers) {
+  auto fs = check(R"(
+def kernel(x_ref, o_ref, union, extra, bar, cbar):
+  pass
+
+def launch(x):
+  return plgpu.kernel(
+      kernel, out_shape=jax.ShapeDtypeStruct((128,), jnp.float32),
+      scratch_shapes=[
+          plgpu.RefUnion((plgpu.SMEM((100,), jnp.float32), plgpu.SMEM((300,), jnp.float16)),
+                         plgpu.SMEM((2000,), jnp.float32)),
+          plgpu.SMEM((1024,), jnp.float32),
+          plgpu.Barrier(num_arrivals=1),
+          plgpu.ClusterBarrier(collective_axes=("x",), num_barriers=2)])(x)
+)");
+  EXPECT_TRUE(withCode(fs, "PLS005").empty());
+  auto b = budget();
+  ASSERT_TRUE(b);
+  EXPECT_TRUE(b->unknown.empty()) << b->summary;
+  // union: max(1 KiB + 600 B, 8,000 B) -> 8 KiB; 4 KiB; 3 barriers x 8 B.
+  EXPECT_EQ(b->total, 8192 + 4096 + 24) << b->summary;
+  ASSERT_EQ(b->targetLimits.size(), 2u);
+  EXPECT_EQ(b->targetLimits[0].second, 232448);
+}
+
 // A size the source does not determine: a lower bound, named, no finding.
 TEST_F(Smem, UnknownSizeIsALowerBoundWithoutAFinding) {
   auto fs = check(R"(
@@ -138,6 +166,11 @@ TEST_F(Smem, OverTheLimitIsPLS005WithJaxMessageAndStagesFix) {
             "Mosaic GPU kernel exceeds available shared memory: smem_bytes=524320 > "
             "max_smem_bytes=232448");
   EXPECT_NE(f.message.find("x_smem 4 x (128, 128) float32 (262,144 B)"), std::string::npos)
+      << f.message;
+  // How far over, and the knobs the largest parts answer to (issue 33).
+  EXPECT_NE(f.message.find("(291,872 B over)"), std::string::npos) << f.message;
+  EXPECT_NE(f.message.find("Lower max_concurrent_steps (now 4"), std::string::npos) << f.message;
+  EXPECT_NE(f.message.find("smaller block shapes in the BlockSpecs"), std::string::npos)
       << f.message;
   ASSERT_FALSE(f.fixes.empty());
   const Fix& fix = f.fixes[0];

@@ -40,6 +40,33 @@ TEST(KnowledgeBase, BundledTableLoadsWithInlineMgpuFacts) {
   EXPECT_FALSE(kb.hasInterpretGpuOption("no_such_option"));
 }
 
+// Issue 33's facts, as the bundled 0.10.2 table carries them.
+TEST(KnowledgeBase, LoadsCustomDerivativesAllocationsAndTheSmemModel) {
+  auto loaded = KnowledgeBase::bundled();
+  ASSERT_TRUE(loaded) << loaded.error;
+  const KnowledgeBase& kb = *loaded.base;
+  const auto* relu = kb.customDerivative("jax.nn.relu");
+  ASSERT_NE(relu, nullptr);
+  EXPECT_EQ(relu->binds, "custom_jvp_call");
+  EXPECT_EQ(relu->wrapper, "jax.custom_jvp");
+  EXPECT_FALSE(relu->conditional);
+  EXPECT_EQ(relu->inlineExpr, "jnp.maximum(x, 0)");
+  const auto* softplus = kb.customDerivative("jax.nn.softplus");
+  ASSERT_NE(softplus, nullptr);
+  ASSERT_GE(softplus->via.size(), 2u);
+  EXPECT_EQ(softplus->via[1], "jnp.logaddexp");
+  EXPECT_EQ(kb.customDerivative("jax.nn.gelu"), nullptr);
+  EXPECT_EQ(kb.higherOrderBinds("jax.custom_jvp"), std::vector<std::string>{"custom_jvp_call"});
+  const auto* p = kb.primitive("custom_jvp_call");
+  ASSERT_NE(p, nullptr);
+  EXPECT_TRUE(p->getBindParamsOverridden);
+  EXPECT_EQ(kb.gpuInterpretAllocates("kernel"), std::vector<std::string>{"barrier"});
+  EXPECT_EQ(kb.gpuInterpretAllocates("pallasCall"), std::vector<std::string>{});
+  EXPECT_FALSE(kb.gpuInterpretAllocates("nothing"));
+  ASSERT_NE(kb.mosaicGpuSmemModel(), nullptr);
+  EXPECT_EQ((*kb.mosaicGpuSmemModel())["siblingsCombine"]["value"], "max");
+}
+
 TEST(KnowledgeBase, FormatsErrorTemplates) {
   auto loaded = KnowledgeBase::bundled();
   ASSERT_TRUE(loaded) << loaded.error;

@@ -117,6 +117,8 @@ KnowledgeBase::Loaded KnowledgeBase::fromJsonChecked(const json& t, std::string 
         kb.resources_[name] = v.get<long long>();
   if (auto r = t.find("mosaicGpuRules"); r != t.end() && r->is_object())
     kb.mosaicGpuRules_ = std::make_shared<const nlohmann::json>(*r);
+  if (auto r = t.find("mosaicGpuSmemModel"); r != t.end() && r->is_object())
+    kb.smemModel_ = std::make_shared<const nlohmann::json>(*r);
   if (auto it = t.find("apis"); it != t.end() && it->is_object())
     for (const auto& [name, a] : it->items()) {
       ApiFacts& facts = kb.apis_[name] =
@@ -160,6 +162,7 @@ KnowledgeBase::Loaded KnowledgeBase::fromJsonChecked(const json& t, std::string 
       f.effects = strings(p, "effects");
       if (auto h = p.find("hardware"); h != p.end() && h->is_object())
         f.hardware = hardwareRequirement(*h);
+      f.getBindParamsOverridden = p.value("getBindParamsOverridden", false);
       kb.primitives_[key] = std::move(f);
     }
   if (auto it = t.find("refIndexing"); it != t.end() && it->is_object())
@@ -182,6 +185,27 @@ KnowledgeBase::Loaded KnowledgeBase::fromJsonChecked(const json& t, std::string 
         names.push_back(v.get<std::string>());
     kb.resourceEstimators_ = std::move(names);
   }
+  if (auto it = t.find("gpuInterpretAllocates"); it != t.end() && it->is_object())
+    for (const auto& [launch, names] : it->items())
+      if (names.is_array())
+        kb.gpuInterpretAllocates_[launch] = strings(*it, launch.c_str());
+  if (auto it = t.find("customDerivativeApis"); it != t.end() && it->is_object())
+    for (const auto& [api, c] : it->items()) {
+      if (!c.is_object() || str(c, "binds").empty())
+        continue;
+      CustomDerivativeFacts f;
+      f.binds = str(c, "binds");
+      f.wrapper = str(c, "wrapper");
+      f.via = strings(c, "via");
+      f.conditional = c.value("conditional", true);
+      f.module = str(c, "module");
+      f.line = c.value("line", 0);
+      if (auto in = c.find("inline"); in != c.end() && in->is_object()) {
+        f.inlineParams = strings(*in, "params");
+        f.inlineExpr = str(*in, "expr");
+      }
+      kb.customDerivatives_[api] = std::move(f);
+    }
   if (auto it = t.find("errorTemplates"); it != t.end() && it->is_object())
     for (const auto& [key, e] : it->items())
       if (e.value("found", false))
@@ -469,6 +493,19 @@ std::optional<bool> KnowledgeBase::hasMosaicGpuRule(const PrimitiveFacts& p,
 std::vector<std::string> KnowledgeBase::higherOrderBinds(const std::string& api) const {
   auto it = higherOrderApis_.find(api);
   return it == higherOrderApis_.end() ? std::vector<std::string>{} : it->second;
+}
+
+std::optional<std::vector<std::string>>
+KnowledgeBase::gpuInterpretAllocates(const std::string& launch) const {
+  auto it = gpuInterpretAllocates_.find(launch);
+  if (it == gpuInterpretAllocates_.end())
+    return std::nullopt;
+  return it->second;
+}
+
+const CustomDerivativeFacts* KnowledgeBase::customDerivative(const std::string& api) const {
+  auto it = customDerivatives_.find(api);
+  return it == customDerivatives_.end() ? nullptr : &it->second;
 }
 
 std::optional<bool> KnowledgeBase::hasResourceEstimator(const std::string& name) const {

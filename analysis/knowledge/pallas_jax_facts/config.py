@@ -24,9 +24,12 @@ FOLLOW_PREFIXES = ("jax._src.pallas", "jax._src.state")
 # name as users write it -> (module, attribute) of the installed JAX. The
 # scan follows, besides FOLLOW_PREFIXES, the functions of the API's own
 # module (jax.remat calls checkpoint beside it).
+# A class (jax.custom_jvp, jax.custom_vjp) binds in its __call__.
 HIGHER_ORDER_APIS = {
     "jax.checkpoint": ("jax", "checkpoint"),
     "jax.remat": ("jax", "remat"),
+    "jax.custom_jvp": ("jax", "custom_jvp"),
+    "jax.custom_vjp": ("jax", "custom_vjp"),
 }
 
 PUBLIC_MODULES = {
@@ -60,6 +63,7 @@ EXTRA_PRIMITIVES = (
     ("jax._src.pjit", "pjit_p"),
     ("jax._src.ad_checkpoint", "remat_p"),
     ("jax._src.custom_derivatives", "custom_vjp_call_p"),
+    ("jax._src.custom_derivatives", "custom_jvp_call_p"),
     ("jax._src.custom_batching", "custom_vmap_p"),
     ("jax._src.lax.parallel", "axis_index_p"),
     ("jax._src.lax.lax", "iota_p"),

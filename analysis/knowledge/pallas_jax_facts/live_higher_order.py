@@ -16,6 +16,8 @@ def higher_order_api_binds(index):
   for api, (module_name, attr) in sorted(config.HIGHER_ORDER_APIS.items()):
     module = _try_import(module_name)
     fn = getattr(module, attr, None) if module is not None else None
+    if isinstance(fn, type):
+      fn = vars(fn).get("__call__")  # jax.custom_jvp binds when called
     if fn is None:
       continue
     saved = config.FOLLOW_PREFIXES

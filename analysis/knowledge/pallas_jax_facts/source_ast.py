@@ -250,3 +250,52 @@ def asserts_ref_operand_of(func):
       if name == "AbstractRef":
         return True
   return False
+
+
+def _is_arch_call(node):
+  """`..._infer_arch()` / `...get_arch()`: the compute capability a Mosaic GPU
+  lowering or trace assumes ((9, 0) without a GPU)."""
+  if not isinstance(node, ast.Call):
+    return False
+  name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+  return name in ("_infer_arch", "get_arch")
+
+
+def _before_hopper_test(node, names):
+  """Whether an `if` test is (or contains, joined with `and`) `arch < (9, 0)`
+  or a name assigned from it."""
+  if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
+    return any(_before_hopper_test(v, names) for v in node.values)
+  if isinstance(node, ast.NamedExpr):
+    return _before_hopper_test(node.value, names)
+  if isinstance(node, ast.Name):
+    return node.id in names
+  return (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Lt)
+          and _is_arch_call(node.left) and isinstance(node.comparators[0], ast.Tuple)
+          and [getattr(e, "value", None) for e in node.comparators[0].elts][:1] == [9])
+
+
+def before_hopper_node_ids(func):
+  """ids of the nodes of `func` that run only when the assumed compute
+  capability is below 9.0 (`if is_cp_async := _infer_arch() < (9, 0):` and
+  any `if`/`elif` on that name): the pre-Hopper paths JAX 0.11 added
+  (cp.async and wait_gmem_to_smem in emit_pipeline). Every path pallas-lsp
+  judges runs at 9.0 or above (both interpret modes: _infer_arch() is (9, 0)
+  on a CPU), so what is bound only there is not bound."""
+  names = set()
+  for node in ast.walk(func):
+    target = value = None
+    if isinstance(node, ast.NamedExpr):
+      target, value = node.target, node.value
+    elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+      target, value = node.targets[0], node.value
+    if isinstance(target, ast.Name) and value is not None and _before_hopper_test(value, set()):
+      names.add(target.id)
+  out = set()
+  if not names and not any(_is_arch_call(n) for n in ast.walk(func)):
+    return out
+  for node in ast.walk(func):
+    if isinstance(node, ast.If) and _before_hopper_test(node.test, names):
+      for stmt in node.body:
+        out.update(id(n) for n in ast.walk(stmt))
+  return out

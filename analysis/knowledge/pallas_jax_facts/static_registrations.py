@@ -413,6 +413,8 @@ class Extractor:
     out = {}
     for api, (module_name, attr) in sorted(config.HIGHER_ORDER_APIS.items()):
       obj = self.src.resolve(module_name, attr)
+      if isinstance(obj, ClassObj):
+        obj = self.src.attribute(obj, "__call__")  # jax.custom_jvp binds when called
       if not isinstance(obj, FuncObj):
         continue
       saved = config.FOLLOW_PREFIXES
@@ -423,6 +425,19 @@ class Extractor:
         config.FOLLOW_PREFIXES = saved
       out[api] = direct | transitive
     return out
+
+  def overrides_get_bind_params(self, prim):
+    """Whether the primitive's class (or a base below core.Primitive)
+    defines get_bind_params."""
+    cls = self.src.resolve_expr(prim.module, prim.node.func) if isinstance(prim.node, ast.Call) else None
+    for _ in range(6):
+      if not isinstance(cls, ClassObj) or cls.name == "Primitive":
+        return False
+      if self.src.attribute(cls, "get_bind_params") is not None:
+        return True
+      bases = [self.src.resolve_expr(cls.module, b) for b in cls.node.bases]
+      cls = next((b for b in bases if isinstance(b, ClassObj)), None)
+    return False
 
   def abstract_eval_asserts_ref(self, prim):
     """Whether the abstract-eval rule asserts a Ref operand (source_ast)."""

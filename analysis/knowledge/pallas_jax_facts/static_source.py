@@ -427,9 +427,12 @@ def _body_nodes(func):
 def _outermost_chains(func):
   """Every Name/Attribute chain loaded in the function's body, each once
   (a.b.c yields ["a", "b", "c"], not also ["a", "b"]), with the attribute
-  that follows a call (`.bind`)."""
+  that follows a call (`.bind`). Code that runs only below compute
+  capability 9.0 (source_ast.before_hopper_node_ids) is left out."""
+  from .source_ast import before_hopper_node_ids  # noqa: PLC0415 -- source_ast imports nothing of this module
   inner = set()
-  nodes = list(_body_nodes(func))
+  skipped = before_hopper_node_ids(func) if not isinstance(func, ast.Lambda) else set()
+  nodes = [n for n in _body_nodes(func) if id(n) not in skipped]
   for node in nodes:
     if isinstance(node, ast.Attribute):
       inner.add(id(node.value))

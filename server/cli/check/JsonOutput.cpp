@@ -96,6 +96,11 @@ json launchJson(const analysis::LaunchPaths& l) {
                    {"limit", l.smem->limit},    {"limitSource", l.smem->limitSource},
                    {"parts", std::move(parts)}, {"unknown", l.smem->unknown},
                    {"summary", l.smem->summary}};
+    // The limit on each GPU the compiled paths target (issue 33).
+    json targets = json::object();
+    for (const auto& [label, bytes] : l.smem->targetLimits)
+      targets[label] = bytes;
+    out["smem"]["targetLimits"] = std::move(targets);
     if (l.smem->tmemCols > 0) { // Blackwell tensor memory, in columns
       json tparts = json::array();
       for (const auto& [name, cols] : l.smem->tmemParts)

@@ -123,7 +123,12 @@ struct LaunchSmem {
   std::string limitSource;
   std::vector<std::pair<std::string, long long>> parts; // largest first
   std::vector<std::string> unknown;
-  std::string summary; // "SMEM 264,248 / 232,448 B: q 32 KiB, ..."
+  std::string summary; // "SMEM 264,248 / 232,448 B: q 32 KiB, ..." (the three largest parts)
+  // The limit on each GPU the compiled paths target ("Hopper (sm_90a)",
+  // bytes), as JAX would compare with there; a target whose limit is not
+  // known is left out. `targetLimitSource` says where they come from.
+  std::vector<std::pair<std::string, long long>> targetLimits;
+  std::string targetLimitSource;
   // Blackwell tensor memory, in columns (0: the kernel allocates none).
   long long tmemCols = 0, tmemAllocated = 0, tmemLimit = 0;
   std::vector<std::pair<std::string, long long>> tmemParts; // largest first

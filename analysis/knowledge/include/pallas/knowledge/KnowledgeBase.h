@@ -46,6 +46,26 @@ struct PrimitiveFacts {
   bool mosaicGpuKnown = false; // the table lists mosaicGpuLowering (an empty list means no rule)
   std::vector<std::string> effects;
   std::optional<HardwareRequirement> hardware; // the GPU it needs (HardwareFacts.h); none: any
+  // The primitive's class defines get_bind_params (custom_jvp_call turns its
+  // jaxpr param back into a function), so GPU interpret mode's fallback
+  // re-binds it without an open jaxpr in its params.
+  bool getBindParamsOverridden = false;
+};
+
+// A public numeric function that binds a custom-derivative primitive when
+// called ("customDerivativeApis": jax.nn.relu -> custom_jvp_call), read from
+// JAX's source (pallas_jax_facts/custom_derivatives.py).
+struct CustomDerivativeFacts {
+  std::string binds;            // "custom_jvp_call"
+  std::string wrapper;          // "jax.custom_jvp"
+  std::vector<std::string> via; // from the public name to the decorated function
+  bool conditional = false;     // bound only on some paths (a condition, a loop)
+  std::string module;           // where the decorated function is defined
+  int line = 0;
+  // The decorated function's own one-expression body, when it is the public
+  // one ("jnp.maximum(x, 0)" over params {"x"}): what to write instead.
+  std::vector<std::string> inlineParams;
+  std::string inlineExpr;
 };
 
 struct ApiFacts {
@@ -152,6 +172,15 @@ public:
   // The primitives (table keys) a higher-order JAX API binds
   // ("higherOrderApis": jax.checkpoint -> remat2); empty when not listed.
   std::vector<std::string> higherOrderBinds(const std::string& api) const;
+  // The public function's custom derivative (null: it binds none, or the
+  // table does not say).
+  const CustomDerivativeFacts* customDerivative(const std::string& api) const;
+  // The scratch dtypes ("barrier", "cluster_barrier") GPU interpret mode
+  // allocates itself for `launch` ("kernel": plgpu.kernel's scoped
+  // allocations, "pallasCall": a pl.pallas_call's scratch) instead of filling
+  // them with its uninitialised value ("gpuInterpretAllocates"); nullopt when
+  // the table does not say.
+  std::optional<std::vector<std::string>> gpuInterpretAllocates(const std::string& launch) const;
   // Whether Mosaic GPU's resource estimation has an estimator for the
   // primitive named `name` ("mosaicGpuResourceEstimators"); nullopt when the
   // table does not say.
@@ -165,6 +194,10 @@ public:
   // as the table holds them ("mosaicGpuRules", written by
   // extract_mosaic_rules.py); null when the table has none.
   const nlohmann::json* mosaicGpuRules() const { return mosaicGpuRules_.get(); }
+  // How Mosaic GPU adds up shared memory ("mosaicGpuSmemModel", written by
+  // pallas_jax_facts/smem_model.py: {fact: {"value", "module", "line"}});
+  // null when the table has none.
+  const nlohmann::json* mosaicGpuSmemModel() const { return smemModel_.get(); }
   const std::map<std::string, ApiFacts>& apis() const { return apis_; }
   const std::map<std::string, PrimitiveFacts>& primitives() const { return primitives_; }
 
@@ -180,8 +213,11 @@ private:
   std::map<std::string, RefIndexing> refIndexing_;
   std::map<std::string, std::vector<std::string>> higherOrderApis_;
   std::optional<std::vector<std::string>> resourceEstimators_;
+  std::map<std::string, CustomDerivativeFacts> customDerivatives_;
+  std::map<std::string, std::vector<std::string>> gpuInterpretAllocates_;
   std::vector<InterpretOption> interpretOptions_;
   std::shared_ptr<const nlohmann::json> mosaicGpuRules_;
+  std::shared_ptr<const nlohmann::json> smemModel_;
 };
 
 struct KnowledgeBase::Loaded {
