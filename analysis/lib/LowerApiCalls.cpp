@@ -73,7 +73,8 @@ mlir::Value Lowerer::lowerApiCall(TSNode n, const std::string& api, TSNode argLi
   if (api == apiName(Api::SetGpuInterpretMode)) {
     // Global from here on: the launches lowered after it run interpreted.
     TSPoint p = ts_node_start_point(n);
-    contexts_.push_back(Context{"set_gpu_interpret_mode", p.row + 1, p.column + 1});
+    contexts_.push_back(Context{"set_gpu_interpret_mode", p.row + 1, p.column + 1,
+                                args.positionalOrKeyword(0, "params")});
   }
   return prim(n, api, a);
 }

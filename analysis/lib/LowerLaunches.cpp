@@ -697,6 +697,24 @@ std::optional<std::vector<std::string>> Lowerer::coreMapMeshAxes(TSNode mesh) {
   return axes;
 }
 
+// The value of the process-wide mode a context sets: the default
+// InterpretGPUParams() when left out, else its expression evaluated as an
+// interpret= value is (None / False: compiled, i.e. no mode).
+names::InterpretEval Lowerer::contextMode(const Context& c) {
+  names::InterpretEval mode;
+  if (isNull(c.mode)) {
+    mode.paths = {pd::path::kInterpretGpu};
+    return mode;
+  }
+  auto lookupLocal = [&](const std::string& name) -> std::optional<std::pair<TSNode, std::string>> {
+    const Var* v = findLocal(name);
+    if (!v)
+      return std::nullopt;
+    return describeLocal(infoOf(v->value));
+  };
+  return names::evaluateInterpret(c.mode, doc_, globals_, lookupLocal);
+}
+
 mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::string& form,
                                 TSNode kwCall, const Binding* partial, const CallableRef& body,
                                 const LaunchWrapper* wrapper, TSNode appliedCall) {
@@ -724,20 +742,28 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
   const CallableRef& kernel =
       wrapper && wrapper->takesKernel ? wrappedKernel(site, *wrapper, body, scratch) : body;
 
-  // The interpret contexts: config value `or`-ed with interpret=.
+  // The interpret contexts: JAX 0.10.2 computes `config_value or interpret`
+  // (pallas_call.py, core.py, helpers.py) and InterpretGPUParams() is true,
+  // so a mode that is set wins over any interpret= of the launch (True,
+  // False, its own InterpretGPUParams), with the mode's params; a mode of
+  // None (`force_gpu_interpret_mode(None)`) leaves the launch's own
+  // interpret= and hides a process-wide mode (issue 36).
   mlir::StringAttr contextAttr;
   mlir::IntegerAttr contextLine, contextColumn;
+  bool modeHidden = false;
   if (!contexts_.empty()) {
     const Context& c = contexts_.back();
-    bool falsy =
-        eval.source == "absent" || (eval.paths.size() == 1 && eval.paths[0] == pd::path::kCompiled);
-    if (falsy) {
+    names::InterpretEval mode = contextMode(c);
+    if (mode.paths.size() == 1 && mode.paths[0] == pd::path::kCompiled) {
+      modeHidden = true;
+    } else {
       eval.paths = {pd::path::kInterpretGpu};
       eval.source = "context";
+      eval.params = mode.params;
+      contextAttr = b_.getStringAttr(c.kind);
+      contextLine = b_.getI64IntegerAttr(c.line);
+      contextColumn = b_.getI64IntegerAttr(c.column);
     }
-    contextAttr = b_.getStringAttr(c.kind);
-    contextLine = b_.getI64IntegerAttr(c.line);
-    contextColumn = b_.getI64IntegerAttr(c.column);
   }
   mlir::DictionaryAttr params;
   if (!eval.params.empty()) {
@@ -798,6 +824,10 @@ mlir::Value Lowerer::emitLaunch(TSNode site, const std::string& api, const std::
   if (!wrapperInterpret && isNull(kw.interpret) && kw.splatName.starts_with("**") &&
       (!kw.kwargsFallbackKnown || !isNull(kw.kwargsFallback)))
     op->setAttr("pallas.kwargs_default", b_.getStringAttr(kwargsDefaultPath(kw)));
+  // Built where the process-wide mode is None: a module-level
+  // set_gpu_interpret_mode does not reach it (LaunchRuns, CallContexts).
+  if (modeHidden)
+    op->setAttr("pallas.gpu_mode_hidden", b_.getUnitAttr());
   // Several paths, each of which runs (a loop over the values, 8.26).
   if (eval.everyPath)
     op->setAttr("pallas.every_path", b_.getUnitAttr());

@@ -339,7 +339,11 @@ void Lowerer::lowerWith(TSNode s) {
   op.getBody().push_back(block);
   if (!context.empty()) {
     TSPoint p = ts_node_start_point(contextNode);
-    contexts_.push_back(Context{context, p.row + 1, p.column + 1});
+    TSNode mode =
+        is(contextNode, "call")
+            ? callArguments(field(contextNode, "arguments")).positionalOrKeyword(0, "params")
+            : TSNode{};
+    contexts_.push_back(Context{context, p.row + 1, p.column + 1, mode});
   }
   size_t depth = contexts_.size();
   inRegion(block, [&] { lowerBlock(field(s, "body")); });

@@ -517,10 +517,16 @@ private:
                                              mlir::Block* decorators);
 
   // ---- interpret context ----
+  // A process-wide GPU interpret mode set where the launch is built:
+  // `with force_gpu_interpret_mode(mode):`, or set_gpu_interpret_mode(mode)
+  // earlier in the same function. `mode` is the value given (null: left
+  // out, the default InterpretGPUParams()).
   struct Context {
     std::string kind;
     unsigned line, column;
+    TSNode mode{};
   };
+  names::InterpretEval contextMode(const Context& c);
 
   const LowerInput& in_;
   const syntax::ParsedSource& doc_;

@@ -932,6 +932,17 @@ pd::ScopeOp gpuModeScopeAround(mlir::Operation* op) {
   return {};
 }
 
+// Whether the scope's mode is None or False (`force_gpu_interpret_mode(None)`):
+// no mode then, the launch's own interpret= applies.
+bool scopeHidesMode(pd::ScopeOp with) {
+  for (mlir::Value v : with.getArgs())
+    if (auto mode = v.getDefiningOp<pd::PrimOp>();
+        mode && mode.getApi() == apiText(Api::ForceGpuInterpretMode) && !mode.getArgs().empty())
+      if (auto c = mode.getArgs()[0].getDefiningOp<pd::ConstantOp>())
+        return pathOfLiteral(c.getValue()) == ExecPath::Compiled;
+  return false;
+}
+
 LaunchFacts factsOfScope(pd::ScopeOp with) {
   for (mlir::Value v : with.getArgs())
     if (auto mode = v.getDefiningOp<pd::PrimOp>();
@@ -981,9 +992,12 @@ void scanForGpuModeSet(mlir::Block& block, mlir::Operation* end, const detail::W
   }
 }
 
-// Callers of `func` (to `depth` more calls) that run it inside the mode.
+// Callers of `func` (to `depth` more calls) that run it inside the mode;
+// the others (`plain`) run the launch's own paths (`own`: empty when not
+// known).
 void gpuModeCallers(CallIndex& index, const std::string& doc, pd::FuncOp func, unsigned depth,
-                    std::vector<CallContext>& gpu, std::vector<CallContext>& plain) {
+                    const std::vector<ExecPath>& own, std::vector<CallContext>& gpu,
+                    std::vector<CallContext>& plain) {
   for (const detail::CallEdge& e : index.callersOf(doc, func.getSymName())) {
     if (!e.site || llvm::isa<pd::LaunchOp>(e.site))
       continue;
@@ -991,7 +1005,7 @@ void gpuModeCallers(CallIndex& index, const std::string& doc, pd::FuncOp func, u
     CallContext c;
     c.caller = nameOf(e.caller.func);
     c.callee = func.getSymName().str();
-    if (pd::ScopeOp with = gpuModeScopeAround(call)) {
+    if (pd::ScopeOp with = gpuModeScopeAround(call); with && !scopeHidesMode(with)) {
       c.paths = {ExecPath::InterpretGpu};
       c.facts = factsOfScope(with);
       c.selector = detail::sourceLocation(with->getLoc());
@@ -1017,11 +1031,13 @@ void gpuModeCallers(CallIndex& index, const std::string& doc, pd::FuncOp func, u
     pd::FuncOp callerFunc = e.caller.func;
     std::vector<CallContext> outerPlain;
     if (callerFunc && callerFunc.getKind() == pd::FuncKind::Def && depth + 1 < kMaxDepth)
-      gpuModeCallers(index, e.caller.path, callerFunc, depth + 1, gpu, outerPlain);
-    // Compiled through this caller unless every way to it is in the mode.
+      gpuModeCallers(index, e.caller.path, callerFunc, depth + 1, own, gpu, outerPlain);
+    // The launch's own paths through this caller unless every way to it is
+    // in the mode.
     if (gpu.size() == before || !outerPlain.empty() ||
         index.callersOf(e.caller.path, nameOf(e.caller.func)).empty()) {
-      c.paths = {ExecPath::Compiled};
+      c.paths = own;
+      c.usesDefault = true; // the launch's own InterpretGPUParams, if it passes one
       c.selector = detail::sourceLocation(call->getLoc());
       c.argumentText = "outside GPU interpret mode";
       plain.push_back(std::move(c));
@@ -1033,16 +1049,27 @@ void gpuModeCallers(CallIndex& index, const std::string& doc, pd::FuncOp func, u
 
 std::vector<CallContext> gpuModeCallContexts(CallIndex& index, const std::string& doc,
                                              pd::LaunchOp launch) {
-  llvm::StringRef source = pd::stringifyEnum(launch.getInterpretSource());
-  auto text = launch.getInterpretText();
-  bool own = source == "absent" || (source == "literal" && text && text->trim() == "False");
-  if (!own || launch.getContext() || !index.mayUseGpuMode())
+  // JAX 0.10.2 computes `config_value or interpret` and InterpretGPUParams()
+  // is true: a caller inside the mode runs the launch in GPU interpret mode
+  // whatever its own interpret= says (issue 36). A launch built inside a
+  // mode (or a `force_gpu_interpret_mode(None)`) of its own function has its
+  // paths from the front end.
+  if (launch.getContext() || launch->hasAttr("pallas.gpu_mode_hidden") || !index.mayUseGpuMode())
     return {};
   auto owner = launch->getParentOfType<pd::FuncOp>();
   if (!owner || owner.getKind() != pd::FuncKind::Def)
     return {};
+  std::vector<ExecPath> own;
+  for (mlir::Attribute a : launch.getPaths()) {
+    std::optional<ExecPath> p = execPathNamed(pd::enumName(a));
+    if (!p) { // a run-time value: both of runtimeChoicePaths, as "may"
+      own.clear();
+      break;
+    }
+    own.push_back(*p);
+  }
   std::vector<CallContext> gpu, plain;
-  gpuModeCallers(index, doc, owner, 0, gpu, plain);
+  gpuModeCallers(index, doc, owner, 0, own, gpu, plain);
   if (gpu.empty())
     return {};
   for (CallContext& c : plain)

@@ -101,6 +101,48 @@ std::string semanticsText(const std::vector<std::string>& s) {
   return "<" + alternatives + ">";
 }
 
+// How JAX prints a transform it cannot apply ("Unsupported transform: ..."):
+// its class name, literal, and its fields. A field the source writes as a
+// literal is printed as JAX prints it; one only the running program knows
+// (a value through a variable, a view's shape) is a `<...>` placeholder for
+// that field alone: the oracle matches each placeholder with what it may
+// stand for (test/oracle/test_agreement.py), never a name.
+std::string literalOr(llvm::StringRef written, const std::string& placeholder) {
+  written = written.trim();
+  bool literal =
+      !written.empty() && written.find_first_not_of("0123456789(), ") == llvm::StringRef::npos;
+  return literal ? written.str() : placeholder;
+}
+
+// The transform the HLO interpreter's state discharge meets first when it
+// undoes a scratch Ref's plgpu transforms= (`written`, as written: e.g.
+// `plgpu.SwizzleTransform(128)` is undone by `UnswizzleRef(swizzle=128)`).
+std::string undoingTransformText(llvm::StringRef written) {
+  size_t open = written.find('(');
+  llvm::StringRef name = written.take_front(open).rsplit('.').second;
+  if (name.empty())
+    name = written.take_front(open);
+  llvm::StringRef arg =
+      open == llvm::StringRef::npos
+          ? ""
+          : written.drop_front(open + 1).drop_back(written.ends_with(")") ? 1 : 0);
+  if (name == "SwizzleTransform")
+    return "UnswizzleRef(swizzle=" + literalOr(arg, "<its swizzle>") + ")";
+  if (name == "TilingTransform")
+    return "UntilingTransform(tiling=" + literalOr(arg, "<its tiling>") + ")";
+  return "<the transform undoing " + written.str() +
+         ">"; // no placeholder of the oracle's: fails there
+}
+
+// A view's transform as JAX's callbacks print it.
+std::string viewTransformText(const std::string& transform) {
+  if (transform == "TransposeTransform")
+    return "TransposeTransform(permutation=<its permutation>)";
+  if (transform == "ReshapeTransform")
+    return "ReshapeTransform(shape=<its shape>)";
+  return "ExtractAliasedRef(<its dtype, shape, offset, alias group and layout>)";
+}
+
 // Mosaic GPU lowers equation by equation and raises for a primitive without
 // a rule for the launch's (lowering, user thread) semantics. Only a table
 // that lists the primitive's rules (an empty list: none) decides.
@@ -310,8 +352,8 @@ std::optional<Failure> decideCertain(const BoundPrimitive& b, ExecPath path,
                        "(interpret=InterpretGPUParams()), which binds the mesh's axes.");
   if (b.interpretRule == "ref_transform" && path == ExecPath::InterpretHlo)
     return ruleFailure(
-        kb, "unsupportedRefTransform", "NotImplementedError",
-        {"<the transform undoing " + b.detail + ">"}, "Unsupported transform: " + b.detail,
+        kb, "unsupportedRefTransform", "NotImplementedError", {undoingTransformText(b.detail)},
+        "Unsupported transform: " + undoingTransformText(b.detail),
         "interpret=True discharges a scratch Ref allocated with transforms= (" + b.detail +
             "), and its state discharge supports only indexing, bitcast and "
             "reshape transforms",
@@ -320,8 +362,9 @@ std::optional<Failure> decideCertain(const BoundPrimitive& b, ExecPath path,
         "with interpret=True.");
   if (b.interpretRule == "union_member" && path == ExecPath::InterpretHlo) {
     std::optional<Failure> f = ruleFailure(
-        kb, "unsupportedRefTransform", "NotImplementedError", {"<ExtractAliasedRef(...)>"},
-        "Unsupported transform: <ExtractAliasedRef(...)>",
+        kb, "unsupportedRefTransform", "NotImplementedError",
+        {viewTransformText("ExtractAliasedRef")},
+        "Unsupported transform: " + viewTransformText("ExtractAliasedRef"),
         "interpret=True discharges the kernel's Refs, and a member of a plgpu.RefUnion is "
         "the union's buffer seen through an ExtractAliasedRef transform, which state "
         "discharge does not support",
@@ -401,8 +444,8 @@ std::optional<Failure> decideCertain(const BoundPrimitive& b, ExecPath path,
                             : b.detail == "ref.reshape" ? "ReshapeTransform"
                                                         : "TransposeTransform";
     std::optional<Failure> f = ruleFailure(
-        kb, "gpuInterpretUnsupportedTransform", "ValueError", {"<" + transform + "(...)>"},
-        "Unsupported transform: <" + transform + "(...)>",
+        kb, "gpuInterpretUnsupportedTransform", "ValueError", {viewTransformText(transform)},
+        "Unsupported transform: " + viewTransformText(transform),
         "GPU interpret mode reads and writes buffers in host callbacks that accept only "
         "indexing of a Ref, and the " +
             b.api + " at " + b.causeAt +

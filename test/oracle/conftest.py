@@ -1,6 +1,7 @@
 """Oracle fixtures are run once per session with real JAX; tests read the results."""
 import json
 import os
+import subprocess
 import sys
 
 import pytest
@@ -37,3 +38,16 @@ def oracle_results():
     return results
   results = record.record(out=out, jobs=jobs, python=python)
   return {r["fixture"]: r for r in results}
+
+
+@pytest.fixture(scope="session")
+def check_report():
+  """`pallas-lsp check --format json` over the fixtures: findings and the
+  path matrix of every launch ("launches")."""
+  binary = os.environ.get("PALLAS_LSP_BIN")
+  if not binary or not os.path.exists(binary):
+    pytest.fail("PALLAS_LSP_BIN is not set to a built pallas-lsp")
+  proc = subprocess.run([binary, "check", "--format", "json", record.FIXTURES], capture_output=True,
+                        text=True, timeout=300)
+  assert proc.returncode in (0, 1), proc.stderr
+  return json.loads(proc.stdout)

@@ -2,6 +2,13 @@
 """Runs ONE oracle fixture with real JAX (CPU) and prints what happened as JSON.
 
     python oracle_run.py FIXTURE.py
+    python oracle_run.py --serve TIMEOUT_S   (fixture paths on stdin, one JSON line each out)
+
+Each fixture runs as written, then its also= run, then once per forced path
+(forcing.py: interpret, gpu-interpret, gpu-interpret-mode, compiled; under
+"forced"), all in one process (ORACLE_FORCED=0 skips the forced runs). With
+--serve, JAX is imported once and each fixture runs in a child forked from
+the server (record.py).
 
 A fixture declares how it is run in a header comment:
 
@@ -16,10 +23,18 @@ and defines ``run()``. Optional fields (issue 19: the agreement test reads them)
   which the fixture reads to select that path; ``compiled`` is lowered for
   CUDA (``run()`` then returns ``(fn, args)``). Its blamed line carries
   ``# <- blame(<path>)``.
+* ``code=PLS00N`` / ``also-code=PLS00N``: the code of the finding the run
+  (the also= run) expects, where it is not PLS001/PLS002.
 * ``binds=may``: whether the failing primitive is bound at all depends on
   shapes, which pallas-lsp does not track (``pl.broadcast_to`` returns its
   input unchanged when the shape already matches): it may only warn.
- With ``how=call`` the harness calls ``run()`` and
+
+A forced path that cannot be meaningfully forced (the compiled path of a
+``run()`` that needs concrete values, a forced run that takes minutes) is
+declared in a header line ``# oracle-unforced: <path>: <reason>``
+(test_path_matrix.py checks that it is indeed unforced).
+
+With ``how=call`` the harness calls ``run()`` and
 blocks on its result. With ``how=lower-cuda`` ``run()`` returns ``(fn, args)``
 and the harness lowers ``jax.jit(fn)`` for the ``cuda`` platform, which JAX
 does on a CPU-only machine (Mosaic GPU lowering needs no device).
@@ -39,15 +54,29 @@ fixtures tree (rule "traceback").
 """
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
 import re
+import signal
 import sys
+import time
 import traceback
 import warnings
 
+import forcing
+
 HEADER = re.compile(r"^#\s*oracle:\s*(?P<fields>.*)$", re.M)
+
+
+UNFORCED = re.compile(r"^#\s*oracle-unforced:\s*(?P<path>[\w-]+):\s*(?P<reason>\S.*)$", re.M)
+
+
+def unforced_declared(path):
+  """{forced path or "all": reason} of the `# oracle-unforced:` lines."""
+  with open(path, encoding="utf-8") as f:
+    return {m.group("path"): m.group("reason") for m in UNFORCED.finditer(f.read())}
 
 
 def parse_header(path):
@@ -264,57 +293,222 @@ def blame_from_traceback(exc, fixtures_root):
   return {"file": os.path.abspath(last.filename), "line": last.lineno, "primitive": None, "rule": "traceback"}
 
 
-def main(path):
+def _fresh_process_state(fixtures_root, mode_state):
+  """Between two runs in one process: the fixture and its helpers are
+  imported again (a launch built at import is built anew), the process-wide
+  GPU interpret mode a run set is unset, and GPU interpret mode's shared
+  state, which an error leaves behind, is reset."""
+  from jax._src import config
+  from jax._src.pallas.mosaic_gpu.interpret.interpret_pallas_call import reset_gpu_interpret_mode_state
+  for name, module in list(sys.modules.items()):
+    file = getattr(module, "__file__", None) or ""
+    if name == "oracle_fixture" or os.path.abspath(file).startswith(fixtures_root + os.sep):
+      del sys.modules[name]
+  config.pallas_tpu_interpret_mode_context_manager.set_global(mode_state)
+  reset_gpu_interpret_mode_state()
+
+
+def run_once(path, header, choice=None, force=None):
+  """One run of the fixture: as written (force None; `choice` for the also=
+  run, through ORACLE_CHOICE), or with every launch forced onto `force`
+  (forcing.FORCED_PATHS). The result: outcome ok / error (type, first line,
+  blame) / unforced (the harness could not run it that way: `how`'s
+  tracing of a run() that is not traceable, told apart from JAX's verdict)."""
+  import jax
+  fixtures_root = os.path.dirname(path)
+  how = header.get("how", "call")
+  result = {}
+  if choice:  # the `also=` run: the fixture selects the path from ORACLE_CHOICE
+    how = "lower-cuda" if choice == "compiled" else "call"
+    result["choice"] = choice
+  os.environ.pop("ORACLE_CHOICE", None)
+  if choice:
+    os.environ["ORACLE_CHOICE"] = choice
+  lower = how == "lower-cuda" if force is None else force == "compiled"
+  launches = forcing.Launches(fixtures_root)
+  context = forcing.forced(force, launches) if force else contextlib.nullcontext()
+  if force:  # a forced run that takes minutes cannot be part of the suite
+    signal.signal(signal.SIGALRM, _forced_run_too_long)
+    signal.alarm(FORCED_RUN_TIMEOUT_S)
+  with context:
+    module = load_fixture(path)
+    try:
+      if how == "lower-cuda":
+        fn, args = module.run()
+      else:
+        fn, args = module.run, ()
+      if lower:
+        jax.jit(fn).trace(*args).lower(lowering_platforms=("cuda",))
+      elif force == "interpret" and how == "lower-cuda":
+        # The HLO interpreter is XLA on the CPU: what it rejects, it rejects
+        # while tracing, discharging or compiling; running the compiled
+        # program (a grid of thousands of steps in the shared-memory
+        # fixtures: minutes) adds nothing.
+        jax.jit(fn).trace(*args).lower().compile()
+      else:
+        jax.block_until_ready(fn(*args))
+      result["outcome"] = "ok"
+    except ForcedRunTooLong:
+      result.update(outcome="unforced", errorType="Timeout",
+                    message=f"the run forced onto {force} took more than {FORCED_RUN_TIMEOUT_S}s")
+      return result
+    except Exception as exc:  # noqa: BLE001 -- recording what JAX raised is the point
+      signal.alarm(0)
+      full = str(exc)
+      message, error_type = full.split("\n")[0], type(exc).__name__
+      # Errors raised inside a host callback (multi-threaded GPU interpret mode)
+      # arrive wrapped; the last "Type: text" line is the real error.
+      inner = re.findall(r"^(\w+(?:Error|Exception)): (.*)$", full, re.M)
+      if "CpuCallback error" in message and inner:
+        result["wrapper"] = {"errorType": error_type, "message": message}
+        error_type, message = inner[-1]
+      if force == "compiled" and how == "call" and error_type in UNFORCEABLE:
+        # run() did something with a concrete value, which a run lowered
+        # for cuda (traced, never run) has not: the harness's limit.
+        result.update(outcome="unforced", errorType=error_type, message=message)
+        return result
+      result.update(outcome="error", errorType=error_type, message=message)
+      if how == "lower-cuda":
+        trace_fn = lambda: jax.make_jaxpr(fn)(*args)  # noqa: E731
+      else:
+        trace_fn = lambda: jax.make_jaxpr(module.run)()  # noqa: E731
+      blame = None
+      try:
+        blame = blame_from_jaxpr(trace_fn, full)
+      except Exception as trace_exc:  # noqa: BLE001 -- tracing itself may fail
+        result["traceError"] = f"{type(trace_exc).__name__}: {str(trace_exc).splitlines()[0] if str(trace_exc) else ''}"
+      if blame is None or blame.get("line") is None:
+        blame = blame_from_raising_eqn(exc, full, fixtures_root) or blame
+      if blame is None or blame.get("line") is None:
+        blame = blame_from_gpu_interpreter(exc, message) or blame
+      if blame is None or blame.get("line") is None:
+        blame = blame_from_traceback(exc, fixtures_root) or blame
+      result["blame"] = blame
+    finally:
+      signal.alarm(0)
+      os.environ.pop("ORACLE_CHOICE", None)
+      if force:  # the places of the launches that ran (file, line)
+        result["ran"] = sorted(launches.sites)
+        result["customParams"] = launches.custom_params
+  return result
+
+
+FORCED_RUN_TIMEOUT_S = 90
+
+
+class ForcedRunTooLong(BaseException):
+  """Raised by the alarm in a forced run (a BaseException: JAX's own
+  `except Exception` around callbacks must not turn it into an error of
+  JAX's)."""
+
+
+def _forced_run_too_long(signum, frame):
+  del signum, frame
+  raise ForcedRunTooLong()
+
+
+# Errors of tracing a run() whose Python needs a concrete value: the
+# compiled path is forced by lowering the traced run(), so such a run()
+# cannot be judged that way (never a verdict of JAX's on the kernel).
+UNFORCEABLE = ("ConcretizationTypeError", "TracerArrayConversionError", "TracerBoolConversionError",
+               "TracerIntegerConversionError")
+
+
+def main(path, forced=True):
+  """The fixture's run as written, its also= run, and (forced) one run per
+  forced path, all in this process (one JAX import for all of them)."""
   warnings.simplefilter("ignore")
   path = os.path.abspath(path)
   header = parse_header(path)
   fixtures_root = os.path.dirname(path)
   import jax
+  from jax._src import config
+  mode_state = config.pallas_tpu_interpret_mode_context_manager.get_global()
   result = {"fixture": path, "header": header, "jaxVersion": jax.__version__}
-  module = load_fixture(path)
-  how = header.get("how", "call")
-  choice = os.environ.get("ORACLE_CHOICE")
-  if choice:  # the `also=` run: the fixture selects the path from ORACLE_CHOICE
-    how = "lower-cuda" if choice == "compiled" else "call"
-    result["choice"] = choice
-  try:
-    if how == "lower-cuda":
-      fn, args = module.run()
-      jax.jit(fn).trace(*args).lower(lowering_platforms=("cuda",))
-      trace_fn = lambda: jax.make_jaxpr(fn)(*args)  # noqa: E731
+  result.update(run_once(path, header))
+  if header.get("also"):
+    _fresh_process_state(fixtures_root, mode_state)
+    result["also"] = run_once(path, header, choice=header["also"])
+  if forced:
+    result["forced"] = {}
+    declared = unforced_declared(path)
+    for force in forcing.FORCED_PATHS:
+      reason = declared.get(force) or declared.get("all")
+      if reason:  # not run: it says why (a run that hangs would take the fixture's other runs with it)
+        result["forced"][force] = {"outcome": "declared-unforced", "message": reason}
+        continue
+      _fresh_process_state(fixtures_root, mode_state)
+      result["forced"][force] = run_once(path, header, force=force)
+  return result
+
+
+def serve(timeout_s):
+  """Runs the fixtures whose paths arrive on stdin, one line each, and writes
+  one JSON line per fixture to stdout. JAX is imported once, here; each
+  fixture runs in a child forked from this process, so it starts from the
+  same state as a fresh process that imported JAX (no backend is made
+  before the fork) and nothing it does reaches the next fixture."""
+  import select
+  import signal
+  import tempfile
+  warnings.simplefilter("ignore")
+  import jax  # noqa: F401 -- imported once, before the forks
+  import jax.numpy  # noqa: F401
+  from jax.experimental import pallas  # noqa: F401
+  from jax.experimental.pallas import mosaic_gpu  # noqa: F401
+  from jax._src.pallas.mosaic_gpu.interpret import interpret_pallas_call  # noqa: F401
+  forced = os.environ.get("ORACLE_FORCED", "1") != "0"
+  out = os.fdopen(os.dup(1), "w")
+  for line in sys.stdin:
+    path = line.strip()
+    if not path:
+      continue
+    read_end, write_end = os.pipe()
+    log = tempfile.TemporaryFile()
+    pid = os.fork()
+    if pid == 0:  # the child: its own output goes to the log, the result to the pipe
+      os.close(read_end)
+      os.dup2(log.fileno(), 1)
+      os.dup2(log.fileno(), 2)
+      code = 0
+      try:
+        text = json.dumps(main(path, forced), sort_keys=True)
+        with os.fdopen(write_end, "w") as pipe:
+          pipe.write(text)
+      except BaseException:  # noqa: BLE001 -- reported as the harness's error
+        traceback.print_exc()
+        code = 1
+      sys.stdout.flush()
+      sys.stderr.flush()
+      os._exit(code)
+    os.close(write_end)
+    chunks, deadline = [], time.monotonic() + timeout_s
+    while True:
+      ready, _, _ = select.select([read_end], [], [], max(0.0, deadline - time.monotonic()))
+      if not ready:
+        os.kill(pid, signal.SIGKILL)
+        break
+      chunk = os.read(read_end, 1 << 16)
+      if not chunk:
+        break
+      chunks.append(chunk)
+    os.close(read_end)
+    _, status = os.waitpid(pid, 0)
+    text = b"".join(chunks).decode()
+    if text and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
+      out.write(text + "\n")
     else:
-      jax.block_until_ready(module.run())
-    result["outcome"] = "ok"
-  except Exception as exc:  # noqa: BLE001 -- recording what JAX raised is the point
-    full = str(exc)
-    message, error_type = full.split("\n")[0], type(exc).__name__
-    # Errors raised inside a host callback (multi-threaded GPU interpret mode)
-    # arrive wrapped; the last "Type: text" line is the real error.
-    inner = re.findall(r"^(\w+(?:Error|Exception)): (.*)$", full, re.M)
-    if "CpuCallback error" in message and inner:
-      result["wrapper"] = {"errorType": error_type, "message": message}
-      error_type, message = inner[-1]
-    result.update(outcome="error", errorType=error_type, message=message)
-    if how == "lower-cuda":
-      fn, args = module.run()
-      trace_fn = lambda: jax.make_jaxpr(fn)(*args)  # noqa: E731
-    else:
-      trace_fn = lambda: jax.make_jaxpr(module.run)()  # noqa: E731
-    blame = None
-    try:
-      blame = blame_from_jaxpr(trace_fn, full)
-    except Exception as trace_exc:  # noqa: BLE001 -- tracing itself may fail
-      result["traceError"] = f"{type(trace_exc).__name__}: {str(trace_exc).splitlines()[0] if str(trace_exc) else ''}"
-    if blame is None or blame.get("line") is None:
-      blame = blame_from_raising_eqn(exc, full, fixtures_root) or blame
-    if blame is None or blame.get("line") is None:
-      blame = blame_from_gpu_interpreter(exc, message) or blame
-    if blame is None or blame.get("line") is None:
-      blame = blame_from_traceback(exc, fixtures_root) or blame
-    result["blame"] = blame
-  print(json.dumps(result, sort_keys=True))
+      log.seek(0)
+      why = log.read().decode(errors="replace")[-2000:]
+      if not ready:
+        why = f"timed out after {timeout_s}s"
+      out.write(json.dumps({"fixture": path, "outcome": "harness-error", "message": why}) + "\n")
+    log.close()
+    out.flush()
   return 0
 
 
 if __name__ == "__main__":
-  sys.exit(main(sys.argv[1]))
+  if sys.argv[1:2] == ["--serve"]:
+    sys.exit(serve(float(sys.argv[2])))
+  print(json.dumps(main(sys.argv[1], forced=os.environ.get("ORACLE_FORCED", "1") != "0"), sort_keys=True))

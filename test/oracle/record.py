@@ -1,23 +1,26 @@
 #!/usr/bin/env python3
-"""Runs every oracle fixture (at most JOBS at a time, each in its own process
-with a timeout) and writes the results to one JSON file.
+"""Runs every oracle fixture (at most JOBS at a time, each in a process of
+its own, forked from a server that imported JAX once, with a timeout) and
+writes the results to one JSON file.
 
     python record.py [--out build-oracle/oracle-results.json] [--jobs 2] [FIXTURE...]
 """
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
 import json
 import os
+import queue
 import subprocess
 import sys
+import tempfile
+import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 FIXTURES = os.path.join(HERE, "fixtures")
 DEFAULT_OUT = os.path.join(ROOT, "build-oracle", "oracle-results.json")
-TIMEOUT_S = 180
+TIMEOUT_S = 300  # one fixture: its run, its also= run and its forced paths
 
 
 def fixture_paths():
@@ -25,39 +28,73 @@ def fixture_paths():
                 if name.endswith(".py") and not name.startswith("_"))
 
 
-def run_one(path, python=sys.executable):
-  """The fixture's run, with the result of its `also=` run (if it declares
-  one) under "also"."""
-  result = _run(path, python, None)
-  header = result.get("header") or {}
-  if header.get("also") and result["outcome"] != "harness-error":
-    result["also"] = _run(path, python, header["also"])
-  return result
-
-
-def _run(path, python, choice):
+def _env():
   env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONDONTWRITEBYTECODE="1",
              XLA_FLAGS="--xla_force_host_platform_device_count=1", TF_CPP_MIN_LOG_LEVEL="3")
   env.pop("ORACLE_COMPILE", None)
   env.pop("ORACLE_CHOICE", None)
-  if choice:
-    env["ORACLE_CHOICE"] = choice
-  try:
-    proc = subprocess.run([python, os.path.join(HERE, "oracle_run.py"), path], capture_output=True,
-                          text=True, timeout=TIMEOUT_S, env=env, cwd=FIXTURES)
-  except subprocess.TimeoutExpired:
-    return {"fixture": path, "outcome": "harness-error", "message": f"timed out after {TIMEOUT_S}s"}
-  lines = [l for l in proc.stdout.splitlines() if l.startswith("{")]
-  if proc.returncode != 0 or not lines:
-    return {"fixture": path, "outcome": "harness-error",
-            "message": (proc.stderr or proc.stdout)[-2000:]}
-  return json.loads(lines[-1])
+  return env
+
+
+class Server:
+  """One `oracle_run.py --serve` process: JAX imported once, each fixture
+  run in a child forked from it (its as-written run, its also= run and its
+  forced paths, all in that child)."""
+
+  def __init__(self, python):
+    self.log = tempfile.TemporaryFile(mode="w+")
+    self.proc = subprocess.Popen([python, os.path.join(HERE, "oracle_run.py"), "--serve", str(TIMEOUT_S)],
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
+                                 text=True, env=_env(), cwd=FIXTURES)
+
+  def run(self, path):
+    try:
+      self.proc.stdin.write(path + "\n")
+      self.proc.stdin.flush()
+      line = self.proc.stdout.readline()
+    except (BrokenPipeError, OSError):
+      line = ""
+    if not line:
+      self.proc.wait()
+      self.log.seek(0)
+      return {"fixture": path, "outcome": "harness-error", "message": self.log.read()[-2000:]}
+    return json.loads(line)
+
+  def close(self):
+    try:
+      self.proc.stdin.close()
+    except OSError:
+      pass
+    self.proc.wait()
+    self.log.close()
 
 
 def record(paths=None, out=DEFAULT_OUT, jobs=2, python=sys.executable):
   paths = paths or fixture_paths()
-  with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-    results = list(pool.map(lambda p: run_one(p, python), paths))
+  pending = queue.Queue()
+  for i, p in enumerate(paths):
+    pending.put((i, p))
+  results = [None] * len(paths)
+
+  def work():
+    server = Server(python)
+    try:
+      while True:
+        try:
+          i, p = pending.get_nowait()
+        except queue.Empty:
+          return
+        results[i] = server.run(p)
+        if results[i]["outcome"] == "harness-error" and server.proc.poll() is not None:
+          server = Server(python)  # the server itself died: a fresh one for the rest
+    finally:
+      server.close()
+
+  threads = [threading.Thread(target=work) for _ in range(max(1, min(jobs, len(paths))))]
+  for t in threads:
+    t.start()
+  for t in threads:
+    t.join()
   os.makedirs(os.path.dirname(out), exist_ok=True)
   with open(out, "w", encoding="utf-8") as f:
     json.dump({"results": results}, f, indent=1, sort_keys=True)

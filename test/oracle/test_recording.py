@@ -39,6 +39,7 @@ def test_header_fields_are_consistent(path):
   else:
     assert "choice" not in h and "also" not in h, "choice= and also= are for path=may"
   assert ("also" in h) == ("also-expect" in h), "also= and also-expect= go together"
+  assert "also-code" not in h or "also" in h, "also-code= is the also= run's code"
   assert h.get("binds", "always") in ("always", "may"), h.get("binds")
 
 

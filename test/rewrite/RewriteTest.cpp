@@ -288,3 +288,35 @@ TEST(Rewrite, DropsDeadLocals) {
   EXPECT_EQ(code.find("i32"), std::string::npos) << code;
   EXPECT_NE(code.find("    h = x[...]\n    o[...] = h + h"), std::string::npos) << code;
 }
+
+// Mosaic GPU shifts an unsigned (is_signed=False) array right logically, a
+// signed one arithmetically; in standard code `>>` on int32 is arithmetic.
+// Issue 36: an unsigned `>>` rewritten as `>>` was caught only by the
+// real-JAX rewrite test (test_rewrite.py); here the rewrite's own text is
+// checked for both signednesses, and for an operator that has no unsigned
+// standard form.
+TEST(Rewrite, UnsignedShiftRightIsLogicalSignedIsArithmetic) {
+  auto region = [](const char* signedness, const char* op) {
+    return std::string("def kernel(x_ref, o_ref):\n"
+                       "  @plgpu.inline_mgpu(arg_types=(plgpu.RefType(), plgpu.RefType()))\n"
+                       "  def high(ctx, x, o):\n"
+                       "    h = mgpu.FragmentedArray.load_strided(x, is_signed=") +
+           signedness + ")\n    (h " + op + " 16).store_untiled(o)\n";
+  };
+  RewriteResult u = rewrite(region("False", ">>"), {6, 4});
+  ASSERT_TRUE(u.fix) << u.blocker;
+  const std::string& unsignedText = u.fix->edits.back().newText;
+  EXPECT_NE(unsignedText.find(".shift_right_logical(h, 16)"), std::string::npos) << unsignedText;
+  EXPECT_EQ(unsignedText.find(">>"), std::string::npos) << unsignedText;
+
+  RewriteResult s = rewrite(region("True", ">>"), {6, 4});
+  ASSERT_TRUE(s.fix) << s.blocker;
+  const std::string& signedText = s.fix->edits.back().newText;
+  EXPECT_NE(signedText.find("h >> 16"), std::string::npos) << signedText;
+  EXPECT_EQ(signedText.find("shift_right_logical"), std::string::npos) << signedText;
+
+  RewriteResult d = rewrite(region("False", "//"), {6, 4});
+  EXPECT_FALSE(d.fix);
+  EXPECT_NE(d.blocker.find("on an unsigned (is_signed=False) value"), std::string::npos)
+      << d.blocker;
+}

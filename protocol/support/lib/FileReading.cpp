@@ -1,5 +1,6 @@
 #include "pallas/support/FileReading.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -63,12 +64,14 @@ std::optional<std::string> readSourceFile(const std::string& path, std::string* 
   text.resize(static_cast<size_t>(st.st_size));
   size_t got = 0;
   for (;;) {
-    // The file may grow while it is read: read until EOF, up to the cap.
+    // The file may hold more than fstat said (procfs says 0) or grow while
+    // it is read: read until EOF, but stop once past the cap (an endless
+    // file would otherwise be read forever).
+    if (got > maxBytes)
+      break;
     // The end is probed with a small buffer first, so the usual file (as
     // large as fstat said) is neither grown nor copied.
     if (got == text.size()) {
-      if (text.size() > maxBytes)
-        break;
       char probe[4096];
       ssize_t n = ::read(fd, probe, sizeof probe);
       if (n < 0 && errno == EINTR)
@@ -82,7 +85,9 @@ std::optional<std::string> readSourceFile(const std::string& path, std::string* 
       }
       text.append(probe, static_cast<size_t>(n));
       got += static_cast<size_t>(n);
-      text.resize(std::min(maxBytes + 1, text.size() + size_t{64} * 1024));
+      // Room for more, up to one byte past the cap; never below what is
+      // already read (a probe can cross the cap).
+      text.resize(std::max(got, std::min(maxBytes + 1, got + size_t{64} * 1024)));
       continue;
     }
     ssize_t n = ::read(fd, text.data() + got, text.size() - got);
