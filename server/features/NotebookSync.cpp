@@ -419,13 +419,15 @@ private:
     auto where = cellWhere(uri);
     if (nb == notebooks_.end() || !where)
       return json(nullptr); // closed while the request ran
-    // Runs execute files: a notebook's module is not one on disk.
-    if (method == "textDocument/codeLens" && result.is_array()) {
+    // Runs execute files: a notebook's module is not one on disk (no run
+    // lenses, and no "Run ... now" code actions, which failed there).
+    if ((method == "textDocument/codeLens" || method == "textDocument/codeAction") &&
+        result.is_array()) {
       json kept = json::array();
-      for (json& lens : result)
-        if (!(lens.contains("command") && lens["command"].is_object() &&
-              lens["command"].value("command", "") == "pallas.run"))
-          kept.push_back(std::move(lens));
+      for (json& item : result)
+        if (!(item.contains("command") && item["command"].is_object() &&
+              item["command"].value("command", "") == "pallas.run"))
+          kept.push_back(std::move(item));
       result = std::move(kept);
     }
     mapResult(nb->second, where->span, result);
