@@ -178,7 +178,7 @@ def test_script_interpret_run_and_progress():
     assert stdout == ""
 
 
-def test_script_result_stdout_folds_user_prints_into_stderr():
+def test_script_result_stdout_frames_user_prints_as_output_events():
     code, events, stdout, stderr = run_runner(
         "--file",
         os.path.join(KERNELS, "mgpu_kernel.py"),
@@ -191,8 +191,12 @@ def test_script_result_stdout_folds_user_prints_into_stderr():
     assert code == 0
     # only protocol lines (and the empty lines that keep them apart)
     assert all(json.loads(line) for line in stdout.splitlines() if line.strip())
-    assert "hello from the entry" in stderr
-    assert events[-1]["ok"]
+    # The entry's prints are framed as output events, before the result
+    # (launch templates such as ssh forward only stdout: issue 35).
+    printed = "".join(e["text"] for e in events if e["event"] == "output")
+    assert "hello from the entry" in printed
+    assert "hello from the entry" not in stderr
+    assert events[-1]["event"] == "result" and events[-1]["ok"]
 
 
 def test_script_usage_errors():
