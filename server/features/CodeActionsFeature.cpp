@@ -6,10 +6,7 @@
 #include "CodeActions.h"
 #include "GpuPresence.h"
 #include "LspServer.h"
-#include "RunnerEntries.h"
 #include "pallas/support/Uri.h"
-
-#include <algorithm>
 
 namespace pallas::server::features {
 namespace {
@@ -62,41 +59,6 @@ json presented(const json& actions, GpuPresence gpu) {
   return out;
 }
 
-// "Run ... now" runs what the run lenses run (RunnerEntries.h): the fix
-// names the function around the launch, which may take arguments (the
-// runner then fails with EntryTakesArguments); the entry the file offers
-// for it is that function itself or the entry that calls it ("via main").
-// An action for a function no entry runs is dropped.
-json runnableEntries(const json& actions, const std::string& text) {
-  std::vector<runner::RunTarget> targets = runner::findRunTargets(text);
-  json out = json::array();
-  for (json a : actions) {
-    bool run = a.contains("command") && a["command"].is_object() &&
-               a["command"].value("command", "") == "pallas.run" &&
-               a["command"].contains("arguments") && a["command"]["arguments"].is_array() &&
-               !a["command"]["arguments"].empty() && a["command"]["arguments"][0].is_object();
-    if (run) {
-      json& args = a["command"]["arguments"][0];
-      std::string function = args.value("entry", "");
-      auto target = std::find_if(targets.begin(), targets.end(), [&](const runner::RunTarget& t) {
-        return t.function == function;
-      });
-      if (target == targets.end())
-        continue;
-      if (target->entry != function) {
-        args["entry"] = target->entry;
-        std::string title = a.value("title", "");
-        if (size_t at = title.find("(" + function + ","); at != std::string::npos)
-          title.replace(at + 1, function.size(), target->entry);
-        a["title"] = title;
-        a["command"]["title"] = title;
-      }
-    }
-    out.push_back(std::move(a));
-  }
-  return out;
-}
-
 json codeAction(LspServer& server, const json& params, const RequestContext& ctx) {
   std::string path = LspServer::documentPath(params);
   // The findings of the analysis of the version the client sees (with
@@ -125,8 +87,7 @@ json codeAction(LspServer& server, const json& params, const RequestContext& ctx
   converters.hint = [&conv](const analysis::Finding& f) {
     return f.selectedAt ? conv.selectionHint(f) : json();
   };
-  return presented(runnableEntries(codeActions(findings, params, converters), snapshot->text),
-                   gpuPresence(server));
+  return presented(codeActions(findings, params, converters), gpuPresence(server));
 }
 
 ServerFeatureRegistration registration{

@@ -193,6 +193,8 @@ test('a notebook offers no "Run ... now" action (the runner runs files)', async 
   assert.ok(actions.length > 0, 'the cell has fixes');
   assert.deepEqual(actions.filter((a) => a.command?.command === 'pallas.run').map((a) => a.title), [],
     'no run actions in a notebook');
+  assert.deepEqual((finding.data?.fixes ?? []).filter((f) => f.command?.command === 'pallas.run'), [],
+    'nor run fixes in the cell\'s diagnostic data');
   await session.notify('notebookDocument/didClose', { notebookDocument: { uri: nbUri }, cellTextDocuments: [{ uri: cellUri }] });
 });
 
