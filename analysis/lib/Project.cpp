@@ -240,7 +240,7 @@ Project::findingsUnlessStopped(const std::string& path, const std::function<bool
     if (f.selectedAt) // a caller's argument is located where it starts
       widen(*f.selectedAt, linesOf(f.selectedAt->path));
   }
-  // Where the document itself does not parse (PLS010): from its tree alone,
+  // Where the document itself does not parse (PLS011): from its tree alone,
   // after the passes, which analysed what tree-sitter recovered around it.
   if (reportsSyntaxErrors(d->doc.text()))
     for (Finding& f : syntaxErrorFindings(d->doc.root(), d->doc.text(), path))

@@ -1,5 +1,5 @@
-// PLS010: the syntax errors of a document, read off its tree-sitter tree.
-// See SyntaxErrors.h; the rule's page is docs/codes/PLS010.md.
+// PLS011: the syntax errors of a document, read off its tree-sitter tree.
+// See SyntaxErrors.h; the rule's page is docs/codes/PLS011.md.
 #include "SyntaxErrors.h"
 
 #include "pallas/analysis/Rules.h"

@@ -1,4 +1,4 @@
-// PLS010 (syntax-error): where tree-sitter could not parse a document. Built
+// PLS011 (syntax-error): where tree-sitter could not parse a document. Built
 // on the syntax tree alone (ERROR and MISSING nodes), apart from the lowering:
 // the rest of the document is still analysed as tree-sitter recovers it, and
 // this module only says where the text is broken, so the user knows why

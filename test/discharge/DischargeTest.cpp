@@ -341,7 +341,7 @@ def env_run(x):
   std::string fast = body;
   fast.replace(fast.find("mode=\"debug\""), 12, "mode=\"fast\"");
   // (23 characters: replacing 24 ate the call's `)`, a syntax error that
-  // PLS010 now reports.)
+  // PLS011 now reports.)
   const std::string fromEnv = "mode=os.environ[\"MODE\"]";
   fast.replace(fast.find(fromEnv), fromEnv.size(), "mode=\"check\"");
   EXPECT_TRUE(check(fast).empty());

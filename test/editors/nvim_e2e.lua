@@ -470,23 +470,23 @@ def main():
     local run_line = line_of(buf, "def run(")
     vim.api.nvim_buf_set_lines(buf, run_line, run_line, false, { "def helper(x):", "  z = jnp.exp(", "  return x", "", "" })
     local syntax
-    wait("PLS010 beside the kept PLS001", DIAGNOSTIC_TIMEOUT_MS, function()
+    wait("PLS011 beside the kept PLS001", DIAGNOSTIC_TIMEOUT_MS, function()
       syntax = vim.tbl_filter(function(d)
-        return tostring(d.code) == "PLS010"
+        return tostring(d.code) == "PLS011"
       end, vim.diagnostic.get(buf))
       return #syntax > 0 and #pls001(vim.diagnostic.get(buf)) == 1
     end)
     if syntax[1].lnum < run_line or syntax[1].lnum > run_line + 2 or syntax[1].severity ~= vim.diagnostic.severity.ERROR then
-      fail("PLS010 at the open call (lines " .. (run_line + 1) .. "-" .. (run_line + 3) .. "): " .. vim.inspect(syntax))
+      fail("PLS011 at the open call (lines " .. (run_line + 1) .. "-" .. (run_line + 3) .. "): " .. vim.inspect(syntax))
     end
     if pls001(vim.diagnostic.get(buf))[1].lnum ~= marker then
       fail("the kernel's PLS001 moved or went: " .. vim.inspect(vim.diagnostic.get(buf)))
     end
-    out(("ok: PLS010 at line %d (%s), PLS001 kept"):format(syntax[1].lnum + 1, syntax[1].message:gsub("\n.*", "")))
+    out(("ok: PLS011 at line %d (%s), PLS001 kept"):format(syntax[1].lnum + 1, syntax[1].message:gsub("\n.*", "")))
     vim.api.nvim_buf_set_lines(buf, run_line, run_line + 5, false, {})
-    wait("PLS010 to go once the line is removed", DIAGNOSTIC_TIMEOUT_MS, function()
+    wait("PLS011 to go once the line is removed", DIAGNOSTIC_TIMEOUT_MS, function()
       local left = vim.tbl_filter(function(d)
-        return tostring(d.code) == "PLS010"
+        return tostring(d.code) == "PLS011"
       end, vim.diagnostic.get(buf))
       found = pls001(vim.diagnostic.get(buf))
       return #left == 0 and #found == 1
