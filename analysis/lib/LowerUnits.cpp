@@ -214,6 +214,16 @@ std::vector<Unit> enumerateUnits(const syntax::ParsedSource& doc) {
       std::string_view t = syntax::type(s);
       if (t == "comment")
         continue;
+      // A top-level statement that holds a syntax error and runs over the
+      // top-level statements below it (`z = jnp.exp(` typed in a def
+      // swallows the defs after it) is read in chunks, each parsed on its
+      // own, as a top-level ERROR is: the launches below the error are still
+      // analysed (PLS011, SyntaxErrors.h, reports the error itself).
+      if (!insideError && t != "ERROR" && ts_node_has_error(s) && !doc.recoveredChunks(s).empty()) {
+        for (TSNode chunk : doc.recoveredChunks(s))
+          scan(chunk, true);
+        continue;
+      }
       TSNode def = s;
       if (t == "decorated_definition")
         def = field(s, "definition");

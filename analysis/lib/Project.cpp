@@ -7,6 +7,7 @@
 #include "ExpectedFailures.h"
 #include "ProjectImpl.h"
 #include "SourceRanges.h"
+#include "SyntaxErrors.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Verifier.h"
 #include "pallas/analysis/SourceFile.h"
@@ -236,7 +237,14 @@ Project::findingsUnlessStopped(const std::string& path, const std::function<bool
       widen(*f.launch, linesOf(f.launch->path));
     for (RelatedInfo& r : f.related)
       widen(r.location, linesOf(r.location.path));
+    if (f.selectedAt) // a caller's argument is located where it starts
+      widen(*f.selectedAt, linesOf(f.selectedAt->path));
   }
+  // Where the document itself does not parse (PLS011): from its tree alone,
+  // after the passes, which analysed what tree-sitter recovered around it.
+  if (reportsSyntaxErrors(d->doc.text()))
+    for (Finding& f : syntaxErrorFindings(d->doc.root(), d->doc.text(), path))
+      out.push_back(std::move(f));
   // Kept only when the run itself changed nothing (a file indexed on demand
   // bumps the generation).
   if (keep && impl_->generationCounter == generation && impl_->revision == revision)

@@ -10,6 +10,7 @@
 #include "LaunchRuns.h"
 #include "PassKnowledge.h"
 #include "PathRules.h"
+#include "PathSelector.h"
 #include "pallas/analysis/detail/PallasPass.h"
 #include "pallas/analysis/detail/Passes.h"
 
@@ -23,8 +24,10 @@ namespace pd = pallas::dialect;
 namespace {
 
 // Where the launch selects its path: the context manager when that decides,
-// else the launch itself.
-SourceLocation selector(pd::LaunchOp launch, const GlobalMode* global) {
+// else the `interpret=` argument written in the launch call (`written`, the
+// expression the user edits to change the path), else the launch itself.
+SourceLocation selector(pd::LaunchOp launch, const GlobalMode* global,
+                        const std::optional<SourceLocation>& written) {
   if (global)
     return detail::sourceLocation(global->call->getLoc());
   SourceLocation at = detail::sourceLocation(launch.getLoc());
@@ -33,8 +36,9 @@ SourceLocation selector(pd::LaunchOp launch, const GlobalMode* global) {
         static_cast<uint32_t>(*launch.getContextLine() - 1),
         static_cast<uint32_t>(launch.getContextColumn() ? *launch.getContextColumn() - 1 : 0)};
     at.range.end = at.range.start;
+    return at;
   }
-  return at;
+  return written ? *written : at;
 }
 
 // The callers that select the path, for the message: "when `run` calls
@@ -54,7 +58,8 @@ std::string viaText(const std::vector<const CallContext*>& via) {
 }
 
 Finding makeFinding(const BoundPrimitive& b, const Failure& f, const PathChoice& pc,
-                    pd::LaunchOp launch, const GlobalMode* global, const KernelWalk& walk,
+                    pd::LaunchOp launch, const GlobalMode* global,
+                    const std::optional<SourceLocation>& written, const KernelWalk& walk,
                     const knowledge::KnowledgeBase& kb, bool first,
                     const std::vector<const CallContext*>& via = {}) {
   const PathCheck& check = pathCheckFor(b);
@@ -73,13 +78,15 @@ Finding makeFinding(const BoundPrimitive& b, const Failure& f, const PathChoice&
   if (first)
     out.message += " This is the first error JAX raises for this launch.";
   out.subject = check.subject(b);
-  out.selectedAt = selector(launch, global);
+  // The expression that decides the path: the caller's argument when a
+  // caller's value selects it, else what the launch itself writes.
+  out.selectedAt = via.empty() ? selector(launch, global, written) : via.front()->selector;
   out.jaxException = f.exception;
   out.jaxErrorFirstLine = f.jaxError.substr(0, f.jaxError.find('\n'));
   out.executionPath = path;
   out.launch = detail::sourceLocation(launch.getLoc());
   if (via.empty())
-    out.related.push_back({selector(launch, global),
+    out.related.push_back({selector(launch, global, written),
                            std::string(pc.may ? "may select " : "selects ") + path + " here"});
   for (const CallContext* c : via)
     out.related.push_back({c->selector, std::string(pc.may ? "may select " : "selects ") + path +
@@ -148,12 +155,16 @@ void analyzeRun(detail::PassContext& ctx, const LaunchRunView& v,
   // rewrite.
   bool gpuRuns = !hits.empty() && pc.path == ExecPath::InterpretHlo && !pc.may && !v.global &&
                  v.run.via.empty() && gpuInterpretRunsLaunch(ctx, v.doc, v.launch, kb);
+  std::optional<SourceLocation> written;
+  if (!hits.empty())
+    written = interpretArgumentOf(ctx.workspace, v.doc,
+                                  detail::sourceLocation(pd::LaunchOp(v.launch).getLoc()));
   for (const Hit& h : hits) {
 #if PALLAS_LSP_MUTANT == 3 // mutant (test/mutation): findings in a helper file are dropped
     if (detail::sourceLocation(h.binding->site->getLoc()).path != v.doc)
       continue;
 #endif
-    out.push_back(makeFinding(*h.binding, h.failure, pc, v.launch, v.global, v.walk, kb,
+    out.push_back(makeFinding(*h.binding, h.failure, pc, v.launch, v.global, written, v.walk, kb,
                               &h == first && !pc.may, v.run.via));
     out.back().gpuInterpretRunsLaunch = gpuRuns;
   }

@@ -10,6 +10,7 @@
 #include "LaunchCache.h"
 #include "PassKnowledge.h"
 #include "PathRules.h"
+#include "PathSelector.h"
 #include "SmemBudget.h"
 #include "pallas/analysis/detail/PallasPass.h"
 #include "pallas/analysis/detail/Passes.h"
@@ -90,7 +91,10 @@ LaunchPathVerdict judge(detail::PassContext& ctx, pd::LaunchOp launch, ExecPath 
     v.verdict = verdict;
     v.primitive = b.prim ? b.prim->name : "";
     v.api = b.api;
-    v.error = f.exception + ": " + f.jaxError;
+    // A bare `assert` in JAX has no message: say what it asserts (the
+    // failure's reason) instead of "AssertionError: ".
+    v.error =
+        f.jaxError.empty() ? f.exception + " (" + f.reason + ")" : f.exception + ": " + f.jaxError;
     v.at = detail::sourceLocation(b.site->getLoc());
   };
   if (first)
@@ -138,6 +142,7 @@ std::vector<LaunchPaths> matrix(detail::PassContext& ctx) {
     lp.api = launch.getApi().str();
     for (mlir::Attribute a : launch.getPaths())
       lp.selects.push_back(pd::enumName(a).str());
+    lp.selectedAt = interpretArgumentOf(ctx.workspace, ctx.path, lp.launch);
     lp.paths.push_back(
         judge(ctx, launch, ExecPath::Compiled, "compiled_sm90a", "9.0", *kb, bodies));
     lp.paths.push_back(

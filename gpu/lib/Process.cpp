@@ -434,12 +434,15 @@ ProcessOutcome runSupervised(const ProcessSpec& spec, const CancelToken* cancel)
     ssize_t n = read(fd, buffer, sizeof buffer);
     if (n > 0) {
       std::string_view data(buffer, static_cast<std::size_t>(n));
-      if (&fd == resultFd)
+      if (&fd == resultFd) {
         onResult(data);
-      else if (&fd == &outRead.fd)
+      } else if (&fd == &outRead.fd) {
         outcome.out.append(data);
-      else
+        if (spec.onStdout)
+          spec.onStdout(data);
+      } else {
         outcome.err.append(data);
+      }
       return true;
     }
     if (n == 0 || (errno != EINTR && errno != EAGAIN)) {

@@ -36,6 +36,8 @@ const char* phaseName(Phase phase) {
     return "running";
   case Phase::Finished:
     return "finished";
+  case Phase::Output:
+    return "output";
   }
   return "?";
 }

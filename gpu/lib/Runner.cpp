@@ -146,6 +146,9 @@ RunResult runKernel(const RunRequest& request, const ProgressCallback& progress,
   spec.stdinData = secret + "\n";
 
   json document;
+  // With the result channel on stdout, what the program printed arrives
+  // framed on it (output events), kept the way stdout is kept otherwise.
+  CappedBuffer framedStdout(request.outputHeadCap, request.outputTailCap);
   std::string protocolProblem;
   bool forged = false; // a line without the secret (written by the user's code)
   spec.onResultLine = [&](std::string_view line) {
@@ -169,6 +172,10 @@ RunResult runKernel(const RunRequest& request, const ProgressCallback& progress,
     const std::string kind = stringField(event, "event");
     if (kind == "result") {
       document = std::move(event);
+    } else if (kind == "output") {
+      const std::string text = stringField(event, "text");
+      framedStdout.append(text);
+      report(Phase::Output, "", text, std::nullopt);
     } else if (kind == "progress") {
       const std::string phase = stringField(event, "phase");
       Phase mapped = phase == "compiling" ? Phase::Compiling
@@ -181,11 +188,17 @@ RunResult runKernel(const RunRequest& request, const ProgressCallback& progress,
     }
   };
 
+  if (spec.resultChannel != ResultChannel::Stdout)
+    spec.onStdout = [&](std::string_view data) {
+      report(Phase::Output, "", std::string(data), std::nullopt);
+    };
   report(Phase::Started, "", "starting " + result.command.front(), std::nullopt);
   ProcessOutcome outcome = runSupervised(spec, cancel);
-  result.stdoutText = outcome.out.text();
+  const bool framed = spec.resultChannel == ResultChannel::Stdout;
+  result.stdoutText = framed ? framedStdout.text() : outcome.out.text();
   result.stderrText = outcome.err.text();
-  result.outputTruncated = outcome.out.truncated() || outcome.err.truncated();
+  result.outputTruncated =
+      (framed ? framedStdout.truncated() : outcome.out.truncated()) || outcome.err.truncated();
   result.exitCode = outcome.exitCode;
   result.signal = outcome.signal;
   result.processGroupGone = outcome.groupGone;
@@ -225,6 +238,11 @@ RunResult runKernel(const RunRequest& request, const ProgressCallback& progress,
   return result;
 }
 
+ResultChannel resultChannelFor(const std::string& launchTemplate) {
+  return launchTemplate.empty() || launchTemplate == kDefaultLaunchTemplate ? ResultChannel::Fd3
+                                                                            : ResultChannel::Stdout;
+}
+
 json inspectPythonEnvironment(const std::string& python, const std::string& launchTemplate,
                               std::chrono::milliseconds timeout) {
   LaunchValues values;
@@ -232,7 +250,15 @@ json inspectPythonEnvironment(const std::string& python, const std::string& laun
   values.runner = locateRunnerScript();
   if (values.runner.empty())
     return {{"error", "the runner script pallas_lsp_runner.py was not found"}};
-  values.args = {"--doctor", "--result-fd", "3"};
+  // Through a template that forwards only the standard streams, stdout.
+  const ResultChannel channel = resultChannelFor(launchTemplate);
+  values.args = {"--doctor"};
+  if (channel == ResultChannel::Stdout) {
+    values.args.push_back("--result-stdout");
+  } else {
+    values.args.push_back("--result-fd");
+    values.args.push_back("3");
+  }
   ProcessSpec spec;
   try {
     spec.argv = expandLaunchTemplate(
@@ -241,7 +267,7 @@ json inspectPythonEnvironment(const std::string& python, const std::string& laun
     return {{"error", error.what()}};
   }
   spec.timeout = timeout;
-  spec.resultChannel = ResultChannel::Fd3;
+  spec.resultChannel = channel;
   ProcessOutcome outcome = runSupervised(spec);
   json environment;
   std::istringstream lines(outcome.result);

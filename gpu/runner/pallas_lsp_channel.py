@@ -2,6 +2,13 @@
 on a dedicated fd or stdout, each carrying the run's secret when one was
 given on stdin.
 
+With --result-stdout (launch templates such as ssh or srun forward only the
+three standard streams) the real stdout carries the result lines, and what
+the user's code writes to stdout (Python prints and C-level writes alike)
+is framed onto the channel as {"event": "output", "stream": "stdout",
+"text": ...} lines, as it is written: the supervisor tells the two apart
+and shows the program's output live.
+
 Part of the runner: it depends on nothing but the standard library and JAX,
 and is loaded by path from pallas_lsp_runner.py (never found on sys.path).
 """
@@ -11,6 +18,11 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
+
+# How long the result waits for the user's stdout to drain: a process the
+# entry started may keep the pipe open after the entry returned.
+OUTPUT_DRAIN_SECONDS = 5.0
 
 
 class ResultChannel:
@@ -23,19 +35,24 @@ class ResultChannel:
         # supervisor believes only lines that carry it, so a line the user's
         # code writes to this descriptor cannot pass for a result.
         self._secret = secret
+        # The stdout reader thread sends too (output events).
+        self._lock = threading.Lock()
+        self._output = None  # (thread, read fd) while the user's stdout is framed
 
     def send(self, document: dict) -> None:
+        if document.get("event") == "result":
+            self.finish_output()  # everything the program printed comes first
         if self._secret:
             document = dict(document, secret=self._secret)
-        try:
-            # The leading newline ends whatever partial line the user's code
-            # may have left on the descriptor, so ours stays one JSON line.
-            self._stream.write(
-                "\n" + json.dumps(document, allow_nan=False, default=str) + "\n"
-            )
-            self._stream.flush()
-        except (BrokenPipeError, OSError):
-            pass  # the supervisor is gone; nothing left to tell
+        line = "\n" + json.dumps(document, allow_nan=False, default=str) + "\n"
+        with self._lock:
+            try:
+                # The leading newline ends whatever partial line the user's code
+                # may have left on the descriptor, so ours stays one JSON line.
+                self._stream.write(line)
+                self._stream.flush()
+            except (BrokenPipeError, OSError, ValueError):
+                pass  # the supervisor is gone; nothing left to tell
 
     def progress(
         self, phase: str, mode: str, message: str, percent: int | None = None
@@ -44,6 +61,51 @@ class ResultChannel:
         if percent is not None:
             event["percent"] = percent
         self.send(event)
+
+    def frame_stdout(self) -> None:
+        """Points fd 1 at a pipe whose reader sends what arrives as output
+        events (fd 1 itself must already carry the channel elsewhere)."""
+        read, write = os.pipe()
+        os.dup2(write, 1)  # inheritable: the entry's subprocesses print here too
+        os.close(write)
+
+        def pump() -> None:
+            while True:
+                try:
+                    chunk = os.read(read, 65536)
+                except OSError:
+                    return
+                if not chunk:
+                    return
+                self.send(
+                    {
+                        "event": "output",
+                        "stream": "stdout",
+                        "text": chunk.decode("utf-8", "replace"),
+                    }
+                )
+
+        thread = threading.Thread(target=pump, name="pallas-lsp-stdout", daemon=True)
+        thread.start()
+        self._output = (thread, read)
+
+    def finish_output(self) -> None:
+        """Ends the framing: what was written so far is sent, later writes
+        to stdout go nowhere."""
+        if self._output is None:
+            return
+        thread, read = self._output
+        self._output = None
+        try:
+            sys.stdout.flush()
+        except (OSError, ValueError):
+            pass
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)  # our end of the pipe closes: the reader sees EOF
+        os.close(devnull)
+        thread.join(OUTPUT_DRAIN_SECONDS)
+        if not thread.is_alive():
+            os.close(read)
 
 
 def read_secret() -> str:
@@ -57,9 +119,9 @@ def open_channel(args) -> ResultChannel:
     secret = read_secret() if args.result_secret_stdin else ""
     if args.result_fd is not None:
         return ResultChannel(args.result_fd, secret)
-    # --result-stdout: keep the real stdout for results; fold the user's
-    # stdout (Python prints and C-level writes alike) into stderr.
+    # --result-stdout: keep the real stdout for results; frame the user's
+    # stdout onto it (see the module's docstring).
     sys.stdout.flush()
-    result_fd = os.dup(1)
-    os.dup2(2, 1)
-    return ResultChannel(result_fd, secret)
+    channel = ResultChannel(os.dup(1), secret)
+    channel.frame_stdout()
+    return channel

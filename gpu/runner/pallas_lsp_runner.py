@@ -11,15 +11,17 @@ by pallas-lsp (gpu::runKernel) directly or through a launch template
                          [--project-root DIR]
     pallas_lsp_runner.py --doctor (--result-fd N | --result-stdout)
 
-Protocol: the result channel (a dedicated fd, or stdout with the user's stdout
-folded into stderr) carries JSON lines. Zero or more
+Protocol: the result channel (a dedicated fd, or stdout) carries JSON lines.
+Zero or more
     {"event": "progress", "phase": "compiling"|"running", "mode": ..., "message": ...}
+and, with --result-stdout only, what the user's code writes to stdout, as written:
+    {"event": "output", "stream": "stdout", "text": ...}
 then exactly one
     {"event": "result", "version": 1, ...}
 Empty lines carry nothing. With --result-secret-stdin, the first line of
 stdin is the run's secret and every line carries it as "secret": the
 supervisor ignores lines without it (written by the user's code).
-The user's prints never reach the result channel. The exit code is 0 when
+The user's prints never pass for protocol lines. The exit code is 0 when
 every mode ran, 1 when the entry (or the environment) failed, 2 for usage.
 
 Modes force every pallas_call / pl.kernel / plgpu.kernel / core_map the entry

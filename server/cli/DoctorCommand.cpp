@@ -1,11 +1,13 @@
-// `pallas-lsp doctor [--python P] [--launch-template T] [--json]`: what this
-// machine offers pallas-lsp: the Python and JAX a run would use, the CUDA
-// driver and GPUs (gpu::probeDevices), and where the analysis knowledge
-// comes from.
+// `pallas-lsp doctor [--python P] [--launch-template T] [--isolated] [--json]`:
+// what this machine offers pallas-lsp: the Python and JAX a run would use
+// (--python, else `[tool.pallas-lsp] python` as `check` reads it, unless
+// --isolated), the CUDA driver and GPUs (gpu::probeDevices), and where the
+// analysis knowledge comes from.
 #include "Arguments.h"
 #include "Command.h"
 #include "Environment.h"
 #include "ProbeReport.h"
+#include "ProjectPython.h"
 #include "pallas/analysis/Project.h"
 #include "pallas/gpu/DeviceProbe.h"
 #include "pallas/gpu/Runner.h"
@@ -62,6 +64,7 @@ std::string describePython(const json& env) {
 
 int runDoctor(const std::vector<std::string>& args) {
   bool asJson = false;
+  bool useConfig = true; // [tool.pallas-lsp] python, as `check` reads it
   std::string python, launchTemplate;
   Arguments arg("doctor", args);
   while (arg.next()) {
@@ -74,6 +77,9 @@ int runDoctor(const std::vector<std::string>& args) {
       python = arg.value();
     } else if (arg.is("--launch-template")) {
       launchTemplate = arg.value();
+    } else if (arg.isAny("--isolated", "--no-config")) {
+      arg.flag();
+      useConfig = false;
     } else {
       arg.unknown();
     }
@@ -85,9 +91,22 @@ int runDoctor(const std::vector<std::string>& args) {
   // $PALLAS_LSP_PYTHON) or python3; the workspace's environment is read for
   // the knowledge, not executed.
   server::ExecutionContext ctx;
-  ctx.configuredPython = python;
   std::error_code cwdError;
-  ctx.workspaceRoots = {fs::current_path(cwdError).string()};
+  const std::string cwd = fs::current_path(cwdError).string();
+  // As `check`: --python, else the `python` of the configuration for this
+  // folder (unless --isolated), else $PALLAS_LSP_PYTHON / python3.
+  std::string pythonFrom = "--python";
+  if (python.empty() && useConfig) {
+    std::string why;
+    if (auto named = environment::projectPython(cwd, &why)) {
+      python = *named;
+      pythonFrom = "[tool.pallas-lsp] python";
+    } else if (!why.empty()) {
+      std::fprintf(stderr, "pallas-lsp: %s\n", why.c_str());
+    }
+  }
+  ctx.configuredPython = python;
+  ctx.workspaceRoots = {cwd};
   const std::string interpreter = server::runInterpreterFor(ctx).python;
   const json environment = gpu::inspectPythonEnvironment(interpreter, launchTemplate);
   const gpu::ProbeResult& probe = environment::gpuProbe();
@@ -99,7 +118,10 @@ int runDoctor(const std::vector<std::string>& args) {
   const std::string runner = gpu::locateRunnerScript();
 
   if (asJson) {
-    json out = {{"python", {{"interpreter", interpreter}, {"environment", environment}}},
+    json out = {{"python",
+                 {{"interpreter", interpreter},
+                  {"from", python.empty() ? json(nullptr) : json(pythonFrom)},
+                  {"environment", environment}}},
                 {"gpu", environment::probeJson(probe, loaded ? &*loaded.base : nullptr)},
                 {"knowledge",
                  {{"jax_version", jaxVersion},
@@ -116,7 +138,14 @@ int runDoctor(const std::vector<std::string>& args) {
                 {"launch_template", environment::launchTemplateText(launchTemplate)}};
     std::printf("%s\n", out.dump(2).c_str());
   } else {
-    std::string text = "Python (" + interpreter + "):\n" + describePython(environment);
+    // What runs use, then what the analysis reads: they may differ.
+    const char* env = std::getenv("PALLAS_LSP_PYTHON");
+    std::string text = "Python (" + interpreter + "):\n  used by runs (from " +
+                       (!python.empty() ? pythonFrom
+                        : env && *env   ? std::string("$PALLAS_LSP_PYTHON")
+                                        : std::string("PATH: no --python, no [tool.pallas-lsp] "
+                                                      "python")) +
+                       ")\n" + describePython(environment);
     text += "GPU (CUDA driver API, " + probe.library + "):\n  ";
     std::string summary = probe.summary();
     for (std::size_t at = 0; (at = summary.find('\n', at)) != std::string::npos; at += 3)
@@ -134,7 +163,7 @@ int runDoctor(const std::vector<std::string>& args) {
       text += "  in use: " + loaded.base->source() + "\n";
     for (const std::string& table : tables)
       text += "  table: " + table + "\n";
-    if (tables.empty())
+    if (tables.empty() && !loaded)
       text += "  table: none found (set PALLAS_LSP_KNOWLEDGE)\n";
     text +=
         "Runner: " + (runner.empty() ? std::string("not found (set PALLAS_LSP_RUNNER)") : runner) +
@@ -151,7 +180,7 @@ int runDoctor(const std::vector<std::string>& args) {
 }
 
 const CommandRegistration registration{
-    Command{"doctor", "doctor [--python P] [--launch-template T] [--json]",
+    Command{"doctor", "doctor [--python P] [--launch-template T] [--isolated] [--json]",
             "show the Python/JAX a run would use, the GPUs, and the knowledge source", runDoctor}};
 
 } // namespace

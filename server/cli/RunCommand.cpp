@@ -5,11 +5,13 @@
 #include "Command.h"
 #include "Environment.h"
 #include "config/Numbers.h"
+#include "ProjectPython.h"
 #include "pallas/gpu/Runner.h"
 
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <unistd.h>
 
@@ -57,6 +59,8 @@ int runRun(const std::vector<std::string>& args) {
   gpu::RunRequest request;
   bool json = false;
   bool quiet = false;
+  std::optional<gpu::ResultChannel> resultChannel; // --result-channel
+  bool useConfig = true;                           // [tool.pallas-lsp] python
   Arguments arg("run", args);
   while (arg.next()) {
     if (!arg.isOption()) {
@@ -88,6 +92,9 @@ int runRun(const std::vector<std::string>& args) {
       request.launchTemplate = arg.value();
     } else if (arg.is("--python")) {
       request.python = arg.value();
+    } else if (arg.isAny("--isolated", "--no-config")) {
+      arg.flag();
+      useConfig = false;
     } else if (arg.is("--runner")) {
       request.runner = arg.value();
     } else if (arg.is("--runs")) {
@@ -99,9 +106,9 @@ int runRun(const std::vector<std::string>& args) {
     } else if (arg.is("--result-channel")) {
       const std::string channel = arg.value();
       if (channel == "fd")
-        request.resultChannel = gpu::ResultChannel::Fd3;
+        resultChannel = gpu::ResultChannel::Fd3;
       else if (channel == "stdout")
-        request.resultChannel = gpu::ResultChannel::Stdout;
+        resultChannel = gpu::ResultChannel::Stdout;
       else
         throw UsageError{"run: --result-channel is fd or stdout"};
     } else {
@@ -112,12 +119,22 @@ int runRun(const std::vector<std::string>& args) {
     throw UsageError{"run: FILE is required"};
   {
     // The trust rule of the command line (server/environment/ExecutionTrust.h), as
-    // doctor reports it: --python, else $PALLAS_LSP_PYTHON, else python3.
+    // doctor reports it: --python, else the `python` of FILE's configuration
+    // ([tool.pallas-lsp], as `check` reads it; not with --isolated), else
+    // $PALLAS_LSP_PYTHON, else python3.
     server::ExecutionContext ctx;
+    std::string why;
+    if (request.python.empty() && useConfig)
+      if (auto named = server::environment::projectPython(request.file, &why))
+        request.python = *named;
+    if (!why.empty())
+      std::fprintf(stderr, "pallas-lsp: %s\n", why.c_str());
     ctx.configuredPython = request.python;
     request.python = server::runInterpreterFor(ctx).python;
   }
   request.launchTemplate = server::environment::launchTemplate(request.launchTemplate);
+  // Through a template (ssh, srun) the result comes on stdout unless asked otherwise.
+  request.resultChannel = resultChannel.value_or(gpu::resultChannelFor(request.launchTemplate));
 
   gpu::CancelToken cancel;
   gInterruptToken = &cancel;
@@ -132,7 +149,11 @@ int runRun(const std::vector<std::string>& args) {
   gpu::RunResult result = gpu::runKernel(
       request,
       [&](const gpu::Progress& progress) {
-        if (showProgress)
+        if (!showProgress)
+          return;
+        if (progress.phase == gpu::Phase::Output) // the program's output, live
+          std::fputs(progress.message.c_str(), stderr);
+        else
           std::fprintf(stderr, "[%s] %s\n", gpu::phaseName(progress.phase),
                        progress.message.c_str());
       },
@@ -155,8 +176,7 @@ const CommandRegistration registration{Command{
     "run",
     "run FILE [--entry FN] [--mode compiled|interpret|gpu-interpret|compare] [--compare A,B] "
     "[--json] [--timeout S (0: none)] [--launch-template T] [--python P] [--runs N] "
-    "[--memory-limit MB] "
-    "[--result-channel fd|stdout]",
+    "[--memory-limit MB] [--isolated] [--result-channel fd|stdout]",
     "run a kernel's entry function for real (compiled on a GPU, or interpreted) and report",
     runRun}};
 

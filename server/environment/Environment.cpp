@@ -57,6 +57,11 @@ std::vector<std::string> knowledgeTables() {
   std::vector<fs::path> places;
   if (const char* env = std::getenv("PALLAS_LSP_KNOWLEDGE"); env != nullptr && *env != '\0')
     places.emplace_back(env);
+  // Where the analysis takes its bundled table from (beside an installed
+  // binary, else the source tree it was built from): a binary copied into a
+  // virtual environment's bin/ still uses those, and doctor and
+  // :checkhealth said "none found" next to the table in use (issue 35).
+  places.push_back(fs::path(knowledge::KnowledgeBase::bundledPath()).parent_path());
   std::error_code error;
   const fs::path exe = fs::read_symlink("/proc/self/exe", error);
   if (!error) {

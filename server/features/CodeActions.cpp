@@ -3,6 +3,7 @@
 #include "lib/RunCommand.h"
 
 #include <algorithm>
+#include <set>
 
 namespace pallas::server::features {
 namespace {
@@ -116,6 +117,17 @@ json codeActions(const std::vector<Finding>& findings, const json& params,
   const json only = context.contains("only") ? context["only"] : json();
   if (wants(only, "quickfix") && params.contains("range")) {
     const json& range = params["range"];
+    auto action = [&](const Fix& fix, const json& diag) {
+      json a = {{"title", fix.title}, {"kind", "quickfix"}};
+      if (!diag.is_null())
+        a["diagnostics"] = json::array({diag});
+      if (!fix.edits.empty())
+        a["edit"] = workspaceEdit(fix.edits, conv);
+      if (fix.run)
+        a["command"] = runCommand(*fix.run, fix.title);
+      return a;
+    };
+    std::set<std::string> pathFixesGiven; // titles: several findings share a selector
     for (const Finding& f : findings) {
       json fr = lspRange(conv, f.location.path, f.location.range);
       if (!overlaps(fr, range))
@@ -123,19 +135,29 @@ json codeActions(const std::vector<Finding>& findings, const json& params,
       json diag = diagnosticOf(f, conv);
       bool preferredGiven = false;
       for (const Fix& fix : f.fixes) {
-        json a = {{"title", fix.title}, {"kind", "quickfix"}, {"diagnostics", json::array({diag})}};
-        if (!fix.edits.empty())
-          a["edit"] = workspaceEdit(fix.edits, conv);
-        if (fix.run)
-          a["command"] = runCommand(*fix.run, fix.title);
+        json a = action(fix, diag);
         // The first fix that edits the code is the one the finding is about
         // (the rewrite for PLS001); ignore comments and commands never are.
         if (!preferredGiven && !fix.edits.empty() && fix.safety != FixSafety::DisplayOnly) {
           a["isPreferred"] = true;
           preferredGiven = true;
         }
+        if (fix.decidesPath)
+          pathFixesGiven.insert(fix.title);
         out.push_back(std::move(a));
       }
+    }
+    // Where the path is decided (the `interpret=True` written lines below
+    // the launch, or passed by a caller): the fixes that change it, with the
+    // hint shown there.
+    for (const Finding& f : findings) {
+      if (!f.selectedAt || f.selectedAt->path != f.location.path ||
+          !overlaps(lspRange(conv, f.selectedAt->path, f.selectedAt->range), range))
+        continue;
+      json hint = conv.hint ? conv.hint(f) : json();
+      for (const Fix& fix : f.fixes)
+        if (fix.decidesPath && pathFixesGiven.insert(fix.title).second)
+          out.push_back(action(fix, hint));
     }
   }
   if (only.is_array() && wants(only, kFixAllKind)) {

@@ -28,10 +28,15 @@ struct CodeActionConverters {
   // of the action matches what the client shows); may be empty: then a
   // minimal {range, code, source, message} is built.
   std::function<nlohmann::json(const analysis::Finding&)> diagnostic;
+  // The hint the server published where the finding's path is decided
+  // (Finding::selectedAt); may be empty.
+  std::function<nlohmann::json(const analysis::Finding&)> hint;
 };
 
 // `params`: the CodeActionParams of the request ({textDocument, range,
 // context: {diagnostics, only?}}). `findings`: the document's findings.
+// A finding's fixes are offered where it is; its path fixes
+// (Fix::decidesPath) also where its path is decided (Finding::selectedAt).
 // Returns a JSON array of CodeAction objects (possibly empty).
 nlohmann::json codeActions(const std::vector<analysis::Finding>& findings,
                            const nlohmann::json& params, const CodeActionConverters& conv);

@@ -84,6 +84,9 @@ json codeAction(LspServer& server, const json& params, const RequestContext& ctx
   };
   // The published diagnostic itself, so the client matches the action to it.
   converters.diagnostic = [&conv](const analysis::Finding& f) { return conv.diagnostic(f); };
+  converters.hint = [&conv](const analysis::Finding& f) {
+    return f.selectedAt ? conv.selectionHint(f) : json();
+  };
   return presented(codeActions(findings, params, converters), gpuPresence(server));
 }
 

@@ -12,8 +12,10 @@
 #include "GpuPresence.h"
 #include "LspServer.h"
 #include "ProbeReport.h"
+#include "ProjectPython.h"
 #include "RunnerEntries.h"
 #include "config/Numbers.h"
+#include "RunsReadiness.h"
 #include "pallas/gpu/DeviceProbe.h"
 #include "pallas/gpu/Runner.h"
 #include "pallas/knowledge/KnowledgeBase.h"
@@ -40,7 +42,11 @@ namespace environment = server::environment;
 
 // Settings of section pallas-lsp (editors/vscode/src/protocol.ts ServerSettings).
 struct RunnerSettings {
-  std::string python;         // empty: env PALLAS_LSP_PYTHON, else python3
+  std::string python; // empty: env PALLAS_LSP_PYTHON, else python3
+  // The user named `python` (a setting); false when the client found it
+  // (`pythonSource` other than "setting": the Python extension's selection,
+  // the project's .venv): then `[tool.pallas-lsp] python` comes first.
+  bool pythonNamed = true;
   std::string launchTemplate; // empty: env PALLAS_LSP_LAUNCH_TEMPLATE, else the default
   double timeoutSeconds = 300;
   bool workspaceTrusted = true;
@@ -48,6 +54,9 @@ struct RunnerSettings {
   // no window/showMessage repeating it.
   bool clientShowsResults = false;
 };
+
+// How much of a run's output is sent live (pallas/runOutput).
+constexpr size_t kLiveOutputCap = 64 * 1024;
 
 // Accepts the settings object itself or one wrapped as {pallasLsp: {...}} /
 // {"pallas-lsp": {...}} (didChangeConfiguration sends the wrapped form).
@@ -89,6 +98,9 @@ struct RunnerState {
   json knowledge = json::object(); // {jax_version, source, fallback}
   // Table the Project uses; starts as the bundled one (ProjectOptions default).
   std::string knowledgePath = knowledge::KnowledgeBase::bundledPath();
+  // What runs will use (pallas/status, the doctor): computed by the worker
+  // for the interpreter and template it was asked for.
+  json runs = json::object();
 
   ~RunnerState() {
     {
@@ -162,7 +174,8 @@ public:
     });
     server_.addCommand("pallas.doctor",
                        [this](const json& args, const RequestContext&) { return doctor(args); });
-    server_.addCodeLensProvider([](LspServer&, const OpenDocument& doc) { return lenses(doc); });
+    server_.addCodeLensProvider(
+        [](LspServer& s, const OpenDocument& doc) { return lenses(doc, gpuPresence(s)); });
     server_.addDiagnosticsProvider([state](const OpenDocument& doc) {
       std::lock_guard lock(state->mutex);
       auto it = state->runDiagnostics.find(doc.path);
@@ -181,9 +194,9 @@ public:
         // Found by its layout (bin/python exists); not started here.
         state_->detectedPython = gpu::detectProjectPython(s->workspaceRoots());
         state_->workspaceRoots = s->workspaceRoots();
-        if (!state_->knowledgeFor)
-          state_->knowledgeFor =
-              std::pair(state_->settings.python, state_->settings.workspaceTrusted);
+        // Now that the folders are known, their `[tool.pallas-lsp] python` too.
+        state_->knowledgeFor = std::pair(namedPythonLocked(*state_, firstRootLocked(*state_)),
+                                         state_->settings.workspaceTrusted);
         std::weak_ptr<LspServer> weak = s->weak_from_this();
         // One worker per session. (The server ignores a repeated
         // `initialized`; assigning over a running std::thread would
@@ -196,11 +209,31 @@ public:
   }
 
 private:
-  // The trust rule's inputs (server/environment/ExecutionTrust.h), under the mutex.
-  static ExecutionContext contextLocked(const RunnerState& state) {
+  // The interpreter the user or the project names for files at `near`: the
+  // python setting the user named, else `[tool.pallas-lsp] python` of the
+  // nearest pyproject.toml (a project's file: only in a trusted workspace),
+  // else the interpreter the client found.
+  static std::string namedPythonLocked(const RunnerState& state, const std::string& near) {
+    const RunnerSettings& st = state.settings;
+    if (!st.python.empty() && st.pythonNamed)
+      return st.python;
+    if (st.workspaceTrusted)
+      if (auto project = environment::projectPython(near))
+        return *project;
+    return st.python;
+  }
+
+  // Where the project's configuration is looked for when no file is given.
+  static std::string firstRootLocked(const RunnerState& state) {
+    return state.workspaceRoots.empty() ? std::string() : state.workspaceRoots.front();
+  }
+
+  // The trust rule's inputs (server/environment/ExecutionTrust.h), under the
+  // mutex, for files at `near` (default: the first workspace folder).
+  static ExecutionContext contextLocked(const RunnerState& state, std::string near = {}) {
     ExecutionContext ctx;
     ctx.workspaceTrusted = state.settings.workspaceTrusted;
-    ctx.configuredPython = state.settings.python;
+    ctx.configuredPython = namedPythonLocked(state, near.empty() ? firstRootLocked(state) : near);
     ctx.detectedPython = state.detectedPython;
     ctx.workspaceEnvMayRun = true;
     ctx.workspaceRoots = state.workspaceRoots;
@@ -215,6 +248,9 @@ private:
     RunnerSettings& st = state_->settings;
     if (cfg.contains("python"))
       st.python = cfg["python"].is_string() ? cfg["python"].get<std::string>() : std::string();
+    if (cfg.contains("pythonSource"))
+      st.pythonNamed = !cfg["pythonSource"].is_string() || cfg["pythonSource"] == "setting";
+    const std::string templateBefore = st.launchTemplate;
     if (cfg.contains("runner") && cfg["runner"].is_object()) {
       const json& r = cfg["runner"];
       if (r.contains("launchTemplate"))
@@ -246,8 +282,10 @@ private:
     // A different interpreter may have a different JAX, and trust decides
     // what may be executed for it: load again (the worker starts at
     // `initialized`; before that it picks this up).
-    std::pair<std::string, bool> want(st.python, st.workspaceTrusted);
-    if (want != state_->knowledgeUsedFor &&
+    std::pair<std::string, bool> want(namedPythonLocked(*state_, firstRootLocked(*state_)),
+                                      st.workspaceTrusted);
+    // A new template changes what runs use (pallas/status says it again).
+    if ((want != state_->knowledgeUsedFor || st.launchTemplate != templateBefore) &&
         (!state_->knowledgeFor || *state_->knowledgeFor != want)) {
       state_->knowledgeFor = want;
       state_->wake.notify_all();
@@ -328,6 +366,15 @@ private:
                 {"workspaceTrusted", ctx.workspaceTrusted},
                 {"fallback", loaded.error}};
       }
+      // What runs will use, apart from what the analysis reads (the
+      // interpreter may be started to ask for its JAX: runInterpreterFor
+      // allows it only where the trust rule does).
+      std::string launchTemplate;
+      {
+        std::lock_guard lock(state->mutex);
+        launchTemplate = environment::launchTemplate(state->settings.launchTemplate);
+      }
+      const json runs = environment::runsReadiness(runInterpreterFor(ctx), launchTemplate).toJson();
       {
         if (!ctx.workspaceTrusted)
           info["python"] = std::string("(none executed: ") + kUntrustedRefusal + ")";
@@ -338,6 +385,7 @@ private:
         std::lock_guard lock(state->mutex);
         state->knowledge = info;
         state->knowledgeUsedFor = asked;
+        state->runs = runs;
       }
       std::string text = "JAX knowledge: JAX " + info["jax_version"].get<std::string>() + ", " +
                          info["how"].get<std::string>() + " (" + info["source"].get<std::string>() +
@@ -361,7 +409,14 @@ private:
                                  // Short for status lines; the probe's own words
                                  // (a dlopen error) are for :PallasDoctor.
                                  {"gpu", capability.empty() ? json("no GPU") : gpus[0]["name"]},
-                                 {"gpuDetail", probe.summary()}});
+                                 {"gpuDetail", probe.summary()},
+                                 // What the analysis reads and what runs use,
+                                 // apart (editors/*: "runs: no JAX").
+                                 {"analysis",
+                                  {{"jaxVersion", info["jax_version"]},
+                                   {"how", info["how"]},
+                                   {"source", info["source"]}}},
+                                 {"runs", runs}});
       if (changed)
         reanalyse(*server);
     }
@@ -373,7 +428,10 @@ private:
   }
 
   // ---- code lenses ----
-  static json lenses(const OpenDocument& doc) {
+  // Where the probe found no GPU (and no launch template sends runs to one),
+  // the lenses that run compiled say so: a compare run compares compiled
+  // with interpreted, so it needs one too.
+  static json lenses(const OpenDocument& doc, GpuPresence gpu) {
     json out = json::array();
     static const std::pair<const char*, const char*> kinds[] = {
         {"Run on GPU", "compiled"}, {"Run interpreted", "interpret"}, {"Compare", "compare"}};
@@ -382,6 +440,8 @@ private:
         std::string label = title;
         if (t.entry != t.function)
           label += " (via " + t.entry + ")";
+        if (gpu == GpuPresence::None && std::string_view(mode) != "interpret")
+          label += " (needs a GPU)";
         out.push_back(
             {{"range",
               {{"start", {{"line", t.line}, {"character", 0}}},
@@ -424,9 +484,14 @@ private:
     {
       std::lock_guard lock(state_->mutex);
       const RunnerSettings& st = state_->settings;
-      ExecutionDecision decision = runInterpreterFor(contextLocked(*state_));
+      // The file's own project configuration counts ([tool.pallas-lsp] python).
+      ExecutionDecision decision = runInterpreterFor(contextLocked(*state_, request.file));
       if (decision.python.empty())
-        throw RpcError(ErrorCode::RequestFailed, "pallas.run refused: " + decision.refusal);
+        throw RpcError(ErrorCode::RequestFailed,
+                       "pallas.run refused: " + decision.refusal +
+                           (st.workspaceTrusted ? std::string()
+                                                : " (trust the workspace in your editor to run "
+                                                  "kernels)"));
       if (state_->running)
         throw RpcError(ErrorCode::RequestFailed,
                        "pallas.run refused: a run is already in progress (cancel it first)");
@@ -435,6 +500,9 @@ private:
       // environment), not python3 from PATH.
       request.python = decision.python;
       request.launchTemplate = environment::launchTemplate(st.launchTemplate);
+      // ssh and srun forward only the standard streams: the result comes on
+      // stdout through a template (fd 3 arrives closed).
+      request.resultChannel = gpu::resultChannelFor(request.launchTemplate);
       request.timeout = check::timeoutMilliseconds(st.timeoutSeconds);
       // Diagnostics of the previous run go away when a new one starts.
       state_->runDiagnostics.clear();
@@ -453,10 +521,27 @@ private:
     auto progress = server_.beginProgress(
         title, /*cancellable=*/true, a.contains("workDoneToken") ? a["workDoneToken"] : json());
     gpu::CancelToken cancel;
-    auto task = std::async(std::launch::async, [request, progress, cancel] {
+    // What the program prints, as it prints it (pallas/runOutput), up to a
+    // cap: the whole of it is in the result.
+    LspServer* server = &server_; // the request waits for the task
+    json about{{"entry", request.entry}, {"mode", modeName}};
+    auto task = std::async(std::launch::async, [request, progress, cancel, server, about] {
+      size_t live = 0;
       return gpu::runKernel(
           request,
           [&](const gpu::Progress& p) {
+            if (p.phase == gpu::Phase::Output) {
+              if (live >= kLiveOutputCap)
+                return;
+              std::string text = p.message.substr(0, kLiveOutputCap - live);
+              live += text.size();
+              if (live >= kLiveOutputCap)
+                text += "\n[pallas-lsp: the rest of the output is in the run's result]\n";
+              json params = about;
+              params["text"] = std::move(text);
+              server->endpoint().notify("pallas/runOutput", params);
+              return;
+            }
             if (p.phase == gpu::Phase::Finished)
               return;
             progress->report(p.message.empty() ? gpu::phaseName(p.phase) : p.message,
@@ -590,7 +675,7 @@ private:
                   args[0].value("format", std::string()) == "json";
     std::string python, launchTemplate;
     std::optional<gpu::ProbeResult> probe;
-    json knowledgeInfo;
+    json knowledgeInfo, runs;
     std::string knowledgePath;
     ExecutionDecision decision;
     {
@@ -599,10 +684,11 @@ private:
       // where the trust rule allows.
       decision = runInterpreterFor(contextLocked(*state_));
       python = decision.python.empty() ? std::string("(not executed)") : decision.python;
-      launchTemplate = state_->settings.launchTemplate;
+      launchTemplate = environment::launchTemplate(state_->settings.launchTemplate);
       probe = state_->probe;
       knowledgeInfo = state_->knowledge;
       knowledgePath = state_->knowledgePath;
+      runs = state_->runs;
     }
     if (!probe)
       probe = environment::gpuProbe(); // before the worker got to it
@@ -615,6 +701,7 @@ private:
                     *probe, knowledge::KnowledgeService::shared().table(knowledgePath).get())},
         {"gpu_for_hardware_checks", environment::bestCapability(*probe)},
         {"knowledge", knowledgeInfo},
+        {"runs", runs},
         {"launch_template", environment::launchTemplateText(launchTemplate)}};
     if (asJson)
       return report;
@@ -624,26 +711,38 @@ private:
       return o.is_object() && o.contains(key) && o[key].is_string() ? o[key].get<std::string>()
                                                                     : fallback;
     };
-    std::string text = "pallas-lsp doctor\n\nPython: " + python + "\n";
+    // What runs use and what the analysis reads, apart: they may differ (a
+    // python3 without JAX runs nothing while the bundled table still serves
+    // the analysis).
+    std::string text =
+        "pallas-lsp doctor\n\nRuns (what a kernel run uses):\n  Python: " + python + "\n";
     if (environment.contains("error"))
-      text += "  cannot inspect it: " + environment["error"].dump() + "\n";
+      text += "  JAX: unknown (cannot inspect the interpreter: " +
+              str(environment, "error", environment["error"].dump()) + ")\n";
+    else if (!environment.contains("jax") || !environment["jax"].is_string())
+      text += "  JAX: not installed" +
+              (str(environment, "jax_error", "").empty()
+                   ? std::string()
+                   : " (" + str(environment, "jax_error", "") + ")") +
+              ": runs fail until this interpreter has JAX (set the python setting or "
+              "[tool.pallas-lsp] python)\n";
     else
-      text += "  JAX " + str(environment, "jax", "not installed") + ", jaxlib " +
+      text += "  JAX " + str(environment, "jax") + ", jaxlib " +
               str(environment, "jaxlib", "not installed") + "\n";
+    text += "  launch template: " + report["launch_template"].get<std::string>() + "\n";
+    text += "\nAnalysis (what the findings are decided from):\n  ";
+    if (knowledgeInfo.empty())
+      text += "knowledge being loaded\n";
+    else
+      text += "knowledge of JAX " + str(knowledgeInfo, "jax_version") + ", " +
+              str(knowledgeInfo, "how") + "\n  table: " + str(knowledgeInfo, "source") + "\n" +
+              (str(knowledgeInfo, "fallback", "").empty()
+                   ? std::string()
+                   : "  (bundled table because: " + str(knowledgeInfo, "fallback", "") + ")\n");
     text += "\nGPU (CUDA driver API):\n  " + probe->summary() + "\n";
     std::string cap = environment::bestCapability(*probe);
     text += "  hardware checks (PLS003) for: " +
             (cap.empty() ? std::string("no GPU (off)") : "sm " + cap) + "\n";
-    text += "\nAnalysis knowledge: ";
-    if (knowledgeInfo.empty())
-      text += "being loaded\n";
-    else
-      text += "JAX " + str(knowledgeInfo, "jax_version") + ", " + str(knowledgeInfo, "how") +
-              "\n  table: " + str(knowledgeInfo, "source") +
-              (str(knowledgeInfo, "fallback", "").empty()
-                   ? std::string("\n")
-                   : "\n  (bundled table: " + str(knowledgeInfo, "fallback", "") + ")\n");
-    text += "\nLaunch template: " + report["launch_template"].get<std::string>() + "\n";
     return text;
   }
 

@@ -2,9 +2,11 @@
 // primitives of the knowledge table), which execution paths can run each
 // primitive (compiled Mosaic GPU, interpret=True, GPU interpret mode; the
 // same facts the discharge passes decide from, stated per primitive), and
-// its hardware needs. Inside a `plgpu.inline_mgpu` region it also says
-// whether the region can be rewritten with standard Pallas primitives, or
-// which operation prevents it. Markdown.
+// its hardware needs. On a `plgpu.inline_mgpu` region's decorator, name or
+// calls it also says whether the region can be rewritten with standard
+// Pallas primitives, or which operation prevents it (inside the body it says
+// nothing: the user's other servers answer there). On a launch, and on the
+// expression that decides its path, the launch's path matrix. Markdown.
 #include "LspServer.h"
 #include "pallas/analysis/Rewrite.h"
 #include "pallas/knowledge/KnowledgeService.h"
@@ -55,8 +57,9 @@ bool contains(const analysis::SourceRange& r, const analysis::SourcePos& p) {
 }
 
 // Hover on a finding's site: its headline and details (the same text as the
-// diagnostic, which some editors cut); on a launch: the path it selects and
-// what stops it there.
+// diagnostic, which some editors cut); on a launch, or on the expression that
+// decides its path (Finding::selectedAt: its `interpret=` argument, a
+// caller's argument): the path it selects and what stops it there.
 std::string findingsMarkdown(const std::vector<analysis::Finding>& findings,
                              const std::string& path, const analysis::SourcePos& pos) {
   std::string site, launch;
@@ -66,7 +69,7 @@ std::string findingsMarkdown(const std::vector<analysis::Finding>& findings,
     // Launch locations are where the call starts: its whole first line counts.
     bool onLaunch = f.launch && f.launch->path == path && f.launch->range.start.line == pos.line;
     bool onSelector =
-        f.selectedAt && f.selectedAt->path == path && f.selectedAt->range.start.line == pos.line;
+        f.selectedAt && f.selectedAt->path == path && contains(f.selectedAt->range, pos);
     if ((onLaunch || onSelector) && !f.executionPath.empty()) {
       if (launch.empty())
         launch = "**This launch** " +
@@ -77,6 +80,55 @@ std::string findingsMarkdown(const std::vector<analysis::Finding>& findings,
     }
   }
   return site + launch;
+}
+
+// The launches whose path the expression at `pos` decides: the launch's own
+// `interpret=` argument (LaunchPaths::selectedAt), and the launches of the
+// findings whose path a value there selects (a caller's argument).
+bool decidesPathOf(const analysis::LaunchPaths& l, const std::vector<analysis::Finding>& findings,
+                   const std::string& path, const analysis::SourcePos& pos) {
+  if (l.selectedAt && l.selectedAt->path == path && contains(l.selectedAt->range, pos))
+    return true;
+  for (const analysis::Finding& f : findings)
+    if (f.selectedAt && f.launch && f.selectedAt->path == path &&
+        contains(f.selectedAt->range, pos) && f.launch->path == l.launch.path &&
+        f.launch->range.start == l.launch.range.start)
+      return true;
+  return false;
+}
+
+// A launch's path matrix, one line per path (hover windows are narrow; a
+// table wraps into raw pipes).
+std::string matrixMarkdown(const analysis::LaunchPaths& l, bool named) {
+  std::string matrix = named ? "**Paths that can run the launch at line " +
+                                   std::to_string(l.launch.range.start.line + 1) + ":**\n\n"
+                             : std::string("**Paths that can run this launch:**\n\n");
+  for (const analysis::LaunchPathVerdict& v : l.paths) {
+    std::string name = v.path == "compiled_sm90a"    ? "compiled, Hopper (sm_90a)"
+                       : v.path == "compiled_sm100a" ? "compiled, Blackwell (sm_100a)"
+                       : v.path == "interpret"       ? "`interpret=True`"
+                                                     : "GPU interpret mode";
+    matrix += "- " + name + ": " + v.verdict;
+    if (v.verdict != "yes" && !v.primitive.empty())
+      matrix += " (`" + v.primitive + "`" +
+                (v.at ? " line " + std::to_string(v.at->range.start.line + 1) : "") + ": " +
+                analysis::shortened(v.error, 160) + ")";
+    matrix += "\n";
+  }
+  if (l.smem) {
+    matrix += "\n**Shared memory:** " + l.smem->summary + " (limit: " + l.smem->limitSource + ")\n";
+    std::string targets;
+    for (const auto& [label, bytes] : l.smem->targetLimits) {
+      long long over = l.smem->total - bytes;
+      targets += (targets.empty() ? "" : "; ") + label + " " + std::to_string(bytes) + " B" +
+                 (over > 0 ? " (" + std::string(l.smem->unknown.empty() ? "" : "at least ") +
+                                 std::to_string(over) + " B over)"
+                           : "");
+    }
+    if (!targets.empty())
+      matrix += "\n**Limit per target GPU:** " + targets + " (" + l.smem->targetLimitSource + ")\n";
+  }
+  return matrix;
 }
 
 // From the document's snapshot of the version the hover refers to: the
@@ -107,6 +159,7 @@ std::optional<json> hover(LspServer& server, const json& params, const RequestCo
 
   std::string markdown = findingsMarkdown(*snapshot->findings, path, pos);
   std::optional<analysis::SourceRange> range;
+  bool onLaunch = false;
   if (auto api = analysis::innermostApiAt(facts.apis, pos)) {
     auto kb = knowledge::KnowledgeService::shared().table(facts.knowledgePath);
     std::string apiFacts =
@@ -115,7 +168,7 @@ std::optional<json> hover(LspServer& server, const json& params, const RequestCo
       markdown += (markdown.empty() ? "" : "\n---\n\n") + apiFacts;
       range = api->range;
     }
-    // On a launch: its path matrix, one line per path.
+    // On a launch: its path matrix.
     // Computed on the first hover of this version that needs them (the
     // passes over every launch: seconds on a 10k-line module).
     const std::vector<analysis::LaunchPaths>& launches =
@@ -123,42 +176,33 @@ std::optional<json> hover(LspServer& server, const json& params, const RequestCo
     for (const analysis::LaunchPaths& l : launches) {
       if (l.launch.range.start.line != api->range.start.line)
         continue;
-      std::string matrix = "**Paths that can run this launch:**\n\n";
-      for (const analysis::LaunchPathVerdict& v : l.paths) {
-        std::string name = v.path == "compiled_sm90a"    ? "compiled, Hopper (sm_90a)"
-                           : v.path == "compiled_sm100a" ? "compiled, Blackwell (sm_100a)"
-                           : v.path == "interpret"       ? "`interpret=True`"
-                                                         : "GPU interpret mode";
-        matrix += "- " + name + ": " + v.verdict;
-        if (v.verdict != "yes" && !v.primitive.empty()) {
-          std::string error = v.error.size() > 120 ? v.error.substr(0, 117) + "..." : v.error;
-          matrix += " (`" + v.primitive + "`" +
-                    (v.at ? " line " + std::to_string(v.at->range.start.line + 1) : "") + ": " +
-                    error + ")";
-        }
-        matrix += "\n";
-      }
-      if (l.smem) {
-        matrix +=
-            "\n**Shared memory:** " + l.smem->summary + " (limit: " + l.smem->limitSource + ")\n";
-        std::string targets;
-        for (const auto& [label, bytes] : l.smem->targetLimits) {
-          long long over = l.smem->total - bytes;
-          targets += (targets.empty() ? "" : "; ") + label + " " + std::to_string(bytes) + " B" +
-                     (over > 0 ? " (" + std::string(l.smem->unknown.empty() ? "" : "at least ") +
-                                     std::to_string(over) + " B over)"
-                               : "");
-        }
-        if (!targets.empty())
-          matrix +=
-              "\n**Limit per target GPU:** " + targets + " (" + l.smem->targetLimitSource + ")\n";
-      }
-      markdown += (markdown.empty() ? "" : "\n---\n\n") + matrix;
+      markdown += (markdown.empty() ? "" : "\n---\n\n") + matrixMarkdown(l, false);
       range = api->range;
+      onLaunch = true;
       break;
     }
   }
-  if (const HoverFacts::Region* region = facts.regionAt(pos)) {
+  // On the expression that decides a launch's path (its `interpret=` written
+  // lines below the call, or a caller's argument): the matrices of the
+  // launches it decides. Only on a line that spells `interpret` or where a
+  // finding's path is selected, so a hover elsewhere computes no matrix.
+  bool mayDecide = lineText.find("interpret") != std::string_view::npos;
+  for (const analysis::Finding& f : *snapshot->findings)
+    mayDecide |= f.selectedAt && f.selectedAt->path == path && contains(f.selectedAt->range, pos);
+  if (!onLaunch && mayDecide) {
+    const std::vector<analysis::LaunchPaths>& launches =
+        facts.memo->launches([&] { return server.project().launchPaths(path); });
+    for (const analysis::LaunchPaths& l : launches) {
+      if (!decidesPathOf(l, *snapshot->findings, path, pos))
+        continue;
+      markdown += (markdown.empty() ? "" : "\n---\n\n") + matrixMarkdown(l, true);
+      if (l.selectedAt && l.selectedAt->path == path && contains(l.selectedAt->range, pos))
+        range = l.selectedAt->range;
+    }
+  }
+  // On an inline_mgpu region's decorator, name or calls (not on every token
+  // of its body): whether the rewrite can replace it.
+  if (const HoverFacts::Region* region = facts.regionSpelledAt(pos)) {
     analysis::RewriteResult rewrite = facts.memo->rewrite(region->decorator, [&] {
       return analysis::rewriteInlineMgpu(server.project(), path, region->decorator);
     });

@@ -304,6 +304,22 @@ private:
       mapped["range"] = cell->second;
       if (mapped.contains("message") && mapped["message"].is_string())
         mapped["message"] = retellLines(nb, mapped["message"].get<std::string>());
+      // Runs execute files: no run fix in a notebook's data either.
+      if (mapped.contains("data") && mapped["data"].is_object() &&
+          mapped["data"].contains("fixes") && mapped["data"]["fixes"].is_array()) {
+        json fixes = json::array();
+        for (json& fix : mapped["data"]["fixes"])
+          if (!(fix.is_object() && fix.contains("command") && fix["command"].is_object() &&
+                fix["command"].value("command", "") == "pallas.run"))
+            fixes.push_back(std::move(fix));
+        mapped["data"]["fixes"] = std::move(fixes);
+      }
+      // The call chain is data, not message text: its module lines too.
+      if (mapped.contains("data") && mapped["data"].is_object() &&
+          mapped["data"].contains("callChain") && mapped["data"]["callChain"].is_array())
+        for (json& hop : mapped["data"]["callChain"])
+          if (hop.is_string())
+            hop = retellLines(nb, hop.get<std::string>());
       if (mapped.contains("relatedInformation") && mapped["relatedInformation"].is_array())
         for (json& r : mapped["relatedInformation"]) {
           if (r.contains("location"))
@@ -419,13 +435,15 @@ private:
     auto where = cellWhere(uri);
     if (nb == notebooks_.end() || !where)
       return json(nullptr); // closed while the request ran
-    // Runs execute files: a notebook's module is not one on disk.
-    if (method == "textDocument/codeLens" && result.is_array()) {
+    // Runs execute files: a notebook's module is not one on disk (no run
+    // lenses, and no "Run ... now" code actions, which failed there).
+    if ((method == "textDocument/codeLens" || method == "textDocument/codeAction") &&
+        result.is_array()) {
       json kept = json::array();
-      for (json& lens : result)
-        if (!(lens.contains("command") && lens["command"].is_object() &&
-              lens["command"].value("command", "") == "pallas.run"))
-          kept.push_back(std::move(lens));
+      for (json& item : result)
+        if (!(item.contains("command") && item["command"].is_object() &&
+              item["command"].value("command", "") == "pallas.run"))
+          kept.push_back(std::move(item));
       result = std::move(kept);
     }
     mapResult(nb->second, where->span, result);

@@ -13,18 +13,13 @@ using protocol::json;
 
 std::string diagnosticMessage(const analysis::Finding& f) {
   // The headline first: virtual text and one-line displays show only it.
+  // The path, the call chain and the JAX version are not repeated here: the
+  // headline names the path, the message the JAX version, and `data`
+  // (executionPath, callChain, jaxVersion) and relatedInformation carry them
+  // (a 761-character message was mostly such repeats).
   std::string m = analysis::headline(f);
   if (m != f.message)
     m += "\n" + f.message;
-  if (!f.executionPath.empty())
-    m += "\nexecution path: " + f.executionPath;
-  if (!f.callChain.empty()) {
-    m += "\ncall chain: ";
-    for (size_t i = 0; i < f.callChain.size(); ++i)
-      m += (i ? " -> " : "") + f.callChain[i];
-  }
-  if (!f.jaxVersion.empty())
-    m += "\n(JAX " + f.jaxVersion + ")";
   return m;
 }
 
@@ -157,8 +152,6 @@ json DiagnosticConverter::mergedDiagnostic(const std::vector<const analysis::Fin
         fixes.push_back(fix);
     }
   }
-  if (!first.jaxVersion.empty())
-    message += "\n(JAX " + first.jaxVersion + ")";
   d["message"] = message;
   d["severity"] = severity;
   if (!related.empty())
@@ -172,12 +165,14 @@ json DiagnosticConverter::selectionHint(const analysis::Finding& f) {
   // The line that selects the failing path gets its own hint, since most
   // editors (Neovim among them) do not show relatedInformation.
   std::string message = hintMessage(f);
-  return json{{"range", range(f.selectedAt->path, f.selectedAt->range)},
-              {"severity", static_cast<int>(analysis::Severity::Hint)},
-              {"code", f.code},
-              {"source", kDiagnosticSource},
-              {"message", message},
-              {"data", {{"selects", true}, {"site", location(f.location)}}}};
+  return json{
+      {"range", range(f.selectedAt->path, f.selectedAt->range)},
+      {"severity", static_cast<int>(analysis::Severity::Hint)},
+      {"code", f.code},
+      {"source", kDiagnosticSource},
+      {"message", message},
+      {"data",
+       {{"selects", true}, {"site", location(f.location)}, {"executionPath", f.executionPath}}}};
 }
 
 std::vector<DiagnosticConverter::Item>

@@ -65,8 +65,9 @@ std::shared_ptr<const HoverFacts> LspServer::hoverFacts(const std::string& path,
     if (site.api == "plgpu.inline_mgpu") {
       if (!lines)
         lines.emplace(text);
-      facts->regions.push_back(
-          HoverFacts::Region{inlineRegionExtent(*lines, site.range.start), site.range.start});
+      analysis::SourceRange extent = inlineRegionExtent(*lines, site.range.start);
+      facts->regions.push_back(HoverFacts::Region{
+          extent, site.range.start, inlineRegionSpots(*lines, site.range.start, extent)});
     }
   return facts;
 }

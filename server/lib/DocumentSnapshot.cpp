@@ -16,6 +16,14 @@ const HoverFacts::Region* HoverFacts::regionAt(analysis::SourcePos pos) const {
   return best;
 }
 
+const HoverFacts::Region* HoverFacts::regionSpelledAt(analysis::SourcePos pos) const {
+  const Region* best = nullptr;
+  for (const Region& r : regions)
+    if (r.spots.answersAt(pos) && (!best || best->extent.start < r.extent.start))
+      best = &r;
+  return best;
+}
+
 const std::vector<analysis::LaunchPaths>&
 HoverFacts::Memo::launches(const std::function<std::vector<analysis::LaunchPaths>()>& compute) {
   std::lock_guard lock(mutex_);

@@ -10,6 +10,7 @@
 // newer one replaces it in the store.
 #pragma once
 
+#include "InlineRegions.h"
 #include "pallas/analysis/Finding.h"
 #include "pallas/analysis/Project.h"
 #include "pallas/analysis/Rewrite.h"
@@ -39,11 +40,15 @@ struct HoverFacts {
   struct Region {                    // each plgpu.inline_mgpu region
     analysis::SourceRange extent;    // the decorator to the body's last line
     analysis::SourcePos decorator;   // where the rewrite looks the region up
+    InlineRegionSpots spots;         // its decorator, name and calls
   };
   std::vector<Region> regions;
   std::string knowledgePath; // the table the passes decided from ("": bundled)
   // The innermost region whose extent contains `pos`; nullptr when none.
   const Region* regionAt(analysis::SourcePos pos) const;
+  // The region whose decorator, name or call is at `pos` (the hover answers
+  // there, not inside the body); nullptr when none.
+  const Region* regionSpelledAt(analysis::SourcePos pos) const;
 
   // Computed at most once per version, by whichever hover asks first.
   class Memo {

@@ -1,9 +1,11 @@
 #include "FindingsPipeline.h"
 
+#include "RunnerEntries.h"
 #include "config/Config.h"
 #include "config/SkippedFile.h"
 #include "pallas/analysis/Rewrite.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -57,6 +59,7 @@ FindingsPipeline::findingsUnlessStopped(const std::string& path,
   // GPU interpret mode is never offered until the knowledge table can say,
   // per kernel, that it runs everything the kernel reaches (docs/fixes.md).
   analysis::attachFixes(project_, path, all, &fixCache_);
+  runWhatTheLensesRun(all);
   return applyPolicies(std::move(all));
 }
 
@@ -82,7 +85,41 @@ std::vector<analysis::Finding>
 FindingsPipeline::withFixes(const std::string& path,
                             std::vector<analysis::Finding> analysed) const {
   analysis::attachFixes(project_, path, analysed, &fixCache_);
+  runWhatTheLensesRun(analysed);
   return applyPolicies(std::move(analysed));
+}
+
+void FindingsPipeline::runWhatTheLensesRun(std::vector<analysis::Finding>& findings) const {
+  // "Run on GPU now" names the function around the launch, which may take
+  // arguments (the runner then fails with EntryTakesArguments, issue 35):
+  // it runs what the run lenses run instead (RunnerEntries.h), the function
+  // itself or the entry that calls it ("via main"), and is dropped where no
+  // entry runs it. Code actions and the diagnostics' data agree.
+  std::map<std::string, std::vector<runner::RunTarget>> targets; // per file
+  for (analysis::Finding& f : findings) {
+    std::vector<analysis::Fix> kept;
+    for (analysis::Fix& fix : f.fixes) {
+      if (fix.run) {
+        auto [it, fresh] = targets.try_emplace(fix.run->path);
+        if (fresh && text_)
+          if (std::optional<std::string> text = text_(fix.run->path))
+            it->second = runner::findRunTargets(*text);
+        const std::string function = fix.run->entry;
+        auto target =
+            std::find_if(it->second.begin(), it->second.end(),
+                         [&](const runner::RunTarget& t) { return t.function == function; });
+        if (target == it->second.end())
+          continue;
+        if (target->entry != function) {
+          fix.run->entry = target->entry;
+          if (size_t at = fix.title.find("(" + function + ","); at != std::string::npos)
+            fix.title.replace(at + 1, function.size(), target->entry);
+        }
+      }
+      kept.push_back(std::move(fix));
+    }
+    f.fixes = std::move(kept);
+  }
 }
 
 void FindingsPipeline::keepLaunchResults(const std::string& path,

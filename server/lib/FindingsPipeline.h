@@ -89,6 +89,8 @@ public:
   void forget(const std::string& path);
 
 private:
+  // Run suggestions run the entry the run lenses run, or go (see the .cpp).
+  void runWhatTheLensesRun(std::vector<analysis::Finding>& findings) const;
   // Configuration, `# pallas-lsp: ignore` comments and the client's
   // selection, per file the findings are in.
   std::vector<analysis::Finding> applyPolicies(std::vector<analysis::Finding> all) const;

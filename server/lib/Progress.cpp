@@ -39,9 +39,16 @@ std::shared_ptr<Progress> LspServer::beginProgress(const std::string& title, boo
   if (workDoneToken.is_string() || workDoneToken.is_number_integer()) {
     // The client made the token and shows the progress its own way (one
     // notification with its cancel button): no window/workDoneProgress/create.
-    progress->token_ = workDoneToken.dump();
+    progress->token_ =
+        workDoneToken.is_string() ? workDoneToken.get<std::string>() : workDoneToken.dump();
     progress->wireToken_ = workDoneToken;
     progress->state_ = Progress::State::Ready;
+    // Its cancel (window/workDoneProgress/cancel) stops the work and the
+    // request still answers: a cancelled run keeps what it printed.
+    {
+      std::lock_guard lock(progressMutex_);
+      progress_[progress->token_] = progress;
+    }
     progress->send(json{{"kind", "begin"}, {"title", title}, {"cancellable", cancellable}});
     return progress;
   }

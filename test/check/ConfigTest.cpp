@@ -82,7 +82,7 @@ TEST(Config, ErrorsNameFileLineAndColumn) {
   EXPECT_EQ(
       errorOf("[tool.pallas-lsp]\nselect = [\"PLS001\", \"E501\"]\n"),
       "/p/pyproject.toml:2:21: tool.pallas-lsp.select: unknown rule selector 'E501' (known: ALL, "
-      "PLS001-PLS010 and their prefixes)");
+      "PLS001-PLS011 and their prefixes)");
   EXPECT_NE(errorOf("[tool.pallas-lsp]\nselct = []\n")
                 .find("pyproject.toml:2:1: unknown key 'tool.pallas-lsp.selct'"),
             std::string::npos);

@@ -97,7 +97,7 @@ TEST(TextOutput, LinesAndSummary) {
       "/elsewhere/w.py:1:1: warning[PLS003] inline_mgpu_p does not support discharge, 100% sure: "
       "a,b\n"
       "Found 1 error and 1 warning.\n"
-      "No fixes available (1 hidden fixes can be enabled with the `--unsafe-fixes` option).\n");
+      "No fixes available (1 hidden fix can be enabled with the `--unsafe-fixes` option).\n");
   report.quiet = true;
   EXPECT_EQ(render(OutputFormat::Text, report).find("Found"), std::string::npos);
   report.quiet = false;

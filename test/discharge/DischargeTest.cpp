@@ -281,7 +281,11 @@ def run(x):
   std::vector<std::string> related;
   for (const RelatedInfo& r : fs[0].related)
     related.push_back(written(r.location.range));
-  EXPECT_EQ(related, (std::vector<std::string>{"pl.pallas_call", "kernel", "stage"}));
+  // The path is selected where the user wrote it: the interpret= argument
+  // (issue 35), which selectedAt carries for the editors' hint and fixes.
+  EXPECT_EQ(related, (std::vector<std::string>{"interpret=True", "kernel", "stage"}));
+  ASSERT_TRUE(fs[0].selectedAt);
+  EXPECT_EQ(written(fs[0].selectedAt->range), "interpret=True");
 }
 
 TEST_F(Discharge, RunTimeInterpretIsAWarning) {
@@ -336,7 +340,10 @@ def env_run(x):
   // Every caller leaves the default: compiled only, nothing to report.
   std::string fast = body;
   fast.replace(fast.find("mode=\"debug\""), 12, "mode=\"fast\"");
-  fast.replace(fast.find("mode=os.environ[\"MODE\"]"), 24, "mode=\"check\"");
+  // (23 characters: replacing 24 ate the call's `)`, a syntax error that
+  // PLS011 now reports.)
+  const std::string fromEnv = "mode=os.environ[\"MODE\"]";
+  fast.replace(fast.find(fromEnv), fromEnv.size(), "mode=\"check\"");
   EXPECT_TRUE(check(fast).empty());
 }
 

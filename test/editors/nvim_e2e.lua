@@ -102,10 +102,16 @@ local function main()
   vim.opt.runtimepath:prepend(root .. "/editors/nvim")
   vim.cmd("filetype on")
 
+  -- A user who likes virtual text (0.11 turns it off by default): the
+  -- plugin shows only each diagnostic's first line there (issue 35).
+  vim.diagnostic.config({ virtual_text = true })
   local attached
   require("pallas_lsp").setup({
     cmd = { bin, "serve", "--stdio" },
     settings = { python = python, logLevel = "info" },
+    -- The test's own copy of the project: its runs may run (trust.lua;
+    -- nvim_trust.lua checks what happens in a folder that is not trusted).
+    trusted_folders = { vim.fn.fnamemodify(kernel, ":p:h") },
     on_attach = function(client, bufnr)
       attached = { client = client, bufnr = bufnr }
     end,
@@ -204,6 +210,63 @@ local function main()
   end
   out("ok: headline and launch hint: " .. hint[1].message)
 
+  -- Issue 35: the message does not repeat what data and relatedInformation
+  -- carry, and virtual text shows the first line only.
+  if found[1].message:find("call chain:", 1, true) or found[1].message:find("execution path:", 1, true) then
+    fail("the message repeats the call chain / path: " .. found[1].message)
+  end
+  local virtual = {}
+  -- Every namespace that may hold it: named ones, and the ones vim.diagnostic
+  -- makes for each diagnostic namespace (anonymous on 0.7: user_data.*_ns).
+  local function namespaces()
+    local seen = {}
+    for _, id in pairs(vim.api.nvim_get_namespaces()) do
+      seen[id] = true
+    end
+    for _, d in ipairs(vim.diagnostic.get(buf)) do
+      for _, id in pairs((vim.diagnostic.get_namespace(d.namespace) or {}).user_data or {}) do
+        if type(id) == "number" then
+          seen[id] = true
+        end
+      end
+    end
+    return vim.tbl_keys(seen)
+  end
+  local ok_wait = vim.wait(15000, function()
+    virtual = {}
+    for _, ns in ipairs(namespaces()) do
+      local read, marks = pcall(vim.api.nvim_buf_get_extmarks, buf, ns, 0, -1, { details = true })
+      for _, mark in ipairs(read and marks or {}) do
+        local details = mark[4] or {}
+        if mark[2] == marker and details.virt_text then
+          local textline = ""
+          for _, chunk in ipairs(details.virt_text) do
+            textline = textline .. chunk[1]
+          end
+          table.insert(virtual, textline)
+        end
+      end
+    end
+    return #virtual > 0
+  end, 50)
+  if not ok_wait then
+    local dump = {}
+    for _, ns in ipairs(namespaces()) do
+      local read, marks = pcall(vim.api.nvim_buf_get_extmarks, buf, ns, 0, -1, { details = true })
+      for _, mark in ipairs(read and marks or {}) do
+        table.insert(dump, ns .. " " .. vim.inspect(mark))
+      end
+    end
+    fail("no virtual text at line " .. (marker + 1) .. ": " .. table.concat(dump, "\n") .. "\nconfig: "
+      .. vim.inspect(vim.diagnostic.config()))
+  end
+  local joined_virtual = table.concat(virtual, " | ")
+  if not joined_virtual:find(want, 1, true) or joined_virtual:find("\n", 1, true)
+    or joined_virtual:find("will raise", 1, true) then
+    fail("virtual text is the headline only: " .. vim.inspect(virtual))
+  end
+  out("ok: virtual text shows the headline only: " .. joined_virtual)
+
   -- Hover: null where pallas-lsp knows nothing (other servers' hovers stay),
   -- the finding on its site, the selected path on the launch.
   local function hover(line, needle)
@@ -236,6 +299,21 @@ local function main()
   end
   out("ok: hover null on jnp.arange, finding on the call, path on the launch")
 
+  -- Issue 35: the region's hover stands on its decorator, its name and its
+  -- call; inside its body the user's other servers answer.
+  local body = hover((line_of(buf, "load_strided")), "load_strided")
+  if body ~= nil then
+    fail("hover inside the region's body should be null, got " .. vim.inspect(body))
+  end
+  for _, spot in ipairs({ { line_of(buf, "def double"), "double" }, { line_of(buf, "@plgpu.inline_mgpu"), "inline_mgpu" },
+    { marker, "double(x_ref" } }) do
+    local shown = hover(spot[1], spot[2])
+    if not (shown and shown.contents.value:find("inline_mgpu` region:", 1, true)) then
+      fail(("hover on %q (line %d) should say what the region is: %s"):format(spot[2], spot[1] + 1, vim.inspect(shown)))
+    end
+  end
+  out("ok: region hover on its decorator, name and call; none inside its body")
+
   if not skipped("run") then
     -- An unsaved edit, then a run as a code lens starts it: the plugin saves
     -- first, so the run's frames are the lines on screen.
@@ -263,6 +341,12 @@ local function main()
     if not run_text:find("NotImplementedError: inline_mgpu_p does not support discharge", 1, true)
       or run_text:find("^{") or run_text:find("%[\"") then
       fail("the run buffer shows the failure as text: " .. run_text)
+    end
+    -- Issue 35: the error once above the frames (it was printed twice).
+    local above_frames = run_text:gsub("\nframes %(quickfix list.*", "")
+    local _, times = above_frames:gsub("inline_mgpu_p does not support discharge", "")
+    if times ~= 1 then
+      fail(("the run buffer says the error %d times: %s"):format(times, run_text))
     end
     -- The user's frames, at the lines of the text on screen (the edit moved
     -- them down one): the launch in run() (JAX hides the kernel's own frames).
@@ -300,10 +384,112 @@ local function main()
     end
     out("ok: :PallasCompare (no argument) progress echoed, :PallasCancel cancelled it")
 
+    -- Issue 35: :PallasRun with no mode runs the mode that can run here
+    -- (interpret where the probe finds no GPU and no template sends runs away).
+    wait("pallas/status", 120000, function()
+      return require("pallas_lsp").status[client.id] ~= nil
+    end)
+    local gpus_seen = require("pallas_lsp").status[client.id].gpus
+    local expected_mode = (type(gpus_seen) == "table" and #gpus_seen == 0) and "interpret" or "compiled"
+    vim.api.nvim_win_set_cursor(0, { launch_line + 1, 4 })
+    vim.cmd("PallasRun")
+    if not echoed_matching("pallas%-lsp: " .. expected_mode .. " run of run started") then
+      fail(":PallasRun with no mode should start a " .. expected_mode .. " run: " .. vim.inspect(echoed))
+    end
+    wait("the default-mode run to end", 240000, function()
+      return commands.current_run == nil
+    end)
+    out("ok: :PallasRun with no mode ran " .. expected_mode)
+
+    -- Issue 35: what a run prints shows in the run buffer while it runs.
+    local dir = vim.fn.fnamemodify(kernel, ":p:h")
+    local go = dir .. "/go"
+    local printing = dir .. "/printing.py"
+    vim.fn.writefile(vim.split(([[
+import os
+import time
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+
+def add_one(x_ref, o_ref):
+  o_ref[...] = x_ref[...] + 1.0
+
+
+def main():
+  print("step 1 of 2", flush=True)
+  for _ in range(600):
+    if os.path.exists(%q):
+      break
+    time.sleep(0.1)
+  x = jnp.ones((128,), jnp.float32)
+  y = pl.pallas_call(add_one, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
+  print("step 2 of 2", flush=True)
+  return y
+]]):format(go), "\n"), printing)
+    vim.cmd("edit " .. vim.fn.fnameescape(printing))
+    local pbuf = vim.api.nvim_get_current_buf()
+    wait("the client on printing.py", 15000, function()
+      return #require("pallas_lsp.compat").clients(pbuf, "pallas_lsp") > 0
+    end)
+    vim.lsp.commands["pallas.run"]({ command = "pallas.run",
+      arguments = { { uri = vim.uri_from_bufnr(pbuf), entry = "main", mode = "interpret" } } },
+      { client_id = client.id, bufnr = pbuf })
+    local function run_buffer_text()
+      local b = vim.fn.bufnr("pallas://run")
+      return b == -1 and "" or table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), "\n")
+    end
+    wait("step 1 in the run buffer while the run runs", 120000, function()
+      return run_buffer_text():find("step 1 of 2", 1, true) ~= nil
+    end)
+    if commands.current_run == nil or run_buffer_text():find("step 2 of 2", 1, true) then
+      fail("the output arrived only at the end: " .. run_buffer_text())
+    end
+    vim.fn.writefile({}, go)
+    wait("the printing run to end", 240000, function()
+      return commands.current_run == nil
+    end)
+    if not run_buffer_text():find("main (interpret): succeeded", 1, true) or not run_buffer_text():find("step 2 of 2", 1, true) then
+      fail("the printing run's result: " .. run_buffer_text())
+    end
+    out("ok: a run's output shows in pallas://run while it runs")
+    vim.cmd("buffer " .. buf)
+    vim.cmd("only")
+
     -- The saved edit moved the finding down a line: take it from there.
     wait("PLS001 on the moved line", DIAGNOSTIC_TIMEOUT_MS, function()
       found = pls001(vim.diagnostic.get(buf))
       return #found == 1 and found[1].lnum == marker
+    end)
+  end
+
+  -- Issue 35: a syntax error (a call left open while typing) is reported
+  -- where it is, and the launch it does not touch keeps its finding.
+  do
+    local run_line = line_of(buf, "def run(")
+    vim.api.nvim_buf_set_lines(buf, run_line, run_line, false, { "def helper(x):", "  z = jnp.exp(", "  return x", "", "" })
+    local syntax
+    wait("PLS011 beside the kept PLS001", DIAGNOSTIC_TIMEOUT_MS, function()
+      syntax = vim.tbl_filter(function(d)
+        return tostring(d.code) == "PLS011"
+      end, vim.diagnostic.get(buf))
+      return #syntax > 0 and #pls001(vim.diagnostic.get(buf)) == 1
+    end)
+    if syntax[1].lnum < run_line or syntax[1].lnum > run_line + 2 or syntax[1].severity ~= vim.diagnostic.severity.ERROR then
+      fail("PLS011 at the open call (lines " .. (run_line + 1) .. "-" .. (run_line + 3) .. "): " .. vim.inspect(syntax))
+    end
+    if pls001(vim.diagnostic.get(buf))[1].lnum ~= marker then
+      fail("the kernel's PLS001 moved or went: " .. vim.inspect(vim.diagnostic.get(buf)))
+    end
+    out(("ok: PLS011 at line %d (%s), PLS001 kept"):format(syntax[1].lnum + 1, syntax[1].message:gsub("\n.*", "")))
+    vim.api.nvim_buf_set_lines(buf, run_line, run_line + 5, false, {})
+    wait("PLS011 to go once the line is removed", DIAGNOSTIC_TIMEOUT_MS, function()
+      local left = vim.tbl_filter(function(d)
+        return tostring(d.code) == "PLS011"
+      end, vim.diagnostic.get(buf))
+      found = pls001(vim.diagnostic.get(buf))
+      return #left == 0 and #found == 1
     end)
   end
 
@@ -434,6 +620,48 @@ local function main()
     fail("status line: " .. line)
   end
   out("ok: status line: " .. line)
+
+  -- Issue 35: an interpreter without JAX. The status line and the doctor say
+  -- what runs will use apart from what the analysis reads.
+  local function set_setting(key, value)
+    for _, all in ipairs({ client.config.settings, client.settings or {} }) do
+      for _, section in ipairs({ "pallasLsp", "pallas-lsp" }) do
+        if type(all[section]) == "table" then
+          all[section][key] = value
+        end
+      end
+    end
+    require("pallas_lsp.compat").notify(client, "workspace/didChangeConfiguration",
+      { settings = { pallasLsp = client.config.settings.pallasLsp } })
+  end
+  local nojax = vim.fn.fnamemodify(kernel, ":p:h") .. "/nojax/python"
+  vim.fn.mkdir(vim.fn.fnamemodify(nojax, ":h"), "p")
+  -- A real Python that cannot import jax: without site-packages (-S).
+  vim.fn.writefile({ "#!/bin/sh", "exec " .. vim.fn.exepath("python3") .. " -S \"$@\"" }, nojax)
+  vim.fn.setfperm(nojax, "rwxr-xr-x")
+  require("pallas_lsp").status[client.id] = nil
+  set_setting("python", nojax)
+  wait("pallas/status for the interpreter without JAX", 120000, function()
+    local st = require("pallas_lsp").status[client.id]
+    return st and type(st.runs) == "table" and st.runs.state == "no-jax"
+  end)
+  local nojax_line = require("pallas_lsp").statusline(buf)
+  if not nojax_line:find("analysis JAX %d") or not nojax_line:find("runs: no JAX", 1, true) or #nojax_line > 60 then
+    fail("the status line says what runs use apart: " .. nojax_line)
+  end
+  vim.cmd("PallasDoctor")
+  local nojax_doctor
+  wait(":PallasDoctor for the interpreter without JAX", 60000, function()
+    local b = vim.fn.bufnr("pallas://doctor")
+    nojax_doctor = b == -1 and "" or table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), "\n")
+    return nojax_doctor:find(nojax, 1, true) ~= nil
+  end)
+  if not nojax_doctor:find("JAX: not installed", 1, true) or not nojax_doctor:find("Analysis (what the findings are decided from):", 1, true)
+    or not nojax_doctor:find("knowledge of JAX %d") then
+    fail(":PallasDoctor says runs and analysis apart: " .. nojax_doctor)
+  end
+  set_setting("python", python_before)
+  out("ok: no JAX for runs: " .. nojax_line)
 
   -- Issue 15: a compare run's heat map in the run buffer. The compiled side
   -- needs a GPU, which cannot exist here; its stand-in is Mosaic GPU's own

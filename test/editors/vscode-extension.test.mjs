@@ -221,6 +221,54 @@ test('runResult: severity from the status, a short headline, the whole report', 
   assert.match(compared, /compare out\[0\]: max \|compiled - interpret\| 0\.2500, max rel 0\.2000; worst element \[1, 0\]: compiled 1\.25, interpret 1, \|diff\| 0\.25, relative 0\.2\n/);
 });
 
+test('runResult: a failure headline spends its room on the reason, not on paths (issue 35)', () => {
+  const args = { uri: 'file:///p/k.py', entry: 'run', mode: 'interpret' };
+  const deep = '/home/someone/projects/a-rather-long-project-name/src/kernels/attention/flash';
+  // A setup error (JAX not importable): the run's message starts with the file's path.
+  const notFound = {
+    status: 'failed', file: `${deep}/kernel.py`, entry: 'run', mode: 'interpret',
+    message: `${deep}/kernel.py::run (interpret) could not start: JaxNotFound: ${deep}/.venv/bin/python cannot import jax`,
+    setup_error: { type: 'JaxNotFound', message: `the interpreter ${deep}/.venv/bin/python cannot import jax (No module named 'jax')` },
+    modes: [],
+  };
+  const headline = runHeadline(args, notFound);
+  assert.ok(headline.length <= 100, headline);
+  assert.match(headline, /^Pallas: run \(interpret\) failed: JaxNotFound: the interpreter python cannot import jax/);
+  assert.doesNotMatch(headline, /\/home\//);
+  // No error objects: the run's message without the "<file>::<entry> (<mode>)" it starts with.
+  const crashed = { status: 'crashed', file: `${deep}/kernel.py`, entry: 'run', mode: 'interpret',
+    message: `${deep}/kernel.py::run (interpret) the Python process was killed by SIGKILL` };
+  assert.match(runHeadline(args, crashed), /^Pallas: run \(interpret\) crashed: the Python process was killed by SIGKILL$/);
+  assert.equal(runHeadline(args, { status: 'cancelled', message: 'x was cancelled' }), 'Pallas: run (interpret) cancelled');
+});
+
+const { describeJax } = require(join(out, 'statusText.js'));
+
+test('describeJax: what runs use apart from what the analysis reads (issue 35)', () => {
+  assert.equal(describeJax({ jaxVersion: '0.10.2' }), 'JAX 0.10.2');
+  const analysis = { jaxVersion: '0.10.2', how: 'bundled' };
+  assert.equal(describeJax({ jaxVersion: '0.10.2', analysis, runs: { state: 'ready', jaxVersion: '0.10.2' } }), 'JAX 0.10.2');
+  assert.equal(describeJax({ jaxVersion: '0.10.2', analysis, runs: { state: 'no-jax', python: 'python3' } }),
+    'analysis JAX 0.10.2 · runs: no JAX');
+  assert.equal(describeJax({ analysis, runs: { state: 'ready', jaxVersion: '0.9.0' } }), 'analysis JAX 0.10.2 · runs JAX 0.9.0');
+  assert.equal(describeJax({ analysis, runs: { state: 'template', via: 'ssh' } }), 'analysis JAX 0.10.2 · runs via ssh');
+  assert.equal(describeJax({ analysis, runs: { state: 'refused' } }), 'analysis JAX 0.10.2 · runs off');
+});
+
+test('the pallasLsp.python setting says what docs/editors.md says (issue 35)', async () => {
+  const { readFileSync } = await import('node:fs');
+  const manifest = JSON.parse(readFileSync(join(editorsTestDir, '..', '..', 'editors', 'vscode', 'package.json'), 'utf8'));
+  const description = manifest.contributes.configuration.properties['pallasLsp.python'].markdownDescription;
+  const docs = readFileSync(join(editorsTestDir, '..', '..', 'docs', 'editors.md'), 'utf8');
+  const row = docs.split('\n').find((l) => l.startsWith('| `pallasLsp.python` |'));
+  assert.ok(row, 'docs/editors.md has a pallasLsp.python row');
+  for (const fact of ['[tool.pallas-lsp] python', 'Python extension', '.venv', 'python3', 'untrusted']) {
+    assert.ok(description.includes(fact), `package.json's description names ${fact}: ${description}`);
+    assert.ok(row.includes(fact), `docs/editors.md's row names ${fact}: ${row}`);
+  }
+  assert.doesNotMatch(description, /else `python3` on `PATH`\.$/, 'not the old contradicting text');
+});
+
 const { describeStartFailure } = require(join(out, 'startFailure.js'));
 
 test('describeStartFailure: what went wrong and what fixes it', () => {

@@ -211,18 +211,68 @@ test('a code lens run goes through the extension: saved, one progress with the s
     assert.equal(host.rec.progress.length, 3, 'no second progress for the same kernel');
     assert.match(host.rec.messages[0]?.text ?? '', /run is already running/);
     await host.commands.get('pallasLsp.cancelRun')();
-    assert.equal(await firstRun, undefined);
+    // Cancel goes to the run's progress: the server stops the run and still
+    // answers, so what the run printed is kept (issue 35).
+    const cancelled = await firstRun;
+    assert.ok(cancelled === undefined || cancelled.status === 'cancelled', JSON.stringify(cancelled)?.slice(0, 300));
     assert.equal(host.rec.messages.at(-1).kind, 'warning');
     assert.match(host.rec.messages.at(-1).text, /cancelled/);
-    assert.match(host.rec.channels.get('Pallas Runs').text, /run of run: cancelled/);
+    assert.match(host.rec.channels.get('Pallas Runs').text, /run of run( \(.*\))?: cancelled/);
 
     // The notification's own Cancel button does the same.
     const third = lensCommand({ uri, entry: 'run', mode: 'interpret' });
     const progress3 = await until(() => host.rec.progress.length === 4 && host.rec.progress[3], 'the third run');
     progress3.source.cancel();
-    assert.equal(await third, undefined);
+    const third_ = await third;
+    assert.ok(third_ === undefined || third_.status === 'cancelled');
     assert.match(host.rec.messages.at(-1).text, /cancelled/);
     assert.ok(progress3.done);
+  } finally {
+    await ext.deactivate();
+  }
+});
+
+// Issue 35: what a run prints is in Pallas Runs while it runs, and a run
+// cancelled from VS Code keeps it (the cancel goes to the run's progress, the
+// server kills the run and still answers with its output).
+const SLOW_KERNEL = `import time
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+
+def add_one(x_ref, o_ref):
+  o_ref[...] = x_ref[...] + 1.0
+
+
+def main():
+  print("started the long run", flush=True)
+  time.sleep(300)
+  x = jnp.ones((128,), jnp.float32)
+  return pl.pallas_call(add_one, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
+`;
+
+test('a long run shows its output as it runs, and a cancelled run keeps it', { timeout: 300000 }, async () => {
+  const dir = project('slow');
+  writeFileSync(join(dir, 'slow.py'), SLOW_KERNEL);
+  const host = createHost({ folders: [dir], settings: { '*': { 'pallasLsp.path': bin, 'pallasLsp.python': python } } });
+  const ext = await activate(host);
+  try {
+    host.open(join(dir, 'slow.py'));
+    await until(() => running(host.rec.statusItems[0]), 'running', 60000);
+    const lensCommand = await until(() => host.commands.get('pallas.run'), 'pallas.run registered by the client');
+    const uri = host.vscode.Uri.file(join(dir, 'slow.py')).toString();
+    const run = lensCommand({ uri, entry: 'main', mode: 'interpret' });
+    const runs = () => host.rec.channels.get('Pallas Runs')?.text ?? '';
+    await until(() => runs().includes('started the long run'), 'the output while the run runs', 120000);
+    assert.match(runs(), /--- interpret run of main: output as it runs\nstarted the long run/);
+    await host.commands.get('pallasLsp.cancelRun')();
+    const result = await run;
+    assert.equal(result?.status, 'cancelled', JSON.stringify(result)?.slice(0, 400));
+    assert.match(result.stdout, /started the long run/, 'the cancelled run\'s result keeps its stdout');
+    assert.match(runs(), /--- interpret run of main \(.*slow\.py\): cancelled[\s\S]*stdout:\n  started the long run/);
+    assert.equal(host.rec.messages.at(-1).kind, 'warning');
+    assert.match(host.rec.messages.at(-1).text, /^Pallas: main \(interpret\) cancelled/);
   } finally {
     await ext.deactivate();
   }

@@ -298,10 +298,20 @@ TEST_F(Runner, StdoutResultChannelForRemoteTemplates) {
   RunRequest r = request("mgpu_kernel.py", "main", RunMode::Interpret);
   r.launchTemplate = "bash -c '{python} {runner} {args} 3>&-'"; // no fd 3 crosses, like ssh
   r.resultChannel = ResultChannel::Stdout;
-  RunResult result = runKernel(r);
+  std::string live;
+  RunResult result = runKernel(r, [&](const Progress& p) {
+    if (p.phase == Phase::Output)
+      live += p.message;
+  });
   ASSERT_EQ(result.status, Status::Succeeded) << why(result);
-  EXPECT_EQ(result.stdoutText, "");
-  EXPECT_NE(result.stderrText.find("hello from the entry"), std::string::npos);
+  // What the entry printed arrives framed on the channel (issue 35): it is
+  // the run's stdout, and it was reported as it came.
+  EXPECT_NE(result.stdoutText.find("hello from the entry"), std::string::npos) << why(result);
+  EXPECT_EQ(result.stderrText.find("hello from the entry"), std::string::npos);
+  EXPECT_NE(live.find("hello from the entry"), std::string::npos);
+  EXPECT_EQ(resultChannelFor(""), ResultChannel::Fd3);
+  EXPECT_EQ(resultChannelFor("{python} {runner} {args}"), ResultChannel::Fd3);
+  EXPECT_EQ(resultChannelFor("ssh gpu-box {cmd}"), ResultChannel::Stdout);
 }
 
 TEST_F(Runner, LaunchFailures) {

@@ -178,7 +178,7 @@ def test_script_interpret_run_and_progress():
     assert stdout == ""
 
 
-def test_script_result_stdout_folds_user_prints_into_stderr():
+def test_script_result_stdout_frames_user_prints_as_output_events():
     code, events, stdout, stderr = run_runner(
         "--file",
         os.path.join(KERNELS, "mgpu_kernel.py"),
@@ -191,8 +191,12 @@ def test_script_result_stdout_folds_user_prints_into_stderr():
     assert code == 0
     # only protocol lines (and the empty lines that keep them apart)
     assert all(json.loads(line) for line in stdout.splitlines() if line.strip())
-    assert "hello from the entry" in stderr
-    assert events[-1]["ok"]
+    # The entry's prints are framed as output events, before the result
+    # (launch templates such as ssh forward only stdout: issue 35).
+    printed = "".join(e["text"] for e in events if e["event"] == "output")
+    assert "hello from the entry" in printed
+    assert "hello from the entry" not in stderr
+    assert events[-1]["event"] == "result" and events[-1]["ok"]
 
 
 def test_script_usage_errors():
@@ -261,8 +265,10 @@ def test_entry_called_as_written_and_only_kernels_timed(tmp_path):
     )
     result = events[-1]
     assert code == 0 and result["ok"], result
-    assert "value: [0. 1. 2. 3.]" in stderr and "Tracer" not in stderr
-    assert stderr.count("value:") == 1  # called once, not repeated for timing
+    # With the result on stdout the entry's prints arrive as output events.
+    printed = "".join(e["text"] for e in events if e["event"] == "output")
+    assert "value: [0. 1. 2. 3.]" in printed and "Tracer" not in printed + stderr
+    assert printed.count("value:") == 1  # called once, not repeated for timing
     out = result["modes"][0]["outputs"][0]
     assert out["shape"] == [4] and out["sum"] == 10.0
     assert result["modes"][0]["timing"]["method"] == "none"

@@ -79,8 +79,11 @@ def test_notebook_cells_are_one_module_with_findings_on_their_cells(ready, tmp_p
     assert finding["message"].split("\n")[0] == \
         f"region 'double' can't run under interpret=True (launch at cell 4, line {launch_line + 1})"
     # Module line numbers never reach the user: "kernels.ipynb:12" is retold too.
-    assert ".ipynb:" not in finding["message"] and "kernels.ipynb cell 3, line" in finding["message"], \
-        finding["message"]
+    # The call chain is in data (issue 35: the message does not repeat it),
+    # retold there too.
+    chain = " ".join(finding["data"]["callChain"])
+    assert ".ipynb:" not in finding["message"] + chain and "kernels.ipynb cell 3, line" in chain, \
+        (finding["message"], chain)
     hints = [d for d in diags[cell_uri(nb_path, 3)] if d["severity"] == 4]
     assert [h["range"]["start"]["line"] for h in hints] == [launch_line], diags[cell_uri(nb_path, 3)]
     assert hints[0]["message"] == \

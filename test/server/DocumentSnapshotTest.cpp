@@ -10,6 +10,9 @@ using pallas::analysis::SourcePos;
 using pallas::server::DocumentSnapshot;
 using pallas::server::HoverFacts;
 using pallas::server::inlineRegionExtent;
+using pallas::server::InlineRegionSpots;
+using pallas::server::inlineRegionSpots;
+namespace support = pallas::support;
 using pallas::server::SnapshotPtr;
 using pallas::server::SnapshotStore;
 
@@ -97,13 +100,41 @@ TEST(InlineRegionExtent, TheInnermostRegionAnswers) {
                      "    pass\n"               // 4
                      "  y = 1\n";               // 5
   HoverFacts facts;
-  facts.regions.push_back({inlineRegionExtent(text, SourcePos{0, 0}), SourcePos{0, 0}});
-  facts.regions.push_back({inlineRegionExtent(text, SourcePos{2, 2}), SourcePos{2, 2}});
+  facts.regions.push_back({inlineRegionExtent(text, SourcePos{0, 0}), SourcePos{0, 0}, {}});
+  facts.regions.push_back({inlineRegionExtent(text, SourcePos{2, 2}), SourcePos{2, 2}, {}});
   EXPECT_EQ(facts.regions[0].extent.end.line, 5U);
   EXPECT_EQ(facts.regions[1].extent.end.line, 4U);
   EXPECT_EQ(facts.regionAt(SourcePos{4, 5}), &facts.regions[1]);
   EXPECT_EQ(facts.regionAt(SourcePos{5, 3}), &facts.regions[0]);
   EXPECT_EQ(facts.regionAt(SourcePos{7, 0}), nullptr);
+}
+
+// Issue 35: the region's hover answers on its decorator, its name and its
+// calls, not inside its body (other servers' hovers stay there).
+TEST(InlineRegionSpots, DecoratorNameAndCallsOnly) {
+  std::string text = "def kernel(x_ref, o_ref):\n"                                  // 0
+                     "  @plgpu.inline_mgpu(\n"                                      // 1
+                     "      arg_types=(plgpu.RefType(),))\n"                        // 2
+                     "  def double(ctx, o):\n"                                      // 3
+                     "    v = mgpu.FragmentedArray.load_strided(o)  # double(no)\n" // 4
+                     "  double(o_ref)  # double(x) in a comment\n"                  // 5
+                     "  obj.double(o_ref)\n"                                        // 6
+                     "  y = doubled(o_ref)\n"                                       // 7
+                     "x = double(1)\n";                                             // 8
+  support::LineIndex lines(text);
+  SourcePos decorator{1, 2};
+  InlineRegionSpots spots =
+      inlineRegionSpots(lines, decorator, inlineRegionExtent(lines, decorator));
+  EXPECT_EQ(spots.name, "double");
+  EXPECT_EQ(spots.nameRange.start, (SourcePos{3, 6}));
+  ASSERT_EQ(spots.calls.size(), 1U); // not obj.double, doubled, a comment, or outside the def
+  EXPECT_EQ(spots.calls[0].start, (SourcePos{5, 2}));
+  EXPECT_TRUE(spots.answersAt(SourcePos{1, 5}));   // the decorator
+  EXPECT_TRUE(spots.answersAt(SourcePos{2, 10}));  // its arguments' line
+  EXPECT_TRUE(spots.answersAt(SourcePos{3, 8}));   // the name
+  EXPECT_TRUE(spots.answersAt(SourcePos{5, 4}));   // the call
+  EXPECT_FALSE(spots.answersAt(SourcePos{4, 30})); // the body
+  EXPECT_FALSE(spots.answersAt(SourcePos{3, 14})); // the parameters
 }
 
 TEST(HoverFacts, TheMemoComputesOncePerVersion) {

@@ -74,6 +74,21 @@ run "clean sarif" 0 --format sarif clean && {
     "$(cd "$root/docs/codes" && "$python" -c 'import glob; print(sorted(p[:-3] for p in glob.glob("PLS*.md")))')"
 }
 
+# ---- a syntax error (issue 35): reported as PLS011, an error in the exit status ----
+mkdir -p "$work/broken"; cp "$fixtures/pls011_syntax_error.py" "$work/broken/"
+run "syntax error" 1 --format json broken && {
+  expect_eq "syntax error: PLS011 at the open call" \
+    "$(json_get '[(f["code"], f["severity"], f["range"]["start"]["line"] + 1) for f in d["findings"] if f["code"] == "PLS011"][:1]')" \
+    "[('PLS011', 'error', $(grep -n 'expect: PLS011' "$fixtures/pls011_syntax_error.py" | cut -d: -f1))]"
+  # The launch below the broken helper is still analysed (its path matrix is there).
+  expect_eq "syntax error: the launch it does not touch is still analysed" "$(json_get 'len(d.get("launches", []))')" "1"
+}
+run "syntax error text" 1 broken && {
+  if grep -q "All checks passed" "$work/out" || ! grep -q "error\[PLS011\]" "$work/out"; then
+    bad "syntax error: text output" "$(cat "$work/out")"
+  else ok "syntax error: text output names PLS011"; fi
+}
+
 # ---- file discovery ------------------------------------------------------------
 tree="$work/tree"
 mkdir -p "$tree/.git" "$tree/pkg/sub" "$tree/venv/lib" "$tree/env/lib" "$tree/lib/site-packages" \

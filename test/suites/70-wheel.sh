@@ -238,7 +238,7 @@ echo "--- Neovim :checkhealth pallas_lsp with the wheel's environment active (\$
   timeout 120 nvim --headless -u NONE -i NONE -n -c "luafile $root/test/editors/nvim_health.lua") \
   || fail ":checkhealth pallas_lsp did not run"
 for want in "OK: binary: $bin" "interpreter: $venv/bin/python" "OK: JAX " \
-            "OK: knowledge: bundled table for JAX" "($venv/share/pallas-lsp/knowledge/" "OK: runner: $venv/share/pallas-lsp/"; do
+            "OK: knowledge: JAX " "(table in use: $venv/share/pallas-lsp/knowledge/" "OK: runner: $venv/share/pallas-lsp/"; do
   grep -qF -- "$want" "$work/health.txt" || { cat "$work/health.txt"; fail ":checkhealth pallas_lsp lacks '$want'"; }
 done
 python3 test/wheel/check_versions.py "$root" ":checkhealth pallas_lsp (wheel)=$(grep -F 'version: ' "$work/health.txt")"

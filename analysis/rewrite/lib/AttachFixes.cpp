@@ -103,6 +103,8 @@ uint64_t findingKey(const Finding& f) {
   h = mix(h, f.location);
   if (f.launch)
     h = mix(h, *f.launch);
+  if (f.selectedAt) // the path fixes edit it
+    h = mix(h, *f.selectedAt);
   h = mix(mix(h, f.executionPath), static_cast<uint64_t>(f.gpuInterpretRunsLaunch));
   for (const std::string& c : f.callChain)
     h = mix(h, c);
@@ -231,6 +233,8 @@ void attachFixes(const Project& project, const std::string& path, std::vector<Fi
       std::vector<SourcePos> read{f.location.range.start, f.location.range.end};
       if (f.launch && f.launch->path == path)
         read.push_back(f.launch->range.start);
+      if (f.selectedAt && f.selectedAt->path == path)
+        read.push_back(f.selectedAt->range.start);
       bool local = true;
       for (const Fix& fix : fixes)
         for (const TextEdit& edit : fix.edits) {

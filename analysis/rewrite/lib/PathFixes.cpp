@@ -205,19 +205,52 @@ std::vector<Fix> pathFixes(std::string_view text, const Finding& finding) {
   return rewrite::pathFixes(*SourceIndex::of(text), finding);
 }
 
+std::optional<Fix> rewrite::passCompiledFix(const SourceIndex& src, const std::string& path,
+                                            SourceRange selector) {
+  TSNode n = src.descendantFor({selector.start.line, selector.start.column},
+                               {selector.end.line, selector.end.column});
+  // The argument written there: `name=value`, or a positional value.
+  while (!isNull(n) && typeOf(n) != "keyword_argument" &&
+         !(rangeOf(n) == selector && typeOf(src.parent(n)) == "argument_list"))
+    n = src.parent(n);
+  if (isNull(n))
+    return std::nullopt;
+  // `f(x, interpret=True)` -> `f(x, interpret=False)`; a positional value alike.
+  TSNode value = typeOf(n) == "keyword_argument" ? fieldOf(n, "value") : n;
+  if (isNull(value) || src.textOf(value) == "False")
+    return std::nullopt;
+  std::string written(typeOf(n) == "keyword_argument" ? src.textOf(fieldOf(n, "name")) : "");
+  Fix f;
+  f.title =
+      "Run this kernel compiled (pass `" + (written.empty() ? "" : written + "=") + "False` here)";
+  f.safety = FixSafety::Unsafe; // the kernel then needs a GPU to run
+  f.edits.push_back({path, rangeOf(value), "False"});
+  return f;
+}
+
 std::vector<Fix> rewrite::pathFixes(const SourceIndex& src, const Finding& finding) {
   std::vector<Fix> out;
   const std::string& path = finding.location.path;
   if (finding.launch) {
     if (finding.launch->path == path || finding.launch->path.empty()) {
       SourcePos at = finding.launch->range.start;
-      if (auto f = runCompiledFix(src, path, at))
-        out.push_back(*f);
+      // A caller's argument selects the path (it is outside the launch
+      // call): change it there; else the launch's own interpret=.
+      TSNode own = interpretKeyword(src, at);
+      bool byCaller = finding.selectedAt && finding.selectedAt->path == path &&
+                      finding.selectedAt->range != finding.launch->range &&
+                      (isNull(own) || rangeOf(own) != finding.selectedAt->range);
+      std::optional<Fix> compiled = byCaller ? passCompiledFix(src, path, finding.selectedAt->range)
+                                             : runCompiledFix(src, path, at);
+      if (compiled)
+        out.push_back(*compiled);
       if (finding.gpuInterpretRunsLaunch)
         if (auto f = gpuInterpretFix(src, path, at))
           out.push_back(*f);
       if (auto f = runOnGpuFix(src, path, at))
         out.push_back(*f);
+      for (Fix& f : out)
+        f.decidesPath = true;
     }
   }
   if (auto f = ignoreFix(src, path, finding.location.range.start.line, finding.code))

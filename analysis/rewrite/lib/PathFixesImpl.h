@@ -15,6 +15,10 @@ namespace pallas::analysis::rewrite {
 
 std::optional<Fix> runCompiledFix(const SourceIndex& src, const std::string& path,
                                   SourcePos launchPos);
+// The path chosen by a caller's value (Finding::selectedAt, outside the
+// launch call): that value replaced by False.
+std::optional<Fix> passCompiledFix(const SourceIndex& src, const std::string& path,
+                                   SourceRange selector);
 std::optional<Fix> gpuInterpretFix(const SourceIndex& src, const std::string& path,
                                    SourcePos launchPos);
 std::optional<Fix> runOnGpuFix(const SourceIndex& src, const std::string& path,

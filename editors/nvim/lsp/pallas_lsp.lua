@@ -6,5 +6,7 @@ local pallas = require("pallas_lsp")
 require("pallas_lsp.commands").register()
 local config = pallas.client_config(nil)
 config.root_dir = nil -- resolved per buffer from root_markers
-config.cmd = pallas.cmd_for(vim.fn.getcwd())
+-- Chosen per root when a client starts: a project's own .venv/bin/pallas-lsp
+-- only in a folder the user trusted (trust.lua).
+config.cmd = pallas.cmd_function()
 return config

@@ -4,14 +4,14 @@
 // error), with Doctor and Restart. It replaces an always-on status bar text.
 import * as vscode from 'vscode';
 import { StatusParams } from './protocol';
-import { describeGpu, parseDoctorText } from './statusText';
+import { describeGpu, describeJax, parseDoctorText } from './statusText';
 
 export type ServerState = 'starting' | 'running' | 'stopped' | 'failed';
 
 export class LanguageStatus implements vscode.Disposable {
   private readonly item: vscode.LanguageStatusItem;
   private state: ServerState = 'stopped';
-  private jax?: string;
+  private jax?: string; // "JAX 0.10.2", or "analysis JAX 0.10.2 · runs: no JAX"
   private gpu?: string;
   private serverVersion?: string;
   private detail?: string;
@@ -34,8 +34,9 @@ export class LanguageStatus implements vscode.Disposable {
   }
 
   applyStatus(status: StatusParams): void {
-    if (status.jaxVersion) {
-      this.jax = status.jaxVersion;
+    const jax = describeJax(status);
+    if (jax) {
+      this.jax = jax;
     }
     const gpu = describeGpu(status);
     if (gpu) {
@@ -54,7 +55,7 @@ export class LanguageStatus implements vscode.Disposable {
   }
 
   private render(): void {
-    const facts = [this.jax ? `JAX ${this.jax}` : undefined, this.gpu].filter(Boolean).join(' · ');
+    const facts = [this.jax, this.gpu].filter(Boolean).join(' · ');
     const where = this.folderName ? ` (${this.folderName})` : '';
     switch (this.state) {
       case 'starting':

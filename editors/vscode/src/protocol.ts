@@ -37,7 +37,13 @@ export const MlirRequest = new RequestType<MlirParams, MlirResult, void>('pallas
  * status bar shows what it gets.
  */
 export interface StatusParams {
+  /** The JAX version of the knowledge the analysis reads (also `analysis.jaxVersion`). */
   jaxVersion?: string | null;
+  /** What the analysis reads: its knowledge table's JAX, how it was obtained. */
+  analysis?: { jaxVersion?: string | null; how?: string | null; source?: string | null } | null;
+  /** What runs use: `state` ready | no-jax | template | refused, the interpreter and its JAX,
+   *  `via` the launch template's first word (ssh, srun). */
+  runs?: { state?: string; python?: string | null; jaxVersion?: string | null; detail?: string; via?: string | null } | null;
   python?: string | null;
   knowledge?: string | null;
   gpus?: Array<{ name?: string; computeCapability?: string | number[] | null }> | null;
@@ -47,11 +53,23 @@ export interface StatusParams {
 
 export const StatusNotification = new NotificationType<StatusParams>('pallas/status');
 
+/** `pallas/runOutput`: what the run in progress printed to stdout, as it printed it. */
+export interface RunOutputParams {
+  entry?: string;
+  mode?: string;
+  text: string;
+}
+
+export const RunOutputNotification = new NotificationType<RunOutputParams>('pallas/runOutput');
+
 /** Settings as the server receives them: as `initializationOptions`, in
  *  `workspace/didChangeConfiguration` as `{ settings: { pallasLsp: ServerSettings } }`,
  *  and as the answer to `workspace/configuration` for section `pallasLsp`. */
 export interface ServerSettings {
   python: string | null;
+  /** Where `python` came from: "setting" (the user named it) wins over the
+   *  project's `[tool.pallas-lsp] python`; a selected or found interpreter does not. */
+  pythonSource?: string;
   logLevel: string;
   select: string[];
   ignore: string[];

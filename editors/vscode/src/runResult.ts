@@ -25,22 +25,36 @@ export function runSeverity(result: unknown): RunSeverity {
   return 'error';
 }
 
-/** At most `max` characters: "Pallas: kernel (interpret) succeeded" or the failure's first line. */
+/** Absolute paths as their last component: a headline has no room for them. */
+export function withoutFolders(text: string): string {
+  return text.replace(/(^|[\s('"`])\/(?:[^\s/:'"`()]+\/)+([^\s/:'"`()]*)/g, '$1$2');
+}
+
+/** At most `max` characters: "Pallas: kernel (interpret) succeeded" or the failure's
+ *  reason: the error (setup's, else the first mode's) without folders, never the
+ *  file's path that the run's own message starts with. */
 export function runHeadline(args: RunArguments, result: unknown, max = 100): string {
   const r = asObject(result);
   const status = typeof r?.status === 'string' ? r.status : 'finished';
   let line = `Pallas: ${args.entry} (${args.mode}) ${status}`;
-  if (status !== 'succeeded') {
-    const firstError = ((r?.modes as Json[] | undefined) ?? [])
-      .map((m) => asObject(asObject(m)?.error))
-      .find((e) => e !== undefined);
-    const detail = firstError
+  if (status !== 'succeeded' && status !== 'cancelled') {
+    const firstError = [
+      asObject(r?.setup_error),
+      ...((r?.modes as Json[] | undefined) ?? []).map((m) => asObject(asObject(m)?.error)),
+    ].find((e) => e !== undefined);
+    let detail = firstError
       ? `${String(firstError.type ?? '')}: ${String(firstError.message ?? '')}`
       : typeof r?.message === 'string'
         ? r.message
         : '';
-    if (detail.trim()) {
-      line += `: ${detail.split('\n')[0].trim()}`;
+    // The run's message starts with what ran ("/path/k.py::run (interpret) ...").
+    const what = `${String(r?.file ?? '')}::${String(r?.entry ?? args.entry)} (${String(r?.mode ?? args.mode)}) `;
+    if (!firstError && r?.file && detail.startsWith(what)) {
+      detail = detail.slice(what.length);
+    }
+    detail = withoutFolders(detail.split('\n')[0].trim());
+    if (detail) {
+      line += `: ${detail}`;
     }
   }
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;

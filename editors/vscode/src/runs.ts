@@ -1,13 +1,19 @@
 // The one path every kernel run takes, whether it was asked for from the
 // palette, a code lens or a code action: save the buffer (the server runs the
 // file as written), one run per kernel at a time, one progress notification
-// whose Cancel cancels the request (the server kills the run's process
-// group), the server's stage messages inside that same notification (through
-// the request's own workDoneToken), the whole result in the "Pallas Runs"
-// output channel and one message whose severity is the run's status.
+// whose Cancel cancels the run's work-done progress (the server kills the
+// run's process group and still answers, so what the run printed is kept),
+// the server's stage messages inside that same notification (through the
+// request's own workDoneToken), what the program prints in the "Pallas Runs"
+// output channel as it prints it, the whole result there at the end, and
+// one message whose severity is the run's status.
 import * as vscode from 'vscode';
-import { ExecuteCommandRequest, WorkDoneProgress } from 'vscode-languageclient/node';
-import { Commands, RunArguments, RunMode } from './protocol';
+import {
+  ExecuteCommandRequest,
+  WorkDoneProgress,
+  WorkDoneProgressCancelNotification,
+} from 'vscode-languageclient/node';
+import { Commands, RunArguments, RunMode, RunOutputNotification } from './protocol';
 import { RunOwner, runKey } from './runOwner';
 import { runHeadline, runReport, runSeverity } from './runResult';
 import type { PallasServer } from './server';
@@ -21,6 +27,9 @@ const MODE_TITLES: Record<RunMode, string> = {
 };
 
 let nextToken = 1;
+// After Cancel, how long the server has to stop the run and answer with
+// what it printed before the request itself is cancelled.
+const CANCEL_GRACE_MS = 15000;
 
 export class Runs implements vscode.Disposable {
   readonly owner = new RunOwner();
@@ -56,8 +65,20 @@ export class Runs implements vscode.Disposable {
     }
     // Bound before anything can wait: a cancel that comes before the request
     // is sent (while saving, before the notification shows) still counts.
+    // Once the request is out, Cancel goes to the run's progress; the request
+    // itself is cancelled only if the server has not answered soon after.
     const cancel = new vscode.CancellationTokenSource();
-    handle.onCancel(() => cancel.cancel());
+    const workDoneToken = `pallas-run-${process.pid}-${nextToken++}`;
+    let sent = false;
+    let fallback: ReturnType<typeof setTimeout> | undefined;
+    handle.onCancel(() => {
+      if (!sent) {
+        cancel.cancel();
+        return;
+      }
+      void client.sendNotification(WorkDoneProgressCancelNotification.type, { token: workDoneToken });
+      fallback = setTimeout(() => cancel.cancel(), CANCEL_GRACE_MS);
+    });
     try {
       const uri = vscode.Uri.parse(args.uri);
       const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
@@ -72,22 +93,37 @@ export class Runs implements vscode.Disposable {
         },
         async (progress, token) => {
           token.onCancellationRequested(() => handle.cancel());
-          const workDoneToken = `pallas-run-${process.pid}-${nextToken++}`;
           const reports = client.onProgress(WorkDoneProgress.type, workDoneToken, (value) => {
             if (value.kind !== 'end' && value.message) {
               progress.report({ message: value.message });
             }
+          });
+          // What the program prints, as it prints it (one run per server at a time).
+          let liveHeader = false;
+          const output = client.onNotification(RunOutputNotification, (params) => {
+            if (typeof params?.text !== 'string') {
+              return;
+            }
+            if (!liveHeader) {
+              this.channel.appendLine(`--- ${args.mode} run of ${args.entry}: output as it runs`);
+              liveHeader = true;
+            }
+            this.channel.append(params.text);
           });
           try {
             if (handle.cancelled) {
               // A token cancelled before the request starts is never looked at again.
               throw new Error('cancelled before it started');
             }
+            sent = true;
             const result = await client.sendRequest(
               ExecuteCommandRequest.type,
               { command: Commands.run, arguments: [args], workDoneToken },
               cancel.token,
             );
+            if (liveHeader) {
+              this.channel.appendLine('');
+            }
             this.report(args, uri, result);
             return result;
           } catch (err) {
@@ -103,10 +139,14 @@ export class Runs implements vscode.Disposable {
             return undefined;
           } finally {
             reports.dispose();
+            output.dispose();
           }
         },
       );
     } finally {
+      if (fallback) {
+        clearTimeout(fallback);
+      }
       cancel.dispose();
       handle.end();
     }

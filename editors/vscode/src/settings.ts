@@ -47,6 +47,7 @@ export async function readSettings(resource?: vscode.Uri): Promise<ClientSetting
     pythonSource,
     server: {
       python: python ?? null,
+      pythonSource,
       logLevel: config.get<string>('logLevel', 'info'),
       select: config.get<string[]>('select', []),
       ignore: config.get<string[]>('ignore', []),

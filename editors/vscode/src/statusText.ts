@@ -2,6 +2,34 @@
 // the tests load it in plain node.
 import type { StatusParams } from './protocol';
 
+/** The JAX part of the status: "JAX 0.10.2" when runs use the JAX the
+ *  analysis reads; both apart when they do not ("analysis JAX 0.10.2 ·
+ *  runs: no JAX"): a python3 without JAX showed "JAX 0.10.2" while every
+ *  run failed. Undefined when the server said nothing of JAX. */
+export function describeJax(status: StatusParams): string | undefined {
+  const analysed = status.analysis?.jaxVersion ?? status.jaxVersion ?? undefined;
+  const runs = status.runs;
+  let runsText: string | undefined;
+  switch (runs?.state) {
+    case 'ready':
+      runsText = runs.jaxVersion && runs.jaxVersion !== analysed ? `runs JAX ${runs.jaxVersion}` : undefined;
+      break;
+    case 'no-jax':
+      runsText = 'runs: no JAX';
+      break;
+    case 'template':
+      runsText = `runs via ${runs.via ?? 'template'}`;
+      break;
+    case 'refused':
+      runsText = 'runs off';
+      break;
+  }
+  if (!analysed) {
+    return runsText;
+  }
+  return runsText ? `analysis JAX ${analysed} · ${runsText}` : `JAX ${analysed}`;
+}
+
 export function describeGpu(status: StatusParams): string | undefined {
   if (status.gpu) {
     return status.gpu;

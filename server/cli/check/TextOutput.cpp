@@ -60,7 +60,8 @@ void writeText(std::ostream& out, const Report& report) {
     out << "[*] " << report.fixableSafe << " fixable with the `--fix` option.\n";
   if (report.fixableUnsafe > 0)
     out << "No fixes available (" << report.fixableUnsafe
-        << " hidden fixes can be enabled with the `--unsafe-fixes` option).\n";
+        << (report.fixableUnsafe == 1 ? " hidden fix" : " hidden fixes")
+        << " can be enabled with the `--unsafe-fixes` option).\n";
 }
 
 } // namespace pallas::check

@@ -61,6 +61,9 @@ struct Fix {
   std::vector<TextEdit> edits;
   // A run to start instead of (or after) the edits.
   std::optional<RunSuggestion> run;
+  // It changes (or runs around) the path the launch takes: editors offer it
+  // at the finding and also where the path is decided (Finding::selectedAt).
+  bool decidesPath = false;
 };
 
 struct Finding {
@@ -72,8 +75,12 @@ struct Finding {
   // "`plgpu.copy_gmem_to_smem`"); empty: the headline is the message's first
   // sentence. See headline().
   std::string subject;
-  // Where the launch selects the failing path (its interpret= argument, or the
-  // context manager that decides): editors mark that line with a hint.
+  // The expression that decides the failing path, as the user wrote it: the
+  // launch's `interpret=` argument (wherever in the call it is written), the
+  // caller's argument when a caller's value selects the path, the context
+  // manager or module-level call that sets GPU interpret mode; else the
+  // launch. Editors put the path hint, the path fixes (Fix::decidesPath) and
+  // the launch's path-matrix hover there.
   std::optional<SourceLocation> selectedAt;
   // The execution path that fails ("interpret=True (HLO interpreter)", ...)
   // and the launch that selects it.

@@ -139,6 +139,10 @@ struct LaunchPaths {
   std::optional<LaunchSmem> smem;   // pl.pallas_call / plgpu.kernel launches
   std::string api;                  // "pl.pallas_call", "plgpu.kernel", ...
   std::vector<std::string> selects; // the paths the launch itself may select
+  // The expression that decides the path as the launch writes it (its
+  // `interpret=` argument, Finding::selectedAt's meaning); nullopt when the
+  // call writes none. The hover shows this matrix there too.
+  std::optional<SourceLocation> selectedAt;
   std::vector<LaunchPathVerdict> paths;
 };
 

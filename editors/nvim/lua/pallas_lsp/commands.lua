@@ -68,6 +68,15 @@ function M.run_args(client, bufnr, args)
     M.echo("pallas-lsp: a run is in progress (:PallasCancel stops it)", "WarningMsg")
     return
   end
+  -- A run executes the project's code with its interpreter: only in a
+  -- folder the user trusted (the server refuses too; this says how to trust).
+  local root = client.config.root_dir
+  if not require("pallas_lsp").trusted(root) then
+    local line = require("pallas_lsp.trust").refusal(root, "kernels are not run in it")
+    M.echo(line, "WarningMsg")
+    vim.notify(line, vim.log.levels.WARN)
+    return
+  end
   if bufnr and vim.api.nvim_buf_is_valid(bufnr) and vim.bo[bufnr].modified then
     -- The run executes the file on disk: save the buffer first, so the run
     -- and its frames are the text on screen.
@@ -78,6 +87,8 @@ function M.run_args(client, bufnr, args)
   end
   local label = ("%s run of %s"):format(args.mode or "interpret", args.entry or "the entry")
   M.echo("pallas-lsp: " .. label .. " started (:PallasCancel stops it)")
+  M.output = {} -- what the run prints, as it prints it (on_output)
+  M.output_label = label
   local ok, request_id = compat.request(client, "workspace/executeCommand",
     { command = "pallas.run", arguments = { args } },
     function(err, result)
@@ -86,14 +97,43 @@ function M.run_args(client, bufnr, args)
         local cancelled = err.code == -32800
         M.echo(("pallas-lsp: %s %s"):format(label, cancelled and "cancelled" or ("failed: " .. (err.message or "?"))),
           cancelled and "WarningMsg" or "ErrorMsg")
+        M.output = nil
         return
       end
+      M.output = nil
       local shown = results.show(result, args, M.scratch)
       M.echo("pallas-lsp: " .. shown.summary, shown.ok and "None" or "WarningMsg")
     end, bufnr)
   if ok then
     M.current_run = { client = client, request_id = request_id, label = label }
   end
+end
+
+--- What the run in flight printed so far, shown in the run buffer as it
+--- arrives (pallas/runOutput), so a long run shows its progress.
+function M.on_output(text)
+  if not M.current_run or not M.output then
+    return
+  end
+  table.insert(M.output, text)
+  local lines = { ("%s: running (:PallasCancel stops it)"):format(M.output_label or "run"), "", "stdout so far:" }
+  for _, l in ipairs(vim.split((table.concat(M.output):gsub("\n$", "")), "\n", { plain = true })) do
+    table.insert(lines, l)
+  end
+  M.scratch("pallas://run", lines)
+end
+
+--- The mode :PallasRun uses when none is given: compiled where a GPU (or a
+--- launch template that sends runs to one) can run it, else interpret.
+function M.default_mode(client)
+  local status = require("pallas_lsp").status[client.id] or {}
+  local settings = ((client.config.settings or {})[require("pallas_lsp").section] or {})
+  local template = (settings.runner or {}).launchTemplate
+  local remote = type(template) == "string" and template ~= ""
+  if not remote and type(status.gpus) == "table" and #status.gpus == 0 then
+    return "interpret"
+  end
+  return "compiled"
 end
 
 --- :PallasRun [compiled|interpret|compare] [ENTRY]
@@ -106,6 +146,7 @@ function M.run(mode, name)
   if name == "" then
     name = nil -- Neovim 0.7 passes "" for an omitted optional argument
   end
+  mode = mode or M.default_mode(client)
   if not name then
     local lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
     name = entry.enclosing(lines, vim.api.nvim_win_get_cursor(0)[1])
@@ -211,8 +252,12 @@ function M.register()
   registered = true
   local create = vim.api.nvim_create_user_command
   create("PallasRun", function(opts)
-    M.run(parse_run_args(opts.fargs, "compiled"))
+    -- No mode given: the one that can run here (default_mode).
+    M.run(parse_run_args(opts.fargs, nil))
   end, { nargs = "*", complete = complete_run, desc = "pallas-lsp: run an entry function [compiled|interpret|compare] [ENTRY]" })
+  create("PallasTrust", function()
+    require("pallas_lsp").trust_current()
+  end, { desc = "pallas-lsp: trust this project folder (its .venv, its python, kernel runs)" })
   create("PallasCompare", function(opts)
     M.run("compare", opts.fargs[1])
   end, { nargs = "?", complete = complete_run, desc = "pallas-lsp: run compiled and interpreted and compare" })

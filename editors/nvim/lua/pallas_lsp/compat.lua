@@ -28,6 +28,30 @@ function M.notify(client, method, params)
   return client.notify(method, params)
 end
 
+function M.stop(client)
+  if method_calls then
+    return client:stop()
+  end
+  return client.stop()
+end
+
+function M.is_stopped(client)
+  if method_calls then
+    return client:is_stopped()
+  end
+  return client.is_stopped()
+end
+
+--- Every running client with the given name.
+function M.all_clients(name)
+  if vim.lsp.get_clients then
+    return vim.lsp.get_clients({ name = name })
+  end
+  return vim.tbl_filter(function(c)
+    return c.name == name
+  end, vim.lsp.get_active_clients())
+end
+
 --- Clients attached to `bufnr` with the given name.
 function M.clients(bufnr, name)
   local out = {}

@@ -68,8 +68,26 @@ function M.check()
   end
   report.ok("version: " .. trim(version))
 
-  local python = plugin.python_for(root)
+  -- In a folder the user has not trusted, nothing of the project runs: not
+  -- its .venv's python, not its [tool.pallas-lsp] python (--isolated). An
+  -- absolute python in the user's own config is the user's.
+  local trusted = plugin.trusted(root)
+  local python, source = plugin.python_for(root)
+  -- The user's own: an absolute python option, the activated virtualenv.
+  local users = source == "activated"
+    or (source == "setting" and type(plugin.options.python) == "string" and plugin.options.python:sub(1, 1) == "/")
+  if not trusted then
+    report.warn(("project folder %s is not trusted: its own programs are not run"):format(root), {
+      "trust it with " .. require("pallas_lsp.trust").how(root),
+    })
+    python = users and python or nil
+  else
+    report.ok("project folder trusted: " .. root)
+  end
   local doctor_cmd = { path, "doctor", "--json" }
+  if not trusted then
+    table.insert(doctor_cmd, "--isolated")
+  end
   if python then
     table.insert(doctor_cmd, "--python")
     table.insert(doctor_cmd, python)
@@ -81,12 +99,13 @@ function M.check()
     return
   end
 
-  report.start("pallas-lsp: Python and JAX")
+  report.start("pallas-lsp: runs (Python and JAX)")
   local py = doctor.python or {}
   local env = py.environment or {}
   local interpreter = str(env.executable) or str(py.interpreter) or "?"
-  report.info(("interpreter: %s (%s)"):format(interpreter,
-    python and "from the plugin's python option or the project's virtualenv" or "none configured: the server's default"))
+  local from = python and "from the plugin's python option or the project's virtualenv"
+    or str(py.from) or "none configured: $PALLAS_LSP_PYTHON or python3 on PATH"
+  report.info(("interpreter: %s (%s)"):format(interpreter, from))
   if str(env.jax) then
     report.ok(("JAX %s (jaxlib %s), Python %s, backend %s"):format(env.jax, str(env.jaxlib) or "?",
       str(env.python) or "?", str(env.backend) or "?"))
@@ -96,14 +115,20 @@ function M.check()
     })
   end
 
-  report.start("pallas-lsp: knowledge and runner")
+  report.start("pallas-lsp: analysis knowledge and runner")
   local knowledge = doctor.knowledge or {}
   local tables = type(knowledge.tables) == "table" and knowledge.tables or {}
-  if #tables > 0 then
-    report.ok(("knowledge: bundled table for JAX %s (%s)"):format(str(knowledge.jax_version) or "?",
-      table.concat(tables, ", ")))
+  -- What the analysis reads (may differ from the JAX runs use, above).
+  if str(knowledge.source) and knowledge.source ~= "" then
+    report.ok(("knowledge: JAX %s, %s (table in use: %s)"):format(str(knowledge.jax_version) or "?",
+      str(knowledge.how) or "?", knowledge.source))
+    if str(knowledge.fallback) and knowledge.fallback ~= "" then
+      report.info("bundled table because: " .. knowledge.fallback)
+    end
+  elseif #tables > 0 then
+    report.ok(("knowledge: bundled tables %s"):format(table.concat(tables, ", ")))
   else
-    report.warn("no bundled knowledge table found beside the binary")
+    report.warn("no knowledge table found (the binary's share/pallas-lsp/knowledge, or PALLAS_LSP_KNOWLEDGE)")
   end
   if str(doctor.runner) and doctor.runner ~= "" then
     report.ok("runner: " .. doctor.runner)

@@ -8,7 +8,12 @@
 -- works without setup). Neovim 0.8-0.10: vim.lsp.start from a FileType
 -- autocommand. Neovim 0.7: vim.lsp.start_client + vim.lsp.buf_attach_client,
 -- one client per project root.
+--
+-- A project's own programs (its .venv's pallas-lsp and python, its
+-- [tool.pallas-lsp] python) run only in a folder the user trusted
+-- (trust.lua): :PallasTrust, or trusted_folders in setup.
 local compat = require("pallas_lsp.compat")
+local trust = require("pallas_lsp.trust")
 
 local M = {}
 
@@ -27,6 +32,10 @@ local defaults = {
   handlers = nil,
   codelens = true, -- refresh code lenses ("Run on GPU", ...) when the server offers them
   log_level = nil, -- shorthand for settings.logLevel
+  -- Folders (and everything below them) whose own programs may run: their
+  -- .venv's pallas-lsp and python, [tool.pallas-lsp] python, kernel runs.
+  -- Neovim 0.9+ also keeps what :PallasTrust allowed (trust.lua).
+  trusted_folders = {},
 }
 
 M.options = vim.deepcopy(defaults)
@@ -56,17 +65,32 @@ function M.resolve(path, root)
   return root .. "/" .. path:gsub("^%./", "")
 end
 
---- The Python interpreter for a project root (nil: let the server decide).
+--- The Python interpreter for a project root (nil: let the server decide),
+--- and where it came from: "setting" (the python option), "activated" (the
+--- virtualenv the user activated: $VIRTUAL_ENV) or "detected" (the
+--- project's .venv). The server reads its environment's JAX; it starts it
+--- only in a trusted folder (the client says workspaceTrusted).
 function M.python_for(root)
   if M.options.python then
-    return M.resolve(M.options.python, root)
+    return M.resolve(M.options.python, root), "setting"
   end
-  return venv_file(vim.env.VIRTUAL_ENV, "python")
-    or (root and venv_file(root .. "/.venv", "python"))
-    or nil
+  local activated = venv_file(vim.env.VIRTUAL_ENV, "python")
+  if activated then
+    return activated, "activated"
+  end
+  local found = root and venv_file(root .. "/.venv", "python")
+  return found, found and "detected" or nil
 end
 
---- The command that starts the server for a project root.
+--- Whether the project at `root` may run its own programs.
+function M.trusted(root)
+  return trust.is_trusted(root)
+end
+
+--- The command that starts the server for a project root: `cmd` from the
+--- user's config, else the pallas-lsp of the virtualenv the user activated
+--- ($VIRTUAL_ENV, the user's own environment like PATH), else, in a trusted
+--- folder only, the project's .venv's, else pallas-lsp on PATH.
 function M.cmd_for(root)
   local cmd = M.options.cmd
   if type(cmd) == "string" then
@@ -75,9 +99,10 @@ function M.cmd_for(root)
     return cmd
   end
   local exe = venv_file(vim.env.VIRTUAL_ENV, "pallas-lsp")
-    or (root and venv_file(root .. "/.venv", "pallas-lsp"))
-    or "pallas-lsp"
-  return { exe, "serve", "--stdio" }
+  if not exe and root and M.trusted(root) then
+    exe = venv_file(root .. "/.venv", "pallas-lsp")
+  end
+  return { exe or "pallas-lsp", "serve", "--stdio" }
 end
 
 --- The settings the server receives (see docs/editors.md).
@@ -86,17 +111,26 @@ function M.server_settings(root)
   if user[M.section] then
     user = user[M.section]
   end
+  local python, source = M.python_for(root)
   local merged = vim.tbl_deep_extend("force", {
-    python = M.python_for(root) or vim.NIL,
+    python = python or vim.NIL,
+    -- "setting": the user named it; "detected": found here, and the
+    -- project's [tool.pallas-lsp] python comes first (as in `check`).
+    pythonSource = source or "none",
     logLevel = M.options.log_level or "info",
     select = {},
     ignore = {},
     runner = { launchTemplate = vim.NIL, timeoutSeconds = 300 },
-    workspaceTrusted = true,
   }, user)
+  if type(user.python) == "string" then
+    merged.pythonSource = "setting"
+  end
   if type(merged.python) == "string" then
     merged.python = M.resolve(merged.python, root)
   end
+  -- Never from the settings table: whether the folder is trusted is the
+  -- user's decision (trust.lua), not a value a project could set.
+  merged.workspaceTrusted = M.trusted(root)
   -- The plugin shows a run's result in its run buffer: the server need not
   -- repeat it as a message.
   merged.runner = vim.tbl_extend("force", merged.runner or {}, { clientShowsResults = true })
@@ -142,7 +176,34 @@ function M.progress_handler(err, result, ctx, config)
   require("pallas_lsp.commands").echo(text)
 end
 
+--- Virtual text shows a diagnostic's first line (its headline, at most 100
+--- characters: the server puts the details after it). Set for the client's
+--- namespaces only, and only where virtual text is on (0.11 turns it off by
+--- default): the user's own `format` still applies to the headline.
+function M.configure_virtual_text(client_id)
+  local global = vim.diagnostic.config().virtual_text
+  if not global then
+    return
+  end
+  local opts = type(global) == "table" and vim.deepcopy(global) or {}
+  local theirs = opts.format
+  opts.format = function(d)
+    local headline = (d.message or ""):gsub("\n.*", "")
+    if theirs then
+      return theirs(vim.tbl_extend("force", d, { message = headline }))
+    end
+    return headline
+  end
+  for _, pull in ipairs({ false, true }) do
+    local ok, ns = pcall(vim.lsp.diagnostic.get_namespace, client_id, pull)
+    if ok and type(ns) == "number" then
+      vim.diagnostic.config({ virtual_text = opts }, ns)
+    end
+  end
+end
+
 local function on_attach(client, bufnr)
+  M.configure_virtual_text(client.id)
   local caps = client.server_capabilities or {}
   if M.options.codelens and caps.codeLensProvider then
     local group = vim.api.nvim_create_augroup("pallas_lsp_codelens_" .. bufnr, { clear = true })
@@ -169,6 +230,12 @@ function M.client_config(root)
       M.status[ctx.client_id] = result
     end,
     ["$/progress"] = M.progress_handler,
+    -- What a run prints, as it prints it (the run buffer shows it live).
+    ["pallas/runOutput"] = function(_, result)
+      if type(result) == "table" and type(result.text) == "string" then
+        require("pallas_lsp.commands").on_output(result.text)
+      end
+    end,
   }, M.options.handlers or {})
   return {
     name = M.name,
@@ -184,19 +251,34 @@ function M.client_config(root)
     handlers = handlers,
     on_attach = on_attach,
     before_init = function(params, config)
-      -- On 0.11 the root is known only now: fill in that project's interpreter.
+      -- On 0.11 the root is known only now: fill in whether it is trusted
+      -- and that project's interpreter, in the initializationOptions and in
+      -- both settings sections the client answers workspace/configuration
+      -- with (on 0.11 they are separate copies).
       local root_dir = config.root_dir
-      local given = params.initializationOptions and params.initializationOptions.python
-      if root_dir and type(given) == "string" and given:sub(1, 1) ~= "/" then
-        given = M.resolve(given, root_dir)
-        params.initializationOptions.python = given
-        config.settings[M.section].python = given
+      local init = params.initializationOptions
+      if type(init) ~= "table" then
+        return
       end
-      if root_dir and params.initializationOptions and params.initializationOptions.python == vim.NIL then
-        local python = M.python_for(root_dir)
+      local function set(key, value)
+        init[key] = value
+        for _, section in ipairs({ M.section, "pallas-lsp" }) do
+          if type(config.settings) == "table" and type(config.settings[section]) == "table" then
+            config.settings[section][key] = value
+          end
+        end
+      end
+      set("workspaceTrusted", M.trusted(root_dir))
+      if not root_dir then
+        return
+      end
+      if type(init.python) == "string" and init.python:sub(1, 1) ~= "/" then
+        set("python", M.resolve(init.python, root_dir))
+      elseif init.python == vim.NIL then
+        local python, source = M.python_for(root_dir)
         if python then
-          params.initializationOptions.python = python
-          config.settings[M.section].python = python -- the same table as settings["pallas-lsp"]
+          set("python", python)
+          set("pythonSource", source)
         end
       end
     end,
@@ -204,19 +286,39 @@ function M.client_config(root)
 end
 
 local warned_missing = false
-local function check_executable(cmd)
+local function check_executable(cmd, root)
   if compat.is_executable(cmd[1]) then
     return true
   end
   if not warned_missing then
     warned_missing = true
-    vim.notify(
-      ("pallas-lsp: %q is not executable. Install pallas-lsp into your virtualenv "
-        .. "or pass setup{ cmd = '/path/to/pallas-lsp' }."):format(cmd[1]),
-      vim.log.levels.ERROR
-    )
+    local project = root and venv_file(root .. "/.venv", "pallas-lsp")
+    if project and not M.trusted(root) then
+      vim.notify(trust.refusal(root, "its .venv's pallas-lsp is not started (and none is on PATH)"),
+        vim.log.levels.WARN)
+    else
+      vim.notify(
+        ("pallas-lsp: %q is not executable. Install pallas-lsp into your virtualenv "
+          .. "or pass setup{ cmd = '/path/to/pallas-lsp' }."):format(cmd[1]),
+        vim.log.levels.ERROR
+      )
+    end
   end
   return false
+end
+
+--- The command for 0.11's vim.lsp.config, where the root is known only when
+--- a client starts: a function that picks the command for that root (a
+--- project's .venv/bin/pallas-lsp only when the folder is trusted).
+function M.cmd_function()
+  return function(dispatchers, config)
+    local root = config and config.root_dir or vim.fn.getcwd()
+    local cmd = M.cmd_for(root)
+    return vim.lsp.rpc.start(cmd, dispatchers, {
+      cwd = config and config.cmd_cwd or nil,
+      env = config and config.cmd_env or nil,
+    })
+  end
 end
 
 local clients_by_root = {} -- Neovim 0.7: root -> client id
@@ -233,7 +335,7 @@ function M.attach(bufnr)
   end
   local root = compat.find_root(fname, M.options.root_markers) or vim.fn.fnamemodify(fname, ":p:h")
   local config = M.client_config(root)
-  if not check_executable(config.cmd) then
+  if not check_executable(config.cmd, root) then
     return nil
   end
   if compat.has_lsp_start then
@@ -263,12 +365,12 @@ function M.setup(opts)
   if compat.has_lsp_config then
     local config = M.client_config(nil)
     config.root_dir = nil -- resolved per buffer from root_markers
-    -- The command is fixed before any root is known: look for the project's
-    -- .venv in the folder Neovim was started in.
-    config.cmd = M.cmd_for(vim.fn.getcwd())
-    if not check_executable(config.cmd) then
+    -- The command is chosen per root when a client starts (cmd_function);
+    -- one that cannot start is said once, here.
+    if not check_executable(M.cmd_for(vim.fn.getcwd()), vim.fn.getcwd()) then
       return
     end
+    config.cmd = M.cmd_function()
     vim.lsp.config(M.name, config)
     vim.lsp.enable(M.name)
     return
@@ -290,7 +392,99 @@ function M.setup(opts)
   end
 end
 
---- A short status for statuslines: "pallas: JAX 0.10.2 · no GPU".
+--- The project root of a buffer (what its client's root_dir is).
+function M.root_of(bufnr)
+  local fname = vim.api.nvim_buf_get_name(bufnr)
+  if fname == "" then
+    return nil
+  end
+  return compat.find_root(fname, M.options.root_markers) or vim.fn.fnamemodify(fname, ":p:h")
+end
+
+--- Starts the servers of `root` again (after :PallasTrust): the project's
+--- own pallas-lsp and python are used from now on.
+function M.restart_root(root)
+  local stopping = {}
+  for _, client in ipairs(compat.all_clients(M.name)) do
+    if client.config.root_dir == root then
+      table.insert(stopping, client)
+      compat.stop(client)
+    end
+  end
+  vim.wait(5000, function()
+    for _, client in ipairs(stopping) do
+      if not compat.is_stopped(client) then
+        return false
+      end
+    end
+    return true
+  end, 50)
+  clients_by_root[root] = nil
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(buf) and vim.tbl_contains(M.options.filetypes, vim.bo[buf].filetype)
+      and M.root_of(buf) == root then
+      if compat.has_lsp_config then
+        -- What vim.lsp.enable starts, for this root (its command and trust
+        -- are chosen when the client starts: cmd_function, before_init).
+        local config = vim.deepcopy(vim.lsp.config[M.name])
+        config.root_dir = root
+        vim.lsp.start(config, { bufnr = buf })
+      else
+        M.attach(buf)
+      end
+    end
+  end
+end
+
+--- :PallasTrust: trusts the current buffer's project folder (Neovim's trust
+--- database on 0.9+, which asks; trust.lua) and restarts its server in full
+--- mode.
+function M.trust_current()
+  local root = M.root_of(vim.api.nvim_get_current_buf())
+  if not root then
+    vim.notify("pallas-lsp: this buffer has no file, so no project folder to trust", vim.log.levels.WARN)
+    return false
+  end
+  if M.trusted(root) then
+    require("pallas_lsp.commands").echo("pallas-lsp: " .. root .. " is trusted already")
+    return true
+  end
+  if not trust.ask(root) then
+    require("pallas_lsp.commands").echo("pallas-lsp: " .. root .. " stays untrusted", "WarningMsg")
+    return false
+  end
+  require("pallas_lsp.commands").echo("pallas-lsp: " .. root .. " trusted; restarting its server")
+  M.restart_root(root)
+  return true
+end
+
+--- What runs will use, in a few words, from pallas/status's `runs` (nil
+--- when they use the JAX the analysis reads, which then says it for both).
+function M.runs_words(status)
+  local runs = type(status.runs) == "table" and status.runs or nil
+  local analysis = type(status.analysis) == "table" and status.analysis or {}
+  if not runs then
+    return nil
+  end
+  local analysed = analysis.jaxVersion ~= vim.NIL and analysis.jaxVersion or status.jaxVersion
+  if runs.state == "ready" then
+    if runs.jaxVersion ~= vim.NIL and runs.jaxVersion ~= analysed then
+      return "runs JAX " .. tostring(runs.jaxVersion)
+    end
+    return nil
+  elseif runs.state == "no-jax" then
+    return "runs: no JAX"
+  elseif runs.state == "template" then
+    return "runs via " .. (type(runs.via) == "string" and runs.via or "template")
+  elseif runs.state == "refused" then
+    return "runs off"
+  end
+  return nil
+end
+
+--- A short status for statuslines: "pallas · JAX 0.10.2 · no GPU", or, when
+--- runs would not use that JAX, both apart: "pallas · analysis JAX 0.10.2 ·
+--- runs: no JAX · no GPU".
 function M.statusline(bufnr)
   local client = compat.clients(bufnr or 0, M.name)[1]
   if not client then
@@ -298,8 +492,12 @@ function M.statusline(bufnr)
   end
   local status = M.status[client.id] or {}
   local parts = { "pallas" }
+  local runs = M.runs_words(status)
   if status.jaxVersion and status.jaxVersion ~= vim.NIL then
-    table.insert(parts, "JAX " .. status.jaxVersion)
+    table.insert(parts, (runs and "analysis JAX " or "JAX ") .. status.jaxVersion)
+  end
+  if runs then
+    table.insert(parts, runs)
   end
   -- The GPU's name, or "no GPU" (never the probe's own words, such as a
   -- dlopen error: :PallasDoctor shows those).

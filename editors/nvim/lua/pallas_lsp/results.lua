@@ -61,7 +61,13 @@ function M.lines(result, args)
   end
   add(("%s (%s): %s"):format(str(result.entry) ~= "" and result.entry or (args.entry or "?"),
     str(result.mode) ~= "" and result.mode or (args.mode or "?"), str(result.status)))
-  if str(result.message) ~= "" and not result.ok then
+  -- The run's own message only when nothing below says what failed: it
+  -- repeats a mode's or the setup's error, which follow with their type.
+  local explained = type(result.setup_error) == "table"
+  for _, m in ipairs(type(result.modes) == "table" and result.modes or {}) do
+    explained = explained or type(m.error) == "table"
+  end
+  if str(result.message) ~= "" and not result.ok and not explained then
     add(result.message)
   end
   for _, m in ipairs(type(result.modes) == "table" and result.modes or {}) do

@@ -79,6 +79,9 @@ struct ProcessSpec {
   // Called on the supervising thread for each complete line of the result
   // channel as it arrives (used for live progress events).
   std::function<void(std::string_view line)> onResultLine;
+  // Called on the supervising thread with what the child writes to stdout
+  // as it arrives, when stdout is not the result channel (live output).
+  std::function<void(std::string_view data)> onStdout;
 };
 
 struct ProcessOutcome {

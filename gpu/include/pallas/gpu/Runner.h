@@ -37,8 +37,9 @@ struct RunRequest {
   std::string python;         // empty: resolvePython("")
   std::string runner;         // empty: locateRunnerScript()
   std::string launchTemplate; // empty: kDefaultLaunchTemplate
-  // Fd3 keeps the user's stdout apart; use Stdout for ssh/srun templates
-  // (the user's stdout is then folded into stderr by the runner).
+  // Fd3 keeps the user's stdout apart; Stdout for launch templates that
+  // forward only the standard streams (ssh, srun: resultChannelFor): the
+  // runner then frames the user's stdout onto the channel.
   ResultChannel resultChannel = ResultChannel::Fd3;
   std::string workingDirectory; // empty: the file's directory
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};
@@ -50,13 +51,15 @@ struct RunRequest {
   std::vector<std::string> environment;   // extra NAME=value for the child
 };
 
-enum class Phase { Started, Compiling, Running, Finished };
+// Output: what the program wrote to stdout, as it arrives (`message` is the
+// text), for live output; the whole of it is also in RunResult::stdoutText.
+enum class Phase { Started, Compiling, Running, Finished, Output };
 const char* phaseName(Phase phase);
 
 struct Progress {
   Phase phase = Phase::Started;
-  std::string mode;    // "compiled", ... (empty for Started/Finished)
-  std::string message; // "compiling (interpret)", "run 3/5 (compiled)"
+  std::string mode;    // "compiled", ... (empty for Started/Finished/Output)
+  std::string message; // "compiling (interpret)", "run 3/5 (compiled)"; Output: the text
   std::optional<int> percent;
 };
 
@@ -146,6 +149,11 @@ using ProgressCallback = std::function<void(const Progress&)>;
 // that thread. Never throws for anything the user's code or machine does.
 RunResult runKernel(const RunRequest& request, const ProgressCallback& progress = {},
                     const CancelToken* cancel = nullptr);
+
+// The result channel that survives a launch template: fd 3 locally (the
+// default template), stdout through any other (ssh and srun forward only
+// stdin, stdout and stderr; fd 3 arrives closed).
+ResultChannel resultChannelFor(const std::string& launchTemplate);
 
 // Python to use: `explicitPython` if set, else env PALLAS_LSP_PYTHON, else
 // `detected` (the project's own, see detectProjectPython) if set, else
