@@ -1,0 +1,277 @@
+// Modules: loading workspace documents (their top level runs once, as on
+// import), library modules (named objects overlays may know), and running
+// the functions nothing called as entry points.
+#include "Activation.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <array>
+
+namespace pallas::eval {
+
+using namespace py;
+
+namespace {
+
+// Library modules under the short names the analysis (and the knowledge
+// table) uses, longest prefix first: jax.experimental.pallas.mosaic_gpu.X
+// is plgpu.X wherever JAX defines it.
+struct Prefix {
+  const char* module;
+  const char* canonical;
+};
+constexpr std::array<Prefix, 15> kPrefixes{{
+    {"jax._src.pallas.mosaic_gpu.interpret.params", "interpret"},
+    {"jax._src.pallas.mosaic_gpu.interpret", "interpret"},
+    {"jax._src.pallas.mosaic_gpu.primitives", "plgpu"},
+    {"jax._src.pallas.mosaic_gpu.pipeline", "plgpu"},
+    {"jax._src.pallas.mosaic_gpu.helpers", "plgpu"},
+    {"jax._src.pallas.mosaic_gpu.core", "plgpu"},
+    {"jax.experimental.pallas.mosaic_gpu", "plgpu"},
+    {"jax.experimental.mosaic.gpu", "mgpu"},
+    {"jax._src.pallas.pallas_call", "pl"},
+    {"jax._src.pallas.primitives", "pl"},
+    {"jax._src.pallas.helpers", "pl"},
+    {"jax.experimental.pallas", "pl"},
+    {"jax.numpy", "jnp"},
+    {"jax.lax", "lax"},
+    {"jax", "jax"},
+}};
+
+} // namespace
+
+std::string Interpreter::canonical(const std::string& qualified) const {
+  for (const Prefix& p : kPrefixes) {
+    std::string_view m = p.module;
+    if (qualified == m)
+      return p.canonical;
+    if (qualified.size() > m.size() && qualified.compare(0, m.size(), m) == 0 &&
+        qualified[m.size()] == '.')
+      return std::string(p.canonical) + qualified.substr(m.size());
+  }
+  return qualified;
+}
+
+ModuleObj* Interpreter::externalModule(const std::string& qualname) {
+  auto it = externalModules_.find(qualname);
+  if (it != externalModules_.end())
+    return it->second;
+  auto* m = heap_.make<ModuleObj>();
+  m->name = qualname;
+  m->executed = true;
+  externalModules_[qualname] = m;
+  return m;
+}
+
+GeneratorObj* Interpreter::contextGenerator(InstanceObj* manager) {
+  if (manager->cls->external != "contextlib._GeneratorContextManager")
+    return nullptr;
+  return static_cast<GeneratorObj*>(manager->payload);
+}
+
+ModuleObj* Interpreter::importModule(const std::string& importer, const std::string& name,
+                                     int level, mlir::Operation* site) {
+  (void)site;
+  if (std::optional<std::string> path = source_.resolveImport(importer, name, level)) {
+    ModuleObj* m = loadDocument(*path, false);
+    // `import pkg.sub` also makes `sub` an attribute of pkg.
+    if (m && level == 0) {
+      size_t dot = name.rfind('.');
+      if (dot != std::string::npos)
+        if (auto parent = source_.resolveImport(importer, name.substr(0, dot), 0))
+          if (ModuleObj* p = loadDocument(*parent, false); p && !p->ns.find(name.substr(dot + 1))) {
+            heap_.willWrite(p);
+            p->ns.set(name.substr(dot + 1), Value(m, site));
+          }
+    }
+    return m;
+  }
+  if (level > 0)
+    return nullptr; // a relative import the workspace does not hold
+  return externalModule(name);
+}
+
+ModuleObj* Interpreter::loadDocument(const std::string& path) {
+  return loadDocument(path, true);
+}
+
+ModuleObj* Interpreter::loadDocument(const std::string& path, bool asMain) {
+  auto it = modules_.find(path);
+  if (it != modules_.end())
+    return it->second;
+  mlir::ModuleOp module = source_.pyModule(path);
+  if (!module)
+    return nullptr;
+  auto* m = heap_.make<ModuleObj>();
+  m->name = source_.moduleName(path);
+  m->path = path;
+  modules_[path] = m;
+  documents_.push_back(path);
+  m->ns.set("__name__", asMain ? unknown("`__name__` (the module may run as a script or be "
+                                         "imported)")
+                               : str(m->name));
+  m->ns.set("__file__", str(path));
+  m->executing = true;
+  Activation act;
+  act.module = m;
+  act.doc = path;
+  Activation* saved = current_;
+  current_ = &act;
+  for (mlir::Operation& unit : *module.getBody()) {
+    if (act.flow != Flow::Normal)
+      break; // the import raised (or the budget ran out): the rest does not run
+    Exec{*this, act}.op(&unit);
+  }
+  current_ = saved;
+  pendingRaise_ = false;
+  m->executing = false;
+  m->executed = true;
+  return m;
+}
+
+// ---- entry points -----------------------------------------------------------------
+
+void Interpreter::runEntryPoints(const std::string& path) {
+  auto it = modules_.find(path);
+  if (it == modules_.end())
+    return;
+  ModuleObj* m = it->second;
+  auto asEntry = [&](const std::function<void()>& run) {
+    if (exhausted())
+      return;
+    // Each entry point sees the program as it is after import; what it
+    // changes is forgotten afterwards.
+    heap_.beginSide();
+    entryRun_ = true;
+    run();
+    entryRun_ = false;
+    pendingRaise_ = false;
+    heap_.endSide(true);
+  };
+  auto unknownArgs = [&](mlir::Operation* site) {
+    CallArgs args;
+    args.morePositional = true;
+    args.moreKeywords = true;
+    (void)site;
+    return args;
+  };
+  std::vector<llvm::StringRef> names = m->ns.names();
+  for (llvm::StringRef n : names) {
+    const Value* v = m->ns.find(n);
+    if (!v)
+      continue;
+    for (const Alt& alt : *v) {
+      if (auto* fn = llvm::dyn_cast<FunctionObj>(alt.obj)) {
+        if (fn->module != m || called_.count(fn->def))
+          continue;
+        asEntry([&] { invoke(fn, unknownArgs(fn->def), fn->def); });
+      } else if (auto* cls = llvm::dyn_cast<ClassObj>(alt.obj)) {
+        if (cls->module != m)
+          continue;
+        std::vector<ClassObj*> concrete{cls};
+        for (ClassObj* sub : subclassesOf(cls))
+          concrete.push_back(sub);
+        for (llvm::StringRef mn : cls->ns.names()) {
+          const Value* member = cls->ns.find(mn);
+          for (const Alt& ma : *member) {
+            Object* f = ma.obj;
+            Kind wrapper = f->kind;
+            if (auto* d = llvm::dyn_cast<DescriptorObj>(f))
+              f = d->fn.single();
+            auto* fn = llvm::dyn_cast_or_null<FunctionObj>(f);
+            if (!fn || fn->module != m || called_.count(fn->def) || mn == "__init__")
+              continue;
+            for (ClassObj* c : concrete) {
+              // A subclass that overrides the method runs its own.
+              ClassObj* where = nullptr;
+              lookupInMro(c, mn, &where);
+              if (where != cls)
+                continue;
+              asEntry([&] {
+                if (wrapper == Kind::StaticMethod) {
+                  invoke(fn, unknownArgs(fn->def), fn->def);
+                  return;
+                }
+                Value self = wrapper == Kind::ClassMethod
+                                 ? Value(c, fn->def)
+                                 : instantiate(c, unknownArgs(fn->def), fn->def);
+                if (wrapper != Kind::ClassMethod)
+                  if (lookupInMro(c, "setUp"))
+                    call(getAttr(self, "setUp", fn->def), {}, fn->def);
+                CallArgs args = unknownArgs(fn->def);
+                args.positional.push_back(self);
+                invoke(fn, args, fn->def);
+              });
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// ---- descriptions -----------------------------------------------------------------
+
+std::string describe(const Object* o) {
+  if (!o)
+    return "nothing";
+  switch (o->kind) {
+  case Kind::Unknown:
+    return llvm::cast<UnknownObj>(o)->why;
+  case Kind::None:
+    return "None";
+  case Kind::Bool:
+    return llvm::cast<BoolObj>(o)->v ? "True" : "False";
+  case Kind::Int:
+    return std::to_string(llvm::cast<IntObj>(o)->v);
+  case Kind::Float:
+    return std::to_string(llvm::cast<FloatObj>(o)->v);
+  case Kind::Str:
+    return "\"" + llvm::cast<StrObj>(o)->v + "\"";
+  case Kind::Bytes:
+    return "b\"" + llvm::cast<StrObj>(o)->v + "\"";
+  case Kind::Tuple:
+    return "a tuple";
+  case Kind::List:
+    return "a list";
+  case Kind::Dict:
+    return "a dict";
+  case Kind::Set:
+    return "a set";
+  case Kind::Function:
+    return "function " + llvm::cast<FunctionObj>(o)->name;
+  case Kind::Class:
+    return "class " + llvm::cast<ClassObj>(o)->name;
+  case Kind::Instance:
+    return "an instance of " + llvm::cast<InstanceObj>(o)->cls->name;
+  case Kind::Module:
+    return "module " + llvm::cast<ModuleObj>(o)->name;
+  case Kind::External:
+    return llvm::cast<ExternalObj>(o)->qualname;
+  case Kind::Builtin:
+    return llvm::cast<BuiltinObj>(o)->name;
+  case Kind::BoundMethod:
+    return "a bound method";
+  case Kind::Partial:
+    return "a functools.partial";
+  case Kind::Generator:
+    return "a generator";
+  default:
+    return "a value";
+  }
+}
+
+std::string describe(const Value& v) {
+  if (v.isBottom())
+    return "nothing";
+  if (v.size() == 1)
+    return describe(v[0].obj);
+  std::string s = "one of ";
+  for (size_t i = 0; i < v.size() && i < 3; ++i)
+    s += (i ? ", " : "") + describe(v[i].obj);
+  if (v.size() > 3)
+    s += ", ...";
+  return s;
+}
+
+} // namespace pallas::eval

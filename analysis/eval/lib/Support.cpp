@@ -1,0 +1,79 @@
+// Small queries of the interpreter's state that overlays ask.
+#include "Activation.h"
+
+namespace pallas::eval {
+
+std::unique_ptr<Overlay> makeBuiltinsOverlay();
+
+void installStandardOverlays(Interpreter& in) {
+  in.addOverlay(makeBuiltinsOverlay());
+}
+
+FunctionObj* Interpreter::currentFunction() const {
+  return current_ ? current_->fn : nullptr;
+}
+
+FrameObj* Interpreter::currentFrame() const {
+  return current_ ? current_->frame : nullptr;
+}
+
+std::optional<bool> Interpreter::hasAttr(const Value& obj, llvm::StringRef name) {
+  std::optional<bool> result;
+  for (const Alt& alt : obj) {
+    std::optional<bool> h;
+    Object* o = alt.obj;
+    switch (o->kind) {
+    case Kind::Instance: {
+      auto* inst = llvm::cast<InstanceObj>(o);
+      if (inst->attrs.find(name) || lookupInMro(inst->cls, name))
+        h = true;
+      else if (lookupInMro(inst->cls, "__getattr__") || hasLibraryBase(inst->cls))
+        h = std::nullopt;
+      else
+        h = false;
+      break;
+    }
+    case Kind::Class: {
+      auto* c = llvm::cast<ClassObj>(o);
+      if (lookupInMro(c, name))
+        h = true;
+      else if (hasLibraryBase(c) || !c->external.empty())
+        h = std::nullopt;
+      else
+        h = false;
+      break;
+    }
+    case Kind::Module: {
+      auto* m = llvm::cast<ModuleObj>(o);
+      if (m->ns.find(name))
+        h = true;
+      else if (m->path.empty() || m->ns.find("__getattr__"))
+        h = std::nullopt;
+      else
+        h = false;
+      break;
+    }
+    case Kind::Function:
+      h = llvm::cast<FunctionObj>(o)->attrs.find(name) != nullptr;
+      break;
+    case Kind::None:
+    case Kind::Bool:
+    case Kind::Int:
+    case Kind::Str:
+      h = native(classOf(o)->external + "." + name.str()) != nullptr;
+      if (!*h)
+        h = std::nullopt;
+      break;
+    default:
+      h = std::nullopt;
+    }
+    if (!h)
+      return std::nullopt;
+    if (result && *result != *h)
+      return std::nullopt;
+    result = h;
+  }
+  return result;
+}
+
+} // namespace pallas::eval
