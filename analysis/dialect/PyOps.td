@@ -18,8 +18,8 @@
 //    `class`, comprehensions) are region ops; expressions that evaluate
 //    lazily (`a if c else b`, `and`, `or`) have regions ending in
 //    `py.result`;
-//  * locations are file:line:col ranges of the syntax (1-based lines,
-//    0-based UTF-8 byte columns, as the pallas dialect).
+//  * locations are file:line:col ranges of the syntax (1-based lines and
+//    UTF-8 byte columns, as the pallas dialect's).
 // Regions have no terminators: `py.return`, `py.break`, ... are ordinary ops
 // the evaluator acts on.
 #ifndef PY_OPS_TD

@@ -114,6 +114,15 @@ bool gpuInterpretRunsLaunch(detail::PassContext& ctx, const std::string& launchD
   return true;
 }
 
+bool gpuInterpretRuns(const std::vector<BoundPrimitive>& bindings, pd::LaunchOp launch,
+                      const knowledge::KnowledgeBase& kb) {
+  LaunchFacts facts = launchFactsOf(launch);
+  for (const BoundPrimitive& b : bindings)
+    if (b.retraceCollective || decide(b, ExecPath::InterpretGpu, facts, kb))
+      return false;
+  return true;
+}
+
 // One run of one launch: its failing bindings, the first error JAX raises,
 // and one finding per failing call.
 void analyzeRun(detail::PassContext& ctx, const LaunchRunView& v,
@@ -147,7 +156,9 @@ void analyzeRun(detail::PassContext& ctx, const LaunchRunView& v,
   // a run-time value ("may") or a process-wide mode is not the launch's to
   // rewrite.
   bool gpuRuns = !hits.empty() && pc.path == ExecPath::InterpretHlo && !pc.may && !v.global &&
-                 v.run.via.empty() && gpuInterpretRunsLaunch(ctx, v.doc, v.launch, kb);
+                 v.run.via.empty() &&
+                 (v.gpuInterpretBindings ? gpuInterpretRuns(*v.gpuInterpretBindings, v.launch, kb)
+                                         : gpuInterpretRunsLaunch(ctx, v.doc, v.launch, kb));
   for (const Hit& h : hits) {
 #if PALLAS_LSP_MUTANT == 3 // mutant (test/mutation): findings in a helper file are dropped
     if (detail::sourceLocation(h.binding->site->getLoc()).path != v.doc)

@@ -1,5 +1,6 @@
 #include "LaunchRuns.h"
 
+#include "EvalLaunches.h"
 #include "LaunchCache.h"
 
 #include "llvm/Support/xxhash.h"
@@ -63,7 +64,7 @@ bool usesGlobalMode(pd::LaunchOp launch, const GlobalMode& mode) {
     return false;
   if (owner != mode.after)
     return true;
-  pd::PrimOp call = mode.call;
+  mlir::Operation* call = mode.call;
   return call->getBlock() != launch->getBlock() || call->isBeforeInBlock(launch);
 }
 
@@ -328,6 +329,10 @@ uint64_t planKeyOf(const LaunchPlan& plan) {
 void forEachLaunch(detail::PassContext& ctx, const std::string& doc, mlir::ModuleOp module,
                    const knowledge::KnowledgeBase& kb, CallIndex& calls,
                    const LaunchVisitor& perLaunch) {
+  if (evaluatorEngine()) {
+    forEachEvaluatedLaunch(ctx, doc, module, kb, perLaunch);
+    return;
+  }
   GlobalMode mode = globalInterpretMode(module);
   for (pd::LaunchOp launch : launchesOf(ctx, module)) {
     if (ctx.stopRequested())

@@ -29,7 +29,7 @@ struct PathChoice {
 // interpret value that a launch uses when its own `interpret` is absent or
 // False (every entry point ORs the two).
 struct GlobalMode {
-  dialect::PrimOp call;  // the set_gpu_interpret_mode call; null when none
+  mlir::Operation* call = nullptr; // the call that sets the mode; null when none
   dialect::FuncOp after; // the top-level statement holding it
   LaunchFacts facts;     // from its InterpretGPUParams(...) arguments
 };
@@ -49,6 +49,9 @@ struct LaunchRunView {
   const GlobalMode* global; // the module-level mode that selects the path; null: none
   const LaunchRun& run;
   const KernelWalk& walk;
+  // The evaluator's trace of the same launch in GPU interpret mode (null
+  // for the kernel walk, which walks it again when asked).
+  const std::vector<BoundPrimitive>* gpuInterpretBindings = nullptr;
 };
 
 // The paths a run-time `interpret` value may select (the launch's own or a

@@ -99,6 +99,9 @@ struct Exec {
   CallArgs arguments(mlir::ValueRange args, mlir::ArrayAttr kinds, mlir::Operation* site);
 };
 
+// The 1-based line an op starts on (0: not known).
+unsigned lineOf(mlir::Operation* op);
+
 // Where a free variable of `frame` lives: the nearest enclosing frame (class
 // bodies skipped) that binds or declares it.
 FrameObj* frameOfFree(FrameObj* frame, llvm::StringRef name);

@@ -14,6 +14,12 @@ namespace pallas::eval {
 
 using namespace py;
 
+unsigned lineOf(mlir::Operation* op) {
+  if (auto loc = llvm::dyn_cast<mlir::FileLineColRange>(op->getLoc()))
+    return loc.getStartLine();
+  return 0;
+}
+
 Interpreter::Interpreter(mlir::MLIRContext* context, ModuleSource& source, Options options)
     : context_(context), source_(source), options_(options) {
   context_->getOrLoadDialect<PyDialect>();
@@ -57,6 +63,11 @@ Value Interpreter::list(std::vector<Value> elems, mlir::Operation* origin) {
 }
 
 void Interpreter::sides(const std::vector<std::function<void()>>& ways) {
+  sides(ways, {});
+}
+
+void Interpreter::sides(const std::vector<std::function<void()>>& ways,
+                        const std::vector<std::string>& names) {
   std::vector<Heap::Side> done;
   Activation* a = current_;
   bool allDead = true;
@@ -64,7 +75,13 @@ void Interpreter::sides(const std::vector<std::function<void()>>& ways) {
   for (const auto& way : ways) {
     heap_.beginSide();
     Flow before = a ? a->flow : Flow::Normal;
+    size_t index = done.size();
+    bool named = index < names.size() && !names[index].empty();
+    if (named)
+      why_.push_back(names[index]);
     way();
+    if (named)
+      why_.pop_back();
     bool live = !a || a->flow == Flow::Normal;
     if (a && !live) {
       if (deadFlow == Flow::Normal || deadFlow == a->flow)
@@ -458,8 +475,12 @@ void Exec::ifOp(IfOp i) {
     region(i.getThenRegion());
   else if (t == false)
     region(i.getElseRegion());
-  else
-    in.sides({[&] { region(i.getThenRegion()); }, [&] { region(i.getElseRegion()); }});
+  else {
+    std::string line = std::to_string(lineOf(i));
+    in.sides({[&] { region(i.getThenRegion()); }, [&] { region(i.getElseRegion()); }},
+             {"when the `if` at line " + line + " is true",
+              "when the `if` at line " + line + " is false"});
+  }
 }
 
 Value Exec::boolOp(BoolOp b) {
@@ -479,7 +500,10 @@ Value Exec::boolOp(BoolOp b) {
       out.add(alt.obj, alt.origin);
   }
   Value rhs;
-  in.sides({[&] { rhs = expressionRegion(b.getRhs()); }, [] {}});
+  in.sides({[&] { rhs = expressionRegion(b.getRhs()); }, [] {}},
+           {"when the `" + b.getOp().str() + "` at line " + std::to_string(lineOf(b)) +
+                " reads its right side",
+            ""});
   return in.heap_.join(out, rhs);
 }
 
@@ -490,8 +514,11 @@ Value Exec::condOp(CondOp c) {
   if (t == false)
     return expressionRegion(c.getElseRegion());
   Value x, y;
+  std::string line = std::to_string(lineOf(c));
   in.sides({[&] { x = expressionRegion(c.getThenRegion()); },
-            [&] { y = expressionRegion(c.getElseRegion()); }});
+            [&] { y = expressionRegion(c.getElseRegion()); }},
+           {"when the condition at line " + line + " is true",
+            "when the condition at line " + line + " is false"});
   return in.heap_.join(x, y);
 }
 
@@ -564,7 +591,8 @@ void Exec::forOp(ForOp f) {
       if (!maybeBroken) {
         loopBody(f, item, loop);
       } else {
-        in.sides({[&] { loopBody(f, item, loop); }, [] {}});
+        in.sides({[&] { loopBody(f, item, loop); }, [] {}},
+                 {"when the `for` at line " + std::to_string(lineOf(f)) + " did not break", ""});
       }
       if (a.flow == Flow::Break) { // certain break: the current state is the exit
         a.flow = Flow::Normal;
@@ -594,7 +622,8 @@ void Exec::forOp(ForOp f) {
                 if (a.flow == Flow::Break)
                   a.flow = Flow::Normal;
               },
-              [] {}});
+              [] {}},
+             {"when the `for` at line " + std::to_string(lineOf(f)) + " runs its body", ""});
     if (a.flow != Flow::Normal)
       return;
   }
@@ -640,7 +669,8 @@ void Exec::whileOp(WhileOp w) {
                 if (a.flow == Flow::Break)
                   a.flow = Flow::Normal;
               },
-              [] {}});
+              [] {}},
+             {"when the `while` at line " + std::to_string(lineOf(w)) + " runs its body", ""});
     if (a.flow != Flow::Normal)
       return;
   }
@@ -704,13 +734,16 @@ void Exec::tryOp(TryOp t) {
   } else if (a.flow == Flow::Normal) {
     if (mayRaise && !handlers.empty()) {
       std::vector<std::function<void()>> ways;
+      std::vector<std::string> names{""};
       ways.push_back([&] { region(t.getOrelse()); });
-      for (ExceptOp h : handlers)
+      for (ExceptOp h : handlers) {
         ways.push_back([&, h] {
           a.raised = Value();
           runHandler(h);
         });
-      in.sides(ways);
+        names.push_back("when the `except` at line " + std::to_string(lineOf(h)) + " runs");
+      }
+      in.sides(ways, names);
     } else {
       region(t.getOrelse());
     }
@@ -740,7 +773,9 @@ void Exec::matchOp(MatchOp m) {
     else if (matched == false)
       from(i + 1);
     else
-      in.sides({[&] { region(cases[i].getBody()); }, [&] { from(i + 1); }});
+      in.sides({[&] { region(cases[i].getBody()); }, [&] { from(i + 1); }},
+               {"when the `case` at line " + std::to_string(lineOf(cases[i])) + " matches",
+                ""});
   };
   from(0);
 }

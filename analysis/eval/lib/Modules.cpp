@@ -136,9 +136,10 @@ void Interpreter::runEntryPoints(const std::string& path) {
   if (it == modules_.end())
     return;
   ModuleObj* m = it->second;
-  auto asEntry = [&](const std::function<void()>& run) {
+  auto asEntry = [&](mlir::Operation* def, const std::function<void()>& run) {
     if (exhausted())
       return;
+    entry_ = def;
     // Each entry point sees the program as it is after import; what it
     // changes is forgotten afterwards.
     heap_.beginSide();
@@ -147,13 +148,13 @@ void Interpreter::runEntryPoints(const std::string& path) {
     entryRun_ = false;
     pendingRaise_ = false;
     heap_.endSide(true);
+    entry_ = nullptr;
   };
   auto unknownArgs = [&](mlir::Operation* site) {
-    CallArgs args;
-    args.morePositional = true;
-    args.moreKeywords = true;
+    // Parameters with a default hold it (an entry point is mostly run the
+    // way it is written); the others are Unknown.
     (void)site;
-    return args;
+    return CallArgs();
   };
   std::vector<llvm::StringRef> names = m->ns.names();
   for (llvm::StringRef n : names) {
@@ -164,7 +165,7 @@ void Interpreter::runEntryPoints(const std::string& path) {
       if (auto* fn = llvm::dyn_cast<FunctionObj>(alt.obj)) {
         if (fn->module != m || called_.count(fn->def))
           continue;
-        asEntry([&] { invoke(fn, unknownArgs(fn->def), fn->def); });
+        asEntry(fn->def, [&] { invoke(fn, unknownArgs(fn->def), fn->def); });
       } else if (auto* cls = llvm::dyn_cast<ClassObj>(alt.obj)) {
         if (cls->module != m)
           continue;
@@ -187,7 +188,7 @@ void Interpreter::runEntryPoints(const std::string& path) {
               lookupInMro(c, mn, &where);
               if (where != cls)
                 continue;
-              asEntry([&] {
+              asEntry(fn->def, [&] {
                 if (wrapper == Kind::StaticMethod) {
                   invoke(fn, unknownArgs(fn->def), fn->def);
                   return;

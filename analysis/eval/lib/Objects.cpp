@@ -357,7 +357,10 @@ Value Interpreter::call(const Value& callee, const CallArgs& args, mlir::Operati
       anyRaise = anyRaise || raised;
       allRaise = allRaise && raised;
     });
-  sides(ways);
+  std::vector<std::string> names;
+  for (const Alt& alt : callee)
+    names.push_back("when the callee is " + describe(alt.obj));
+  sides(ways, names);
   if (anyRaise && allRaise)
     pendingRaise_ = true;
   return out;
@@ -423,6 +426,11 @@ Value Interpreter::callOne(Object* callee, mlir::Operation* origin, const CallAr
       stack_.push_back({const_cast<BuiltinObj*>(n), site});
       llvm::scope_exit pop([&] { stack_.pop_back(); });
       return n->fn(*this, args, site, n);
+    }
+    if (externalFallback_) {
+      stack_.push_back({callee, site});
+      llvm::scope_exit pop([&] { stack_.pop_back(); });
+      return externalFallback_(*this, args, site, e);
     }
     ++mayRaise_;
     return unknown("the result of " + canonical(e->qualname) + "(...)", site);

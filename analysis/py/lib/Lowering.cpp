@@ -81,9 +81,10 @@ private:
 
   mlir::Location loc(TSNode n) {
     if (isNull(n))
-      return mlir::FileLineColRange::get(file_, 1, 0, 1, 0);
+      return mlir::FileLineColRange::get(file_, 1, 1, 1, 1);
     TSPoint s = ts_node_start_point(n), e = ts_node_end_point(n);
-    return mlir::FileLineColRange::get(file_, s.row + 1, s.column, e.row + 1, e.column);
+    // 1-based lines and columns (UTF-8 bytes), as the pallas dialect's.
+    return mlir::FileLineColRange::get(file_, s.row + 1, s.column + 1, e.row + 1, e.column + 1);
   }
 
   mlir::ArrayAttr strings(const std::vector<std::string>& items) {

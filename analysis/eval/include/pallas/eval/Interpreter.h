@@ -170,6 +170,16 @@ public:
   // Runs each side (a callback that runs code) as one way the program may
   // go, then joins them (Heap.h).
   void sides(const std::vector<std::function<void()>>& ways);
+  // The same, each way named ("when the `if` at line 12 is true"): while a
+  // way runs its name is on the uncertainty stack (uncertainty()).
+  void sides(const std::vector<std::function<void()>>& ways,
+             const std::vector<std::string>& names);
+  // Why the code running now may not run: the names of the ways being run,
+  // outermost first.
+  const std::vector<std::string>& uncertainty() const { return why_; }
+  // A native called for a library function no overlay registered (its
+  // `self` is the ExternalObj); by default such calls give Unknown.
+  void setExternalFallback(NativeFn fn) { externalFallback_ = fn; }
   // Invokes a user function with bound arguments (overlays that call back).
   Value invoke(FunctionObj* fn, const CallArgs& args, mlir::Operation* site);
   // Runs a generator; `each` gets every value it yields (false stops it).
@@ -182,6 +192,10 @@ public:
   FrameObj* currentFrame() const;
   // Does obj have attribute `name`? nullopt when that is not known.
   std::optional<bool> hasAttr(const Value& obj, llvm::StringRef name);
+  // The def of the entry point running now (null outside runEntryPoints).
+  mlir::Operation* currentEntry() const { return entry_; }
+  // Was this def called by code the program runs (not only as an entry point)?
+  bool wasCalled(mlir::Operation* def) const { return called_.count(def) > 0; }
   // The current call stack, outermost first.
   const std::vector<StackEntry>& stack() const { return stack_; }
   // Is the program running code it may not reach (inside an uncertain side)?
@@ -251,6 +265,9 @@ private:
   uint64_t mayRaise_ = 0;
   // Running an entry point: its own function is not "called by a caller".
   bool entryRun_ = false;
+  mlir::Operation* entry_ = nullptr;
+  std::vector<std::string> why_;
+  NativeFn externalFallback_ = nullptr;
   Activation* current_ = nullptr;
   std::map<const FrameObj*, std::string> frameDocs_;
   std::vector<std::string> documents_; // loaded workspace documents, in load order

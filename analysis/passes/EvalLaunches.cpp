@@ -1,0 +1,248 @@
+#include "EvalLaunches.h"
+
+#include "LaunchCache.h"
+#include "PallasOverlayState.h"
+
+#include "pallas/eval/Interpreter.h"
+#include "pallas/py/Dialect.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/xxhash.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+
+namespace pallas::analysis::passes {
+
+namespace pd = pallas::dialect;
+
+bool evaluatorEngine() {
+  const char* e = std::getenv("PALLAS_LSP_ENGINE");
+  return !(e && std::string(e) == "walk");
+}
+
+namespace {
+
+// The evaluator's view of the workspace.
+class WorkspaceSource final : public eval::ModuleSource {
+public:
+  explicit WorkspaceSource(const detail::Workspace& ws) : ws_(ws) {}
+  mlir::ModuleOp pyModule(const std::string& path) override { return ws_.pyModule(path); }
+  std::optional<std::string> resolveImport(const std::string& importer, const std::string& module,
+                                           int level) override {
+    return ws_.moduleFile(module, level, importer);
+  }
+  std::string moduleName(const std::string& path) override {
+    std::filesystem::path p(path);
+    if (p.stem() == "__init__")
+      return p.parent_path().filename().string();
+    return p.stem().string();
+  }
+
+private:
+  const detail::Workspace& ws_;
+};
+
+} // namespace
+
+struct Evaluation {
+  std::unique_ptr<WorkspaceSource> source;
+  std::unique_ptr<eval::Interpreter> interpreter;
+  std::vector<LaunchRecord> launches;
+  // What the checks' views point into, kept for the run.
+  std::deque<CallContext> contexts;
+  std::deque<GlobalMode> modes;
+};
+
+namespace {
+
+using Evaluations = std::map<std::string, std::unique_ptr<Evaluation>>;
+
+Evaluations& evaluationsOf(detail::PassContext& ctx) {
+  if (!ctx.evaluation)
+    ctx.evaluation = std::make_shared<Evaluations>();
+  return *static_cast<Evaluations*>(ctx.evaluation.get());
+}
+
+Evaluation& evaluate(detail::PassContext& ctx, const knowledge::KnowledgeBase& kb,
+                     const std::string& doc) {
+  Evaluations& all = evaluationsOf(ctx);
+  auto it = all.find(doc);
+  if (it != all.end())
+    return *it->second;
+  auto ev = std::make_unique<Evaluation>();
+  ev->source = std::make_unique<WorkspaceSource>(ctx.workspace);
+  mlir::ModuleOp py = ctx.workspace.pyModule(doc);
+  if (py) {
+    ev->interpreter = std::make_unique<eval::Interpreter>(py.getContext(), *ev->source);
+    ev->interpreter->addOverlay(std::make_unique<PallasOverlay>(kb));
+    ev->interpreter->loadDocument(doc);
+    ev->interpreter->runEntryPoints(doc);
+    for (LaunchRecord& r : ev->interpreter->overlay<PallasOverlay>()->finish(*ev->interpreter))
+      if (r.event.doc == doc)
+        ev->launches.push_back(std::move(r));
+  }
+  Evaluation& ref = *ev;
+  all[doc] = std::move(ev);
+  return ref;
+}
+
+// The pallas.launch op the front end made for the same call: the checks
+// still read its location and attributes.
+pd::LaunchOp oldLaunchAt(const detail::PassContext& ctx, mlir::ModuleOp module,
+                         mlir::Operation* site) {
+  detail::LineCol at = detail::lineCol(site->getLoc());
+  pd::LaunchOp best;
+  unsigned bestDistance = ~0u;
+  for (pd::LaunchOp l : detail::moduleScan(ctx, module).launches) {
+    detail::LineCol lc = detail::lineCol(l.getLoc());
+    if (lc.line != at.line)
+      continue;
+    unsigned d = lc.column > at.column ? lc.column - at.column : at.column - lc.column;
+    if (d < bestDistance) {
+      best = l;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+std::string functionAround(mlir::Operation* op) {
+  for (mlir::Operation* p = op ? op->getParentOp() : nullptr; p; p = p->getParentOp())
+    if (auto d = llvm::dyn_cast<py::DefOp>(p))
+      return d.getName().str();
+  return "<module>";
+}
+
+bool within(mlir::Operation* inner, mlir::Operation* outer) {
+  auto a = llvm::dyn_cast<mlir::FileLineColRange>(inner->getLoc());
+  auto b = llvm::dyn_cast<mlir::FileLineColRange>(outer->getLoc());
+  if (!a || !b || a.getFilename() != b.getFilename())
+    return false;
+  auto before = [](unsigned l1, unsigned c1, unsigned l2, unsigned c2) {
+    return l1 < l2 || (l1 == l2 && c1 <= c2);
+  };
+  return before(b.getStartLine(), b.getStartColumn(), a.getStartLine(), a.getStartColumn()) &&
+         before(a.getEndLine(), a.getEndColumn(), b.getEndLine(), b.getEndColumn());
+}
+
+uint64_t traceKey(const KernelTrace& t) {
+  std::string s;
+  for (const BoundPrimitive& b : t.bindings) {
+    detail::LineCol lc = detail::lineCol(b.site->getLoc());
+    s += b.api + "@" + std::to_string(lc.line) + ":" + std::to_string(lc.column) + "/" +
+         std::to_string(static_cast<int>(b.refs.kind)) + std::to_string(static_cast<int>(b.refs.phase)) +
+         b.interpretRule + b.unknownDispatch + ";";
+  }
+  return llvm::xxh3_64bits(s);
+}
+
+} // namespace
+
+const std::vector<LaunchRecord>& evaluatedLaunches(detail::PassContext& ctx,
+                                                   const knowledge::KnowledgeBase& kb,
+                                                   const std::string& doc) {
+  return evaluate(ctx, kb, doc).launches;
+}
+
+void forEachEvaluatedLaunch(detail::PassContext& ctx, const std::string& doc,
+                            mlir::ModuleOp module, const knowledge::KnowledgeBase& kb,
+                            const LaunchVisitor& perLaunch) {
+  Evaluation& ev = evaluate(ctx, kb, doc);
+  // Records of one call site (several contexts reach it) are judged together.
+  std::vector<std::pair<pd::LaunchOp, std::vector<const LaunchRecord*>>> bySite;
+  for (const LaunchRecord& r : ev.launches) {
+    pd::LaunchOp old = oldLaunchAt(ctx, module, r.event.site);
+    if (!old)
+      continue;
+    auto it = std::find_if(bySite.begin(), bySite.end(), [&](auto& p) { return p.first == old; });
+    if (it == bySite.end())
+      bySite.push_back({old, {&r}});
+    else
+      it->second.push_back(&r);
+  }
+  const std::string& assumed = ctx.options.assumePath;
+  for (auto& [launch, records] : bySite) {
+    if (ctx.stopRequested())
+      return;
+    struct Run {
+      LaunchRun run;
+      const GlobalMode* global = nullptr;
+      const KernelTrace* trace = nullptr;
+      const KernelTrace* gpuTrace = nullptr;
+    };
+    std::vector<Run> runs;
+    std::map<std::tuple<int, bool, uint64_t>, size_t> seen;
+    for (const LaunchRecord* r : records) {
+      std::vector<SelectedPath> selected = r->selected;
+      if (!assumed.empty()) {
+        ExecPath p = assumed == "interpret"       ? ExecPath::InterpretHlo
+                     : assumed == "gpu-interpret" ? ExecPath::InterpretGpu
+                                                  : ExecPath::Compiled;
+        LaunchFacts f;
+        f.numThreads = r->event.numThreads;
+        f.multiThreaded = r->event.numThreads > 1;
+        selected = {{p, false, f, {r->event.site, ""}}};
+      }
+      for (const SelectedPath& sp : selected) {
+        auto t = r->traces.find(sp.path);
+        if (t == r->traces.end() || !t->second.kernelKnown)
+          continue;
+        auto key = std::make_tuple(static_cast<int>(sp.path), sp.may, traceKey(t->second));
+        if (seen.count(key))
+          continue;
+        Run run;
+        run.run.pc = {sp.path, sp.may};
+        run.run.facts = sp.facts;
+        run.trace = &t->second;
+        auto g = r->traces.find(ExecPath::InterpretGpu);
+        run.gpuTrace = g == r->traces.end() ? nullptr : &g->second;
+        mlir::Operation* at = sp.selector.at;
+        bool byMode = assumed.empty() && at && sp.path == ExecPath::InterpretGpu &&
+                      !r->event.mode.isBottom() && r->event.mode.single() &&
+                      r->event.mode.single()->kind != eval::Kind::None;
+        if (byMode) {
+          ev.modes.push_back({});
+          ev.modes.back().call = at;
+          ev.modes.back().facts = sp.facts;
+          run.global = &ev.modes.back();
+        } else if (assumed.empty() && at && at != r->event.site && !within(at, r->event.site)) {
+          CallContext c;
+          c.paths = {sp.path};
+          c.facts = sp.facts;
+          c.selector = detail::sourceLocation(at->getLoc());
+          c.caller = functionAround(at);
+          c.callee = functionAround(r->event.site);
+          c.argumentText = sp.selector.text;
+          c.site = at;
+          ev.contexts.push_back(std::move(c));
+          run.run.via.push_back(&ev.contexts.back());
+        }
+        seen[key] = runs.size();
+        runs.push_back(std::move(run));
+      }
+    }
+    // A path some context selects for certain is reported once, as certain.
+    std::vector<Run> kept;
+    for (Run& r : runs) {
+      bool certainToo = false;
+      for (const Run& o : runs)
+        certainToo |= r.run.pc.may && !o.run.pc.may && o.run.pc.path == r.run.pc.path;
+      if (!certainToo)
+        kept.push_back(std::move(r));
+    }
+    uint64_t planKey = llvm::xxh3_64bits(std::to_string(reinterpret_cast<uintptr_t>(launch.getOperation())));
+    perLaunch(launch, planKey, [&](const RunVisitor& visit) {
+      for (const Run& r : kept) {
+        KernelWalk walk(ctx.workspace, kb, r.run.pc.path, launch, doc);
+        walk.adopt(r.trace->bindings, r.trace->kernelHop);
+        LaunchRunView view{doc, launch, r.global, r.run, walk};
+        view.gpuInterpretBindings = r.gpuTrace ? &r.gpuTrace->bindings : nullptr;
+        visit(view);
+      }
+    });
+  }
+}
+
+} // namespace pallas::analysis::passes
