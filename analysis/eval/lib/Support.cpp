@@ -4,9 +4,11 @@
 namespace pallas::eval {
 
 std::unique_ptr<Overlay> makeBuiltinsOverlay();
+std::unique_ptr<Overlay> makeFunctoolsOverlay();
 
 void installStandardOverlays(Interpreter& in) {
   in.addOverlay(makeBuiltinsOverlay());
+  in.addOverlay(makeFunctoolsOverlay());
 }
 
 FunctionObj* Interpreter::currentFunction() const {
