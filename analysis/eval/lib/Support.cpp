@@ -5,10 +5,12 @@ namespace pallas::eval {
 
 std::unique_ptr<Overlay> makeBuiltinsOverlay();
 std::unique_ptr<Overlay> makeFunctoolsOverlay();
+std::unique_ptr<Overlay> makeDataclassesOverlay();
 
 void installStandardOverlays(Interpreter& in) {
   in.addOverlay(makeBuiltinsOverlay());
   in.addOverlay(makeFunctoolsOverlay());
+  in.addOverlay(makeDataclassesOverlay());
 }
 
 FunctionObj* Interpreter::currentFunction() const {
