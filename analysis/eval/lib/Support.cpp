@@ -6,11 +6,13 @@ namespace pallas::eval {
 std::unique_ptr<Overlay> makeBuiltinsOverlay();
 std::unique_ptr<Overlay> makeFunctoolsOverlay();
 std::unique_ptr<Overlay> makeDataclassesOverlay();
+std::unique_ptr<Overlay> makeCollectionsOverlay();
 
 void installStandardOverlays(Interpreter& in) {
   in.addOverlay(makeBuiltinsOverlay());
   in.addOverlay(makeFunctoolsOverlay());
   in.addOverlay(makeDataclassesOverlay());
+  in.addOverlay(makeCollectionsOverlay());
 }
 
 FunctionObj* Interpreter::currentFunction() const {

@@ -351,62 +351,6 @@ Value dInit(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Obj
   return in.none(site);
 }
 
-// a == b, lists and dicts element by element (the core compares them by identity).
-std::optional<bool> equal(Interpreter& in, const Value& a, const Value& b, mlir::Operation* site,
-                          int depth) {
-  auto* la = llvm::dyn_cast_or_null<ListObj>(a.single());
-  auto* lb = llvm::dyn_cast_or_null<ListObj>(b.single());
-  if (la && lb && la->kind == lb->kind && la->kind == Kind::List && depth < 8) {
-    if (la == lb)
-      return true;
-    if (!la->exact || !lb->exact)
-      return std::nullopt;
-    if (la->elems.size() != lb->elems.size())
-      return false;
-    bool unsure = false;
-    for (size_t i = 0; i < la->elems.size(); ++i) {
-      std::optional<bool> e = equal(in, la->elems[i], lb->elems[i], site, depth + 1);
-      if (e == false)
-        return false;
-      unsure = unsure || !e;
-    }
-    return unsure ? std::nullopt : std::optional<bool>(true);
-  }
-  auto* da = llvm::dyn_cast_or_null<DictObj>(a.single());
-  auto* db = llvm::dyn_cast_or_null<DictObj>(b.single());
-  if (da && db && depth < 8) {
-    if (da == db)
-      return true;
-    if (!da->exact || !db->exact)
-      return std::nullopt;
-    if (da->items.size() != db->items.size())
-      return false;
-    bool unsure = false;
-    for (const auto& [k, v] : da->items) {
-      const Value* other = nullptr;
-      for (const auto& [k2, v2] : db->items) {
-        std::optional<bool> s = k.single() && k2.single() ? sameValue(k.single(), k2.single())
-                                                           : std::nullopt;
-        if (s == true)
-          other = &v2;
-        else if (!s)
-          unsure = true;
-      }
-      if (!other) {
-        if (!unsure)
-          return false;
-        continue;
-      }
-      std::optional<bool> e = equal(in, v, *other, site, depth + 1);
-      if (e == false)
-        return false;
-      unsure = unsure || !e;
-    }
-    return unsure ? std::nullopt : std::optional<bool>(true);
-  }
-  return in.truth(in.compare("==", a, b, site), site);
-}
-
 Value dEq(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
   if (a.positional.size() < 2)
     return in.unknown("__eq__()", site);
@@ -424,7 +368,7 @@ Value dEq(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Objec
     if (fieldTag(f) != kFieldTag || fieldFlag(in, f, "compare", site) == false)
       continue;
     std::string name = fieldName(f);
-    std::optional<bool> same = equal(in, in.getAttr(Value(x, site), name, site),
+    std::optional<bool> same = valuesEqual(in, in.getAttr(Value(x, site), name, site),
                                      in.getAttr(Value(y, site), name, site), site, 0);
     if (same == false)
       return in.boolean(false, site);

@@ -205,4 +205,74 @@ Value resolveName(Interpreter& in, FunctionObj* fn, ModuleObj* module, const std
   return v;
 }
 
+// a == b, lists and dicts element by element (the core compares them by identity).
+std::optional<bool> valuesEqual(Interpreter& in, const Value& a, const Value& b,
+                                mlir::Operation* site, int depth) {
+  auto* ta = llvm::dyn_cast_or_null<TupleObj>(a.single());
+  auto* tb = llvm::dyn_cast_or_null<TupleObj>(b.single());
+  if (ta && tb && depth < 8) {
+    if (ta->elems.size() != tb->elems.size())
+      return false;
+    bool unsure = false;
+    for (size_t i = 0; i < ta->elems.size(); ++i) {
+      std::optional<bool> e = valuesEqual(in, ta->elems[i], tb->elems[i], site, depth + 1);
+      if (e == false)
+        return false;
+      unsure = unsure || !e;
+    }
+    return unsure ? std::nullopt : std::optional<bool>(true);
+  }
+  auto* la = llvm::dyn_cast_or_null<ListObj>(a.single());
+  auto* lb = llvm::dyn_cast_or_null<ListObj>(b.single());
+  if (la && lb && la->kind == lb->kind && la->kind == Kind::List && depth < 8) {
+    if (la == lb)
+      return true;
+    if (!la->exact || !lb->exact)
+      return std::nullopt;
+    if (la->elems.size() != lb->elems.size())
+      return false;
+    bool unsure = false;
+    for (size_t i = 0; i < la->elems.size(); ++i) {
+      std::optional<bool> e = valuesEqual(in, la->elems[i], lb->elems[i], site, depth + 1);
+      if (e == false)
+        return false;
+      unsure = unsure || !e;
+    }
+    return unsure ? std::nullopt : std::optional<bool>(true);
+  }
+  auto* da = llvm::dyn_cast_or_null<DictObj>(a.single());
+  auto* db = llvm::dyn_cast_or_null<DictObj>(b.single());
+  if (da && db && depth < 8) {
+    if (da == db)
+      return true;
+    if (!da->exact || !db->exact)
+      return std::nullopt;
+    if (da->items.size() != db->items.size())
+      return false;
+    bool unsure = false;
+    for (const auto& [k, v] : da->items) {
+      const Value* other = nullptr;
+      for (const auto& [k2, v2] : db->items) {
+        std::optional<bool> s = k.single() && k2.single() ? sameValue(k.single(), k2.single())
+                                                           : std::nullopt;
+        if (s == true)
+          other = &v2;
+        else if (!s)
+          unsure = true;
+      }
+      if (!other) {
+        if (!unsure)
+          return false;
+        continue;
+      }
+      std::optional<bool> e = valuesEqual(in, v, *other, site, depth + 1);
+      if (e == false)
+        return false;
+      unsure = unsure || !e;
+    }
+    return unsure ? std::nullopt : std::optional<bool>(true);
+  }
+  return in.truth(in.compare("==", a, b, site), site);
+}
+
 } // namespace pallas::eval::overlay

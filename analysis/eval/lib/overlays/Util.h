@@ -167,4 +167,9 @@ std::string parameterAnnotation(FunctionObj* fn, size_t index);
 Value resolveName(Interpreter& in, FunctionObj* fn, ModuleObj* module, const std::string& dotted,
                   mlir::Operation* site);
 
+// a == b as far as known; lists and dicts element by element (the core
+// compares containers by identity).
+std::optional<bool> valuesEqual(Interpreter& in, const Value& a, const Value& b,
+                                mlir::Operation* site, int depth = 0);
+
 } // namespace pallas::eval::overlay
