@@ -7,12 +7,14 @@ std::unique_ptr<Overlay> makeBuiltinsOverlay();
 std::unique_ptr<Overlay> makeFunctoolsOverlay();
 std::unique_ptr<Overlay> makeDataclassesOverlay();
 std::unique_ptr<Overlay> makeCollectionsOverlay();
+std::unique_ptr<Overlay> makeEnumOverlay();
 
 void installStandardOverlays(Interpreter& in) {
   in.addOverlay(makeBuiltinsOverlay());
   in.addOverlay(makeFunctoolsOverlay());
   in.addOverlay(makeDataclassesOverlay());
   in.addOverlay(makeCollectionsOverlay());
+  in.addOverlay(makeEnumOverlay());
 }
 
 FunctionObj* Interpreter::currentFunction() const {

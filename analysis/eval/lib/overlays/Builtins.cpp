@@ -746,6 +746,9 @@ Value bRepr(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Obj
   const Value* v = arg(a, 0);
   if (auto* s = v ? llvm::dyn_cast_or_null<StrObj>(v->single()) : nullptr)
     return in.str("'" + s->v + "'", site);
+  if (auto* inst = v ? llvm::dyn_cast_or_null<InstanceObj>(v->single()) : nullptr)
+    if (in.lookupInMro(inst->cls, "__repr__"))
+      return in.call(in.getAttr(*v, "__repr__", site), {}, site);
   return bStr(in, a, site, nullptr);
 }
 
