@@ -8,6 +8,8 @@ std::unique_ptr<Overlay> makeFunctoolsOverlay();
 std::unique_ptr<Overlay> makeDataclassesOverlay();
 std::unique_ptr<Overlay> makeCollectionsOverlay();
 std::unique_ptr<Overlay> makeEnumOverlay();
+std::unique_ptr<Overlay> makeAbcOverlay();
+std::unique_ptr<Overlay> makeTypingOverlay();
 
 void installStandardOverlays(Interpreter& in) {
   in.addOverlay(makeBuiltinsOverlay());
@@ -15,6 +17,8 @@ void installStandardOverlays(Interpreter& in) {
   in.addOverlay(makeDataclassesOverlay());
   in.addOverlay(makeCollectionsOverlay());
   in.addOverlay(makeEnumOverlay());
+  in.addOverlay(makeAbcOverlay());
+  in.addOverlay(makeTypingOverlay());
 }
 
 FunctionObj* Interpreter::currentFunction() const {
