@@ -10,6 +10,8 @@ std::unique_ptr<Overlay> makeCollectionsOverlay();
 std::unique_ptr<Overlay> makeEnumOverlay();
 std::unique_ptr<Overlay> makeAbcOverlay();
 std::unique_ptr<Overlay> makeTypingOverlay();
+std::unique_ptr<Overlay> makeTypesOverlay();
+std::unique_ptr<Overlay> makeOperatorOverlay();
 
 void installStandardOverlays(Interpreter& in) {
   in.addOverlay(makeBuiltinsOverlay());
@@ -19,6 +21,8 @@ void installStandardOverlays(Interpreter& in) {
   in.addOverlay(makeEnumOverlay());
   in.addOverlay(makeAbcOverlay());
   in.addOverlay(makeTypingOverlay());
+  in.addOverlay(makeTypesOverlay());
+  in.addOverlay(makeOperatorOverlay());
 }
 
 FunctionObj* Interpreter::currentFunction() const {
