@@ -320,7 +320,8 @@ static const Object* enumKey(const Object* o, bool& member) {
     return o;
   bool isEnum = false, mixin = false;
   for (const ClassObj* c : inst->cls->mro) {
-    if (c->def && c->ns.find("__eq__"))
+    if (const Value* eq = c->def ? c->ns.find("__eq__") : nullptr;
+        eq && !llvm::isa_and_nonnull<BuiltinObj>(eq->single()))
       return o; // its own equality
     isEnum = isEnum || c->external == "enum.Enum";
     mixin = mixin || c->external == "builtins.int" || c->external == "builtins.str";
