@@ -170,3 +170,5 @@ class Kind(str, Enum):
 
 reveal(Kind.A == "a")                  # => True
 reveal(Kind.A.value)                   # => "a"
+reveal({"a": 1}[Kind.A])               # => 1
+reveal({Kind.A: 2}["a"])               # => 2

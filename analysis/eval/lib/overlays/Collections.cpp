@@ -457,7 +457,10 @@ Value mInit(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Obj
     return in.none(site);
   size_t first = 1;
   if (llvm::StringRef(llvm::cast<BuiltinObj>(self)->name).starts_with(kDefaultDict)) {
-    Value factory = a.positional.size() > 1 ? a.positional[1] : in.none(site);
+    Value factory = a.positional.size() > 1 ? a.positional[1]
+                    : a.morePositional || a.moreKeywords
+                        ? in.unknown("a defaultdict's factory from a splat", site)
+                        : in.none(site);
     in.heap().willWrite(inst);
     inst->attrs.set("default_factory", factory);
     first = 2;

@@ -497,6 +497,13 @@ Value eNew(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Obje
   if (a.positional.size() >= 3 || a.keyword("names"))
     return functionalApi(in, cls, a, site);
   const Value* v = arg(a, 1, "value");
+  if (!v && (a.morePositional || a.moreKeywords)) {
+    // Arguments not known (an entry point's self): any member.
+    Value any;
+    for (const Value& m : canonicalMembers(in, cls))
+      any = in.heap().join(any, m);
+    return any.isBottom() ? in.unknown(cls->name + "(...)", site) : any;
+  }
   if (!v)
     return in.unknown(cls->name + "() without a value", site);
   Value out;
