@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <sstream>
 
 namespace pallas::eval::overlay {
@@ -14,27 +16,31 @@ namespace {
 
 struct CachedFile {
   std::filesystem::file_time_type mtime;
-  std::vector<std::string> lines;
+  std::shared_ptr<const std::vector<std::string>> lines;
 };
 
-const std::vector<std::string>* linesOf(const std::string& path) {
+// The lines of a file, read again when it changes. Evaluations may run on
+// several threads: the cache is shared under a lock.
+std::shared_ptr<const std::vector<std::string>> linesOf(const std::string& path) {
+  static std::mutex lock;
   static std::map<std::string, CachedFile> cache;
+  std::lock_guard<std::mutex> guard(lock);
   std::error_code ec;
   auto mtime = std::filesystem::last_write_time(path, ec);
   if (ec)
     return nullptr;
   auto it = cache.find(path);
   if (it != cache.end() && it->second.mtime == mtime)
-    return &it->second.lines;
+    return it->second.lines;
   std::ifstream f(path);
   if (!f)
     return nullptr;
-  CachedFile c;
-  c.mtime = mtime;
+  auto lines = std::make_shared<std::vector<std::string>>();
   std::string line;
   while (std::getline(f, line))
-    c.lines.push_back(line);
-  return &(cache[path] = std::move(c)).lines;
+    lines->push_back(line);
+  CachedFile c{mtime, lines};
+  return (cache[path] = std::move(c)).lines;
 }
 
 std::string trim(const std::string& s) {
@@ -53,7 +59,7 @@ std::string sourceText(mlir::Operation* op) {
   auto loc = llvm::dyn_cast<mlir::FileLineColRange>(op->getLoc());
   if (!loc)
     return {};
-  const std::vector<std::string>* lines = linesOf(loc.getFilename().str());
+  std::shared_ptr<const std::vector<std::string>> lines = linesOf(loc.getFilename().str());
   if (!lines)
     return {};
   unsigned l0 = loc.getStartLine(), l1 = loc.getEndLine();
