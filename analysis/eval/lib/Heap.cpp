@@ -311,11 +311,47 @@ void Heap::merge(std::vector<Side>& sides, Object* frame) {
 
 // ---- equality ----------------------------------------------------------------------
 
+// An Enum member (overlays/Enum.cpp), unless its class defines __eq__: the
+// member itself (compared by identity), or for an int or str enum its value.
+static const Object* enumKey(const Object* o, bool& member) {
+  member = false;
+  auto* inst = llvm::dyn_cast<InstanceObj>(o);
+  if (!inst)
+    return o;
+  bool isEnum = false, mixin = false;
+  for (const ClassObj* c : inst->cls->mro) {
+    if (const Value* eq = c->def ? c->ns.find("__eq__") : nullptr;
+        eq && !llvm::isa_and_nonnull<BuiltinObj>(eq->single()))
+      return o; // its own equality
+    isEnum = isEnum || c->external == "enum.Enum";
+    mixin = mixin || c->external == "builtins.int" || c->external == "builtins.str";
+  }
+  if (!isEnum)
+    return o;
+  member = true;
+  if (!mixin)
+    return o;
+  const Value* v = inst->attrs.find("_value_");
+  return v ? v->single() : nullptr;
+}
+
 std::optional<bool> sameValue(const Object* a, const Object* b) {
   if (a == b)
     return a->kind == Kind::Unknown ? std::nullopt : std::optional<bool>(true);
   if (a->kind == Kind::Unknown || b->kind == Kind::Unknown)
     return std::nullopt;
+  // Enum members are singletons; an IntEnum / StrEnum member equals its value.
+  bool ma = false, mb = false;
+  const Object* ka = enumKey(a, ma);
+  const Object* kb = enumKey(b, mb);
+  if (ma || mb) {
+    if (!ka || !kb)
+      return std::nullopt;
+    if (ka == a && kb == b) // a plain member: identity, unless the other object defines ==
+      return (ma ? b : a)->kind == Kind::Instance && !(ma && mb) ? std::nullopt
+                                                                 : std::optional<bool>(false);
+    return sameValue(ka, kb);
+  }
   auto number = [](const Object* o) -> std::optional<double> {
     if (auto* i = llvm::dyn_cast<IntObj>(o))
       return static_cast<double>(i->v);

@@ -4,9 +4,25 @@
 namespace pallas::eval {
 
 std::unique_ptr<Overlay> makeBuiltinsOverlay();
+std::unique_ptr<Overlay> makeFunctoolsOverlay();
+std::unique_ptr<Overlay> makeDataclassesOverlay();
+std::unique_ptr<Overlay> makeCollectionsOverlay();
+std::unique_ptr<Overlay> makeEnumOverlay();
+std::unique_ptr<Overlay> makeAbcOverlay();
+std::unique_ptr<Overlay> makeTypingOverlay();
+std::unique_ptr<Overlay> makeTypesOverlay();
+std::unique_ptr<Overlay> makeOperatorOverlay();
 
 void installStandardOverlays(Interpreter& in) {
   in.addOverlay(makeBuiltinsOverlay());
+  in.addOverlay(makeFunctoolsOverlay());
+  in.addOverlay(makeDataclassesOverlay());
+  in.addOverlay(makeCollectionsOverlay());
+  in.addOverlay(makeEnumOverlay());
+  in.addOverlay(makeAbcOverlay());
+  in.addOverlay(makeTypingOverlay());
+  in.addOverlay(makeTypesOverlay());
+  in.addOverlay(makeOperatorOverlay());
 }
 
 FunctionObj* Interpreter::currentFunction() const {

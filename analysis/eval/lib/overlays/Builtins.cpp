@@ -408,6 +408,15 @@ Value bDict(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Obj
       d->items = other->items;
       d->exact = other->exact;
       d->others = other->others;
+    } else if (auto* m = llvm::dyn_cast_or_null<InstanceObj>(src->single());
+               m && in.lookupInMro(m->cls, "keys")) {
+      // A mapping (OrderedDict, a class with keys()): its keys and m[key].
+      Interpreter::Elements keys =
+          in.elements(in.call(in.getAttr(*src, "keys", site), {}, site), site);
+      for (const Value& k : keys.items)
+        in.setItem(self, k, in.subscript(*src, k, site), site);
+      if (!keys.exact)
+        d->exact = false;
     } else {
       Interpreter::Elements e = in.elements(*src, site);
       for (const Value& pair : e.items) {
@@ -737,6 +746,9 @@ Value bRepr(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Obj
   const Value* v = arg(a, 0);
   if (auto* s = v ? llvm::dyn_cast_or_null<StrObj>(v->single()) : nullptr)
     return in.str("'" + s->v + "'", site);
+  if (auto* inst = v ? llvm::dyn_cast_or_null<InstanceObj>(v->single()) : nullptr)
+    if (in.lookupInMro(inst->cls, "__repr__"))
+      return in.call(in.getAttr(*v, "__repr__", site), {}, site);
   return bStr(in, a, site, nullptr);
 }
 
