@@ -9,6 +9,19 @@ void installStandardOverlays(Interpreter& in) {
   in.addOverlay(makeBuiltinsOverlay());
 }
 
+void Interpreter::raise(const Value& exception) {
+  pendingRaise_ = true;
+  pendingException_ = exception;
+  ++mayRaise_;
+}
+
+std::optional<Value> Interpreter::takeRaised() {
+  if (!pendingRaise_)
+    return std::nullopt;
+  pendingRaise_ = false;
+  return pendingException_;
+}
+
 FunctionObj* Interpreter::currentFunction() const {
   return current_ ? current_->fn : nullptr;
 }
