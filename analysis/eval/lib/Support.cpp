@@ -4,9 +4,11 @@
 namespace pallas::eval {
 
 std::unique_ptr<Overlay> makeBuiltinsOverlay();
+std::unique_ptr<Overlay> makeContextlibOverlay();
 
 void installStandardOverlays(Interpreter& in) {
   in.addOverlay(makeBuiltinsOverlay());
+  in.addOverlay(makeContextlibOverlay());
 }
 
 void Interpreter::raise(const Value& exception) {
