@@ -5,10 +5,12 @@ namespace pallas::eval {
 
 std::unique_ptr<Overlay> makeBuiltinsOverlay();
 std::unique_ptr<Overlay> makeContextlibOverlay();
+std::unique_ptr<Overlay> makeItertoolsOverlay();
 
 void installStandardOverlays(Interpreter& in) {
   in.addOverlay(makeBuiltinsOverlay());
   in.addOverlay(makeContextlibOverlay());
+  in.addOverlay(makeItertoolsOverlay());
 }
 
 void Interpreter::raise(const Value& exception) {
