@@ -6,11 +6,15 @@ namespace pallas::eval {
 std::unique_ptr<Overlay> makeBuiltinsOverlay();
 std::unique_ptr<Overlay> makeContextlibOverlay();
 std::unique_ptr<Overlay> makeItertoolsOverlay();
+std::unique_ptr<Overlay> makeJsonOverlay();
+std::unique_ptr<Overlay> makeEnvironmentOverlay();
 
 void installStandardOverlays(Interpreter& in) {
   in.addOverlay(makeBuiltinsOverlay());
   in.addOverlay(makeContextlibOverlay());
   in.addOverlay(makeItertoolsOverlay());
+  in.addOverlay(makeJsonOverlay());
+  in.addOverlay(makeEnvironmentOverlay());
 }
 
 void Interpreter::raise(const Value& exception) {
