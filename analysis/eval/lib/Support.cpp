@@ -8,6 +8,7 @@ std::unique_ptr<Overlay> makeContextlibOverlay();
 std::unique_ptr<Overlay> makeItertoolsOverlay();
 std::unique_ptr<Overlay> makeJsonOverlay();
 std::unique_ptr<Overlay> makeEnvironmentOverlay();
+std::unique_ptr<Overlay> makeArgparseOverlay();
 
 void installStandardOverlays(Interpreter& in) {
   in.addOverlay(makeBuiltinsOverlay());
@@ -15,6 +16,7 @@ void installStandardOverlays(Interpreter& in) {
   in.addOverlay(makeItertoolsOverlay());
   in.addOverlay(makeJsonOverlay());
   in.addOverlay(makeEnvironmentOverlay());
+  in.addOverlay(makeArgparseOverlay());
 }
 
 void Interpreter::raise(const Value& exception) {
