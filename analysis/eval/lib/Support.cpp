@@ -9,6 +9,8 @@ std::unique_ptr<Overlay> makeItertoolsOverlay();
 std::unique_ptr<Overlay> makeJsonOverlay();
 std::unique_ptr<Overlay> makeEnvironmentOverlay();
 std::unique_ptr<Overlay> makeArgparseOverlay();
+std::unique_ptr<Overlay> makeCopyOverlay();
+std::unique_ptr<Overlay> makeInspectOverlay();
 
 void installStandardOverlays(Interpreter& in) {
   in.addOverlay(makeBuiltinsOverlay());
@@ -17,6 +19,8 @@ void installStandardOverlays(Interpreter& in) {
   in.addOverlay(makeJsonOverlay());
   in.addOverlay(makeEnvironmentOverlay());
   in.addOverlay(makeArgparseOverlay());
+  in.addOverlay(makeCopyOverlay());
+  in.addOverlay(makeInspectOverlay());
 }
 
 void Interpreter::raise(const Value& exception) {
