@@ -11,6 +11,7 @@ std::unique_ptr<Overlay> makeEnvironmentOverlay();
 std::unique_ptr<Overlay> makeArgparseOverlay();
 std::unique_ptr<Overlay> makeCopyOverlay();
 std::unique_ptr<Overlay> makeInspectOverlay();
+std::unique_ptr<Overlay> makeUnittestOverlay();
 
 void installStandardOverlays(Interpreter& in) {
   in.addOverlay(makeBuiltinsOverlay());
@@ -21,6 +22,7 @@ void installStandardOverlays(Interpreter& in) {
   in.addOverlay(makeArgparseOverlay());
   in.addOverlay(makeCopyOverlay());
   in.addOverlay(makeInspectOverlay());
+  in.addOverlay(makeUnittestOverlay());
 }
 
 void Interpreter::raise(const Value& exception) {
