@@ -142,8 +142,10 @@ static std::vector<CallArgs> parameterSets(FunctionObj* fn) {
     return {};
   for (const Value& set : l->elems) {
     auto* t = llvm::dyn_cast_or_null<TupleObj>(set.single());
-    auto* args = t && t->elems.size() == 2 ? llvm::dyn_cast_or_null<TupleObj>(t->elems[0].single()) : nullptr;
-    auto* kwargs = t && t->elems.size() == 2 ? llvm::dyn_cast_or_null<DictObj>(t->elems[1].single()) : nullptr;
+    auto* args = t && t->elems.size() == 2 ? llvm::dyn_cast_or_null<TupleObj>(t->elems[0].single())
+                                           : nullptr;
+    auto* kwargs =
+        t && t->elems.size() == 2 ? llvm::dyn_cast_or_null<DictObj>(t->elems[1].single()) : nullptr;
     if (!args || !kwargs)
       return {};
     CallArgs call;

@@ -23,9 +23,15 @@ using namespace overlay;
 
 constexpr const char* kSuppress = "==SUPPRESS==";
 
-ClassObj* parserClass(Interpreter& in) { return in.externalClass("argparse.ArgumentParser"); }
-ClassObj* actionClass(Interpreter& in) { return in.externalClass("argparse.Action"); }
-ClassObj* namespaceClass(Interpreter& in) { return in.externalClass("argparse.Namespace"); }
+ClassObj* parserClass(Interpreter& in) {
+  return in.externalClass("argparse.ArgumentParser");
+}
+ClassObj* actionClass(Interpreter& in) {
+  return in.externalClass("argparse.Action");
+}
+ClassObj* namespaceClass(Interpreter& in) {
+  return in.externalClass("argparse.Namespace");
+}
 
 bool isSuppress(const Value& v) {
   const std::string* s = strOf(&v);
@@ -89,7 +95,8 @@ std::string kindOf(Interpreter& in, const Value* action) {
   return "custom";
 }
 
-Value addArgumentTo(Interpreter& in, InstanceObj* parser, const CallArgs& a, mlir::Operation* site) {
+Value addArgumentTo(Interpreter& in, InstanceObj* parser, const CallArgs& a,
+                    mlir::Operation* site) {
   std::vector<std::string> names;
   bool known = true;
   for (size_t i = 1; i < a.positional.size(); ++i) {
@@ -113,6 +120,7 @@ Value addArgumentTo(Interpreter& in, InstanceObj* parser, const CallArgs& a, mli
     options = with;
   }
   std::vector<Value> optionValues;
+  optionValues.reserve(options.size());
   for (const std::string& o : options)
     optionValues.push_back(in.str(o, site));
   act->attrs.set("option_strings", in.list(optionValues, site));
@@ -185,7 +193,8 @@ Value parserInit(Interpreter& in, const CallArgs& a, mlir::Operation* site, cons
     put(in, self, k, a.keyword(k) ? *a.keyword(k) : in.none(site));
   if (const Value* ad = a.keyword("argument_default"))
     put(in, self, "argument_default", *ad);
-  put(in, self, "allow_abbrev", a.keyword("allow_abbrev") ? *a.keyword("allow_abbrev") : in.boolean(true, site));
+  put(in, self, "allow_abbrev",
+      a.keyword("allow_abbrev") ? *a.keyword("allow_abbrev") : in.boolean(true, site));
   const Value* addHelp = a.keyword("add_help");
   if (!addHelp || in.truth(*addHelp, site) != false) {
     CallArgs h;
@@ -308,7 +317,14 @@ Value addParser(Interpreter& in, const CallArgs& a, mlir::Operation* site, const
 
 // ---- parsing -----------------------------------------------------------------------------
 
-enum Nargs : int { One = -1, Optional = -2, ZeroOrMore = -3, OneOrMore = -4, Parser = -5, Other = -6 };
+enum Nargs : int {
+  One = -1,
+  Optional = -2,
+  ZeroOrMore = -3,
+  OneOrMore = -4,
+  Parser = -5,
+  Other = -6
+};
 
 struct Act {
   InstanceObj* obj = nullptr;
@@ -355,8 +371,11 @@ bool readActions(Interpreter& in, InstanceObj* parser, std::vector<Act>& out) {
     else if (auto n = intOf(&nargs))
       act.nargs = static_cast<int>(*n);
     else if (const std::string* s = strOf(&nargs))
-      act.nargs = *s == "?" ? Optional : *s == "*" ? ZeroOrMore : *s == "+" ? OneOrMore
-                : *s == "A..." ? Parser : Other;
+      act.nargs = *s == "?"      ? Optional
+                  : *s == "*"    ? ZeroOrMore
+                  : *s == "+"    ? OneOrMore
+                  : *s == "A..." ? Parser
+                                 : Other;
     else
       return false;
     if (act.nargs == Other)
@@ -374,11 +393,21 @@ bool readActions(Interpreter& in, InstanceObj* parser, std::vector<Act>& out) {
 std::string nargsPattern(const Act& a) {
   std::string p;
   switch (a.nargs) {
-  case One: p = "(-*A-*)"; break;
-  case Optional: p = "(-*A?-*)"; break;
-  case ZeroOrMore: p = "(-*[A-]*)"; break;
-  case OneOrMore: p = "(-*A[A-]*)"; break;
-  case Parser: p = "(-*A[-AO]*)"; break;
+  case One:
+    p = "(-*A-*)";
+    break;
+  case Optional:
+    p = "(-*A?-*)";
+    break;
+  case ZeroOrMore:
+    p = "(-*[A-]*)";
+    break;
+  case OneOrMore:
+    p = "(-*A[A-]*)";
+    break;
+  case Parser:
+    p = "(-*A[-AO]*)";
+    break;
   default: {
     std::string as;
     for (int i = 0; i < a.nargs; ++i)
@@ -425,9 +454,8 @@ struct Parse {
       if (b->name == "builtins.int") {
         errno = 0;
         char* end = nullptr;
-        std::string trimmed = s;
-        long long v = std::strtoll(trimmed.c_str(), &end, 10);
-        if (trimmed.empty() || !end || *end != 0 || errno == ERANGE)
+        long long v = std::strtoll(s.c_str(), &end, 10);
+        if (s.empty() || !end || *end != 0 || errno == ERANGE)
           throw Failure{};
         return in.integer(v, site);
       }
@@ -481,6 +509,7 @@ struct Parse {
       return v;
     }
     std::vector<Value> out;
+    out.reserve(strings.size());
     for (const std::string& s : strings)
       out.push_back(convert(a, s));
     if (a.nargs == Parser) {
@@ -501,7 +530,7 @@ struct Parse {
     return in.list(items, site);
   }
 
-  void take(const Act& a, std::vector<std::string> strings, const std::string& optionString,
+  void take(const Act& a, const std::vector<std::string>& strings, const std::string& optionString,
             std::set<const Act*>& seen) {
     seen.insert(&a);
     Value v = values(a, strings, optionString);
@@ -698,7 +727,8 @@ struct Parse {
         start += counts[k];
         take(*positionals[k], strings, "", seen);
       }
-      positionals.erase(positionals.begin(), positionals.begin() + static_cast<long>(counts.size()));
+      positionals.erase(positionals.begin(),
+                        positionals.begin() + static_cast<long>(counts.size()));
       return start;
     };
     auto consumeOptional = [&](size_t start) -> size_t {
@@ -736,8 +766,9 @@ struct Parse {
         if (!n)
           throw Failure{}; // expected an argument
         stop = start + 1 + *n;
-        todo.push_back({a, std::vector<std::string>(args.begin() + static_cast<long>(start + 1),
-                                                    args.begin() + static_cast<long>(stop)),
+        todo.push_back({a,
+                        std::vector<std::string>(args.begin() + static_cast<long>(start + 1),
+                                                 args.begin() + static_cast<long>(stop)),
                         option});
         break;
       }
@@ -822,7 +853,8 @@ void fromCommandLine(Interpreter& in, InstanceObj* parser, InstanceObj* ns, mlir
     for (const Value& v : l->elems)
       if (auto* ai = llvm::dyn_cast_or_null<InstanceObj>(v.single()))
         if (const std::string* d = strOf(ai->attrs.find("dest")); d && *d != kSuppress)
-          set(*d, in.heap().join(attr(ai, "default"), in.unknown("command-line argument " + *d, site)));
+          set(*d,
+              in.heap().join(attr(ai, "default"), in.unknown("command-line argument " + *d, site)));
     return;
   }
   for (const Act& a : acts) {
@@ -863,8 +895,10 @@ void fromCommandLine(Interpreter& in, InstanceObj* parser, InstanceObj* ns, mlir
       if (!a.required)
         for (llvm::StringRef n : std::vector<llvm::StringRef>(ns->attrs.names()))
           if (std::find(before.begin(), before.end(), n.str()) == before.end())
-            put(in, ns, n, in.heap().join(*ns->attrs.find(n),
-                                          in.unknown("`" + n.str() + "` (missing without a sub-command)", site)));
+            put(in, ns, n,
+                in.heap().join(
+                    *ns->attrs.find(n),
+                    in.unknown("`" + n.str() + "` (missing without a sub-command)", site)));
       continue;
     }
     Value dflt = a.dflt;
@@ -896,8 +930,8 @@ Value parse(Interpreter& in, const CallArgs& a, mlir::Operation* site, bool know
     return in.unknown("parse_args()", site);
   const Value* given = arg(a, 1, "args");
   const Value* nsArg = arg(a, 2, "namespace");
-  InstanceObj* ns = nsArg && !isNone(nsArg) ? llvm::dyn_cast_or_null<InstanceObj>(nsArg->single())
-                                            : nullptr;
+  InstanceObj* ns =
+      nsArg && !isNone(nsArg) ? llvm::dyn_cast_or_null<InstanceObj>(nsArg->single()) : nullptr;
   if (!ns)
     ns = instance(in, namespaceClass(in));
   Value nsValue(ns, site);
@@ -912,6 +946,7 @@ Value parse(Interpreter& in, const CallArgs& a, mlir::Operation* site, bool know
       return systemExit(in, 0, site);
     }
     std::vector<Value> extras;
+    extras.reserve(p.extras.size());
     for (const std::string& s : p.extras)
       extras.push_back(in.str(s, site));
     if (known)
@@ -922,9 +957,10 @@ Value parse(Interpreter& in, const CallArgs& a, mlir::Operation* site, bool know
   }
   fromCommandLine(in, parser, ns, site, false, 0);
   if (known)
-    return in.tuple({nsValue, listOf(in, {in.unknown("a command-line argument the parser does not know", site)},
-                                     false, site)},
-                    site);
+    return in.tuple(
+        {nsValue, listOf(in, {in.unknown("a command-line argument the parser does not know", site)},
+                         false, site)},
+        site);
   return nsValue;
 }
 
@@ -939,7 +975,8 @@ Value parserError(Interpreter& in, const CallArgs&, mlir::Operation* site, const
   return systemExit(in, 2, site);
 }
 Value parserExit(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
-  std::optional<int64_t> code = a.positional.size() > 1 ? intOf(&a.positional[1]) : std::optional<int64_t>(0);
+  std::optional<int64_t> code =
+      a.positional.size() > 1 ? intOf(&a.positional[1]) : std::optional<int64_t>(0);
   return systemExit(in, static_cast<int>(code.value_or(0)), site);
 }
 Value returnNone(Interpreter& in, const CallArgs&, mlir::Operation* site, const Object*) {

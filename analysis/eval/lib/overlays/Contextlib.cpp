@@ -93,8 +93,8 @@ Value contextmanager(Interpreter& in, const CallArgs& a, mlir::Operation* site, 
   if (!f)
     return in.unknown("contextlib.contextmanager()", site);
   auto* holder = in.heap().make<TupleObj>(std::vector<Value>{*f});
-  return Value(in.makeNative("contextlib.contextmanager(" + nameOf(*f) + ")", cmFunctionCall, holder),
-               site);
+  return Value(
+      in.makeNative("contextlib.contextmanager(" + nameOf(*f) + ")", cmFunctionCall, holder), site);
 }
 
 // Runs `body` inside the context manager `cm` (one alternative) as a with
@@ -126,7 +126,8 @@ Value runInside(Interpreter& in, const Alt& cm, const std::function<Value(const 
         return true;
       });
       if (!ran)
-        out = in.heap().join(out, in.unknown("a context manager whose generator did not yield", site));
+        out = in.heap().join(out,
+                             in.unknown("a context manager whose generator did not yield", site));
     }
     if (raised)
       in.raise(*raised);
@@ -180,8 +181,8 @@ Value decoratedCall(Interpreter& in, const CallArgs& a, mlir::Operation* site, c
   std::vector<std::function<void()>> ways;
   for (const Alt& alt : cm)
     ways.push_back([&, alt] {
-      out = in.heap().join(out, runInside(in, alt, [&](const Value&) { return in.call(func, a, site); },
-                                          site));
+      out = in.heap().join(
+          out, runInside(in, alt, [&](const Value&) { return in.call(func, a, site); }, site));
     });
   if (ways.size() == 1)
     ways[0]();
@@ -196,8 +197,9 @@ Value decoratorCall(Interpreter& in, const CallArgs& a, mlir::Operation* site, c
   if (a.positional.empty() || !func)
     return in.unknown("a context manager used as a decorator", site);
   auto* holder = in.heap().make<TupleObj>(std::vector<Value>{a.positional[0], *func});
-  return Value(in.makeNative("contextlib.ContextDecorator(" + nameOf(*func) + ")", decoratedCall, holder),
-               site);
+  return Value(
+      in.makeNative("contextlib.ContextDecorator(" + nameOf(*func) + ")", decoratedCall, holder),
+      site);
 }
 
 // _GeneratorContextManager.__enter__ called directly (ExitStack): runs the
@@ -261,9 +263,10 @@ Value suppressExit(Interpreter& in, const CallArgs& a, mlir::Operation* site, co
     return in.boolean(false, site);
   if (!self)
     return in.unknown("whether suppress() catches the exception", site);
-  std::optional<bool> m =
-      in.exceptionMatches(value && !isNone(value) ? *value : *type, attr(self, "_exceptions"), site);
-  return m ? in.boolean(*m, site) : in.unknown("whether suppress() catches " + describe(*type), site);
+  std::optional<bool> m = in.exceptionMatches(value && !isNone(value) ? *value : *type,
+                                              attr(self, "_exceptions"), site);
+  return m ? in.boolean(*m, site)
+           : in.unknown("whether suppress() catches " + describe(*type), site);
 }
 
 Value closingInit(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
@@ -396,7 +399,8 @@ std::optional<bool> runCallback(Interpreter& in, const Value& entry, std::vector
     return in.truth(in.call(t->elems[1], exitArgs, site), site);
   if (*kind == "call" && t->elems.size() >= 4) {
     CallArgs args;
-    args.positional = t->elems[2].single() ? in.elements(t->elems[2], site).items : std::vector<Value>{};
+    args.positional =
+        t->elems[2].single() ? in.elements(t->elems[2], site).items : std::vector<Value>{};
     if (auto* d = llvm::dyn_cast_or_null<DictObj>(t->elems[3].single()))
       for (const auto& [k, v] : d->items)
         if (auto* s = llvm::dyn_cast_or_null<StrObj>(k.single()))
@@ -441,8 +445,9 @@ Value unwind(Interpreter& in, InstanceObj* self, std::vector<Value> exc, mlir::O
   }
   if (raised)
     in.raise(*raised);
-  return suppressed ? in.boolean(*suppressed, site)
-                    : in.unknown("whether a context of the ExitStack suppresses the exception", site);
+  return suppressed
+             ? in.boolean(*suppressed, site)
+             : in.unknown("whether a context of the ExitStack suppresses the exception", site);
 }
 
 Value stackExit(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {

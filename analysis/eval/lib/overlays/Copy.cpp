@@ -92,6 +92,7 @@ struct Deep {
     Object* o = alt.obj;
     if (auto* t = llvm::dyn_cast<TupleObj>(o)) {
       std::vector<Value> elems;
+      elems.reserve(t->elems.size());
       for (const Value& e : t->elems)
         elems.push_back(value(e));
       return in.tuple(std::move(elems), site);

@@ -141,7 +141,8 @@ Value returnNone(Interpreter& in, const CallArgs&, mlir::Operation* site, const 
 }
 
 // A clock, a random number, a UUID: the reason names the call.
-Value nondeterministic(Interpreter& in, const CallArgs&, mlir::Operation* site, const Object* self) {
+Value nondeterministic(Interpreter& in, const CallArgs&, mlir::Operation* site,
+                       const Object* self) {
   auto* what = static_cast<const char*>(llvm::cast<BuiltinObj>(self)->data);
   return in.unknown(std::string(what) + " (" + llvm::cast<BuiltinObj>(self)->name + "())", site);
 }

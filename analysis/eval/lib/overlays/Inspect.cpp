@@ -11,6 +11,18 @@ using namespace overlay;
 
 enum class Is { Function, Method, Class, Module, Builtin, GeneratorFunction, CoroutineFunction };
 
+struct Predicate {
+  const char* name;
+  Is what;
+};
+const Predicate kPredicates[] = {{"isfunction", Is::Function},
+                                 {"ismethod", Is::Method},
+                                 {"isclass", Is::Class},
+                                 {"ismodule", Is::Module},
+                                 {"isbuiltin", Is::Builtin},
+                                 {"isgeneratorfunction", Is::GeneratorFunction},
+                                 {"iscoroutinefunction", Is::CoroutineFunction}};
+
 std::optional<bool> test(Object* o, Is what) {
   if (o->kind == Kind::Unknown || o->kind == Kind::External)
     return std::nullopt;
@@ -44,7 +56,7 @@ std::optional<bool> test(Object* o, Is what) {
 }
 
 Value predicate(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object* self) {
-  auto what = static_cast<Is>(reinterpret_cast<intptr_t>(llvm::cast<BuiltinObj>(self)->data));
+  Is what = static_cast<const Predicate*>(llvm::cast<BuiltinObj>(self)->data)->what;
   const Value* v = arg(a, 0, "object");
   if (!v)
     return in.unknown(llvm::cast<BuiltinObj>(self)->name + "()", site);
@@ -67,20 +79,8 @@ class InspectOverlay final : public Overlay {
 public:
   const char* name() const override { return "inspect"; }
   void install(Interpreter& in) override {
-    struct P {
-      const char* name;
-      Is what;
-    };
-    static const P ps[] = {{"isfunction", Is::Function},
-                           {"ismethod", Is::Method},
-                           {"isclass", Is::Class},
-                           {"ismodule", Is::Module},
-                           {"isbuiltin", Is::Builtin},
-                           {"isgeneratorfunction", Is::GeneratorFunction},
-                           {"iscoroutinefunction", Is::CoroutineFunction}};
-    for (const P& p : ps)
-      in.defineNative(std::string("inspect.") + p.name, predicate,
-                      reinterpret_cast<void*>(static_cast<intptr_t>(p.what)));
+    for (const Predicate& p : kPredicates)
+      in.defineNative(std::string("inspect.") + p.name, predicate, const_cast<Predicate*>(&p));
     in.defineNative("inspect.signature", signature);
   }
 };

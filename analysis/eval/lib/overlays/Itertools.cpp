@@ -67,6 +67,7 @@ Value product(Interpreter& in, const CallArgs& a, mlir::Operation* site, const O
         results = std::move(next);
       }
       std::vector<Value> out;
+      out.reserve(results.size());
       for (auto& r : results)
         out.push_back(in.tuple(std::move(r), site));
       return listOf(in, std::move(out), true, site);
@@ -76,6 +77,7 @@ Value product(Interpreter& in, const CallArgs& a, mlir::Operation* site, const O
     if (p.exact && p.items.empty())
       return listOf(in, {}, true, site);
   std::vector<Value> parts;
+  parts.reserve(pools.size());
   for (const auto& p : pools)
     parts.push_back(joinAll(in, p.items, "an element of a product's input", site));
   if (!repeat || a.morePositional)
@@ -86,7 +88,8 @@ Value product(Interpreter& in, const CallArgs& a, mlir::Operation* site, const O
   return inexact(in, in.tuple(shape, site), site);
 }
 
-Value chainOf(Interpreter& in, const std::vector<Value>& iterables, bool exact, mlir::Operation* site) {
+Value chainOf(Interpreter& in, const std::vector<Value>& iterables, bool exact,
+              mlir::Operation* site) {
   std::vector<Value> out;
   for (const Value& v : iterables) {
     Interpreter::Elements e = in.elements(v, site);
@@ -117,7 +120,8 @@ Value repeat(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Ob
   std::optional<int64_t> n = intOf(times);
   if (!n || *n > static_cast<int64_t>(kMaxResults))
     return inexact(in, *obj, site);
-  return listOf(in, std::vector<Value>(static_cast<size_t>(std::max<int64_t>(*n, 0)), *obj), true, site);
+  return listOf(in, std::vector<Value>(static_cast<size_t>(std::max<int64_t>(*n, 0)), *obj), true,
+                site);
 }
 
 Value count(Interpreter& in, const CallArgs&, mlir::Operation* site, const Object*) {
@@ -259,6 +263,7 @@ Value choose(Interpreter& in, const CallArgs& a, mlir::Operation* site, Choose h
       std::vector<Value> out;
       for (const auto& t : idx) {
         std::vector<Value> parts;
+        parts.reserve(t.size());
         for (size_t i : t)
           parts.push_back(e.items[i]);
         out.push_back(in.tuple(std::move(parts), site));
@@ -296,6 +301,7 @@ Value zipLongest(Interpreter& in, const CallArgs& a, mlir::Operation* site, cons
   }
   if (!exact) {
     std::vector<Value> parts;
+    parts.reserve(seqs.size());
     for (const auto& s : seqs)
       parts.push_back(in.heap().join(joinAll(in, s.items, "an element", site), fillValue));
     return inexact(in, in.tuple(parts, site), site);
@@ -303,6 +309,7 @@ Value zipLongest(Interpreter& in, const CallArgs& a, mlir::Operation* site, cons
   std::vector<Value> out;
   for (size_t i = 0; i < n; ++i) {
     std::vector<Value> parts;
+    parts.reserve(seqs.size());
     for (const auto& s : seqs)
       parts.push_back(i < s.items.size() ? s.items[i] : fillValue);
     out.push_back(in.tuple(std::move(parts), site));
@@ -448,6 +455,7 @@ Value groupby(Interpreter& in, const CallArgs& a, mlir::Operation* site, const O
     }
     if (known) {
       std::vector<Value> out;
+      out.reserve(groups.size());
       for (auto& [k, members] : groups)
         out.push_back(in.tuple({k, listOf(in, members, true, site)}, site));
       return listOf(in, std::move(out), true, site);
@@ -463,6 +471,7 @@ Value tee(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Objec
   if (!n || *n < 0 || *n > 64)
     return in.unknown("itertools.tee()", site);
   std::vector<Value> copies;
+  copies.reserve(static_cast<size_t>(*n));
   for (int64_t k = 0; k < *n; ++k)
     copies.push_back(listOf(in, e.items, e.exact, site));
   return in.tuple(copies, site);

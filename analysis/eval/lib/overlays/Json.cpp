@@ -85,7 +85,8 @@ private:
       while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_])))
         ++pos_;
     bool isFloat = false;
-    if (pos_ + 1 < s_.size() && s_[pos_] == '.' && std::isdigit(static_cast<unsigned char>(s_[pos_ + 1]))) {
+    if (pos_ + 1 < s_.size() && s_[pos_] == '.' &&
+        std::isdigit(static_cast<unsigned char>(s_[pos_ + 1]))) {
       isFloat = true;
       ++pos_;
       while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_])))
@@ -167,14 +168,30 @@ private:
         return std::nullopt;
       char e = s_[pos_++];
       switch (e) {
-      case '"': out += '"'; break;
-      case '\\': out += '\\'; break;
-      case '/': out += '/'; break;
-      case 'b': out += '\b'; break;
-      case 'f': out += '\f'; break;
-      case 'n': out += '\n'; break;
-      case 'r': out += '\r'; break;
-      case 't': out += '\t'; break;
+      case '"':
+        out += '"';
+        break;
+      case '\\':
+        out += '\\';
+        break;
+      case '/':
+        out += '/';
+        break;
+      case 'b':
+        out += '\b';
+        break;
+      case 'f':
+        out += '\f';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 't':
+        out += '\t';
+        break;
       case 'u': {
         std::optional<uint32_t> cp = hex4();
         if (!cp)

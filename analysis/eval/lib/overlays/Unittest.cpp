@@ -19,8 +19,12 @@ using namespace overlay;
 
 constexpr const char* kParameterSets = "__eval_parameter_sets__";
 
-ClassObj* testCase(Interpreter& in) { return in.externalClass("unittest.TestCase"); }
-ClassObj* skipClass(Interpreter& in) { return in.externalClass("unittest.SkipTest"); }
+ClassObj* testCase(Interpreter& in) {
+  return in.externalClass("unittest.TestCase");
+}
+ClassObj* skipClass(Interpreter& in) {
+  return in.externalClass("unittest.SkipTest");
+}
 
 Value returnNone(Interpreter& in, const CallArgs&, mlir::Operation* site, const Object*) {
   return in.none(site);
@@ -57,8 +61,8 @@ Value raisesExit(Interpreter& in, const CallArgs& a, mlir::Operation* site, cons
   const Value* value = arg(a, 2);
   if (!self || !type || isNone(type))
     return in.boolean(false, site); // not raised: CPython fails the test
-  std::optional<bool> m = in.exceptionMatches(value && !isNone(value) ? *value : *type,
-                                              attr(self, "expected"), site);
+  std::optional<bool> m =
+      in.exceptionMatches(value && !isNone(value) ? *value : *type, attr(self, "expected"), site);
   if (m == true)
     put(in, self, "exception", value ? *value : *type);
   return m ? in.boolean(*m, site) : in.unknown("whether assertRaises expects the exception", site);
@@ -176,7 +180,8 @@ std::optional<Value> parameterSet(Interpreter& in, const Value& testcase, bool n
 
 // What the decorator's arguments give: the test cases (absl's
 // _parameter_decorator: one argument that is not a tuple or a dict is the list).
-std::optional<std::vector<Value>> testcases(Interpreter& in, const CallArgs& a, mlir::Operation* site) {
+std::optional<std::vector<Value>> testcases(Interpreter& in, const CallArgs& a,
+                                            mlir::Operation* site) {
   if (a.morePositional)
     return std::nullopt;
   std::vector<Value> cases = a.positional;
@@ -194,7 +199,8 @@ std::optional<std::vector<Value>> testcases(Interpreter& in, const CallArgs& a, 
   return cases;
 }
 
-Value applyParameters(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object* self) {
+Value applyParameters(Interpreter& in, const CallArgs& a, mlir::Operation* site,
+                      const Object* self) {
   const Value* target = arg(a, 0);
   auto* sets = static_cast<ListObj*>(llvm::cast<BuiltinObj>(self)->data);
   if (!target)
@@ -206,7 +212,8 @@ Value applyParameters(Interpreter& in, const CallArgs& a, mlir::Operation* site,
   return *target;
 }
 
-Value decoratorWith(Interpreter& in, std::optional<std::vector<Value>> sets, mlir::Operation* site) {
+Value decoratorWith(Interpreter& in, std::optional<std::vector<Value>> sets,
+                    mlir::Operation* site) {
   auto* l = in.heap().make<ListObj>();
   if (!sets) {
     l->exact = false;
@@ -262,6 +269,7 @@ Value product(Interpreter& in, const CallArgs& a, mlir::Operation* site, const O
     if (!e.exact)
       return decoratorWith(in, std::nullopt, site);
     std::vector<Kwargs> axis;
+    axis.reserve(e.items.size());
     for (const Value& v : e.items)
       axis.push_back({{in.str(k, site), v}});
     axes.push_back(axis);
@@ -323,7 +331,9 @@ public:
     in.defineNative("unittest.expectedFailure", identity);
 
     ClassObj* absl = libraryClass(in, "absl.testing.absltest.TestCase", {tc});
-    libraryClass(in, "absl.testing.parameterized.TestCase", {absl});
+    ClassObj* param = libraryClass(in, "absl.testing.parameterized.TestCase", {absl});
+    // JAX's own tests derive from jtu.JaxTestCase, a parameterized.TestCase.
+    libraryClass(in, "jax._src.test_util.JaxTestCase", {param});
     for (const char* m : {"absl.testing.absltest", "absl.testing.parameterized"}) {
       std::string q = m;
       in.defineNative(q + ".skip", skip);

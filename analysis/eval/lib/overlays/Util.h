@@ -77,7 +77,8 @@ inline Value attr(InstanceObj* inst, llvm::StringRef name) {
 // The receiver of a method defined with `method` (positional[0]), when it
 // is one instance.
 inline InstanceObj* selfOf(const CallArgs& a) {
-  return a.positional.empty() ? nullptr : llvm::dyn_cast_or_null<InstanceObj>(a.positional[0].single());
+  return a.positional.empty() ? nullptr
+                              : llvm::dyn_cast_or_null<InstanceObj>(a.positional[0].single());
 }
 
 // The arguments after the receiver.
