@@ -131,6 +131,33 @@ ModuleObj* Interpreter::loadDocument(const std::string& path, bool asMain) {
 
 // ---- entry points -----------------------------------------------------------------
 
+// The parameter sets a test method carries (`__eval_parameter_sets__`, set
+// by the unittest overlay's parameterized decorators: a list of (args
+// tuple, kwargs dict)); empty when it carries none or they are not known.
+static std::vector<CallArgs> parameterSets(FunctionObj* fn) {
+  std::vector<CallArgs> out;
+  const Value* v = fn->attrs.find("__eval_parameter_sets__");
+  auto* l = v ? llvm::dyn_cast_or_null<ListObj>(v->single()) : nullptr;
+  if (!l || !l->exact)
+    return {};
+  for (const Value& set : l->elems) {
+    auto* t = llvm::dyn_cast_or_null<TupleObj>(set.single());
+    auto* args = t && t->elems.size() == 2 ? llvm::dyn_cast_or_null<TupleObj>(t->elems[0].single())
+                                           : nullptr;
+    auto* kwargs =
+        t && t->elems.size() == 2 ? llvm::dyn_cast_or_null<DictObj>(t->elems[1].single()) : nullptr;
+    if (!args || !kwargs)
+      return {};
+    CallArgs call;
+    call.positional = args->elems;
+    for (const auto& [k, val] : kwargs->items)
+      if (auto* s = llvm::dyn_cast_or_null<StrObj>(k.single()))
+        call.keywords.push_back({s->v, val});
+    out.push_back(std::move(call));
+  }
+  return out;
+}
+
 void Interpreter::runEntryPoints(const std::string& path) {
   auto it = modules_.find(path);
   if (it == modules_.end())
@@ -182,27 +209,36 @@ void Interpreter::runEntryPoints(const std::string& path) {
             auto* fn = llvm::dyn_cast_or_null<FunctionObj>(f);
             if (!fn || fn->module != m || called_.count(fn->def) || mn == "__init__")
               continue;
+            // A parameterized test (the unittest overlay's parameterized
+            // decorators) runs once per parameter set it carries.
+            std::vector<CallArgs> sets = parameterSets(fn);
+            if (sets.empty())
+              sets.push_back(unknownArgs(fn->def));
             for (ClassObj* c : concrete) {
               // A subclass that overrides the method runs its own.
               ClassObj* where = nullptr;
               lookupInMro(c, mn, &where);
               if (where != cls)
                 continue;
-              asEntry(fn->def, [&] {
-                if (wrapper == Kind::StaticMethod) {
-                  invoke(fn, unknownArgs(fn->def), fn->def);
-                  return;
-                }
-                Value self = wrapper == Kind::ClassMethod
-                                 ? Value(c, fn->def)
-                                 : instantiate(c, unknownArgs(fn->def), fn->def);
-                if (wrapper != Kind::ClassMethod)
-                  if (lookupInMro(c, "setUp"))
-                    call(getAttr(self, "setUp", fn->def), {}, fn->def);
-                CallArgs args = unknownArgs(fn->def);
-                args.positional.push_back(self);
-                invoke(fn, args, fn->def);
-              });
+              for (const CallArgs& given : sets)
+                asEntry(fn->def, [&] {
+                  if (wrapper == Kind::StaticMethod) {
+                    invoke(fn, given, fn->def);
+                    return;
+                  }
+                  Value self = wrapper == Kind::ClassMethod
+                                   ? Value(c, fn->def)
+                                   : instantiate(c, unknownArgs(fn->def), fn->def);
+                  if (wrapper != Kind::ClassMethod)
+                    if (lookupInMro(c, "setUp")) {
+                      call(getAttr(self, "setUp", fn->def), {}, fn->def);
+                      if (pendingRaise_) // setUp raised (skipTest): the test does not run
+                        return;
+                    }
+                  CallArgs args = given;
+                  args.positional.insert(args.positional.begin(), self);
+                  invoke(fn, args, fn->def);
+                });
             }
           }
         }

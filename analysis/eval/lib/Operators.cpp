@@ -343,6 +343,18 @@ Value Interpreter::binary(llvm::StringRef op, const Value& a, const Value& b,
 
 Value Interpreter::compare(llvm::StringRef op, const Value& a, const Value& b,
                            mlir::Operation* site) {
+  // `x in obj` asks obj's __contains__ (its result keeps its reason).
+  if ((op == "in" || op == "not in") && b.size() == 1)
+    if (auto* inst = llvm::dyn_cast<InstanceObj>(b.single());
+        inst && lookupInMro(inst->cls, "__contains__")) {
+      CallArgs args;
+      args.positional = {a};
+      Value r = call(getAttr(b, "__contains__", site), args, site);
+      std::optional<bool> t = truth(r, site);
+      if (t)
+        return boolean(op == "in" ? *t : !*t, site);
+      return op == "in" ? r : unknown("not " + describe(r), site);
+    }
   std::optional<bool> result;
   bool first = true, unknownSeen = false;
   for (const Alt& x : a)
@@ -823,7 +835,9 @@ std::optional<bool> Interpreter::exceptionMatches(const Value& exception, const 
     for (ClassObj* t : types)
       any = any || isSubclass(cls, t) || t->external == "builtins.BaseException" ||
             (t->external == "builtins.Exception" && cls->external != "builtins.KeyboardInterrupt");
-    bool unsure = !any && (!cls->external.empty() || hasLibraryBase(cls));
+    // A library class whose bases an overlay did not give may derive from
+    // any of the types; the builtin exceptions' hierarchy is known.
+    bool unsure = !any && (hasLibraryBase(cls) || (!cls->external.empty() && cls->bases.empty()));
     if (unsure)
       return std::nullopt;
     if (result && *result != any)
@@ -1084,13 +1098,52 @@ void Exec::withOp(WithOp w) {
         return;
       }
       Value entered = in.call(in.getAttr(self, "__enter__", w), {}, w);
+      if (in.pendingRaise_) { // __enter__ raised: the body does not run
+        in.pendingRaise_ = false;
+        a.raised = in.pendingException_;
+        a.flow = Flow::Raise;
+        return;
+      }
       Flow pending = Flow::Normal;
       runBody(entered);
       pending = a.flow;
+      Value exception = a.raised;
       a.flow = Flow::Normal;
+      // __exit__ sees the exception the body raised, and a true result
+      // suppresses it (contextlib.suppress, assertRaises).
       CallArgs exitArgs;
       exitArgs.positional = {in.none(w), in.none(w), in.none(w)};
-      in.call(in.getAttr(self, "__exit__", w), exitArgs, w);
+      if (pending == Flow::Raise) {
+        Value type;
+        for (const Alt& e : exception) {
+          if (llvm::isa<ClassObj>(e.obj))
+            type.add(e.obj, e.origin);
+          else if (auto* inst = llvm::dyn_cast<InstanceObj>(e.obj))
+            type.add(inst->cls, e.origin);
+          else
+            type = in.heap_.join(type, in.unknown("the type of " + describe(e.obj), w));
+        }
+        if (exception.isBottom())
+          exception = type = in.unknown("the exception raised", w);
+        exitArgs.positional = {type, exception, in.unknown("a traceback", w)};
+      }
+      Value suppressed = in.call(in.getAttr(self, "__exit__", w), exitArgs, w);
+      if (in.pendingRaise_) {
+        in.pendingRaise_ = false;
+        a.raised = in.pendingException_;
+        a.flow = Flow::Raise;
+        return;
+      }
+      if (pending == Flow::Raise) {
+        std::optional<bool> t = in.truth(suppressed, w);
+        if (t == true)
+          return;
+        if (!t) { // may be suppressed: the code after the with may run
+          ++in.mayRaise_;
+          return;
+        }
+        a.raised = exception;
+      }
       if (a.flow == Flow::Normal)
         a.flow = pending;
     });

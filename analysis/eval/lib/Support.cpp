@@ -12,6 +12,14 @@ std::unique_ptr<Overlay> makeAbcOverlay();
 std::unique_ptr<Overlay> makeTypingOverlay();
 std::unique_ptr<Overlay> makeTypesOverlay();
 std::unique_ptr<Overlay> makeOperatorOverlay();
+std::unique_ptr<Overlay> makeContextlibOverlay();
+std::unique_ptr<Overlay> makeItertoolsOverlay();
+std::unique_ptr<Overlay> makeJsonOverlay();
+std::unique_ptr<Overlay> makeEnvironmentOverlay();
+std::unique_ptr<Overlay> makeArgparseOverlay();
+std::unique_ptr<Overlay> makeCopyOverlay();
+std::unique_ptr<Overlay> makeInspectOverlay();
+std::unique_ptr<Overlay> makeUnittestOverlay();
 
 void installStandardOverlays(Interpreter& in) {
   in.addOverlay(makeBuiltinsOverlay());
@@ -23,6 +31,27 @@ void installStandardOverlays(Interpreter& in) {
   in.addOverlay(makeTypingOverlay());
   in.addOverlay(makeTypesOverlay());
   in.addOverlay(makeOperatorOverlay());
+  in.addOverlay(makeContextlibOverlay());
+  in.addOverlay(makeItertoolsOverlay());
+  in.addOverlay(makeJsonOverlay());
+  in.addOverlay(makeEnvironmentOverlay());
+  in.addOverlay(makeArgparseOverlay());
+  in.addOverlay(makeCopyOverlay());
+  in.addOverlay(makeInspectOverlay());
+  in.addOverlay(makeUnittestOverlay());
+}
+
+void Interpreter::raise(const Value& exception) {
+  pendingRaise_ = true;
+  pendingException_ = exception;
+  ++mayRaise_;
+}
+
+std::optional<Value> Interpreter::takeRaised() {
+  if (!pendingRaise_)
+    return std::nullopt;
+  pendingRaise_ = false;
+  return pendingException_;
 }
 
 FunctionObj* Interpreter::currentFunction() const {

@@ -4,6 +4,7 @@
 
 #include "../Activation.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -171,5 +172,78 @@ Value resolveName(Interpreter& in, FunctionObj* fn, ModuleObj* module, const std
 // compares containers by identity).
 std::optional<bool> valuesEqual(Interpreter& in, const Value& a, const Value& b,
                                 mlir::Operation* site, int depth = 0);
+
+inline bool isNone(const Value* v) {
+  return v && v->single() && v->single()->kind == Kind::None;
+}
+
+// A library class with the given bases (object when none), its MRO set.
+inline ClassObj* libraryClass(Interpreter& in, const std::string& qualname,
+                              std::vector<ClassObj*> bases = {}) {
+  ClassObj* c = in.externalClass(qualname);
+  if (bases.empty())
+    return c;
+  c->bases = bases;
+  c->mro = {c};
+  for (ClassObj* b : bases)
+    for (ClassObj* m : b->mro)
+      if (std::find(c->mro.begin(), c->mro.end(), m) == c->mro.end())
+        c->mro.push_back(m);
+  return c;
+}
+
+// A method of a library class: a native in its namespace (bound like a
+// function: the instance comes as positional[0]).
+inline void method(Interpreter& in, ClassObj* cls, const std::string& name, NativeFn fn,
+                   void* data = nullptr) {
+  cls->ns.set(name, Value(in.makeNative(cls->external + "." + name, fn, data)));
+}
+
+// An instance of a class, made by a native (no __init__ runs).
+inline InstanceObj* instance(Interpreter& in, ClassObj* cls) {
+  return in.heap().make<InstanceObj>(cls);
+}
+
+// Sets an attribute of an object the native just made or owns (journaled).
+inline void put(Interpreter& in, InstanceObj* inst, llvm::StringRef name, const Value& v) {
+  in.heap().willWrite(inst);
+  inst->attrs.set(name, v);
+}
+
+inline Value attr(InstanceObj* inst, llvm::StringRef name) {
+  const Value* v = inst->attrs.find(name);
+  return v ? *v : Value();
+}
+
+// The receiver of a method defined with `method` (positional[0]), when it
+// is one instance.
+inline InstanceObj* selfOf(const CallArgs& a) {
+  return a.positional.empty() ? nullptr
+                              : llvm::dyn_cast_or_null<InstanceObj>(a.positional[0].single());
+}
+
+// A list of what an iteration gives (exact or not).
+inline Value listOf(Interpreter& in, std::vector<Value> items, bool exact, mlir::Operation* site) {
+  auto* l = in.heap().make<ListObj>();
+  l->elems = std::move(items);
+  l->exact = exact;
+  if (!exact && l->elems.size() > 1) {
+    Value any;
+    for (const Value& v : l->elems)
+      any = in.heap().join(any, v);
+    l->elems = {any};
+  }
+  return Value(l, site);
+}
+
+// Raises an instance of the library exception class `cls` from a native.
+inline Value raiseNew(Interpreter& in, ClassObj* cls, mlir::Operation* site,
+                      const std::string& message = "") {
+  InstanceObj* e = instance(in, cls);
+  Value msg = in.str(message, site);
+  e->attrs.set("args", in.tuple({msg}, site));
+  in.raise(Value(e, site));
+  return in.unknown("the result of a call that raised " + cls->name, site);
+}
 
 } // namespace pallas::eval::overlay

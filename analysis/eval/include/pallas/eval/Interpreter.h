@@ -187,6 +187,13 @@ public:
   // Does an `except T` clause catch `exception`? nullopt: not known.
   std::optional<bool> exceptionMatches(const Value& exception, const Value& type,
                                        mlir::Operation* site);
+  // For native functions: the call being made raises `exception` (the
+  // calling code's flow becomes Raise, as when every way through a user
+  // function raises).
+  void raise(const Value& exception);
+  // A call a native made (in.call, in.invoke) raised on every way: takes
+  // that exception, so the native decides what follows; nullopt when not.
+  std::optional<Value> takeRaised();
   // The function running now and its frame (null at a module's top level).
   FunctionObj* currentFunction() const;
   FrameObj* currentFrame() const;
