@@ -88,31 +88,44 @@ Evaluation& evaluate(detail::PassContext& ctx, const knowledge::KnowledgeBase& k
   return ref;
 }
 
-// The pallas.launch op the front end made for the same call: the checks
-// still read its location and attributes.
-pd::LaunchOp oldLaunchAt(const detail::PassContext& ctx, mlir::ModuleOp module,
-                         mlir::Operation* site) {
-  detail::LineCol at = detail::lineCol(site->getLoc());
-  pd::LaunchOp best;
-  unsigned bestDistance = ~0u;
-  for (pd::LaunchOp l : detail::moduleScan(ctx, module).launches) {
-    detail::LineCol lc = detail::lineCol(l.getLoc());
-    if (lc.line != at.line)
-      continue;
-    unsigned d = lc.column > at.column ? lc.column - at.column : at.column - lc.column;
-    if (d < bestDistance) {
-      best = l;
-      bestDistance = d;
-    }
-  }
-  return best;
+mlir::Operation* defAround(mlir::Operation* op) {
+  for (mlir::Operation* p = op ? op->getParentOp() : nullptr; p; p = p->getParentOp())
+    if (llvm::isa<py::DefOp>(p))
+      return p;
+  return nullptr;
 }
 
 std::string functionAround(mlir::Operation* op) {
-  for (mlir::Operation* p = op ? op->getParentOp() : nullptr; p; p = p->getParentOp())
-    if (auto d = llvm::dyn_cast<py::DefOp>(p))
-      return d.getName().str();
-  return "<module>";
+  mlir::Operation* d = defAround(op);
+  return d ? llvm::cast<py::DefOp>(d).getName().str() : std::string("the module");
+}
+
+// The source text of an op (one line at most, trimmed to 60 characters).
+std::string textOf(const detail::Workspace& ws, mlir::Operation* op) {
+  auto r = llvm::dyn_cast<mlir::FileLineColRange>(op->getLoc());
+  if (!r)
+    return {};
+  std::optional<std::string_view> text = ws.textOf(r.getFilename().str());
+  if (!text)
+    return {};
+  size_t line = 1, pos = 0;
+  while (line < r.getStartLine() && pos < text->size()) {
+    size_t nl = text->find('\n', pos);
+    if (nl == std::string_view::npos)
+      return {};
+    pos = nl + 1;
+    ++line;
+  }
+  size_t start = pos + (r.getStartColumn() ? r.getStartColumn() - 1 : 0);
+  size_t end = text->find('\n', start);
+  if (r.getEndLine() == r.getStartLine())
+    end = pos + (r.getEndColumn() ? r.getEndColumn() - 1 : 0);
+  if (start >= text->size() || end <= start)
+    return {};
+  std::string out(text->substr(start, std::min(end, text->size()) - start));
+  if (out.size() > 60)
+    out = out.substr(0, 57) + "...";
+  return out;
 }
 
 bool within(mlir::Operation* inner, mlir::Operation* outer) {
@@ -149,23 +162,29 @@ const std::vector<LaunchRecord>& evaluatedLaunches(detail::PassContext& ctx,
 void forEachEvaluatedLaunch(detail::PassContext& ctx, const std::string& doc,
                             mlir::ModuleOp module, const knowledge::KnowledgeBase& kb,
                             const LaunchVisitor& perLaunch) {
+  (void)module;
   Evaluation& ev = evaluate(ctx, kb, doc);
   // Records of one call site (several contexts reach it) are judged together.
-  std::vector<std::pair<pd::LaunchOp, std::vector<const LaunchRecord*>>> bySite;
+  std::vector<std::pair<mlir::Operation*, std::vector<const LaunchRecord*>>> bySite;
   for (const LaunchRecord& r : ev.launches) {
-    pd::LaunchOp old = oldLaunchAt(ctx, module, r.event.site);
-    if (!old)
-      continue;
-    auto it = std::find_if(bySite.begin(), bySite.end(), [&](auto& p) { return p.first == old; });
+    mlir::Operation* at = r.event.reportedAt ? r.event.reportedAt : r.event.site;
+    auto it = std::find_if(bySite.begin(), bySite.end(), [&](auto& p) { return p.first == at; });
     if (it == bySite.end())
-      bySite.push_back({old, {&r}});
+      bySite.push_back({at, {&r}});
     else
       it->second.push_back(&r);
   }
   const std::string& assumed = ctx.options.assumePath;
-  for (auto& [launch, records] : bySite) {
+  for (auto& [at, records] : bySite) {
     if (ctx.stopRequested())
       return;
+    LaunchSite site;
+    site.op = at;
+    site.api = records.front()->event.api;
+    site.location = detail::sourceLocation(at->getLoc());
+    site.selector = site.location;
+    site.facts.numThreads = records.front()->event.numThreads;
+    site.facts.multiThreaded = site.facts.numThreads > 1;
     struct Run {
       LaunchRun run;
       const GlobalMode* global = nullptr;
@@ -180,10 +199,7 @@ void forEachEvaluatedLaunch(detail::PassContext& ctx, const std::string& doc,
         ExecPath p = assumed == "interpret"       ? ExecPath::InterpretHlo
                      : assumed == "gpu-interpret" ? ExecPath::InterpretGpu
                                                   : ExecPath::Compiled;
-        LaunchFacts f;
-        f.numThreads = r->event.numThreads;
-        f.multiThreaded = r->event.numThreads > 1;
-        selected = {{p, false, f, {r->event.site, ""}}};
+        selected = {{p, false, site.facts, {r->event.site, ""}}};
       }
       for (const SelectedPath& sp : selected) {
         auto t = r->traces.find(sp.path);
@@ -198,24 +214,36 @@ void forEachEvaluatedLaunch(detail::PassContext& ctx, const std::string& doc,
         run.trace = &t->second;
         auto g = r->traces.find(ExecPath::InterpretGpu);
         run.gpuTrace = g == r->traces.end() ? nullptr : &g->second;
-        mlir::Operation* at = sp.selector.at;
-        bool byMode = assumed.empty() && at && sp.path == ExecPath::InterpretGpu &&
+        mlir::Operation* sel = sp.selector.at;
+        bool byMode = assumed.empty() && sel && sp.path == ExecPath::InterpretGpu &&
                       !r->event.mode.isBottom() && r->event.mode.single() &&
                       r->event.mode.single()->kind != eval::Kind::None;
         if (byMode) {
           ev.modes.push_back({});
-          ev.modes.back().call = at;
+          ev.modes.back().call = sel;
           ev.modes.back().facts = sp.facts;
           run.global = &ev.modes.back();
-        } else if (assumed.empty() && at && at != r->event.site && !within(at, r->event.site)) {
+        } else if (assumed.empty() && sel && sel != r->event.site && !within(sel, r->event.site) &&
+                   !within(sel, at) && defAround(sel) != defAround(r->event.site)) {
+          // Decided in another function: the one whose value reaches the
+          // launch, and the function it calls on the way.
           CallContext c;
           c.paths = {sp.path};
           c.facts = sp.facts;
-          c.selector = detail::sourceLocation(at->getLoc());
-          c.caller = functionAround(at);
+          c.selector = detail::sourceLocation(sel->getLoc());
+          c.caller = functionAround(sel);
           c.callee = functionAround(r->event.site);
-          c.argumentText = sp.selector.text;
-          c.site = at;
+          mlir::Operation* selDef = defAround(sel);
+          for (const auto& [name, callSite] : r->event.calls)
+            if (callSite && defAround(callSite) == selDef) {
+              c.callee = name;
+              break;
+            }
+          std::string written = textOf(ctx.workspace, sel);
+          c.argumentText = written.empty() ? sp.selector.text
+                                           : "`" + written + "` at line " +
+                                                 std::to_string(c.selector.range.start.line + 1);
+          c.site = sel;
           ev.contexts.push_back(std::move(c));
           run.run.via.push_back(&ev.contexts.back());
         }
@@ -232,12 +260,11 @@ void forEachEvaluatedLaunch(detail::PassContext& ctx, const std::string& doc,
       if (!certainToo)
         kept.push_back(std::move(r));
     }
-    uint64_t planKey = llvm::xxh3_64bits(std::to_string(reinterpret_cast<uintptr_t>(launch.getOperation())));
-    perLaunch(launch, planKey, [&](const RunVisitor& visit) {
+    perLaunch(at, 0, [&](const RunVisitor& visit) {
       for (const Run& r : kept) {
-        KernelWalk walk(ctx.workspace, kb, r.run.pc.path, launch, doc);
+        KernelWalk walk(ctx.workspace, kb, r.run.pc.path, pd::LaunchOp(), doc);
         walk.adopt(r.trace->bindings, r.trace->kernelHop);
-        LaunchRunView view{doc, launch, r.global, r.run, walk};
+        LaunchRunView view{doc, pd::LaunchOp(), site, r.global, r.run, walk};
         view.gpuInterpretBindings = r.gpuTrace ? &r.gpuTrace->bindings : nullptr;
         visit(view);
       }

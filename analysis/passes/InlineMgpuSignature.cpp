@@ -178,7 +178,7 @@ void runInlineMgpuSignature(detail::PassContext& ctx) {
     // are told apart by where they are (an op does not outlive an edit).
     std::set<std::tuple<std::string, uint32_t, uint32_t>> checked;
     forEachLaunch(ctx, doc, module, *kb, calls,
-                  [&](pd::LaunchOp launch, uint64_t planKey,
+                  [&](mlir::Operation* launch, uint64_t planKey,
                       const std::function<void(const RunVisitor&)>& walkRuns) {
                     std::vector<CallVerdict> verdicts = detail::perLaunch<std::vector<CallVerdict>>(
                         ctx, launch, detail::LaunchCache::Kind::InlineMgpuSignatures, planKey, [&] {

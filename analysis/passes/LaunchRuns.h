@@ -42,10 +42,21 @@ struct LaunchRun {
   std::vector<const CallContext*> via;
 };
 
+// Where a launch is and what it states itself, whichever engine found it.
+struct LaunchSite {
+  mlir::Operation* op = nullptr; // the op at the launch (a pallas.launch or a py.call)
+  std::string api;               // pl.pallas_call, plgpu.kernel, ...
+  SourceLocation location;       // where findings say the launch is
+  SourceLocation selector;       // where the launch itself selects its path
+  LaunchFacts facts;             // its own facts (thread count)
+};
+LaunchSite launchSiteOf(dialect::LaunchOp launch);
+
 // Everything a check needs about one run of one launch, with its walk.
 struct LaunchRunView {
   const std::string& doc; // the document holding the launch
-  dialect::LaunchOp launch;
+  dialect::LaunchOp launch; // the kernel walk's (null from the evaluator)
+  const LaunchSite& site;
   const GlobalMode* global; // the module-level mode that selects the path; null: none
   const LaunchRun& run;
   const KernelWalk& walk;
@@ -72,7 +83,7 @@ void forEachLaunchRun(detail::PassContext& ctx, const std::string& doc, mlir::Mo
 // outside the launch's own code (caller contexts, the module's GPU
 // interpret mode, the assumed path), so it belongs in the result's key.
 using RunVisitor = std::function<void(const LaunchRunView&)>;
-using LaunchVisitor = std::function<void(dialect::LaunchOp launch, uint64_t planKey,
+using LaunchVisitor = std::function<void(mlir::Operation* launch, uint64_t planKey,
                                          const std::function<void(const RunVisitor&)>& walkRuns)>;
 void forEachLaunch(detail::PassContext& ctx, const std::string& doc, mlir::ModuleOp module,
                    const knowledge::KnowledgeBase& kb, CallIndex& calls,

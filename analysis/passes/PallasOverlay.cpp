@@ -282,6 +282,11 @@ std::vector<SelectedPath> selectPaths(Interpreter& in, const LaunchEvent& e,
     for (const Alt& i : interp) {
       ++combos;
       Object* o = i.obj;
+      // An unknown a branch decided (`if interpret: raise ...` before).
+      if (auto* u = llvm::dyn_cast<UnknownObj>(o); u && u->truth == false) {
+        add(ExecPath::Compiled, base, i.origin ? i.origin : e.site, "interpret (false here)");
+        continue;
+      }
       if (o->kind == Kind::Unknown || o->kind == Kind::External) {
         unknown = true;
         for (ExecPath p : runtimeChoicePaths())
@@ -306,7 +311,7 @@ std::vector<SelectedPath> selectPaths(Interpreter& in, const LaunchEvent& e,
     }
   }
   std::vector<SelectedPath> v;
-  bool may = unknown || out.size() > 1;
+  bool may = unknown || out.size() > 1 || e.apiChosenAtRunTime;
   for (ExecPath p : {ExecPath::InterpretHlo, ExecPath::InterpretGpu, ExecPath::Compiled})
     if (out.count(p)) {
       SelectedPath sp = out[p];
@@ -343,6 +348,17 @@ Value buildLaunch(Interpreter& in, const std::string& api, const Value& kernel,
   LaunchEvent& e = s.launches.back();
   e.site = site;
   e.doc = in.documentOf(site);
+  e.reportedAt = site;
+  if (e.doc != in.mainDocument()) {
+    // A wrapper in another file: the checked document's call that reaches it.
+    const auto& stack = in.stack();
+    for (size_t i = stack.size(); i-- > 0;)
+      if (stack[i].site && in.documentOf(stack[i].site) == in.mainDocument()) {
+        e.reportedAt = stack[i].site;
+        e.doc = in.mainDocument();
+        break;
+      }
+  }
   e.api = api;
   e.kernel = kernel;
   e.options = args;
@@ -405,6 +421,10 @@ Value buildLaunch(Interpreter& in, const std::string& api, const Value& kernel,
     }
   }
   e.entryDef = in.currentEntry();
+  e.apiChosenAtRunTime = in.choosingCallee(site);
+  for (const StackEntry& se : in.stack())
+    if (auto* fn = llvm::dyn_cast_or_null<FunctionObj>(se.callee))
+      e.calls.push_back({fn->name, se.site});
   // plgpu.kernel reads the mode when its result is called; the others now.
   if (api != "plgpu.kernel")
     recordEvent(in, e);

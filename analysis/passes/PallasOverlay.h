@@ -39,6 +39,9 @@ struct PathSelector {
 // One time the program builds (or, for plgpu.kernel, calls) a launch.
 struct LaunchEvent {
   mlir::Operation* site = nullptr; // the py.call of the launch API
+  // Where the checked document makes the launch: the site, or (a launch
+  // wrapper in another file) the call in the document that reaches it.
+  mlir::Operation* reportedAt = nullptr;
   std::string doc;
   std::string api; // pl.pallas_call, plgpu.kernel, pl.kernel, pl.core_map
   eval::Value kernel;
@@ -53,7 +56,12 @@ struct LaunchEvent {
   unsigned entry = 0;       // the entry-point run that reached it (0: module code)
   mlir::Operation* entryDef = nullptr;
   eval::CallArgs options; // the launch's keyword arguments
+  // The calls that led here (callee name, call site), outermost first.
+  std::vector<std::pair<std::string, mlir::Operation*>> calls;
   bool calledSomewhere = false; // plgpu.kernel: its result was called
+  // The launch API itself is one of several callees the call may have
+  // (`LAUNCHERS[backend](kernel, ...)`): every path it selects is a "may".
+  bool apiChosenAtRunTime = false;
 };
 
 // A path one event selects, and how surely.

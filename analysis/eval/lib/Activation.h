@@ -60,6 +60,8 @@ struct Interpreter::Activation {
 
 // Executes ops for the interpreter (Interpreter.cpp), with the objects'
 // operations (Objects.cpp, Operators.cpp) and modules (Modules.cpp).
+struct Narrowing;
+
 struct Exec {
   Interpreter& in;
   Interpreter::Activation& a;
@@ -70,6 +72,8 @@ struct Exec {
 
   // statements
   void ifOp(py::IfOp op);
+  // Narrow the variable a condition tests to what it holds on one side.
+  void narrow(const Narrowing& n, bool onTrueSide);
   void forOp(py::ForOp op);
   void whileOp(py::WhileOp op);
   void tryOp(py::TryOp op);

@@ -469,6 +469,97 @@ void Exec::annotate(AnnotateOp an) {
 
 // ---- control flow ------------------------------------------------------------------
 
+// What a condition tells about the variable it tests, on each side: `x`,
+// `not x`, `x is None`, `x is not None` (as type checkers narrow).
+struct Narrowing {
+  LoadOp load;
+  enum Test { Truthy, Falsy, IsNone, NotNone } whenTrue = Truthy;
+};
+
+std::optional<Narrowing> narrowingOf(mlir::Value cond) {
+  mlir::Operation* def = cond.getDefiningOp();
+  if (auto l = llvm::dyn_cast_or_null<LoadOp>(def))
+    return Narrowing{l, Narrowing::Truthy};
+  if (auto u = llvm::dyn_cast_or_null<UnaryOp>(def); u && u.getOp() == "not")
+    if (auto l = u.getOperand().getDefiningOp<LoadOp>())
+      return Narrowing{l, Narrowing::Falsy};
+  if (auto c = llvm::dyn_cast_or_null<CompareOp>(def); c && c.getOperands().size() == 2) {
+    llvm::StringRef op = llvm::cast<mlir::StringAttr>(c.getOps()[0]).getValue();
+    if (op != "is" && op != "is not")
+      return std::nullopt;
+    auto isNone = [](mlir::Value v) {
+      auto k = v.getDefiningOp<ConstantOp>();
+      return k && k.getKind() == ConstKind::none;
+    };
+    LoadOp l = c.getOperands()[0].getDefiningOp<LoadOp>();
+    if (!l || !isNone(c.getOperands()[1])) {
+      l = c.getOperands()[1].getDefiningOp<LoadOp>();
+      if (!l || !isNone(c.getOperands()[0]))
+        return std::nullopt;
+    }
+    return Narrowing{l, op == "is" ? Narrowing::IsNone : Narrowing::NotNone};
+  }
+  return std::nullopt;
+}
+
+void Exec::narrow(const Narrowing& n, bool onTrueSide) {
+  Narrowing::Test test = n.whenTrue;
+  if (!onTrueSide)
+    test = test == Narrowing::Truthy    ? Narrowing::Falsy
+           : test == Narrowing::Falsy   ? Narrowing::Truthy
+           : test == Narrowing::IsNone  ? Narrowing::NotNone
+                                        : Narrowing::IsNone;
+  Value v = load(LoadOp(n.load));
+  Value out;
+  bool changed = false;
+  for (const Alt& alt : v) {
+    std::optional<bool> t = in.truth(Value(alt.obj, alt.origin), n.load);
+    bool isNone = alt.obj->kind == Kind::None;
+    bool unknown = alt.obj->kind == Kind::Unknown;
+    bool keep = true;
+    switch (test) {
+    case Narrowing::Truthy:
+      keep = t != false;
+      if (keep && !t && unknown) {
+        out.add(in.heap_.make<UnknownObj>(llvm::cast<UnknownObj>(alt.obj)->why,
+                                          llvm::cast<UnknownObj>(alt.obj)->at, true),
+                alt.origin);
+        changed = true;
+        continue;
+      }
+      break;
+    case Narrowing::Falsy:
+      keep = t != true;
+      if (keep && !t && unknown) {
+        out.add(in.heap_.make<UnknownObj>(llvm::cast<UnknownObj>(alt.obj)->why,
+                                          llvm::cast<UnknownObj>(alt.obj)->at, false),
+                alt.origin);
+        changed = true;
+        continue;
+      }
+      break;
+    case Narrowing::IsNone:
+      keep = isNone || unknown;
+      if (unknown) {
+        out.add(in.heap_.none(), alt.origin);
+        changed = true;
+        continue;
+      }
+      break;
+    case Narrowing::NotNone:
+      keep = !isNone;
+      break;
+    }
+    if (keep)
+      out.add(alt.obj, alt.origin);
+    else
+      changed = true;
+  }
+  LoadOp load = n.load;
+  if (changed && !out.isBottom())
+    store(load.getName(), load.getScope(), out, load);
+}
+
 void Exec::ifOp(IfOp i) {
   std::optional<bool> t = in.truth(a.get(i.getCondition()), i);
   if (t == true)
@@ -477,7 +568,17 @@ void Exec::ifOp(IfOp i) {
     region(i.getElseRegion());
   else {
     std::string line = std::to_string(lineOf(i));
-    in.sides({[&] { region(i.getThenRegion()); }, [&] { region(i.getElseRegion()); }},
+    std::optional<Narrowing> n = narrowingOf(i.getCondition());
+    in.sides({[&] {
+                if (n)
+                  narrow(*n, true);
+                region(i.getThenRegion());
+              },
+              [&] {
+                if (n)
+                  narrow(*n, false);
+                region(i.getElseRegion());
+              }},
              {"when the `if` at line " + line + " is true",
               "when the `if` at line " + line + " is false"});
   }

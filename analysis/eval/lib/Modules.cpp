@@ -105,6 +105,8 @@ ModuleObj* Interpreter::loadDocument(const std::string& path, bool asMain) {
   auto* m = heap_.make<ModuleObj>();
   m->name = source_.moduleName(path);
   m->path = path;
+  if (asMain && main_.empty())
+    main_ = path;
   modules_[path] = m;
   documents_.push_back(path);
   m->ns.set("__name__", asMain ? unknown("`__name__` (the module may run as a script or be "
@@ -184,66 +186,109 @@ void Interpreter::runEntryPoints(const std::string& path) {
     return CallArgs();
   };
   std::vector<llvm::StringRef> names = m->ns.names();
-  for (llvm::StringRef n : names) {
-    const Value* v = m->ns.find(n);
-    if (!v)
-      continue;
-    for (const Alt& alt : *v) {
-      if (auto* fn = llvm::dyn_cast<FunctionObj>(alt.obj)) {
-        if (fn->module != m || called_.count(fn->def))
+  std::vector<FunctionObj*> functions;
+  std::vector<ClassObj*> classes;
+  for (llvm::StringRef n : names)
+    if (const Value* v = m->ns.find(n))
+      for (const Alt& alt : *v) {
+        if (auto* fn = llvm::dyn_cast<FunctionObj>(alt.obj); fn && fn->module == m)
+          functions.push_back(fn);
+        else if (auto* cls = llvm::dyn_cast<ClassObj>(alt.obj); cls && cls->module == m)
+          classes.push_back(cls);
+      }
+  // Module-level functions first: they build the objects whose methods run
+  // next, and the closures that run last.
+  for (FunctionObj* fn : functions)
+    if (!called_.count(fn->def))
+      asEntry(fn->def, [&] { invoke(fn, unknownArgs(fn->def), fn->def); });
+  for (ClassObj* cls : classes) {
+    std::vector<ClassObj*> concrete{cls};
+    for (ClassObj* sub : subclassesOf(cls))
+      concrete.push_back(sub);
+    for (llvm::StringRef mn : cls->ns.names()) {
+      const Value* member = cls->ns.find(mn);
+      for (const Alt& ma : *member) {
+        Object* f = ma.obj;
+        Kind wrapper = f->kind;
+        if (auto* d = llvm::dyn_cast<DescriptorObj>(f))
+          f = d->fn.single();
+        auto* fn = llvm::dyn_cast_or_null<FunctionObj>(f);
+        if (!fn || fn->module != m || called_.count(fn->def) || mn == "__init__")
           continue;
-        asEntry(fn->def, [&] { invoke(fn, unknownArgs(fn->def), fn->def); });
-      } else if (auto* cls = llvm::dyn_cast<ClassObj>(alt.obj)) {
-        if (cls->module != m)
-          continue;
-        std::vector<ClassObj*> concrete{cls};
-        for (ClassObj* sub : subclassesOf(cls))
-          concrete.push_back(sub);
-        for (llvm::StringRef mn : cls->ns.names()) {
-          const Value* member = cls->ns.find(mn);
-          for (const Alt& ma : *member) {
-            Object* f = ma.obj;
-            Kind wrapper = f->kind;
-            if (auto* d = llvm::dyn_cast<DescriptorObj>(f))
-              f = d->fn.single();
-            auto* fn = llvm::dyn_cast_or_null<FunctionObj>(f);
-            if (!fn || fn->module != m || called_.count(fn->def) || mn == "__init__")
+        // A parameterized test (the unittest overlay's parameterized
+        // decorators) runs once per parameter set it carries.
+        std::vector<CallArgs> sets = parameterSets(fn);
+        if (sets.empty())
+          sets.push_back(unknownArgs(fn->def));
+        for (ClassObj* c : concrete) {
+          // A subclass that overrides the method runs its own.
+          ClassObj* where = nullptr;
+          lookupInMro(c, mn, &where);
+          if (where != cls)
+            continue;
+          // `self`: each object of the class the program built; when the
+          // program builds objects of the hierarchy but none of this class,
+          // none; when it builds none at all, one built the way a test
+          // runner does (no arguments).
+          std::vector<InstanceObj*> built;
+          if (auto it = instances_.find(c); it != instances_.end())
+            built = it->second;
+          if (built.empty()) {
+            bool hierarchyBuilt = false;
+            for (ClassObj* other : concrete)
+              hierarchyBuilt = hierarchyBuilt || instances_.count(other);
+            if (hierarchyBuilt)
               continue;
-            // A parameterized test (the unittest overlay's parameterized
-            // decorators) runs once per parameter set it carries.
-            std::vector<CallArgs> sets = parameterSets(fn);
-            if (sets.empty())
-              sets.push_back(unknownArgs(fn->def));
-            for (ClassObj* c : concrete) {
-              // A subclass that overrides the method runs its own.
-              ClassObj* where = nullptr;
-              lookupInMro(c, mn, &where);
-              if (where != cls)
-                continue;
-              for (const CallArgs& given : sets)
-                asEntry(fn->def, [&] {
-                  if (wrapper == Kind::StaticMethod) {
-                    invoke(fn, given, fn->def);
-                    return;
-                  }
-                  Value self = wrapper == Kind::ClassMethod
-                                   ? Value(c, fn->def)
-                                   : instantiate(c, unknownArgs(fn->def), fn->def);
-                  if (wrapper != Kind::ClassMethod)
-                    if (lookupInMro(c, "setUp")) {
-                      call(getAttr(self, "setUp", fn->def), {}, fn->def);
-                      if (pendingRaise_) // setUp raised (skipTest): the test does not run
-                        return;
-                    }
-                  CallArgs args = given;
-                  args.positional.insert(args.positional.begin(), self);
-                  invoke(fn, args, fn->def);
-                });
-            }
+            built.push_back(nullptr);
           }
+          for (InstanceObj* inst : built)
+            for (const CallArgs& given : sets)
+              asEntry(fn->def, [&] {
+                if (wrapper == Kind::StaticMethod) {
+                  invoke(fn, given, fn->def);
+                  return;
+                }
+                Value self = wrapper == Kind::ClassMethod ? Value(c, fn->def)
+                             : inst ? Value(inst, fn->def)
+                                    : instantiate(c, unknownArgs(fn->def), fn->def);
+                if (wrapper != Kind::ClassMethod && !inst)
+                  if (lookupInMro(c, "setUp")) {
+                    call(getAttr(self, "setUp", fn->def), {}, fn->def);
+                    if (pendingRaise_) // setUp raised (skipTest): the test does not run
+                      return;
+                  }
+                CallArgs args = given;
+                args.positional.insert(args.positional.begin(), self);
+                invoke(fn, args, fn->def);
+              });
         }
       }
     }
+  }
+  // Functions the program made and handed on without calling them (a
+  // lambda given to jax.jit, a closure returned): run with what they
+  // captured, a few of each def.
+  std::map<mlir::Operation*, unsigned> runs;
+  for (size_t i = 0; i < closures_.size() && i < 512; ++i) {
+    FunctionObj* fn = closures_[i];
+    // A closure an entry point made whose function has callers was made
+    // with that entry point's made-up arguments: its callers' runs made theirs.
+    mlir::Operation* madeIn = closureEntry_.count(fn) ? closureEntry_[fn] : nullptr;
+    if (fn->module != m || called_.count(fn->def) || (madeIn && called_.count(madeIn)) ||
+        runs[fn->def]++ >= 4)
+      continue;
+    asEntry(fn->def, [&] { invoke(fn, unknownArgs(fn->def), fn->def); });
+  }
+  // Partials the program made of functions nothing called (`partial(double,
+  // interpret=False)` returned for a caller outside the workspace).
+  for (size_t i = 0; i < madeCallables_.size(); ++i) {
+    auto [callable, madeIn] = madeCallables_[i];
+    auto* p = llvm::dyn_cast<PartialObj>(callable);
+    auto* fn = p ? llvm::dyn_cast_or_null<FunctionObj>(p->fn.single()) : nullptr;
+    if (!fn || fn->module != m || called_.count(fn->def) || (madeIn && called_.count(madeIn)) ||
+        runs[fn->def]++ >= 4)
+      continue;
+    asEntry(fn->def, [&] { call(Value(p, fn->def), unknownArgs(fn->def), fn->def); });
   }
 }
 

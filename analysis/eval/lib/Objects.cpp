@@ -21,6 +21,11 @@ Value Exec::defOp(DefOp d) {
     fn->defaults.push_back(a.get(v));
   fn->closure = a.frame;
   fn->module = a.module;
+  if (a.frame && !a.frame->classBody && in.closures_.size() < 4096) {
+    in.closures_.push_back(fn);
+    if (in.entry_)
+      in.closureEntry_[fn] = in.entry_;
+  }
   fn->attrs.set("__name__", in.str(fn->name, d));
   fn->attrs.set("__qualname__", in.str(fn->qualname, d));
   fn->attrs.set("__module__", in.str(a.module->name, d));
@@ -360,7 +365,9 @@ Value Interpreter::call(const Value& callee, const CallArgs& args, mlir::Operati
   std::vector<std::string> names;
   for (const Alt& alt : callee)
     names.push_back("when the callee is " + describe(alt.obj));
+  calleeChoices_.push_back(site);
   sides(ways, names);
+  calleeChoices_.pop_back();
   if (anyRaise && allRaise)
     pendingRaise_ = true;
   return out;
@@ -628,6 +635,11 @@ Value Interpreter::instantiate(ClassObj* cls, const CallArgs& args, mlir::Operat
   }
   auto* inst = heap_.make<InstanceObj>(cls);
   Value self(inst, site);
+  if (cls->def && (!entryRun_ || !stack_.empty())) {
+    std::vector<InstanceObj*>& seen = instances_[cls];
+    if (seen.size() < 4)
+      seen.push_back(inst);
+  }
   if (const Value* init = lookupInMro(cls, "__init__")) {
     Value bound = bindDescriptor(*init, self, cls, true, site);
     call(bound, args, site);

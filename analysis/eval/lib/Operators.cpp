@@ -110,7 +110,7 @@ std::optional<bool> Interpreter::truth(const Value& v, mlir::Operation* site) {
       break;
     }
     case Kind::Unknown:
-      t = std::nullopt;
+      t = llvm::cast<UnknownObj>(o)->truth;
       break;
     case Kind::External:
       t = std::nullopt; // a library constant (jax.config flag, ...)

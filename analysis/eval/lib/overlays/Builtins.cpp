@@ -1102,6 +1102,85 @@ Value lPop(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Obje
   return out;
 }
 
+// list.remove / list.index / list.count / list.clear / list.reverse: on an
+// exact list by value; otherwise the list is no longer exact (remove, clear)
+// or the answer is not known.
+Value lRemove(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object* self) {
+  const Value* v = arg(a, 0);
+  for (const Alt& alt : receiver(self))
+    if (auto* l = llvm::dyn_cast<ListObj>(alt.obj)) {
+      in.heap().willWrite(l);
+      bool removed = false;
+      for (size_t i = 0; v && l->exact && i < l->elems.size() && !removed; ++i) {
+        Object* e = l->elems[i].single();
+        if (e && v->single() && sameValue(e, v->single()) == true) {
+          l->elems.erase(l->elems.begin() + static_cast<long>(i));
+          removed = true;
+        }
+      }
+      if (!removed)
+        l->exact = false;
+    }
+  return in.none(site);
+}
+
+Value lIndexCount(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object* self) {
+  bool count = llvm::cast<BuiltinObj>(self)->name == "builtins.list.count";
+  const Value* v = arg(a, 0);
+  auto* l = llvm::dyn_cast_or_null<ListObj>(receiver(self).single());
+  auto* t = llvm::dyn_cast_or_null<TupleObj>(receiver(self).single());
+  std::vector<Value> elems = l ? l->elems : t ? t->elems : std::vector<Value>{};
+  if ((!l && !t) || (l && !l->exact) || !v || !v->single())
+    return in.unknown(count ? "list.count()" : "list.index()", site);
+  int64_t n = 0;
+  for (size_t i = 0; i < elems.size(); ++i) {
+    Object* e = elems[i].single();
+    std::optional<bool> same = e ? sameValue(e, v->single()) : std::nullopt;
+    if (!same)
+      return in.unknown(count ? "list.count()" : "list.index()", site);
+    if (*same) {
+      if (!count)
+        return in.integer(static_cast<int64_t>(i), site);
+      ++n;
+    }
+  }
+  return count ? in.integer(n, site) : in.unknown("list.index() of a missing value", site);
+}
+
+Value lClearReverse(Interpreter& in, const CallArgs&, mlir::Operation* site, const Object* self) {
+  bool clear = llvm::cast<BuiltinObj>(self)->name == "builtins.list.clear";
+  for (const Alt& alt : receiver(self))
+    if (auto* l = llvm::dyn_cast<ListObj>(alt.obj)) {
+      in.heap().willWrite(l);
+      if (clear)
+        l->elems.clear(), l->exact = true;
+      else
+        std::reverse(l->elems.begin(), l->elems.end());
+    } else if (auto* d = llvm::dyn_cast<DictObj>(alt.obj); d && clear) {
+      in.heap().willWrite(d);
+      d->items.clear();
+      d->exact = true;
+      d->others = Value();
+    }
+  return in.none(site);
+}
+
+Value lSort(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object* self) {
+  for (const Alt& alt : receiver(self))
+    if (auto* l = llvm::dyn_cast<ListObj>(alt.obj)) {
+      CallArgs sa = a;
+      sa.positional.insert(sa.positional.begin(), Value(l, alt.origin));
+      Value sorted = bSorted(in, sa, site, nullptr);
+      auto* r = llvm::dyn_cast_or_null<ListObj>(sorted.single());
+      in.heap().willWrite(l);
+      if (r) {
+        l->elems = r->elems;
+        l->exact = r->exact;
+      }
+    }
+  return in.none(site);
+}
+
 Value lCopy(Interpreter& in, const CallArgs&, mlir::Operation* site, const Object* self) {
   Value out;
   for (const Alt& alt : receiver(self)) {
@@ -1328,6 +1407,15 @@ public:
     in.defineNative("builtins.list.insert", lInsert);
     in.defineNative("builtins.list.pop", lPop);
     in.defineNative("builtins.list.copy", lCopy);
+    in.defineNative("builtins.list.remove", lRemove);
+    in.defineNative("builtins.list.index", lIndexCount);
+    in.defineNative("builtins.list.count", lIndexCount);
+    in.defineNative("builtins.tuple.index", lIndexCount);
+    in.defineNative("builtins.tuple.count", lIndexCount);
+    in.defineNative("builtins.list.clear", lClearReverse);
+    in.defineNative("builtins.list.reverse", lClearReverse);
+    in.defineNative("builtins.list.sort", lSort);
+    in.defineNative("builtins.dict.clear", lClearReverse);
     in.defineNative("builtins.dict.get", dGet);
     in.defineNative("builtins.dict.keys", dKeys);
     in.defineNative("builtins.dict.values", dValues);

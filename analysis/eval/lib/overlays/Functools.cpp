@@ -21,6 +21,7 @@ Value fPartial(Interpreter& in, const CallArgs& a, mlir::Operation* site, const 
   if (a.positional.empty())
     return in.unknown("functools.partial() without a function", site);
   auto* p = in.heap().make<PartialObj>();
+  in.madeCallable(p);
   p->fn = a.positional[0];
   if (auto* inner = llvm::dyn_cast_or_null<PartialObj>(p->fn.single())) {
     // partial(partial(f, x), y) is partial(f, x, y).

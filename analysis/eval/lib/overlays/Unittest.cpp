@@ -41,6 +41,12 @@ Value skipTest(Interpreter& in, const CallArgs& a, mlir::Operation* site, const 
   return raiseNew(in, skipClass(in), site, reason ? *reason : "");
 }
 
+Value pytestSkip(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object* self) {
+  const std::string* reason = strOf(arg(a, 0, "reason"));
+  return raiseNew(in, static_cast<ClassObj*>(llvm::cast<BuiltinObj>(self)->data), site,
+                  reason ? *reason : "");
+}
+
 Value fail(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
   const std::string* msg = strOf(arg(a, 1, "msg"));
   return raiseNew(in, in.externalClass("builtins.AssertionError"), site, msg ? *msg : "");
@@ -325,6 +331,12 @@ public:
     ModuleObj* unittest = in.externalModule("unittest");
     unittest->ns.set("TestCase", Value(tc));
     unittest->ns.set("SkipTest", Value(skipTestClass));
+    // pytest.skip / fail / exit raise (the rest of the test does not run).
+    ClassObj* skipped = libraryClass(in, "_pytest.outcomes.Skipped", {in.externalClass("builtins.BaseException")});
+    ClassObj* failed = libraryClass(in, "_pytest.outcomes.Failed", {in.externalClass("builtins.BaseException")});
+    in.defineNative("pytest.skip", pytestSkip, skipped);
+    in.defineNative("pytest.fail", pytestSkip, failed);
+    in.defineNative("pytest.exit", pytestSkip, failed);
     in.defineNative("unittest.skip", skip);
     in.defineNative("unittest.skipIf", skipIf);
     in.defineNative("unittest.skipUnless", skipIf);

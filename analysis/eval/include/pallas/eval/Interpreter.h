@@ -18,6 +18,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <optional>
@@ -203,6 +204,16 @@ public:
   mlir::Operation* currentEntry() const { return entry_; }
   // Was this def called by code the program runs (not only as an entry point)?
   bool wasCalled(mlir::Operation* def) const { return called_.count(def) > 0; }
+  // A callable the program made (a functools.partial): if nothing calls
+  // its function, it runs as an entry point with what it binds.
+  void madeCallable(Object* callable) {
+    if (madeCallables_.size() < 1024)
+      madeCallables_.push_back({callable, entry_});
+  }
+  // Is a call at `site` running one of several callees it may have?
+  bool choosingCallee(mlir::Operation* site) const {
+    return std::find(calleeChoices_.begin(), calleeChoices_.end(), site) != calleeChoices_.end();
+  }
   // The current call stack, outermost first.
   const std::vector<StackEntry>& stack() const { return stack_; }
   // Is the program running code it may not reach (inside an uncertain side)?
@@ -227,6 +238,8 @@ public:
   // Makes a native function object.
   BuiltinObj* makeNative(const std::string& name, NativeFn fn, void* data = nullptr);
 
+  // The document loaded as the program (its __name__ not known).
+  const std::string& mainDocument() const { return main_; }
   // The document being evaluated when an op runs (for locations).
   std::string documentOf(mlir::Operation* op) const;
 
@@ -262,6 +275,15 @@ private:
   std::map<std::string, ModuleObj*> modules_;       // by document path
   std::map<std::string, ModuleObj*> externalModules_; // by dotted name
   std::vector<ClassObj*> classes_;                  // workspace classes, in the order built
+  // Objects the program built of each workspace class (a few), the `self`
+  // of its methods run as entry points.
+  std::map<ClassObj*, std::vector<InstanceObj*>> instances_;
+  // Functions made inside other code (closures, lambdas), in the order made.
+  std::vector<FunctionObj*> closures_;
+  std::map<FunctionObj*, mlir::Operation*> closureEntry_; // the entry point that made it
+  std::vector<std::pair<Object*, mlir::Operation*>> madeCallables_;
+  // Calls whose callee is one of several (each run as a way): their sites.
+  std::vector<mlir::Operation*> calleeChoices_;
   std::set<mlir::Operation*> called_;               // py.def ops run with caller arguments
   ModuleObj* builtins_ = nullptr;
   // A call whose every way raises: the caller's flow becomes Raise.
@@ -273,6 +295,7 @@ private:
   // Running an entry point: its own function is not "called by a caller".
   bool entryRun_ = false;
   mlir::Operation* entry_ = nullptr;
+  std::string main_;
   std::vector<std::string> why_;
   NativeFn externalFallback_ = nullptr;
   Activation* current_ = nullptr;

@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -181,10 +182,13 @@ private:
 // `why` says what, for "may" messages ("os.environ.get(...)", "parameter
 // `interpret` of run()").
 struct UnknownObj : Object {
-  UnknownObj(std::string why, mlir::Operation* at)
-      : Object(Kind::Unknown), why(std::move(why)), at(at) {}
+  UnknownObj(std::string why, mlir::Operation* at, std::optional<bool> truth = std::nullopt)
+      : Object(Kind::Unknown), why(std::move(why)), at(at), truth(truth) {}
   std::string why;
   mlir::Operation* at;
+  // What bool() of it is when a branch decided that (`if x: raise` leaves x
+  // false after it).
+  std::optional<bool> truth;
   static bool classof(const Object* o) { return o->kind == Kind::Unknown; }
 };
 
