@@ -103,6 +103,9 @@ struct Exec {
   CallArgs arguments(mlir::ValueRange args, mlir::ArrayAttr kinds, mlir::Operation* site);
 };
 
+// The frame-local key under which a non-local name is narrowed.
+std::string shadowName(llvm::StringRef name);
+
 // The 1-based line an op starts on (0: not known).
 unsigned lineOf(mlir::Operation* op);
 

@@ -400,9 +400,16 @@ FrameObj* frameOfFree(FrameObj* frame, llvm::StringRef name) {
   return nullptr;
 }
 
+std::string shadowName(llvm::StringRef name) {
+  return "\x01" + name.str();
+}
+
 Value Exec::load(LoadOp l) {
   llvm::StringRef name = l.getName();
   mlir::Operation* o = l.getOperation();
+  if (a.frame && l.getScope() != Scope::local)
+    if (const Value* narrowed = a.frame->locals.find(shadowName(name)))
+      return *narrowed;
   auto global = [&]() -> Value {
     if (const Value* v = a.module->ns.find(name))
       return *v;
@@ -439,6 +446,10 @@ Value Exec::load(LoadOp l) {
 
 void Exec::store(llvm::StringRef name, Scope scope, const Value& v, mlir::Operation* at) {
   (void)at;
+  if (a.frame && scope != Scope::local && a.frame->locals.find(shadowName(name))) {
+    in.heap_.willWrite(a.frame);
+    a.frame->locals.erase(shadowName(name)); // the variable is written: no longer narrowed
+  }
   Object* holder = a.namesObject();
   if (scope == Scope::global)
     holder = a.module;
@@ -556,8 +567,18 @@ void Exec::narrow(const Narrowing& n, bool onTrueSide) {
       changed = true;
   }
   LoadOp load = n.load;
-  if (changed && !out.isBottom())
+  if (!changed || out.isBottom())
+    return;
+  // A local is narrowed in place. A global, a free variable or a class-body
+  // name is narrowed in this frame only (a shadow the loads here read): the
+  // variable itself is not written, so a side that leaves (a raise in the
+  // other branch) takes its narrowing with it.
+  if (load.getScope() == Scope::local || !a.frame) {
     store(load.getName(), load.getScope(), out, load);
+    return;
+  }
+  in.heap_.willWrite(a.frame);
+  a.frame->locals.set(shadowName(load.getName()), out);
 }
 
 void Exec::ifOp(IfOp i) {

@@ -69,6 +69,14 @@ GeneratorObj* Interpreter::contextGenerator(InstanceObj* manager) {
   return static_cast<GeneratorObj*>(manager->payload);
 }
 
+ModuleObj* Interpreter::moduleNamed(const std::string& name) {
+  for (const auto& [path, m] : modules_)
+    if (m->name == name)
+      return m;
+  auto it = externalModules_.find(name);
+  return it == externalModules_.end() ? nullptr : it->second;
+}
+
 ModuleObj* Interpreter::importModule(const std::string& importer, const std::string& name,
                                      int level, mlir::Operation* site) {
   (void)site;
@@ -109,9 +117,14 @@ ModuleObj* Interpreter::loadDocument(const std::string& path, bool asMain) {
     main_ = path;
   modules_[path] = m;
   documents_.push_back(path);
-  m->ns.set("__name__", asMain ? unknown("`__name__` (the module may run as a script or be "
-                                         "imported)")
-                               : str(m->name));
+  if (asMain) {
+    auto* name = heap_.make<UnknownObj>(
+        "`__name__` (the module may run as a script or be imported)", nullptr);
+    name->nameOf = m;
+    m->ns.set("__name__", Value(name));
+  } else {
+    m->ns.set("__name__", str(m->name));
+  }
   m->ns.set("__file__", str(path));
   m->executing = true;
   Activation act;

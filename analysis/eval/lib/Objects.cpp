@@ -92,6 +92,9 @@ Value Exec::classOp(ClassOp c) {
     in.current_ = saved;
   }
   cls->ns = frame->locals;
+  for (llvm::StringRef n : frame->locals.names()) // narrowing shadows are not attributes
+    if (n.starts_with("\x01"))
+      cls->ns.erase(n);
   cls->mro = in.linearize(cls);
   // Functions defined in the body know their class (zero-argument super()).
   for (llvm::StringRef n : cls->ns.names())
@@ -808,6 +811,14 @@ Value Interpreter::attrOfOne(Object* obj, mlir::Operation* origin, llvm::StringR
       return *v;
     if (name == "__name__")
       return str(m->name, site);
+    if (name == "__dict__")
+      if (const BuiltinObj* n = native("pallas-lsp.module_dict"))
+        return n->fn(*this, CallArgs{{Value(m, origin)}, {}}, site, n);
+    if (m->dynamic) {
+      if (!m->mirrors.empty())
+        return Value(heap_.make<ExternalObj>(m->mirrors + "." + name.str()), site);
+      return missing("module " + m->name);
+    }
     if (m->path.empty()) { // a library module: its names by qualified name
       std::string q = m->name + "." + name.str();
       if (ModuleObj* sub = externalModules_.count(q) ? externalModules_[q] : nullptr)

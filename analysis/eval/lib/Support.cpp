@@ -20,6 +20,7 @@ std::unique_ptr<Overlay> makeArgparseOverlay();
 std::unique_ptr<Overlay> makeCopyOverlay();
 std::unique_ptr<Overlay> makeInspectOverlay();
 std::unique_ptr<Overlay> makeUnittestOverlay();
+std::unique_ptr<Overlay> makeModulesOverlay();
 
 void installStandardOverlays(Interpreter& in) {
   in.addOverlay(makeBuiltinsOverlay());
@@ -39,6 +40,7 @@ void installStandardOverlays(Interpreter& in) {
   in.addOverlay(makeCopyOverlay());
   in.addOverlay(makeInspectOverlay());
   in.addOverlay(makeUnittestOverlay());
+  in.addOverlay(makeModulesOverlay());
 }
 
 void Interpreter::raise(const Value& exception) {
@@ -52,6 +54,10 @@ std::optional<Value> Interpreter::takeRaised() {
     return std::nullopt;
   pendingRaise_ = false;
   return pendingException_;
+}
+
+std::string Interpreter::currentDocument() const {
+  return current_ ? current_->doc : main_;
 }
 
 FunctionObj* Interpreter::currentFunction() const {

@@ -166,6 +166,13 @@ public:
   ClassObj* classOf(Object* obj);
   ModuleObj* builtinsModule() { return builtins_; }
   ModuleObj* externalModule(const std::string& qualname);
+  // A loaded module by its dotted name (workspace or library), or null.
+  ModuleObj* moduleNamed(const std::string& name);
+  // `import name` from the document running now (importlib.import_module).
+  ModuleObj* importNamed(const std::string& name, int level, mlir::Operation* site) {
+    return importModule(current_ ? currentDocument() : main_, name, level, site);
+  }
+  std::string currentDocument() const;
 
   // ---- running code --------------------------------------------------------
   // Runs each side (a callback that runs code) as one way the program may

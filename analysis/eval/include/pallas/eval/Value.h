@@ -189,6 +189,9 @@ struct UnknownObj : Object {
   // What bool() of it is when a branch decided that (`if x: raise` leaves x
   // false after it).
   std::optional<bool> truth;
+  // The module whose `__name__` this is (the checked document's is not
+  // known: it may run as a script), so `sys.modules[__name__]` is the module.
+  Object* nameOf = nullptr;
   static bool classof(const Object* o) { return o->kind == Kind::Unknown; }
 };
 
@@ -294,6 +297,10 @@ struct ModuleObj : Object {
   std::string path; // the workspace file (empty for a library module)
   AttrMap ns;
   bool executed = false, executing = false;
+  // Made at run time (types.ModuleType): its names are what the program puts
+  // in; `mirrors`: the library module whose names were copied into it.
+  bool dynamic = false;
+  std::string mirrors;
   static bool classof(const Object* o) { return o->kind == Kind::Module; }
 };
 
