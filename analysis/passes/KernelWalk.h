@@ -103,6 +103,15 @@ struct BoundPrimitive {
   std::string inlineName;
   SourceLocation inlineDef;
   std::optional<std::string> inlineReturnType;
+  // PLS004 as the evaluator decides it at the call: the argument count
+  // against arg_types, an array for a plgpu.RefType() slot (or a Ref for a
+  // layout slot), a None result (no return_type) used as a value.
+  struct Signature {
+    enum class Problem { None, Count, ArrayForRef, RefForArray, NoneUsed } problem = Problem::None;
+    size_t given = 0, declared = 0, index = 0;
+    std::string noneUse; // the error of the use: "TypeError: ..."
+  };
+  std::optional<Signature> signature;
   mlir::Operation* inlineCall =
       nullptr;                     // for inline_mgpu_p: the call of the wrapper (null when direct)
   std::vector<RefState> argStates; // for inline_mgpu_p: each call argument's state

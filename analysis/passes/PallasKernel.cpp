@@ -48,6 +48,13 @@ SourceLocation locOf(mlir::Operation* op) {
   return op ? detail::sourceLocation(op->getLoc()) : SourceLocation{};
 }
 
+// A value JAX traces in the kernel (an array).
+Value traced(Interpreter& in, const std::string& why, mlir::Operation* site) {
+  auto* u = in.heap().make<UnknownObj>(why, site);
+  u->traced = true;
+  return Value(u, site);
+}
+
 BoundPrimitive ruleBinding(std::string api, const knowledge::PrimitiveFacts* prim,
                            mlir::Operation* site, RefState refs, std::string rule,
                            std::string detail) {
@@ -301,6 +308,9 @@ Value view(Interpreter& in, const Value& ref, const std::string& kind, mlir::Ope
   return out;
 }
 
+void noteNoneUse(Interpreter& in, Object* o, const std::string& error);
+void noteNoneUses(Interpreter& in, const CallArgs& args, const std::string& error);
+
 // ---- Ref methods -----------------------------------------------------------------------
 
 Value nRefGetitem(Interpreter& in, const CallArgs& args, mlir::Operation* site, const Object*) {
@@ -319,7 +329,7 @@ Value nRefGetitem(Interpreter& in, const CallArgs& args, mlir::Operation* site, 
   CallArgs a;
   a.positional = {ref, args.positional[1]};
   bindApi(in, "ref.__getitem__", a, site);
-  return in.unknown("a value read from a Ref", site);
+  return traced(in, "a value read from a Ref", site);
 }
 
 Value nRefSetitem(Interpreter& in, const CallArgs& args, mlir::Operation* site, const Object*) {
@@ -328,6 +338,7 @@ Value nRefSetitem(Interpreter& in, const CallArgs& args, mlir::Operation* site, 
     return in.none(site);
   CallArgs a;
   a.positional = {args.positional[0], args.positional[1], args.positional[2]};
+  noteNoneUses(in, a, "TypeError: Argument 'None' of type '<class 'NoneType'>' is not a valid JAX type");
   bindApi(in, "ref.__setitem__", a, site);
   return in.none(site);
 }
@@ -487,6 +498,15 @@ Value nLoopApply(Interpreter& in, const CallArgs& args, mlir::Operation* site, c
   return in.none(site);
 }
 
+void noteNoneUses(Interpreter& in, const CallArgs& args, const std::string& error) {
+  for (const Value& v : args.positional)
+    for (const Alt& a : v)
+      noteNoneUse(in, a.obj, error);
+  for (const auto& [k, v] : args.keywords)
+    for (const Alt& a : v)
+      noteNoneUse(in, a.obj, error);
+}
+
 // ---- inline_mgpu -----------------------------------------------------------------------
 
 std::string returnTypeText(Interpreter& in, const Value& rt) {
@@ -511,6 +531,46 @@ std::string returnTypeText(Interpreter& in, const Value& rt) {
   return text;
 }
 
+// What a region without return_type returns is None, whose use as a value
+// JAX rejects (PLS004): it remembers the binding of its call.
+void noteNoneUse(Interpreter& in, Object* o, const std::string& error) {
+  PallasOverlay::State& s = stateOf(in);
+  auto* inst = llvm::dyn_cast_or_null<InstanceObj>(o);
+  if (!inst || inst->cls != s.noneResultClass || !inst->payload)
+    return;
+  auto* r = static_cast<PallasOverlay::State::NoneResultRef*>(inst->payload);
+  if (r->binding >= r->trace->bindings.size())
+    return;
+  BoundPrimitive& b = r->trace->bindings[r->binding];
+  if (b.signature && b.signature->problem != BoundPrimitive::Signature::Problem::None)
+    return;
+  BoundPrimitive::Signature sig;
+  sig.problem = BoundPrimitive::Signature::Problem::NoneUsed;
+  sig.noneUse = error;
+  b.signature = sig;
+}
+
+Value nNoneResultOp(Interpreter& in, const CallArgs& args, mlir::Operation* site, const Object*) {
+  if (!args.positional.empty())
+    noteNoneUse(in, args.positional[0].single(),
+                "TypeError: unsupported operand type(s) for ...: '...' and 'NoneType'");
+  return traced(in, "an operation on None", site);
+}
+
+// Whether an argument is certainly an array (never a Ref): a traced value
+// or a Python number.
+bool certainlyArray(const Value& v) {
+  if (v.isBottom())
+    return false;
+  for (const Alt& a : v) {
+    auto* u = llvm::dyn_cast<UnknownObj>(a.obj);
+    bool arr = (u && u->traced) || a.obj->kind == Kind::Int || a.obj->kind == Kind::Float;
+    if (!arr)
+      return false;
+  }
+  return true;
+}
+
 Value nInlineCall(Interpreter& in, const CallArgs& args, mlir::Operation* site, const Object*) {
   PallasOverlay::State& s = stateOf(in);
   if (args.positional.empty())
@@ -522,22 +582,82 @@ Value nInlineCall(Interpreter& in, const CallArgs& args, mlir::Operation* site, 
   CallArgs rest = args;
   rest.positional.erase(rest.positional.begin());
   const knowledge::PrimitiveFacts* p = s.kb.primitive("inline_mgpu_p");
-  if (p) {
-    BoundPrimitive b;
-    b.api = "plgpu.inline_mgpu";
-    b.prim = p;
-    b.site = site;
-    b.refs = s.strongest(rest);
-    for (const Value& v : rest.positional)
-      b.argStates.push_back(s.stateOf(v));
-    if (auto* fn = llvm::dyn_cast_or_null<FunctionObj>(region->fn.single())) {
-      b.inlineName = fn->name;
-      b.inlineDef = locOf(fn->def);
-    }
-    b.inlineReturnType = returnTypeText(in, region->returnType);
-    s.record(in, std::move(b));
+  bool noReturn = region->returnType.isBottom() ||
+                  (region->returnType.single() && region->returnType.single()->kind == Kind::None);
+  if (!p)
+    return in.unknown("an inline_mgpu region's result", site);
+  BoundPrimitive b;
+  b.api = "plgpu.inline_mgpu";
+  b.prim = p;
+  b.site = site;
+  b.inlineCall = site;
+  b.refs = s.strongest(rest);
+  for (const Value& v : rest.positional)
+    b.argStates.push_back(s.stateOf(v));
+  if (auto* fn = llvm::dyn_cast_or_null<FunctionObj>(region->fn.single())) {
+    b.inlineName = fn->name;
+    b.inlineDef = locOf(fn->def);
   }
-  return in.unknown("an inline_mgpu region's result", site);
+  b.inlineReturnType = returnTypeText(in, region->returnType);
+  // PLS004: the arguments against arg_types (JAX flattens both: a count that
+  // differs, an array for plgpu.RefType(), a Ref for a layout).
+  using P = BoundPrimitive::Signature::Problem;
+  BoundPrimitive::Signature sig;
+  if (!rest.morePositional && !rest.moreKeywords && rest.keywords.empty()) {
+    auto* declared = llvm::dyn_cast_or_null<TupleObj>(region->argTypes.single());
+    auto* declaredList = llvm::dyn_cast_or_null<ListObj>(region->argTypes.single());
+    std::vector<Value> slots;
+    bool known = false;
+    if (declared) {
+      slots = declared->elems;
+      known = true;
+    } else if (declaredList && declaredList->exact && declaredList->kind == Kind::List) {
+      slots = declaredList->elems;
+      known = true;
+    } else if (region->argTypes.isBottom()) {
+      known = true; // arg_types=() by default
+    }
+    size_t given = rest.positional.size();
+    if (known && given != slots.size()) {
+      sig.problem = P::Count;
+      sig.given = given;
+      sig.declared = slots.size();
+    } else if (known) {
+      for (size_t i = 0; i < given; ++i) {
+        bool refSlot = false, arraySlot = false;
+        for (const Alt& alt : slots[i]) {
+          refSlot = refSlot || isInstanceOfApi(in, alt.obj, "plgpu.RefType");
+          // An array slot: a layout (plgpu.Layout.WG_SPLAT, ...) or a ShapeDtypeStruct.
+          arraySlot = arraySlot || isInstanceOfApi(in, alt.obj, "plgpu.ShapeDtypeStruct") ||
+                      isInstanceOfApi(in, alt.obj, "jax.ShapeDtypeStruct") ||
+                      llvm::StringRef(apiNameOf(in, alt.obj)).starts_with("plgpu.Layout.");
+        }
+        bool isArray = certainlyArray(rest.positional[i]);
+        bool isRef = s.stateOf(rest.positional[i]).isRef();
+        if (refSlot && !arraySlot && isArray) {
+          sig.problem = P::ArrayForRef;
+          sig.index = i;
+          break;
+        }
+        if (arraySlot && !refSlot && isRef && !isArray) {
+          sig.problem = P::RefForArray;
+          sig.index = i;
+          break;
+        }
+      }
+    }
+  }
+  b.signature = sig;
+  KernelTrace* out = s.trace()->out;
+  size_t index = out->bindings.size();
+  s.record(in, std::move(b));
+  if (!noReturn)
+    return traced(in, "an inline_mgpu region's result", site);
+  // The region returns None: its use as a value is recorded on the call.
+  s.noneResults.push_back({out, index});
+  auto* none = in.heap().make<InstanceObj>(s.noneResultClass);
+  none->payload = &s.noneResults.back();
+  return Value(none, site);
 }
 
 Value nInlineDecorate(Interpreter& in, const CallArgs& args, mlir::Operation* site,
@@ -854,9 +974,10 @@ Value kernelApiCall(Interpreter& in, const std::string& api, const CallArgs& arg
   // A Ref view: the same Ref seen through a transform.
   if (detail::isRefTransform(api) && !args.positional.empty())
     return view(in, args.positional[0], api, site);
+  noteNoneUses(in, args, "TypeError: Argument 'None' of type '<class 'NoneType'>' is not a valid JAX type");
   bindApi(in, api, args, site);
   (void)t;
-  return in.unknown("the result of " + api + "(...)", site);
+  return traced(in, "the result of " + api + "(...)", site);
 }
 
 // ---- tracing a kernel -----------------------------------------------------------------
@@ -1124,6 +1245,12 @@ void installKernelNatives(Interpreter& in, PallasOverlay::State& s) {
   s.inlineClass = cls("InlineMgpuRegion");
   s.inlineClass->ns.set("__call__", Value(in.makeNative("pallas-lsp.Inline.__call__", nInlineCall)));
   in.defineNative("plgpu.inline_mgpu", nInlineMgpu);
+  s.noneResultClass = cls("InlineMgpuNoneResult");
+  for (const char* op : {"__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
+                         "__truediv__", "__rtruediv__", "__matmul__", "__rmatmul__", "__neg__",
+                         "__pow__", "__floordiv__", "__mod__"})
+    s.noneResultClass->ns.set(op, Value(in.makeNative(std::string("pallas-lsp.None.") + op,
+                                                      nNoneResultOp)));
   s.pipelineClass = cls("Pipeline");
   s.pipelineClass->ns.set("__call__",
                           Value(in.makeNative("pallas-lsp.Pipeline.__call__", nPipelineCall)));

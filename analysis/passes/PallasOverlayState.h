@@ -67,12 +67,18 @@ struct PallasOverlay::State {
   ClassObj* pipelineClass = nullptr; // plgpu.emit_pipeline(...)
   ClassObj* wrappedClass = nullptr;  // jax.jit(f), jax.checkpoint(f), ...
   ClassObj* modeClass = nullptr;     // force_gpu_interpret_mode(...)
+  ClassObj* noneResultClass = nullptr; // what an inline_mgpu region without return_type returns
   InstanceObj* config = nullptr;     // holds the process-wide mode ("mode")
 
   std::deque<RefInfo> refs;
   std::deque<InlineRegion> regions;
   std::deque<Pipeline> pipelines;
   std::deque<Wrapped> wrapped;
+  struct NoneResultRef {
+    KernelTrace* trace;
+    size_t binding;
+  };
+  std::deque<NoneResultRef> noneResults;
   std::deque<LaunchEvent> launches; // payload of launch objects (one per build)
   std::vector<std::unique_ptr<CallArgs>> deferred; // options of decorators not yet applied
 

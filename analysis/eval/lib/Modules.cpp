@@ -287,6 +287,8 @@ void Interpreter::runEntryPoints(const std::string& path) {
     // A closure an entry point made whose function has callers was made
     // with that entry point's made-up arguments: its callers' runs made theirs.
     mlir::Operation* madeIn = closureEntry_.count(fn) ? closureEntry_[fn] : nullptr;
+    if (consumed_.count(fn))
+      continue;
     if (fn->module != m || called_.count(fn->def) || (madeIn && called_.count(madeIn)) ||
         runs[fn->def]++ >= 4)
       continue;
@@ -296,6 +298,8 @@ void Interpreter::runEntryPoints(const std::string& path) {
   // interpret=False)` returned for a caller outside the workspace).
   for (size_t i = 0; i < madeCallables_.size(); ++i) {
     auto [callable, madeIn] = madeCallables_[i];
+    if (consumed_.count(callable))
+      continue;
     auto* p = llvm::dyn_cast<PartialObj>(callable);
     auto* fn = p ? llvm::dyn_cast_or_null<FunctionObj>(p->fn.single()) : nullptr;
     if (!fn || fn->module != m || called_.count(fn->def) || (madeIn && called_.count(madeIn)) ||

@@ -131,8 +131,53 @@ std::optional<bool> Interpreter::truth(const Value& v, mlir::Operation* site) {
 
 // ---- arithmetic ------------------------------------------------------------------------
 
+// An operation on a traced value gives a traced value.
+static bool anyTraced(const Value& a, const Value& b) {
+  for (const Value* v : {&a, &b})
+    for (const Alt& alt : *v)
+      if (auto* u = llvm::dyn_cast<UnknownObj>(alt.obj); u && u->traced)
+        return true;
+  return false;
+}
+
+// The def an op is written in (null at a module's top level).
+static mlir::Operation* defOf(mlir::Operation* op) {
+  for (mlir::Operation* p = op ? op->getParentOp() : nullptr; p; p = p->getParentOp())
+    if (llvm::isa<DefOp>(p))
+      return p;
+  return nullptr;
+}
+
+// A value computed from another function's value (`mode == "debug"` with
+// `mode` a caller's argument) is decided where that value was written: its
+// origin, for "selects ... here".
+Value Interpreter::decidedBy(Value out, const Value& a, const Value& b, mlir::Operation* site) {
+  mlir::Operation* here = defOf(site);
+  mlir::Operation* from = nullptr;
+  for (const Value* v : {&a, &b})
+    for (const Alt& alt : *v)
+      if (alt.origin && defOf(alt.origin) != here && !from)
+        from = alt.origin;
+  if (!from)
+    return out;
+  Value moved;
+  for (const Alt& alt : out)
+    moved.add(alt.obj, alt.origin == site ? from : alt.origin);
+  return moved;
+}
+
 Value Interpreter::binary(llvm::StringRef op, const Value& a, const Value& b,
                           mlir::Operation* site) {
+  Value out = binaryAlts(op, a, b, site);
+  if (anyTraced(a, b))
+    for (const Alt& alt : out)
+      if (auto* u = llvm::dyn_cast<UnknownObj>(alt.obj))
+        u->traced = true;
+  return decidedBy(out, a, b, site);
+}
+
+Value Interpreter::binaryAlts(llvm::StringRef op, const Value& a, const Value& b,
+                              mlir::Operation* site) {
   Value out;
   for (const Alt& x : a) {
     auto one = [&](Object* y) -> Value {
@@ -147,6 +192,11 @@ Value Interpreter::binary(llvm::StringRef op, const Value& a, const Value& b,
         }
         if (auto* f = llvm::dyn_cast<FloatObj>(l))
           return Value(heap_.floating(op == "unary-" ? -f->v : f->v), site);
+        if (auto* inst = llvm::dyn_cast<InstanceObj>(l)) {
+          const char* hook = op == "unary-" ? "__neg__" : op == "unary+" ? "__pos__" : "__invert__";
+          if (lookupInMro(inst->cls, hook))
+            return call(getAttr(Value(l, x.origin), hook, site), {}, site);
+        }
         return unknown(op.substr(5).str() + describe(l), site);
       }
       if (l->kind == Kind::Unknown || y->kind == Kind::Unknown)
@@ -487,11 +537,11 @@ Value Interpreter::compare(llvm::StringRef op, const Value& a, const Value& b,
     }
   if (unknownSeen || !result) {
     if (result && !unknownSeen)
-      return boolean(*result, site);
+      return decidedBy(boolean(*result, site), a, b, site);
     // Either value may come out.
-    return unknown(describe(a) + " " + op.str() + " " + describe(b), site);
+    return decidedBy(unknown(describe(a) + " " + op.str() + " " + describe(b), site), a, b, site);
   }
-  return boolean(*result, site);
+  return decidedBy(boolean(*result, site), a, b, site);
 }
 
 // ---- subscripts ---------------------------------------------------------------------

@@ -217,6 +217,9 @@ public:
     if (madeCallables_.size() < 1024)
       madeCallables_.push_back({callable, entry_});
   }
+  // A library took this callable and calls it in a way not followed (jax.grad):
+  // it is not run as an entry point either.
+  void consumed(Object* callable) { consumed_.insert(callable); }
   // Is a call at `site` running one of several callees it may have?
   bool choosingCallee(mlir::Operation* site) const {
     return std::find(calleeChoices_.begin(), calleeChoices_.end(), site) != calleeChoices_.end();
@@ -258,6 +261,8 @@ private:
   Value callOne(Object* callee, mlir::Operation* origin, const CallArgs& args,
                 mlir::Operation* site);
   Value instantiate(ClassObj* cls, const CallArgs& args, mlir::Operation* site);
+  Value binaryAlts(llvm::StringRef op, const Value& a, const Value& b, mlir::Operation* site);
+  Value decidedBy(Value out, const Value& a, const Value& b, mlir::Operation* site);
   Value attrOfOne(Object* obj, mlir::Operation* origin, llvm::StringRef name,
                   mlir::Operation* site);
   Value classAttr(ClassObj* cls, llvm::StringRef name, mlir::Operation* site, bool* found);
@@ -289,6 +294,7 @@ private:
   std::vector<FunctionObj*> closures_;
   std::map<FunctionObj*, mlir::Operation*> closureEntry_; // the entry point that made it
   std::vector<std::pair<Object*, mlir::Operation*>> madeCallables_;
+  std::set<Object*> consumed_;
   // Calls whose callee is one of several (each run as a way): their sites.
   std::vector<mlir::Operation*> calleeChoices_;
   std::set<mlir::Operation*> called_;               // py.def ops run with caller arguments

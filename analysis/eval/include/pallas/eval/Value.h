@@ -192,6 +192,9 @@ struct UnknownObj : Object {
   // The module whose `__name__` this is (the checked document's is not
   // known: it may run as a script), so `sys.modules[__name__]` is the module.
   Object* nameOf = nullptr;
+  // A value JAX traces in a kernel (a Ref read, a jnp / lax result, what is
+  // computed from one): an array, never a Ref.
+  bool traced = false;
   static bool classof(const Object* o) { return o->kind == Kind::Unknown; }
 };
 
