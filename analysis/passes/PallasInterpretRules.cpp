@@ -504,20 +504,29 @@ void recordBlockWindows(Interpreter& in, PallasOverlay::State& s, const Trace& t
   }
 }
 
-// The dtype GPU interpret mode fills a scratch allocation of `api` with
-// NaN for, when that dtype has no NaN: a pallas_call allocates every
-// scratch buffer so (barriers included); plgpu.kernel's scoped allocation
-// makes barriers itself, but not cluster barriers or semaphores. "" when
-// the allocation is filled or made otherwise.
-std::string unfillableDtype(const std::string& allocation, bool pallasCall) {
+// The dtype of a barrier-like scratch allocation as JAX prints it
+// ("barrier", "cluster_barrier", "semaphore"): GPU interpret mode fills
+// scratch with its uninitialised value ("nan": a value only for float,
+// int and bool dtypes) unless it allocates that dtype itself. A
+// pallas_call's semaphores fail otherwise (not modelled). "" for any other
+// allocation.
+std::string barrierLikeDtype(const std::string& allocation, bool pallasCall) {
   llvm::StringRef a(allocation);
   if (a.ends_with("ClusterBarrier"))
     return "cluster_barrier";
   if (a.ends_with("Barrier"))
-    return pallasCall ? "barrier" : "";
+    return "barrier";
   if (a.contains("Semaphore"))
     return pallasCall ? "" : "semaphore";
   return "";
+}
+
+// The dtypes GPU interpret mode allocates itself: plgpu.kernel's scoped
+// allocation makes plain barriers (JAX 0.10.2); a pallas_call makes none.
+// (The table says this per JAX version once it has gpuInterpretAllocates:
+// the resources branch's KnowledgeBase::gpuInterpretAllocates.)
+bool allocatedItself(const std::string& dtype, bool pallasCall) {
+  return !pallasCall && dtype == "barrier";
 }
 
 void recordUninitializedScratch(Interpreter& in, PallasOverlay::State& s, const Trace& t) {
@@ -539,8 +548,8 @@ void recordUninitializedScratch(Interpreter& in, PallasOverlay::State& s, const 
   bool pallasCall = e.api == apiText(Api::PallasCall);
   for (const Value& item : *items) {
     Object* o = item.single();
-    std::string dtype = o ? unfillableDtype(apiOf(in, o), pallasCall) : "";
-    if (dtype.empty())
+    std::string dtype = o ? barrierLikeDtype(apiOf(in, o), pallasCall) : "";
+    if (dtype.empty() || allocatedItself(dtype, pallasCall))
       continue;
     // Allocated before the kernel's equations are interpreted.
     s.record(in,
