@@ -59,6 +59,8 @@ namespace {
 
 using Evaluations = std::map<std::string, std::unique_ptr<Evaluation>>;
 
+std::string writtenText(const detail::Workspace& ws, mlir::Operation* op);
+
 Evaluations& evaluationsOf(detail::PassContext& ctx) {
   if (!ctx.evaluation)
     ctx.evaluation = std::make_shared<Evaluations>();
@@ -76,7 +78,10 @@ Evaluation& evaluate(detail::PassContext& ctx, const knowledge::KnowledgeBase& k
   mlir::ModuleOp py = ctx.workspace.pyModule(doc);
   if (py) {
     ev->interpreter = std::make_unique<eval::Interpreter>(py.getContext(), *ev->source);
-    ev->interpreter->addOverlay(std::make_unique<PallasOverlay>(kb));
+    auto overlay = std::make_unique<PallasOverlay>(kb);
+    const detail::Workspace& ws = ctx.workspace;
+    overlay->setSourceText([&ws](mlir::Operation* op) { return writtenText(ws, op); });
+    ev->interpreter->addOverlay(std::move(overlay));
     ev->interpreter->loadDocument(doc);
     ev->interpreter->runEntryPoints(doc);
     for (LaunchRecord& r : ev->interpreter->overlay<PallasOverlay>()->finish(*ev->interpreter))
@@ -98,6 +103,32 @@ mlir::Operation* defAround(mlir::Operation* op) {
 std::string functionAround(mlir::Operation* op) {
   mlir::Operation* d = defAround(op);
   return d ? llvm::cast<py::DefOp>(d).getName().str() : std::string("the module");
+}
+
+// The source text of an op as written (all its lines).
+std::string writtenText(const detail::Workspace& ws, mlir::Operation* op) {
+  auto r = op ? llvm::dyn_cast<mlir::FileLineColRange>(op->getLoc()) : mlir::FileLineColRange();
+  if (!r)
+    return {};
+  std::optional<std::string_view> text = ws.textOf(r.getFilename().str());
+  if (!text)
+    return {};
+  auto offset = [&](unsigned line, unsigned column) -> size_t {
+    size_t pos = 0;
+    for (unsigned l = 1; l < line; ++l) {
+      size_t nl = text->find('\n', pos);
+      if (nl == std::string_view::npos)
+        return std::string_view::npos;
+      pos = nl + 1;
+    }
+    return pos + (column ? column - 1 : 0);
+  };
+  size_t start = offset(r.getStartLine(), r.getStartColumn());
+  size_t end = offset(r.getEndLine(), r.getEndColumn());
+  if (start == std::string_view::npos || end == std::string_view::npos || end <= start ||
+      end > text->size())
+    return {};
+  return std::string(text->substr(start, end - start));
 }
 
 // The source text of an op (one line at most, trimmed to 60 characters).

@@ -55,19 +55,6 @@ Value traced(Interpreter& in, const std::string& why, mlir::Operation* site) {
   return Value(u, site);
 }
 
-BoundPrimitive ruleBinding(std::string api, const knowledge::PrimitiveFacts* prim,
-                           mlir::Operation* site, RefState refs, std::string rule,
-                           std::string detail) {
-  BoundPrimitive b;
-  b.api = std::move(api);
-  b.prim = prim;
-  b.site = site;
-  b.refs = refs;
-  b.interpretRule = std::move(rule);
-  b.detail = std::move(detail);
-  return b;
-}
-
 // A primitive holding a traced body that GPU interpret mode has no arm for:
 // its fallback binds it again and raises on the open jaxpr.
 bool gpuInterpretRebinds(const PallasOverlay::State& s, const knowledge::PrimitiveFacts* p) {
@@ -75,6 +62,22 @@ bool gpuInterpretRebinds(const PallasOverlay::State& s, const knowledge::Primiti
          p->gpuInterpret == knowledge::GpuInterpretHandling::Fallback &&
          s.kb.errorTemplate("gpuInterpretHigherOrder");
 }
+
+// While it lives, the code running is a body JAX traces once for what may
+// run several times or not at all (Trace::unsure).
+struct UnsureScope {
+  explicit UnsureScope(PallasOverlay::State& s) : t(s.trace()) {
+    if (t)
+      ++t->unsure;
+  }
+  ~UnsureScope() {
+    if (t)
+      --t->unsure;
+  }
+  UnsureScope(const UnsureScope&) = delete;
+  UnsureScope& operator=(const UnsureScope&) = delete;
+  Trace* t;
+};
 
 } // namespace
 
@@ -290,7 +293,10 @@ void bindApi(Interpreter& in, const std::string& api, const CallArgs& args, mlir
   }
 }
 
-Value view(Interpreter& in, const Value& ref, const std::string& kind, mlir::Operation* site) {
+// `kind`: the transform as the API catalogue spells it ("ref.at",
+// "ref.reshape", "plgpu.transpose_ref" ...); `index`: what `.at[...]` is given.
+Value view(Interpreter& in, const Value& ref, const std::string& kind, mlir::Operation* site,
+           const Value* index = nullptr) {
   PallasOverlay::State& s = stateOf(in);
   Value out;
   for (const Alt& a : ref) {
@@ -300,8 +306,15 @@ Value view(Interpreter& in, const Value& ref, const std::string& kind, mlir::Ope
       continue;
     }
     RefInfo v = *r;
-    if (!kind.empty() && kind != "at")
+    if (kind == "ref.at") {
+      ++v.indexings;
+      auto* i = index ? llvm::dyn_cast_or_null<IntObj>(index->single()) : nullptr;
+      v.atIndex = i ? std::optional<int64_t>(i->v) : std::nullopt;
+    } else if (!kind.empty()) {
       v.view = kind;
+      v.indexings = 0;
+      v.atIndex.reset();
+    }
     v.state.unionMember = r->state.unionMember;
     out = in.heap().join(out, s.makeRef(in, v, site));
   }
@@ -328,6 +341,7 @@ Value nRefGetitem(Interpreter& in, const CallArgs& args, mlir::Operation* site, 
     }
   CallArgs a;
   a.positional = {ref, args.positional[1]};
+  recordAccessRules(in, s, "ref.__getitem__", a, site);
   bindApi(in, "ref.__getitem__", a, site);
   return traced(in, "a value read from a Ref", site);
 }
@@ -339,6 +353,7 @@ Value nRefSetitem(Interpreter& in, const CallArgs& args, mlir::Operation* site, 
   CallArgs a;
   a.positional = {args.positional[0], args.positional[1], args.positional[2]};
   noteNoneUses(in, a, "TypeError: Argument 'None' of type '<class 'NoneType'>' is not a valid JAX type");
+  recordAccessRules(in, s, "ref.__setitem__", a, site);
   bindApi(in, "ref.__setitem__", a, site);
   return in.none(site);
 }
@@ -363,7 +378,7 @@ Value nRefIter(Interpreter& in, const CallArgs& args, mlir::Operation* site, con
 Value nRefViewMethod(Interpreter& in, const CallArgs& args, mlir::Operation* site,
                      const Object* self) {
   auto* b = llvm::cast<BuiltinObj>(self);
-  return view(in, b->bound, b->name, site);
+  return view(in, b->bound, "ref." + b->name, site);
 }
 
 Value nRefAtGetitem(Interpreter& in, const CallArgs& args, mlir::Operation* site, const Object*) {
@@ -371,7 +386,9 @@ Value nRefAtGetitem(Interpreter& in, const CallArgs& args, mlir::Operation* site
     return in.unknown("ref.at[...]", site);
   auto* at = llvm::dyn_cast_or_null<InstanceObj>(args.positional[0].single());
   const Value* ref = at ? at->attrs.find("ref") : nullptr;
-  return ref ? view(in, *ref, "at", site) : in.unknown("ref.at[...]", site);
+  return ref ? view(in, *ref, "ref.at", site,
+                    args.positional.size() > 1 ? &args.positional[1] : nullptr)
+             : in.unknown("ref.at[...]", site);
 }
 
 Value nRefGetattr(Interpreter& in, const CallArgs& args, mlir::Operation* site, const Object*) {
@@ -388,7 +405,7 @@ Value nRefGetattr(Interpreter& in, const CallArgs& args, mlir::Operation* site, 
     return Value(at, site);
   }
   if (name->v == "T")
-    return view(in, ref, "transpose", site);
+    return view(in, ref, "ref.T", site);
   if (name->v == "reshape" || name->v == "bitcast" || name->v == "transpose" ||
       name->v == "astype") {
     BuiltinObj* m = in.makeNative(name->v, nRefViewMethod);
@@ -427,6 +444,7 @@ Value runScoped(Interpreter& in, const CallArgs& args, mlir::Operation* site) {
       b.retraceCollective = true;
       s.record(in, std::move(b));
     }
+  recordScopedCollectives(in, s, args, site);
   CallArgs body;
   auto alloc = [&](const Value& type) {
     bool refUnion = false;
@@ -482,9 +500,12 @@ Value nWhenApply(Interpreter& in, const CallArgs& args, mlir::Operation* site, c
     return in.none(site);
   // pl.when(False) with a Python bool: JAX never calls the body.
   Object* c = b->bound.single();
-  if (c && (c->kind == Kind::Bool || c->kind == Kind::None || c->kind == Kind::Int) &&
-      in.truth(b->bound, site) == false)
+  bool concrete = c && (c->kind == Kind::Bool || c->kind == Kind::None || c->kind == Kind::Int);
+  if (concrete && in.truth(b->bound, site) == false)
     return in.none(site);
+  std::optional<UnsureScope> traced;
+  if (!concrete)
+    traced.emplace(stateOf(in));
   in.call(args.positional[0], {}, site);
   return in.none(site);
 }
@@ -494,6 +515,7 @@ Value nLoopApply(Interpreter& in, const CallArgs& args, mlir::Operation* site, c
     return in.none(site);
   CallArgs a;
   a.positional.push_back(in.unknown("the loop index", site));
+  UnsureScope loop(stateOf(in));
   in.call(args.positional[0], a, site);
   return in.none(site);
 }
@@ -579,6 +601,7 @@ Value nInlineCall(Interpreter& in, const CallArgs& args, mlir::Operation* site, 
   auto* region = inst ? static_cast<InlineRegion*>(inst->payload) : nullptr;
   if (!region || !s.trace())
     return in.unknown("an inline_mgpu region's result", site);
+  threadRunLost(s);
   CallArgs rest = args;
   rest.positional.erase(rest.positional.begin());
   const knowledge::PrimitiveFacts* p = s.kb.primitive("inline_mgpu_p");
@@ -701,6 +724,7 @@ void runPipelineBody(Interpreter& in, Pipeline& p, size_t buffers, mlir::Operati
   }
   if (buffers == 0)
     body.morePositional = true;
+  UnsureScope steps(s);
   in.call(p.body, body, site);
 }
 
@@ -709,6 +733,7 @@ void runPipelineBody(Interpreter& in, Pipeline& p, size_t buffers, mlir::Operati
 // first (JAX reports a call's first failure).
 void bindPipeline(Interpreter& in, Pipeline& p, const CallArgs& given, mlir::Operation* site) {
   PallasOverlay::State& s = stateOf(in);
+  recordPipelineRules(in, s, p, site);
   bool direct = true;
   RefState givenState = s.strongest(given);
   RefState own = s.scopedState("pipeline");
@@ -778,9 +803,12 @@ void nestedCoreMap(Interpreter& in, const Value& body, bool warpMesh, const std:
   KernelTrace probe;
   KernelTrace* out = t->out;
   t->out = &probe;
+  bool nested = t->nestedMesh;
+  t->nestedMesh = true;
   in.heap().beginSide();
   in.call(body, a, site);
   in.heap().endSide(true);
+  t->nestedMesh = nested;
   t->out = out;
   bool kept = api == "plgpu.warp_map", refs = false;
   for (const BoundPrimitive& b : probe.bindings) {
@@ -906,6 +934,12 @@ Value kernelApiCall(Interpreter& in, const std::string& api, const CallArgs& arg
   }
   if (api == "pl.loop" || api == "plgpu.nd_loop")
     return Value(in.makeNative(api + ".apply", nLoopApply), site);
+  // JAX traces the bodies of its control flow once, whatever runs.
+  std::optional<UnsureScope> traced;
+  if (api == "lax.fori_loop" || api == "jax.lax.fori_loop" || api == "lax.while_loop" ||
+      api == "jax.lax.while_loop" || api == "lax.cond" || api == "jax.lax.cond" ||
+      api == "lax.switch" || api == "jax.lax.switch" || api == "lax.scan" || api == "jax.lax.scan")
+    traced.emplace(s);
   if (api == "lax.fori_loop" || api == "jax.lax.fori_loop") {
     if (args.positional.size() >= 3)
       callWith(args.positional[2], {u, args.positional.size() > 3 ? args.positional[3] : u});
@@ -941,6 +975,7 @@ Value kernelApiCall(Interpreter& in, const std::string& api, const CallArgs& arg
     return u;
   }
   if (api == "plgpu.emit_pipeline" || api == "plgpu.emit_pipeline_warp_specialized") {
+    threadRunLost(s);
     const Value* body = args.get(0, "body");
     s.pipelines.push_back({api, body ? *body : u, site, args, false});
     auto* inst = in.heap().make<InstanceObj>(s.pipelineClass);
@@ -948,11 +983,13 @@ Value kernelApiCall(Interpreter& in, const std::string& api, const CallArgs& arg
     return Value(inst, site);
   }
   if (api == "plgpu.warp_map") {
+    threadRunLost(s);
     if (!args.positional.empty())
       nestedCoreMap(in, args.positional[0], true, api, site);
     return in.none(site);
   }
   if (api == "pl.core_map") {
+    threadRunLost(s);
     BuiltinObj* apply = in.makeNative("pl.core_map.apply", nNestedCoreMapApply);
     apply->bound = args.positional.empty() ? u : args.positional[0];
     return Value(apply, site);
@@ -969,12 +1006,20 @@ Value kernelApiCall(Interpreter& in, const std::string& api, const CallArgs& arg
         s.record(in, ruleBinding("lax.axis_index", p, site,
                                  {RefKind::NotRef, Phase::Lowering, "an axis name"},
                                  "unbound_axis", "<axis name>"));
+    // A thread's run for the barrier protocol: its index on the thread axis.
+    if (ThreadRun* run = t->thread) {
+      const Value* axis = args.get(0, "axis_name");
+      auto* name = axis ? llvm::dyn_cast_or_null<StrObj>(axis->single()) : nullptr;
+      if (name && name->v == run->axis)
+        return in.integer(run->index, site);
+    }
     return in.unknown("an axis index", site);
   }
   // A Ref view: the same Ref seen through a transform.
   if (detail::isRefTransform(api) && !args.positional.empty())
     return view(in, args.positional[0], api, site);
   noteNoneUses(in, args, "TypeError: Argument 'None' of type '<class 'NoneType'>' is not a valid JAX type");
+  recordApiRules(in, s, api, args, site);
   bindApi(in, api, args, site);
   (void)t;
   return traced(in, "the result of " + api + "(...)", site);
@@ -1157,8 +1202,10 @@ void PallasOverlay::State::traceKernel(Interpreter& in, LaunchEvent& event, Exec
       b.retraceCollective = true;
       record(in, std::move(b));
     }
+  recordLaunchRules(in, *this, t);
 
   std::vector<std::function<void()>> ways;
+  bool oneKernel = false; // the kernel is known: one alternative
   std::vector<std::string> names;
   for (const Alt& k : event.kernel) {
     Value kernel(k.obj, k.origin);
@@ -1209,12 +1256,16 @@ void PallasOverlay::State::traceKernel(Interpreter& in, LaunchEvent& event, Exec
         r.state.barrier = kind.barrier;
         r.state.barrierArrivals = kind.arrivals;
         r.state.barrierCount = kind.count;
+        r.param = static_cast<int>(i);
         args.positional.push_back(makeRef(in, r, event.site));
       }
       in.call(kernel, args, event.site);
+      if (oneKernel)
+        recordBarrierProtocol(in, *this, t, kernel, args);
     });
     names.push_back("when the kernel is " + describe(k.obj));
   }
+  oneKernel = ways.size() == 1;
   if (ways.size() == 1)
     ways[0]();
   else if (!ways.empty())

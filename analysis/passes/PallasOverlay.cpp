@@ -346,6 +346,7 @@ Value buildLaunch(Interpreter& in, const std::string& api, const Value& kernel,
     return in.unknown("a launch inside a kernel", site);
   s.launches.emplace_back();
   LaunchEvent& e = s.launches.back();
+  e.built = &e;
   e.site = site;
   e.doc = in.documentOf(site);
   e.reportedAt = site;
@@ -444,6 +445,8 @@ Value nLaunchCall(Interpreter& in, const CallArgs& args, mlir::Operation* site, 
   if (!launch || !launch->payload)
     return in.unknown("a launch's outputs", site);
   auto* built = static_cast<LaunchEvent*>(launch->payload);
+  if (!llvm::is_contained(built->runCalls, site))
+    built->runCalls.push_back(site);
   if (built->api == "plgpu.kernel") {
     LaunchEvent e = *built;
     e.mode = currentMode(in);
@@ -685,7 +688,12 @@ std::vector<LaunchRecord> PallasOverlay::finish(Interpreter& in) {
         out.push_back(std::move(r));
     }
   s.records.clear();
+  placeRunErrors(out);
   return out;
+}
+
+void PallasOverlay::setSourceText(std::function<std::string(mlir::Operation*)> text) {
+  state_->sourceText = std::move(text);
 }
 
 } // namespace pallas::analysis::passes

@@ -13,8 +13,10 @@
 #include "PathRules.h"
 #include "pallas/eval/Interpreter.h"
 
+#include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,8 +27,17 @@ namespace pallas::analysis::passes {
 struct RefInfo {
   RefState state;
   std::string origin; // "kernel_param", "scratch", "acc", "run_scoped", "pipeline", "run_state"
-  std::string view;   // "reshape", "transpose", ... when a view of another Ref
-  bool transformed = false; // allocated with plgpu transforms= (the HLO interpreter rejects it)
+  // The last transform other than indexing the Ref is viewed through, as
+  // the API catalogue spells it ("ref.reshape", "ref.T", "ref.transpose",
+  // "plgpu.transpose_ref", "ref.bitcast" ...); empty for the Ref itself.
+  std::string view;
+  // `.at[...]` applied since that transform (or since the Ref), and the
+  // index the last one gave when it is an integer (barrier.at[i]).
+  unsigned indexings = 0;
+  std::optional<int64_t> atIndex;
+  // The kernel parameter it comes from (its position among the Refs the
+  // launch passes), -1 for another Ref.
+  int param = -1;
 };
 
 // Where a path is decided: the expression the user wrote (`interpret=True`,
@@ -62,6 +73,12 @@ struct LaunchEvent {
   // The launch API itself is one of several callees the call may have
   // (`LAUNCHERS[backend](kernel, ...)`): every path it selects is a "may".
   bool apiChosenAtRunTime = false;
+  // The event as the launch API built it (the overlay's own copy, which
+  // every later copy points to), and the calls that ran what it built
+  // (each op once): JAX's traceback for an error raised while the launch
+  // runs ends at the call running it when there is one such call.
+  LaunchEvent* built = nullptr;
+  std::vector<mlir::Operation*> runCalls;
 };
 
 // A path one event selects, and how surely.
@@ -99,6 +116,9 @@ public:
 
   struct State; // the kernel being traced and what it recorded
   State& state() { return *state_; }
+  // The source text of an op as written (a BlockSpec, a transform a rule's
+  // message names); without it the overlay describes the value instead.
+  void setSourceText(std::function<std::string(mlir::Operation*)> text);
 
 private:
   std::unique_ptr<State> state_;

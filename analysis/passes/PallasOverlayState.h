@@ -6,6 +6,8 @@
 #include "PallasOverlay.h"
 
 #include <deque>
+#include <functional>
+#include <map>
 #include <set>
 
 namespace pallas::analysis::passes {
@@ -17,6 +19,8 @@ using eval::InstanceObj;
 using eval::Interpreter;
 using eval::Object;
 using eval::Value;
+
+struct ThreadRun;
 
 // One kernel traced on one path (the overlay's KernelWalk).
 struct Trace {
@@ -32,6 +36,25 @@ struct Trace {
   std::vector<std::string> loweringSemantics, primitiveSemantics;
   unsigned order = 0;
   bool kernelSeen = false;
+  // Inside a body JAX traces once for what runs several times or maybe not
+  // at all (a loop, lax.cond, pl.when on a traced value, a pipeline step).
+  unsigned unsure = 0;
+  // GPU interpret mode's barrier protocol: the kernel traced again for one
+  // thread (lax.axis_index of the thread axis is this index), recording its
+  // barrier steps (PallasInterpretRules.cpp).
+  ThreadRun* thread = nullptr;
+};
+
+// One thread's run of a plgpu.kernel for the barrier protocol check.
+struct ThreadRun {
+  int64_t index = 0;
+  std::string axis; // the launch's thread_name
+  std::vector<BarrierStep> steps;
+  // The barrier each step names: (kernel parameter, index) -> number,
+  // shared by the threads, with each barrier's arrival count.
+  std::map<std::pair<int, int64_t>, unsigned>* ids = nullptr;
+  std::vector<int>* arrivals = nullptr;
+  bool followed = true; // false: something the check cannot follow ran
 };
 
 // An inline_mgpu-decorated function.
@@ -86,6 +109,7 @@ struct PallasOverlay::State {
   std::vector<Trace*> traces; // the kernels being traced, innermost last
   Trace* trace() { return traces.empty() ? nullptr : traces.back(); }
   unsigned entryCounter = 0;
+  std::function<std::string(mlir::Operation*)> sourceText; // PallasOverlay::setSourceText
 
   // ---- helpers shared by the overlay's files --------------------------------
   Value makeRef(Interpreter& in, RefInfo info, mlir::Operation* site);
@@ -127,5 +151,58 @@ Value kernelApiCall(Interpreter& in, const std::string& api, const CallArgs& arg
 
 // Installs the kernel-side natives (PallasKernel.cpp).
 void installKernelNatives(Interpreter& in, PallasOverlay::State& s);
+
+// The binding of one interpreter rule: `api` at `site` binds `prim`, whose
+// operands are in state `refs`; `detail` is what JAX's message names.
+inline BoundPrimitive ruleBinding(std::string api, const knowledge::PrimitiveFacts* prim,
+                                  mlir::Operation* site, RefState refs, std::string rule,
+                                  std::string detail) {
+  BoundPrimitive b;
+  b.api = std::move(api);
+  b.prim = prim;
+  b.site = site;
+  b.refs = refs;
+  b.interpretRule = std::move(rule);
+  b.detail = std::move(detail);
+  return b;
+}
+
+// ---- interpreter rules that raise whatever the operands' values ------------------------
+// (PallasInterpretRules.cpp; the old walk's InterpretRules.cpp,
+// GpuInterpretRules.cpp and BarrierProtocol.cpp, read from the evaluator's
+// values.)
+
+// When the kernel's trace starts: scratch allocated with plgpu transforms=
+// (interpret=True), a pallas_call block that moves with the grid and
+// scratch GPU interpret mode cannot fill (GPU interpret mode).
+void recordLaunchRules(Interpreter& in, PallasOverlay::State& s, const Trace& t);
+// A pl.run_scoped in the kernel: its collective axes against the launch's
+// thread mesh (GPU interpret mode).
+void recordScopedCollectives(Interpreter& in, PallasOverlay::State& s, const CallArgs& args,
+                             mlir::Operation* site);
+// A call of a kernel API, before what it binds: a copy's predicate= /
+// reduction_op=, a Ref view a copy goes through, how a barrier is indexed;
+// and, in a thread's run, its barrier steps.
+void recordApiRules(Interpreter& in, PallasOverlay::State& s, const std::string& api,
+                    const CallArgs& args, mlir::Operation* site);
+// A Ref read (`ref[...]`) or written: a view the access goes through.
+void recordAccessRules(Interpreter& in, PallasOverlay::State& s, const std::string& api,
+                       const CallArgs& args, mlir::Operation* site);
+// A pipeline run: an output whose block moves with the step is copied out
+// predicated (GPU interpret mode).
+void recordPipelineRules(Interpreter& in, PallasOverlay::State& s, const Pipeline& p,
+                         mlir::Operation* site);
+// After a plgpu.kernel's trace on GPU interpret mode: its barrier protocol,
+// the kernel traced once per thread with the same Refs.
+void recordBarrierProtocol(Interpreter& in, PallasOverlay::State& s, Trace& t, const Value& kernel,
+                           const CallArgs& refs);
+// Something a thread's run cannot follow (the protocol check gives up).
+inline void threadRunLost(PallasOverlay::State& s) {
+  if (Trace* t = s.trace(); t && t->thread)
+    t->thread->followed = false;
+}
+// After the program ran: the rules whose error is raised while the launch
+// runs are blamed on the call running it.
+void placeRunErrors(std::vector<LaunchRecord>& records);
 
 } // namespace pallas::analysis::passes
