@@ -503,9 +503,9 @@ Value nWhenApply(Interpreter& in, const CallArgs& args, mlir::Operation* site, c
   bool concrete = c && (c->kind == Kind::Bool || c->kind == Kind::None || c->kind == Kind::Int);
   if (concrete && in.truth(b->bound, site) == false)
     return in.none(site);
-  std::optional<UnsureScope> traced;
+  std::optional<UnsureScope> unsure;
   if (!concrete)
-    traced.emplace(stateOf(in));
+    unsure.emplace(stateOf(in));
   in.call(args.positional[0], {}, site);
   return in.none(site);
 }
@@ -935,11 +935,11 @@ Value kernelApiCall(Interpreter& in, const std::string& api, const CallArgs& arg
   if (api == "pl.loop" || api == "plgpu.nd_loop")
     return Value(in.makeNative(api + ".apply", nLoopApply), site);
   // JAX traces the bodies of its control flow once, whatever runs.
-  std::optional<UnsureScope> traced;
+  std::optional<UnsureScope> unsure;
   if (api == "lax.fori_loop" || api == "jax.lax.fori_loop" || api == "lax.while_loop" ||
       api == "jax.lax.while_loop" || api == "lax.cond" || api == "jax.lax.cond" ||
       api == "lax.switch" || api == "jax.lax.switch" || api == "lax.scan" || api == "jax.lax.scan")
-    traced.emplace(s);
+    unsure.emplace(s);
   if (api == "lax.fori_loop" || api == "jax.lax.fori_loop") {
     if (args.positional.size() >= 3)
       callWith(args.positional[2], {u, args.positional.size() > 3 ? args.positional[3] : u});
