@@ -1187,6 +1187,7 @@ void PallasOverlay::State::traceKernel(Interpreter& in, LaunchEvent& event, Exec
   t.primitiveSemantics = event.primitiveSemantics;
   traces.push_back(&t);
   in.heap().beginSide(); // what tracing changes is forgotten afterwards
+  Interpreter::MadeMark made = in.madeSoFar();
 
   out.kernelHop = hopOf(in, event.kernel);
   // A multi-threaded plgpu.kernel wraps its body in run_scoped with
@@ -1280,6 +1281,7 @@ void PallasOverlay::State::traceKernel(Interpreter& in, LaunchEvent& event, Exec
       p.called = true;
     }
   in.heap().endSide(true);
+  in.consumeMadeSince(made); // the kernel's closures are the kernel's
   traces.pop_back();
 }
 

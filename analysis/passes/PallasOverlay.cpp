@@ -153,6 +153,76 @@ Value nModeExit(Interpreter& in, const CallArgs& args, mlir::Operation* site, co
   return in.boolean(false, site);
 }
 
+// ---- the platform -------------------------------------------------------------------
+// Which platforms the code running now may run on: a branch on
+// jtu.test_device_matches(["tpu"]) narrows it (what is left is kept on the
+// config object, so branches join it like any state). A launch that can
+// only run on a TPU is a Mosaic TPU launch, not ours.
+
+std::set<std::string> platformsOf(Interpreter& in) {
+  std::set<std::string> out{"cpu", "gpu", "tpu"};
+  const Value* v = stateOf(in).facts->attrs.find("platforms");
+  if (!v || !v->single())
+    return out;
+  out.clear();
+  for (const Value& e : in.elements(*v, nullptr).items)
+    if (auto* str = llvm::dyn_cast_or_null<StrObj>(e.single()))
+      out.insert(str->v);
+  return out;
+}
+
+std::string platformOf(const std::string& deviceType) {
+  if (deviceType == "cuda" || deviceType == "rocm" || deviceType == "gpu")
+    return "gpu";
+  return deviceType;
+}
+
+Value nDeviceMatchesNarrow(Interpreter& in, const CallArgs& args, mlir::Operation* site,
+                           const Object* self) {
+  auto* b = llvm::cast<BuiltinObj>(self);
+  bool matched = !args.positional.empty() && in.truth(args.positional[0], site) == true;
+  std::set<std::string> listed;
+  for (const Value& e : in.elements(b->bound, site).items)
+    if (auto* str = llvm::dyn_cast_or_null<StrObj>(e.single()))
+      listed.insert(str->v);
+  std::set<std::string> now = platformsOf(in), next;
+  for (const std::string& p : now) {
+    bool in_ = false, all = true;
+    for (const std::string& d : listed)
+      if (platformOf(d) == p) {
+        in_ = true;
+        all = all && (d == p || d == "gpu");
+      }
+    // True: one of the listed; false: not one of them (a platform only
+    // some of whose devices are listed, `cuda` of gpu, may still be).
+    if (matched ? in_ : !(in_ && all))
+      next.insert(p);
+  }
+  if (next.empty()) {
+    in.infeasible(); // no platform is left: this branch cannot run
+    return in.none(site);
+  }
+  std::vector<Value> items;
+  for (const std::string& p : next)
+    items.push_back(in.str(p, site));
+  PallasOverlay::State& st = stateOf(in);
+  in.heap().willWrite(st.facts);
+  st.facts->attrs.set("platforms", in.tuple(items, site));
+  return in.none(site);
+}
+
+Value nTestDeviceMatches(Interpreter& in, const CallArgs& args, mlir::Operation* site,
+                         const Object*) {
+  const Value* types = args.get(0, "device_types");
+  auto* u = in.heap().make<UnknownObj>("the test's device type", site);
+  if (types) {
+    BuiltinObj* hook = in.makeNative("pallas-lsp.device_matches.narrow", nDeviceMatchesNarrow);
+    hook->bound = *types;
+    u->onNarrow = hook;
+  }
+  return Value(u, site);
+}
+
 // ---- launches ------------------------------------------------------------------------
 
 std::vector<std::string> loweringSemanticsOf(Interpreter& in, const Value* params,
@@ -423,6 +493,8 @@ Value buildLaunch(Interpreter& in, const std::string& api, const Value& kernel,
   }
   e.entryDef = in.currentEntry();
   e.apiChosenAtRunTime = in.choosingCallee(site);
+  if (std::set<std::string> p = platformsOf(in); p.size() == 1 && p.count("tpu"))
+    e.otherBackend = "mosaic_tpu"; // reached only on a TPU
   for (const StackEntry& se : in.stack())
     if (auto* fn = llvm::dyn_cast_or_null<FunctionObj>(se.callee))
       e.calls.push_back({fn->name, se.site});
@@ -646,6 +718,8 @@ void PallasOverlay::install(Interpreter& in) {
   s.modeClass->ns.set("__exit__", Value(in.makeNative("pallas-lsp.mode.__exit__", nModeExit)));
   s.config = in.heap().make<InstanceObj>(overlayClass(in, "Config"));
   s.config->attrs.set("mode", in.none());
+  s.facts = in.heap().make<InstanceObj>(overlayClass(in, "Facts"));
+  in.heap().markFacts(s.facts);
 
   for (const char* n : {"pl.pallas_call"})
     in.defineNative(n, nPallasCall);
@@ -666,6 +740,7 @@ void PallasOverlay::install(Interpreter& in) {
                         "lax.map", "jax.lax.cond", "jax.lax.switch", "jax.lax.fori_loop",
                         "jax.lax.while_loop", "jax.lax.scan"})
     in.defineNative(n, nLaxControl);
+  in.defineNative("jax._src.test_util.test_device_matches", nTestDeviceMatches);
   in.setExternalFallback(nFallback);
   installKernelNatives(in, s);
 }

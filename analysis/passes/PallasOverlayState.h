@@ -92,6 +92,7 @@ struct PallasOverlay::State {
   ClassObj* modeClass = nullptr;     // force_gpu_interpret_mode(...)
   ClassObj* noneResultClass = nullptr; // what an inline_mgpu region without return_type returns
   InstanceObj* config = nullptr;     // holds the process-wide mode ("mode")
+  InstanceObj* facts = nullptr;      // what branches established ("platforms")
 
   std::deque<RefInfo> refs;
   std::deque<InlineRegion> regions;

@@ -293,7 +293,7 @@ void Heap::merge(std::vector<Side>& sides, Object* frame) {
   for (Object* obj : objects) {
     std::vector<const Contents*> contributing;
     for (const Side& s : sides) {
-      if (!s.live && anyLive && obj == frame)
+      if (!s.live && anyLive && (obj == frame || facts_.count(obj)))
         continue; // that side left the function or loop: its locals do not reach here
       const Contents* c = saved[obj].get();
       for (const auto& [o, contents] : s.written)

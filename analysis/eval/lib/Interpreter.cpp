@@ -342,7 +342,17 @@ void Exec::op(mlir::Operation* o) {
         Value v = a.get(u.getOperand());
         if (u.getOp() == "not") {
           std::optional<bool> t = in.truth(v, o);
-          a.set(u.getResult(), t ? in.boolean(!*t, o) : in.unknown("not " + describe(v), o));
+          if (t) {
+            a.set(u.getResult(), in.boolean(!*t, o));
+            return;
+          }
+          Value out = in.unknown("not " + describe(v), o);
+          if (auto* src = llvm::dyn_cast_or_null<UnknownObj>(v.single()); src && src->onNarrow) {
+            auto* neg = llvm::cast<UnknownObj>(out.single());
+            neg->onNarrow = src->onNarrow;
+            neg->negated = !src->negated;
+          }
+          a.set(u.getResult(), out);
           return;
         }
         a.set(u.getResult(), in.binary(("unary" + u.getOp()).str(), v, Value(), o));
@@ -489,6 +499,8 @@ struct Narrowing {
 
 std::optional<Narrowing> narrowingOf(mlir::Value cond) {
   mlir::Operation* def = cond.getDefiningOp();
+  if (!def)
+    return std::nullopt;
   if (auto l = llvm::dyn_cast_or_null<LoadOp>(def))
     return Narrowing{l, Narrowing::Truthy};
   if (auto u = llvm::dyn_cast_or_null<UnaryOp>(def); u && u.getOp() == "not")
@@ -581,6 +593,16 @@ void Exec::narrow(const Narrowing& n, bool onTrueSide) {
   a.frame->locals.set(shadowName(load.getName()), out);
 }
 
+// An overlay's test (UnknownObj::onNarrow) learns which way a branch went.
+void narrowTest(Interpreter& in, const Value& cond, bool onTrueSide, mlir::Operation* site) {
+  for (const Alt& alt : cond)
+    if (auto* u = llvm::dyn_cast<UnknownObj>(alt.obj); u && u->onNarrow) {
+      CallArgs args;
+      args.positional = {in.boolean(onTrueSide != u->negated, site)};
+      in.call(Value(u->onNarrow, site), args, site);
+    }
+}
+
 void Exec::ifOp(IfOp i) {
   std::optional<bool> t = in.truth(a.get(i.getCondition()), i);
   if (t == true)
@@ -590,14 +612,25 @@ void Exec::ifOp(IfOp i) {
   else {
     std::string line = std::to_string(lineOf(i));
     std::optional<Narrowing> n = narrowingOf(i.getCondition());
+    Value cond = a.get(i.getCondition());
     in.sides({[&] {
                 if (n)
                   narrow(*n, true);
+                narrowTest(in, cond, true, i);
+                if (in.takeInfeasible()) {
+                  a.flow = Flow::Stop;
+                  return;
+                }
                 region(i.getThenRegion());
               },
               [&] {
                 if (n)
                   narrow(*n, false);
+                narrowTest(in, cond, false, i);
+                if (in.takeInfeasible()) {
+                  a.flow = Flow::Stop;
+                  return;
+                }
                 region(i.getElseRegion());
               }},
              {"when the `if` at line " + line + " is true",

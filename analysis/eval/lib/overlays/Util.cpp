@@ -63,14 +63,15 @@ std::string sourceText(mlir::Operation* op) {
   if (!lines)
     return {};
   unsigned l0 = loc.getStartLine(), l1 = loc.getEndLine();
+  // Columns are 1-based (the lowering's locations), the end one past the last.
   unsigned c0 = loc.getStartColumn(), c1 = loc.getEndColumn();
-  if (l0 == 0 || l1 < l0 || l1 > lines->size())
+  if (l0 == 0 || l1 < l0 || l1 > lines->size() || c0 == 0 || c1 == 0)
     return {};
   std::string out;
   for (unsigned l = l0; l <= l1; ++l) {
     const std::string& text = (*lines)[l - 1];
-    size_t from = l == l0 ? std::min<size_t>(c0, text.size()) : 0;
-    size_t to = l == l1 ? std::min<size_t>(c1, text.size()) : text.size();
+    size_t from = l == l0 ? std::min<size_t>(c0 - 1, text.size()) : 0;
+    size_t to = l == l1 ? std::min<size_t>(c1 - 1, text.size()) : text.size();
     if (to > from)
       out += text.substr(from, to - from);
     if (l != l1)

@@ -16,6 +16,7 @@
 #include "pallas/eval/Value.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <deque>
 #include <functional>
@@ -82,6 +83,11 @@ public:
   // contributes nothing to its locals (its other writes still may happen).
   void merge(std::vector<Side>& sides, Object* frame);
 
+  // An object that holds what branches established (the platform a test
+  // narrowed to), not program state: a side that does not reach the join
+  // contributes nothing to it, as to the running frame's locals.
+  void markFacts(Object* obj) { facts_.insert(obj); }
+
   static std::shared_ptr<Contents> contentsOf(Object* obj);
   static void setContents(Object* obj, const Contents& c);
 
@@ -96,6 +102,7 @@ private:
     std::vector<Object*> order;
   };
   std::vector<Level> levels_;
+  llvm::DenseSet<Object*> facts_;
   std::deque<std::unique_ptr<Object>> objects_;
   Object* none_;
   Object* ellipsis_;

@@ -217,6 +217,26 @@ public:
     if (madeCallables_.size() < 1024)
       madeCallables_.push_back({callable, entry_});
   }
+  // A narrowing hook found the branch it narrows impossible (the platform a
+  // test requires was excluded before): the branch does not run.
+  void infeasible() { infeasible_ = true; }
+  bool takeInfeasible() {
+    bool was = infeasible_;
+    infeasible_ = false;
+    return was;
+  }
+  // Callables made from a point on (a kernel's closures while it is traced)
+  // belong to that code: none of them runs as an entry point.
+  struct MadeMark {
+    size_t closures = 0, callables = 0;
+  };
+  MadeMark madeSoFar() const { return {closures_.size(), madeCallables_.size()}; }
+  void consumeMadeSince(MadeMark mark) {
+    for (size_t i = mark.closures; i < closures_.size(); ++i)
+      consumed_.insert(closures_[i]);
+    for (size_t i = mark.callables; i < madeCallables_.size(); ++i)
+      consumed_.insert(madeCallables_[i].first);
+  }
   // A library took this callable and calls it in a way not followed (jax.grad):
   // it is not run as an entry point either.
   void consumed(Object* callable) { consumed_.insert(callable); }
@@ -295,6 +315,7 @@ private:
   std::map<FunctionObj*, mlir::Operation*> closureEntry_; // the entry point that made it
   std::vector<std::pair<Object*, mlir::Operation*>> madeCallables_;
   std::set<Object*> consumed_;
+  bool infeasible_ = false;
   // Calls whose callee is one of several (each run as a way): their sites.
   std::vector<mlir::Operation*> calleeChoices_;
   std::set<mlir::Operation*> called_;               // py.def ops run with caller arguments

@@ -195,6 +195,10 @@ struct UnknownObj : Object {
   // A value JAX traces in a kernel (a Ref read, a jnp / lax result, what is
   // computed from one): an array, never a Ref.
   bool traced = false;
+  // A test an overlay can narrow on (`jtu.test_device_matches(["tpu"])`):
+  // called with the truth a branch gives it, at the start of that branch.
+  Object* onNarrow = nullptr; // a BuiltinObj
+  bool negated = false;       // `not` of such a test
   static bool classof(const Object* o) { return o->kind == Kind::Unknown; }
 };
 
