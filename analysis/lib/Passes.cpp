@@ -6,6 +6,7 @@
 #include "Names.h"
 #include "Syntax.h"
 #include "WorkspaceImpl.h"
+#include "pallas/py/Lowering.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/SymbolTable.h"
 #include "pallas/analysis/detail/Apis.h"
@@ -16,6 +17,28 @@ namespace pallas::analysis::detail {
 namespace pd = pallas::dialect;
 
 // ---- Workspace -------------------------------------------------------------
+
+mlir::ModuleOp WorkspaceImpl::pyModule(const std::string& path) const {
+  DocState* d = index_ ? index_(path) : (peek_ ? peek_(path) : nullptr);
+  if (!d)
+    return {};
+  if (!d->pyModule || d->pyGeneration != d->generation) {
+    mlir::MLIRContext* context = context_ ? context_ : (d->module ? d->module->getContext() : nullptr);
+    if (!context)
+      return {};
+    d->pyModule = mlir::ModuleOp::create(mlir::FileLineColLoc::get(context, path, 1, 1));
+    py::SourceView src{d->doc.text(), d->doc.root(), path,
+                       [d](TSNode error) { return d->doc.recoveredChunks(error); }};
+    py::lowerModule(*d->pyModule, src);
+    d->pyGeneration = d->generation;
+  }
+  return *d->pyModule;
+}
+
+std::optional<std::string> WorkspaceImpl::moduleFile(const std::string& dotted, int level,
+                                                     const std::string& fromPath) const {
+  return resolve_ ? resolve_(dotted, level, fromPath) : std::nullopt;
+}
 
 std::vector<std::string> WorkspaceImpl::documents() const {
   return list_();
@@ -509,6 +532,9 @@ bool kernelParamIsRefUnion(pd::LaunchOp launch, unsigned index, unsigned numPara
 LineCol lineCol(mlir::Location loc) {
   if (auto f = llvm::dyn_cast<mlir::FileLineColLoc>(loc))
     return {f.getFilename().str(), f.getLine(), f.getColumn()};
+  // The py dialect's locations are ranges: where they start.
+  if (auto r = llvm::dyn_cast<mlir::FileLineColRange>(loc))
+    return {r.getFilename().str(), r.getStartLine(), r.getStartColumn()};
   if (auto c = llvm::dyn_cast<mlir::CallSiteLoc>(loc))
     return lineCol(c.getCaller());
   if (auto n = llvm::dyn_cast<mlir::NameLoc>(loc))

@@ -13,6 +13,7 @@
 #include "WorkspaceImpl.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "pallas/py/Dialect.h"
 #include "pallas/analysis/Project.h"
 #include "pallas/analysis/detail/Dialect.h"
 
@@ -82,6 +83,7 @@ struct Project::Impl : names::ModuleResolver {
   Impl() {
     context = std::make_unique<mlir::MLIRContext>(mlir::MLIRContext::Threading::DISABLED);
     context->getOrLoadDialect<dialect::PallasDialect>();
+    context->getOrLoadDialect<py::PyDialect>();
     // A verifier error printed the whole failing op into its diagnostic
     // (AsmState over the module): 8% of `check` over JAX's repository. The
     // message alone says what failed.
@@ -153,7 +155,12 @@ struct Project::Impl : names::ModuleResolver {
             paths.push_back(p);
           return paths;
         },
-        [this](const std::string& p) { return find(p); });
+        [this](const std::string& p) { return find(p); },
+        [this](const std::string& p) { return ensureIndexed(p, 0); },
+        [this](const std::string& dotted, int level, const std::string& from) {
+          return moduleFile(dotted, level, from);
+        },
+        context.get());
   }
   DocState* find(const std::string& path) const {
     auto it = docs.find(path);

@@ -49,15 +49,25 @@ struct DocState {
     std::vector<CallEdge> edges;
   };
   CallEdgesCache callEdges;
+  // The py dialect module (analysis/py) of `doc`, lowered on demand for the
+  // evaluator, and the generation it was lowered at.
+  mlir::OwningOpRef<mlir::ModuleOp> pyModule;
+  uint64_t pyGeneration = 0;
 };
 
 class WorkspaceImpl final : public Workspace {
 public:
   using Lookup = std::function<DocState*(const std::string&)>;
   using List = std::function<std::vector<std::string>()>;
-  // `peek` finds a document the project already holds, as it is.
-  WorkspaceImpl(Lookup lookup, List list, Lookup peek = nullptr)
-      : lookup_(std::move(lookup)), list_(std::move(list)), peek_(std::move(peek)) {}
+  using Resolve = std::function<std::optional<std::string>(const std::string& dotted, int level,
+                                                           const std::string& fromPath)>;
+  // `peek` finds a document the project already holds, as it is; `index`
+  // one parsed (indexed from disk on demand) without lowering its module;
+  // `resolve` is module resolution.
+  WorkspaceImpl(Lookup lookup, List list, Lookup peek = nullptr, Lookup index = nullptr,
+                Resolve resolve = nullptr, mlir::MLIRContext* context = nullptr)
+      : lookup_(std::move(lookup)), list_(std::move(list)), peek_(std::move(peek)),
+        index_(std::move(index)), resolve_(std::move(resolve)), context_(context) {}
 
   std::vector<std::string> documents() const override;
   mlir::ModuleOp module(const std::string& path) const override;
@@ -65,11 +75,17 @@ public:
   DocumentSyntax syntaxOf(const std::string& path) const override;
   std::optional<std::string_view> textOf(const std::string& path) const override;
   std::vector<CallEdge> callEdges() const override;
+  mlir::ModuleOp pyModule(const std::string& path) const override;
+  std::optional<std::string> moduleFile(const std::string& dotted, int level,
+                                        const std::string& fromPath) const override;
 
 private:
   Lookup lookup_;
   List list_;
   Lookup peek_;
+  Lookup index_;
+  Resolve resolve_;
+  mlir::MLIRContext* context_;
   // Functions of each module by name, built on first lookup: a workspace
   // lives for one findings() call, under the Project's lock, and
   // SymbolTable::lookupSymbolIn scans every function of the module per call

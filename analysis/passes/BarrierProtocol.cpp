@@ -7,6 +7,7 @@
 // `pl.when(thread_id == k)` included): every interleaving of the threads'
 // arrivals and waits is explored, and a failure is reported only when every
 // one of them raises the same error.
+#include "GpuInterpretChecks.h"
 #include "KernelWalkInternal.h"
 #include "Syntax.h"
 
@@ -18,12 +19,10 @@ namespace pd = pallas::dialect;
 
 namespace {
 
-struct Failure {
-  std::string key; // the message template
-  std::vector<std::string> holes;
-  mlir::Operation* at = nullptr; // the step that raises (null: at the end)
-  bool operator==(const Failure& o) const { return key == o.key && holes == o.holes; }
-};
+using Failure = BarrierProtocolFailure;
+bool sameFailure(const Failure& a, const Failure& b) {
+  return a.key == b.key && a.holes == b.holes;
+}
 
 // The state of the barriers as JAX's interpreter keeps it
 // (mosaic_gpu/interpret/shared_memory.py `Barrier`) and where each thread is.
@@ -76,7 +75,7 @@ private:
   void fail(const Failure& f) {
     if (!common_ && !aborted_)
       common_ = f;
-    else if (common_ && !(*common_ == f))
+    else if (common_ && !sameFailure(*common_, f))
       aborted_ = true;
   }
 
@@ -156,6 +155,12 @@ private:
 };
 
 } // namespace
+
+std::optional<BarrierProtocolFailure>
+exploreBarrierProtocol(const std::vector<std::vector<BarrierStep>>& steps,
+                       const std::vector<int>& arrivals) {
+  return Explorer(steps, arrivals).run();
+}
 
 // The integer `v` holds in thread `thread`: a literal, or the thread's index
 // (`lax.axis_index(thread_name)`).
@@ -314,7 +319,7 @@ void KernelWalk::recordGpuInterpretBarrierProtocol(mlir::Block& body) {
   for (const auto& thread : steps)
     if (!firstUse && !thread.empty())
       firstUse = thread.front().op;
-  std::optional<Failure> f = Explorer(steps, arrivals).run();
+  std::optional<Failure> f = exploreBarrierProtocol(steps, arrivals);
   if (!f)
     return;
   BoundPrimitive b =

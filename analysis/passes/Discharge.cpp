@@ -26,19 +26,14 @@ namespace {
 // Where the launch selects its path: the context manager when that decides,
 // else the `interpret=` argument written in the launch call (`written`, the
 // expression the user edits to change the path), else the launch itself.
-SourceLocation selector(pd::LaunchOp launch, const GlobalMode* global,
+SourceLocation selector(const LaunchSite& launch, const GlobalMode* global,
                         const std::optional<SourceLocation>& written) {
   if (global)
     return detail::sourceLocation(global->call->getLoc());
-  SourceLocation at = detail::sourceLocation(launch.getLoc());
-  if (launch.getInterpretSource() == pd::InterpretSource::Context && launch.getContextLine()) {
-    at.range.start = {
-        static_cast<uint32_t>(*launch.getContextLine() - 1),
-        static_cast<uint32_t>(launch.getContextColumn() ? *launch.getContextColumn() - 1 : 0)};
-    at.range.end = at.range.start;
-    return at;
-  }
-  return written ? *written : at;
+  // A context manager selects elsewhere than the launch; else the written
+  // argument, when there is one, is where the user changes the path.
+  bool fromContext = launch.selector.range.start != launch.location.range.start;
+  return !fromContext && written ? *written : launch.selector;
 }
 
 // The callers that select the path, for the message: "when `run` calls
@@ -58,7 +53,7 @@ std::string viaText(const std::vector<const CallContext*>& via) {
 }
 
 Finding makeFinding(const BoundPrimitive& b, const Failure& f, const PathChoice& pc,
-                    pd::LaunchOp launch, const GlobalMode* global,
+                    const LaunchSite& launch, const GlobalMode* global,
                     const std::optional<SourceLocation>& written, const KernelWalk& walk,
                     const knowledge::KnowledgeBase& kb, bool first,
                     const std::vector<const CallContext*>& via = {}) {
@@ -84,7 +79,7 @@ Finding makeFinding(const BoundPrimitive& b, const Failure& f, const PathChoice&
   out.jaxException = f.exception;
   out.jaxErrorFirstLine = f.jaxError.substr(0, f.jaxError.find('\n'));
   out.executionPath = path;
-  out.launch = detail::sourceLocation(launch.getLoc());
+  out.launch = launch.location;
   if (via.empty())
     out.related.push_back({selector(launch, global, written),
                            std::string(pc.may ? "may select " : "selects ") + path + " here"});
@@ -116,6 +111,15 @@ bool gpuInterpretRunsLaunch(detail::PassContext& ctx, const std::string& launchD
   // (interpret=True has none, and the fix writes InterpretGPUParams()).
   LaunchFacts facts = launchFactsOf(launch);
   for (const BoundPrimitive& b : walk.bindings())
+    if (b.retraceCollective || decide(b, ExecPath::InterpretGpu, facts, kb))
+      return false;
+  return true;
+}
+
+bool gpuInterpretRuns(const std::vector<BoundPrimitive>& bindings, const LaunchSite& launch,
+                      const knowledge::KnowledgeBase& kb) {
+  LaunchFacts facts = launch.facts;
+  for (const BoundPrimitive& b : bindings)
     if (b.retraceCollective || decide(b, ExecPath::InterpretGpu, facts, kb))
       return false;
   return true;
@@ -154,17 +158,18 @@ void analyzeRun(detail::PassContext& ctx, const LaunchRunView& v,
   // a run-time value ("may") or a process-wide mode is not the launch's to
   // rewrite.
   bool gpuRuns = !hits.empty() && pc.path == ExecPath::InterpretHlo && !pc.may && !v.global &&
-                 v.run.via.empty() && gpuInterpretRunsLaunch(ctx, v.doc, v.launch, kb);
+                 v.run.via.empty() &&
+                 (v.gpuInterpretBindings ? gpuInterpretRuns(*v.gpuInterpretBindings, v.site, kb)
+                                         : gpuInterpretRunsLaunch(ctx, v.doc, v.launch, kb));
   std::optional<SourceLocation> written;
   if (!hits.empty())
-    written = interpretArgumentOf(ctx.workspace, v.doc,
-                                  detail::sourceLocation(pd::LaunchOp(v.launch).getLoc()));
+    written = interpretArgumentOf(ctx.workspace, v.doc, v.site.location);
   for (const Hit& h : hits) {
 #if PALLAS_LSP_MUTANT == 3 // mutant (test/mutation): findings in a helper file are dropped
     if (detail::sourceLocation(h.binding->site->getLoc()).path != v.doc)
       continue;
 #endif
-    out.push_back(makeFinding(*h.binding, h.failure, pc, v.launch, v.global, written, v.walk, kb,
+    out.push_back(makeFinding(*h.binding, h.failure, pc, v.site, v.global, written, v.walk, kb,
                               &h == first && !pc.may, v.run.via));
     out.back().gpuInterpretRunsLaunch = gpuRuns;
   }
@@ -180,7 +185,7 @@ void runDischarge(detail::PassContext& ctx) {
     // walks of launches whose code and plan did not change are not run again.
     forEachLaunch(
         ctx, doc, module, *kb, calls,
-        [&](pd::LaunchOp launch, uint64_t planKey,
+        [&](mlir::Operation* launch, uint64_t planKey,
             const std::function<void(const RunVisitor&)>& walkRuns) {
           std::vector<Finding> found = detail::perLaunch<std::vector<Finding>>(
               ctx, launch, detail::LaunchCache::Kind::PathFindings, planKey, [&] {

@@ -28,6 +28,7 @@
 //     "the block changed or this is the last step". An output whose block
 //     does not move is copied once after the loop, unpredicated
 //     (pipeline.py: `_is_index_invariant`, `copies_out_in_loop`).
+#include "GpuInterpretChecks.h"
 #include "KernelWalkInternal.h"
 #include "ParameterDefaults.h"
 #include "Syntax.h"
@@ -168,6 +169,34 @@ std::optional<std::vector<std::string>> KernelWalk::constantNames(mlir::Value v)
   return out;
 }
 
+std::string collectiveAxesFailure(const std::vector<std::string>& axes,
+                                  const std::vector<std::string>& collective, std::string& axis) {
+  std::string thread = axes.empty() ? "" : axes.back(); // "" when the mesh names no thread axis
+  // The order of JAX's checks (jaxpr_interpret.py): every name must be an
+  // axis; then, without a thread axis nothing may be collective; else no
+  // cluster axis may be, and the thread axis must be.
+  for (const std::string& c : collective)
+    if (c.empty() || llvm::find(axes, c) == axes.end()) {
+      axis = c;
+      return "gpuInterpretCollectiveAxisNotFound";
+    }
+  if (thread.empty())
+    return collective.empty() ? "" : "gpuInterpretCollectiveNoThreadAxis";
+  for (const std::string& c : collective)
+    if (c != thread)
+      return "gpuInterpretCollectiveClusterAxes";
+  if (llvm::find(collective, thread) == collective.end())
+    return "gpuInterpretCollectiveThreadAxis";
+  return "";
+}
+
+std::string listedAxes(const std::vector<std::string>& axes) {
+  std::string listed = "[";
+  for (size_t i = 0; i < axes.size(); ++i)
+    listed += (i ? ", " : "") + (axes[i].empty() ? "<object>" : "'" + axes[i] + "'");
+  return listed + "]";
+}
+
 void KernelWalk::recordGpuInterpretScopedCollectives(pd::ScopeOp scope) {
   if (path_ != ExecPath::InterpretGpu || cpuLowered_ || nestedMesh_ ||
       scope.getApi() != apiText(Api::RunScoped))
@@ -191,35 +220,11 @@ void KernelWalk::recordGpuInterpretScopedCollectives(pd::ScopeOp scope) {
   std::vector<std::string> axes;
   for (mlir::Attribute a : meshAxes)
     axes.push_back(llvm::cast<mlir::StringAttr>(a).getValue().str());
-  std::string thread = axes.back(); // "" when the mesh names no thread axis
-  // The order of JAX's checks (jaxpr_interpret.py): every name must be an
-  // axis; then, without a thread axis nothing may be collective; else no
-  // cluster axis may be, and the thread axis must be.
-  std::string key, detail;
-  for (const std::string& c : collective)
-    if (c.empty() || llvm::find(axes, c) == axes.end()) {
-      key = "gpuInterpretCollectiveAxisNotFound";
-      detail = c;
-      break;
-    }
-  if (key.empty() && thread.empty() && !collective.empty())
-    key = "gpuInterpretCollectiveNoThreadAxis";
-  if (key.empty() && !thread.empty())
-    for (const std::string& c : collective)
-      if (c != thread) {
-        key = "gpuInterpretCollectiveClusterAxes";
-        break;
-      }
-  if (key.empty() && !thread.empty() && llvm::find(collective, thread) == collective.end())
-    key = "gpuInterpretCollectiveThreadAxis";
+  std::string detail;
+  std::string key = collectiveAxesFailure(axes, collective, detail);
   if (key.empty() || !kb_.errorTemplate(key))
     return;
-  // The axes as JAX prints them (a Python list; an unnamed thread axis is
-  // an anonymous object).
-  std::string listed = "[";
-  for (size_t i = 0; i < axes.size(); ++i)
-    listed += (i ? ", " : "") + (axes[i].empty() ? "<object>" : "'" + axes[i] + "'");
-  listed += "]";
+  std::string listed = listedAxes(axes);
   BoundPrimitive b = ruleBindingOf(apiText(Api::RunScoped).str(), p, runSite(),
                                    {Kind::NotRef, Phase::Lowering, "a scoped allocation"},
                                    "gpu_collective_axes", key);

@@ -37,6 +37,8 @@ std::string advice(const BoundPrimitive& b, ExecPath path, const knowledge::Know
 
 // The region's name: the wrapper the kernel calls, or the closure.
 std::string regionName(const BoundPrimitive& b) {
+  if (!b.inlineName.empty())
+    return b.inlineName;
   if (auto call = llvm::dyn_cast_or_null<pd::CallOp>(b.inlineCall))
     return call.getCallee().str();
   if (auto ci = llvm::dyn_cast_or_null<pd::CallIndirectOp>(b.inlineCall)) {

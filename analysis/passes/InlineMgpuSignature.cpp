@@ -84,8 +84,63 @@ Finding base(const BoundPrimitive& b, const knowledge::KnowledgeBase& kb) {
 
 } // namespace
 
+// The evaluator's verdict on a call (BoundPrimitive::signature), in the
+// same words as the kernel walk's below.
+void reportSignature(const BoundPrimitive& b, const knowledge::KnowledgeBase& kb,
+                     std::vector<Finding>& out) {
+  using P = BoundPrimitive::Signature::Problem;
+  const BoundPrimitive::Signature& sig = *b.signature;
+  if (sig.problem == P::None)
+    return;
+  Finding f = base(b, kb);
+  if (b.inlineDef.path.size())
+    f.related.push_back({b.inlineDef, "the inline_mgpu region is declared here"});
+  std::string name = b.inlineName.empty() ? std::string("region") : b.inlineName;
+  switch (sig.problem) {
+  case P::Count: {
+    std::string err = kb.formatError("inlineMgpuTypeMismatch",
+                                     {treedef(sig.given), treedef(sig.declared)})
+                          .value_or("Mismatched type shape: " + treedef(sig.given) + " != " +
+                                    treedef(sig.declared));
+    f.message = "`" + name + "` is called with " + std::to_string(sig.given) +
+                " argument(s) but its arg_types declares " + std::to_string(sig.declared) +
+                ": JAX " + kb.jaxVersion() + " will raise ValueError: " + err +
+                " when it traces this call. Pass one argument per arg_types entry (after the "
+                "launch context).";
+    break;
+  }
+  case P::ArrayForRef:
+  case P::RefForArray: {
+    bool ref = sig.problem == P::ArrayForRef;
+    f.message = "Argument " + std::to_string(sig.index + 1) + " of `" + name + "` is " +
+                (ref ? "an array where arg_types declares plgpu.RefType()"
+                     : "a Ref where arg_types declares an array layout") +
+                ": JAX " + kb.jaxVersion() +
+                " will raise ValueError: Mismatched type: ... when it traces this call. " +
+                (ref ? "Pass the Ref itself (not ref[...])."
+                     : "Load it first (ref[...]) or declare plgpu.RefType().");
+    break;
+  }
+  case P::NoneUsed:
+    f.message =
+        "`" + name +
+        "` declares no return_type, so it returns None, but its result is used as a value: JAX " +
+        kb.jaxVersion() + " will raise " + sig.noneUse +
+        ". Declare return_type=plgpu.ShapeDtypeStruct(shape, dtype, layout) and return the value "
+        "from the region.";
+    break;
+  case P::None:
+    break;
+  }
+  out.push_back(std::move(f));
+}
+
 void checkInlineMgpuSignature(const BoundPrimitive& b, const knowledge::KnowledgeBase& kb,
                               std::vector<Finding>& out) {
+  if (b.signature) {
+    reportSignature(b, kb, out);
+    return;
+  }
   if (!b.inlineMgpu || !b.inlineCall)
     return;
   auto call = callArgs(b.inlineCall);
@@ -178,7 +233,7 @@ void runInlineMgpuSignature(detail::PassContext& ctx) {
     // are told apart by where they are (an op does not outlive an edit).
     std::set<std::tuple<std::string, uint32_t, uint32_t>> checked;
     forEachLaunch(ctx, doc, module, *kb, calls,
-                  [&](pd::LaunchOp launch, uint64_t planKey,
+                  [&](mlir::Operation* launch, uint64_t planKey,
                       const std::function<void(const RunVisitor&)>& walkRuns) {
                     std::vector<CallVerdict> verdicts = detail::perLaunch<std::vector<CallVerdict>>(
                         ctx, launch, detail::LaunchCache::Kind::InlineMgpuSignatures, planKey, [&] {

@@ -97,6 +97,21 @@ struct BoundPrimitive {
   RefState refs;                    // the most discharged Ref operand (earliest phase)
   bool cpuLowered = false;          // interpret_gpu: runs through XLA (inside pl.run_state)
   dialect::InlineMgpuOp inlineMgpu; // for inline_mgpu_p: the region's op
+  // The same for the evaluator's traces (no pallas dialect op): the
+  // region's name as the kernel calls it, its def, and its return_type as
+  // written ("None" when it has none).
+  std::string inlineName;
+  SourceLocation inlineDef;
+  std::optional<std::string> inlineReturnType;
+  // PLS004 as the evaluator decides it at the call: the argument count
+  // against arg_types, an array for a plgpu.RefType() slot (or a Ref for a
+  // layout slot), a None result (no return_type) used as a value.
+  struct Signature {
+    enum class Problem { None, Count, ArrayForRef, RefForArray, NoneUsed } problem = Problem::None;
+    size_t given = 0, declared = 0, index = 0;
+    std::string noneUse; // the error of the use: "TypeError: ..."
+  };
+  std::optional<Signature> signature;
   mlir::Operation* inlineCall =
       nullptr;                     // for inline_mgpu_p: the call of the wrapper (null when direct)
   std::vector<RefState> argStates; // for inline_mgpu_p: each call argument's state
@@ -169,6 +184,11 @@ public:
     argValues_[parameter] = {value, std::move(doc)};
   }
   bool run();
+  // Take what another engine (the evaluator's trace) recorded instead of walking.
+  void adopt(std::vector<BoundPrimitive> bindings, Hop kernel) {
+    bindings_ = std::move(bindings);
+    kernelHop_ = std::move(kernel);
+  }
   const std::vector<BoundPrimitive>& bindings() const { return bindings_; }
   // The kernel body's name and definition (the first hop).
   const Hop& kernelHop() const { return kernelHop_; }

@@ -1,5 +1,6 @@
 #include "LaunchRuns.h"
 
+#include "EvalLaunches.h"
 #include "LaunchCache.h"
 
 #include "llvm/Support/xxhash.h"
@@ -62,11 +63,27 @@ bool usesGlobalMode(pd::LaunchOp launch, const GlobalMode& mode) {
     return false;
   if (owner != mode.after)
     return true;
-  pd::PrimOp call = mode.call;
+  mlir::Operation* call = mode.call;
   return call->getBlock() != launch->getBlock() || call->isBeforeInBlock(launch);
 }
 
 } // namespace
+
+LaunchSite launchSiteOf(pd::LaunchOp launch) {
+  LaunchSite site;
+  site.op = launch;
+  site.api = launch.getApi().str();
+  site.location = detail::sourceLocation(launch.getLoc());
+  site.selector = site.location;
+  if (launch.getInterpretSource() == pd::InterpretSource::Context && launch.getContextLine()) {
+    site.selector.range.start = {
+        static_cast<uint32_t>(*launch.getContextLine() - 1),
+        static_cast<uint32_t>(launch.getContextColumn() ? *launch.getContextColumn() - 1 : 0)};
+    site.selector.range.end = site.selector.range.start;
+  }
+  site.facts = launchFactsOf(launch);
+  return site;
+}
 
 std::vector<ExecPath> runtimeChoicePaths() {
 #if PALLAS_LSP_MUTANT == 4 // mutant (test/mutation): a run-time interpret= loses its compiled path
@@ -327,12 +344,17 @@ uint64_t planKeyOf(const LaunchPlan& plan) {
 void forEachLaunch(detail::PassContext& ctx, const std::string& doc, mlir::ModuleOp module,
                    const knowledge::KnowledgeBase& kb, CallIndex& calls,
                    const LaunchVisitor& perLaunch) {
+  if (evaluatorEngine()) {
+    forEachEvaluatedLaunch(ctx, doc, module, kb, perLaunch);
+    return;
+  }
   GlobalMode mode = globalInterpretMode(module);
   for (pd::LaunchOp launch : launchesOf(ctx, module)) {
     if (ctx.stopRequested())
       return; // the findings are thrown away: stop between launches
     LaunchPlan plan;
     planLaunch(ctx, doc, launch, mode, calls, plan);
+    LaunchSite site = launchSiteOf(launch);
     perLaunch(launch, planKeyOf(plan), [&](const RunVisitor& visit) {
       // A body that is a parameter: the kernels its callers pass. Asked of
       // the run's index too, so a kept result is keyed on those callers'
@@ -368,7 +390,7 @@ void forEachLaunch(detail::PassContext& ctx, const std::string& doc, mlir::Modul
                              run.via.front()->argumentDoc);
         if (!walk.run())
           continue;
-        visit({doc, launch, plan.global, run, walk});
+        visit({doc, launch, site, plan.global, run, walk});
       }
     });
   }
@@ -379,7 +401,7 @@ void forEachLaunchRun(detail::PassContext& ctx, const std::string& doc, mlir::Mo
                       const std::function<void(const LaunchRunView&)>& visit) {
   // Every launch's runs, nothing kept: forEachLaunch with each walked at once.
   forEachLaunch(ctx, doc, module, kb, calls,
-                [&](pd::LaunchOp, uint64_t,
+                [&](mlir::Operation*, uint64_t,
                     const std::function<void(const RunVisitor&)>& walkRuns) { walkRuns(visit); });
 }
 

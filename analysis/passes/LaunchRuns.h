@@ -29,7 +29,7 @@ struct PathChoice {
 // interpret value that a launch uses when its own `interpret` is absent or
 // False (every entry point ORs the two).
 struct GlobalMode {
-  dialect::PrimOp call;  // the set_gpu_interpret_mode call; null when none
+  mlir::Operation* call = nullptr; // the call that sets the mode; null when none
   dialect::FuncOp after; // the top-level statement holding it
   LaunchFacts facts;     // from its InterpretGPUParams(...) arguments
 };
@@ -42,13 +42,27 @@ struct LaunchRun {
   std::vector<const CallContext*> via;
 };
 
+// Where a launch is and what it states itself, whichever engine found it.
+struct LaunchSite {
+  mlir::Operation* op = nullptr; // the op at the launch (a pallas.launch or a py.call)
+  std::string api;               // pl.pallas_call, plgpu.kernel, ...
+  SourceLocation location;       // where findings say the launch is
+  SourceLocation selector;       // where the launch itself selects its path
+  LaunchFacts facts;             // its own facts (thread count)
+};
+LaunchSite launchSiteOf(dialect::LaunchOp launch);
+
 // Everything a check needs about one run of one launch, with its walk.
 struct LaunchRunView {
   const std::string& doc; // the document holding the launch
-  dialect::LaunchOp launch;
+  dialect::LaunchOp launch; // the kernel walk's (null from the evaluator)
+  const LaunchSite& site;
   const GlobalMode* global; // the module-level mode that selects the path; null: none
   const LaunchRun& run;
   const KernelWalk& walk;
+  // The evaluator's trace of the same launch in GPU interpret mode (null
+  // for the kernel walk, which walks it again when asked).
+  const std::vector<BoundPrimitive>* gpuInterpretBindings = nullptr;
 };
 
 // The paths a run-time `interpret` value may select (the launch's own or a
@@ -69,7 +83,7 @@ void forEachLaunchRun(detail::PassContext& ctx, const std::string& doc, mlir::Mo
 // outside the launch's own code (caller contexts, the module's GPU
 // interpret mode, the assumed path), so it belongs in the result's key.
 using RunVisitor = std::function<void(const LaunchRunView&)>;
-using LaunchVisitor = std::function<void(dialect::LaunchOp launch, uint64_t planKey,
+using LaunchVisitor = std::function<void(mlir::Operation* launch, uint64_t planKey,
                                          const std::function<void(const RunVisitor&)>& walkRuns)>;
 void forEachLaunch(detail::PassContext& ctx, const std::string& doc, mlir::ModuleOp module,
                    const knowledge::KnowledgeBase& kb, CallIndex& calls,

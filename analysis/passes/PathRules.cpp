@@ -279,9 +279,14 @@ std::optional<Failure> dischargeVerdict(const BoundPrimitive& b, ExecPath path,
 enum class Skip { Yes, No, Unknown };
 Skip skippedAsFloat(const BoundPrimitive& b) {
   pd::InlineMgpuOp op = b.inlineMgpu;
-  if (!op)
+  std::optional<llvm::StringRef> rt;
+  if (op)
+    if (auto t = op.getReturnType())
+      rt = *t;
+  if (b.inlineReturnType)
+    rt = llvm::StringRef(*b.inlineReturnType);
+  if (!op && !b.inlineReturnType)
     return Skip::Unknown;
-  auto rt = op.getReturnType();
   if (!rt || rt->trim() == "None")
     return Skip::Yes; // no outputs
   llvm::StringRef t = *rt;

@@ -84,6 +84,21 @@ public:
     (void)path;
     return std::nullopt;
   }
+  // The py dialect module of a document (analysis/py): every statement and
+  // expression as an op, for the evaluator; null when there is none.
+  virtual mlir::ModuleOp pyModule(const std::string& path) const {
+    (void)path;
+    return {};
+  }
+  // The workspace file `import dotted` (with `level` leading dots) from
+  // `fromPath` loads; nullopt when it is not one (a library).
+  virtual std::optional<std::string> moduleFile(const std::string& dotted, int level,
+                                                const std::string& fromPath) const {
+    (void)dotted;
+    (void)level;
+    (void)fromPath;
+    return std::nullopt;
+  }
 };
 
 class LaunchCache; // analysis/passes/LaunchCache.h
@@ -101,6 +116,9 @@ struct PassContext {
   // Per-launch results kept across runs (analysis/passes/LaunchCache.h);
   // null outside the Project (pallas-opt): every launch is evaluated.
   LaunchCache* launchCache = nullptr;
+  // What the evaluator computed for this run (analysis/passes/EvalLaunches.h),
+  // shared by the passes that read it.
+  std::shared_ptr<void> evaluation = nullptr;
 };
 
 // ---- helpers over the dialect ------------------------------------------------

@@ -1,0 +1,306 @@
+#include "EvalLaunches.h"
+
+#include "LaunchCache.h"
+#include "PallasOverlayState.h"
+
+#include "pallas/eval/Interpreter.h"
+#include "pallas/py/Dialect.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/xxhash.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+
+namespace pallas::analysis::passes {
+
+namespace pd = pallas::dialect;
+
+bool evaluatorEngine() {
+  const char* e = std::getenv("PALLAS_LSP_ENGINE");
+  return !(e && std::string(e) == "walk");
+}
+
+namespace {
+
+// The evaluator's view of the workspace.
+class WorkspaceSource final : public eval::ModuleSource {
+public:
+  explicit WorkspaceSource(const detail::Workspace& ws) : ws_(ws) {}
+  mlir::ModuleOp pyModule(const std::string& path) override { return ws_.pyModule(path); }
+  std::optional<std::string> resolveImport(const std::string& importer, const std::string& module,
+                                           int level) override {
+    return ws_.moduleFile(module, level, importer);
+  }
+  std::string moduleName(const std::string& path) override {
+    std::filesystem::path p(path);
+    if (p.stem() == "__init__")
+      return p.parent_path().filename().string();
+    return p.stem().string();
+  }
+
+private:
+  const detail::Workspace& ws_;
+};
+
+} // namespace
+
+struct Evaluation {
+  std::unique_ptr<WorkspaceSource> source;
+  std::unique_ptr<eval::Interpreter> interpreter;
+  std::vector<LaunchRecord> launches;
+  // What the checks' views point into, kept for the run.
+  std::deque<CallContext> contexts;
+  std::deque<GlobalMode> modes;
+};
+
+namespace {
+
+using Evaluations = std::map<std::string, std::unique_ptr<Evaluation>>;
+
+std::string writtenText(const detail::Workspace& ws, mlir::Operation* op);
+
+Evaluations& evaluationsOf(detail::PassContext& ctx) {
+  if (!ctx.evaluation)
+    ctx.evaluation = std::make_shared<Evaluations>();
+  return *static_cast<Evaluations*>(ctx.evaluation.get());
+}
+
+Evaluation& evaluate(detail::PassContext& ctx, const knowledge::KnowledgeBase& kb,
+                     const std::string& doc) {
+  Evaluations& all = evaluationsOf(ctx);
+  auto it = all.find(doc);
+  if (it != all.end())
+    return *it->second;
+  auto ev = std::make_unique<Evaluation>();
+  ev->source = std::make_unique<WorkspaceSource>(ctx.workspace);
+  mlir::ModuleOp py = ctx.workspace.pyModule(doc);
+  if (py) {
+    ev->interpreter = std::make_unique<eval::Interpreter>(py.getContext(), *ev->source);
+    auto overlay = std::make_unique<PallasOverlay>(kb);
+    const detail::Workspace& ws = ctx.workspace;
+    overlay->setSourceText([&ws](mlir::Operation* op) { return writtenText(ws, op); });
+    ev->interpreter->addOverlay(std::move(overlay));
+    ev->interpreter->loadDocument(doc);
+    ev->interpreter->runEntryPoints(doc);
+    for (LaunchRecord& r : ev->interpreter->overlay<PallasOverlay>()->finish(*ev->interpreter))
+      if (r.event.doc == doc)
+        ev->launches.push_back(std::move(r));
+  }
+  Evaluation& ref = *ev;
+  all[doc] = std::move(ev);
+  return ref;
+}
+
+mlir::Operation* defAround(mlir::Operation* op) {
+  for (mlir::Operation* p = op ? op->getParentOp() : nullptr; p; p = p->getParentOp())
+    if (llvm::isa<py::DefOp>(p))
+      return p;
+  return nullptr;
+}
+
+std::string functionAround(mlir::Operation* op) {
+  mlir::Operation* d = defAround(op);
+  return d ? llvm::cast<py::DefOp>(d).getName().str() : std::string("the module");
+}
+
+// The source text of an op as written (all its lines).
+std::string writtenText(const detail::Workspace& ws, mlir::Operation* op) {
+  auto r = op ? llvm::dyn_cast<mlir::FileLineColRange>(op->getLoc()) : mlir::FileLineColRange();
+  if (!r)
+    return {};
+  std::optional<std::string_view> text = ws.textOf(r.getFilename().str());
+  if (!text)
+    return {};
+  auto offset = [&](unsigned line, unsigned column) -> size_t {
+    size_t pos = 0;
+    for (unsigned l = 1; l < line; ++l) {
+      size_t nl = text->find('\n', pos);
+      if (nl == std::string_view::npos)
+        return std::string_view::npos;
+      pos = nl + 1;
+    }
+    return pos + (column ? column - 1 : 0);
+  };
+  size_t start = offset(r.getStartLine(), r.getStartColumn());
+  size_t end = offset(r.getEndLine(), r.getEndColumn());
+  if (start == std::string_view::npos || end == std::string_view::npos || end <= start ||
+      end > text->size())
+    return {};
+  return std::string(text->substr(start, end - start));
+}
+
+// The source text of an op (one line at most, trimmed to 60 characters).
+std::string textOf(const detail::Workspace& ws, mlir::Operation* op) {
+  auto r = llvm::dyn_cast<mlir::FileLineColRange>(op->getLoc());
+  if (!r)
+    return {};
+  std::optional<std::string_view> text = ws.textOf(r.getFilename().str());
+  if (!text)
+    return {};
+  size_t line = 1, pos = 0;
+  while (line < r.getStartLine() && pos < text->size()) {
+    size_t nl = text->find('\n', pos);
+    if (nl == std::string_view::npos)
+      return {};
+    pos = nl + 1;
+    ++line;
+  }
+  size_t start = pos + (r.getStartColumn() ? r.getStartColumn() - 1 : 0);
+  size_t end = text->find('\n', start);
+  if (r.getEndLine() == r.getStartLine())
+    end = pos + (r.getEndColumn() ? r.getEndColumn() - 1 : 0);
+  if (start >= text->size() || end <= start)
+    return {};
+  std::string out(text->substr(start, std::min(end, text->size()) - start));
+  if (out.size() > 60)
+    out = out.substr(0, 57) + "...";
+  return out;
+}
+
+bool within(mlir::Operation* inner, mlir::Operation* outer) {
+  auto a = llvm::dyn_cast<mlir::FileLineColRange>(inner->getLoc());
+  auto b = llvm::dyn_cast<mlir::FileLineColRange>(outer->getLoc());
+  if (!a || !b || a.getFilename() != b.getFilename())
+    return false;
+  auto before = [](unsigned l1, unsigned c1, unsigned l2, unsigned c2) {
+    return l1 < l2 || (l1 == l2 && c1 <= c2);
+  };
+  return before(b.getStartLine(), b.getStartColumn(), a.getStartLine(), a.getStartColumn()) &&
+         before(a.getEndLine(), a.getEndColumn(), b.getEndLine(), b.getEndColumn());
+}
+
+uint64_t traceKey(const KernelTrace& t) {
+  std::string s;
+  for (const BoundPrimitive& b : t.bindings) {
+    detail::LineCol lc = detail::lineCol(b.site->getLoc());
+    s += b.api + "@" + std::to_string(lc.line) + ":" + std::to_string(lc.column) + "/" +
+         std::to_string(static_cast<int>(b.refs.kind)) + std::to_string(static_cast<int>(b.refs.phase)) +
+         b.interpretRule + b.unknownDispatch + ";";
+  }
+  return llvm::xxh3_64bits(s);
+}
+
+} // namespace
+
+const std::vector<LaunchRecord>& evaluatedLaunches(detail::PassContext& ctx,
+                                                   const knowledge::KnowledgeBase& kb,
+                                                   const std::string& doc) {
+  return evaluate(ctx, kb, doc).launches;
+}
+
+void forEachEvaluatedLaunch(detail::PassContext& ctx, const std::string& doc,
+                            mlir::ModuleOp module, const knowledge::KnowledgeBase& kb,
+                            const LaunchVisitor& perLaunch) {
+  (void)module;
+  Evaluation& ev = evaluate(ctx, kb, doc);
+  // Records of one call site (several contexts reach it) are judged together.
+  std::vector<std::pair<mlir::Operation*, std::vector<const LaunchRecord*>>> bySite;
+  for (const LaunchRecord& r : ev.launches) {
+    mlir::Operation* at = r.event.reportedAt ? r.event.reportedAt : r.event.site;
+    auto it = std::find_if(bySite.begin(), bySite.end(), [&](auto& p) { return p.first == at; });
+    if (it == bySite.end())
+      bySite.push_back({at, {&r}});
+    else
+      it->second.push_back(&r);
+  }
+  const std::string& assumed = ctx.options.assumePath;
+  for (auto& [at, records] : bySite) {
+    if (ctx.stopRequested())
+      return;
+    LaunchSite site;
+    site.op = at;
+    site.api = records.front()->event.api;
+    site.location = detail::sourceLocation(at->getLoc());
+    site.selector = site.location;
+    site.facts.numThreads = records.front()->event.numThreads;
+    site.facts.multiThreaded = site.facts.numThreads > 1;
+    struct Run {
+      LaunchRun run;
+      const GlobalMode* global = nullptr;
+      const KernelTrace* trace = nullptr;
+      const KernelTrace* gpuTrace = nullptr;
+    };
+    std::vector<Run> runs;
+    std::map<std::tuple<int, bool, uint64_t>, size_t> seen;
+    for (const LaunchRecord* r : records) {
+      std::vector<SelectedPath> selected = r->selected;
+      if (!assumed.empty()) {
+        ExecPath p = assumed == "interpret"       ? ExecPath::InterpretHlo
+                     : assumed == "gpu-interpret" ? ExecPath::InterpretGpu
+                                                  : ExecPath::Compiled;
+        selected = {{p, false, site.facts, {r->event.site, ""}}};
+      }
+      for (const SelectedPath& sp : selected) {
+        auto t = r->traces.find(sp.path);
+        if (t == r->traces.end() || !t->second.kernelKnown)
+          continue;
+        auto key = std::make_tuple(static_cast<int>(sp.path), sp.may, traceKey(t->second));
+        if (seen.count(key))
+          continue;
+        Run run;
+        run.run.pc = {sp.path, sp.may};
+        run.run.facts = sp.facts;
+        run.trace = &t->second;
+        auto g = r->traces.find(ExecPath::InterpretGpu);
+        run.gpuTrace = g == r->traces.end() ? nullptr : &g->second;
+        mlir::Operation* sel = sp.selector.at;
+        bool byMode = assumed.empty() && sel && sp.path == ExecPath::InterpretGpu &&
+                      !r->event.mode.isBottom() && r->event.mode.single() &&
+                      r->event.mode.single()->kind != eval::Kind::None;
+        if (byMode) {
+          ev.modes.push_back({});
+          ev.modes.back().call = sel;
+          ev.modes.back().facts = sp.facts;
+          run.global = &ev.modes.back();
+        } else if (assumed.empty() && sel && sel != r->event.site && !within(sel, r->event.site) &&
+                   !within(sel, at) && defAround(sel) != defAround(r->event.site)) {
+          // Decided in another function: the one whose value reaches the
+          // launch, and the function it calls on the way.
+          CallContext c;
+          c.paths = {sp.path};
+          c.facts = sp.facts;
+          c.selector = detail::sourceLocation(sel->getLoc());
+          c.caller = functionAround(sel);
+          c.callee = functionAround(r->event.site);
+          mlir::Operation* selDef = defAround(sel);
+          for (const auto& [name, callSite] : r->event.calls)
+            if (callSite && defAround(callSite) == selDef) {
+              c.callee = name;
+              break;
+            }
+          std::string written = textOf(ctx.workspace, sel);
+          c.argumentText = written.empty() ? sp.selector.text
+                                           : "`" + written + "` at line " +
+                                                 std::to_string(c.selector.range.start.line + 1);
+          c.site = sel;
+          ev.contexts.push_back(std::move(c));
+          run.run.via.push_back(&ev.contexts.back());
+        }
+        seen[key] = runs.size();
+        runs.push_back(std::move(run));
+      }
+    }
+    // A path some context selects for certain is reported once, as certain.
+    std::vector<Run> kept;
+    for (Run& r : runs) {
+      bool certainToo = false;
+      for (const Run& o : runs)
+        certainToo |= r.run.pc.may && !o.run.pc.may && o.run.pc.path == r.run.pc.path;
+      if (!certainToo)
+        kept.push_back(std::move(r));
+    }
+    perLaunch(at, 0, [&](const RunVisitor& visit) {
+      for (const Run& r : kept) {
+        KernelWalk walk(ctx.workspace, kb, r.run.pc.path, pd::LaunchOp(), doc);
+        walk.adopt(r.trace->bindings, r.trace->kernelHop);
+        LaunchRunView view{doc, pd::LaunchOp(), site, r.global, r.run, walk};
+        view.gpuInterpretBindings = r.gpuTrace ? &r.gpuTrace->bindings : nullptr;
+        visit(view);
+      }
+    });
+  }
+}
+
+} // namespace pallas::analysis::passes
