@@ -11,6 +11,8 @@
 // binds which primitive ("higherOrderApis", "customDerivativeApis"), which
 // primitives have an estimator ("mosaicGpuResourceEstimators") and the
 // message ("resourceEstimationUnsupported") all come from the knowledge table.
+#include "CompiledRules.h"
+
 #include "KernelWalkInternal.h"
 
 namespace pallas::analysis::passes {
@@ -29,6 +31,26 @@ std::string customDerivativeChain(const knowledge::CustomDerivativeFacts& c,
 }
 
 } // namespace
+
+std::optional<CustomDerivativeUse> customDerivativeUse(const knowledge::KnowledgeBase& kb,
+                                                       const std::string& api) {
+  const knowledge::CustomDerivativeFacts* c = kb.customDerivative(api);
+  if (!c || c->conditional || !kb.errorTemplate("resourceEstimationUnsupported"))
+    return std::nullopt;
+  const knowledge::PrimitiveFacts* p = kb.primitive(c->binds);
+  std::optional<bool> has = p ? kb.hasResourceEstimator(p->name) : std::nullopt;
+  if (!p || !has || *has)
+    return std::nullopt;
+  CustomDerivativeUse use{p, {customDerivativeChain(*c, api)}};
+  if (!c->inlineExpr.empty()) {
+    std::string params;
+    for (const std::string& n : c->inlineParams)
+      params += (params.empty() ? "" : ", ") + n;
+    use.messageHoles.push_back("`" + c->inlineExpr + "` (what " + api + " computes; " + params +
+                               ": its argument" + (c->inlineParams.size() > 1 ? "s" : "") + ")");
+  }
+  return use;
+}
 
 void KernelWalk::recordResourceEstimation(mlir::Operation* site, const std::string& api) {
   if (path_ != ExecPath::Compiled || api.empty() ||
@@ -61,25 +83,14 @@ void KernelWalk::recordResourceEstimation(mlir::Operation* site, const std::stri
 // own body of the function is one expression, that expression as the fix.
 bool KernelWalk::recordCustomDerivative(dialect::PrimOp prim) {
   const std::string api = prim.getApi().str();
-  const knowledge::CustomDerivativeFacts* c = kb_.customDerivative(api);
-  if (!c || c->conditional || path_ != ExecPath::Compiled ||
-      !kb_.errorTemplate("resourceEstimationUnsupported"))
-    return false;
-  const knowledge::PrimitiveFacts* p = kb_.primitive(c->binds);
-  std::optional<bool> has = p ? kb_.hasResourceEstimator(p->name) : std::nullopt;
-  if (!p || !has || *has)
+  std::optional<CustomDerivativeUse> use =
+      path_ == ExecPath::Compiled ? customDerivativeUse(kb_, api) : std::nullopt;
+  if (!use)
     return false;
   BoundPrimitive b =
-      ruleBindingOf(api, p, prim, {Kind::NotRef, Phase::Lowering, "a traced function"},
-                    "resource_estimation", p->name);
-  b.messageHoles = {customDerivativeChain(*c, api)};
-  if (!c->inlineExpr.empty()) {
-    std::string params;
-    for (const std::string& n : c->inlineParams)
-      params += (params.empty() ? "" : ", ") + n;
-    b.messageHoles.push_back("`" + c->inlineExpr + "` (what " + api + " computes; " + params +
-                             ": its argument" + (c->inlineParams.size() > 1 ? "s" : "") + ")");
-  }
+      ruleBindingOf(api, use->prim, prim, {Kind::NotRef, Phase::Lowering, "a traced function"},
+                    "resource_estimation", use->prim->name);
+  b.messageHoles = std::move(use->messageHoles);
   record(std::move(b));
   return true;
 }

@@ -70,8 +70,17 @@ Finding makeFinding(const BoundPrimitive& b, const Failure& f, const PathChoice&
                 (pc.may ? " (which the launch may select at run time)" : "") + ": JAX " +
                 kb.jaxVersion() + " will raise " + f.exception +
                 (f.jaxError.empty() ? "" : ": " + f.jaxError) + " (" + f.reason + "). " + f.advice;
-  if (first)
+  // The program catches what JAX raises (a fallback after the kernel fails):
+  // the failure is real but handled, a warning.
+  auto caught = launch.caught.find(f.exception);
+  if (caught != launch.caught.end()) {
+    out.severity = Severity::Warning;
+    out.message += " The `except` at line " + std::to_string(caught->second.range.start.line + 1) +
+                   " catches it and the program goes on.";
+    out.related.push_back({caught->second, "catches the " + f.exception + " this launch raises"});
+  } else if (first) {
     out.message += " This is the first error JAX raises for this launch.";
+  }
   out.subject = check.subject(b);
   // The expression that decides the path: the caller's argument when a
   // caller's value selects it, else what the launch itself writes.

@@ -2,11 +2,10 @@
 
 #include "LaunchCache.h"
 #include "PallasOverlayState.h"
-
+#include "mlir/IR/BuiltinOps.h"
 #include "pallas/eval/Interpreter.h"
 #include "pallas/py/Dialect.h"
 
-#include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/xxhash.h"
 
 #include <cstdlib>
@@ -176,8 +175,8 @@ uint64_t traceKey(const KernelTrace& t) {
   for (const BoundPrimitive& b : t.bindings) {
     detail::LineCol lc = detail::lineCol(b.site->getLoc());
     s += b.api + "@" + std::to_string(lc.line) + ":" + std::to_string(lc.column) + "/" +
-         std::to_string(static_cast<int>(b.refs.kind)) + std::to_string(static_cast<int>(b.refs.phase)) +
-         b.interpretRule + b.unknownDispatch + ";";
+         std::to_string(static_cast<int>(b.refs.kind)) +
+         std::to_string(static_cast<int>(b.refs.phase)) + b.interpretRule + b.unknownDispatch + ";";
   }
   return llvm::xxh3_64bits(s);
 }
@@ -190,9 +189,8 @@ const std::vector<LaunchRecord>& evaluatedLaunches(detail::PassContext& ctx,
   return evaluate(ctx, kb, doc).launches;
 }
 
-void forEachEvaluatedLaunch(detail::PassContext& ctx, const std::string& doc,
-                            mlir::ModuleOp module, const knowledge::KnowledgeBase& kb,
-                            const LaunchVisitor& perLaunch) {
+void forEachEvaluatedLaunch(detail::PassContext& ctx, const std::string& doc, mlir::ModuleOp module,
+                            const knowledge::KnowledgeBase& kb, const LaunchVisitor& perLaunch) {
   (void)module;
   Evaluation& ev = evaluate(ctx, kb, doc);
   // Records of one call site (several contexts reach it) are judged together.
@@ -216,6 +214,18 @@ void forEachEvaluatedLaunch(detail::PassContext& ctx, const std::string& doc,
     site.selector = site.location;
     site.facts.numThreads = records.front()->event.numThreads;
     site.facts.multiThreaded = site.facts.numThreads > 1;
+    // Caught only where every record's calls catch it.
+    for (size_t i = 0; i < records.size(); ++i) {
+      const LaunchEvent* built =
+          records[i]->event.built ? records[i]->event.built : &records[i]->event;
+      if (i == 0) {
+        for (const auto& [name, by] : built->caught)
+          site.caught[name] = detail::sourceLocation(by->getLoc());
+        continue;
+      }
+      for (auto it = site.caught.begin(); it != site.caught.end();)
+        it = built->caught.count(it->first) ? std::next(it) : site.caught.erase(it);
+    }
     struct Run {
       LaunchRun run;
       const GlobalMode* global = nullptr;

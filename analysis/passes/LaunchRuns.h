@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -30,8 +31,8 @@ struct PathChoice {
 // False (every entry point ORs the two).
 struct GlobalMode {
   mlir::Operation* call = nullptr; // the call that sets the mode; null when none
-  dialect::FuncOp after; // the top-level statement holding it
-  LaunchFacts facts;     // from its InterpretGPUParams(...) arguments
+  dialect::FuncOp after;           // the top-level statement holding it
+  LaunchFacts facts;               // from its InterpretGPUParams(...) arguments
 };
 
 // One judgement of a launch: a path, the launch facts it runs with, and the
@@ -49,12 +50,16 @@ struct LaunchSite {
   SourceLocation location;       // where findings say the launch is
   SourceLocation selector;       // where the launch itself selects its path
   LaunchFacts facts;             // its own facts (thread count)
+  // Exceptions (builtin names) that an except clause around every call
+  // running the launch catches, and where that clause is: JAX's failure
+  // there is handled by the program, not fatal.
+  std::map<std::string, SourceLocation> caught;
 };
 LaunchSite launchSiteOf(dialect::LaunchOp launch);
 
 // Everything a check needs about one run of one launch, with its walk.
 struct LaunchRunView {
-  const std::string& doc; // the document holding the launch
+  const std::string& doc;   // the document holding the launch
   dialect::LaunchOp launch; // the kernel walk's (null from the evaluator)
   const LaunchSite& site;
   const GlobalMode* global; // the module-level mode that selects the path; null: none

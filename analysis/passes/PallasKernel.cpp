@@ -7,13 +7,12 @@
 // run_state, pl.when, loops, lax.cond, pipelines, core_map in a kernel) give
 // their bodies the Refs they allocate; transformations that discharge all
 // Refs of their body (jax.jit, checkpoint, custom_vjp) are followed.
+#include "CompiledRules.h"
 #include "PallasOverlayState.h"
-
+#include "mlir/IR/BuiltinOps.h"
 #include "pallas/analysis/detail/Apis.h"
 #include "pallas/analysis/detail/Passes.h"
 #include "pallas/py/Dialect.h"
-
-#include "mlir/IR/BuiltinOps.h"
 
 namespace pallas::analysis::passes {
 
@@ -288,7 +287,8 @@ void bindApi(Interpreter& in, const std::string& api, const CallArgs& args, mlir
     b.site = site;
     b.refs = refs;
     b.operandStates = operands;
-    b.mayNotBind = direct && facts && facts->returnsBeforeBind && !shapesDifferForCertain(args, *facts);
+    b.mayNotBind =
+        direct && facts && facts->returnsBeforeBind && !shapesDifferForCertain(args, *facts);
     s.record(in, std::move(b));
   }
 }
@@ -352,7 +352,8 @@ Value nRefSetitem(Interpreter& in, const CallArgs& args, mlir::Operation* site, 
     return in.none(site);
   CallArgs a;
   a.positional = {args.positional[0], args.positional[1], args.positional[2]};
-  noteNoneUses(in, a, "TypeError: Argument 'None' of type '<class 'NoneType'>' is not a valid JAX type");
+  noteNoneUses(in, a,
+               "TypeError: Argument 'None' of type '<class 'NoneType'>' is not a valid JAX type");
   recordAccessRules(in, s, "ref.__setitem__", a, site);
   bindApi(in, "ref.__setitem__", a, site);
   return in.none(site);
@@ -739,8 +740,9 @@ void bindPipeline(Interpreter& in, Pipeline& p, const CallArgs& given, mlir::Ope
   RefState own = s.scopedState("pipeline");
   std::vector<BoundPrimitive> found;
   for (const knowledge::PrimitiveFacts* prim : s.primitivesOf(p.api, direct)) {
-    bool touchesRefs = llvm::any_of(
-        prim->effects, [](const std::string& e) { return e == "ReadEffect" || e == "WriteEffect"; });
+    bool touchesRefs = llvm::any_of(prim->effects, [](const std::string& e) {
+      return e == "ReadEffect" || e == "WriteEffect";
+    });
     BoundPrimitive b;
     b.api = p.api;
     b.prim = prim;
@@ -793,8 +795,8 @@ void nestedCoreMap(Interpreter& in, const Value& body, bool warpMesh, const std:
     a.positional.push_back(in.unknown("the warp id", site));
   if (t->path == ExecPath::Compiled) {
     std::vector<std::string> saved = t->primitiveSemantics;
-    t->primitiveSemantics = warpMesh ? std::vector<std::string>{"Warp"}
-                                     : std::vector<std::string>{"Warpgroup", "Warp"};
+    t->primitiveSemantics =
+        warpMesh ? std::vector<std::string>{"Warp"} : std::vector<std::string>{"Warpgroup", "Warp"};
     in.call(body, a, site);
     t->primitiveSemantics = std::move(saved);
     return;
@@ -892,8 +894,11 @@ Value callWrappedInKernel(Interpreter& in, Wrapped& w, const CallArgs& args,
       break;
     }
   // jit / checkpoint / custom_vjp given a discharged Ref discharge every Ref of their body.
-  static const std::set<std::string> dischargesAll = {"jax.jit", "jax.checkpoint", "jax.remat",
-                                                      "jax.custom_vjp", "jax.ad_checkpoint.checkpoint",
+  static const std::set<std::string> dischargesAll = {"jax.jit",
+                                                      "jax.checkpoint",
+                                                      "jax.remat",
+                                                      "jax.custom_vjp",
+                                                      "jax.ad_checkpoint.checkpoint",
                                                       "jax.custom_batching.custom_vmap"};
   bool saveAll = t->allDischarged;
   Phase savePhase = t->allPhase;
@@ -998,14 +1003,14 @@ Value kernelApiCall(Interpreter& in, const std::string& api, const CallArgs& arg
   // the body without binding the mesh's axis names.
   if (api == "lax.axis_index" || api == "jax.lax.axis_index") {
     const std::string& launchApi = t->event->api;
-    bool meshAxes = launchApi == "plgpu.kernel" || launchApi == "pl.core_map" ||
-                    launchApi == "pl.kernel";
+    bool meshAxes =
+        launchApi == "plgpu.kernel" || launchApi == "pl.core_map" || launchApi == "pl.kernel";
     if (t->path == ExecPath::InterpretHlo && meshAxes)
       if (const knowledge::PrimitiveFacts* p = s.kb.primitive("axis_index");
           p && s.kb.errorTemplate("unboundAxisName"))
         s.record(in, ruleBinding("lax.axis_index", p, site,
-                                 {RefKind::NotRef, Phase::Lowering, "an axis name"},
-                                 "unbound_axis", "<axis name>"));
+                                 {RefKind::NotRef, Phase::Lowering, "an axis name"}, "unbound_axis",
+                                 "<axis name>"));
     // A thread's run for the barrier protocol: its index on the thread axis.
     if (ThreadRun* run = t->thread) {
       const Value* axis = args.get(0, "axis_name");
@@ -1018,10 +1023,21 @@ Value kernelApiCall(Interpreter& in, const std::string& api, const CallArgs& arg
   // A Ref view: the same Ref seen through a transform.
   if (detail::isRefTransform(api) && !args.positional.empty())
     return view(in, args.positional[0], api, site);
-  noteNoneUses(in, args, "TypeError: Argument 'None' of type '<class 'NoneType'>' is not a valid JAX type");
+  noteNoneUses(in, args,
+               "TypeError: Argument 'None' of type '<class 'NoneType'>' is not a valid JAX type");
   recordApiRules(in, s, api, args, site);
+  // Compiled: a function with a custom derivative (jax.nn.relu) binds a
+  // primitive resource estimation rejects, whatever its operands.
+  if (t->path == ExecPath::Compiled)
+    if (std::optional<CustomDerivativeUse> use = customDerivativeUse(s.kb, api)) {
+      BoundPrimitive b =
+          ruleBinding(api, use->prim, site, {RefKind::NotRef, Phase::Lowering, "a traced function"},
+                      "resource_estimation", use->prim->name);
+      b.messageHoles = std::move(use->messageHoles);
+      s.record(in, std::move(b));
+      return traced(in, "the result of " + api + "(...)", site);
+    }
   bindApi(in, api, args, site);
-  (void)t;
   return traced(in, "the result of " + api + "(...)", site);
 }
 
@@ -1288,22 +1304,26 @@ void PallasOverlay::State::traceKernel(Interpreter& in, LaunchEvent& event, Exec
 void installKernelNatives(Interpreter& in, PallasOverlay::State& s) {
   auto cls = [&](const char* name) { return in.externalClass(std::string("pallas-lsp.") + name); };
   s.refClass = cls("Ref");
-  s.refClass->ns.set("__getitem__", Value(in.makeNative("pallas-lsp.Ref.__getitem__", nRefGetitem)));
-  s.refClass->ns.set("__setitem__", Value(in.makeNative("pallas-lsp.Ref.__setitem__", nRefSetitem)));
+  s.refClass->ns.set("__getitem__",
+                     Value(in.makeNative("pallas-lsp.Ref.__getitem__", nRefGetitem)));
+  s.refClass->ns.set("__setitem__",
+                     Value(in.makeNative("pallas-lsp.Ref.__setitem__", nRefSetitem)));
   s.refClass->ns.set("__iter__", Value(in.makeNative("pallas-lsp.Ref.__iter__", nRefIter)));
-  s.refClass->ns.set("__getattr__", Value(in.makeNative("pallas-lsp.Ref.__getattr__", nRefGetattr)));
+  s.refClass->ns.set("__getattr__",
+                     Value(in.makeNative("pallas-lsp.Ref.__getattr__", nRefGetattr)));
   s.refAtClass = cls("RefAt");
   s.refAtClass->ns.set("__getitem__",
                        Value(in.makeNative("pallas-lsp.RefAt.__getitem__", nRefAtGetitem)));
   s.inlineClass = cls("InlineMgpuRegion");
-  s.inlineClass->ns.set("__call__", Value(in.makeNative("pallas-lsp.Inline.__call__", nInlineCall)));
+  s.inlineClass->ns.set("__call__",
+                        Value(in.makeNative("pallas-lsp.Inline.__call__", nInlineCall)));
   in.defineNative("plgpu.inline_mgpu", nInlineMgpu);
   s.noneResultClass = cls("InlineMgpuNoneResult");
   for (const char* op : {"__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
                          "__truediv__", "__rtruediv__", "__matmul__", "__rmatmul__", "__neg__",
                          "__pow__", "__floordiv__", "__mod__"})
-    s.noneResultClass->ns.set(op, Value(in.makeNative(std::string("pallas-lsp.None.") + op,
-                                                      nNoneResultOp)));
+    s.noneResultClass->ns.set(
+        op, Value(in.makeNative(std::string("pallas-lsp.None.") + op, nNoneResultOp)));
   s.pipelineClass = cls("Pipeline");
   s.pipelineClass->ns.set("__call__",
                           Value(in.makeNative("pallas-lsp.Pipeline.__call__", nPipelineCall)));

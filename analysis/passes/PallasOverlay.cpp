@@ -14,10 +14,8 @@
 //    truthy value the HLO interpreter, a falsy one the compiled path.
 #include "LaunchRuns.h"
 #include "PallasOverlayState.h"
-
-#include "pallas/py/Dialect.h"
-
 #include "mlir/IR/BuiltinOps.h"
+#include "pallas/py/Dialect.h"
 
 namespace pallas::analysis::passes {
 
@@ -98,6 +96,8 @@ bool isInstanceOfApi(Interpreter& in, const Object* o, llvm::StringRef api) {
 // ---- the mode ------------------------------------------------------------------------
 
 namespace {
+
+void noteCatchers(Interpreter& in, LaunchEvent& built, mlir::Operation* site, bool first);
 
 Value currentMode(Interpreter& in) {
   PallasOverlay::State& s = stateOf(in);
@@ -228,8 +228,8 @@ Value nTestDeviceMatches(Interpreter& in, const CallArgs& args, mlir::Operation*
 std::vector<std::string> loweringSemanticsOf(Interpreter& in, const Value* params,
                                              const knowledge::KnowledgeBase& kb) {
   static const std::vector<std::string> either{"Lane", "Warpgroup"};
-  std::string dflt = kb.defaultLoweringSemantics().empty() ? std::string("Lane")
-                                                           : kb.defaultLoweringSemantics();
+  std::string dflt =
+      kb.defaultLoweringSemantics().empty() ? std::string("Lane") : kb.defaultLoweringSemantics();
   if (!params || (params->single() && params->single()->kind == Kind::None))
     return {dflt};
   std::set<std::string> found;
@@ -504,9 +504,30 @@ Value buildLaunch(Interpreter& in, const std::string& api, const Value& kernel,
   auto* launch = in.heap().make<InstanceObj>(s.launchClass);
   launch->payload = &e;
   launch->attrs.set("_called", in.boolean(false, site));
-  if (api == "pl.core_map")
-    return in.none(site); // the decorator ran the body; the name holds None
+  if (api == "pl.core_map") {
+    noteCatchers(in, e, site, true); // it runs now
+    return in.none(site);            // the decorator ran the body; the name holds None
+  }
   return Value(launch, site);
+}
+
+// The exceptions JAX's launch failures raise, and which the except clauses
+// around this call catch: kept only while every call running the launch
+// catches them (`first` call: all of them).
+void noteCatchers(Interpreter& in, LaunchEvent& built, mlir::Operation* site, bool first) {
+  static const char* const kinds[] = {"NotImplementedError", "ValueError",     "TypeError",
+                                      "AssertionError",      "IndexError",     "KeyError",
+                                      "RuntimeError",        "AttributeError", "ZeroDivisionError"};
+  std::map<std::string, mlir::Operation*> now;
+  for (const char* k : kinds)
+    if (mlir::Operation* by = in.catcherOf(k, site))
+      now[k] = by;
+  if (first) {
+    built.caught = std::move(now);
+    return;
+  }
+  for (auto it = built.caught.begin(); it != built.caught.end();)
+    it = now.count(it->first) ? std::next(it) : built.caught.erase(it);
 }
 
 // Calling what a launch API built: plgpu.kernel reads the mode now.
@@ -517,6 +538,7 @@ Value nLaunchCall(Interpreter& in, const CallArgs& args, mlir::Operation* site, 
   if (!launch || !launch->payload)
     return in.unknown("a launch's outputs", site);
   auto* built = static_cast<LaunchEvent*>(launch->payload);
+  noteCatchers(in, *built, site, built->runCalls.empty());
   if (!llvm::is_contained(built->runCalls, site))
     built->runCalls.push_back(site);
   if (built->api == "plgpu.kernel") {
@@ -566,8 +588,7 @@ Value nWrappedCall(Interpreter& in, const CallArgs& args, mlir::Operation* site,
   return in.unknown("the result of " + wrapped->api, site);
 }
 
-Value nWrappedGetattr(Interpreter& in, const CallArgs& args, mlir::Operation* site,
-                      const Object*) {
+Value nWrappedGetattr(Interpreter& in, const CallArgs& args, mlir::Operation* site, const Object*) {
   // `f.lower(...)`, `f.defvjp(...)`, `f.__wrapped__`: the wrapped function or unknown.
   if (args.positional.size() >= 2)
     if (auto* w = llvm::dyn_cast_or_null<InstanceObj>(args.positional[0].single()); w && w->payload)
@@ -631,15 +652,16 @@ Value nTransformLater(Interpreter& in, const CallArgs& args, mlir::Operation* si
   auto* b = llvm::cast<BuiltinObj>(self);
   if (args.positional.empty())
     return in.unknown("a transformation applied to nothing", site);
-  return makeWrapped(in, in.canonical(b->name), args.positional[0], *static_cast<CallArgs*>(b->data),
-                     site);
+  return makeWrapped(in, in.canonical(b->name), args.positional[0],
+                     *static_cast<CallArgs*>(b->data), site);
 }
 
 namespace {
 
 // jax.lax.cond / switch / fori_loop / while_loop / scan outside kernels:
 // JAX traces every branch and the body once.
-Value nLaxControl(Interpreter& in, const CallArgs& args, mlir::Operation* site, const Object* self) {
+Value nLaxControl(Interpreter& in, const CallArgs& args, mlir::Operation* site,
+                  const Object* self) {
   PallasOverlay::State& s = stateOf(in);
   std::string api = in.canonical(llvm::cast<BuiltinObj>(self)->name);
   if (s.trace())
@@ -677,10 +699,11 @@ Value nLaxControl(Interpreter& in, const CallArgs& args, mlir::Operation* site, 
 Value nFallback(Interpreter& in, const CallArgs& args, mlir::Operation* site, const Object* self) {
   std::string api = apiNameOf(in, self);
   PallasOverlay::State& s = stateOf(in);
-  bool jaxish = llvm::StringRef(api).starts_with("pl.") || llvm::StringRef(api).starts_with("plgpu.") ||
-                llvm::StringRef(api).starts_with("jax.") || llvm::StringRef(api).starts_with("jnp.") ||
-                llvm::StringRef(api).starts_with("lax.") || llvm::StringRef(api).starts_with("mgpu.") ||
-                llvm::StringRef(api).starts_with("interpret.") || api == "pl" || api == "plgpu";
+  bool jaxish =
+      llvm::StringRef(api).starts_with("pl.") || llvm::StringRef(api).starts_with("plgpu.") ||
+      llvm::StringRef(api).starts_with("jax.") || llvm::StringRef(api).starts_with("jnp.") ||
+      llvm::StringRef(api).starts_with("lax.") || llvm::StringRef(api).starts_with("mgpu.") ||
+      llvm::StringRef(api).starts_with("interpret.") || api == "pl" || api == "plgpu";
   if (llvm::StringRef(api).ends_with(".ACC.init")) {
     Value v = makeData(in, "plgpu.ACC", args, site);
     llvm::cast<InstanceObj>(v.single())->attrs.set("init", in.boolean(true, site));
@@ -707,12 +730,13 @@ PallasOverlay::~PallasOverlay() = default;
 void PallasOverlay::install(Interpreter& in) {
   State& s = *state_;
   s.launchClass = overlayClass(in, "Launch");
-  s.launchClass->ns.set("__call__", Value(in.makeNative("pallas-lsp.Launch.__call__", nLaunchCall)));
+  s.launchClass->ns.set("__call__",
+                        Value(in.makeNative("pallas-lsp.Launch.__call__", nLaunchCall)));
   s.wrappedClass = overlayClass(in, "Transformed");
   s.wrappedClass->ns.set("__call__",
                          Value(in.makeNative("pallas-lsp.Transformed.__call__", nWrappedCall)));
-  s.wrappedClass->ns.set("__getattr__", Value(in.makeNative("pallas-lsp.Transformed.__getattr__",
-                                                            nWrappedGetattr)));
+  s.wrappedClass->ns.set(
+      "__getattr__", Value(in.makeNative("pallas-lsp.Transformed.__getattr__", nWrappedGetattr)));
   s.modeClass = overlayClass(in, "GpuInterpretModeContext");
   s.modeClass->ns.set("__enter__", Value(in.makeNative("pallas-lsp.mode.__enter__", nModeEnter)));
   s.modeClass->ns.set("__exit__", Value(in.makeNative("pallas-lsp.mode.__exit__", nModeExit)));
@@ -756,7 +780,8 @@ std::vector<LaunchRecord> PallasOverlay::finish(Interpreter& in) {
   }
   // plgpu.kernel launches never called: judged with the mode when built.
   for (LaunchEvent& e : s.launches)
-    if (e.api == "plgpu.kernel" && !e.calledSomewhere && !(e.entryDef && in.wasCalled(e.entryDef))) {
+    if (e.api == "plgpu.kernel" && !e.calledSomewhere &&
+        !(e.entryDef && in.wasCalled(e.entryDef))) {
       s.records.clear();
       recordEvent(in, e);
       for (LaunchRecord& r : s.records)

@@ -79,6 +79,11 @@ struct LaunchEvent {
   // runs ends at the call running it when there is one such call.
   LaunchEvent* built = nullptr;
   std::vector<mlir::Operation*> runCalls;
+  // The builtin exceptions (by name) that an except clause around every
+  // call running the launch catches, with that clause: a failure JAX raises
+  // there does not stop the program (`try: kernel(x) except
+  // NotImplementedError: fallback`). Kept on the built event.
+  std::map<std::string, mlir::Operation*> caught;
 };
 
 // A path one event selects, and how surely.

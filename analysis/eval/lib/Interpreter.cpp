@@ -3,10 +3,8 @@
 // calls and classes; Operators.cpp operators, truth and iteration;
 // Modules.cpp imports and entry points.
 #include "Activation.h"
-
-
-
 #include "mlir/IR/BuiltinOps.h"
+
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -166,9 +164,7 @@ void Exec::op(mlir::Operation* o) {
         a.set(c.getResult(), Value(obj, o));
       })
       .Case<LoadOp>([&](LoadOp l) { a.set(l.getResult(), load(l)); })
-      .Case<StoreOp>([&](StoreOp s) {
-        store(s.getName(), s.getScope(), a.get(s.getValue()), o);
-      })
+      .Case<StoreOp>([&](StoreOp s) { store(s.getName(), s.getScope(), a.get(s.getValue()), o); })
       .Case<DeleteOp>([&](DeleteOp d) {
         Object* holder = a.namesObject();
         if (d.getScope() == Scope::global)
@@ -312,10 +308,9 @@ void Exec::op(mlir::Operation* o) {
           }
       })
       .Case<SliceOp>([&](SliceOp s) {
-        a.set(s.getResult(),
-              Value(in.heap_.make<SliceObj>(a.get(s.getLower()), a.get(s.getUpper()),
-                                            a.get(s.getStep())),
-                    o));
+        a.set(s.getResult(), Value(in.heap_.make<SliceObj>(a.get(s.getLower()), a.get(s.getUpper()),
+                                                           a.get(s.getStep())),
+                                   o));
       })
       .Case<CallOp>([&](CallOp c) { a.set(c.getResult(), callOp(c)); })
       .Case<TupleOp>([&](TupleOp t) {
@@ -330,9 +325,8 @@ void Exec::op(mlir::Operation* o) {
       .Case<DictOp>([&](DictOp d) { a.set(d.getResult(), dictOp(d)); })
       .Case<UnpackOp>([&](UnpackOp u) { unpack(u); })
       .Case<YieldOp>([&](YieldOp y) { a.set(y.getResult(), yieldOp(y)); })
-      .Case<AwaitOp>([&](AwaitOp aw) {
-        a.set(aw.getResult(), in.unknown("the result of an await", o));
-      })
+      .Case<AwaitOp>(
+          [&](AwaitOp aw) { a.set(aw.getResult(), in.unknown("the result of an await", o)); })
       .Case<FormatOp>([&](FormatOp f) { a.set(f.getResult(), formatOp(f)); })
       .Case<JoinStrOp>([&](JoinStrOp j) { a.set(j.getResult(), joinStr(j)); })
       .Case<BinaryOp>([&](BinaryOp b) {
@@ -382,7 +376,8 @@ void Exec::op(mlir::Operation* o) {
         a.set(c.getResult(), result);
       })
       .Case<ErrorOp>([&](ErrorOp e) {
-        a.set(e.getResult(), in.unknown(("code the parser could not read (" + e.getWhat() + ")").str(), o));
+        a.set(e.getResult(),
+              in.unknown(("code the parser could not read (" + e.getWhat() + ")").str(), o));
       })
       .Default([&](mlir::Operation*) {});
 }
@@ -528,10 +523,10 @@ std::optional<Narrowing> narrowingOf(mlir::Value cond) {
 void Exec::narrow(const Narrowing& n, bool onTrueSide) {
   Narrowing::Test test = n.whenTrue;
   if (!onTrueSide)
-    test = test == Narrowing::Truthy    ? Narrowing::Falsy
-           : test == Narrowing::Falsy   ? Narrowing::Truthy
-           : test == Narrowing::IsNone  ? Narrowing::NotNone
-                                        : Narrowing::IsNone;
+    test = test == Narrowing::Truthy   ? Narrowing::Falsy
+           : test == Narrowing::Falsy  ? Narrowing::Truthy
+           : test == Narrowing::IsNone ? Narrowing::NotNone
+                                       : Narrowing::IsNone;
   Value v = load(LoadOp(n.load));
   Value out;
   bool changed = false;
@@ -835,7 +830,29 @@ void Exec::whileOp(WhileOp w) {
 
 void Exec::tryOp(TryOp t) {
   uint64_t mayRaiseBefore = in.mayRaise_;
+  // The handlers are active while the body runs (Interpreter::catcherOf).
+  size_t active = in.handlers_.size();
+  if (!t.getHandlers().empty())
+    for (mlir::Operation& h : t.getHandlers().front())
+      if (auto e = llvm::dyn_cast<ExceptOp>(h)) {
+        Interpreter::ActiveHandler ah;
+        ah.except = e;
+        ah.bare = e.getExceptionType().empty();
+        if (!ah.bare)
+          ah.type = expressionRegion(e.getExceptionType());
+        // `except E: ...; raise` hands the failure on.
+        for (mlir::Operation& op : llvm::reverse(e.getBody().front())) {
+          if (op.hasTrait<mlir::OpTrait::IsTerminator>())
+            continue;
+          ah.raisesAgain = llvm::isa<RaiseOp>(op);
+          break;
+        }
+        in.handlers_.push_back(ah);
+      }
+  // Innermost last: the first handler of a try is tried first.
+  std::reverse(in.handlers_.begin() + active, in.handlers_.end());
   region(t.getBody());
+  in.handlers_.resize(active);
   bool raised = a.flow == Flow::Raise;
   bool mayRaise = raised || in.mayRaise_ != mayRaiseBefore;
   std::vector<ExceptOp> handlers;
@@ -913,6 +930,21 @@ void Exec::tryOp(TryOp t) {
   }
 }
 
+mlir::Operation* Interpreter::catcherOf(llvm::StringRef name, mlir::Operation* site) {
+  const Value* cls = builtins_ ? builtins_->ns.find(name) : nullptr;
+  if (!cls)
+    return nullptr;
+  for (auto h = handlers_.rbegin(); h != handlers_.rend(); ++h) {
+    bool catches = h->bare || exceptionMatches(*cls, h->type, site) == true;
+    if (!catches)
+      continue; // not certainly this one: an outer one may
+    if (h->raisesAgain)
+      return nullptr;
+    return h->except;
+  }
+  return nullptr;
+}
+
 void Exec::matchOp(MatchOp m) {
   std::vector<CaseOp> cases;
   for (mlir::Operation& c : m.getCases().front())
@@ -929,8 +961,7 @@ void Exec::matchOp(MatchOp m) {
       from(i + 1);
     else
       in.sides({[&] { region(cases[i].getBody()); }, [&] { from(i + 1); }},
-               {"when the `case` at line " + std::to_string(lineOf(cases[i])) + " matches",
-                ""});
+               {"when the `case` at line " + std::to_string(lineOf(cases[i])) + " matches", ""});
   };
   from(0);
 }

@@ -72,10 +72,10 @@ public:
 };
 
 struct Options {
-  uint64_t maxSteps = 4'000'000;  // ops executed per evaluation
-  unsigned maxCallDepth = 48;     // nested calls
-  unsigned maxRecursion = 2;      // activations of one function on the stack
-  unsigned maxUnroll = 256;       // loop iterations followed one by one
+  uint64_t maxSteps = 4'000'000; // ops executed per evaluation
+  unsigned maxCallDepth = 48;    // nested calls
+  unsigned maxRecursion = 2;     // activations of one function on the stack
+  unsigned maxUnroll = 256;      // loop iterations followed one by one
 };
 
 class Overlay;
@@ -180,8 +180,7 @@ public:
   void sides(const std::vector<std::function<void()>>& ways);
   // The same, each way named ("when the `if` at line 12 is true"): while a
   // way runs its name is on the uncertainty stack (uncertainty()).
-  void sides(const std::vector<std::function<void()>>& ways,
-             const std::vector<std::string>& names);
+  void sides(const std::vector<std::function<void()>>& ways, const std::vector<std::string>& names);
   // Why the code running now may not run: the names of the ways being run,
   // outermost first.
   const std::vector<std::string>& uncertainty() const { return why_; }
@@ -202,6 +201,11 @@ public:
   // A call a native made (in.call, in.invoke) raised on every way: takes
   // that exception, so the native decides what follows; nullopt when not.
   std::optional<Value> takeRaised();
+  // The `except` clause that catches builtin exception `name` (NotImplementedError)
+  // raised by the code running now, and does not raise again; null when
+  // none certainly does. A library call's run-time failure (a Pallas launch)
+  // caught there does not stop the program.
+  mlir::Operation* catcherOf(llvm::StringRef name, mlir::Operation* site);
   // The function running now and its frame (null at a module's top level).
   FunctionObj* currentFunction() const;
   FrameObj* currentFrame() const;
@@ -304,9 +308,9 @@ private:
   std::vector<std::unique_ptr<Overlay>> overlays_;
   std::map<std::string, BuiltinObj*> natives_;
   std::map<std::string, ClassObj*> externalClasses_;
-  std::map<std::string, ModuleObj*> modules_;       // by document path
+  std::map<std::string, ModuleObj*> modules_;         // by document path
   std::map<std::string, ModuleObj*> externalModules_; // by dotted name
-  std::vector<ClassObj*> classes_;                  // workspace classes, in the order built
+  std::vector<ClassObj*> classes_;                    // workspace classes, in the order built
   // Objects the program built of each workspace class (a few), the `self`
   // of its methods run as entry points.
   std::map<ClassObj*, std::vector<InstanceObj*>> instances_;
@@ -318,8 +322,17 @@ private:
   bool infeasible_ = false;
   // Calls whose callee is one of several (each run as a way): their sites.
   std::vector<mlir::Operation*> calleeChoices_;
-  std::set<mlir::Operation*> called_;               // py.def ops run with caller arguments
+  std::set<mlir::Operation*> called_; // py.def ops run with caller arguments
   ModuleObj* builtins_ = nullptr;
+  // The except clauses around the code running now, innermost last (their
+  // types evaluated when the try's body starts).
+  struct ActiveHandler {
+    mlir::Operation* except = nullptr;
+    Value type;
+    bool bare = false;
+    bool raisesAgain = false; // its body ends in a raise
+  };
+  std::vector<ActiveHandler> handlers_;
   // A call whose every way raises: the caller's flow becomes Raise.
   bool pendingRaise_ = false;
   Value pendingException_;
