@@ -76,6 +76,14 @@ How each fact is obtained (also written into the table under "methods"):
   from the source files of the imported JAX by the static reader both
   extractors share (pallas_jax_facts/custom_derivatives.py); a compiled
   Mosaic GPU kernel calling one fails in resource estimation.
+* Numeric functions ("numericApis", "numericPrimitives"): each public
+  function of jax.numpy, jax.lax, jax.nn and jax.scipy.special is traced
+  with float32 arrays (jax.make_jaxpr, looking through jit); recorded when
+  it binds a primitive Mosaic GPU has no Lane or Warpgroup lowering rule
+  for (`jnp.sqrt` binds `sqrt`: "Unimplemented primitive in Pallas Mosaic
+  GPU lowering"), with the rules each of its primitives has
+  (pallas_jax_facts/live_numeric.py). The static extractor cannot trace:
+  null there.
 * "getBindParamsOverridden" of a primitive: its class defines its own
   ``get_bind_params`` (custom_jvp_call turns its jaxpr param back into a
   function there), so GPU interpret mode's fallback re-binds it without the
@@ -118,6 +126,7 @@ from pallas_jax_facts.table import fallback_outcome, write_table  # noqa: E402
 from pallas_jax_facts.custom_derivatives import custom_derivative_apis  # noqa: E402
 from pallas_jax_facts.gpu_interpret_allocation import gpu_interpret_allocates  # noqa: E402
 from pallas_jax_facts.smem_model import smem_model  # noqa: E402
+from pallas_jax_facts.live_numeric import numeric_api_binds  # noqa: E402
 from pallas_jax_facts.static_source import Source  # noqa: E402
 
 SCHEMA_VERSION = config.SCHEMA_VERSION
@@ -224,6 +233,10 @@ def extract():
       entry["gpuInterpret"]["fallbackOutcome"] = fallback_outcome(has_cpu, abstract_eval_asserts_ref(prim))
     primitives[keys[prim_id]] = entry
 
+  numeric_apis, numeric_primitives = numeric_api_binds(
+      lambda prim: semantics.get(id(prim), []) if have_mgpu else None,
+      lambda prim: id(prim) in generic_lowerings or id(prim) in cpu_lowerings)
+
   return {
       "schemaVersion": config.SCHEMA_VERSION,
       "generator": "analysis/knowledge/extract_knowledge.py",
@@ -260,6 +273,9 @@ def extract():
       "mosaicGpuResourceEstimators": resource_estimators(),
       # Read from the imported JAX's own files (as the static extractor does).
       "customDerivativeApis": custom_derivative_apis(own_source),
+      # Traced, not read (the static extractor records null).
+      "numericApis": numeric_apis,
+      "numericPrimitives": numeric_primitives,
       "gpuInterpretAllocates": gpu_interpret_allocates(lambda m: getattr(own_source.module(m), "tree", None)),
       "mosaicGpuSmemModel": smem_model(lambda m: getattr(own_source.module(m), "tree", None),
                                        lambda m: getattr(own_source.module(m), "source", None)),

@@ -217,6 +217,9 @@ def extract(site_packages):
       "mosaicGpuResourceEstimators": (sorted(ex.resource_estimators)
                                       if src.module("jax._src.pallas.mosaic_gpu.lowering") else None),
       "customDerivativeApis": custom_derivative_apis(src),
+      # Found by tracing (pallas_jax_facts/live_numeric.py): not readable here.
+      "numericApis": None,
+      "numericPrimitives": None,
       "gpuInterpretAllocates": gpu_interpret_allocates(lambda name: getattr(src.module(name), "tree", None)),
       "mosaicGpuSmemModel": smem_model(lambda name: getattr(src.module(name), "tree", None),
                                        lambda name: getattr(src.module(name), "source", None)),

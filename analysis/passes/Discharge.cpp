@@ -78,6 +78,9 @@ Finding makeFinding(const BoundPrimitive& b, const Failure& f, const PathChoice&
     out.message += " The `except` at line " + std::to_string(caught->second.range.start.line + 1) +
                    " catches it and the program goes on.";
     out.related.push_back({caught->second, "catches the " + f.exception + " this launch raises"});
+  } else if (launch.programNeverCalls) {
+    out.message += " The program (its `if __name__ == \"__main__\":` block) never calls this "
+                   "launch: JAX raises this only when something else calls it.";
   } else if (first) {
     out.message += " This is the first error JAX raises for this launch.";
   }

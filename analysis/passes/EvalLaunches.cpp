@@ -158,6 +158,24 @@ std::string textOf(const detail::Workspace& ws, mlir::Operation* op) {
   return out;
 }
 
+// A document written as a program: its `if __name__ == "__main__":` block
+// is what runs (as written at the start of a line).
+bool isProgram(const detail::Workspace& ws, const std::string& doc) {
+  std::optional<std::string_view> text = ws.textOf(doc);
+  if (!text)
+    return false;
+  // Each line that starts with `if` and names both __name__ and "__main__".
+  for (size_t at = text->find("__main__"); at != std::string_view::npos;
+       at = text->find("__main__", at + 1)) {
+    size_t start = text->rfind('\n', at);
+    start = start == std::string_view::npos ? 0 : start + 1;
+    std::string_view line = text->substr(start, at - start);
+    if (line.starts_with("if ") && line.find("__name__") != std::string_view::npos)
+      return true;
+  }
+  return false;
+}
+
 bool within(mlir::Operation* inner, mlir::Operation* outer) {
   auto a = llvm::dyn_cast<mlir::FileLineColRange>(inner->getLoc());
   auto b = llvm::dyn_cast<mlir::FileLineColRange>(outer->getLoc());
@@ -214,6 +232,21 @@ void forEachEvaluatedLaunch(detail::PassContext& ctx, const std::string& doc, ml
     site.selector = site.location;
     site.facts.numThreads = records.front()->event.numThreads;
     site.facts.multiThreaded = site.facts.numThreads > 1;
+    // A program's launch that nothing in the program calls (a kernel variant
+    // the script does not pick, a cache warmer nobody runs) fails only if
+    // something else calls it: its paths are a "may".
+    // (Each build of the launch on its own: the one the program calls is
+    // judged as certain, one an uncalled function builds is not.)
+    bool program = isProgram(ctx.workspace, doc);
+    // Module code's pl.pallas_call results may reach the program in ways the
+    // evaluation does not follow (a cache filled at import), so only a build
+    // in a function nothing calls, or a plgpu.kernel never called, counts.
+    auto neverCalled = [&](const LaunchRecord* r) {
+      const LaunchEvent* built = r->event.built ? r->event.built : &r->event;
+      return program && built->runCalls.empty() && !built->calledSomewhere &&
+             built->api != "pl.core_map" && (built->entryDef || built->api == "plgpu.kernel");
+    };
+    site.programNeverCalls = std::all_of(records.begin(), records.end(), neverCalled);
     // Caught only where every record's calls catch it.
     for (size_t i = 0; i < records.size(); ++i) {
       const LaunchEvent* built =
@@ -250,7 +283,7 @@ void forEachEvaluatedLaunch(detail::PassContext& ctx, const std::string& doc, ml
         if (seen.count(key))
           continue;
         Run run;
-        run.run.pc = {sp.path, sp.may};
+        run.run.pc = {sp.path, sp.may || neverCalled(r)};
         run.run.facts = sp.facts;
         run.trace = &t->second;
         auto g = r->traces.find(ExecPath::InterpretGpu);

@@ -54,6 +54,9 @@ struct LaunchSite {
   // running the launch catches, and where that clause is: JAX's failure
   // there is handled by the program, not fatal.
   std::map<std::string, SourceLocation> caught;
+  // The document is a program (`if __name__ == "__main__":`) that never
+  // calls this launch: JAX raises only when something else does.
+  bool programNeverCalls = false;
 };
 LaunchSite launchSiteOf(dialect::LaunchOp launch);
 

@@ -3,6 +3,7 @@
 #include "pallas/analysis/Project.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -847,4 +848,84 @@ def run(x):
   auto old = check(kernel, options);
   ASSERT_EQ(old.size(), 1u);
   EXPECT_EQ(old[0].jaxException, "NotImplementedError");
+}
+
+// A failure the program catches (try/except around the call running the
+// launch) is handled: a warning naming the except clause. A handler that
+// raises again, or one for another exception, leaves it an error.
+TEST_F(Discharge, ALaunchFailureTheProgramCatchesIsAWarning) {
+  const char* source = R"(
+def kernel(x_ref, o_ref):
+  @plgpu.inline_mgpu(arg_types=(plgpu.RefType(),))
+  def region(ctx, r):
+    return None
+  region(x_ref)
+
+def run(x):
+  k = pl.pallas_call(kernel, out_shape=x, interpret=True)
+  try:
+    return k(x)
+  except %s:
+    %s
+)";
+  auto with = [&](const char* handler, const char* body) {
+    char text[1024];
+    std::snprintf(text, sizeof text, source, handler, body);
+    return check(text);
+  };
+  auto caught = with("NotImplementedError", "return x");
+  ASSERT_EQ(caught.size(), 1u);
+  EXPECT_EQ(caught[0].severity, Severity::Warning);
+  EXPECT_NE(caught[0].message.find("The `except` at line"), std::string::npos) << caught[0].message;
+  auto broad = with("Exception", "return x");
+  ASSERT_EQ(broad.size(), 1u);
+  EXPECT_EQ(broad[0].severity, Severity::Warning);
+  auto other = with("ValueError", "return x");
+  ASSERT_EQ(other.size(), 1u);
+  EXPECT_EQ(other[0].severity, Severity::Error);
+  auto reraised = with("NotImplementedError", "raise");
+  ASSERT_EQ(reraised.size(), 1u);
+  EXPECT_EQ(reraised[0].severity, Severity::Error);
+}
+
+// A program (`if __name__ == "__main__":`) that never calls a launch one of
+// its functions builds: JAX raises only if something else calls it.
+TEST_F(Discharge, ALaunchTheProgramNeverCallsIsAMay) {
+  auto fs = check(R"(
+def kernel(x_ref, o_ref):
+  @plgpu.inline_mgpu(arg_types=(plgpu.RefType(),))
+  def region(ctx, r):
+    return None
+  region(x_ref)
+
+def warm(x):
+  pl.pallas_call(kernel, out_shape=x, interpret=True)
+
+def main():
+  x = jnp.ones((8,))
+  return x
+
+if __name__ == "__main__":
+  main()
+)");
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(fs[0].severity, Severity::Warning);
+  EXPECT_NE(fs[0].message.find("never calls this launch"), std::string::npos) << fs[0].message;
+  // Called by the program: certain.
+  auto called = check(R"(
+def kernel(x_ref, o_ref):
+  @plgpu.inline_mgpu(arg_types=(plgpu.RefType(),))
+  def region(ctx, r):
+    return None
+  region(x_ref)
+
+def main():
+  x = jnp.ones((8,))
+  return pl.pallas_call(kernel, out_shape=x, interpret=True)(x)
+
+if __name__ == "__main__":
+  main()
+)");
+  ASSERT_EQ(called.size(), 1u);
+  EXPECT_EQ(called[0].severity, Severity::Error);
 }

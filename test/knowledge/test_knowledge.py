@@ -356,3 +356,28 @@ def test_load_abstract_eval_asserts_a_ref(table):
     jax.make_jaxpr(lambda a: mgpu_primitives.load_p.bind(a, tree=jax.tree.structure(()), optimized=False))(
         jnp.ones((4,), jnp.int32))
   assert str(e.value) == ""
+
+
+def _lower_compiled(fn):
+  kernel = plgpu.kernel(lambda x_ref, o_ref: o_ref.__setitem__(..., fn(x_ref[...])),
+                        out_shape=jax.ShapeDtypeStruct((128,), jnp.float32))
+  x = jax.ShapeDtypeStruct((128,), jnp.float32)
+  return jax.jit(kernel).trace(x).lower(lowering_platforms=("cuda",))
+
+
+def test_numeric_apis_name_what_mosaic_gpu_cannot_lower(table):
+  """numericApis (traced by the extractor): jnp.sqrt binds sqrt, which has
+  no Mosaic GPU rule, and lowering a compiled kernel calling it fails naming
+  it; lax.rsqrt lowers, so it is not recorded."""
+  apis, prims = table["numericApis"], table["numericPrimitives"]
+  assert apis["jnp.sqrt"]["binds"] == ["sqrt"]
+  assert prims["sqrt"]["mosaicGpuLowering"] == [] and prims["sqrt"]["cpuLowering"]
+  assert "lax.rsqrt" not in apis
+  with pytest.raises(NotImplementedError, match="Unimplemented primitive in Pallas Mosaic GPU lowering: sqrt"):
+    _lower_compiled(jnp.sqrt)
+  _lower_compiled(jax.lax.rsqrt)
+  # Every recorded API binds some primitive without a rule for Lane or
+  # Warpgroup lowering (the extractor keeps nothing else).
+  full = {"LanexWarpgroup", "WarpgroupxWarpgroup"}
+  for api, entry in apis.items():
+    assert any(not full <= set(prims[p]["mosaicGpuLowering"]) for p in entry["binds"]), api

@@ -23,6 +23,8 @@ EXPLAINED = {
     "/generator": "names the extractor that wrote the table",
     "/methods": "each extractor describes its own method",
     "/python": "the static read imports nothing, so no interpreter version applies (null)",
+    "/numericApis": "found by tracing jnp/lax/jax.nn functions, which the static read cannot do (null)",
+    "/numericPrimitives": "as /numericApis",
 }
 
 

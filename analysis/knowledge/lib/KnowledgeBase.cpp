@@ -165,6 +165,30 @@ KnowledgeBase::Loaded KnowledgeBase::fromJsonChecked(const json& t, std::string 
       f.getBindParamsOverridden = p.value("getBindParamsOverridden", false);
       kb.primitives_[key] = std::move(f);
     }
+  // Numeric functions a kernel calls (jnp.sqrt binds sqrt), traced by the
+  // extractor: their primitives take values, never Refs, so only lowering
+  // decides (XLA's for both interpret modes, Mosaic GPU's when compiled).
+  // Keys are "lax:<name>" beside the Pallas primitives; a Pallas API of the
+  // same name keeps its own facts.
+  if (auto it = t.find("numericPrimitives"); it != t.end() && it->is_object())
+    for (const auto& [name, p] : it->items()) {
+      PrimitiveFacts f;
+      f.key = "lax:" + name;
+      f.name = name;
+      f.module = "jax.lax";
+      f.gpuInterpret = GpuInterpretHandling::Fallback;
+      f.cpuLowering = p.value("cpuLowering", false);
+      f.mosaicGpuSemantics = strings(p, "mosaicGpuLowering");
+      f.mosaicGpuKnown = p.contains("mosaicGpuLowering") && p["mosaicGpuLowering"].is_array();
+      kb.primitives_.emplace(f.key, std::move(f));
+    }
+  if (auto it = t.find("numericApis"); it != t.end() && it->is_object())
+    for (const auto& [name, a] : it->items()) {
+      std::vector<std::string> binds;
+      for (const std::string& prim : strings(a, "binds"))
+        binds.push_back("lax:" + prim);
+      kb.apis_.emplace(name, ApiFacts{name, "function", std::move(binds), {}, false});
+    }
   if (auto it = t.find("refIndexing"); it != t.end() && it->is_object())
     for (const auto& [alloc, r] : it->items()) {
       RefIndexing ri;

@@ -1,0 +1,106 @@
+"""What the numeric functions kernels call bind ("numericApis"), and which
+of those primitives Mosaic GPU can lower ("numericPrimitives"), found by
+tracing each public function of jax.numpy, jax.lax, jax.nn and
+jax.scipy.special with float32 arrays (import-based extractor only: the
+static read cannot trace, and records null).
+
+A compiled Mosaic GPU kernel that calls `jnp.sqrt` binds `sqrt`, for which
+JAX 0.10.2 registers no Mosaic GPU lowering rule: lowering raises
+"Unimplemented primitive in Pallas Mosaic GPU lowering: sqrt ...". The
+bytecode scan of the Pallas APIs (live_binds.py) does not follow jnp/lax
+(it would pull in every arithmetic primitive), so these are traced instead.
+"""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+
+from .live_objects import _public_names, _try_import
+
+# name as users write it -> module
+NUMERIC_MODULES = {
+    "jnp": "jax.numpy",
+    "lax": "jax.lax",
+    "jax.nn": "jax.nn",
+    "jax.scipy.special": "jax.scipy.special",
+}
+
+# Primitives that hold a function: their body is the function's own
+# business (pjit/closed_call are looked through; custom derivatives are
+# "customDerivativeApis"' business, and stop the walk).
+_LOOK_THROUGH = ("pjit", "jit", "closed_call", "core_call")
+_STOP = ("custom_jvp_call", "custom_vjp_call", "custom_vjp_call_jaxpr")
+
+_FULL = {"LanexWarpgroup", "WarpgroupxWarpgroup"}
+
+# Each function is traced with float32 arrays of this shape, with one, then
+# two, then three of them: the first arity that traces is recorded.
+_SHAPE = (8, 128)
+
+
+def _primitives(jaxpr, out):
+  """The primitives bound, in the order their equations come (Mosaic GPU
+  lowers equation by equation: the first without a rule raises)."""
+  for eqn in jaxpr.eqns:
+    name = eqn.primitive.name
+    if name in _STOP:
+      out.append(name)
+      continue
+    inner = [v for v in eqn.params.values() if hasattr(v, "eqns") or hasattr(v, "jaxpr")]
+    if name in _LOOK_THROUGH and inner:
+      for sub in inner:
+        _primitives(getattr(sub, "jaxpr", sub), out)
+      continue
+    if eqn.primitive not in out:
+      out.append(eqn.primitive)
+
+
+def _trace(fn, jax, jnp):
+  for arity in (1, 2, 3):
+    args = [jnp.ones(_SHAPE, jnp.float32) for _ in range(arity)]
+    try:
+      with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        closed = jax.make_jaxpr(fn)(*args)
+    except Exception:  # noqa: BLE001 -- a function these arguments do not fit
+      continue
+    found = []
+    _primitives(closed.jaxpr, found)
+    return found
+  return None
+
+
+def numeric_api_binds(semantics_of, has_cpu_lowering):
+  """({api: {"binds": [primitive name, ...] in equation order}}, {primitive name:
+  {"mosaicGpuLowering": [...], "cpuLowering": bool}}); `semantics_of(prim)`
+  gives the Mosaic GPU semantics a primitive has rules for ([] none; None:
+  registry missing), `has_cpu_lowering(prim)` whether XLA lowers it for the
+  CPU (both interpret modes end there)."""
+  jax = _try_import("jax")
+  jnp = _try_import("jax.numpy")
+  if jax is None or jnp is None:
+    return None, None
+  apis, prims = {}, {}
+  for alias, module_name in sorted(NUMERIC_MODULES.items()):
+    module = _try_import(module_name)
+    if module is None:
+      continue
+    for name in _public_names(module):
+      value = getattr(module, name, None)
+      if not callable(value) or inspect.isclass(value) or inspect.ismodule(value):
+        continue
+      found = _trace(value, jax, jnp)
+      if not found:
+        continue
+      bound = {p.name: semantics_of(p) for p in found if not isinstance(p, str)}
+      order = [p.name for p in found if not isinstance(p, str)]
+      cpu = {p.name: has_cpu_lowering(p) for p in found if not isinstance(p, str)}
+      # Only what some compiled kernel cannot lower: a primitive without a
+      # rule for both Lane and Warpgroup lowering (user Warpgroup threads).
+      if not any(s is not None and not (_FULL <= set(s)) for s in bound.values()):
+        continue
+      apis[f"{alias}.{name}"] = {"binds": list(dict.fromkeys(order))}
+      for prim_name, s in bound.items():
+        prims[prim_name] = {"mosaicGpuLowering": s, "cpuLowering": cpu[prim_name]}
+  return apis, prims
