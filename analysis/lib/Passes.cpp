@@ -6,11 +6,11 @@
 #include "Names.h"
 #include "Syntax.h"
 #include "WorkspaceImpl.h"
-#include "pallas/py/Lowering.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/SymbolTable.h"
 #include "pallas/analysis/detail/Apis.h"
 #include "pallas/analysis/detail/Dialect.h"
+#include "pallas/py/Lowering.h"
 
 namespace pallas::analysis::detail {
 
@@ -23,7 +23,8 @@ mlir::ModuleOp WorkspaceImpl::pyModule(const std::string& path) const {
   if (!d)
     return {};
   if (!d->pyModule || d->pyGeneration != d->generation) {
-    mlir::MLIRContext* context = context_ ? context_ : (d->module ? d->module->getContext() : nullptr);
+    mlir::MLIRContext* context =
+        context_ ? context_ : (d->module ? d->module->getContext() : nullptr);
     if (!context)
       return {};
     d->pyModule = mlir::ModuleOp::create(mlir::FileLineColLoc::get(context, path, 1, 1));

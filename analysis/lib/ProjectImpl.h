@@ -13,9 +13,9 @@
 #include "WorkspaceImpl.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
-#include "pallas/py/Dialect.h"
 #include "pallas/analysis/Project.h"
 #include "pallas/analysis/detail/Dialect.h"
+#include "pallas/py/Dialect.h"
 
 #include "llvm/Support/xxhash.h"
 

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <set>
 
 namespace pallas::analysis::passes {
 
@@ -49,6 +50,16 @@ struct Evaluation {
   std::unique_ptr<WorkspaceSource> source;
   std::unique_ptr<eval::Interpreter> interpreter;
   std::vector<LaunchRecord> launches;
+  // Launches of other documents this one's run reached (a caller's run of a
+  // helper's launch), kept for those documents' checks.
+  std::vector<LaunchRecord> elsewhere;
+  // This document's launches as other documents' runs reach them (their
+  // callers pass their own arguments), found on first use.
+  bool callersRead = false;
+  std::vector<const LaunchRecord*> fromCallers;
+  // What each expression evaluated to, as the resource checks' shape values
+  // (the same every time it ran; else not known), by its source range.
+  std::unordered_map<std::string, std::optional<shape::Value>> shapes;
   // What the checks' views point into, kept for the run.
   std::deque<CallContext> contexts;
   std::deque<GlobalMode> modes;
@@ -58,15 +69,99 @@ namespace {
 
 using Evaluations = std::map<std::string, std::unique_ptr<Evaluation>>;
 
+std::optional<shape::Value> shapeValueOfObject(eval::Interpreter& in, eval::Object* o, int depth);
+
+std::string rangeKey(const std::string& file, unsigned l0, unsigned c0, unsigned l1, unsigned c1) {
+  return file + '\x1f' + std::to_string(l0) + ':' + std::to_string(c0) + '-' + std::to_string(l1) +
+         ':' + std::to_string(c1);
+}
+
+// An evaluator value as a shape value: numbers, strings, tuples and lists of
+// them, dtypes, jax.ShapeDtypeStruct / arrays; nullopt for anything else or
+// for alternatives that differ.
+std::optional<shape::Value> shapeValueOf(eval::Interpreter& in, const eval::Value& v, int depth) {
+  if (v.isBottom() || depth > 4)
+    return std::nullopt;
+  std::optional<shape::Value> out;
+  for (const eval::Alt& alt : v) {
+    std::optional<shape::Value> one = shapeValueOfObject(in, alt.obj, depth);
+    if (!one || (out && out->str() != one->str()))
+      return std::nullopt;
+    out = std::move(one);
+  }
+  return out;
+}
+
+std::optional<shape::Value> shapeValueOfObject(eval::Interpreter& in, eval::Object* o, int depth) {
+  using K = shape::Value::Kind;
+  shape::Value sv;
+  switch (o->kind) {
+  case eval::Kind::Int:
+    return shape::Value::integer(llvm::cast<eval::IntObj>(o)->v);
+  case eval::Kind::Bool:
+    sv.kind = K::Bool;
+    sv.i = llvm::cast<eval::BoolObj>(o)->v;
+    return sv;
+  case eval::Kind::Float:
+    sv.kind = K::Float;
+    sv.f = llvm::cast<eval::FloatObj>(o)->v;
+    return sv;
+  case eval::Kind::None:
+    sv.kind = K::None;
+    return sv;
+  case eval::Kind::Str:
+    sv.kind = K::Str;
+    sv.s = llvm::cast<eval::StrObj>(o)->v;
+    return sv;
+  case eval::Kind::Tuple:
+  case eval::Kind::List: {
+    const std::vector<eval::Value>& elems = o->kind == eval::Kind::Tuple
+                                                ? llvm::cast<eval::TupleObj>(o)->elems
+                                                : llvm::cast<eval::ListObj>(o)->elems;
+    if (auto* l = llvm::dyn_cast<eval::ListObj>(o); l && !l->exact)
+      return std::nullopt;
+    std::vector<shape::Value> items;
+    for (const eval::Value& e : elems) {
+      std::optional<shape::Value> item = shapeValueOf(in, e, depth + 1);
+      items.push_back(item ? *item : shape::Value::unknown("an element"));
+    }
+    return shape::Value::seq(std::move(items));
+  }
+  case eval::Kind::External: {
+    // jnp.float32, numpy.float16, jax.numpy.bfloat16: a dtype by its leaf.
+    std::string q = in.canonical(llvm::cast<eval::ExternalObj>(o)->qualname);
+    std::string leaf = q.substr(q.rfind('.') + 1);
+    if (shape::dtypeBits(leaf) && (q.starts_with("jnp.") || q.starts_with("numpy.") ||
+                                   q.starts_with("np.") || q.starts_with("ml_dtypes.")))
+      return shape::Value::dtype(leaf);
+    return std::nullopt;
+  }
+  case eval::Kind::Instance: {
+    auto* inst = llvm::cast<eval::InstanceObj>(o);
+    std::string api = in.canonical(inst->cls->external);
+    if (api != "jax.ShapeDtypeStruct" && api != "jax.Array")
+      return std::nullopt;
+    shape::Value obj = shape::Value::object(api == "jax.Array" ? "array" : api);
+    for (const char* field : {"shape", "dtype"})
+      if (const eval::Value* f = inst->attrs.find(field))
+        if (std::optional<shape::Value> fv = shapeValueOf(in, *f, depth + 1))
+          obj.fields[field] = *fv;
+    return obj;
+  }
+  default:
+    return std::nullopt;
+  }
+}
+
 std::string writtenText(const detail::Workspace& ws, mlir::Operation* op);
 
-Evaluations& evaluationsOf(detail::PassContext& ctx) {
+Evaluations& evaluationsOf(const detail::PassContext& ctx) {
   if (!ctx.evaluation)
     ctx.evaluation = std::make_shared<Evaluations>();
   return *static_cast<Evaluations*>(ctx.evaluation.get());
 }
 
-Evaluation& evaluate(detail::PassContext& ctx, const knowledge::KnowledgeBase& kb,
+Evaluation& evaluate(const detail::PassContext& ctx, const knowledge::KnowledgeBase& kb,
                      const std::string& doc) {
   Evaluations& all = evaluationsOf(ctx);
   auto it = all.find(doc);
@@ -81,15 +176,77 @@ Evaluation& evaluate(detail::PassContext& ctx, const knowledge::KnowledgeBase& k
     const detail::Workspace& ws = ctx.workspace;
     overlay->setSourceText([&ws](mlir::Operation* op) { return writtenText(ws, op); });
     ev->interpreter->addOverlay(std::move(overlay));
+    eval::Interpreter& in = *ev->interpreter;
+    Evaluation* into = ev.get();
+    in.observeResults([&in, into](mlir::Operation* op, const eval::Value& v) {
+      auto r = llvm::dyn_cast<mlir::FileLineColRange>(op->getLoc());
+      if (!r)
+        return;
+      std::optional<shape::Value> sv = shapeValueOf(in, v, 0);
+      std::string key = rangeKey(r.getFilename().str(), r.getStartLine(), r.getStartColumn(),
+                                 r.getEndLine(), r.getEndColumn());
+      auto [it, fresh] = into->shapes.try_emplace(std::move(key), sv);
+      // Another run of it gave another value (or none): not known.
+      if (!fresh && it->second && (!sv || sv->str() != it->second->str()))
+        it->second.reset();
+    });
     ev->interpreter->loadDocument(doc);
     ev->interpreter->runEntryPoints(doc);
     for (LaunchRecord& r : ev->interpreter->overlay<PallasOverlay>()->finish(*ev->interpreter))
-      if (r.event.doc == doc)
-        ev->launches.push_back(std::move(r));
+      (r.event.doc == doc ? ev->launches : ev->elsewhere).push_back(std::move(r));
   }
   Evaluation& ref = *ev;
   all[doc] = std::move(ev);
   return ref;
+}
+
+std::string fileOf(mlir::Operation* op) {
+  auto r = op ? llvm::dyn_cast<mlir::FileLineColRange>(op->getLoc()) : mlir::FileLineColRange();
+  return r ? r.getFilename().str() : std::string();
+}
+
+// At most this many other documents are run for one document's callers.
+constexpr size_t kMaxCallerDocuments = 8;
+
+// A document whose launches an entry point reached with arguments it made
+// up (a parameter's default): the workspace's files that call into it run
+// the same launches with their own arguments (`add(x, interpret=True)` in
+// another file). Their records of this document's launches join its own.
+Evaluation& evaluateWithCallers(const detail::PassContext& ctx, const knowledge::KnowledgeBase& kb,
+                                const std::string& doc) {
+  Evaluation& ev = evaluate(ctx, kb, doc);
+  if (ev.callersRead)
+    return ev;
+  ev.callersRead = true;
+  bool guessed = std::any_of(ev.launches.begin(), ev.launches.end(),
+                             [](const LaunchRecord& r) { return r.event.entryDef != nullptr; });
+  if (!guessed)
+    return ev;
+  std::set<std::string> callers;
+  std::set<std::string> reaching{doc};
+  std::vector<detail::CallEdge> edges = ctx.workspace.callEdges();
+  for (bool grew = true; grew && callers.size() < kMaxCallerDocuments;) {
+    grew = false;
+    for (const detail::CallEdge& e : edges)
+      if (reaching.count(e.calleePath) && reaching.insert(e.caller.path).second) {
+        callers.insert(e.caller.path);
+        grew = true;
+        if (callers.size() >= kMaxCallerDocuments)
+          break;
+      }
+  }
+  for (const std::string& caller : callers) {
+    if (ctx.stopRequested())
+      break;
+    Evaluation& other = evaluate(ctx, kb, caller);
+    // The caller's run reports the launch at its own call (event.doc is the
+    // caller); the launch itself is in this document.
+    for (const auto* list : {&other.launches, &other.elsewhere})
+      for (const LaunchRecord& r : *list)
+        if (fileOf(r.event.site) == doc)
+          ev.fromCallers.push_back(&r);
+  }
+  return ev;
 }
 
 mlir::Operation* defAround(mlir::Operation* op) {
@@ -201,6 +358,44 @@ uint64_t traceKey(const KernelTrace& t) {
 
 } // namespace
 
+shape::Evaluator::Oracle
+evaluatedShapes(const detail::PassContext& ctx,
+                const std::shared_ptr<const knowledge::KnowledgeBase>& kb) {
+  if (!evaluatorEngine() || !kb)
+    return {};
+  return [&ctx, kb](const std::string& path, TSNode expr) -> std::optional<shape::Value> {
+    TSPoint a = ts_node_start_point(expr), b = ts_node_end_point(expr);
+    std::string key = rangeKey(path, a.row + 1, a.column + 1, b.row + 1, b.column + 1);
+    // The checked document's run first (it calls the helpers with real
+    // arguments), else the file's own.
+    for (const std::string& doc : {ctx.path, path}) {
+      Evaluation& ev = evaluate(ctx, *kb, doc);
+      if (auto it = ev.shapes.find(key); it != ev.shapes.end())
+        return it->second;
+    }
+    return std::nullopt;
+  };
+}
+
+std::vector<const LaunchRecord*> evaluatedRecordsAt(const detail::PassContext& ctx,
+                                                    const knowledge::KnowledgeBase& kb,
+                                                    const std::string& doc,
+                                                    const SourceLocation& at) {
+  Evaluation& ev = evaluateWithCallers(ctx, kb, doc);
+  std::vector<const LaunchRecord*> out;
+  auto here = [&](const LaunchRecord& r) {
+    SourceLocation s = detail::sourceLocation(r.event.site->getLoc());
+    return s.path == at.path && s.range.start == at.range.start;
+  };
+  for (const LaunchRecord& r : ev.launches)
+    if (here(r))
+      out.push_back(&r);
+  for (const LaunchRecord* r : ev.fromCallers)
+    if (here(*r))
+      out.push_back(r);
+  return out;
+}
+
 const std::vector<LaunchRecord>& evaluatedLaunches(detail::PassContext& ctx,
                                                    const knowledge::KnowledgeBase& kb,
                                                    const std::string& doc) {
@@ -210,11 +405,21 @@ const std::vector<LaunchRecord>& evaluatedLaunches(detail::PassContext& ctx,
 void forEachEvaluatedLaunch(detail::PassContext& ctx, const std::string& doc, mlir::ModuleOp module,
                             const knowledge::KnowledgeBase& kb, const LaunchVisitor& perLaunch) {
   (void)module;
-  Evaluation& ev = evaluate(ctx, kb, doc);
+  Evaluation& ev = evaluateWithCallers(ctx, kb, doc);
   // Records of one call site (several contexts reach it) are judged together.
   std::vector<std::pair<mlir::Operation*, std::vector<const LaunchRecord*>>> bySite;
-  for (const LaunchRecord& r : ev.launches) {
-    mlir::Operation* at = r.event.reportedAt ? r.event.reportedAt : r.event.site;
+  std::vector<const LaunchRecord*> all;
+  all.reserve(ev.launches.size() + ev.fromCallers.size());
+  for (const LaunchRecord& r : ev.launches)
+    all.push_back(&r);
+  all.insert(all.end(), ev.fromCallers.begin(), ev.fromCallers.end());
+  for (const LaunchRecord* rp : all) {
+    const LaunchRecord& r = *rp;
+    // A caller's run of this document's launch is reported at the launch.
+    bool ownRun =
+        r.event.reportedAt && r.event.doc == doc &&
+        std::find(ev.fromCallers.begin(), ev.fromCallers.end(), rp) == ev.fromCallers.end();
+    mlir::Operation* at = ownRun ? r.event.reportedAt : r.event.site;
     auto it = std::find_if(bySite.begin(), bySite.end(), [&](auto& p) { return p.first == at; });
     if (it == bySite.end())
       bySite.push_back({at, {&r}});

@@ -7,6 +7,9 @@
 
 #include "LaunchRuns.h"
 #include "PallasOverlay.h"
+#include "ShapeEval.h"
+
+#include <memory>
 
 namespace pallas::analysis::passes {
 
@@ -21,10 +24,22 @@ const std::vector<LaunchRecord>& evaluatedLaunches(detail::PassContext& ctx,
                                                    const knowledge::KnowledgeBase& kb,
                                                    const std::string& doc);
 
+// The evaluator's records of the launch whose API call is at `at` (its own
+// runs and its callers'), for the path matrix; empty when it has none.
+std::vector<const LaunchRecord*> evaluatedRecordsAt(const detail::PassContext& ctx,
+                                                    const knowledge::KnowledgeBase& kb,
+                                                    const std::string& doc,
+                                                    const SourceLocation& at);
+
+// The values the evaluator computed for expressions, for the shape
+// evaluator's questions it cannot answer from the source (ShapeEval.h
+// setOracle); empty under PALLAS_LSP_ENGINE=walk.
+shape::Evaluator::Oracle evaluatedShapes(const detail::PassContext& ctx,
+                                         const std::shared_ptr<const knowledge::KnowledgeBase>& kb);
+
 // forEachLaunch over the evaluator's records (LaunchRuns.cpp calls it when
 // evaluatorEngine()).
-void forEachEvaluatedLaunch(detail::PassContext& ctx, const std::string& doc,
-                            mlir::ModuleOp module, const knowledge::KnowledgeBase& kb,
-                            const LaunchVisitor& perLaunch);
+void forEachEvaluatedLaunch(detail::PassContext& ctx, const std::string& doc, mlir::ModuleOp module,
+                            const knowledge::KnowledgeBase& kb, const LaunchVisitor& perLaunch);
 
 } // namespace pallas::analysis::passes

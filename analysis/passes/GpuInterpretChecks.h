@@ -18,6 +18,14 @@ namespace pallas::analysis::passes {
 // message names (for gpuInterpretCollectiveAxisNotFound).
 std::string collectiveAxesFailure(const std::vector<std::string>& axes,
                                   const std::vector<std::string>& collective, std::string& axis);
+// A primitive holding a traced body (its params: a jaxpr) that GPU interpret
+// mode has no arm for: its fallback binds it again and raises on the open
+// jaxpr ("Higher-order primitive ..."), when this JAX has that message. A
+// primitive whose class makes its own bind params (getBindParamsOverridden:
+// custom_jvp_call, custom_vjp_call) is re-bound with its function and runs.
+bool gpuInterpretRebindsOpenJaxpr(const knowledge::KnowledgeBase& kb,
+                                  const knowledge::PrimitiveFacts* p);
+
 // The axes as JAX prints them (a Python list; an unnamed thread axis is an
 // anonymous object).
 std::string listedAxes(const std::vector<std::string>& axes);

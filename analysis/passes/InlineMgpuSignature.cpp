@@ -98,10 +98,10 @@ void reportSignature(const BoundPrimitive& b, const knowledge::KnowledgeBase& kb
   std::string name = b.inlineName.empty() ? std::string("region") : b.inlineName;
   switch (sig.problem) {
   case P::Count: {
-    std::string err = kb.formatError("inlineMgpuTypeMismatch",
-                                     {treedef(sig.given), treedef(sig.declared)})
-                          .value_or("Mismatched type shape: " + treedef(sig.given) + " != " +
-                                    treedef(sig.declared));
+    std::string err =
+        kb.formatError("inlineMgpuTypeMismatch", {treedef(sig.given), treedef(sig.declared)})
+            .value_or("Mismatched type shape: " + treedef(sig.given) +
+                      " != " + treedef(sig.declared));
     f.message = "`" + name + "` is called with " + std::to_string(sig.given) +
                 " argument(s) but its arg_types declares " + std::to_string(sig.declared) +
                 ": JAX " + kb.jaxVersion() + " will raise ValueError: " + err +

@@ -9,6 +9,7 @@
 //     bitcasts and reshapes ("Unsupported transform: ...").
 // The messages come from the knowledge table's error templates; only the
 // interpret_hlo path records these bindings.
+#include "GpuInterpretChecks.h"
 #include "KernelWalkInternal.h"
 
 namespace pallas::analysis::passes {
@@ -129,16 +130,15 @@ void KernelWalk::recordNestedCoreMap(mlir::Region& body, bool warpMesh, llvm::St
                          "gpu_higher_order", p->name));
 }
 
-// A primitive holding a traced body (its params: a jaxpr) that GPU interpret
-// mode has no arm for: its fallback binds it again and raises on the open
-// jaxpr ("Higher-order primitive ..."), when this JAX has that message.
-// A primitive whose class makes its own bind params (getBindParamsOverridden:
-// custom_jvp_call, custom_vjp_call) is re-bound with its function, not an
-// open jaxpr, and runs.
-bool KernelWalk::gpuInterpretRebinds(const knowledge::PrimitiveFacts* p) const {
+bool gpuInterpretRebindsOpenJaxpr(const knowledge::KnowledgeBase& kb,
+                                  const knowledge::PrimitiveFacts* p) {
   return p && isStructuralPrimitive(p->name) && !p->getBindParamsOverridden &&
          p->gpuInterpret == knowledge::GpuInterpretHandling::Fallback &&
-         kb_.errorTemplate("gpuInterpretHigherOrder");
+         kb.errorTemplate("gpuInterpretHigherOrder");
+}
+
+bool KernelWalk::gpuInterpretRebinds(const knowledge::PrimitiveFacts* p) const {
+  return gpuInterpretRebindsOpenJaxpr(kb_, p);
 }
 
 void KernelWalk::recordGpuInterpretHigherOrder(const std::string& api) {

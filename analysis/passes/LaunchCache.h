@@ -210,8 +210,8 @@ private:
 // A launch's result through ctx.launchCache when a Project run set one up,
 // else computed directly.
 template <typename T>
-T perLaunch(const PassContext& ctx, mlir::Operation* op, LaunchCache::Kind kind,
-            uint64_t extra, llvm::function_ref<T()> compute) {
+T perLaunch(const PassContext& ctx, mlir::Operation* op, LaunchCache::Kind kind, uint64_t extra,
+            llvm::function_ref<T()> compute) {
   // Results are kept for the kernel walk's launches (pallas.launch ops);
   // the evaluator's are computed each run.
   auto launch = llvm::dyn_cast_or_null<dialect::LaunchOp>(op);

@@ -344,7 +344,9 @@ uint64_t planKeyOf(const LaunchPlan& plan) {
 void forEachLaunch(detail::PassContext& ctx, const std::string& doc, mlir::ModuleOp module,
                    const knowledge::KnowledgeBase& kb, CallIndex& calls,
                    const LaunchVisitor& perLaunch) {
-  if (evaluatorEngine()) {
+  // A document with Python source runs under the evaluator; a pallas
+  // module given as .mlir (pallas-opt) has none, and is walked.
+  if (evaluatorEngine() && ctx.workspace.pyModule(doc)) {
     forEachEvaluatedLaunch(ctx, doc, module, kb, perLaunch);
     return;
   }

@@ -8,6 +8,7 @@
 // their bodies the Refs they allocate; transformations that discharge all
 // Refs of their body (jax.jit, checkpoint, custom_vjp) are followed.
 #include "CompiledRules.h"
+#include "GpuInterpretChecks.h"
 #include "PallasOverlayState.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "pallas/analysis/detail/Apis.h"
@@ -57,9 +58,7 @@ Value traced(Interpreter& in, const std::string& why, mlir::Operation* site) {
 // A primitive holding a traced body that GPU interpret mode has no arm for:
 // its fallback binds it again and raises on the open jaxpr.
 bool gpuInterpretRebinds(const PallasOverlay::State& s, const knowledge::PrimitiveFacts* p) {
-  return p && isStructuralPrimitive(p->name) &&
-         p->gpuInterpret == knowledge::GpuInterpretHandling::Fallback &&
-         s.kb.errorTemplate("gpuInterpretHigherOrder");
+  return gpuInterpretRebindsOpenJaxpr(s.kb, p);
 }
 
 // While it lives, the code running is a body JAX traces once for what may
@@ -265,6 +264,7 @@ void bindApi(Interpreter& in, const std::string& api, const CallArgs& args, mlir
   std::vector<const knowledge::PrimitiveFacts*> prims = s.primitivesOf(api, direct);
   RefState refs = refsOverride ? *refsOverride : s.strongest(args);
   std::vector<RefState> operands;
+  operands.reserve(args.positional.size());
   for (const Value& v : args.positional)
     operands.push_back(s.stateOf(v));
   // Indexing a plgpu.ACC: its Ref type binds the table's primitives.

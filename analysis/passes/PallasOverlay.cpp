@@ -70,6 +70,28 @@ Value makeData(Interpreter& in, const std::string& api, const CallArgs& args,
     inst->attrs.set(k, v);
   if (args.morePositional || args.moreKeywords)
     inst->attrs.set("_incomplete", in.boolean(true, site));
+  // jax.ShapeDtypeStruct(shape, dtype): what .shape and .dtype read.
+  if (api == "jax.ShapeDtypeStruct")
+    for (auto [i, field] : {std::pair<size_t, const char*>{0, "shape"}, {1, "dtype"}})
+      if (const Value* v = args.get(i, field))
+        inst->attrs.set(field, *v);
+  return Value(inst, site);
+}
+
+// jnp.ones / zeros / empty / full outside a kernel: an array whose .shape and
+// .dtype are what was asked (float32 unless a dtype is given).
+Value makeArray(Interpreter& in, const std::string& leaf, const CallArgs& args,
+                mlir::Operation* site) {
+  auto* inst = in.heap().make<InstanceObj>(in.externalClass("jax.Array"));
+  if (const Value* shape = args.get(0, "shape")) {
+    Object* s = shape->single();
+    inst->attrs.set("shape", s && s->kind == Kind::Int ? in.tuple({*shape}, site) : *shape);
+  }
+  size_t dtypeAt = leaf == "full" ? 2 : 1;
+  if (const Value* dtype = args.get(dtypeAt, "dtype"))
+    inst->attrs.set("dtype", *dtype);
+  else if (leaf != "full")
+    inst->attrs.set("dtype", Value(in.heap().make<ExternalObj>("jax.numpy.float32"), site));
   return Value(inst, site);
 }
 
@@ -187,15 +209,15 @@ Value nDeviceMatchesNarrow(Interpreter& in, const CallArgs& args, mlir::Operatio
       listed.insert(str->v);
   std::set<std::string> now = platformsOf(in), next;
   for (const std::string& p : now) {
-    bool in_ = false, all = true;
+    bool listedHere = false, all = true;
     for (const std::string& d : listed)
       if (platformOf(d) == p) {
-        in_ = true;
+        listedHere = true;
         all = all && (d == p || d == "gpu");
       }
     // True: one of the listed; false: not one of them (a platform only
     // some of whose devices are listed, `cuda` of gpu, may still be).
-    if (matched ? in_ : !(in_ && all))
+    if (matched ? listedHere : !(listedHere && all))
       next.insert(p);
   }
   if (next.empty()) {
@@ -203,6 +225,7 @@ Value nDeviceMatchesNarrow(Interpreter& in, const CallArgs& args, mlir::Operatio
     return in.none(site);
   }
   std::vector<Value> items;
+  items.reserve(next.size());
   for (const std::string& p : next)
     items.push_back(in.str(p, site));
   PallasOverlay::State& st = stateOf(in);
@@ -715,6 +738,9 @@ Value nFallback(Interpreter& in, const CallArgs& args, mlir::Operation* site, co
     return kernelApiCall(in, api, args, site);
   if (!otherBackendOf(api).empty() && isClassName(api))
     return makeData(in, api, args, site);
+  for (const char* leaf : {"ones", "zeros", "empty", "full"})
+    if (api == std::string("jnp.") + leaf)
+      return makeArray(in, leaf, args, site);
   return in.unknown("the result of " + api + "(...)", site);
 }
 

@@ -83,16 +83,16 @@ struct Wrapped {
 struct PallasOverlay::State {
   explicit State(const knowledge::KnowledgeBase& kb) : kb(kb) {}
   const knowledge::KnowledgeBase& kb;
-  ClassObj* launchClass = nullptr;   // what pl.pallas_call(...) returns
-  ClassObj* refClass = nullptr;      // a Ref in a kernel
-  ClassObj* refAtClass = nullptr;    // ref.at
-  ClassObj* inlineClass = nullptr;   // an inline_mgpu region
-  ClassObj* pipelineClass = nullptr; // plgpu.emit_pipeline(...)
-  ClassObj* wrappedClass = nullptr;  // jax.jit(f), jax.checkpoint(f), ...
-  ClassObj* modeClass = nullptr;     // force_gpu_interpret_mode(...)
+  ClassObj* launchClass = nullptr;     // what pl.pallas_call(...) returns
+  ClassObj* refClass = nullptr;        // a Ref in a kernel
+  ClassObj* refAtClass = nullptr;      // ref.at
+  ClassObj* inlineClass = nullptr;     // an inline_mgpu region
+  ClassObj* pipelineClass = nullptr;   // plgpu.emit_pipeline(...)
+  ClassObj* wrappedClass = nullptr;    // jax.jit(f), jax.checkpoint(f), ...
+  ClassObj* modeClass = nullptr;       // force_gpu_interpret_mode(...)
   ClassObj* noneResultClass = nullptr; // what an inline_mgpu region without return_type returns
-  InstanceObj* config = nullptr;     // holds the process-wide mode ("mode")
-  InstanceObj* facts = nullptr;      // what branches established ("platforms")
+  InstanceObj* config = nullptr;       // holds the process-wide mode ("mode")
+  InstanceObj* facts = nullptr;        // what branches established ("platforms")
 
   std::deque<RefInfo> refs;
   std::deque<InlineRegion> regions;
@@ -103,7 +103,7 @@ struct PallasOverlay::State {
     size_t binding;
   };
   std::deque<NoneResultRef> noneResults;
-  std::deque<LaunchEvent> launches; // payload of launch objects (one per build)
+  std::deque<LaunchEvent> launches;                // payload of launch objects (one per build)
   std::vector<std::unique_ptr<CallArgs>> deferred; // options of decorators not yet applied
 
   std::vector<LaunchRecord> records;
@@ -144,8 +144,7 @@ Value nTransformLater(Interpreter& in, const CallArgs& args, mlir::Operation* si
 Value makeWrapped(Interpreter& in, const std::string& api, const Value& fn, const CallArgs& args,
                   mlir::Operation* site);
 // In a kernel: a call of a transformed function (PallasKernel.cpp).
-Value callWrappedInKernel(Interpreter& in, Wrapped& w, const CallArgs& args,
-                          mlir::Operation* site);
+Value callWrappedInKernel(Interpreter& in, Wrapped& w, const CallArgs& args, mlir::Operation* site);
 // In a kernel: a call of a JAX / Pallas API (PallasKernel.cpp).
 Value kernelApiCall(Interpreter& in, const std::string& api, const CallArgs& args,
                     mlir::Operation* site);

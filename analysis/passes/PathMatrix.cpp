@@ -3,9 +3,11 @@
 // interpret mode, whether that path can run the launch, and when not, the
 // first primitive and error JAX stops it with. Every path is judged whatever
 // the launch's own interpret= selects (the question is "could I run it
-// this way?"), with the same walk and rules as the findings (KernelWalk,
+// this way?"), with the same traces and rules as the findings (the
+// evaluator's runs of it, or the kernel walk's under PALLAS_LSP_ENGINE=walk;
 // PathRules). Shown by `check --format json` ("launches") and the hover.
 #include "CallContexts.h"
+#include "EvalLaunches.h"
 #include "KernelWalk.h"
 #include "LaunchCache.h"
 #include "PassKnowledge.h"
@@ -45,33 +47,18 @@ LaunchFacts launchFactsOf(pd::LaunchOp launch) {
 
 namespace {
 
-// One path of the matrix: the first failure JAX raises (earliest phase, then
-// program order), or a hardware gate for the compiled columns.
-LaunchPathVerdict judge(detail::PassContext& ctx, pd::LaunchOp launch, ExecPath path,
-                        const char* name, llvm::StringRef capability,
-                        const knowledge::KnowledgeBase& kb,
-                        const std::vector<LaunchBodyArgument>& bodies) {
+// One run's verdict on one path: the first failure JAX raises (earliest
+// phase, then program order), or a hardware gate for the compiled columns.
+LaunchPathVerdict judgeBindings(const std::vector<BoundPrimitive>& bindings, ExecPath path,
+                                const char* name, llvm::StringRef capability,
+                                const knowledge::KnowledgeBase& kb, LaunchFacts facts) {
   LaunchPathVerdict v;
   v.path = name;
   v.verdict = "yes";
-  KernelWalk walk(ctx.workspace, kb, path, launch, ctx.path);
-  // A kernel that is a parameter of the launching function (or `spec.body`
-  // of one): the kernels its callers pass, as the findings read them.
-  walk.setBodyArguments(bodies);
-  if (!walk.run()) {
-    v.verdict = "may"; // the kernel body is not known statically
-    v.error = "the kernel body is not known statically";
-    return v;
-  }
-  LaunchFacts facts = launchFactsOf(launch);
-  if (path == ExecPath::InterpretHlo) { // interpret=True has no GPU options
-    facts.skipFloatingPointOps = facts.inlineMgpuOptionGiven = false;
-    facts.multiThreaded = facts.numThreads > 1;
-  }
   const BoundPrimitive* first = nullptr;
   const BoundPrimitive* uncertain = nullptr;
   std::optional<Failure> firstFailure, uncertainFailure;
-  for (const BoundPrimitive& b : walk.bindings()) {
+  for (const BoundPrimitive& b : bindings) {
     auto f = decide(b, path, facts, kb);
     if (!f)
       continue;
@@ -102,7 +89,7 @@ LaunchPathVerdict judge(detail::PassContext& ctx, pd::LaunchOp launch, ExecPath 
   else if (uncertain)
     fill(*uncertain, *uncertainFailure, "may");
   if (!capability.empty() && v.verdict != "no") {
-    for (const BoundPrimitive& b : walk.bindings()) {
+    for (const BoundPrimitive& b : bindings) {
       if (!b.prim)
         continue;
       std::string needs = hardwareBlocks(kb, b.prim->key, capability);
@@ -116,6 +103,48 @@ LaunchPathVerdict judge(detail::PassContext& ctx, pd::LaunchOp launch, ExecPath 
       break;
     }
   }
+  return v;
+}
+
+// The verdicts of the runs of one launch as one: JAX runs each of them (a
+// loop's kernels, each caller's), so the first that fails stops it; else a
+// "may" if one may fail.
+LaunchPathVerdict merged(const std::vector<LaunchPathVerdict>& runs) {
+  for (const char* verdict : {"no", "may"})
+    for (const LaunchPathVerdict& v : runs)
+      if (v.verdict == verdict)
+        return v;
+  return runs.front();
+}
+
+LaunchPathVerdict judge(detail::PassContext& ctx, pd::LaunchOp launch, ExecPath path,
+                        const char* name, llvm::StringRef capability,
+                        const knowledge::KnowledgeBase& kb,
+                        const std::vector<LaunchBodyArgument>& bodies,
+                        const std::vector<const LaunchRecord*>& evaluated) {
+  LaunchFacts facts = launchFactsOf(launch);
+  if (path == ExecPath::InterpretHlo) { // interpret=True has no GPU options
+    facts.skipFloatingPointOps = facts.inlineMgpuOptionGiven = false;
+    facts.multiThreaded = facts.numThreads > 1;
+  }
+  std::vector<LaunchPathVerdict> runs;
+  for (const LaunchRecord* r : evaluated)
+    if (auto t = r->traces.find(path); t != r->traces.end() && t->second.kernelKnown)
+      runs.push_back(judgeBindings(t->second.bindings, path, name, capability, kb, facts));
+  if (!runs.empty())
+    return merged(runs);
+  if (evaluated.empty()) {
+    KernelWalk walk(ctx.workspace, kb, path, launch, ctx.path);
+    // A kernel that is a parameter of the launching function (or `spec.body`
+    // of one): the kernels its callers pass, as the findings read them.
+    walk.setBodyArguments(bodies);
+    if (walk.run())
+      return judgeBindings(walk.bindings(), path, name, capability, kb, facts);
+  }
+  LaunchPathVerdict v;
+  v.path = name;
+  v.verdict = "may"; // the kernel body is not known
+  v.error = "the kernel body is not known statically";
   return v;
 }
 
@@ -143,13 +172,19 @@ std::vector<LaunchPaths> matrix(detail::PassContext& ctx) {
     for (mlir::Attribute a : launch.getPaths())
       lp.selects.push_back(pd::enumName(a).str());
     lp.selectedAt = interpretArgumentOf(ctx.workspace, ctx.path, lp.launch);
+    // The evaluator's runs of this launch (its own, and its callers').
+    std::vector<const LaunchRecord*> evaluated =
+        evaluatorEngine() && ctx.workspace.pyModule(ctx.path)
+            ? evaluatedRecordsAt(ctx, *kb, ctx.path, lp.launch)
+                          : std::vector<const LaunchRecord*>{};
+    lp.paths.push_back(judge(ctx, launch, ExecPath::Compiled, "compiled_sm90a", "9.0", *kb,
+                             bodies, evaluated));
+    lp.paths.push_back(judge(ctx, launch, ExecPath::Compiled, "compiled_sm100a", "10.0", *kb,
+                             bodies, evaluated));
     lp.paths.push_back(
-        judge(ctx, launch, ExecPath::Compiled, "compiled_sm90a", "9.0", *kb, bodies));
+        judge(ctx, launch, ExecPath::InterpretHlo, "interpret", "", *kb, bodies, evaluated));
     lp.paths.push_back(
-        judge(ctx, launch, ExecPath::Compiled, "compiled_sm100a", "10.0", *kb, bodies));
-    lp.paths.push_back(judge(ctx, launch, ExecPath::InterpretHlo, "interpret", "", *kb, bodies));
-    lp.paths.push_back(
-        judge(ctx, launch, ExecPath::InterpretGpu, "gpu_interpret", "", *kb, bodies));
+        judge(ctx, launch, ExecPath::InterpretGpu, "gpu_interpret", "", *kb, bodies, evaluated));
     lp.smem = detail::launchSmem(ctx, launch, &smemIndex);
     out.push_back(std::move(lp));
   }

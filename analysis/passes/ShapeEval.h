@@ -58,6 +58,12 @@ public:
   explicit Evaluator(const SourceIndex& index) : index_(index) {}
   // Evaluate `expr` (a node of `scope.path`'s tree) in `scope`.
   Value eval(TSNode expr, const Scope& scope);
+  // What the Python evaluator (analysis/eval) computed for an expression
+  // of file `path` when it ran the program (the same value every time it
+  // ran it), asked where the source alone does not determine a value: a
+  // tile size from a helper, a call argument's dtype, a comprehension.
+  using Oracle = std::function<std::optional<Value>(const std::string& path, TSNode expr)>;
+  void setOracle(Oracle oracle) { oracle_ = std::move(oracle); }
   // The scope of a node: its innermost enclosing def in `path` (parameters
   // unbound: they are looked up as defaults or at the callers).
   Scope scopeAt(const std::string& path, TSNode node) const;
@@ -101,6 +107,8 @@ private:
   Value evalAttribute(const Value& base, const std::string& attr);
   Value evalBinary(const std::string& op, const Value& a, const Value& b);
   Value evalAt(TSNode expr, const Scope& scope, int depth);
+  Value evalSyntax(TSNode expr, const Scope& scope, int depth);
+  Oracle oracle_;
   Value paramValue(const std::string& name, TSNode param, const Scope& scope, int depth);
   Value fromCallers(const std::string& name, const Scope& scope, int depth);
   // evalName's module-level part: the name's value in the file `path`.

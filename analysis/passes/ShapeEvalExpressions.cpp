@@ -14,6 +14,14 @@ Value Evaluator::eval(TSNode expr, const Scope& scope) {
 }
 
 Value Evaluator::evalAt(TSNode expr, const Scope& scope, int depth) {
+  Value v = evalSyntax(expr, scope, depth);
+  if (!v.known() && oracle_ && !isNull(expr))
+    if (std::optional<Value> ran = oracle_(scope.path, unparen(expr)))
+      return *ran;
+  return v;
+}
+
+Value Evaluator::evalSyntax(TSNode expr, const Scope& scope, int depth) {
   const syntax::ParsedSource* doc = docOf(scope.path);
   if (!doc || isNull(expr))
     return Value::unknown("?");

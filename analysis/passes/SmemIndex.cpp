@@ -1,6 +1,8 @@
 // The evaluator's view of the workspace (SmemIndex.h).
 #include "SmemIndex.h"
 
+#include "EvalLaunches.h"
+#include "PassKnowledge.h"
 #include "pallas/analysis/detail/Dialect.h"
 
 #include <map>
@@ -58,7 +60,10 @@ private:
 };
 
 SmemIndex::SmemIndex(const PassContext& ctx)
-    : impl_(std::make_unique<Workspace>(ctx)), eval_(std::make_unique<shape::Evaluator>(*impl_)) {}
+    : impl_(std::make_unique<Workspace>(ctx)), eval_(std::make_unique<shape::Evaluator>(*impl_)) {
+  // What the source does not fix, the evaluator's run of the program may.
+  eval_->setOracle(passes::evaluatedShapes(ctx, passes::knowledgeFor(ctx.options)));
+}
 SmemIndex::~SmemIndex() = default;
 
 const shape::SourceIndex& SmemIndex::get() const {

@@ -4,8 +4,8 @@
 #include "Arguments.h"
 #include "Command.h"
 #include "Environment.h"
-#include "config/Numbers.h"
 #include "ProjectPython.h"
+#include "config/Numbers.h"
 #include "pallas/gpu/Runner.h"
 
 #include <csignal>

@@ -14,8 +14,8 @@
 #include "ProbeReport.h"
 #include "ProjectPython.h"
 #include "RunnerEntries.h"
-#include "config/Numbers.h"
 #include "RunsReadiness.h"
+#include "config/Numbers.h"
 #include "pallas/gpu/DeviceProbe.h"
 #include "pallas/gpu/Runner.h"
 #include "pallas/knowledge/KnowledgeBase.h"
@@ -56,7 +56,7 @@ struct RunnerSettings {
 };
 
 // How much of a run's output is sent live (pallas/runOutput).
-constexpr size_t kLiveOutputCap = 64 * 1024;
+constexpr size_t kLiveOutputCap = size_t{64} * 1024;
 
 // Accepts the settings object itself or one wrapped as {pallasLsp: {...}} /
 // {"pallas-lsp": {...}} (didChangeConfiguration sends the wrapped form).
@@ -230,7 +230,7 @@ private:
 
   // The trust rule's inputs (server/environment/ExecutionTrust.h), under the
   // mutex, for files at `near` (default: the first workspace folder).
-  static ExecutionContext contextLocked(const RunnerState& state, std::string near = {}) {
+  static ExecutionContext contextLocked(const RunnerState& state, const std::string& near = {}) {
     ExecutionContext ctx;
     ctx.workspaceTrusted = state.settings.workspaceTrusted;
     ctx.configuredPython = namedPythonLocked(state, near.empty() ? firstRootLocked(state) : near);

@@ -25,6 +25,9 @@ and defines ``run()``. Optional fields (issue 19: the agreement test reads them)
   ``# <- blame(<path>)``.
 * ``code=PLS00N`` / ``also-code=PLS00N``: the code of the finding the run
   (the also= run) expects, where it is not PLS001/PLS002.
+* ``caught=yes`` (with ``expect=ok``): ``run()`` catches the exception the
+  launch raises and goes on; pallas-lsp may only warn, naming the except
+  clause.
 * ``binds=may``: whether the failing primitive is bound at all depends on
   shapes, which pallas-lsp does not track (``pl.broadcast_to`` returns its
   input unchanged when the shape already matches): it may only warn.

@@ -113,5 +113,4 @@ unsigned lineOf(mlir::Operation* op);
 // bodies skipped) that binds or declares it.
 FrameObj* frameOfFree(FrameObj* frame, llvm::StringRef name);
 
-
 } // namespace pallas::eval

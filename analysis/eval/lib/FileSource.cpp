@@ -7,6 +7,7 @@
 #include <sstream>
 #include <tree_sitter/api.h>
 
+// NOLINTNEXTLINE(readability-identifier-naming): the grammar's C symbol
 extern "C" const TSLanguage* tree_sitter_python();
 
 namespace pallas::eval {
@@ -83,7 +84,8 @@ std::optional<std::string> FileModuleSource::resolveImport(const std::string& im
   for (const fs::path& base : bases) {
     fs::path p = rel.empty() ? base : base / rel;
     std::error_code ec;
-    if (!rel.empty() && (texts_.count((p.string() + ".py")) || fs::is_regular_file(p.string() + ".py", ec)))
+    if (!rel.empty() &&
+        (texts_.count((p.string() + ".py")) || fs::is_regular_file(p.string() + ".py", ec)))
       return fs::path(p.string() + ".py").lexically_normal().string();
     fs::path init = p / "__init__.py";
     if (texts_.count(init.string()) || fs::is_regular_file(init, ec))

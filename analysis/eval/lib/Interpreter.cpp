@@ -380,6 +380,8 @@ void Exec::op(mlir::Operation* o) {
               in.unknown(("code the parser could not read (" + e.getWhat() + ")").str(), o));
       })
       .Default([&](mlir::Operation*) {});
+  if (in.resultObserver_ && o->getNumResults() == 1)
+    in.resultObserver_(o, a.get(o->getResult(0)));
 }
 
 // ---- names -----------------------------------------------------------------------------

@@ -2,11 +2,11 @@
 // import), library modules (named objects overlays may know), and running
 // the functions nothing called as entry points.
 #include "Activation.h"
-
 #include "mlir/IR/BuiltinOps.h"
 
 #include <array>
 #include <cstring>
+#include <set>
 
 namespace pallas::eval {
 
@@ -82,8 +82,9 @@ ModuleObj* Interpreter::moduleNamed(const std::string& name) {
 // workspace holds them (checking JAX's own repository).
 static bool modelledLibrary(const std::string& name) {
   for (const char* lib : {"jax", "jaxlib", "numpy"})
-    if (name == lib || (name.size() > std::strlen(lib) && name.compare(0, std::strlen(lib), lib) == 0 &&
-                        name[std::strlen(lib)] == '.'))
+    if (name == lib ||
+        (name.size() > std::strlen(lib) && name.compare(0, std::strlen(lib), lib) == 0 &&
+         name[std::strlen(lib)] == '.'))
       return true;
   return false;
 }
@@ -186,6 +187,15 @@ static std::vector<CallArgs> parameterSets(FunctionObj* fn) {
   return out;
 }
 
+// The module op holding these functions' defs (null when there are none).
+static mlir::Operation* moduleOpOf(const std::vector<FunctionObj*>& functions) {
+  for (FunctionObj* fn : functions)
+    if (fn->def)
+      if (auto m = fn->def->getParentOfType<mlir::ModuleOp>())
+        return m;
+  return nullptr;
+}
+
 void Interpreter::runEntryPoints(const std::string& path) {
   auto it = modules_.find(path);
   if (it == modules_.end())
@@ -222,6 +232,28 @@ void Interpreter::runEntryPoints(const std::string& path) {
         else if (auto* cls = llvm::dyn_cast<ClassObj>(alt.obj); cls && cls->module == m)
           classes.push_back(cls);
       }
+  // A function the module never names that rebinds module globals (`global
+  // X; X = True`) may have run before whatever an importer calls next: its
+  // writes are kept as a "may" (joined with what import left) for every
+  // entry point after it. (One the module names runs where it is called.)
+  std::set<llvm::StringRef> named;
+  if (mlir::Operation* top = moduleOpOf(functions))
+    top->walk([&](LoadOp l) { named.insert(l.getName()); });
+  for (FunctionObj* fn : functions) {
+    if (called_.count(fn->def) || exhausted() || named.count(fn->name))
+      continue;
+    bool rebindsGlobals = false;
+    fn->def->walk([&](StoreOp st) { rebindsGlobals |= st.getScope() == Scope::global; });
+    if (!rebindsGlobals)
+      continue;
+    entry_ = fn->def;
+    entryRun_ = true;
+    sides({[&] { invoke(fn, unknownArgs(fn->def), fn->def); }, [] {}},
+          {"when `" + fn->name + "` has run", ""});
+    entryRun_ = false;
+    pendingRaise_ = false;
+    entry_ = nullptr;
+  }
   // Module-level functions first: they build the objects whose methods run
   // next, and the closures that run last.
   for (FunctionObj* fn : functions)
@@ -281,8 +313,8 @@ void Interpreter::runEntryPoints(const std::string& path) {
                 if (!lookupInMro(c, "setUp"))
                   made.morePositional = made.moreKeywords = true;
                 Value self = wrapper == Kind::ClassMethod ? Value(c, fn->def)
-                             : inst ? Value(inst, fn->def)
-                                    : instantiate(c, made, fn->def);
+                             : inst                       ? Value(inst, fn->def)
+                                                          : instantiate(c, made, fn->def);
                 if (wrapper != Kind::ClassMethod && !inst)
                   if (lookupInMro(c, "setUp")) {
                     call(getAttr(self, "setUp", fn->def), {}, fn->def);

@@ -2,8 +2,8 @@
 // them (argument binding as CPython does it), and attribute lookup through
 // the MRO and descriptors.
 #include "Activation.h"
-
 #include "mlir/IR/BuiltinOps.h"
+
 #include "llvm/ADT/ScopeExit.h"
 
 namespace pallas::eval {
@@ -143,14 +143,15 @@ Value Exec::classOp(ClassOp c) {
       continue;
     if (const Value* init = in.lookupInMro(meta, "__init__"))
       if (auto* f = llvm::dyn_cast_or_null<FunctionObj>(init->single())) {
-          CallArgs args;
-          std::vector<Value> bases;
-          for (ClassObj* b : cls->bases)
-            bases.push_back(Value(b, c));
-          args.positional = {Value(cls, c), in.str(cls->name, c), in.tuple(bases, c),
-                             in.unknown("the class namespace", c)};
-          in.invoke(f, args, c);
-        }
+        CallArgs args;
+        std::vector<Value> bases;
+        bases.reserve(cls->bases.size());
+        for (ClassObj* b : cls->bases)
+          bases.push_back(Value(b, c));
+        args.positional = {Value(cls, c), in.str(cls->name, c), in.tuple(bases, c),
+                           in.unknown("the class namespace", c)};
+        in.invoke(f, args, c);
+      }
   }
   return Value(cls, c);
 }
@@ -159,6 +160,7 @@ Value Exec::classOp(ClassOp c) {
 // to depth-first, left to right.
 std::vector<ClassObj*> Interpreter::linearize(ClassObj* cls) {
   std::vector<std::vector<ClassObj*>> seqs;
+  seqs.reserve(cls->bases.size() + 1);
   for (ClassObj* b : cls->bases)
     seqs.push_back(b->mro.empty() ? std::vector<ClassObj*>{b} : b->mro);
   seqs.push_back(cls->bases);
@@ -509,17 +511,17 @@ FrameObj* Interpreter::bindArguments(FunctionObj* fn, const CallArgs& args, mlir
       ++nextDefault;
     if (filled[i] || kinds[i] == 'v' || kinds[i] == 'w')
       continue;
-    bool mayBeGiven = (kinds[i] != 'k' && args.morePositional) ||
-                      (kinds[i] != 'p' && args.moreKeywords);
+    bool mayBeGiven =
+        (kinds[i] != 'k' && args.morePositional) || (kinds[i] != 'p' && args.moreKeywords);
     if (mayBeGiven) {
       Value u = unknown("argument `" + name(i).str() + "` of " + fn->name + " from a splat", site);
       frame->locals.set(name(i), withDefault ? heap_.join(def, u) : u);
     } else if (withDefault) {
       frame->locals.set(name(i), def);
     } else {
-      frame->locals.set(name(i), unknown("argument `" + name(i).str() + "` of " + fn->name +
-                                             " (not given)",
-                                         site));
+      frame->locals.set(
+          name(i),
+          unknown("argument `" + name(i).str() + "` of " + fn->name + " (not given)", site));
     }
   }
   if (varArgs >= 0) {
@@ -551,8 +553,8 @@ Value Interpreter::invoke(FunctionObj* fn, const CallArgs& args, mlir::Operation
     return unknown("a call of " + fn->name, site);
   unsigned active = 0;
   for (const StackEntry& e : stack_)
-    if (e.callee == fn || (llvm::isa<FunctionObj>(e.callee) &&
-                           llvm::cast<FunctionObj>(e.callee)->def == fn->def))
+    if (e.callee == fn ||
+        (llvm::isa<FunctionObj>(e.callee) && llvm::cast<FunctionObj>(e.callee)->def == fn->def))
       ++active;
   if (active >= options_.maxRecursion)
     return unknown("a recursive call of " + fn->name, site);
@@ -665,14 +667,11 @@ Value Interpreter::bindDescriptor(const Value& raw, const Value& self, ClassObj*
         out.add(o, alt.origin);
       break;
     case Kind::Builtin: {
-      auto* b = llvm::cast<BuiltinObj>(o);
-      if (onInstance && b->name.find(".__") != std::string::npos) {
+      // A builtin found on an instance's class is a method of it.
+      if (onInstance)
         out.add(heap_.make<BoundMethodObj>(self, o), alt.origin);
-      } else if (onInstance) {
-        out.add(heap_.make<BoundMethodObj>(self, o), alt.origin);
-      } else {
+      else
         out.add(o, alt.origin);
-      }
       break;
     }
     case Kind::ClassMethod: {

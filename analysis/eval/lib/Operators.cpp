@@ -99,8 +99,7 @@ std::optional<bool> Interpreter::truth(const Value& v, mlir::Operation* site) {
       for (const char* h : hooks)
         if (const Value* m = lookupInMro(inst->cls, h)) {
           hooked = true;
-          Value r = call(bindDescriptor(*m, Value(o, alt.origin), inst->cls, true, site), {},
-                         site);
+          Value r = call(bindDescriptor(*m, Value(o, alt.origin), inst->cls, true, site), {}, site);
           std::optional<bool> rt = truth(r, site);
           t = rt;
           break;
@@ -359,11 +358,16 @@ Value Interpreter::binaryAlts(llvm::StringRef op, const Value& a, const Value& b
           }
       // User-defined operators.
       static const std::map<std::string, std::pair<const char*, const char*>> dunders = {
-          {"+", {"__add__", "__radd__"}},       {"-", {"__sub__", "__rsub__"}},
-          {"*", {"__mul__", "__rmul__"}},       {"/", {"__truediv__", "__rtruediv__"}},
-          {"//", {"__floordiv__", "__rfloordiv__"}}, {"%", {"__mod__", "__rmod__"}},
-          {"@", {"__matmul__", "__rmatmul__"}}, {"|", {"__or__", "__ror__"}},
-          {"&", {"__and__", "__rand__"}},       {"**", {"__pow__", "__rpow__"}}};
+          {"+", {"__add__", "__radd__"}},
+          {"-", {"__sub__", "__rsub__"}},
+          {"*", {"__mul__", "__rmul__"}},
+          {"/", {"__truediv__", "__rtruediv__"}},
+          {"//", {"__floordiv__", "__rfloordiv__"}},
+          {"%", {"__mod__", "__rmod__"}},
+          {"@", {"__matmul__", "__rmatmul__"}},
+          {"|", {"__or__", "__ror__"}},
+          {"&", {"__and__", "__rand__"}},
+          {"**", {"__pow__", "__rpow__"}}};
       auto it = dunders.find(op.str());
       if (it != dunders.end()) {
         if (auto* inst = llvm::dyn_cast<InstanceObj>(l))
@@ -417,9 +421,8 @@ Value Interpreter::compare(llvm::StringRef op, const Value& a, const Value& b,
           t = true;
         else if (l->kind == Kind::Unknown || r->kind == Kind::Unknown)
           t = std::nullopt;
-        else if (!isMutable(l->kind) && !isMutable(r->kind) && l->kind != r->kind)
-          t = false;
-        else if (l->kind == Kind::None || r->kind == Kind::None)
+        else if ((!isMutable(l->kind) && !isMutable(r->kind) && l->kind != r->kind) ||
+                 l->kind == Kind::None || r->kind == Kind::None)
           t = false;
         else if (isMutable(l->kind) || isMutable(r->kind))
           t = l == r;
@@ -644,9 +647,9 @@ Value Interpreter::subscript(const Value& obj, const Value& index, mlir::Operati
             found = heap_.join(found, v);
         }
         if (!d->exact)
-          found = heap_.join(found, d->others.isBottom()
-                                        ? unknown("an entry of a dict not known", site)
-                                        : d->others);
+          found =
+              heap_.join(found, d->others.isBottom() ? unknown("an entry of a dict not known", site)
+                                                     : d->others);
         if (found.isBottom() && !certain)
           return unknown("a missing key " + describe(idx), site); // KeyError
         return found;
@@ -861,9 +864,8 @@ std::optional<bool> Interpreter::exceptionMatches(const Value& exception, const 
     return std::nullopt;
   std::vector<ClassObj*> types;
   Elements list = elements(type, site);
-  std::vector<Value> typeValues = type.single() && type.single()->kind == Kind::Tuple
-                                      ? list.items
-                                      : std::vector<Value>{type};
+  std::vector<Value> typeValues =
+      type.single() && type.single()->kind == Kind::Tuple ? list.items : std::vector<Value>{type};
   for (const Value& t : typeValues)
     for (const Alt& alt : t) {
       if (auto* c = llvm::dyn_cast<ClassObj>(alt.obj))

@@ -56,18 +56,34 @@ def _primitives(jaxpr, out):
       out.append(eqn.primitive)
 
 
+def _bound(fn, jax, args, constants=False):
+  try:
+    with warnings.catch_warnings():
+      warnings.simplefilter("ignore")
+      # constants: the arguments are Python values the traced function
+      # closes over (what `jnp.array(0.0)` in a kernel sees), not inputs.
+      closed = jax.make_jaxpr(lambda: fn(*args))() if constants else jax.make_jaxpr(fn)(*args)
+  except Exception:  # noqa: BLE001 -- a function these arguments do not fit
+    return None
+  found = []
+  _primitives(closed.jaxpr, found)
+  return found
+
+
 def _trace(fn, jax, jnp):
+  """What fn binds given float32 arrays, keeping only the primitives it
+  also binds given Python floats: a kernel calls these functions on both,
+  and what only an array operand binds (`jnp.array(x)` copies a traced x,
+  while `jnp.array(0.0)` binds nothing) depends on the call."""
   for arity in (1, 2, 3):
-    args = [jnp.ones(_SHAPE, jnp.float32) for _ in range(arity)]
-    try:
-      with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        closed = jax.make_jaxpr(fn)(*args)
-    except Exception:  # noqa: BLE001 -- a function these arguments do not fit
+    found = _bound(fn, jax, [jnp.ones(_SHAPE, jnp.float32) for _ in range(arity)])
+    if found is None:
       continue
-    found = []
-    _primitives(closed.jaxpr, found)
-    return found
+    on_scalars = _bound(fn, jax, [0.5] * arity, constants=True)
+    if on_scalars is None:
+      return found
+    names = {p if isinstance(p, str) else p.name for p in on_scalars}
+    return [p for p in found if (p if isinstance(p, str) else p.name) in names]
   return None
 
 

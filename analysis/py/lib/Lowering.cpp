@@ -6,10 +6,9 @@
 #include "Literals.h"
 #include "Scopes.h"
 #include "SyntaxNodes.h"
-#include "pallas/py/Dialect.h"
-
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "pallas/py/Dialect.h"
 
 #include <optional>
 
@@ -21,8 +20,8 @@ namespace {
 
 bool isComprehensionNode(TSNode n) {
   auto t = type(n);
-  return t == "list_comprehension" || t == "set_comprehension" ||
-         t == "dictionary_comprehension" || t == "generator_expression";
+  return t == "list_comprehension" || t == "set_comprehension" || t == "dictionary_comprehension" ||
+         t == "generator_expression";
 }
 
 // Does the body of a def yield (not counting nested scopes)?
@@ -168,8 +167,7 @@ private:
       return k.size() == 1 ? expr(k[0]) : unknown(n, "parenthesized_expression");
     }
     if (t == "attribute")
-      return AttrOp::create(b_, at, obj_, expr(field(n, "object")),
-                            textOf(field(n, "attribute")))
+      return AttrOp::create(b_, at, obj_, expr(field(n, "object")), textOf(field(n, "attribute")))
           .getResult();
     if (t == "subscript")
       return SubscriptOp::create(b_, at, obj_, expr(field(n, "value")), subscriptIndex(n))
@@ -181,8 +179,7 @@ private:
                               expr(field(n, "right")), false)
           .getResult();
     if (t == "unary_operator")
-      return UnaryOp::create(b_, at, obj_, textOf(field(n, "operator")),
-                             expr(field(n, "argument")))
+      return UnaryOp::create(b_, at, obj_, textOf(field(n, "operator")), expr(field(n, "argument")))
           .getResult();
     if (t == "not_operator")
       return UnaryOp::create(b_, at, obj_, "not", expr(field(n, "argument"))).getResult();
@@ -313,8 +310,7 @@ private:
       }
     }
     if (!formatted)
-      return constant(at, isBytes ? ConstKind::bytes : ConstKind::str,
-                      b_.getStringAttr(literal));
+      return constant(at, isBytes ? ConstKind::bytes : ConstKind::str, b_.getStringAttr(literal));
     if (!literal.empty())
       parts.push_back(str(at, literal));
     return JoinStrOp::create(b_, at, obj_, parts).getResult();
@@ -679,8 +675,7 @@ private:
     std::string name(textOf(nameNode));
     mlir::Value v = is(def, "class_definition") ? classDef(def) : function(def, name);
     for (auto it = decorators.rbegin(); it != decorators.rend(); ++it)
-      v = CallOp::create(b_, loc(it->first), obj_, it->second, mlir::ValueRange{v},
-                         strings({""}))
+      v = CallOp::create(b_, loc(it->first), obj_, it->second, mlir::ValueRange{v}, strings({""}))
               .getResult();
     store(nameNode, name, v);
   }
@@ -690,6 +685,16 @@ private:
   void assign(TSNode target, mlir::Value v) {
     if (isNull(target))
       return;
+    if (depth_ >= kMaxLoweredNesting) { // [[[[...a]]]] = 1 nests as deep as the file
+      unknown(target, "too_deep");
+      return;
+    }
+    ++depth_;
+    assignInner(target, v);
+    --depth_;
+  }
+
+  void assignInner(TSNode target, mlir::Value v) {
     auto t = type(target);
     if (t == "identifier") {
       store(target, textOf(target), v);
@@ -701,8 +706,8 @@ private:
       SetItemOp::create(b_, loc(target), obj, subscriptIndex(target), v);
     } else if (t == "parenthesized_expression") {
       assign(firstKid(target), v);
-    } else if (t == "tuple_pattern" || t == "list_pattern" || t == "pattern_list" ||
-               t == "tuple" || t == "list" || t == "expression_list") {
+    } else if (t == "tuple_pattern" || t == "list_pattern" || t == "pattern_list" || t == "tuple" ||
+               t == "list" || t == "expression_list") {
       std::vector<TSNode> elems = kids(target);
       int64_t star = -1;
       for (size_t i = 0; i < elems.size(); ++i)
@@ -761,8 +766,7 @@ private:
                t == "decorated_definition") {
       definition(n);
     } else if (t == "if_statement") {
-      ifStatement(n, field(n, "condition"), field(n, "consequence"), fieldAll(n, "alternative"),
-                  0);
+      ifStatement(n, field(n, "condition"), field(n, "consequence"), fieldAll(n, "alternative"), 0);
     } else if (t == "for_statement") {
       mlir::Value iterable = expr(field(n, "right"));
       auto loop = ForOp::create(b_, at, iterable, hasToken(n, "async"));
@@ -875,8 +879,7 @@ private:
       op.pop_back();
     mlir::Location at = loc(n);
     auto combine = [&](mlir::Value current) {
-      return BinaryOp::create(b_, at, obj_, op, current, expr(field(n, "right")), true)
-          .getResult();
+      return BinaryOp::create(b_, at, obj_, op, current, expr(field(n, "right")), true).getResult();
     };
     if (is(target, "identifier")) {
       store(target, textOf(target), combine(load(target, textOf(target))));
@@ -922,6 +925,18 @@ private:
 
   void ifStatement(TSNode at, TSNode cond, TSNode then, const std::vector<TSNode>& alts,
                    size_t next) {
+    // Each elif nests in the previous one's else region: as deep as the chain.
+    if (depth_ >= kMaxLoweredNesting) {
+      unknown(at, "too_deep");
+      return;
+    }
+    ++depth_;
+    ifStatementInner(at, cond, then, alts, next);
+    --depth_;
+  }
+
+  void ifStatementInner(TSNode at, TSNode cond, TSNode then, const std::vector<TSNode>& alts,
+                        size_t next) {
     auto op = IfOp::create(b_, loc(at), expr(cond));
     mlir::OpBuilder::InsertionGuard g(b_);
     enter(op.getThenRegion());
@@ -1110,7 +1125,8 @@ private:
   }
 
   mlir::Value equals(TSNode at, mlir::Value subject, mlir::Value value, llvm::StringRef op) {
-    return CompareOp::create(b_, loc(at), obj_, mlir::ValueRange{subject, value}, strings({op.str()}))
+    return CompareOp::create(b_, loc(at), obj_, mlir::ValueRange{subject, value},
+                             strings({op.str()}))
         .getResult();
   }
 
@@ -1211,11 +1227,10 @@ private:
         TSNode name = firstKid(splat);
         if (!isNull(name) && textOf(name) != "_") {
           mlir::Value lo = constant(loc(e), ConstKind::integer, b_.getI64IntegerAttr(i));
-          mlir::Value hi =
-              n - i - 1 == 0
-                  ? none(loc(e))
-                  : constant(loc(e), ConstKind::integer,
-                             b_.getI64IntegerAttr(-static_cast<int64_t>(n - i - 1)));
+          mlir::Value hi = n - i - 1 == 0
+                               ? none(loc(e))
+                               : constant(loc(e), ConstKind::integer,
+                                          b_.getI64IntegerAttr(-static_cast<int64_t>(n - i - 1)));
           mlir::Value sl = SliceOp::create(b_, loc(e), obj_, lo, hi, none(loc(e))).getResult();
           mlir::Value part = SubscriptOp::create(b_, loc(e), obj_, subject, sl).getResult();
           auto list = CallOp::create(b_, loc(e), obj_, load(e, "list"), mlir::ValueRange{part},
@@ -1271,14 +1286,11 @@ private:
     for (size_t i = 0; i < keys.size() && i < values.size(); ++i) {
       mlir::Value key = is(keys[i], "dotted_name") ? dottedExpr(keys[i]) : expr(keys[i]);
       mlir::Value present =
-          CompareOp::create(b_, loc(keys[i]), obj_, mlir::ValueRange{key, subject},
-                            strings({"in"}))
+          CompareOp::create(b_, loc(keys[i]), obj_, mlir::ValueRange{key, subject}, strings({"in"}))
               .getResult();
       mlir::Value part = SubscriptOp::create(b_, loc(values[i]), obj_, subject, key).getResult();
       mlir::Value m = pattern(values[i], part);
-      matched = conj(keys[i], matched, [&] {
-        return conj(values[i], present, [m] { return m; });
-      });
+      matched = conj(keys[i], matched, [&] { return conj(values[i], present, [m] { return m; }); });
     }
     return matched;
   }

@@ -19,8 +19,8 @@ std::pair<uint32_t, uint32_t> keyOf(TSNode n) {
 }
 bool isComprehension(TSNode n) {
   auto t = type(n);
-  return t == "list_comprehension" || t == "set_comprehension" ||
-         t == "dictionary_comprehension" || t == "generator_expression";
+  return t == "list_comprehension" || t == "set_comprehension" || t == "dictionary_comprehension" ||
+         t == "generator_expression";
 }
 } // namespace
 
@@ -50,9 +50,9 @@ struct ScopeTable::Collector {
     auto t = type(n);
     if (t == "identifier") {
       s->bind(name(n));
-    } else if (t == "tuple_pattern" || t == "list_pattern" || t == "pattern_list" ||
-               t == "tuple" || t == "list" || t == "parenthesized_expression" ||
-               t == "expression_list" || t == "list_splat_pattern" || t == "list_splat") {
+    } else if (t == "tuple_pattern" || t == "list_pattern" || t == "pattern_list" || t == "tuple" ||
+               t == "list" || t == "parenthesized_expression" || t == "expression_list" ||
+               t == "list_splat_pattern" || t == "list_splat") {
       for (TSNode k : kids(n))
         targets(k, s);
     } else {
@@ -131,9 +131,8 @@ struct ScopeTable::Collector {
       return;
     }
     if (t == "as_pattern") {
-      std::vector<TSNode> parts = kids(n);
-      for (TSNode k : parts)
-        patternCaptures(is(k, "as_pattern_target") ? k : k, s);
+      for (TSNode k : kids(n))
+        patternCaptures(k, s);
       return;
     }
     for (TSNode k : kids(n))
@@ -185,10 +184,7 @@ struct ScopeTable::Collector {
       walk(field(n, "body"), inner);
     } else if (isComprehension(n)) {
       comprehension(n, s);
-    } else if (t == "assignment") {
-      targets(field(n, "left"), s);
-      walk(field(n, "right"), s);
-    } else if (t == "augmented_assignment") {
+    } else if (t == "assignment" || t == "augmented_assignment") {
       targets(field(n, "left"), s);
       walk(field(n, "right"), s);
     } else if (t == "for_statement") {

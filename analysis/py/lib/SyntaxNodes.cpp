@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+// NOLINTNEXTLINE(readability-identifier-naming): the grammar's C symbol
 extern "C" const TSLanguage* tree_sitter_python();
 
 namespace pallas::py::syntax {

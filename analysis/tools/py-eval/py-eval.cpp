@@ -3,13 +3,13 @@
 //   otherwise  run FILE's module (and, with --entries, its entry points) and
 //              print what each `reveal(expr)` call saw: "LINE: VALUE", one
 //              line per call, in the order they ran.
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
 #include "pallas/eval/FileSource.h"
 #include "pallas/eval/Interpreter.h"
 #include "pallas/py/Dialect.h"
 
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <filesystem>
@@ -79,7 +79,8 @@ int main(int argc, char** argv) {
   }
   eval::Interpreter in(&context, source);
   in.defineNative("reveal", reveal);
-  in.builtinsModule()->ns.set("reveal", eval::Value(const_cast<eval::BuiltinObj*>(in.native("reveal"))));
+  in.builtinsModule()->ns.set("reveal",
+                              eval::Value(const_cast<eval::BuiltinObj*>(in.native("reveal"))));
   if (!in.loadDocument(path)) {
     std::cerr << "cannot read " << file << "\n";
     return 2;

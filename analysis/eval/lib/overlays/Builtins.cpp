@@ -7,7 +7,6 @@
 // hierarchy. What depends on the running program (id, hash, input, open)
 // is Unknown.
 #include "../Activation.h"
-
 #include "mlir/IR/BuiltinOps.h"
 
 #include <algorithm>
@@ -72,7 +71,8 @@ Value bLen(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Obje
   for (const Alt& alt : *v) {
     Object* o = alt.obj;
     if (auto* inst = llvm::dyn_cast<InstanceObj>(o); inst && in.lookupInMro(inst->cls, "__len__")) {
-      out = in.heap().join(out, in.call(in.getAttr(Value(o, alt.origin), "__len__", site), {}, site));
+      out =
+          in.heap().join(out, in.call(in.getAttr(Value(o, alt.origin), "__len__", site), {}, site));
       continue;
     }
     if (auto* s = llvm::dyn_cast<StrObj>(o)) {
@@ -156,9 +156,10 @@ Value bIsinstance(Interpreter& in, const CallArgs& a, mlir::Operation* site, con
         for (ClassObj* c : classes)
           // A library class (an ABC, jax.Array) may count classes it never names.
           if (!c->external.empty() && c->external.rfind("builtins.", 0) != 0 &&
-              !in.hasLibraryBase(cls) && c->external.rfind("?", 0) != 0)
+              !in.hasLibraryBase(cls) && c->external.rfind('?', 0) != 0)
             t = c->external.find("abc") != std::string::npos ||
-                        c->external.rfind("typing.", 0) == 0 || c->external.rfind("numbers.", 0) == 0
+                        c->external.rfind("typing.", 0) == 0 ||
+                        c->external.rfind("numbers.", 0) == 0
                     ? std::nullopt
                     : std::optional<bool>(false);
       if (in.hasLibraryBase(cls) && !any)
@@ -199,7 +200,8 @@ Value bGetattr(Interpreter& in, const CallArgs& a, mlir::Operation* site, const 
   for (const Alt& n : *name) {
     auto* s = llvm::dyn_cast<StrObj>(n.obj);
     if (!s) {
-      out = in.heap().join(out, in.unknown("getattr() with a name not known (" + describe(n.obj) + ")", site));
+      out = in.heap().join(
+          out, in.unknown("getattr() with a name not known (" + describe(n.obj) + ")", site));
       continue;
     }
     if (dflt) {
@@ -239,7 +241,8 @@ Value bHasattr(Interpreter& in, const CallArgs& a, mlir::Operation* site, const 
   if (!obj || !name)
     return in.unknown("hasattr()", site);
   std::optional<bool> h = in.hasAttr(*obj, *name);
-  return h ? in.boolean(*h, site) : in.unknown("hasattr(" + describe(*obj) + ", \"" + *name + "\")", site);
+  return h ? in.boolean(*h, site)
+           : in.unknown("hasattr(" + describe(*obj) + ", \"" + *name + "\")", site);
 }
 
 Value bCallable(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
@@ -316,7 +319,8 @@ Value bStr(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Obje
                          : in.lookupInMro(inst->cls, "__repr__") ? "__repr__"
                                                                  : nullptr;
       if (hook) {
-        out = in.heap().join(out, in.call(in.getAttr(Value(alt.obj, alt.origin), hook, site), {}, site));
+        out = in.heap().join(out,
+                             in.call(in.getAttr(Value(alt.obj, alt.origin), hook, site), {}, site));
         continue;
       }
     }
@@ -602,6 +606,7 @@ Value bZip(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Obje
   }
   for (size_t i = 0; i < n; ++i) {
     std::vector<Value> parts;
+    parts.reserve(seqs.size());
     for (auto& s : seqs)
       parts.push_back(s.items[i]);
     l->elems.push_back(in.tuple(parts, site));
@@ -618,10 +623,10 @@ Value bEnumerate(Interpreter& in, const CallArgs& a, mlir::Operation* site, cons
   Interpreter::Elements e = in.elements(*v, site);
   l->exact = e.exact;
   for (size_t i = 0; i < e.items.size(); ++i)
-    l->elems.push_back(in.tuple({e.exact ? in.integer(start + static_cast<int64_t>(i), site)
-                                         : in.unknown("an index", site),
-                                 e.items[i]},
-                                site));
+    l->elems.push_back(in.tuple(
+        {e.exact ? in.integer(start + static_cast<int64_t>(i), site) : in.unknown("an index", site),
+         e.items[i]},
+        site));
   return Value(l, site);
 }
 
@@ -810,7 +815,8 @@ Value bObjectInit(Interpreter& in, const CallArgs&, mlir::Operation* site, const
 }
 
 Value bObjectNew(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
-  auto* cls = a.positional.empty() ? nullptr : llvm::dyn_cast_or_null<ClassObj>(a.positional[0].single());
+  auto* cls =
+      a.positional.empty() ? nullptr : llvm::dyn_cast_or_null<ClassObj>(a.positional[0].single());
   if (!cls)
     return in.unknown("object.__new__", site);
   return Value(in.heap().make<InstanceObj>(cls), site);
@@ -877,7 +883,7 @@ Value sFormat(Interpreter& in, const CallArgs& a, mlir::Operation* site, const O
     if (field.empty())
       v = arg(a, next++);
     else if (std::isdigit(static_cast<unsigned char>(field[0])))
-      v = arg(a, static_cast<size_t>(std::atoi(field.c_str())));
+      v = arg(a, static_cast<size_t>(std::strtoul(field.c_str(), nullptr, 10)));
     else
       v = a.keyword(field);
     bool known = false;
@@ -1007,7 +1013,8 @@ Value sSplit(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Ob
     size_t pos = 0;
     for (;;) {
       size_t hit = s->v.find(*sep, pos);
-      parts.push_back(in.str(s->v.substr(pos, hit == std::string::npos ? std::string::npos : hit - pos), site));
+      parts.push_back(
+          in.str(s->v.substr(pos, hit == std::string::npos ? std::string::npos : hit - pos), site));
       if (hit == std::string::npos)
         break;
       pos = hit + sep->size();
@@ -1075,7 +1082,8 @@ Value lPop(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Obje
         out = in.heap().join(out, l->elems.empty() ? in.unknown("list.pop()", site) : l->elems[0]);
         continue;
       }
-      std::optional<int64_t> i = a.positional.empty() ? std::optional<int64_t>(-1) : intArg(arg(a, 0));
+      std::optional<int64_t> i =
+          a.positional.empty() ? std::optional<int64_t>(-1) : intArg(arg(a, 0));
       int64_t n = static_cast<int64_t>(l->elems.size());
       if (!i || *i >= n || *i < -n) {
         out = in.heap().join(out, in.unknown("list.pop()", site));
@@ -1248,8 +1256,9 @@ Value dView(Interpreter& in, mlir::Operation* site, const Object* self, int whic
       l->elems.push_back(which == 0 ? k : which == 1 ? v : in.tuple({k, v}, site));
     if (!d->exact)
       l->elems.push_back(which == 0 ? in.unknown("a key not known", site)
-                                    : which == 1 ? d->others
-                                                 : in.tuple({in.unknown("a key not known", site), d->others}, site));
+                         : which == 1
+                             ? d->others
+                             : in.tuple({in.unknown("a key not known", site), d->others}, site));
     out.add(l, site);
   }
   return out;
@@ -1382,9 +1391,9 @@ public:
     fn("staticmethod", bStaticmethod);
     fn("vars", bVars);
     fn("globals", bGlobals);
-    for (const char* n : {"id", "hash", "input", "open", "locals", "__import__", "format", "chr",
-                          "ord", "hex", "bin", "oct", "compile", "eval", "exec", "memoryview",
-                          "bytearray", "complex", "slice"})
+    for (const char* n :
+         {"id", "hash", "input", "open", "locals", "__import__", "format", "chr", "ord", "hex",
+          "bin", "oct", "compile", "eval", "exec", "memoryview", "bytearray", "complex", "slice"})
       fn(n, bUnknown);
     in.defineNative("builtins.property.setter", bPropertySetter);
     in.defineNative("builtins.property.getter", bPropertySetter);
@@ -1429,7 +1438,8 @@ public:
     // Classes: object and the exception hierarchy.
     ClassObj* object = in.externalClass("builtins.object");
     object->mro = {object};
-    object->ns.set("__init__", Value(const_cast<BuiltinObj*>(in.native("builtins.object.__init__"))));
+    object->ns.set("__init__",
+                   Value(const_cast<BuiltinObj*>(in.native("builtins.object.__init__"))));
     b->ns.set("object", Value(object));
     struct Exc {
       const char* name;

@@ -19,7 +19,9 @@ using namespace overlay;
 
 // ---- namedtuple -------------------------------------------------------------------------
 
-ClassObj* tupleClass(Interpreter& in) { return in.externalClass("builtins.tuple"); }
+ClassObj* tupleClass(Interpreter& in) {
+  return in.externalClass("builtins.tuple");
+}
 
 std::vector<std::string> tupleFields(Interpreter& in, ClassObj* cls) {
   std::vector<std::string> out;
@@ -49,7 +51,8 @@ std::vector<Value> tupleValues(Interpreter& in, InstanceObj* inst, mlir::Operati
 }
 
 Value ntNew(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
-  auto* cls = a.positional.empty() ? nullptr : llvm::dyn_cast_or_null<ClassObj>(a.positional[0].single());
+  auto* cls =
+      a.positional.empty() ? nullptr : llvm::dyn_cast_or_null<ClassObj>(a.positional[0].single());
   if (!cls)
     return in.unknown("a namedtuple made without its class", site);
   std::vector<std::string> fields = tupleFields(in, cls);
@@ -110,14 +113,17 @@ Value ntEq(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Obje
     if (InstanceObj* o = namedTupleOf(in, alt.obj))
       rhs = in.tuple(tupleValues(in, o, site), site);
     else if (alt.obj->kind != Kind::Tuple) {
-      out = in.heap().join(out, alt.obj->kind == Kind::Unknown
-                                    ? in.unknown("a namedtuple compared with " + describe(alt.obj), site)
-                                    : in.boolean(false, site));
+      out = in.heap().join(out,
+                           alt.obj->kind == Kind::Unknown
+                               ? in.unknown("a namedtuple compared with " + describe(alt.obj), site)
+                               : in.boolean(false, site));
       continue;
     }
-    std::optional<bool> same = valuesEqual(in, in.tuple(tupleValues(in, inst, site), site), rhs, site);
-    out = in.heap().join(out, same ? in.boolean(*same, site)
-                                   : in.unknown("a namedtuple compared with " + describe(alt.obj), site));
+    std::optional<bool> same =
+        valuesEqual(in, in.tuple(tupleValues(in, inst, site), site), rhs, site);
+    out = in.heap().join(
+        out, same ? in.boolean(*same, site)
+                  : in.unknown("a namedtuple compared with " + describe(alt.obj), site));
   }
   return out;
 }
@@ -151,7 +157,8 @@ Value ntAsdict(Interpreter& in, const CallArgs& a, mlir::Operation* site, const 
 }
 
 Value ntMake(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
-  auto* cls = a.positional.empty() ? nullptr : llvm::dyn_cast_or_null<ClassObj>(a.positional[0].single());
+  auto* cls =
+      a.positional.empty() ? nullptr : llvm::dyn_cast_or_null<ClassObj>(a.positional[0].single());
   const Value* src = arg(a, 1, "iterable");
   if (!cls || !src)
     return in.unknown("_make()", site);
@@ -171,6 +178,7 @@ void makeNamedTuple(Interpreter& in, ClassObj* cls, const std::vector<std::strin
                     mlir::Operation* site) {
   in.heap().willWrite(cls);
   std::vector<Value> names;
+  names.reserve(fields.size());
   for (const std::string& f : fields)
     names.push_back(in.str(f, site));
   auto* d = in.heap().make<DictObj>();
@@ -181,16 +189,17 @@ void makeNamedTuple(Interpreter& in, ClassObj* cls, const std::vector<std::strin
   if (!cls->ns.find("__match_args__"))
     cls->ns.set("__match_args__", in.tuple(names, site));
   auto method = [&](const char* name, NativeFn fn) {
-    cls->ns.set(name, Value(in.makeNative(std::string("collections.namedtuple.") + name, fn), site));
+    cls->ns.set(name,
+                Value(in.makeNative(std::string("collections.namedtuple.") + name, fn), site));
   };
   method("__new__", ntNew);
-  for (auto [name, fn] : std::initializer_list<std::pair<const char*, NativeFn>>{
-           {"__getitem__", ntGetitem},
-           {"__iter__", ntIter},
-           {"__len__", ntLen},
-           {"__eq__", ntEq},
-           {"_replace", ntReplace},
-           {"_asdict", ntAsdict}})
+  for (auto [name, fn] :
+       std::initializer_list<std::pair<const char*, NativeFn>>{{"__getitem__", ntGetitem},
+                                                               {"__iter__", ntIter},
+                                                               {"__len__", ntLen},
+                                                               {"__eq__", ntEq},
+                                                               {"_replace", ntReplace},
+                                                               {"_asdict", ntAsdict}})
     if (!cls->ns.find(name))
       method(name, fn);
   cls->ns.set("_make", Value(in.heap().make<DescriptorObj>(
@@ -238,7 +247,8 @@ Value cNamedtuple(Interpreter& in, const CallArgs& a, mlir::Operation* site, con
   if (!name || !known)
     return in.unknown("a namedtuple class with fields not known", site);
   std::vector<std::pair<std::string, Value>> defaults;
-  if (const Value* dv = a.keyword("defaults"); dv && !(dv->single() && dv->single()->kind == Kind::None)) {
+  if (const Value* dv = a.keyword("defaults");
+      dv && !(dv->single() && dv->single()->kind == Kind::None)) {
     Interpreter::Elements e = in.elements(*dv, site);
     if (!e.exact || e.items.size() > fields.size())
       return in.unknown("a namedtuple class with defaults not known", site);
@@ -427,8 +437,8 @@ void fillFrom(Interpreter& in, const Value& target, const Value* src, const Call
         else if (d) {
           in.heap().willWrite(d);
           d->exact = false;
-          d->others = in.heap().join(d->others, kv.items.size() == 2 ? kv.items[1]
-                                                                     : in.unknown("an entry", site));
+          d->others = in.heap().join(
+              d->others, kv.items.size() == 2 ? kv.items[1] : in.unknown("an entry", site));
         }
       }
       if (!e.exact && d) {
@@ -466,7 +476,8 @@ Value mInit(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Obj
     first = 2;
   }
   CallArgs items = rest(a, first);
-  fillFrom(in, Value(d, site), items.positional.empty() ? nullptr : &items.positional[0], items, site);
+  fillFrom(in, Value(d, site), items.positional.empty() ? nullptr : &items.positional[0], items,
+           site);
   return in.none(site);
 }
 
@@ -517,7 +528,8 @@ Value mEq(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Objec
   // Two OrderedDicts are equal only in the same order.
   auto* xi = llvm::cast<InstanceObj>(x);
   auto* yi = llvm::dyn_cast<InstanceObj>(y);
-  if (same == true && yi && derives(in, xi->cls, kOrderedDict) && derives(in, yi->cls, kOrderedDict))
+  if (same == true && yi && derives(in, xi->cls, kOrderedDict) &&
+      derives(in, yi->cls, kOrderedDict))
     for (size_t i = 0; i < d->items.size(); ++i) {
       Object* p = d->items[i].first.single();
       Object* q = e->items[i].first.single();
@@ -579,10 +591,9 @@ void count(Interpreter& in, const Value& self, DictObj* d, const Value* src, con
   Value target(d, site);
   auto add = [&](const Value& key, const Value& n) {
     Found f = lookupDict(in, d, key, site);
-    Value old = f.presence == Presence::Absent ? in.integer(0, site)
-                : f.presence == Presence::Present
-                    ? f.value
-                    : in.heap().join(f.value, in.integer(0, site));
+    Value old = f.presence == Presence::Absent    ? in.integer(0, site)
+                : f.presence == Presence::Present ? f.value
+                                                  : in.heap().join(f.value, in.integer(0, site));
     in.setItem(target, key, in.binary(sign > 0 ? "+" : "-", old, n, site), site);
   };
   if (src) {
@@ -658,6 +669,7 @@ Value counterMostCommon(Interpreter& in, const CallArgs& a, mlir::Operation* sit
     return counts[x].second != counts[y].second ? counts[x].second > counts[y].second : x < y;
   });
   std::vector<std::pair<Value, int64_t>> sorted;
+  sorted.reserve(order.size());
   for (size_t i : order)
     sorted.push_back(counts[i]);
   counts = sorted;
@@ -670,6 +682,7 @@ Value counterMostCommon(Interpreter& in, const CallArgs& a, mlir::Operation* sit
     limit = static_cast<size_t>(std::clamp<int64_t>(*k, 0, static_cast<int64_t>(counts.size())));
   }
   std::vector<Value> out;
+  out.reserve(limit);
   for (size_t i = 0; i < limit; ++i)
     out.push_back(in.tuple({counts[i].first, in.integer(counts[i].second, site)}, site));
   return in.list(out, site);
@@ -795,7 +808,8 @@ Value cmDelitem(Interpreter& in, const CallArgs& a, mlir::Operation* site, const
 }
 
 // The keys: those of the last mapping first, as CPython builds them.
-bool chainKeys(Interpreter& in, const Value& self, std::vector<Value>& keys, mlir::Operation* site) {
+bool chainKeys(Interpreter& in, const Value& self, std::vector<Value>& keys,
+               mlir::Operation* site) {
   ListObj* maps = mapsOf(self.single());
   if (!maps)
     return false;
@@ -903,8 +917,8 @@ public:
       classNative(in, c, "clear", mClear);
       classNative(in, c, "copy", mCopy);
       classNative(in, c, "popitem", mPopitem);
-      static const char* const delegated[] = {"get",   "keys",       "values", "items",
-                                              "pop",   "setdefault", "update", "__iter__"};
+      static const char* const delegated[] = {"get", "keys",       "values", "items",
+                                              "pop", "setdefault", "update", "__iter__"};
       for (const char* m : delegated)
         classNative(in, c, m, mDelegate,
                     const_cast<char*>(std::string_view(m) == "__iter__" ? "keys" : m));

@@ -187,9 +187,9 @@ void process(Interpreter& in, ClassObj* cls, const Options& opt, mlir::Operation
   params->attrs.set("frozen", in.boolean(opt.frozen, site));
   cls->ns.set("__dataclass_params__", Value(params, site));
   if (opt.init && !cls->ns.find("__init__"))
-    cls->ns.set("__init__",
-                Value(in.makeNative("dataclasses.__init__", dInit, hold(in, {Value(cls, site)})),
-                      site));
+    cls->ns.set(
+        "__init__",
+        Value(in.makeNative("dataclasses.__init__", dInit, hold(in, {Value(cls, site)})), site));
   if (opt.eq && !cls->ns.find("__eq__"))
     cls->ns.set("__eq__", Value(in.makeNative("dataclasses.__eq__", dEq), site));
   if (opt.matchArgs && !cls->ns.find("__match_args__")) {
@@ -266,7 +266,8 @@ bool frozenClass(Interpreter& in, ClassObj* cls) {
 
 Value dInit(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object* self) {
   Value obj = selfArg(a);
-  auto* cls = held(self).empty() ? nullptr : llvm::dyn_cast_or_null<ClassObj>(held(self)[0].single());
+  auto* cls =
+      held(self).empty() ? nullptr : llvm::dyn_cast_or_null<ClassObj>(held(self)[0].single());
   if (!cls || obj.isBottom())
     return in.none(site);
   bool frozen = frozenClass(in, cls);
@@ -300,6 +301,7 @@ Value dInit(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Obj
                                        site));
     return v;
   };
+  bound.reserve(bound.size() + positional.size());
   for (InstanceObj* f : positional)
     bound.push_back({fieldName(f), valueFor(f, true)});
   for (InstanceObj* f : keywordOnly)
@@ -369,7 +371,7 @@ Value dEq(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Objec
       continue;
     std::string name = fieldName(f);
     std::optional<bool> same = valuesEqual(in, in.getAttr(Value(x, site), name, site),
-                                     in.getAttr(Value(y, site), name, site), site, 0);
+                                           in.getAttr(Value(y, site), name, site), site, 0);
     if (same == false)
       return in.boolean(false, site);
     if (!same)
@@ -438,7 +440,8 @@ Value dReplace(Interpreter& in, const CallArgs& a, mlir::Operation* site, const 
         continue;
       if (tag == kInitVarTag) {
         if (isMissing(in, fieldAttr(f, "default")))
-          out = in.heap().join(out, in.unknown("replace() without InitVar `" + name + "` (ValueError)", site));
+          out = in.heap().join(
+              out, in.unknown("replace() without InitVar `" + name + "` (ValueError)", site));
         continue;
       }
       args.keywords.push_back({name, in.getAttr(Value(inst, alt.origin), name, site)});
@@ -466,6 +469,7 @@ Value copyOne(Interpreter& in, const Alt& alt, bool asDict, mlir::Operation* sit
         }
       if (!asDict) {
         std::vector<Value> elems;
+        elems.reserve(items.size());
         for (auto& [_, x] : items)
           elems.push_back(x);
         return in.tuple(elems, site);
@@ -484,6 +488,7 @@ Value copyOne(Interpreter& in, const Alt& alt, bool asDict, mlir::Operation* sit
   }
   if (auto* t = llvm::dyn_cast<TupleObj>(o)) {
     std::vector<Value> elems;
+    elems.reserve(t->elems.size());
     for (const Value& e : t->elems)
       elems.push_back(copyInner(in, e, asDict, site, depth + 1));
     return in.tuple(elems, site);
@@ -520,9 +525,9 @@ Value asdictOrTuple(Interpreter& in, const CallArgs& a, mlir::Operation* site, b
   Value out;
   for (const Alt& alt : *v) {
     if (!dataclassOf(in, alt.obj) || alt.obj->kind != Kind::Instance) {
-      out = in.heap().join(out, in.unknown(std::string(asDict ? "asdict" : "astuple") + "() of " +
-                                               describe(alt.obj),
-                                           site));
+      out = in.heap().join(
+          out, in.unknown(std::string(asDict ? "asdict" : "astuple") + "() of " + describe(alt.obj),
+                          site));
       continue;
     }
     out = in.heap().join(out, copyOne(in, alt, asDict, site, 0));

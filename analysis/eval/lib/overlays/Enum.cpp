@@ -354,9 +354,8 @@ Value eRepr(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Obj
   auto* vs = llvm::dyn_cast_or_null<StrObj>(v.single());
   if (!vs)
     return in.unknown("repr() of " + describe(m), site);
-  return in.str("<" + m->cls->name + "." + (name ? name->v : std::string("None")) + ": " + vs->v +
-                    ">",
-                site);
+  return in.str(
+      "<" + m->cls->name + "." + (name ? name->v : std::string("None")) + ": " + vs->v + ">", site);
 }
 
 // The operators of int and str enums act on the value; the result is a
@@ -393,7 +392,8 @@ Value eGetattr(Interpreter& in, const CallArgs& a, mlir::Operation* site, const 
   return in.getAttr(plain(in, selfArg(a), site), *name, site);
 }
 
-// ---- flags ---------------------------------------------------------------------------------------
+// ---- flags
+// ---------------------------------------------------------------------------------------
 
 // The member of a flag class with value v: a defined one, else a
 // pseudo-member made once.
@@ -485,13 +485,15 @@ Value fLen(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Obje
   return in.unknown("the length of a flag", site);
 }
 
-// ---- the class: lookup by value, by name; iteration ------------------------------------------------
+// ---- the class: lookup by value, by name; iteration
+// ------------------------------------------------
 
 Value functionalApi(Interpreter& in, ClassObj* base, const CallArgs& a, mlir::Operation* site);
 
 // Color(value): the member with that value (Enum.__new__, as EnumType.__call__ uses it).
 Value eNew(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
-  auto* cls = a.positional.empty() ? nullptr : llvm::dyn_cast_or_null<ClassObj>(a.positional[0].single());
+  auto* cls =
+      a.positional.empty() ? nullptr : llvm::dyn_cast_or_null<ClassObj>(a.positional[0].single());
   if (!cls)
     return in.unknown("an enum looked up", site);
   if (a.positional.size() >= 3 || a.keyword("names"))
@@ -550,15 +552,16 @@ Value eNew(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Obje
         continue;
       }
     }
-    out = in.heap().join(out, in.unknown(describe(alt.obj) + " is not a valid " + cls->name +
-                                             " (ValueError)",
-                                         site));
+    out = in.heap().join(
+        out,
+        in.unknown(describe(alt.obj) + " is not a valid " + cls->name + " (ValueError)", site));
   }
   return out;
 }
 
 Value mGetitem(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
-  auto* cls = a.positional.empty() ? nullptr : llvm::dyn_cast_or_null<ClassObj>(a.positional[0].single());
+  auto* cls =
+      a.positional.empty() ? nullptr : llvm::dyn_cast_or_null<ClassObj>(a.positional[0].single());
   const Value* key = arg(a, 1);
   if (!cls || !key)
     return in.unknown("an enum member by name", site);
@@ -569,21 +572,24 @@ Value mGetitem(Interpreter& in, const CallArgs& a, mlir::Operation* site, const 
 }
 
 Value mIter(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
-  auto* cls = a.positional.empty() ? nullptr : llvm::dyn_cast_or_null<ClassObj>(a.positional[0].single());
+  auto* cls =
+      a.positional.empty() ? nullptr : llvm::dyn_cast_or_null<ClassObj>(a.positional[0].single());
   if (!cls)
     return in.unknown("the members of an enum", site);
   return in.tuple(canonicalMembers(in, cls), site);
 }
 
 Value mLen(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
-  auto* cls = a.positional.empty() ? nullptr : llvm::dyn_cast_or_null<ClassObj>(a.positional[0].single());
+  auto* cls =
+      a.positional.empty() ? nullptr : llvm::dyn_cast_or_null<ClassObj>(a.positional[0].single());
   if (!cls)
     return in.unknown("the length of an enum", site);
   return in.integer(static_cast<int64_t>(canonicalMembers(in, cls).size()), site);
 }
 
 Value mMembers(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
-  auto* cls = a.positional.empty() ? nullptr : llvm::dyn_cast_or_null<ClassObj>(a.positional[0].single());
+  auto* cls =
+      a.positional.empty() ? nullptr : llvm::dyn_cast_or_null<ClassObj>(a.positional[0].single());
   DictObj* map = cls ? table(memberClass(in, cls), "_member_map_") : nullptr;
   if (!map)
     return in.unknown("__members__", site);
@@ -678,9 +684,10 @@ public:
     classNative(in, b.meta, "__getitem__", mGetitem);
     classNative(in, b.meta, "__iter__", mIter);
     classNative(in, b.meta, "__len__", mLen);
-    b.meta->ns.set("__members__",
-                   Value(in.heap().make<DescriptorObj>(
-                       Kind::Property, Value(in.makeNative("enum.EnumType.__members__", mMembers)))));
+    b.meta->ns.set(
+        "__members__",
+        Value(in.heap().make<DescriptorObj>(
+            Kind::Property, Value(in.makeNative("enum.EnumType.__members__", mMembers)))));
 
     auto property = [&](ClassObj* c, const char* name, NativeFn fn) {
       c->ns.set(name, Value(in.heap().make<DescriptorObj>(
@@ -694,14 +701,12 @@ public:
     classNative(in, b.enumBase, "__repr__", eRepr);
 
     // int and str mixins: the value's operators and attributes.
-    static const char* const intOps[] = {"+", "-", "*", "//", "%", "/", "**", "<<", ">>",
-                                         "r+", "r-", "r*", "r//", "r%", "r/", "r**"};
-    static const char* const intNames[] = {"__add__",       "__sub__",      "__mul__",
-                                           "__floordiv__",  "__mod__",      "__truediv__",
-                                           "__pow__",       "__lshift__",   "__rshift__",
-                                           "__radd__",      "__rsub__",     "__rmul__",
-                                           "__rfloordiv__", "__rmod__",     "__rtruediv__",
-                                           "__rpow__"};
+    static const char* const intOps[] = {"+",  "-",  "*",  "//", "%",   "/",  "**", "<<",
+                                         ">>", "r+", "r-", "r*", "r//", "r%", "r/", "r**"};
+    static const char* const intNames[] = {
+        "__add__",       "__sub__",    "__mul__",      "__floordiv__", "__mod__",  "__truediv__",
+        "__pow__",       "__lshift__", "__rshift__",   "__radd__",     "__rsub__", "__rmul__",
+        "__rfloordiv__", "__rmod__",   "__rtruediv__", "__rpow__"};
     for (ClassObj* c : {b.intEnum, b.intFlag}) {
       for (size_t i = 0; i < std::size(intOps); ++i)
         classNative(in, c, intNames[i], eBinary, const_cast<char*>(intOps[i]));
@@ -745,8 +750,8 @@ public:
     Bases b = bases(in);
     bool intMixin = in.isSubclass(cls, in.externalClass("builtins.int")) &&
                     !in.isSubclass(cls, b.intEnum) && !in.isSubclass(cls, b.intFlag);
-    bool strMixin = in.isSubclass(cls, in.externalClass("builtins.str")) &&
-                    !in.isSubclass(cls, b.strEnum);
+    bool strMixin =
+        in.isSubclass(cls, in.externalClass("builtins.str")) && !in.isSubclass(cls, b.strEnum);
     if (intMixin || strMixin) {
       in.heap().willWrite(cls);
       ClassObj* from = intMixin ? b.intEnum : b.strEnum;

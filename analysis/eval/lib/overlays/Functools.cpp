@@ -7,7 +7,6 @@
 // dispatches on the class of its first argument, or runs every registered
 // function as alternatives when that class is not known), total_ordering.
 #include "Util.h"
-
 #include "mlir/IR/BuiltinOps.h"
 
 namespace pallas::eval {
@@ -49,8 +48,8 @@ Value fPartial(Interpreter& in, const CallArgs& a, mlir::Operation* site, const 
 // self, then the frozen arguments, then the call's.
 Value fPartialMethodCall(Interpreter& in, const CallArgs& a, mlir::Operation* site,
                          const Object* self) {
-  auto* frozen = llvm::dyn_cast_or_null<PartialObj>(held(self).empty() ? nullptr
-                                                                        : held(self)[0].single());
+  auto* frozen =
+      llvm::dyn_cast_or_null<PartialObj>(held(self).empty() ? nullptr : held(self)[0].single());
   if (!frozen)
     return in.unknown("a functools.partialmethod", site);
   CallArgs merged;
@@ -58,8 +57,7 @@ Value fPartialMethodCall(Interpreter& in, const CallArgs& a, mlir::Operation* si
     merged.positional.push_back(a.positional[0]);
   merged.positional.insert(merged.positional.end(), frozen->args.begin(), frozen->args.end());
   if (a.positional.size() > 1)
-    merged.positional.insert(merged.positional.end(), a.positional.begin() + 1,
-                             a.positional.end());
+    merged.positional.insert(merged.positional.end(), a.positional.begin() + 1, a.positional.end());
   merged.keywords = frozen->keywords;
   for (const auto& [k, v] : a.keywords) {
     bool replaced = false;
@@ -219,12 +217,12 @@ Value cached(Interpreter& in, const Value& fn, mlir::Operation* site) {
   for (const Alt& alt : fn)
     if (auto* f = llvm::dyn_cast<FunctionObj>(alt.obj)) {
       in.heap().willWrite(f);
-      f->attrs.set("cache_clear", Value(in.makeNative("functools._lru_cache_wrapper.cache_clear",
-                                                      fCacheClear),
-                                        site));
-      f->attrs.set("cache_info", Value(in.makeNative("functools._lru_cache_wrapper.cache_info",
-                                                     fCacheInfo),
-                                       site));
+      f->attrs.set(
+          "cache_clear",
+          Value(in.makeNative("functools._lru_cache_wrapper.cache_clear", fCacheClear), site));
+      f->attrs.set(
+          "cache_info",
+          Value(in.makeNative("functools._lru_cache_wrapper.cache_info", fCacheInfo), site));
     }
   return fn;
 }
@@ -396,8 +394,8 @@ Value implementationsFor(Interpreter& in, DictObj* reg, ClassObj* cls, mlir::Ope
           return in.heap().join(v, uncertain);
         return v;
       }
-  return in.heap().join(uncertain, in.unknown("no implementation registered for " + cls->name,
-                                              site));
+  return in.heap().join(uncertain,
+                        in.unknown("no implementation registered for " + cls->name, site));
 }
 
 Value sdCall(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
@@ -428,6 +426,7 @@ Value sdCall(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Ob
     return in.call(groups[0].first, args, site);
   Value out;
   std::vector<std::function<void()>> ways;
+  ways.reserve(groups.size());
   for (auto& [fns, vals] : groups)
     ways.push_back([&, fns = fns, vals = vals] {
       CallArgs one = args;

@@ -61,7 +61,8 @@ ModuleObj* dictModule(const CallArgs& a) {
 }
 
 Value moduleDict(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
-  auto* m = a.positional.empty() ? nullptr : llvm::dyn_cast_or_null<ModuleObj>(a.positional[0].single());
+  auto* m =
+      a.positional.empty() ? nullptr : llvm::dyn_cast_or_null<ModuleObj>(a.positional[0].single());
   if (!m)
     return in.unknown("a module's __dict__", site);
   auto* d = instance(in, in.externalClass("pallas-lsp.ModuleDict"));

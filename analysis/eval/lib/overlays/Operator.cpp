@@ -68,13 +68,15 @@ Value oIndex(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Ob
 }
 
 // itemgetter(*items)(obj): obj[item], or a tuple of them.
-Value itemgetterCall(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object* self) {
+Value itemgetterCall(Interpreter& in, const CallArgs& a, mlir::Operation* site,
+                     const Object* self) {
   const std::vector<Value>& items = held(self);
   if (a.positional.size() != 1)
     return in.unknown("an itemgetter called", site);
   if (items.size() == 1)
     return in.subscript(a.positional[0], items[0], site);
   std::vector<Value> out;
+  out.reserve(items.size());
   for (const Value& i : items)
     out.push_back(in.subscript(a.positional[0], i, site));
   return in.tuple(out, site);
@@ -93,21 +95,23 @@ Value dotted(Interpreter& in, Value obj, const Value& name, mlir::Operation* sit
   size_t start = 0;
   for (;;) {
     size_t dot = s->find('.', start);
-    obj = in.getAttr(obj, s->substr(start, dot == std::string::npos ? std::string::npos : dot - start),
-                     site);
+    obj = in.getAttr(
+        obj, s->substr(start, dot == std::string::npos ? std::string::npos : dot - start), site);
     if (dot == std::string::npos)
       return obj;
     start = dot + 1;
   }
 }
 
-Value attrgetterCall(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object* self) {
+Value attrgetterCall(Interpreter& in, const CallArgs& a, mlir::Operation* site,
+                     const Object* self) {
   const std::vector<Value>& names = held(self);
   if (a.positional.size() != 1)
     return in.unknown("an attrgetter called", site);
   if (names.size() == 1)
     return dotted(in, a.positional[0], names[0], site);
   std::vector<Value> out;
+  out.reserve(names.size());
   for (const Value& n : names)
     out.push_back(dotted(in, a.positional[0], n, site));
   return in.tuple(out, site);
@@ -157,15 +161,15 @@ public:
       NativeFn fn;
     };
     static const Op ops[] = {
-        {"add", "+", oBinary},       {"sub", "-", oBinary},      {"mul", "*", oBinary},
-        {"truediv", "/", oBinary},   {"floordiv", "//", oBinary}, {"mod", "%", oBinary},
-        {"pow", "**", oBinary},      {"lshift", "<<", oBinary},  {"rshift", ">>", oBinary},
-        {"and_", "&", oBinary},      {"or_", "|", oBinary},      {"xor", "^", oBinary},
-        {"matmul", "@", oBinary},    {"concat", "+", oBinary},   {"eq", "==", oCompare},
-        {"ne", "!=", oCompare},      {"lt", "<", oCompare},      {"le", "<=", oCompare},
-        {"gt", ">", oCompare},       {"ge", ">=", oCompare},     {"is_", "is", oCompare},
-        {"is_not", "is not", oCompare}, {"neg", "unary-", oUnary}, {"pos", "unary+", oUnary},
-        {"invert", "unary~", oUnary}, {"inv", "unary~", oUnary}, {"not_", "not", oTruth},
+        {"add", "+", oBinary},          {"sub", "-", oBinary},       {"mul", "*", oBinary},
+        {"truediv", "/", oBinary},      {"floordiv", "//", oBinary}, {"mod", "%", oBinary},
+        {"pow", "**", oBinary},         {"lshift", "<<", oBinary},   {"rshift", ">>", oBinary},
+        {"and_", "&", oBinary},         {"or_", "|", oBinary},       {"xor", "^", oBinary},
+        {"matmul", "@", oBinary},       {"concat", "+", oBinary},    {"eq", "==", oCompare},
+        {"ne", "!=", oCompare},         {"lt", "<", oCompare},       {"le", "<=", oCompare},
+        {"gt", ">", oCompare},          {"ge", ">=", oCompare},      {"is_", "is", oCompare},
+        {"is_not", "is not", oCompare}, {"neg", "unary-", oUnary},   {"pos", "unary+", oUnary},
+        {"invert", "unary~", oUnary},   {"inv", "unary~", oUnary},   {"not_", "not", oTruth},
         {"truth", "truth", oTruth}};
     for (const Op& o : ops) {
       in.defineNative(std::string("operator.") + o.name, o.fn, const_cast<char*>(o.op));

@@ -332,8 +332,10 @@ public:
     unittest->ns.set("TestCase", Value(tc));
     unittest->ns.set("SkipTest", Value(skipTestClass));
     // pytest.skip / fail / exit raise (the rest of the test does not run).
-    ClassObj* skipped = libraryClass(in, "_pytest.outcomes.Skipped", {in.externalClass("builtins.BaseException")});
-    ClassObj* failed = libraryClass(in, "_pytest.outcomes.Failed", {in.externalClass("builtins.BaseException")});
+    ClassObj* skipped =
+        libraryClass(in, "_pytest.outcomes.Skipped", {in.externalClass("builtins.BaseException")});
+    ClassObj* failed =
+        libraryClass(in, "_pytest.outcomes.Failed", {in.externalClass("builtins.BaseException")});
     in.defineNative("pytest.skip", pytestSkip, skipped);
     in.defineNative("pytest.fail", pytestSkip, failed);
     in.defineNative("pytest.exit", pytestSkip, failed);

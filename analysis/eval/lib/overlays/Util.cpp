@@ -260,8 +260,8 @@ std::optional<bool> valuesEqual(Interpreter& in, const Value& a, const Value& b,
     for (const auto& [k, v] : da->items) {
       const Value* other = nullptr;
       for (const auto& [k2, v2] : db->items) {
-        std::optional<bool> s = k.single() && k2.single() ? sameValue(k.single(), k2.single())
-                                                           : std::nullopt;
+        std::optional<bool> s =
+            k.single() && k2.single() ? sameValue(k.single(), k2.single()) : std::nullopt;
         if (s == true)
           other = &v2;
         else if (!s)

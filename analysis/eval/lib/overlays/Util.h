@@ -108,8 +108,7 @@ inline std::vector<ClassObj*> linearize(ClassObj* cls) {
 }
 
 // A class an overlay makes at run time (namedtuple(...), Enum("Name", ...)).
-inline ClassObj* makeClass(Interpreter& in, const std::string& name,
-                           std::vector<ClassObj*> bases) {
+inline ClassObj* makeClass(Interpreter& in, const std::string& name, std::vector<ClassObj*> bases) {
   auto* cls = in.heap().make<ClassObj>();
   cls->name = name;
   cls->qualname = name;

@@ -6,10 +6,9 @@
 // Project has its own, over its documents.
 #pragma once
 
-#include "pallas/eval/Interpreter.h"
-
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "pallas/eval/Interpreter.h"
 
 #include <map>
 #include <memory>

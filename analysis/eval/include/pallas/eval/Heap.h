@@ -30,11 +30,11 @@ namespace pallas::eval {
 
 // The contents of a mutable object, as the journal saves them.
 struct Contents {
-  AttrMap attrs;                                  // Instance, Class ns, Module ns, Frame, Function
-  std::vector<Value> elems;                       // List, Set
-  std::vector<std::pair<Value, Value>> items;     // Dict
-  bool exact = true;                              // List, Set, Dict
-  Value others;                                   // Dict
+  AttrMap attrs;                              // Instance, Class ns, Module ns, Frame, Function
+  std::vector<Value> elems;                   // List, Set
+  std::vector<std::pair<Value, Value>> items; // Dict
+  bool exact = true;                          // List, Set, Dict
+  Value others;                               // Dict
 };
 
 class Heap {

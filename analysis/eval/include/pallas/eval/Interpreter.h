@@ -187,6 +187,11 @@ public:
   // A native called for a library function no overlay registered (its
   // `self` is the ExternalObj); by default such calls give Unknown.
   void setExternalFallback(NativeFn fn) { externalFallback_ = fn; }
+  // Called with each op's result as the op runs (every time it runs): how
+  // a client learns what an expression evaluates to (the resource checks
+  // read shapes this way). Empty: nothing is called.
+  using ResultObserver = std::function<void(mlir::Operation*, const Value&)>;
+  void observeResults(ResultObserver f) { resultObserver_ = std::move(f); }
   // Invokes a user function with bound arguments (overlays that call back).
   Value invoke(FunctionObj* fn, const CallArgs& args, mlir::Operation* site);
   // Runs a generator; `each` gets every value it yields (false stops it).
@@ -345,6 +350,7 @@ private:
   std::string main_;
   std::vector<std::string> why_;
   NativeFn externalFallback_ = nullptr;
+  ResultObserver resultObserver_;
   Activation* current_ = nullptr;
   std::map<const FrameObj*, std::string> frameDocs_;
   std::vector<std::string> documents_; // loaded workspace documents, in load order

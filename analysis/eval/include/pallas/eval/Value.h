@@ -342,7 +342,8 @@ struct FunctionObj : Object {
 // ---- callables and descriptors ------------------------------------------------
 
 struct BoundMethodObj : Object {
-  BoundMethodObj(Value self, Object* fn) : Object(Kind::BoundMethod), self(std::move(self)), fn(fn) {}
+  BoundMethodObj(Value self, Object* fn)
+      : Object(Kind::BoundMethod), self(std::move(self)), fn(fn) {}
   Value self;
   Object* fn; // a FunctionObj, BuiltinObj or other callable
   static bool classof(const Object* o) { return o->kind == Kind::BoundMethod; }
@@ -354,10 +355,11 @@ struct CallArgs;
 using NativeFn = Value (*)(Interpreter& in, const CallArgs& args, mlir::Operation* site,
                            const Object* self);
 struct BuiltinObj : Object {
-  BuiltinObj(std::string name, NativeFn fn) : Object(Kind::Builtin), name(std::move(name)), fn(fn) {}
+  BuiltinObj(std::string name, NativeFn fn)
+      : Object(Kind::Builtin), name(std::move(name)), fn(fn) {}
   std::string name; // qualified: "builtins.len", "functools.partial", "list.append"
   NativeFn fn;
-  Value bound; // the receiver of a method of a built-in type (`xs.append`)
+  Value bound;          // the receiver of a method of a built-in type (`xs.append`)
   void* data = nullptr; // what the native function needs besides its arguments
   static bool classof(const Object* o) { return o->kind == Kind::Builtin; }
 };
@@ -401,7 +403,8 @@ struct GeneratorObj : Object {
 // `os.environ`), by its qualified name. Overlays give some of them a
 // meaning; the others are Unknown when used.
 struct ExternalObj : Object {
-  explicit ExternalObj(std::string qualname) : Object(Kind::External), qualname(std::move(qualname)) {}
+  explicit ExternalObj(std::string qualname)
+      : Object(Kind::External), qualname(std::move(qualname)) {}
   std::string qualname;
   static bool classof(const Object* o) { return o->kind == Kind::External; }
 };

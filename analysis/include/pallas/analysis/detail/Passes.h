@@ -118,7 +118,8 @@ struct PassContext {
   LaunchCache* launchCache = nullptr;
   // What the evaluator computed for this run (analysis/passes/EvalLaunches.h),
   // shared by the passes that read it.
-  std::shared_ptr<void> evaluation = nullptr;
+  // (Filled on first use, from passes that only read the context.)
+  mutable std::shared_ptr<void> evaluation = nullptr;
 };
 
 // ---- helpers over the dialect ------------------------------------------------

@@ -8,7 +8,6 @@
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
-
 #include "pallas/py/PyOpsDialect.h.inc"
 #include "pallas/py/PyOpsEnums.h.inc"
 

@@ -1,0 +1,255 @@
+#!/usr/bin/env python3
+"""Mechanical mutation testing (issue 36): mutants nobody hand-picks.
+
+Every C++ source of the product (analysis/, server/, protocol/, gpu/) is
+scanned for mutation sites of a few kinds, each a one-token change on one
+line:
+
+* relational: `==` <-> `!=`, `<` -> `<=`, `<=` -> `<`, `>` -> `>=`, `>=` -> `>`
+* logical: `&&` <-> `||`, `!cond` in an `if (...)` -> `cond`
+* constant: an integer literal n -> n + 1 (0 -> 1, 1 -> 2, ...), `true` <-> `false`
+* arithmetic: ` + ` <-> ` - `
+* statement: a line that is exactly `return;`, `continue;`, `break;` or a
+  call statement `name(...);` is removed
+
+Comments, strings, preprocessor lines and `#if PALLAS_LSP_MUTANT` blocks
+are skipped. A seeded random sample of them (`--sample`, default 100) is
+applied one at a time to the working tree, built into build-mutant-gen/
+(its own tree: only the mutated file is recompiled, the tests relinked),
+and the fast C++ test binaries plus the evaluator's cases are run. A
+mutant that does not compile is "stillborn" and not counted; one that
+makes a test fail or time out is "killed"; else it "survived". The source
+is restored after each mutant, and on Ctrl-C.
+
+    python test/mutation/generate.py [--sample N] [--seed S] [--list] [--report FILE]
+
+Not part of the default suite (it rebuilds once per mutant: about a minute
+each on CI's machine). docs/testing.md has the last report.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+BUILD = os.path.join(ROOT, "build-mutant-gen")
+PYTHON = os.environ.get("PALLAS_LSP_PYTHON", os.path.join(ROOT, ".venv", "bin", "python"))
+SOURCE_DIRS = ("analysis", "server", "protocol", "gpu")
+# The fast suites: the unit and golden tests of every library, and the
+# evaluator's cases (analysis/eval).
+TEST_BINARIES = (
+    "test/analysis/analysis_tests",
+    "test/discharge/discharge_tests",
+    "test/check/pallas_check_tests",
+    "test/server/pallas_server_tests",
+    "test/server/pallas_scheduler_tests",
+    "test/protocol/pallas_protocol_tests",
+    "test/rewrite/pallas_rewrite_tests",
+    "test/knowledge/knowledge_tests",
+    "test/mosaic/mosaic_rules_tests",
+    "test/mosaic/launch_target_tests",
+    "test/hardening/hardening_tests",
+)
+TARGETS = tuple(os.path.basename(b) for b in TEST_BINARIES) + ("py-eval",)
+TEST_TIMEOUT_S = 300
+
+_SKIP_DIRS = ("/test/", "/third_party/", "/build")
+
+_REPLACEMENTS = [
+    ("relational", re.compile(r"(?<=[\w\)\]]) == (?=[\w\(\"'!-])"), " != "),
+    ("relational", re.compile(r"(?<=[\w\)\]]) != (?=[\w\(\"'!-])"), " == "),
+    ("relational", re.compile(r"(?<=[\w\)\]]) < (?=[\w\(])"), " <= "),
+    ("relational", re.compile(r"(?<=[\w\)\]]) <= (?=[\w\(])"), " < "),
+    ("relational", re.compile(r"(?<=[\w\)\]]) > (?=[\w\(])"), " >= "),
+    ("relational", re.compile(r"(?<=[\w\)\]]) >= (?=[\w\(])"), " > "),
+    ("logical", re.compile(r" && "), " || "),
+    ("logical", re.compile(r" \|\| "), " && "),
+    ("logical", re.compile(r"(?<=if \()!(?=[\w\(])"), ""),
+    ("constant", re.compile(r"\btrue\b"), "false"),
+    ("constant", re.compile(r"\bfalse\b"), "true"),
+    ("constant", re.compile(r"(?<![\w.])(\d+)(?![\w.'])"), None),  # n -> n + 1
+    ("arithmetic", re.compile(r"(?<=[\w\)\]]) \+ (?=[\w\(])"), " - "),
+    ("arithmetic", re.compile(r"(?<=[\w\)\]]) - (?=[\w\(])"), " + "),
+]
+_DROPPABLE = re.compile(r"^\s*(return;|continue;|break;|[A-Za-z_][\w:.>-]*\([^;]*\);)\s*$")
+
+
+def _sources():
+  for d in SOURCE_DIRS:
+    for base, _dirs, files in os.walk(os.path.join(ROOT, d)):
+      rel = "/" + os.path.relpath(base, ROOT) + "/"
+      if any(s in rel for s in _SKIP_DIRS):
+        continue
+      for f in sorted(files):
+        if f.endswith(".cpp"):
+          yield os.path.join(base, f)
+
+
+def _code_part(line):
+  """The line up to a // comment, with string and char literals blanked
+  (same length), so sites are never inside them."""
+  out, quote, i = [], None, 0
+  while i < len(line):
+    c = line[i]
+    if quote:
+      if c == "\\":
+        out.append("__")
+        i += 2
+        continue
+      out.append(c if c == quote else "_")
+      if c == quote:
+        quote = None
+    elif c in "\"'":
+      quote = c
+      out.append(c)
+    elif line.startswith("//", i):
+      break
+    else:
+      out.append(c)
+    i += 1
+  return "".join(out)
+
+
+def sites():
+  """Every mutation site: (file, line number, kind, column, old, new)."""
+  found = []
+  for path in _sources():
+    with open(path, encoding="utf-8") as f:
+      lines = f.read().split("\n")
+    in_block_comment, in_mutant = False, 0
+    for n, line in enumerate(lines, 1):
+      stripped = line.strip()
+      if in_block_comment:
+        in_block_comment = "*/" not in stripped
+        continue
+      if stripped.startswith("/*"):
+        in_block_comment = "*/" not in stripped
+        continue
+      if stripped.startswith("#"):
+        if "PALLAS_LSP_MUTANT" in stripped:
+          in_mutant += 1
+        elif stripped.startswith("#endif") and in_mutant:
+          in_mutant -= 1
+        continue
+      if in_mutant or not stripped or stripped.startswith("//"):
+        continue
+      code = _code_part(line)
+      for kind, pattern, new in _REPLACEMENTS:
+        for m in pattern.finditer(code):
+          old = m.group(0)
+          repl = str(int(old) + 1) if new is None else new
+          found.append((path, n, kind, m.start(), old, repl))
+      if _DROPPABLE.match(code) and not stripped.startswith(("return ", "case ")):
+        found.append((path, n, "statement", 0, line, ""))
+  return found
+
+
+def apply(site):
+  path, n, kind, col, old, new = site
+  with open(path, encoding="utf-8") as f:
+    original = f.read()
+  lines = original.split("\n")
+  line = lines[n - 1]
+  if kind == "statement":
+    lines[n - 1] = ""
+  else:
+    assert line[col:col + len(old)] == old, (path, n, line, old)
+    lines[n - 1] = line[:col] + new + line[col + len(old):]
+  with open(path, "w", encoding="utf-8") as f:
+    f.write("\n".join(lines))
+  return original
+
+
+def _configure():
+  if not os.path.exists(os.path.join(BUILD, "build.ninja")):
+    subprocess.run(["bash", os.path.join(ROOT, "scripts", "build.sh"), BUILD], check=True,
+                   env={**os.environ, "PALLAS_LSP_TARGETS": " ".join(TARGETS)})
+
+
+def _build():
+  r = subprocess.run(["cmake", "--build", BUILD, "-j", os.environ.get("PALLAS_LSP_JOBS", "2"),
+                      "--target", *TARGETS], capture_output=True, text=True)
+  return r.returncode == 0
+
+
+def _tests():
+  """The first failing test's name, or None when all pass."""
+  for binary in TEST_BINARIES:
+    exe = os.path.join(BUILD, binary)
+    try:
+      r = subprocess.run([exe, "--gtest_brief=1"], capture_output=True, text=True,
+                         timeout=TEST_TIMEOUT_S, cwd=ROOT)
+    except subprocess.TimeoutExpired:
+      return binary + " (timeout)"
+    if r.returncode != 0:
+      return binary
+  py_eval = os.path.join(BUILD, "analysis", "tools", "py-eval", "py-eval")
+  try:
+    r = subprocess.run([PYTHON, os.path.join(ROOT, "test", "eval", "run_cases.py"), py_eval],
+                       capture_output=True, text=True, timeout=TEST_TIMEOUT_S)
+  except subprocess.TimeoutExpired:
+    return "evaluator cases (timeout)"
+  return None if r.returncode == 0 else "evaluator cases"
+
+
+def main(argv=None):
+  parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+  parser.add_argument("--sample", type=int, default=100)
+  parser.add_argument("--seed", type=int, default=36)
+  parser.add_argument("--list", action="store_true", help="print the sample and exit")
+  parser.add_argument("--report", default=os.path.join(BUILD, "report.json"))
+  args = parser.parse_args(argv)
+
+  everything = sites()
+  sample = random.Random(args.seed).sample(everything, min(args.sample, len(everything)))
+  print(f"{len(everything)} mutation sites; sample of {len(sample)} (seed {args.seed})", flush=True)
+  if args.list:
+    for s in sample:
+      print(f"{os.path.relpath(s[0], ROOT)}:{s[1]} {s[2]}: {s[4].strip()!r} -> {s[5]!r}")
+    return 0
+
+  _configure()
+  if not _build() or _tests() is not None:
+    print("the unmutated tree does not build or pass: fix that first", file=sys.stderr)
+    return 2
+  results = []
+  try:
+    for i, s in enumerate(sample, 1):
+      started = time.time()
+      original = apply(s)
+      try:
+        outcome, by = ("stillborn", None) if not _build() else (None, _tests())
+        if outcome is None:
+          outcome = "killed" if by else "survived"
+      finally:
+        with open(s[0], "w", encoding="utf-8") as f:
+          f.write(original)
+      results.append({"file": os.path.relpath(s[0], ROOT), "line": s[1], "kind": s[2],
+                      "old": s[4].strip(), "new": s[5], "outcome": outcome, "killedBy": by,
+                      "seconds": round(time.time() - started)})
+      print(f"[{i}/{len(sample)}] {outcome:9} {results[-1]['file']}:{s[1]} {s[2]} "
+            f"{s[4].strip()[:60]!r} -> {s[5]!r}" + (f" ({by})" if by else ""), flush=True)
+  finally:
+    _build()  # the tree as it was
+    counted = [r for r in results if r["outcome"] != "stillborn"]
+    killed = sum(r["outcome"] == "killed" for r in counted)
+    summary = {"sites": len(everything), "sampled": len(sample), "run": len(results),
+               "stillborn": len(results) - len(counted), "killed": killed,
+               "survived": len(counted) - killed,
+               "killRate": round(killed / len(counted), 3) if counted else None}
+    os.makedirs(os.path.dirname(args.report), exist_ok=True)
+    with open(args.report, "w", encoding="utf-8") as f:
+      json.dump({"summary": summary, "mutants": results}, f, indent=1)
+    print(json.dumps(summary), flush=True)
+  return 0
+
+
+if __name__ == "__main__":
+  sys.exit(main())
