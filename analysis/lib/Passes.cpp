@@ -12,6 +12,8 @@
 #include "pallas/analysis/detail/Dialect.h"
 #include "pallas/py/Lowering.h"
 
+#include "llvm/Support/xxhash.h"
+
 namespace pallas::analysis::detail {
 
 namespace pd = pallas::dialect;
@@ -22,7 +24,10 @@ mlir::ModuleOp WorkspaceImpl::pyModule(const std::string& path) const {
   DocState* d = index_ ? index_(path) : (peek_ ? peek_(path) : nullptr);
   if (!d)
     return {};
-  if (!d->pyModule || d->pyGeneration != d->generation) {
+  // The py module depends on the text alone: a generation bumped because a
+  // dependency changed keeps it (evaluations hold its ops for the run).
+  uint64_t text = llvm::xxh3_64bits(d->doc.text());
+  if (!d->pyModule || d->pyText != text) {
     mlir::MLIRContext* context =
         context_ ? context_ : (d->module ? d->module->getContext() : nullptr);
     if (!context)
@@ -31,7 +36,7 @@ mlir::ModuleOp WorkspaceImpl::pyModule(const std::string& path) const {
     py::SourceView src{d->doc.text(), d->doc.root(), path,
                        [d](TSNode error) { return d->doc.recoveredChunks(error); }};
     py::lowerModule(*d->pyModule, src);
-    d->pyGeneration = d->generation;
+    d->pyText = text;
   }
   return *d->pyModule;
 }

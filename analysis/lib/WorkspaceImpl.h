@@ -50,9 +50,9 @@ struct DocState {
   };
   CallEdgesCache callEdges;
   // The py dialect module (analysis/py) of `doc`, lowered on demand for the
-  // evaluator, and the generation it was lowered at.
+  // evaluator, kept while the text is the same.
   mlir::OwningOpRef<mlir::ModuleOp> pyModule;
-  uint64_t pyGeneration = 0;
+  uint64_t pyText = 0; // the hash of the text it was lowered from
 };
 
 class WorkspaceImpl final : public Workspace {

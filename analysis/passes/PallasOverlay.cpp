@@ -648,6 +648,10 @@ Value makeWrapped(Interpreter& in, const std::string& api, const Value& fn, cons
   s.wrapped.push_back({api, fn, args});
   auto* w = in.heap().make<InstanceObj>(s.wrappedClass);
   w->payload = &s.wrapped.back();
+  // A function nothing calls but through this wrapper runs as an entry
+  // point through it (`@jax.jit def run(x, s)` holding a launch).
+  if (auto* f = llvm::dyn_cast_or_null<FunctionObj>(fn.single()))
+    in.madeCallable(w, f);
   return Value(w, site);
 }
 

@@ -346,17 +346,24 @@ void Interpreter::runEntryPoints(const std::string& path) {
     asEntry(fn->def, [&] { invoke(fn, unknownArgs(fn->def), fn->def); });
   }
   // Partials the program made of functions nothing called (`partial(double,
-  // interpret=False)` returned for a caller outside the workspace).
+  // interpret=False)` returned for a caller outside the workspace), and
+  // wrappers an overlay made of them (`@jax.jit def run(x)`).
   for (size_t i = 0; i < madeCallables_.size(); ++i) {
     auto [callable, madeIn] = madeCallables_[i];
     if (consumed_.count(callable))
       continue;
     auto* p = llvm::dyn_cast<PartialObj>(callable);
-    auto* fn = p ? llvm::dyn_cast_or_null<FunctionObj>(p->fn.single()) : nullptr;
+    FunctionObj* fn = p ? llvm::dyn_cast_or_null<FunctionObj>(p->fn.single()) : nullptr;
+    if (auto of = madeOf_.find(callable); !fn && of != madeOf_.end())
+      fn = of->second;
     if (!fn || fn->module != m || called_.count(fn->def) || (madeIn && called_.count(madeIn)) ||
         runs[fn->def]++ >= 4)
       continue;
-    asEntry(fn->def, [&] { call(Value(p, fn->def), unknownArgs(fn->def), fn->def); });
+    Object* through = callable;
+    asEntry(fn->def, [&] { call(Value(through, fn->def), unknownArgs(fn->def), fn->def); });
+    // The callable called the function for the entry point: that is no
+    // caller of the program's (its launches' records stand).
+    called_.erase(fn->def);
   }
 }
 

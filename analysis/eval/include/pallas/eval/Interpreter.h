@@ -220,11 +220,15 @@ public:
   mlir::Operation* currentEntry() const { return entry_; }
   // Was this def called by code the program runs (not only as an entry point)?
   bool wasCalled(mlir::Operation* def) const { return called_.count(def) > 0; }
-  // A callable the program made (a functools.partial): if nothing calls
-  // its function, it runs as an entry point with what it binds.
-  void madeCallable(Object* callable) {
-    if (madeCallables_.size() < 1024)
-      madeCallables_.push_back({callable, entry_});
+  // A callable the program made (a functools.partial, an overlay's wrapper
+  // of function `of`: `@jax.jit def run(...)`): if nothing calls its
+  // function, it runs as an entry point, called through the callable.
+  void madeCallable(Object* callable, FunctionObj* of = nullptr) {
+    if (madeCallables_.size() >= 1024)
+      return;
+    madeCallables_.push_back({callable, entry_});
+    if (of)
+      madeOf_[callable] = of;
   }
   // A narrowing hook found the branch it narrows impossible (the platform a
   // test requires was excluded before): the branch does not run.
@@ -323,6 +327,7 @@ private:
   std::vector<FunctionObj*> closures_;
   std::map<FunctionObj*, mlir::Operation*> closureEntry_; // the entry point that made it
   std::vector<std::pair<Object*, mlir::Operation*>> madeCallables_;
+  std::map<Object*, FunctionObj*> madeOf_; // a wrapper's function
   std::set<Object*> consumed_;
   bool infeasible_ = false;
   // Calls whose callee is one of several (each run as a way): their sites.
