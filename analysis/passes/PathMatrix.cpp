@@ -176,11 +176,11 @@ std::vector<LaunchPaths> matrix(detail::PassContext& ctx) {
     std::vector<const LaunchRecord*> evaluated =
         evaluatorEngine() && ctx.workspace.pyModule(ctx.path)
             ? evaluatedRecordsAt(ctx, *kb, ctx.path, lp.launch)
-                          : std::vector<const LaunchRecord*>{};
-    lp.paths.push_back(judge(ctx, launch, ExecPath::Compiled, "compiled_sm90a", "9.0", *kb,
-                             bodies, evaluated));
-    lp.paths.push_back(judge(ctx, launch, ExecPath::Compiled, "compiled_sm100a", "10.0", *kb,
-                             bodies, evaluated));
+            : std::vector<const LaunchRecord*>{};
+    lp.paths.push_back(
+        judge(ctx, launch, ExecPath::Compiled, "compiled_sm90a", "9.0", *kb, bodies, evaluated));
+    lp.paths.push_back(
+        judge(ctx, launch, ExecPath::Compiled, "compiled_sm100a", "10.0", *kb, bodies, evaluated));
     lp.paths.push_back(
         judge(ctx, launch, ExecPath::InterpretHlo, "interpret", "", *kb, bodies, evaluated));
     lp.paths.push_back(
