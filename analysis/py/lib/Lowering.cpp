@@ -1310,7 +1310,11 @@ private:
 std::vector<TSNode> topLevelStatements(const SourceView& src) {
   std::vector<TSNode> out;
   for (TSNode s : kids(src.root)) {
-    if (is(s, "ERROR") && src.recoveredChunks) {
+    // A top-level error, or a statement holding one that runs over the
+    // statements below it (`z = jnp.exp(` typed in a def swallows the defs
+    // after it): its chunks, each parsed on its own, so what follows the
+    // error is still analysed (PLS011 reports the error itself).
+    if ((is(s, "ERROR") || ts_node_has_error(s)) && src.recoveredChunks) {
       std::vector<TSNode> chunks = src.recoveredChunks(s);
       if (!chunks.empty()) {
         for (TSNode chunk : chunks)
