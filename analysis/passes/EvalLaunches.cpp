@@ -6,6 +6,7 @@
 #include "pallas/eval/Interpreter.h"
 #include "pallas/py/Dialect.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/xxhash.h"
 
 #include <cstdlib>
@@ -59,7 +60,11 @@ struct Evaluation {
   std::vector<const LaunchRecord*> fromCallers;
   // What each expression evaluated to, as the resource checks' shape values
   // (the same every time it ran; else not known), by its source range.
-  std::unordered_map<std::string, std::optional<shape::Value>> shapes;
+  // (By op while the program runs, which is cheap; by source range on the
+  // first question, rangeKey.)
+  llvm::DenseMap<mlir::Operation*, std::optional<shape::Value>> shapes;
+  std::unordered_map<std::string, mlir::Operation*> shapeAt;
+  bool shapesIndexed = false;
   // What the checks' views point into, kept for the run.
   std::deque<CallContext> contexts;
   std::deque<GlobalMode> modes;
@@ -179,15 +184,14 @@ Evaluation& evaluate(const detail::PassContext& ctx, const knowledge::KnowledgeB
     eval::Interpreter& in = *ev->interpreter;
     Evaluation* into = ev.get();
     in.observeResults([&in, into](mlir::Operation* op, const eval::Value& v) {
-      auto r = llvm::dyn_cast<mlir::FileLineColRange>(op->getLoc());
-      if (!r)
-        return;
       std::optional<shape::Value> sv = shapeValueOf(in, v, 0);
-      std::string key = rangeKey(r.getFilename().str(), r.getStartLine(), r.getStartColumn(),
-                                 r.getEndLine(), r.getEndColumn());
-      auto [it, fresh] = into->shapes.try_emplace(std::move(key), sv);
+      auto it = into->shapes.find(op);
+      if (it == into->shapes.end()) {
+        into->shapes.try_emplace(op, std::move(sv));
+        return;
+      }
       // Another run of it gave another value (or none): not known.
-      if (!fresh && it->second && (!sv || sv->str() != it->second->str()))
+      if (it->second && (!sv || sv->str() != it->second->str()))
         it->second.reset();
     });
     ev->interpreter->loadDocument(doc);
@@ -370,8 +374,20 @@ evaluatedShapes(const detail::PassContext& ctx,
     // arguments), else the file's own.
     for (const std::string& doc : {ctx.path, path}) {
       Evaluation& ev = evaluate(ctx, *kb, doc);
-      if (auto it = ev.shapes.find(key); it != ev.shapes.end())
-        return it->second;
+      if (!ev.shapesIndexed) {
+        ev.shapesIndexed = true;
+        for (const auto& [op, value] : ev.shapes)
+          if (auto r = llvm::dyn_cast<mlir::FileLineColRange>(op->getLoc())) {
+            std::string k = rangeKey(r.getFilename().str(), r.getStartLine(), r.getStartColumn(),
+                                     r.getEndLine(), r.getEndColumn());
+            // Ops sharing a range: one that has a value speaks for it.
+            auto [at, fresh] = ev.shapeAt.try_emplace(k, op);
+            if (!fresh && !ev.shapes.lookup(at->second) && value)
+              at->second = op;
+          }
+      }
+      if (auto it = ev.shapeAt.find(key); it != ev.shapeAt.end())
+        return ev.shapes.lookup(it->second);
     }
     return std::nullopt;
   };
