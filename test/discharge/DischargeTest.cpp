@@ -929,3 +929,28 @@ if __name__ == "__main__":
   ASSERT_EQ(called.size(), 1u);
   EXPECT_EQ(called[0].severity, Severity::Error);
 }
+
+// lax.cond in a kernel: both branches are traced with the operands after the
+// two branch functions, so a Ref given as an operand reaches the region.
+TEST_F(Discharge, LaxCondPassesItsOperandsToBothBranches) {
+  auto fs = check(R"(
+def kernel(x_ref, o_ref):
+  @plgpu.inline_mgpu(arg_types=(plgpu.RefType(),))
+  def region(ctx, r):
+    return None
+
+  def use(ref):
+    region(ref)
+
+  def skip(ref):
+    pass
+
+  jax.lax.cond(x_ref[0] > 0, use, skip, o_ref)
+
+def run(x):
+  return pl.pallas_call(kernel, out_shape=x, interpret=True)(x)
+)");
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(fs[0].code, "PLS001");
+  EXPECT_EQ(line(fs[0]), 8u);
+}

@@ -549,7 +549,8 @@ Value bSum(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Obje
   Interpreter::Elements e = in.elements(*v, site);
   if (!e.exact)
     return in.unknown("a sum of values not known", site);
-  Value total = arg(a, 1) ? *arg(a, 1) : in.integer(0, site);
+  const Value* start = arg(a, 1, "start");
+  Value total = start ? *start : in.integer(0, site);
   for (const Value& x : e.items)
     total = in.binary("+", total, x, site);
   return total;
