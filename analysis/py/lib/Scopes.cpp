@@ -45,8 +45,14 @@ struct ScopeTable::Collector {
   }
 
   void targets(TSNode n, ScopeInfo* s) {
-    if (isNull(n))
+    if (isNull(n) || depth > kMaxDepth) // [[[[...a]]]] = 1 nests as deep as the file
       return;
+    ++depth;
+    targetsInner(n, s);
+    --depth;
+  }
+
+  void targetsInner(TSNode n, ScopeInfo* s) {
     auto t = type(n);
     if (t == "identifier") {
       s->bind(name(n));

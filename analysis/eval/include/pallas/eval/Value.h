@@ -145,13 +145,17 @@ public:
       it->second = std::move(v);
   }
   bool erase(llvm::StringRef name) {
-    if (!map_.erase(name))
+    auto it = map_.find(name);
+    if (it == map_.end())
       return false;
+    // order_ holds the map's own keys: drop ours before the entry (and its
+    // key) is freed.
     for (size_t i = 0; i < order_.size(); ++i)
-      if (order_[i] == name) {
+      if (order_[i].data() == it->getKey().data()) {
         order_.erase(order_.begin() + static_cast<long>(i));
         break;
       }
+    map_.erase(it);
     return true;
   }
   // Names in the order they were first set.
