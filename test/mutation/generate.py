@@ -56,6 +56,7 @@ TEST_BINARIES = (
     "test/mosaic/mosaic_rules_tests",
     "test/mosaic/launch_target_tests",
     "test/hardening/hardening_tests",
+    "test/gpu/pallas_gpu_tests",
 )
 TARGETS = tuple(os.path.basename(b) for b in TEST_BINARIES) + ("py-eval",)
 TEST_TIMEOUT_S = 300

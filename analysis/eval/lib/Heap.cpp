@@ -395,6 +395,15 @@ std::optional<bool> sameValue(const Object* a, const Object* b) {
   bool aImm = !isMutable(a->kind), bImm = !isMutable(b->kind);
   if (aImm && bImm && a->kind != b->kind)
     return false;
+  // A builtin container and a number or string: neither's __eq__ knows the
+  // other, so == falls back to identity (`[1, 2] == 0` is False).
+  auto container = [](Kind k) { return k == Kind::List || k == Kind::Dict || k == Kind::Set; };
+  auto scalar = [](Kind k) {
+    return k == Kind::Int || k == Kind::Float || k == Kind::Bool || k == Kind::Str ||
+           k == Kind::Bytes;
+  };
+  if ((container(a->kind) && scalar(b->kind)) || (scalar(a->kind) && container(b->kind)))
+    return false;
   // Instances may define __eq__; classes and functions compare by identity.
   if ((a->kind == Kind::Class || a->kind == Kind::Function || a->kind == Kind::Module) &&
       (b->kind == Kind::Class || b->kind == Kind::Function || b->kind == Kind::Module))

@@ -1210,7 +1210,6 @@ private:
 
   mlir::Value sequencePattern(TSNode at, const std::vector<TSNode>& elems, mlir::Value subject) {
     // Elements are matched by index; a `*rest` takes the slice between.
-    mlir::Value matched = truth(at, true);
     size_t n = elems.size();
     size_t starAt = n;
     for (size_t i = 0; i < n; ++i)
@@ -1218,6 +1217,26 @@ private:
           (is(elems[i], "case_pattern") && !kids(elems[i]).empty() &&
            is(kids(elems[i])[0], "splat_pattern")))
         starAt = i;
+    // A sequence (a list or tuple here; str and bytes never match) of the
+    // pattern's length, at least the fixed elements' with a `*rest`.
+    auto call = [&](llvm::StringRef fn, mlir::ValueRange args) {
+      std::vector<std::string> kw(args.size(), "");
+      return CallOp::create(b_, loc(at), obj_, load(at, fn), args, strings(kw)).getResult();
+    };
+    mlir::Value kinds =
+        TupleOp::create(b_, loc(at), obj_, mlir::ValueRange{load(at, "list"), load(at, "tuple")},
+                        b_.getDenseBoolArrayAttr({false, false}))
+            .getResult();
+    mlir::Value matched = call("isinstance", {subject, kinds});
+    matched = conj(at, matched, [&] {
+      mlir::Value len = call("len", {subject});
+      size_t fixed = starAt < n ? n - 1 : n;
+      mlir::Value want =
+          constant(loc(at), ConstKind::integer, b_.getI64IntegerAttr(static_cast<int64_t>(fixed)));
+      return CompareOp::create(b_, loc(at), obj_, mlir::ValueRange{len, want},
+                               strings({starAt < n ? ">=" : "=="}))
+          .getResult();
+    });
     for (size_t i = 0; i < n; ++i) {
       TSNode e = elems[i];
       int64_t index = i < starAt ? static_cast<int64_t>(i)

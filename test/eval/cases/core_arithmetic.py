@@ -11,6 +11,7 @@ reveal(7 % 3)                          # => 1
 reveal(-7 % 3)                         # => 2
 reveal(7 % -3)                         # => -2
 reveal(-6 % 3)                         # => 0
+reveal(1 % -3)                         # => -2
 reveal(divmod(-7, 2)[0])               # => -4
 reveal(divmod(-7, 2)[1])               # => 1
 reveal(min(3, 1, 2))                   # => 1

@@ -43,3 +43,19 @@ for i in range(4):
         break
     total += i
 reveal(total)                          # => 1
+
+
+# match: the first case whose pattern matches runs.
+def kind(x):
+    match x:
+        case 0:
+            return "zero"
+        case [a, b]:
+            return "pair"
+        case _:
+            return "other"
+
+
+reveal(kind(0))                        # => "zero"
+reveal(kind([1, 2]))                   # => "pair"
+reveal(kind(5))                        # => "other"
