@@ -411,7 +411,12 @@ def test_notifications_behind_a_busy_queue_are_bounded_in_memory(tmp_path):
         # About 32 MiB of messages may wait (40 MB measured); unbounded, the
         # 600 MB sent were held as they arrived (186 MB measured, with the
         # queue moving: the binary before issue 34 has no holdQueue).
-        assert grown < 100, f"memory grew by {grown:.0f} MB while the queue was held"
+        # Under AddressSanitizer (80-sanitizers sets PALLAS_LSP_SANITIZED)
+        # every allocation carries redzones and freed memory waits in the
+        # quarantine: the same bound, scaled (122 MB measured with a 32 MB
+        # quarantine; unbounded would still be far over).
+        limit = 300 if os.environ.get("PALLAS_LSP_SANITIZED") else 100
+        assert grown < limit, f"memory grew by {grown:.0f} MB while the queue was held"
     finally:
         proc.kill()
         proc.wait()

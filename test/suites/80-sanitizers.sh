@@ -26,7 +26,9 @@ bash scripts/build.sh "$build" -DPALLAS_LSP_SANITIZE=ON -DPALLAS_LSP_FUZZ=ON
 # attribute storage) poison a slab that the uninstrumented libMLIR.so then
 # allocates from and writes: a false use-after-poison. Heap, stack and
 # global checks stay on.
-export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1:allow_user_poisoning=0}"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1:allow_user_poisoning=0:quarantine_size_mb=32}"
+# Memory bounds in the LSP tests scale for redzones and the quarantine.
+export PALLAS_LSP_SANITIZED=1
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 
 ctest --test-dir "$build" --output-on-failure --no-tests=error -j 2
