@@ -45,7 +45,10 @@ std::string viaText(const std::vector<const CallContext*>& via) {
   for (size_t i = 0; i < via.size() && i < 3; ++i) {
     if (i)
       out += i + 1 == via.size() || i == 2 ? " or " : ", ";
-    out += "`" + via[i]->caller + "` calls `" + via[i]->callee + "` (" + via[i]->argumentText + ")";
+    // Code at a module's top level has no name of its own.
+    const std::string& caller = via[i]->caller;
+    out += (caller == "the module" ? caller : "`" + caller + "`") + " calls `" + via[i]->callee +
+           "` (" + via[i]->argumentText + ")";
   }
   if (via.size() > 3)
     out += " and " + std::to_string(via.size() - 3) + " more callers";

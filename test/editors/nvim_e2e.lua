@@ -426,7 +426,7 @@ def main():
   x = jnp.ones((128,), jnp.float32)
   y = pl.pallas_call(add_one, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
   print("step 2 of 2", flush=True)
-  return y
+  return y, None
 ]]):format(go), "\n"), printing)
     vim.cmd("edit " .. vim.fn.fnameescape(printing))
     local pbuf = vim.api.nvim_get_current_buf()
@@ -450,7 +450,9 @@ def main():
     wait("the printing run to end", 240000, function()
       return commands.current_run == nil
     end)
-    if not run_buffer_text():find("main (interpret): succeeded", 1, true) or not run_buffer_text():find("step 2 of 2", 1, true) then
+    -- The None the entry returns beside its array is named, not shown as an empty array.
+    if not run_buffer_text():find("main (interpret): succeeded", 1, true) or not run_buffer_text():find("step 2 of 2", 1, true)
+      or not run_buffer_text():find("out[1]  None", 1, true) then
       fail("the printing run's result: " .. run_buffer_text())
     end
     out("ok: a run's output shows in pallas://run while it runs")

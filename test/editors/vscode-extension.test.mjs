@@ -221,6 +221,17 @@ test('runResult: severity from the status, a short headline, the whole report', 
   assert.match(compared, /compare out\[0\]: max \|compiled - interpret\| 0\.2500, max rel 0\.2000; worst element \[1, 0\]: compiled 1\.25, interpret 1, \|diff\| 0\.25, relative 0\.2\n/);
 });
 
+test('runResult: an entry that returns None or a non-array says so, not an empty array row', () => {
+  const args = { uri: 'file:///p/k.py', entry: 'main', mode: 'interpret' };
+  const report = runReport(args, '/p/k.py', {
+    status: 'succeeded',
+    modes: [{ mode: 'interpret', ok: true, outputs: [{ path: '', kind: 'none' }, { path: '[1]', kind: 'other', type: 'str' }] }],
+  });
+  assert.match(report, /  out: None\n/);
+  assert.match(report, /  out\[1\]: a str \(not an array\)/);
+  assert.doesNotMatch(report, /\[\]/);
+});
+
 test('runResult: a failure headline spends its room on the reason, not on paths (issue 35)', () => {
   const args = { uri: 'file:///p/k.py', entry: 'run', mode: 'interpret' };
   const deep = '/home/someone/projects/a-rather-long-project-name/src/kernels/attention/flash';

@@ -88,6 +88,11 @@ export function runReport(args: RunArguments, file: string, result: unknown): st
     }
     out.push(`[${String(m.mode)}] ${m.ok ? 'ok' : 'FAILED'}${timing.length ? ` ${timing.join(', ')}` : ''}`);
     for (const o of (m.outputs as Json[] | undefined) ?? []) {
+      // An entry such as main() returns None: there is no array to summarise.
+      if (o.kind === 'none' || o.kind === 'other') {
+        out.push(`  out${String(o.path ?? '')}: ${o.kind === 'none' ? 'None' : `a ${String(o.type ?? '?')} (not an array)`}`);
+        continue;
+      }
       const shape = Array.isArray(o.shape) ? o.shape.join(',') : '';
       out.push(`  out${String(o.path ?? '')}: ${String(o.dtype ?? '')}[${shape}]${o.sum !== undefined ? ` sum ${fmt(o.sum)}` : ''}`);
     }

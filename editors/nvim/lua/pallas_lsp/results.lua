@@ -86,8 +86,15 @@ function M.lines(result, args)
       add("  " .. str(m.error.type) .. ": " .. str(m.error.message))
     end
     for _, o in ipairs(type(m.outputs) == "table" and m.outputs or {}) do
-      add(("  out%s  %s%s  sum %s  min %s  max %s"):format(str(o.path), str(o.dtype), shape(o.shape), num(o.sum),
-        num(o.min), num(o.max)))
+      -- An entry such as main() returns None: there is no array to summarise.
+      if o.kind == "none" then
+        add(("  out%s  None"):format(str(o.path)))
+      elseif o.kind == "other" then
+        add(("  out%s  a %s (not an array)"):format(str(o.path), str(o.type)))
+      else
+        add(("  out%s  %s%s  sum %s  min %s  max %s"):format(str(o.path), str(o.dtype), shape(o.shape), num(o.sum),
+          num(o.min), num(o.max)))
+      end
     end
   end
   if type(result.comparisons) == "table" and #result.comparisons > 0 then
