@@ -180,6 +180,8 @@ Evaluation& evaluate(const detail::PassContext& ctx, const knowledge::KnowledgeB
     auto overlay = std::make_unique<PallasOverlay>(kb);
     const detail::Workspace& ws = ctx.workspace;
     overlay->setSourceText([&ws](mlir::Operation* op) { return writtenText(ws, op); });
+    // A GPU found on this machine (its compute capability) is where JAX runs.
+    overlay->setHostPlatform(ctx.options.gpuComputeCapability.empty() ? "cpu" : "gpu");
     ev->interpreter->addOverlay(std::move(overlay));
     eval::Interpreter& in = *ev->interpreter;
     Evaluation* into = ev.get();

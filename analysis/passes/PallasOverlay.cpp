@@ -175,77 +175,6 @@ Value nModeExit(Interpreter& in, const CallArgs& args, mlir::Operation* site, co
   return in.boolean(false, site);
 }
 
-// ---- the platform -------------------------------------------------------------------
-// Which platforms the code running now may run on: a branch on
-// jtu.test_device_matches(["tpu"]) narrows it (what is left is kept on the
-// config object, so branches join it like any state). A launch that can
-// only run on a TPU is a Mosaic TPU launch, not ours.
-
-std::set<std::string> platformsOf(Interpreter& in) {
-  std::set<std::string> out{"cpu", "gpu", "tpu"};
-  const Value* v = stateOf(in).facts->attrs.find("platforms");
-  if (!v || !v->single())
-    return out;
-  out.clear();
-  for (const Value& e : in.elements(*v, nullptr).items)
-    if (auto* str = llvm::dyn_cast_or_null<StrObj>(e.single()))
-      out.insert(str->v);
-  return out;
-}
-
-std::string platformOf(const std::string& deviceType) {
-  if (deviceType == "cuda" || deviceType == "rocm" || deviceType == "gpu")
-    return "gpu";
-  return deviceType;
-}
-
-Value nDeviceMatchesNarrow(Interpreter& in, const CallArgs& args, mlir::Operation* site,
-                           const Object* self) {
-  auto* b = llvm::cast<BuiltinObj>(self);
-  bool matched = !args.positional.empty() && in.truth(args.positional[0], site) == true;
-  std::set<std::string> listed;
-  for (const Value& e : in.elements(b->bound, site).items)
-    if (auto* str = llvm::dyn_cast_or_null<StrObj>(e.single()))
-      listed.insert(str->v);
-  std::set<std::string> now = platformsOf(in), next;
-  for (const std::string& p : now) {
-    bool listedHere = false, all = true;
-    for (const std::string& d : listed)
-      if (platformOf(d) == p) {
-        listedHere = true;
-        all = all && (d == p || d == "gpu");
-      }
-    // True: one of the listed; false: not one of them (a platform only
-    // some of whose devices are listed, `cuda` of gpu, may still be).
-    if (matched ? listedHere : !(listedHere && all))
-      next.insert(p);
-  }
-  if (next.empty()) {
-    in.infeasible(); // no platform is left: this branch cannot run
-    return in.none(site);
-  }
-  std::vector<Value> items;
-  items.reserve(next.size());
-  for (const std::string& p : next)
-    items.push_back(in.str(p, site));
-  PallasOverlay::State& st = stateOf(in);
-  in.heap().willWrite(st.facts);
-  st.facts->attrs.set("platforms", in.tuple(items, site));
-  return in.none(site);
-}
-
-Value nTestDeviceMatches(Interpreter& in, const CallArgs& args, mlir::Operation* site,
-                         const Object*) {
-  const Value* types = args.get(0, "device_types");
-  auto* u = in.heap().make<UnknownObj>("the test's device type", site);
-  if (types) {
-    BuiltinObj* hook = in.makeNative("pallas-lsp.device_matches.narrow", nDeviceMatchesNarrow);
-    hook->bound = *types;
-    u->onNarrow = hook;
-  }
-  return Value(u, site);
-}
-
 // ---- launches ------------------------------------------------------------------------
 
 std::vector<std::string> loweringSemanticsOf(Interpreter& in, const Value* params,
@@ -794,7 +723,7 @@ void PallasOverlay::install(Interpreter& in) {
                         "lax.map", "jax.lax.cond", "jax.lax.switch", "jax.lax.fori_loop",
                         "jax.lax.while_loop", "jax.lax.scan"})
     in.defineNative(n, nLaxControl);
-  in.defineNative("jax._src.test_util.test_device_matches", nTestDeviceMatches);
+  installPlatformNatives(in, s);
   in.setExternalFallback(nFallback);
   installKernelNatives(in, s);
 }
@@ -820,6 +749,10 @@ std::vector<LaunchRecord> PallasOverlay::finish(Interpreter& in) {
   s.records.clear();
   placeRunErrors(out);
   return out;
+}
+
+void PallasOverlay::setHostPlatform(std::string platform) {
+  state_->hostPlatform = std::move(platform);
 }
 
 void PallasOverlay::setSourceText(std::function<std::string(mlir::Operation*)> text) {

@@ -124,6 +124,9 @@ public:
   // The source text of an op as written (a BlockSpec, a transform a rule's
   // message names); without it the overlay describes the value instead.
   void setSourceText(std::function<std::string(mlir::Operation*)> text);
+  // The platform JAX picks on the machine the program runs on: "gpu" when
+  // one was found here, else "cpu" (what jax.default_backend() returns).
+  void setHostPlatform(std::string platform);
 
 private:
   std::unique_ptr<State> state_;

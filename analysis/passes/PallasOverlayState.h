@@ -93,6 +93,9 @@ struct PallasOverlay::State {
   ClassObj* noneResultClass = nullptr; // what an inline_mgpu region without return_type returns
   InstanceObj* config = nullptr;       // holds the process-wide mode ("mode")
   InstanceObj* facts = nullptr;        // what branches established ("platforms")
+  // The platform jax.default_backend() names on this machine: "gpu" when a
+  // GPU was found, else "cpu" (PallasPlatform.cpp).
+  std::string hostPlatform = "cpu";
 
   std::deque<RefInfo> refs;
   std::deque<InlineRegion> regions;
@@ -148,6 +151,11 @@ Value callWrappedInKernel(Interpreter& in, Wrapped& w, const CallArgs& args, mli
 // In a kernel: a call of a JAX / Pallas API (PallasKernel.cpp).
 Value kernelApiCall(Interpreter& in, const std::string& api, const CallArgs& args,
                     mlir::Operation* site);
+
+// The platform the program runs on (PallasPlatform.cpp): which platforms the
+// code running now may run on, and the natives that answer it.
+std::set<std::string> platformsOf(Interpreter& in);
+void installPlatformNatives(Interpreter& in, PallasOverlay::State& s);
 
 // Installs the kernel-side natives (PallasKernel.cpp).
 void installKernelNatives(Interpreter& in, PallasOverlay::State& s);

@@ -895,6 +895,11 @@ Value Interpreter::attrOfOne(Object* obj, mlir::Operation* origin, llvm::StringR
       if (after && hasUnknownBase(start))
         return missing("super() (a library base class)");
     }
+    // Past the workspace's classes is `object`: its __new__ makes a bare
+    // instance of the class passed in (the singleton idiom
+    // `cls._instance = super().__new__(cls)`); its other hooks do nothing.
+    if (name == "__new__")
+      return Value(const_cast<BuiltinObj*>(native("builtins.object.__new__")), site);
     if (name == "__init__" || name == "__init_subclass__" || name == "__setattr__")
       return Value(const_cast<BuiltinObj*>(native("builtins.object.__init__")), site);
     return missing("super()");

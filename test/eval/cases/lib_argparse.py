@@ -1,5 +1,8 @@
 # argparse: parse_args of a spelled-out list is parsed; of the command line,
-# each value is its default or what the user passes.
+# the program as written runs without arguments: each value is its default,
+# unless an empty command line does not parse (a required argument) or the
+# parser has sub-commands; then each value is its default or what the user
+# passes.
 import argparse
 import sys
 
@@ -14,18 +17,18 @@ parser.add_argument("--mode", choices=["a", "b"], default="a")
 parser.add_argument("--xs", action="append", type=int)
 
 args = parser.parse_args()
-reveal(args.interpret)                 # => False | command-line option --interpret
-reveal(args.check)                     # => True | command-line option --no-check
-reveal(args.block)                     # => 128 | command-line option --block
-reveal(args.scale)                     # => 0.500000 | command-line option --scale
-reveal(args.fast)                      # => None | command-line option --fast
-reveal(args.verbose)                   # => 0 | command-line option --verbose
+reveal(args.interpret)                 # => False
+reveal(args.check)                     # => True
+reveal(args.block)                     # => 128
+reveal(args.scale)                     # => 0.500000
+reveal(args.fast)                      # => None
+reveal(args.verbose)                   # => 0
 
 if args.interpret:
     mode = "interpret"
 else:
     mode = "compiled"
-reveal(mode)                           # => "compiled" | "interpret"
+reveal(mode)                           # => "compiled"
 
 lit = parser.parse_args(["--interp", "--block=64", "-vv", "--no-fast", "--xs", "1", "--xs", "2", "--mode", "b"])
 reveal(lit.interpret)                  # => True
@@ -102,6 +105,6 @@ reveal(getattr(c, "handler", None))    # => "do_check" | "do_run" | `handler` (m
 reveal(c.tile)                         # => 8 | command-line option --tile
 
 ns, unknown_args = parser.parse_known_args()
-reveal(ns.block)                       # => 128 | command-line option --block
+reveal(ns.block)                       # => 128
 reveal(argparse.Namespace(a=1).a)      # => 1
-reveal(parser.parse_args(sys.argv[1:]).block)  # => 128 | command-line option --block
+reveal(parser.parse_args(sys.argv[1:]).block)  # => 128

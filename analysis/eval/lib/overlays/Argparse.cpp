@@ -5,10 +5,13 @@
 // list of strings the program spells out parses them as CPython's argparse
 // does (abbreviations, `-vv` clusters, `--x=1`, nargs, `--`, positionals
 // matched by the same patterns, sub-commands, type conversion, choices,
-// required arguments; an error raises SystemExit); without a list (the
-// command line), each attribute of the Namespace is its default joined with
-// an Unknown naming the option ("command-line option --interpret"): the
-// user may or may not pass it. A sub-command is one of its names.
+// required arguments; an error raises SystemExit). Without a list (the
+// command line) the program is judged as written, run without arguments:
+// the empty command line is parsed, so every option has its default. When
+// that fails (a required argument) or the parser has sub-commands (one is
+// chosen when it runs), each attribute of the
+// Namespace is its default joined with an Unknown naming the option
+// ("command-line option --interpret"). A sub-command is one of its names.
 #include "Util.h"
 
 #include <cerrno>
@@ -954,6 +957,32 @@ Value parse(Interpreter& in, const CallArgs& a, mlir::Operation* site, bool know
     if (!extras.empty())
       return systemExit(in, 2, site); // unrecognized arguments
     return nsValue;
+  }
+  // The command line: the program as written runs without arguments
+  // (`python prog.py`), so each option has its default, when an empty
+  // command line parses. One it does not (a required argument, a
+  // sub-command) leaves what the user passes unknown.
+  if (!strings) {
+    InstanceObj* trial = instance(in, namespaceClass(in));
+    Parse empty{in, site, parser, trial, {}, {}};
+    bool parsed = readActions(in, parser, empty.acts);
+    // A program with sub-commands is run with one of them: which is unknown.
+    for (const Act& act : empty.acts)
+      parsed = parsed && act.kind != "parsers";
+    if (parsed) {
+      try {
+        empty.run({});
+      } catch (const Failure&) {
+        parsed = false;
+      } catch (const Exit&) {
+        parsed = false;
+      }
+    }
+    if (parsed) {
+      for (llvm::StringRef n : trial->attrs.names())
+        put(in, ns, n, *trial->attrs.find(n));
+      return known ? in.tuple({nsValue, in.list({}, site)}, site) : nsValue;
+    }
   }
   fromCommandLine(in, parser, ns, site, false, 0);
   if (known)

@@ -1,0 +1,160 @@
+// The platform the program runs on, as the Pallas overlay answers it:
+//  * jtu.test_device_matches([...]) in JAX's own tests is the test's device
+//    type, unknown until a branch narrows it;
+//  * jax.default_backend(), jax.devices() and jax.local_devices() name the
+//    platform JAX picks on this machine, the way a type checker evaluates
+//    `sys.platform` for the platform it runs on: "gpu" where a GPU was
+//    found, else "cpu". A program that picks interpret=True when no GPU is
+//    present is judged on the path it takes here. Where a branch already
+//    narrowed the platforms (a test that runs on GPUs only) the answer
+//    stays within them.
+#include "PallasOverlayState.h"
+
+namespace pallas::analysis::passes {
+
+using namespace eval;
+
+namespace {
+
+PallasOverlay::State& stateOf(Interpreter& in) {
+  return in.overlay<PallasOverlay>()->state();
+}
+
+} // namespace
+
+// Which platforms the code running now may run on: a branch on
+// jtu.test_device_matches(["tpu"]) narrows it (what is left is kept on the
+// config object, so branches join it like any state). A launch that can
+// only run on a TPU is a Mosaic TPU launch, not ours.
+
+std::set<std::string> platformsOf(Interpreter& in) {
+  std::set<std::string> out{"cpu", "gpu", "tpu"};
+  const Value* v = stateOf(in).facts->attrs.find("platforms");
+  if (!v || !v->single())
+    return out;
+  out.clear();
+  for (const Value& e : in.elements(*v, nullptr).items)
+    if (auto* str = llvm::dyn_cast_or_null<StrObj>(e.single()))
+      out.insert(str->v);
+  return out;
+}
+
+
+namespace {
+
+std::string platformOf(const std::string& deviceType) {
+  if (deviceType == "cuda" || deviceType == "rocm" || deviceType == "gpu")
+    return "gpu";
+  return deviceType;
+}
+
+Value nDeviceMatchesNarrow(Interpreter& in, const CallArgs& args, mlir::Operation* site,
+                           const Object* self) {
+  auto* b = llvm::cast<BuiltinObj>(self);
+  bool matched = !args.positional.empty() && in.truth(args.positional[0], site) == true;
+  std::set<std::string> listed;
+  for (const Value& e : in.elements(b->bound, site).items)
+    if (auto* str = llvm::dyn_cast_or_null<StrObj>(e.single()))
+      listed.insert(str->v);
+  std::set<std::string> now = platformsOf(in), next;
+  for (const std::string& p : now) {
+    bool listedHere = false, all = true;
+    for (const std::string& d : listed)
+      if (platformOf(d) == p) {
+        listedHere = true;
+        all = all && (d == p || d == "gpu");
+      }
+    // True: one of the listed; false: not one of them (a platform only
+    // some of whose devices are listed, `cuda` of gpu, may still be).
+    if (matched ? listedHere : !(listedHere && all))
+      next.insert(p);
+  }
+  if (next.empty()) {
+    in.infeasible(); // no platform is left: this branch cannot run
+    return in.none(site);
+  }
+  std::vector<Value> items;
+  items.reserve(next.size());
+  for (const std::string& p : next)
+    items.push_back(in.str(p, site));
+  PallasOverlay::State& st = stateOf(in);
+  in.heap().willWrite(st.facts);
+  st.facts->attrs.set("platforms", in.tuple(items, site));
+  return in.none(site);
+}
+
+Value nTestDeviceMatches(Interpreter& in, const CallArgs& args, mlir::Operation* site,
+                         const Object*) {
+  const Value* types = args.get(0, "device_types");
+  auto* u = in.heap().make<UnknownObj>("the test's device type", site);
+  if (types) {
+    BuiltinObj* hook = in.makeNative("pallas-lsp.device_matches.narrow", nDeviceMatchesNarrow);
+    hook->bound = *types;
+    u->onNarrow = hook;
+  }
+  return Value(u, site);
+}
+
+// The platform jax.default_backend() names here: the host's, unless a branch
+// already ruled it out; then the one platform left, else unknown ("").
+std::string backendHere(Interpreter& in) {
+  const std::string& host = stateOf(in).hostPlatform;
+  std::set<std::string> now = platformsOf(in);
+  if (now.count(host))
+    return host;
+  return now.size() == 1 ? *now.begin() : std::string();
+}
+
+Value nDefaultBackend(Interpreter& in, const CallArgs&, mlir::Operation* site, const Object*) {
+  std::string p = backendHere(in);
+  return p.empty() ? in.unknown("jax.default_backend() (the platform is not known here)", site)
+                   : in.str(p, site);
+}
+
+// One device of `platform`: what .platform and .device_kind read (a GPU's
+// model is not known statically).
+Value device(Interpreter& in, const std::string& platform, mlir::Operation* site) {
+  auto* d = in.heap().make<InstanceObj>(in.externalClass("jax.Device"));
+  d->attrs.set("platform", in.str(platform, site));
+  d->attrs.set("device_kind", platform == "cpu" ? in.str("cpu", site)
+                                                : in.unknown("the GPU's model", site));
+  d->attrs.set("id", in.integer(0, site));
+  return Value(d, site);
+}
+
+// jax.devices(backend=None) / jax.local_devices(...): the default platform's
+// devices (how many GPUs is not known: a list of one stands for them); a
+// named backend other than this machine's is unknown (JAX raises
+// RuntimeError when it has no such backend).
+Value nDevices(Interpreter& in, const CallArgs& args, mlir::Operation* site, const Object*) {
+  std::string p = backendHere(in);
+  const Value* named = args.get(0, "backend");
+  if (named && named->single() && named->single()->kind != Kind::None) {
+    auto* s = llvm::dyn_cast<StrObj>(named->single());
+    if (!s || platformOf(s->v) != p)
+      return in.unknown("jax.devices() of another backend", site);
+  }
+  if (p.empty())
+    return in.unknown("jax.devices() (the platform is not known here)", site);
+  return in.list({device(in, p, site)}, site);
+}
+
+// jax.device_count(): one CPU device (JAX's default); GPUs: not known.
+Value nDeviceCount(Interpreter& in, const CallArgs&, mlir::Operation* site, const Object*) {
+  return backendHere(in) == "cpu" ? in.integer(1, site)
+                                  : in.unknown("the number of devices", site);
+}
+
+} // namespace
+
+void installPlatformNatives(Interpreter& in, PallasOverlay::State&) {
+  in.defineNative("jax._src.test_util.test_device_matches", nTestDeviceMatches);
+  for (const char* n : {"jax.default_backend", "jax.extend.backend.get_default_backend"})
+    in.defineNative(n, nDefaultBackend);
+  for (const char* n : {"jax.devices", "jax.local_devices"})
+    in.defineNative(n, nDevices);
+  for (const char* n : {"jax.device_count", "jax.local_device_count"})
+    in.defineNative(n, nDeviceCount);
+}
+
+} // namespace pallas::analysis::passes
