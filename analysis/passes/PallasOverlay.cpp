@@ -78,23 +78,6 @@ Value makeData(Interpreter& in, const std::string& api, const CallArgs& args,
   return Value(inst, site);
 }
 
-// jnp.ones / zeros / empty / full outside a kernel: an array whose .shape and
-// .dtype are what was asked (float32 unless a dtype is given).
-Value makeArray(Interpreter& in, const std::string& leaf, const CallArgs& args,
-                mlir::Operation* site) {
-  auto* inst = in.heap().make<InstanceObj>(in.externalClass("jax.Array"));
-  if (const Value* shape = args.get(0, "shape")) {
-    Object* s = shape->single();
-    inst->attrs.set("shape", s && s->kind == Kind::Int ? in.tuple({*shape}, site) : *shape);
-  }
-  size_t dtypeAt = leaf == "full" ? 2 : 1;
-  if (const Value* dtype = args.get(dtypeAt, "dtype"))
-    inst->attrs.set("dtype", *dtype);
-  else if (leaf != "full")
-    inst->attrs.set("dtype", Value(in.heap().make<ExternalObj>("jax.numpy.float32"), site));
-  return Value(inst, site);
-}
-
 const Value* attrOf(const Object* o, llvm::StringRef name) {
   auto* inst = llvm::dyn_cast_or_null<InstanceObj>(o);
   return inst ? inst->attrs.find(name) : nullptr;
@@ -671,9 +654,8 @@ Value nFallback(Interpreter& in, const CallArgs& args, mlir::Operation* site, co
     return kernelApiCall(in, api, args, site);
   if (!otherBackendOf(api).empty() && isClassName(api))
     return makeData(in, api, args, site);
-  for (const char* leaf : {"ones", "zeros", "empty", "full"})
-    if (api == std::string("jnp.") + leaf)
-      return makeArray(in, leaf, args, site);
+  if (std::optional<Value> v = arrayApiCall(in, api, args, site))
+    return *v;
   return in.unknown("the result of " + api + "(...)", site);
 }
 
@@ -724,6 +706,7 @@ void PallasOverlay::install(Interpreter& in) {
                         "jax.lax.while_loop", "jax.lax.scan"})
     in.defineNative(n, nLaxControl);
   installPlatformNatives(in, s);
+  installArrayNatives(in);
   in.setExternalFallback(nFallback);
   installKernelNatives(in, s);
 }

@@ -157,6 +157,13 @@ Value kernelApiCall(Interpreter& in, const std::string& api, const CallArgs& arg
 std::set<std::string> platformsOf(Interpreter& in);
 void installPlatformNatives(Interpreter& in, PallasOverlay::State& s);
 
+// Arrays and dtypes outside kernels (PallasArrays.cpp): the value of a call
+// of a library function that makes one (jnp.arange, np.dtype, ...), nullopt
+// for other functions; and the natives of the array class.
+std::optional<Value> arrayApiCall(Interpreter& in, const std::string& api, const CallArgs& args,
+                                  mlir::Operation* site);
+void installArrayNatives(Interpreter& in);
+
 // Installs the kernel-side natives (PallasKernel.cpp).
 void installKernelNatives(Interpreter& in, PallasOverlay::State& s);
 

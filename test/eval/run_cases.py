@@ -11,7 +11,9 @@ trailing comment:
 Several values are sorted and joined with " | "; " (may)" marks a reveal
 that ran in a part of the program the evaluator could not decide it reaches.
 A line revealed several times expects each text in order, separated by
-" ;; ". A file whose first line is `# entries` also runs its entry points.
+" ;; ". A file whose first line is `# entries` also runs its entry points;
+one whose first line starts with `# jax` (or `# entries jax`) runs with the
+JAX / Pallas overlay (the analysis's view of JAX) installed.
 Usage: run_cases.py PY_EVAL [CASE...]
 """
 import os
@@ -35,8 +37,12 @@ def expectations(path):
 def run(py_eval, case):
   main = os.path.join(case, "main.py") if os.path.isdir(case) else case
   with open(main, encoding="utf-8") as f:
-    entries = f.readline().startswith("# entries")
+    first = f.readline()
+  entries = first.startswith("# entries")
   args = [py_eval, main] + (["--entries"] if entries else [])
+  # `# jax` cases run with the JAX / Pallas overlay installed.
+  if first.startswith("# jax") or first.startswith("# entries jax"):
+    args.append("--jax")
   if os.path.isdir(case):
     args += ["--root", case]
   proc = subprocess.run(args, capture_output=True, text=True, timeout=60)

@@ -386,10 +386,13 @@ std::optional<bool> sameValue(const Object* a, const Object* b) {
     }
     return all;
   }
-  if (a->kind == Kind::External && b->kind == Kind::External)
-    return llvm::cast<ExternalObj>(a)->qualname == llvm::cast<ExternalObj>(b)->qualname
-               ? std::optional<bool>(true)
-               : std::nullopt;
+  if (a->kind == Kind::External && b->kind == Kind::External) {
+    auto* x = llvm::cast<ExternalObj>(a);
+    auto* y = llvm::cast<ExternalObj>(b);
+    if (!x->identity.empty() && !y->identity.empty())
+      return x->identity == y->identity;
+    return x->qualname == y->qualname ? std::optional<bool>(true) : std::nullopt;
+  }
   if (a->kind == Kind::None || b->kind == Kind::None)
     return false; // None is a singleton: a different object is not None
   bool aImm = !isMutable(a->kind), bImm = !isMutable(b->kind);

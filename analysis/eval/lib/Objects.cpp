@@ -654,6 +654,16 @@ Value Interpreter::instantiate(ClassObj* cls, const CallArgs& args, mlir::Operat
 
 // ---- attributes -------------------------------------------------------------------------
 
+Value Interpreter::externalAttr(Object* owner, const std::string& qualname, mlir::Operation* site,
+                                mlir::Operation* origin) {
+  if (externalAttr_) {
+    Value v = externalAttr_(*this, owner, qualname, site);
+    if (!v.isBottom())
+      return v;
+  }
+  return Value(heap_.make<ExternalObj>(qualname), origin ? origin : site);
+}
+
 Value Interpreter::bindDescriptor(const Value& raw, const Value& self, ClassObj* owner,
                                   bool onInstance, mlir::Operation* site) {
   Value out;
@@ -807,7 +817,7 @@ Value Interpreter::attrOfOne(Object* obj, mlir::Operation* origin, llvm::StringR
     if (!cls->external.empty()) {
       if (const BuiltinObj* n = native(cls->external + "." + name.str()))
         return Value(const_cast<BuiltinObj*>(n), site);
-      return Value(heap_.make<ExternalObj>(cls->external + "." + name.str()), site);
+      return externalAttr(obj, cls->external + "." + name.str(), site);
     }
     return missing("class " + cls->name);
   }
@@ -822,14 +832,14 @@ Value Interpreter::attrOfOne(Object* obj, mlir::Operation* origin, llvm::StringR
         return n->fn(*this, CallArgs{{Value(m, origin)}, {}}, site, n);
     if (m->dynamic) {
       if (!m->mirrors.empty())
-        return Value(heap_.make<ExternalObj>(m->mirrors + "." + name.str()), site);
+        return externalAttr(obj, m->mirrors + "." + name.str(), site);
       return missing("module " + m->name);
     }
     if (m->path.empty()) { // a library module: its names by qualified name
       std::string q = m->name + "." + name.str();
       if (ModuleObj* sub = externalModules_.count(q) ? externalModules_[q] : nullptr)
         return Value(sub, site);
-      return Value(heap_.make<ExternalObj>(q), site);
+      return externalAttr(obj, q, site);
     }
     if (const Value* hook = m->ns.find("__getattr__")) {
       CallArgs args;
@@ -909,7 +919,7 @@ Value Interpreter::attrOfOne(Object* obj, mlir::Operation* origin, llvm::StringR
     std::string q = e->qualname + "." + name.str();
     if (const BuiltinObj* n = native(canonical(q)))
       return Value(const_cast<BuiltinObj*>(n), site);
-    return Value(heap_.make<ExternalObj>(q), origin ? origin : site);
+    return externalAttr(obj, q, site, origin);
   }
   case Kind::Unknown: {
     auto* u = llvm::cast<UnknownObj>(obj);

@@ -696,7 +696,10 @@ void Interpreter::setItem(const Value& obj, const Value& index, const Value& v,
     if (auto* d = llvm::dyn_cast<DictObj>(c)) {
       heap_.willWrite(d);
       Object* key = index.single();
-      if (!key || key->kind == Kind::Unknown || key->kind == Kind::External) {
+      // A library object is a key only when an overlay knows what it is
+      // (a dtype): another spelling of it could be the same key.
+      auto* ext = llvm::dyn_cast_or_null<ExternalObj>(key);
+      if (!key || key->kind == Kind::Unknown || (ext && ext->identity.empty())) {
         d->exact = false;
         d->others = heap_.join(d->others, v);
         continue;

@@ -1,5 +1,7 @@
-// py-eval FILE [--ir] [--entries] [--root DIR]
+// py-eval FILE [--ir] [--entries] [--jax] [--root DIR]
 //   --ir       print the py dialect module of FILE
+//   --jax      also install the JAX / Pallas overlay (with the bundled
+//              knowledge table), as the analysis runs programs
 //   otherwise  run FILE's module (and, with --entries, its entry points) and
 //              print what each `reveal(expr)` call saw: "LINE: VALUE", one
 //              line per call, in the order they ran.
@@ -8,6 +10,7 @@
 #include "mlir/IR/Verifier.h"
 #include "pallas/eval/FileSource.h"
 #include "pallas/eval/Interpreter.h"
+#include "../../passes/PallasOverlay.h"
 #include "pallas/py/Dialect.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -45,20 +48,22 @@ eval::Value reveal(eval::Interpreter& in, const eval::CallArgs& args, mlir::Oper
 
 int main(int argc, char** argv) {
   std::string file, root;
-  bool ir = false, entries = false;
+  bool ir = false, entries = false, jax = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--ir")
       ir = true;
     else if (a == "--entries")
       entries = true;
+    else if (a == "--jax")
+      jax = true;
     else if (a == "--root" && i + 1 < argc)
       root = argv[++i];
     else
       file = a;
   }
   if (file.empty()) {
-    std::cerr << "usage: py-eval FILE [--ir] [--entries] [--root DIR]\n";
+    std::cerr << "usage: py-eval FILE [--ir] [--entries] [--jax] [--root DIR]\n";
     return 2;
   }
   std::string path = std::filesystem::absolute(file).lexically_normal().string();
@@ -78,6 +83,16 @@ int main(int argc, char** argv) {
     return mlir::succeeded(mlir::verify(m)) ? 0 : 1;
   }
   eval::Interpreter in(&context, source);
+  std::optional<knowledge::KnowledgeBase> kb;
+  if (jax) {
+    knowledge::KnowledgeBase::Loaded loaded = knowledge::KnowledgeBase::bundled();
+    if (!loaded.base) {
+      std::cerr << "--jax: the bundled knowledge table does not load\n";
+      return 2;
+    }
+    kb = std::move(loaded.base);
+    in.addOverlay(std::make_unique<analysis::passes::PallasOverlay>(*kb));
+  }
   in.defineNative("reveal", reveal);
   in.builtinsModule()->ns.set("reveal",
                               eval::Value(const_cast<eval::BuiltinObj*>(in.native("reveal"))));

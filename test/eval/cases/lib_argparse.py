@@ -75,10 +75,16 @@ reveal(parse_or_exit([]))              # => "exited"
 reveal(parse_or_exit(["a", "--bogus"]))  # => "exited"
 reveal(parse_or_exit(["a", "-n", "x"]))  # => "exited"
 
-# From the command line (CPython here: an empty one, so the fallback list): positionals are unknown.
+# From the command line: the program runs without arguments, as CPython here
+# does, so the fallback list is parsed.
 cl = p2.parse_args(sys.argv[1:] or ["in.py"])
-reveal(cl.src)                         # => command-line argument src
-reveal(cl.opt)                         # => "D" | command-line option --opt
+reveal(cl.src)                         # => "in.py"
+reveal(cl.opt)                         # => "D"
+# A required argument the empty command line lacks: what the user passes is
+# not known (the program is surely run with it).
+req = p2.parse_args()
+reveal(req.src)                        # => command-line argument src
+reveal(req.opt)                        # => "D" | command-line option --opt
 
 # Groups, set_defaults, sub-commands.
 p3 = argparse.ArgumentParser()

@@ -27,7 +27,8 @@ else:
     mode = "compiled"
 reveal(mode)                                     # => "compiled" | "interpret"
 
-reveal(sys.argv[0])                              # => a command-line argument
+reveal(sys.argv[0])                              # => the program's path (sys.argv[0])
+reveal(len(sys.argv))                            # => 1
 reveal(sys.version_info >= (3, 8))               # => True
 reveal(sys.version_info[:2] == (3, 11))          # => True
 reveal(sys.version_info[0])                      # => 3
@@ -54,4 +55,4 @@ try:
     result = main()
 except SystemExit:
     result = "exited"
-reveal(result)                                   # => "exited" | "ran"
+reveal(result)                                   # => "exited"

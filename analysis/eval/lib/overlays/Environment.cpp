@@ -1,7 +1,8 @@
 // Overlay: what the running environment decides (os, sys, time, random,
 // uuid, datetime). An environment variable is Unknown naming it
-// ("environment variable FLAG") unless the program set it; sys.argv is a
-// list of unknown length; sys.version_info, sys.platform and sys.maxsize
+// ("environment variable FLAG") unless the program set it; sys.argv is
+// the program's path alone: the program as written runs without arguments
+// (`python prog.py`, as argparse's overlay parses it); sys.version_info, sys.platform and sys.maxsize
 // are those of the CPython the analysis assumes (3.11 on Linux); clocks,
 // random numbers and UUIDs are Unknown. os.path's functions stay Unknown
 // (the files are not known).
@@ -200,7 +201,7 @@ public:
 
     // sys
     ModuleObj* sys = in.externalModule("sys");
-    sys->ns.set("argv", listOf(in, {in.unknown("a command-line argument")}, false, nullptr));
+    sys->ns.set("argv", listOf(in, {in.unknown("the program's path (sys.argv[0])")}, true, nullptr));
     sys->ns.set("version_info", in.tuple({in.integer(3), in.integer(11), in.integer(7),
                                           in.str("final"), in.integer(0)}));
     sys->ns.set("platform", in.str("linux"));

@@ -187,6 +187,12 @@ public:
   // A native called for a library function no overlay registered (its
   // `self` is the ExternalObj); by default such calls give Unknown.
   void setExternalFallback(NativeFn fn) { externalFallback_ = fn; }
+  // Asked for each library attribute the program reads (`jnp.float32`,
+  // `np.dtype(d).itemsize` as `owner` . `name`, `qualname` spelled out):
+  // an overlay's value for it, or bottom for the plain ExternalObj.
+  using ExternalAttrHook = Value (*)(Interpreter& in, Object* owner, const std::string& qualname,
+                                     mlir::Operation* site);
+  void setExternalAttrHook(ExternalAttrHook hook) { externalAttr_ = hook; }
   // Called with each op's result as the op runs (every time it runs): how
   // a client learns what an expression evaluates to (the resource checks
   // read shapes this way). Empty: nothing is called.
@@ -355,6 +361,10 @@ private:
   std::string main_;
   std::vector<std::string> why_;
   NativeFn externalFallback_ = nullptr;
+  ExternalAttrHook externalAttr_ = nullptr;
+  // A library attribute: the overlay's value, else an ExternalObj for it.
+  Value externalAttr(Object* owner, const std::string& qualname, mlir::Operation* site,
+                     mlir::Operation* origin = nullptr);
   ResultObserver resultObserver_;
   Activation* current_ = nullptr;
   std::map<const FrameObj*, std::string> frameDocs_;

@@ -410,6 +410,11 @@ struct ExternalObj : Object {
   explicit ExternalObj(std::string qualname)
       : Object(Kind::External), qualname(std::move(qualname)) {}
   std::string qualname;
+  // What the object is whatever it is spelled (an overlay's key, e.g.
+  // "dtype:float32" for jnp.float32, np.float32 and x.dtype): two externals
+  // with keys are equal exactly when their keys are. Empty: only the same
+  // qualified name is known to be the same object.
+  std::string identity;
   static bool classof(const Object* o) { return o->kind == Kind::External; }
 };
 
