@@ -131,12 +131,9 @@ std::vector<std::string> workspaceImportedPaths(const std::filesystem::path& fil
   return out;
 }
 
-bool mayPassInterpret(std::string_view text) {
-  return spells(text, "interpret");
-}
-
-bool mayPassKernel(std::string_view text) {
-  return spells(text, "pallas") || spells(text, "mosaic");
+bool mayChooseForLaunches(std::string_view text) {
+  return spells(text, "interpret") || spells(text, "pallas") || spells(text, "mosaic") ||
+         spells(text, "jax");
 }
 
 } // namespace pallas::analysis

@@ -72,7 +72,11 @@ struct Evaluation {
 
 namespace {
 
-using Evaluations = std::map<std::string, std::unique_ptr<Evaluation>>;
+// The evaluations of one pass run, by document, and which documents import
+// each document (importersOf).
+struct Evaluations : std::map<std::string, std::unique_ptr<Evaluation>> {
+  std::map<std::string, std::vector<std::string>> importers;
+};
 
 std::optional<shape::Value> shapeValueOfObject(eval::Interpreter& in, eval::Object* o, int depth);
 
@@ -160,6 +164,11 @@ std::optional<shape::Value> shapeValueOfObject(eval::Interpreter& in, eval::Obje
 
 std::string writtenText(const detail::Workspace& ws, mlir::Operation* op);
 
+std::string fileOf(mlir::Operation* op) {
+  auto r = op ? llvm::dyn_cast<mlir::FileLineColRange>(op->getLoc()) : mlir::FileLineColRange();
+  return r ? r.getFilename().str() : std::string();
+}
+
 Evaluations& evaluationsOf(const detail::PassContext& ctx) {
   if (!ctx.evaluation)
     ctx.evaluation = std::make_shared<Evaluations>();
@@ -206,13 +215,60 @@ Evaluation& evaluate(const detail::PassContext& ctx, const knowledge::KnowledgeB
   return ref;
 }
 
-std::string fileOf(mlir::Operation* op) {
-  auto r = op ? llvm::dyn_cast<mlir::FileLineColRange>(op->getLoc()) : mlir::FileLineColRange();
-  return r ? r.getFilename().str() : std::string();
-}
 
 // At most this many other documents are run for one document's callers.
 constexpr size_t kMaxCallerDocuments = 8;
+
+// The workspace's documents whose code imports `doc` (`import pkg.ops`,
+// `from . import ops`, `from .ops import f`). Only a file whose text names
+// doc's module is lowered and walked; each answer is kept for the run.
+const std::vector<std::string>& importersOf(const detail::PassContext& ctx,
+                                            const std::string& doc) {
+  Evaluations& all = evaluationsOf(ctx);
+  auto [it, fresh] = all.importers.try_emplace(doc);
+  if (!fresh)
+    return it->second;
+  std::filesystem::path p(doc);
+  std::string stem = p.stem() == "__init__" ? p.parent_path().filename().string()
+                                            : p.stem().string();
+  const detail::Workspace& ws = ctx.workspace;
+  for (const std::string& other : ws.documents()) {
+    if (other == doc)
+      continue;
+    std::optional<std::string_view> text = ws.textOf(other);
+    if (!text || text->find(stem) == std::string_view::npos)
+      continue;
+    mlir::ModuleOp py = ws.pyModule(other);
+    if (!py)
+      continue;
+    bool imports = false;
+    auto resolvesHere = [&](const std::string& module, int level) {
+      std::optional<std::string> f = ws.moduleFile(module, level, other);
+      return f && *f == doc;
+    };
+    py->walk([&](mlir::Operation* op) {
+      if (imports)
+        return mlir::WalkResult::interrupt();
+      if (auto i = llvm::dyn_cast<py::ImportOp>(op)) {
+        llvm::StringRef m = i.getModule();
+        imports = m.contains(stem) && resolvesHere(m.str(), 0);
+      } else if (auto f = llvm::dyn_cast<py::ImportFromOp>(op)) {
+        std::string m = f.getModule().str();
+        int level = static_cast<int>(f.getLevel());
+        std::string sub = m.empty() ? f.getName().str() : m + "." + f.getName().str();
+        imports = (f.getName() == stem && resolvesHere(sub, level)) ||
+                  (llvm::StringRef(m).contains(stem) && resolvesHere(m, level)) ||
+                  (level > 0 && m.empty() && p.stem() == "__init__" && resolvesHere(m, level));
+      } else if (auto star = llvm::dyn_cast<py::ImportStarOp>(op)) {
+        imports = resolvesHere(star.getModule().str(), static_cast<int>(star.getLevel()));
+      }
+      return mlir::WalkResult::advance();
+    });
+    if (imports)
+      it->second.push_back(other);
+  }
+  return it->second;
+}
 
 // A document whose launches an entry point reached with arguments it made
 // up (a parameter's default): the workspace's files that call into it run
@@ -233,13 +289,21 @@ Evaluation& evaluateWithCallers(const detail::PassContext& ctx, const knowledge:
   std::vector<detail::CallEdge> edges = ctx.workspace.callEdges();
   for (bool grew = true; grew && callers.size() < kMaxCallerDocuments;) {
     grew = false;
-    for (const detail::CallEdge& e : edges)
-      if (reaching.count(e.calleePath) && reaching.insert(e.caller.path).second) {
-        callers.insert(e.caller.path);
+    auto reach = [&](const std::string& caller) {
+      if (callers.size() < kMaxCallerDocuments && reaching.insert(caller).second) {
+        callers.insert(caller);
         grew = true;
-        if (callers.size() >= kMaxCallerDocuments)
-          break;
       }
+    };
+    for (const detail::CallEdge& e : edges)
+      if (reaching.count(e.calleePath))
+        reach(e.caller.path);
+    // A file that imports one reaching this document may call into it in
+    // ways the call index does not see (a name imported from a module that
+    // re-exports it, a function another import's code calls).
+    for (const std::string& r : std::vector<std::string>(reaching.begin(), reaching.end()))
+      for (const std::string& importer : importersOf(ctx, r))
+        reach(importer);
   }
   for (const std::string& caller : callers) {
     if (ctx.stopRequested())

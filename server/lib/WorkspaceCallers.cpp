@@ -25,7 +25,7 @@ WorkspaceCallers::WorkspaceCallers(std::vector<std::string> roots) : roots_(std:
 std::vector<std::string> WorkspaceCallers::callerImports(const std::string& path,
                                                          std::string_view text) const {
   // Most files of a workspace choose nothing: their imports are not kept.
-  if (!analysis::mayPassInterpret(text) && !analysis::mayPassKernel(text))
+  if (!analysis::mayChooseForLaunches(text))
     return {};
   std::vector<fs::path> roots(roots_.begin(), roots_.end());
   std::vector<std::string> out = analysis::workspaceImportedPaths(path, text, roots);

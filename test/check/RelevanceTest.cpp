@@ -342,7 +342,7 @@ def run():
 TEST(Relevance, ACallerThatPassesTheKernelInAnotherFile) {
   // The launch's kernel is a parameter (8.23); the file that passes a kernel
   // calling inline_mgpu spells no `interpret`: it names Pallas, so it is a
-  // caller too (analysis::mayPassKernel), open while ops.py is analysed.
+  // caller too (analysis::mayChooseForLaunches), open while ops.py is analysed.
   TempDir dir;
   dir.write("ops.py", R"(import jax
 from jax.experimental import pallas as pl
@@ -381,6 +381,58 @@ def main():
   std::string plain = run;
   plain.replace(plain.find("  fence(o_ref)\n"), 15, "");
   dir.write("run.py", plain);
+  EXPECT_TRUE(findingsAt(runCheck(options)).empty());
+}
+
+TEST(Relevance, AProgramWhoseImportSetsTheGpuInterpretModeIsACaller) {
+  // main.py names no Pallas and no `interpret`: it imports a module that sets
+  // the process-wide GPU interpret mode when imported, then calls the launch
+  // wrapper. JAX runs the launch in GPU interpret mode, where plgpu.load on a
+  // kernel Ref fails; main.py is JAX code, so it is open as ops.py's caller.
+  TempDir dir;
+  dir.write("ops.py", R"(import jax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+def body(x_ref, o_ref):
+  o_ref[...] = plgpu.load(x_ref, (), layout=plgpu.Layout.WG_STRIDED((128, 128), vec_size=2))
+
+
+def run(x):
+  return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
+)");
+  dir.write("hooks.py", R"(from jax._src.pallas.mosaic_gpu.interpret import params
+
+
+def install():
+  params.set_gpu_interpret_mode(params.InterpretGPUParams())
+)");
+  const std::string main = R"(import jax.numpy as jnp
+import hooks
+from ops import run
+
+hooks.install()
+
+
+def main():
+  print(run(jnp.ones((128, 128), jnp.float32)))
+
+
+if __name__ == "__main__":
+  main()
+)";
+  dir.write("main.py", main);
+  CheckOptions options;
+  options.paths = {dir.path()};
+  options.configMode = CheckOptions::ConfigMode::None;
+  CheckResult r = runCheck(options);
+  EXPECT_TRUE(r.errors.empty());
+  EXPECT_EQ(findingsAt(r), (std::vector<std::string>{"ops.py:7:PLS002"}));
+  // Without the import that sets the mode: compiled, where plgpu.load runs.
+  std::string plain = main;
+  plain.replace(plain.find("hooks.install()\n"), 16, "");
+  dir.write("main.py", plain);
   EXPECT_TRUE(findingsAt(runCheck(options)).empty());
 }
 

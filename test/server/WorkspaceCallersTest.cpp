@@ -28,6 +28,19 @@ TEST(WorkspaceCallers, FindsTheFilesThatImportAFileAndPassInterpret) {
   EXPECT_EQ(index.callersOf(ops.string()), std::vector<std::string>{debug.generic_string()});
 }
 
+TEST(WorkspaceCallers, AProgramThatOnlyCallsTheLaunchIsACallerWhenItIsJaxCode) {
+  // It may have set the GPU interpret mode through another import.
+  TempDir dir;
+  auto ops = dir.write("ops.py", "def add(x): ...\n");
+  auto main = dir.write("main.py", "import jax.numpy as jnp\nimport hooks\nfrom ops import add\n"
+                                   "add(jnp.ones(4))\n");
+  dir.write("plain.py", "from ops import add\nadd(1)\n"); // no JAX: not a caller
+  WorkspaceCallers index({dir.path().string()});
+  std::atomic<bool> stop{false};
+  index.build(stop);
+  EXPECT_EQ(index.callersOf(ops.string()), std::vector<std::string>{main.generic_string()});
+}
+
 TEST(WorkspaceCallers, AnUpdateMovesAFileBetweenTheModulesItCalls) {
   TempDir dir;
   auto ops = dir.write("ops.py", "def add(x, interpret=False): ...\n");

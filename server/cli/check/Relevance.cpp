@@ -233,7 +233,7 @@ std::vector<std::vector<size_t>> interpretCallers(RunImports& run,
   std::vector<std::vector<size_t>> callers(run.size());
   const std::map<std::string, size_t> launchers = byPath(run.files(), launching);
   for (size_t i = 0; i < run.size(); ++i) {
-    if (!analysis::mayPassInterpret(run.text(i)) && !analysis::mayPassKernel(run.text(i)))
+    if (!analysis::mayChooseForLaunches(run.text(i)))
       continue;
     std::set<size_t> reached;
     for (const std::string& imported : run.importsOf(i))

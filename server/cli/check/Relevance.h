@@ -52,11 +52,11 @@ std::vector<bool> launchingFiles(RunImports& run);
 // (docs/analysis.md 8.5), and a library's tests or scripts pass
 // `interpret=True` from files that never spell a launch, or that `check`
 // analyses in another group (and lets go of before it reaches i). A caller
-// spells `interpret` (analysis::mayPassInterpret) or names Pallas or Mosaic
-// (analysis::mayPassKernel: a kernel passed to a launch helper whose kernel
-// is a parameter, docs/analysis.md 8.23) and imports i itself
-// (analysis::workspaceImportedPaths, as launchingFiles' import step; the
-// language server's index of callers reads imports the same way).
+// imports i itself (analysis::workspaceImportedPaths, as launchingFiles'
+// import step; the language server's index of callers reads imports the
+// same way) and is JAX code (analysis::mayChooseForLaunches): besides
+// `interpret=` and kernels, a program that only calls `run(x)` may have set
+// the process-wide GPU interpret mode through another import.
 std::vector<std::vector<size_t>> interpretCallers(RunImports& run,
                                                   const std::vector<bool>& launching);
 

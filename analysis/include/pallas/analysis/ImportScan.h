@@ -31,13 +31,11 @@ std::vector<std::string> workspaceImportedPaths(const std::filesystem::path& fil
                                                 std::string_view text,
                                                 const std::vector<std::filesystem::path>& roots);
 
-// Whether a file that imports a launching file may choose the path of its
-// launches by what it passes (docs/analysis.md 8.5): it spells `interpret`
-// (an `interpret=` argument, or the GPU interpret mode's context manager).
-bool mayPassInterpret(std::string_view text);
-
-// Whether it may pass the kernel a launching function launches (8.23): a
-// kernel is written with Pallas or Mosaic GPU, so the file names one.
-bool mayPassKernel(std::string_view text);
+// Whether a file that imports a launching file may decide what its launches
+// do: it passes `interpret=` or a kernel (it spells `interpret`, Pallas or
+// Mosaic), or it is a program that calls them with arrays it makes, after
+// setting up JAX (a GPU interpret mode set through another import, say): it
+// spells `jax`. A file that names none of them is not JAX code.
+bool mayChooseForLaunches(std::string_view text);
 
 } // namespace pallas::analysis
