@@ -215,7 +215,6 @@ Evaluation& evaluate(const detail::PassContext& ctx, const knowledge::KnowledgeB
   return ref;
 }
 
-
 // At most this many other documents are run for one document's callers.
 constexpr size_t kMaxCallerDocuments = 8;
 
@@ -229,8 +228,8 @@ const std::vector<std::string>& importersOf(const detail::PassContext& ctx,
   if (!fresh)
     return it->second;
   std::filesystem::path p(doc);
-  std::string stem = p.stem() == "__init__" ? p.parent_path().filename().string()
-                                            : p.stem().string();
+  std::string stem =
+      p.stem() == "__init__" ? p.parent_path().filename().string() : p.stem().string();
   const detail::Workspace& ws = ctx.workspace;
   for (const std::string& other : ws.documents()) {
     if (other == doc)

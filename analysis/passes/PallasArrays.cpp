@@ -56,10 +56,10 @@ std::optional<double> numberOf(const Value* v) {
 // NumPy's one-letter codes and the names np.dtype accepts beside the types'.
 std::string dtypeLeafOfString(std::string s) {
   static const std::map<std::string, std::string> codes = {
-      {"f2", "float16"}, {"f4", "float32"}, {"f8", "float64"}, {"i1", "int8"},
-      {"i2", "int16"},   {"i4", "int32"},   {"i8", "int64"},   {"u1", "uint8"},
-      {"u2", "uint16"},  {"u4", "uint32"},  {"u8", "uint64"},  {"b1", "bool_"},
-      {"?", "bool_"},    {"float", "float64"}, {"int", "int64"}, {"complex", "complex128"}};
+      {"f2", "float16"}, {"f4", "float32"},    {"f8", "float64"}, {"i1", "int8"},
+      {"i2", "int16"},   {"i4", "int32"},      {"i8", "int64"},   {"u1", "uint8"},
+      {"u2", "uint16"},  {"u4", "uint32"},     {"u8", "uint64"},  {"b1", "bool_"},
+      {"?", "bool_"},    {"float", "float64"}, {"int", "int64"},  {"complex", "complex128"}};
   if (!s.empty() && (s[0] == '<' || s[0] == '=' || s[0] == '|'))
     s = s.substr(1);
   if (auto it = codes.find(s); it != codes.end())
@@ -96,7 +96,7 @@ std::string dtypeLeaf(Interpreter& in, const Value* v) {
 }
 
 Value dtypeValue(Interpreter& in, const std::string& leaf, mlir::Operation* site,
-                 std::string qualname = {}) {
+                 const std::string& qualname = {}) {
   auto* e = in.heap().make<ExternalObj>(qualname.empty() ? "jax.numpy." + leaf : qualname);
   e->identity = "dtype:" + leaf;
   return Value(e, site);
@@ -112,10 +112,10 @@ Value dtypeAttr(Interpreter& in, const std::string& leaf, llvm::StringRef name,
     return in.str(leaf == "bool_" ? "bool" : leaf, site);
   if (name == "kind") {
     llvm::StringRef l(leaf);
-    const char* k = l.starts_with("bool")      ? "b"
-                    : l.starts_with("uint")    ? "u"
-                    : l.starts_with("int")     ? "i"
-                    : l.starts_with("complex") ? "c"
+    const char* k = l.starts_with("bool")                       ? "b"
+                    : l.starts_with("uint")                     ? "u"
+                    : l.starts_with("int")                      ? "i"
+                    : l.starts_with("complex")                  ? "c"
                     : l.starts_with("float") || l == "bfloat16" ? "f"
                                                                 : "V";
     return in.str(k, site);
@@ -159,12 +159,11 @@ std::optional<std::vector<int64_t>> dimsOf(Interpreter& in, const Value& shape,
   return out;
 }
 
-Value makeArrayValue(Interpreter& in, Value shape, const std::string& leaf,
-                     mlir::Operation* site) {
+Value makeArrayValue(Interpreter& in, Value shape, const std::string& leaf, mlir::Operation* site) {
   auto* inst = in.heap().make<InstanceObj>(arrayClass(in));
-  inst->attrs.set("shape", shape);
-  inst->attrs.set("dtype", leaf.empty() ? in.unknown("an array's dtype", site)
-                                        : dtypeValue(in, leaf, site));
+  inst->attrs.set("shape", std::move(shape));
+  inst->attrs.set("dtype",
+                  leaf.empty() ? in.unknown("an array's dtype", site) : dtypeValue(in, leaf, site));
   return Value(inst, site);
 }
 
@@ -224,6 +223,7 @@ std::optional<std::vector<int64_t>> nestedShape(Interpreter& in, const Value& v,
 
 Value intsTuple(Interpreter& in, const std::vector<int64_t>& dims, mlir::Operation* site) {
   std::vector<Value> items;
+  items.reserve(dims.size());
   for (int64_t d : dims)
     items.push_back(in.integer(d, site));
   return in.tuple(items, site);
@@ -311,22 +311,23 @@ std::optional<Value> creator(Interpreter& in, const std::string& api, const Call
     bool floats = false;
     if (x)
       if (auto dims = nestedShape(in, *x, floats, site))
-        return makeArrayValue(
-            in, intsTuple(in, *dims, site),
-            dtypeArg(in, args, 1, floats ? floatDefault(api) : intDefault(api)), site);
+        return makeArrayValue(in, intsTuple(in, *dims, site),
+                              dtypeArg(in, args, 1, floats ? floatDefault(api) : intDefault(api)),
+                              site);
     return std::nullopt;
   }
-  if (random && (leaf == "normal" || leaf == "uniform" || leaf == "truncated_normal" ||
-                 leaf == "randint" || leaf == "bernoulli") &&
+  if (random &&
+      (leaf == "normal" || leaf == "uniform" || leaf == "truncated_normal" || leaf == "randint" ||
+       leaf == "bernoulli") &&
       module == "jax.random.") {
     // (key, shape, dtype) for normal/uniform; truncated_normal(key, lower,
     // upper, shape, dtype); randint(key, shape, minval, maxval, dtype);
     // bernoulli(key, p, shape).
     size_t shapeAt = leaf == "truncated_normal" ? 3 : leaf == "bernoulli" ? 2 : 1;
     size_t dtypeAt = leaf == "truncated_normal" ? 4 : leaf == "randint" ? 4 : 2;
-    std::string d = leaf == "bernoulli" ? std::string("bool_")
-                                        : dtypeArg(in, args, dtypeAt,
-                                                   leaf == "randint" ? "int32" : "float32");
+    std::string d = leaf == "bernoulli"
+                        ? std::string("bool_")
+                        : dtypeArg(in, args, dtypeAt, leaf == "randint" ? "int32" : "float32");
     return makeArrayValue(in, shapeOf(in, args.get(shapeAt, "shape"), site), d, site);
   }
   if (module == "numpy.random." && (leaf == "randn" || leaf == "rand")) {
@@ -342,9 +343,9 @@ std::optional<Value> creator(Interpreter& in, const std::string& api, const Call
 Value nGeneratorDraw(Interpreter& in, const CallArgs& args, mlir::Operation* site,
                      const Object* self) {
   std::string method = leafOf(llvm::cast<BuiltinObj>(self)->name);
-  size_t sizeAt = method == "standard_normal" || method == "random" ? 1
+  size_t sizeAt = method == "standard_normal" || method == "random"                   ? 1
                   : method == "integers" || method == "normal" || method == "uniform" ? 3
-                                                                                       : 1;
+                                                                                      : 1;
   const Value* size = args.get(sizeAt, "size");
   if (!size || (size->single() && size->single()->kind == Kind::None))
     return in.unknown("a random number", site);
@@ -414,8 +415,7 @@ Value nTranspose(Interpreter& in, const CallArgs& args, mlir::Operation* site, c
 }
 
 // x.T, x.ndim, x.size, x.itemsize, x.nbytes: read from the shape and dtype.
-Value nArrayGetattr(Interpreter& in, const CallArgs& args, mlir::Operation* site,
-                    const Object*) {
+Value nArrayGetattr(Interpreter& in, const CallArgs& args, mlir::Operation* site, const Object*) {
   InstanceObj* a = arrayOf(args.positional.empty() ? nullptr : &args.positional[0]);
   const Value* nameV = args.positional.size() > 1 ? &args.positional[1] : nullptr;
   auto* name = llvm::dyn_cast_or_null<StrObj>(nameV ? nameV->single() : nullptr);

@@ -39,7 +39,6 @@ std::set<std::string> platformsOf(Interpreter& in) {
   return out;
 }
 
-
 namespace {
 
 std::string platformOf(const std::string& deviceType) {
@@ -116,8 +115,8 @@ Value nDefaultBackend(Interpreter& in, const CallArgs&, mlir::Operation* site, c
 Value device(Interpreter& in, const std::string& platform, mlir::Operation* site) {
   auto* d = in.heap().make<InstanceObj>(in.externalClass("jax.Device"));
   d->attrs.set("platform", in.str(platform, site));
-  d->attrs.set("device_kind", platform == "cpu" ? in.str("cpu", site)
-                                                : in.unknown("the GPU's model", site));
+  d->attrs.set("device_kind",
+               platform == "cpu" ? in.str("cpu", site) : in.unknown("the GPU's model", site));
   d->attrs.set("id", in.integer(0, site));
   return Value(d, site);
 }
@@ -141,8 +140,7 @@ Value nDevices(Interpreter& in, const CallArgs& args, mlir::Operation* site, con
 
 // jax.device_count(): one CPU device (JAX's default); GPUs: not known.
 Value nDeviceCount(Interpreter& in, const CallArgs&, mlir::Operation* site, const Object*) {
-  return backendHere(in) == "cpu" ? in.integer(1, site)
-                                  : in.unknown("the number of devices", site);
+  return backendHere(in) == "cpu" ? in.integer(1, site) : in.unknown("the number of devices", site);
 }
 
 } // namespace

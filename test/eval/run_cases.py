@@ -45,7 +45,10 @@ def run(py_eval, case):
     args.append("--jax")
   if os.path.isdir(case):
     args += ["--root", case]
-  proc = subprocess.run(args, capture_output=True, text=True, timeout=60)
+  # The environment the evaluator reads variables from (lib_environment.py).
+  env = {k: v for k, v in os.environ.items() if not k.startswith("FLAG")}
+  env["PALLAS_LSP_CASE_LEVEL"] = "3"
+  proc = subprocess.run(args, capture_output=True, text=True, timeout=60, env=env)
   if proc.returncode != 0:
     return [f"py-eval exited {proc.returncode}: {proc.stderr.strip()}"]
   seen = {}

@@ -5,12 +5,12 @@
 //   otherwise  run FILE's module (and, with --entries, its entry points) and
 //              print what each `reveal(expr)` call saw: "LINE: VALUE", one
 //              line per call, in the order they ran.
+#include "../../passes/PallasOverlay.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "pallas/eval/FileSource.h"
 #include "pallas/eval/Interpreter.h"
-#include "../../passes/PallasOverlay.h"
 #include "pallas/py/Dialect.h"
 
 #include "llvm/Support/raw_ostream.h"

@@ -173,5 +173,5 @@ def choose(flag):
 
 
 import os
-reveal(choose(os.environ.get("X")))    # => "int" | "str"
-reveal(kind(os.environ.get("Y")))      # => "base" | "int" | "list" | "object" | "str"
+reveal(choose(os.environ["X"]))    # => "int" | "str"
+reveal(kind(os.environ["Y"]))      # => "base" | "int" | "list" | "object" | "str"

@@ -6,11 +6,16 @@ import sys
 import time
 import uuid
 
-reveal(os.environ.get("FLAG"))                   # => None | environment variable FLAG
-reveal(os.environ.get("FLAG", "0"))              # => "0" | environment variable FLAG
-reveal(os.getenv("FLAG_LEVEL", 2))               # => 2 | environment variable FLAG_LEVEL
-reveal("FLAG" in os.environ)                     # => whether environment variable FLAG is set
-reveal(os.environ["PATH"])                       # => environment variable PATH
+# A variable the program does not set is as the analysis's environment has
+# it (run_cases.py sets PALLAS_LSP_CASE_LEVEL=3 and unsets FLAG*).
+reveal(os.environ.get("FLAG"))                   # => None
+reveal(os.environ.get("FLAG", "0"))              # => "0"
+reveal(os.getenv("FLAG_LEVEL", 2))               # => 2
+reveal("FLAG" in os.environ)                     # => False
+reveal(os.environ["FLAG"])                       # => environment variable FLAG
+reveal(os.environ["PALLAS_LSP_CASE_LEVEL"])      # => "3"
+reveal(os.getenv("PALLAS_LSP_CASE_LEVEL", "0"))  # => "3"
+reveal("PALLAS_LSP_CASE_LEVEL" in os.environ)    # => True
 
 os.environ["FLAG_SET"] = "1"
 reveal(os.environ["FLAG_SET"])                   # => "1"
@@ -25,7 +30,7 @@ if interpret_flag():
     mode = "interpret"
 else:
     mode = "compiled"
-reveal(mode)                                     # => "compiled" | "interpret"
+reveal(mode)                                     # => "compiled"
 
 reveal(sys.argv[0])                              # => the program's path (sys.argv[0])
 reveal(len(sys.argv))                            # => 1

@@ -5,7 +5,7 @@ from collections import namedtuple
 from dataclasses import dataclass, field
 from enum import Enum
 
-flag = os.environ.get("PALLAS_EVAL_TEST_FLAG")
+flag = os.environ["PALLAS_EVAL_TEST_FLAG"]  # unset here: unknown
 
 
 @dataclass
@@ -27,7 +27,7 @@ col = Color(1 if flag else 2)
 reveal(col.name)                       # => "G" | "R"
 d = {Color.R: "r", Color.G: "g"}
 reveal(d[col])                         # => "g" | "r"
-reveal(Color(*[int(v) for v in os.environ.get("X", "1")]).value)  # => 1 | 2
+reveal(Color(*[int(v) for v in os.environ["X"]]).value)  # => 1 | 2
 
 Pt = namedtuple("Pt", "a b")
 pt = Pt(1, 2) if flag else Pt(3, 4)

@@ -1,12 +1,18 @@
 // Overlay: what the running environment decides (os, sys, time, random,
-// uuid, datetime). An environment variable is Unknown naming it
-// ("environment variable FLAG") unless the program set it; sys.argv is
+// uuid, datetime). The program is judged as it runs here: an environment
+// variable the program did not set is read from the environment the
+// analysis runs in (the editor's, CI's): one set there has its value, one
+// unset there has the default the program gives (`os.environ.get(K, "1")`,
+// `os.getenv(K)` is None, `K in os.environ` is False); `os.environ[K]` of an
+// unset one (a KeyError if the program ran so) and the variables as a whole
+// are Unknown naming them ("environment variable FLAG"). sys.argv is
 // the program's path alone: the program as written runs without arguments
-// (`python prog.py`, as argparse's overlay parses it); sys.version_info, sys.platform and sys.maxsize
-// are those of the CPython the analysis assumes (3.11 on Linux); clocks,
-// random numbers and UUIDs are Unknown. os.path's functions stay Unknown
-// (the files are not known).
+// (`python prog.py`, as argparse's overlay parses it); sys.version_info, sys.platform and
+// sys.maxsize are those of the CPython the analysis assumes (3.11 on Linux); clocks, random numbers
+// and UUIDs are Unknown. os.path's functions stay Unknown (the files are not known).
 #include "Util.h"
+
+#include <cstdlib>
 
 namespace pallas::eval {
 namespace {
@@ -54,6 +60,12 @@ Value lookup(Interpreter& in, InstanceObj* env, const Value* key, const Value* d
   Value v = env ? stored(in, env, *key, &certain) : Value();
   if (certain)
     return v;
+  if (const std::string* name = strOf(key)) {
+    if (const char* here = std::getenv(name->c_str()))
+      return in.heap().join(v, in.str(here, site));
+    if (dflt)
+      return in.heap().join(v, *dflt);
+  }
   v = in.heap().join(v, in.unknown(variable(key), site));
   if (dflt)
     v = in.heap().join(v, *dflt);
@@ -78,10 +90,14 @@ Value envContains(Interpreter& in, const CallArgs& a, mlir::Operation* site, con
   InstanceObj* env = selfOf(a);
   const Value* key = arg(a, 1);
   bool certain = false;
+  Value maybeStored;
   if (env && key)
-    stored(in, env, *key, &certain);
+    maybeStored = stored(in, env, *key, &certain);
   if (certain)
     return in.boolean(true, site);
+  // Not set by the program: as the analysis's own environment has it.
+  if (const std::string* name = strOf(key); name && maybeStored.isBottom())
+    return in.boolean(std::getenv(name->c_str()) != nullptr, site);
   return in.unknown("whether " + variable(key) + " is set", site);
 }
 
@@ -201,7 +217,8 @@ public:
 
     // sys
     ModuleObj* sys = in.externalModule("sys");
-    sys->ns.set("argv", listOf(in, {in.unknown("the program's path (sys.argv[0])")}, true, nullptr));
+    sys->ns.set("argv",
+                listOf(in, {in.unknown("the program's path (sys.argv[0])")}, true, nullptr));
     sys->ns.set("version_info", in.tuple({in.integer(3), in.integer(11), in.integer(7),
                                           in.str("final"), in.integer(0)}));
     sys->ns.set("platform", in.str("linux"));
