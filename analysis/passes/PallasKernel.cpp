@@ -257,10 +257,28 @@ bool shapesDifferForCertain(const CallArgs& args, const knowledge::ApiFacts& fac
 }
 
 // Records what `api` binds at `site` on the Refs it is given.
-void bindApi(Interpreter& in, const std::string& api, const CallArgs& args, mlir::Operation* site,
-             std::optional<RefState> refsOverride = std::nullopt) {
+// The knowledge table's entry for a call given a flag that changes what it
+// binds (`jax.nn.gelu(x, approximate=False)` binds erfc, the default tanh):
+// "api(flag=value)" when the table has it, else the api itself.
+std::string flagVariant(const PallasOverlay::State& s, const std::string& api,
+                        const CallArgs& args) {
+  for (const auto& [name, value] : args.keywords)
+    if (auto* b = llvm::dyn_cast_or_null<BoolObj>(value.single())) {
+      std::string keyed = api + "(" + name + "=" + (b->v ? "True" : "False") + ")";
+      if (s.kb.api(keyed))
+        return keyed;
+    }
+  return api;
+}
+
+// `label`: how a message names the binding when not by its API (what the
+// user wrote for an operator: `q @ k.T`).
+void bindApi(Interpreter& in, const std::string& calledApi, const CallArgs& args,
+             mlir::Operation* site, std::optional<RefState> refsOverride = std::nullopt,
+             const std::string& label = {}) {
   PallasOverlay::State& s = stateOf(in);
   bool direct = true;
+  const std::string api = flagVariant(s, calledApi, args);
   std::vector<const knowledge::PrimitiveFacts*> prims = s.primitivesOf(api, direct);
   RefState refs = refsOverride ? *refsOverride : s.strongest(args);
   std::vector<RefState> operands;
@@ -282,7 +300,7 @@ void bindApi(Interpreter& in, const std::string& api, const CallArgs& args, mlir
   const knowledge::ApiFacts* facts = s.kb.api(api);
   for (const knowledge::PrimitiveFacts* p : prims) {
     BoundPrimitive b;
-    b.api = api;
+    b.api = label.empty() ? api : label;
     b.prim = p;
     b.site = site;
     b.refs = refs;
@@ -1301,6 +1319,33 @@ void PallasOverlay::State::traceKernel(Interpreter& in, LaunchEvent& event, Exec
   traces.pop_back();
 }
 
+namespace {
+
+// An operator or array attribute on a value JAX traces in a kernel binds
+// what the knowledge table recorded for it (`q @ k` binds dot_general,
+// `x.T` transpose, as jnp.matmul and jnp.transpose do), named as written.
+Value tracedOperation(Interpreter& in, llvm::StringRef op, const std::vector<Value>& operands,
+                      mlir::Operation* site) {
+  PallasOverlay::State& s = stateOf(in);
+  if (!s.trace())
+    return Value();
+  std::string key = op == "@"     ? "operator.matmul"
+                    : op == ".T"  ? "jax.Array.T"
+                    : op == ".mT" ? "jax.Array.mT"
+                                  : "";
+  if (key.empty() || !s.kb.api(key))
+    return Value();
+  CallArgs args;
+  args.positional = operands;
+  std::string written = s.sourceText ? s.sourceText(site) : std::string();
+  if (written.empty() || written.size() > 60 || written.find('\n') != std::string::npos)
+    written = op == "@" ? "x @ y" : "x" + op.str();
+  bindApi(in, key, args, site, std::nullopt, written);
+  return traced(in, "the result of " + written, site);
+}
+
+} // namespace
+
 void installKernelNatives(Interpreter& in, PallasOverlay::State& s) {
   auto cls = [&](const char* name) { return in.externalClass(std::string("pallas-lsp.") + name); };
   s.refClass = cls("Ref");
@@ -1324,6 +1369,7 @@ void installKernelNatives(Interpreter& in, PallasOverlay::State& s) {
                          "__pow__", "__floordiv__", "__mod__"})
     s.noneResultClass->ns.set(
         op, Value(in.makeNative(std::string("pallas-lsp.None.") + op, nNoneResultOp)));
+  in.setTracedOperationHook(tracedOperation);
   s.pipelineClass = cls("Pipeline");
   s.pipelineClass->ns.set("__call__",
                           Value(in.makeNative("pallas-lsp.Pipeline.__call__", nPipelineCall)));

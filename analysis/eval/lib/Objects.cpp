@@ -923,6 +923,10 @@ Value Interpreter::attrOfOne(Object* obj, mlir::Operation* origin, llvm::StringR
   }
   case Kind::Unknown: {
     auto* u = llvm::cast<UnknownObj>(obj);
+    if (u->traced && tracedOperation_)
+      if (Value v = tracedOperation_(*this, ("." + name).str(), {Value(u, origin)}, site);
+          !v.isBottom())
+        return v;
     std::string why = u->why;
     if (why.size() > 120)
       why = why.substr(0, 120) + "...";

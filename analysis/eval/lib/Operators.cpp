@@ -167,6 +167,9 @@ Value Interpreter::decidedBy(Value out, const Value& a, const Value& b, mlir::Op
 
 Value Interpreter::binary(llvm::StringRef op, const Value& a, const Value& b,
                           mlir::Operation* site) {
+  if (tracedOperation_ && anyTraced(a, b))
+    if (Value v = tracedOperation_(*this, op, {a, b}, site); !v.isBottom())
+      return v;
   Value out = binaryAlts(op, a, b, site);
   if (anyTraced(a, b))
     for (const Alt& alt : out)

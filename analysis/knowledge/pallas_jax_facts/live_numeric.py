@@ -34,9 +34,19 @@ _STOP = ("custom_jvp_call", "custom_vjp_call", "custom_vjp_call_jaxpr")
 
 _FULL = {"LanexWarpgroup", "WarpgroupxWarpgroup"}
 
-# Each function is traced with float32 arrays of this shape, with one, then
-# two, then three of them: the first arity that traces is recorded.
-_SHAPE = (8, 128)
+# Each function is traced with float32 arrays of these shapes, with one,
+# then two, then three of them: the first shape and arity that trace are
+# recorded (a square shape for what multiplies matrices: jnp.matmul).
+_SHAPES = ((8, 128), (128, 128))
+
+# What kernels write with operators and array attributes instead of calls,
+# recorded under these names like functions (traced with arrays only: a
+# Python float has no `.T`, and `0.5 @ 0.5` is an error).
+OPERATORS = {
+    "operator.matmul": lambda a, b: a @ b,
+    "jax.Array.T": lambda a: a.T,
+    "jax.Array.mT": lambda a: a.mT,
+}
 
 
 def _primitives(jaxpr, out):
@@ -70,21 +80,41 @@ def _bound(fn, jax, args, constants=False):
   return found
 
 
-def _trace(fn, jax, jnp):
+def _trace(fn, jax, jnp, arrays_only=False):
   """What fn binds given float32 arrays, keeping only the primitives it
   also binds given Python floats: a kernel calls these functions on both,
   and what only an array operand binds (`jnp.array(x)` copies a traced x,
   while `jnp.array(0.0)` binds nothing) depends on the call."""
-  for arity in (1, 2, 3):
-    found = _bound(fn, jax, [jnp.ones(_SHAPE, jnp.float32) for _ in range(arity)])
-    if found is None:
-      continue
-    on_scalars = _bound(fn, jax, [0.5] * arity, constants=True)
-    if on_scalars is None:
-      return found
-    names = {p if isinstance(p, str) else p.name for p in on_scalars}
-    return [p for p in found if (p if isinstance(p, str) else p.name) in names]
+  for shape in _SHAPES:
+    for arity in (1, 2, 3):
+      found = _bound(fn, jax, [jnp.ones(shape, jnp.float32) for _ in range(arity)])
+      if found is None:
+        continue
+      if arrays_only:
+        return found
+      on_scalars = _bound(fn, jax, [0.5] * arity, constants=True)
+      if on_scalars is None:
+        return found
+      names = {p if isinstance(p, str) else p.name for p in on_scalars}
+      return [p for p in found if (p if isinstance(p, str) else p.name) in names]
   return None
+
+
+def _flag_variants(fn):
+  """(keyword text, function) for each boolean keyword of fn given the
+  value it does not default to: `jax.nn.gelu(approximate=False)` binds erf
+  where the default binds tanh."""
+  try:
+    params = inspect.signature(fn).parameters.values()
+  except (TypeError, ValueError):
+    return []
+  out = []
+  for p in params:
+    if isinstance(p.default, bool) and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD):
+      flipped = not p.default
+      out.append((f"{p.name}={flipped}",
+                  lambda *a, _f=fn, _k=p.name, _v=flipped: _f(*a, **{_k: _v})))
+  return out
 
 
 def numeric_api_binds(semantics_of, has_cpu_lowering):
@@ -98,6 +128,21 @@ def numeric_api_binds(semantics_of, has_cpu_lowering):
   if jax is None or jnp is None:
     return None, None
   apis, prims = {}, {}
+
+  def record(key, found):
+    if not found:
+      return
+    bound = {p.name: semantics_of(p) for p in found if not isinstance(p, str)}
+    order = [p.name for p in found if not isinstance(p, str)]
+    cpu = {p.name: has_cpu_lowering(p) for p in found if not isinstance(p, str)}
+    # Only what some compiled kernel cannot lower: a primitive without a
+    # rule for both Lane and Warpgroup lowering (user Warpgroup threads).
+    if not any(s is not None and not (_FULL <= set(s)) for s in bound.values()):
+      return
+    apis[key] = {"binds": list(dict.fromkeys(order))}
+    for prim_name, s in bound.items():
+      prims[prim_name] = {"mosaicGpuLowering": s, "cpuLowering": cpu[prim_name]}
+
   for alias, module_name in sorted(NUMERIC_MODULES.items()):
     module = _try_import(module_name)
     if module is None:
@@ -106,17 +151,15 @@ def numeric_api_binds(semantics_of, has_cpu_lowering):
       value = getattr(module, name, None)
       if not callable(value) or inspect.isclass(value) or inspect.ismodule(value):
         continue
-      found = _trace(value, jax, jnp)
-      if not found:
-        continue
-      bound = {p.name: semantics_of(p) for p in found if not isinstance(p, str)}
-      order = [p.name for p in found if not isinstance(p, str)]
-      cpu = {p.name: has_cpu_lowering(p) for p in found if not isinstance(p, str)}
-      # Only what some compiled kernel cannot lower: a primitive without a
-      # rule for both Lane and Warpgroup lowering (user Warpgroup threads).
-      if not any(s is not None and not (_FULL <= set(s)) for s in bound.values()):
-        continue
-      apis[f"{alias}.{name}"] = {"binds": list(dict.fromkeys(order))}
-      for prim_name, s in bound.items():
-        prims[prim_name] = {"mosaicGpuLowering": s, "cpuLowering": cpu[prim_name]}
+      record(f"{alias}.{name}", _trace(value, jax, jnp))
+      # A flag that changes what it binds: recorded as `name(flag=value)`
+      # when that binds a primitive the default does not.
+      if alias == "jax.nn":
+        default = {p.name for p in (_trace(value, jax, jnp) or []) if not isinstance(p, str)}
+        for text, variant in _flag_variants(value):
+          found = _trace(variant, jax, jnp)
+          if found and {p.name for p in found if not isinstance(p, str)} - default:
+            record(f"{alias}.{name}({text})", found)
+  for key, fn in OPERATORS.items():
+    record(key, _trace(fn, jax, jnp, arrays_only=True))
   return apis, prims

@@ -193,6 +193,12 @@ public:
   using ExternalAttrHook = Value (*)(Interpreter& in, Object* owner, const std::string& qualname,
                                      mlir::Operation* site);
   void setExternalAttrHook(ExternalAttrHook hook) { externalAttr_ = hook; }
+  // Asked for an operator on a value JAX traces (UnknownObj::traced), and
+  // for an attribute of one: `op` is the operator as written ("@", "+") or
+  // "." and the attribute (".T"); an overlay's value for it, or bottom.
+  using TracedOperationHook = Value (*)(Interpreter& in, llvm::StringRef op,
+                                        const std::vector<Value>& operands, mlir::Operation* site);
+  void setTracedOperationHook(TracedOperationHook hook) { tracedOperation_ = hook; }
   // Called with each op's result as the op runs (every time it runs): how
   // a client learns what an expression evaluates to (the resource checks
   // read shapes this way). Empty: nothing is called.
@@ -362,6 +368,7 @@ private:
   std::vector<std::string> why_;
   NativeFn externalFallback_ = nullptr;
   ExternalAttrHook externalAttr_ = nullptr;
+  TracedOperationHook tracedOperation_ = nullptr;
   // A library attribute: the overlay's value, else an ExternalObj for it.
   Value externalAttr(Object* owner, const std::string& qualname, mlir::Operation* site,
                      mlir::Operation* origin = nullptr);
