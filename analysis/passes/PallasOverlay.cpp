@@ -315,6 +315,10 @@ std::vector<SelectedPath> selectPaths(Interpreter& in, const LaunchEvent& e,
       }
     }
   }
+  // Not on a GPU (JAX asks for interpret mode on the CPU), or sent to
+  // Triton, a launch that is not interpreted is not Mosaic GPU's to compile.
+  if (!e.mosaicCompiles)
+    out.erase(ExecPath::Compiled);
   std::vector<SelectedPath> v;
   bool may = unknown || out.size() > 1 || e.apiChosenAtRunTime;
   for (ExecPath p : {ExecPath::InterpretHlo, ExecPath::InterpretGpu, ExecPath::Compiled})
@@ -388,6 +392,16 @@ Value buildLaunch(Interpreter& in, const std::string& api, const Value& kernel,
   e.threadName = args.keyword("thread_name") != nullptr;
   const Value* params = args.keyword("compiler_params");
   e.loweringSemantics = loweringSemanticsOf(in, params, s.kb);
+  // Without Mosaic GPU compiler params, a pallas_call compiles with Triton
+  // when the flag is off.
+  if (api == "pl.pallas_call" && in.truth(mosaicGpuFlag(in), site) == false) {
+    bool mosaicParams = false;
+    if (params)
+      for (const Alt& alt : *params)
+        mosaicParams |= isInstanceOfApi(in, alt.obj, "plgpu.CompilerParams");
+    if (!mosaicParams)
+      e.mosaicCompiles = false;
+  }
   if (params)
     for (const Alt& alt : *params)
       if (auto* inst = llvm::dyn_cast<InstanceObj>(alt.obj))
@@ -430,6 +444,8 @@ Value buildLaunch(Interpreter& in, const std::string& api, const Value& kernel,
   e.apiChosenAtRunTime = in.choosingCallee(site);
   if (std::set<std::string> p = platformsOf(in); p.size() == 1 && p.count("tpu"))
     e.otherBackend = "mosaic_tpu"; // reached only on a TPU
+  else if (!p.count("gpu"))
+    e.mosaicCompiles = false;
   for (const StackEntry& se : in.stack())
     if (auto* fn = llvm::dyn_cast_or_null<FunctionObj>(se.callee))
       e.calls.push_back({fn->name, se.site});
@@ -706,6 +722,7 @@ void PallasOverlay::install(Interpreter& in) {
                         "jax.lax.while_loop", "jax.lax.scan"})
     in.defineNative(n, nLaxControl);
   installPlatformNatives(in, s);
+  installConfigNatives(in, s);
   installArrayNatives(in);
   in.setExternalFallback(nFallback);
   installKernelNatives(in, s);

@@ -64,7 +64,11 @@ struct LaunchEvent {
   std::vector<std::string> loweringSemantics; // from compiler_params
   std::vector<std::string> primitiveSemantics{"Warpgroup"};
   std::string otherBackend; // the launch targets TPU / Triton: not judged
-  unsigned entry = 0;       // the entry-point run that reached it (0: module code)
+  // Its compiled path is Mosaic GPU's: the code building it may run on a GPU
+  // (a test that skips itself on GPUs does not), and a pallas_call without
+  // compiler params is not sent to Triton (jax_pallas_use_mosaic_gpu off).
+  bool mosaicCompiles = true;
+  unsigned entry = 0; // the entry-point run that reached it (0: module code)
   mlir::Operation* entryDef = nullptr;
   eval::CallArgs options; // the launch's keyword arguments
   // The calls that led here (callee name, call site), outermost first.

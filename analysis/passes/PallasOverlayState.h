@@ -157,6 +157,11 @@ Value kernelApiCall(Interpreter& in, const std::string& api, const CallArgs& arg
 std::set<std::string> platformsOf(Interpreter& in);
 void installPlatformNatives(Interpreter& in, PallasOverlay::State& s);
 
+// JAX's configuration (PallasConfig.cpp): `jax_pallas_use_mosaic_gpu` now
+// (false: a pallas_call without compiler params compiles with Triton).
+Value mosaicGpuFlag(Interpreter& in);
+void installConfigNatives(Interpreter& in, PallasOverlay::State& s);
+
 // Arrays and dtypes outside kernels (PallasArrays.cpp): the value of a call
 // of a library function that makes one (jnp.arange, np.dtype, ...), nullopt
 // for other functions; and the natives of the array class.

@@ -20,6 +20,12 @@ PallasOverlay::State& stateOf(Interpreter& in) {
   return in.overlay<PallasOverlay>()->state();
 }
 
+// The attribute @jtu.run_on_devices / @jtu.skip_on_devices leave on a test:
+// ("run" | "skip", device type, ...).
+constexpr const char* kDevicesAttr = "__pallas_lsp_devices__";
+
+std::string platformOf(const std::string& deviceType);
+
 } // namespace
 
 // Which platforms the code running now may run on: a branch on
@@ -30,12 +36,28 @@ PallasOverlay::State& stateOf(Interpreter& in) {
 std::set<std::string> platformsOf(Interpreter& in) {
   std::set<std::string> out{"cpu", "gpu", "tpu"};
   const Value* v = stateOf(in).facts->attrs.find("platforms");
-  if (!v || !v->single())
-    return out;
-  out.clear();
-  for (const Value& e : in.elements(*v, nullptr).items)
-    if (auto* str = llvm::dyn_cast_or_null<StrObj>(e.single()))
-      out.insert(str->v);
+  if (v && v->single()) {
+    out.clear();
+    for (const Value& e : in.elements(*v, nullptr).items)
+      if (auto* str = llvm::dyn_cast_or_null<StrObj>(e.single()))
+        out.insert(str->v);
+  }
+  // A test running now under @jtu.run_on_devices / @jtu.skip_on_devices.
+  for (const StackEntry& se : in.stack())
+    if (auto* fn = llvm::dyn_cast_or_null<FunctionObj>(se.callee))
+      if (const Value* d = fn->attrs.find(kDevicesAttr))
+        if (auto* t = llvm::dyn_cast_or_null<TupleObj>(d->single()); t && !t->elems.empty()) {
+          auto* mode = llvm::dyn_cast_or_null<StrObj>(t->elems[0].single());
+          std::set<std::string> named;
+          for (size_t i = 1; i < t->elems.size(); ++i)
+            if (auto* str = llvm::dyn_cast_or_null<StrObj>(t->elems[i].single()))
+              named.insert(platformOf(str->v));
+          std::set<std::string> kept;
+          for (const std::string& p : out)
+            if ((mode && mode->v == "run") == (named.count(p) > 0))
+              kept.insert(p);
+          out = kept;
+        }
   return out;
 }
 
@@ -143,9 +165,101 @@ Value nDeviceCount(Interpreter& in, const CallArgs&, mlir::Operation* site, cons
   return backendHere(in) == "cpu" ? in.integer(1, site) : in.unknown("the number of devices", site);
 }
 
+// pl.lower_as_mlir(f, *args, platforms=[...]): JAX traces f with args for
+// those platforms (a test lowering a kernel for a TPU runs nowhere else).
+Value nLowerAsMlir(Interpreter& in, const CallArgs& args, mlir::Operation* site, const Object*) {
+  if (args.positional.empty())
+    return in.unknown("an MLIR module", site);
+  CallArgs call;
+  call.positional.assign(args.positional.begin() + 1, args.positional.end());
+  PallasOverlay::State& st = stateOf(in);
+  const Value* before = st.facts->attrs.find("platforms");
+  Value saved = before ? *before : Value();
+  bool narrowed = false;
+  if (const Value* platforms = args.keyword("platforms")) {
+    Interpreter::Elements e = in.elements(*platforms, site);
+    std::vector<Value> items;
+    for (const Value& v : e.items)
+      if (auto* str = llvm::dyn_cast_or_null<StrObj>(v.single()))
+        items.push_back(in.str(platformOf(str->v), site));
+    if (e.exact && !items.empty() && items.size() == e.items.size()) {
+      in.heap().willWrite(st.facts);
+      st.facts->attrs.set("platforms", in.tuple(items, site));
+      narrowed = true;
+    }
+  }
+  in.call(args.positional[0], call, site);
+  if (narrowed) {
+    in.heap().willWrite(st.facts);
+    if (saved.isBottom())
+      st.facts->attrs.erase("platforms");
+    else
+      st.facts->attrs.set("platforms", saved);
+  }
+  return in.unknown("an MLIR module", site);
+}
+
+// The decorator @jtu.run_on_devices("tpu") / @jtu.skip_on_devices("gpu")
+// made: it marks the test, whose launches then see those platforms only.
+Value nDevicesMark(Interpreter& in, const CallArgs& args, mlir::Operation* site,
+                   const Object* self) {
+  if (args.positional.empty())
+    return in.none(site);
+  auto* fn = llvm::dyn_cast_or_null<FunctionObj>(args.positional[0].single());
+  auto* b = llvm::cast<BuiltinObj>(self);
+  if (fn) {
+    in.heap().willWrite(fn);
+    fn->attrs.set(kDevicesAttr, b->bound);
+  }
+  return args.positional[0];
+}
+
+Value devicesDecorator(Interpreter& in, const CallArgs& args, mlir::Operation* site,
+                       const char* mode) {
+  std::vector<Value> items{in.str(mode, site)};
+  for (const Value& v : args.positional)
+    items.push_back(v);
+  BuiltinObj* mark = in.makeNative("jtu.devices_mark", nDevicesMark);
+  mark->bound = in.tuple(items, site);
+  return Value(mark, site);
+}
+
+Value nRunOnDevices(Interpreter& in, const CallArgs& args, mlir::Operation* site, const Object*) {
+  return devicesDecorator(in, args, site, "run");
+}
+Value nSkipOnDevices(Interpreter& in, const CallArgs& args, mlir::Operation* site, const Object*) {
+  return devicesDecorator(in, args, site, "skip");
+}
+
+// jax.export.export(f, platforms=[...])(*args): f traced for those platforms.
+Value nExported(Interpreter& in, const CallArgs& args, mlir::Operation* site, const Object* self) {
+  auto* b = llvm::cast<BuiltinObj>(self);
+  const std::vector<Value>& held = llvm::cast<TupleObj>(b->bound.single())->elems;
+  CallArgs call;
+  call.positional.push_back(held[0]);
+  call.positional.insert(call.positional.end(), args.positional.begin(), args.positional.end());
+  if (!held[1].isBottom())
+    call.keywords.push_back({"platforms", held[1]});
+  nLowerAsMlir(in, call, site, nullptr);
+  return in.unknown("an exported function", site);
+}
+
+Value nExport(Interpreter& in, const CallArgs& args, mlir::Operation* site, const Object*) {
+  if (args.positional.empty())
+    return in.unknown("an exporter", site);
+  const Value* platforms = args.keyword("platforms");
+  BuiltinObj* exporter = in.makeNative("jax.export.exporter", nExported);
+  exporter->bound = in.tuple({args.positional[0], platforms ? *platforms : Value()}, site);
+  return Value(exporter, site);
+}
+
 } // namespace
 
 void installPlatformNatives(Interpreter& in, PallasOverlay::State&) {
+  in.defineNative("pl.lower_as_mlir", nLowerAsMlir);
+  in.defineNative("jax._src.test_util.run_on_devices", nRunOnDevices);
+  in.defineNative("jax._src.test_util.skip_on_devices", nSkipOnDevices);
+  in.defineNative("jax.export.export", nExport);
   in.defineNative("jax._src.test_util.test_device_matches", nTestDeviceMatches);
   for (const char* n : {"jax.default_backend", "jax.extend.backend.get_default_backend"})
     in.defineNative(n, nDefaultBackend);
