@@ -507,6 +507,21 @@ void forEachEvaluatedLaunch(detail::PassContext& ctx, const std::string& doc, ml
     else
       it->second.push_back(&r);
   }
+  // A launch the workspace's callers reached is judged as they run it: this
+  // document's own run of it from an entry point with made-up arguments
+  // (what nothing here calls) is a guess their runs replace, as within one
+  // file an entry point's run stands only when no caller ran it.
+  for (auto& [at, records] : bySite) {
+    auto fromCaller = [&](const LaunchRecord* r) {
+      return std::find(ev.fromCallers.begin(), ev.fromCallers.end(), r) != ev.fromCallers.end();
+    };
+    if (std::any_of(records.begin(), records.end(), fromCaller))
+      records.erase(std::remove_if(records.begin(), records.end(),
+                                   [&](const LaunchRecord* r) {
+                                     return !fromCaller(r) && r->event.entryDef != nullptr;
+                                   }),
+                    records.end());
+  }
   const std::string& assumed = ctx.options.assumePath;
   for (auto& [at, records] : bySite) {
     if (ctx.stopRequested())

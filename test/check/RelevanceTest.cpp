@@ -436,6 +436,55 @@ if __name__ == "__main__":
   EXPECT_TRUE(findingsAt(runCheck(options)).empty());
 }
 
+TEST(Relevance, ALaunchItsCallersReachIsJudgedAsTheyRunIt) {
+  // ops.py's `scale` builds a pl.kernel with interpret=True, and nothing in
+  // ops.py calls it; main.py calls it inside force_gpu_interpret_mode(),
+  // which pl.kernel reads when built: GPU interpret mode, which runs
+  // set_max_registers. ops.py's own guess (interpret=True, where it fails)
+  // gives way to the run its caller makes.
+  TempDir dir;
+  dir.write("ops.py", R"(import jax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+def body(x_ref, o_ref):
+  plgpu.set_max_registers(232, action="increase")
+  o_ref[...] = x_ref[...] * 2.0
+
+
+def scale(x):
+  return pl.kernel(body, out_type=jax.ShapeDtypeStruct(x.shape, x.dtype), mesh=plgpu.Mesh(),
+                   interpret=True)(x)
+)");
+  const std::string main = R"(import jax.numpy as jnp
+from jax._src.pallas.mosaic_gpu.interpret.params import force_gpu_interpret_mode
+from ops import scale
+
+
+def main():
+  with force_gpu_interpret_mode():
+    print(scale(jnp.ones((128, 128), jnp.float32)))
+
+
+if __name__ == "__main__":
+  main()
+)";
+  dir.write("main.py", main);
+  CheckOptions options;
+  options.paths = {dir.path()};
+  options.configMode = CheckOptions::ConfigMode::None;
+  CheckResult r = runCheck(options);
+  EXPECT_TRUE(r.errors.empty());
+  EXPECT_TRUE(findingsAt(r).empty());
+  // Called outside the mode: interpret=True, where set_max_registers fails.
+  std::string plain = main;
+  const std::string with = "  with force_gpu_interpret_mode():\n    print";
+  plain.replace(plain.find(with), with.size(), "  print");
+  dir.write("main.py", plain);
+  EXPECT_EQ(findingsAt(runCheck(options)), (std::vector<std::string>{"ops.py:7:PLS002"}));
+}
+
 TEST(Relevance, ReexportedNamesStillFoundAndPlainFilesStillCounted) {
   TempDir dir;
   dir.write("mylib.py", kReexport);
