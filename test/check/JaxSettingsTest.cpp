@@ -3,8 +3,7 @@
 // runCheck on real files, with the real analysis. `a @ b` in a kernel binds
 // dot_general, which Mosaic GPU does not lower; Triton does, and a launch
 // that only a TPU runs is not Mosaic GPU's.
-#include "TempDir.h"
-#include "check/Checker.h"
+#include "FolderCheck.h"
 
 #include <algorithm>
 #include <gtest/gtest.h>
@@ -12,6 +11,7 @@
 namespace pallas::check {
 namespace {
 
+using testing::checkFolder;
 using testing::TempDir;
 
 constexpr const char* kTest = R"(import jax
@@ -49,10 +49,7 @@ std::vector<std::string> codesFor(const std::string& setting, const std::string&
   text.replace(text.find("DECORATOR"), 9, decorator);
   TempDir dir;
   dir.write("matmul_test.py", text);
-  CheckOptions options;
-  options.paths = {dir.path()};
-  options.configMode = CheckOptions::ConfigMode::None;
-  CheckResult r = runCheck(options);
+  CheckResult r = checkFolder(dir);
   EXPECT_TRUE(r.errors.empty());
   std::vector<std::string> out;
   for (const auto& f : r.report.findings)

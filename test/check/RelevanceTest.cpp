@@ -3,6 +3,7 @@
 // real files, with the real analysis.
 #include "check/Relevance.h"
 
+#include "FolderCheck.h"
 #include "TempDir.h"
 #include "check/Checker.h"
 #include "check/PythonCode.h"
@@ -14,6 +15,7 @@
 namespace pallas::check {
 namespace {
 
+using testing::checkFolder;
 using testing::TempDir;
 
 std::vector<std::string> names(std::string_view text) {
@@ -423,17 +425,14 @@ if __name__ == "__main__":
   main()
 )";
   dir.write("main.py", main);
-  CheckOptions options;
-  options.paths = {dir.path()};
-  options.configMode = CheckOptions::ConfigMode::None;
-  CheckResult r = runCheck(options);
+  CheckResult r = checkFolder(dir);
   EXPECT_TRUE(r.errors.empty());
   EXPECT_EQ(findingsAt(r), (std::vector<std::string>{"ops.py:7:PLS002"}));
   // Without the import that sets the mode: compiled, where plgpu.load runs.
   std::string plain = main;
   plain.replace(plain.find("hooks.install()\n"), 16, "");
   dir.write("main.py", plain);
-  EXPECT_TRUE(findingsAt(runCheck(options)).empty());
+  EXPECT_TRUE(findingsAt(checkFolder(dir)).empty());
 }
 
 TEST(Relevance, ALaunchItsCallersReachIsJudgedAsTheyRunIt) {
@@ -471,10 +470,7 @@ if __name__ == "__main__":
   main()
 )";
   dir.write("main.py", main);
-  CheckOptions options;
-  options.paths = {dir.path()};
-  options.configMode = CheckOptions::ConfigMode::None;
-  CheckResult r = runCheck(options);
+  CheckResult r = checkFolder(dir);
   EXPECT_TRUE(r.errors.empty());
   EXPECT_TRUE(findingsAt(r).empty());
   // Called outside the mode: interpret=True, where set_max_registers fails.
@@ -482,7 +478,7 @@ if __name__ == "__main__":
   const std::string with = "  with force_gpu_interpret_mode():\n    print";
   plain.replace(plain.find(with), with.size(), "  print");
   dir.write("main.py", plain);
-  EXPECT_EQ(findingsAt(runCheck(options)), (std::vector<std::string>{"ops.py:7:PLS002"}));
+  EXPECT_EQ(findingsAt(checkFolder(dir)), (std::vector<std::string>{"ops.py:7:PLS002"}));
 }
 
 TEST(Relevance, ReexportedNamesStillFoundAndPlainFilesStillCounted) {
