@@ -203,13 +203,16 @@ test('a code lens run goes through the extension: saved, one progress with the s
     host.rec.progress.length = 2;
 
     // One run per kernel: a second request while the first runs is refused, and Cancel run stops the first.
+    // (An entry that runs until it is cancelled, so the cancel never races the run's end.)
+    writeFileSync(join(dir, 'slow.py'), SLOW_KERNEL);
+    const slowUri = host.vscode.Uri.file(join(dir, 'slow.py')).toString();
     host.rec.messages.length = 0;
-    const firstRun = lensCommand({ uri, entry: 'run', mode: 'interpret' });
+    const firstRun = lensCommand({ uri: slowUri, entry: 'main', mode: 'interpret' });
     await until(() => host.rec.progress.length === 3, 'the run started');
-    const again = await lensCommand({ uri, entry: 'run', mode: 'interpret' });
+    const again = await lensCommand({ uri: slowUri, entry: 'main', mode: 'interpret' });
     assert.equal(again, undefined);
     assert.equal(host.rec.progress.length, 3, 'no second progress for the same kernel');
-    assert.match(host.rec.messages[0]?.text ?? '', /run is already running/);
+    assert.match(host.rec.messages[0]?.text ?? '', /main is already running/);
     await host.commands.get('pallasLsp.cancelRun')();
     // Cancel goes to the run's progress: the server stops the run and still
     // answers, so what the run printed is kept (issue 35).
@@ -217,10 +220,10 @@ test('a code lens run goes through the extension: saved, one progress with the s
     assert.ok(cancelled === undefined || cancelled.status === 'cancelled', JSON.stringify(cancelled)?.slice(0, 300));
     assert.equal(host.rec.messages.at(-1).kind, 'warning');
     assert.match(host.rec.messages.at(-1).text, /cancelled/);
-    assert.match(host.rec.channels.get('Pallas Runs').text, /run of run( \(.*\))?: cancelled/);
+    assert.match(host.rec.channels.get('Pallas Runs').text, /run of main( \(.*\))?: cancelled/);
 
     // The notification's own Cancel button does the same.
-    const third = lensCommand({ uri, entry: 'run', mode: 'interpret' });
+    const third = lensCommand({ uri: slowUri, entry: 'main', mode: 'interpret' });
     const progress3 = await until(() => host.rec.progress.length === 4 && host.rec.progress[3], 'the third run');
     progress3.source.cancel();
     const third_ = await third;
