@@ -152,7 +152,21 @@ Value nDevices(Interpreter& in, const CallArgs& args, mlir::Operation* site, con
   const Value* named = args.get(0, "backend");
   if (named && named->single() && named->single()->kind != Kind::None) {
     auto* s = llvm::dyn_cast<StrObj>(named->single());
-    if (!s || platformOf(s->v) != p)
+    if (!s)
+      return in.unknown("jax.devices() of a backend not known", site);
+    std::string asked = platformOf(s->v);
+    // The CPU backend is always there; a GPU one only where a GPU is. JAX
+    // raises RuntimeError for a backend it does not have (the `try:
+    // jax.devices("gpu") except RuntimeError:` probe for a GPU).
+    if (asked == "cpu")
+      return in.list({device(in, "cpu", site)}, site);
+    if (asked == "gpu" && stateOf(in).hostPlatform == "cpu" && !p.empty() && p == "cpu") {
+      auto* e = in.heap().make<InstanceObj>(in.externalClass("builtins.RuntimeError"));
+      e->attrs.set("args", in.tuple({in.str("Unknown backend " + s->v, site)}, site));
+      in.raise(Value(e, site));
+      return in.unknown("jax.devices() of a backend this machine lacks", site);
+    }
+    if (asked != p)
       return in.unknown("jax.devices() of another backend", site);
   }
   if (p.empty())

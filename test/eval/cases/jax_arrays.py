@@ -46,3 +46,15 @@ reveal(jax.default_backend())                    # => "cpu"
 reveal(jax.devices()[0].platform)                # => "cpu"
 reveal(any(d.platform == "gpu" for d in jax.devices()))  # => False
 reveal(jax.device_count())                       # => 1
+
+
+def has_gpu():
+    try:
+        jax.devices("gpu")
+    except RuntimeError:
+        return False
+    return True
+
+
+reveal(has_gpu())                                # => False
+reveal(len(jax.devices("cpu")))                  # => 1
