@@ -63,7 +63,15 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    return command->run(rest);
+    int code = command->run(rest);
+    // The server's analysis threads may still be finishing an analysis the
+    // exit made moot: ending the process here, once the output is flushed,
+    // keeps the exit handlers from destroying what they still read.
+    if (name == "serve") {
+      std::fflush(nullptr);
+      std::_Exit(code);
+    }
+    return code;
   } catch (const pallas::cli::UsageError& e) {
     return usageError(e.message);
   } catch (const std::exception& e) {
