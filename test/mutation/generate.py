@@ -15,13 +15,15 @@ line:
 Comments, strings, preprocessor lines and `#if PALLAS_LSP_MUTANT` blocks
 are skipped. A seeded random sample of them (`--sample`, default 100) is
 applied one at a time to the working tree, built into build-mutant-gen/
-(its own tree: only the mutated file is recompiled, the tests relinked),
-and the fast C++ test binaries plus the evaluator's cases are run. A
+(its own tree: only the mutated file is recompiled), and the fast C++ test
+binaries plus the evaluator's cases are run, each linked just before it
+runs; one the mutant does not reach is not relinked and not rerun. A
 mutant that does not compile is "stillborn" and not counted; one that
 makes a test fail or time out is "killed"; else it "survived". The source
-is restored after each mutant, and on Ctrl-C.
+is restored after each mutant, and on Ctrl-C. The report is written after
+every mutant, so an interrupted run goes on with --resume.
 
-    python test/mutation/generate.py [--sample N] [--seed S] [--list] [--report FILE]
+    python test/mutation/generate.py [--sample N] [--seed S] [--list] [--report FILE] [--resume]
 
 Not part of the default suite (it rebuilds once per mutant: about a minute
 each on CI's machine). docs/testing.md has the last report.
@@ -174,30 +176,69 @@ def _configure():
                    env={**os.environ, "PALLAS_LSP_TARGETS": " ".join(TARGETS)})
 
 
-def _build():
+def _build(targets=TARGETS):
   r = subprocess.run(["cmake", "--build", BUILD, "-j", os.environ.get("PALLAS_LSP_JOBS", "2"),
-                      "--target", *TARGETS], capture_output=True, text=True)
+                      "--target", *targets], capture_output=True, text=True)
   return r.returncode == 0
 
 
-def _tests():
-  """The first failing test's name, or None when all pass."""
-  for binary in TEST_BINARIES:
-    exe = os.path.join(BUILD, binary)
-    try:
-      r = subprocess.run([exe, "--gtest_brief=1"], capture_output=True, text=True,
-                         timeout=TEST_TIMEOUT_S, cwd=ROOT)
-    except subprocess.TimeoutExpired:
-      return binary + " (timeout)"
-    if r.returncode != 0:
-      return binary
-  py_eval = os.path.join(BUILD, "analysis", "tools", "py-eval", "py-eval")
+def _executables():
+  """(target, path) of every test executable, in the order they run."""
+  pairs = [(os.path.basename(b), os.path.join(BUILD, b)) for b in TEST_BINARIES]
+  pairs.append(("py-eval", os.path.join(BUILD, "analysis", "tools", "py-eval", "py-eval")))
+  return pairs
+
+
+def _stamp(path):
   try:
-    r = subprocess.run([PYTHON, os.path.join(ROOT, "test", "eval", "run_cases.py"), py_eval],
-                       capture_output=True, text=True, timeout=TEST_TIMEOUT_S)
+    st = os.stat(path)
+    return (st.st_mtime_ns, st.st_size)
+  except FileNotFoundError:
+    return None
+
+
+def _run_one(target, exe):
+  """True when the tests of this executable pass."""
+  if target == "py-eval":
+    cmd = [PYTHON, os.path.join(ROOT, "test", "eval", "run_cases.py"), exe]
+  else:
+    cmd = [exe, "--gtest_brief=1"]
+  try:
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=TEST_TIMEOUT_S, cwd=ROOT)
   except subprocess.TimeoutExpired:
-    return "evaluator cases (timeout)"
-  return None if r.returncode == 0 else "evaluator cases"
+    return False
+  return r.returncode == 0
+
+
+def _tests(baseline=False):
+  """The first failing test executable's name, or None when all pass. Each
+  executable is built just before it runs, so a mutant that the first one
+  kills costs one link, not thirteen. An executable the mutant left
+  byte-for-byte unbuilt (its link inputs did not change) passed on the
+  unmutated tree and is not run again. Returns "stillborn" when a build
+  fails."""
+  for target, exe in _executables():
+    before = _stamp(exe)
+    if not _build((target,)):
+      return "stillborn"
+    if not baseline and before is not None and _stamp(exe) == before:
+      continue
+    if not _run_one(target, exe):
+      return target
+  return None
+
+
+def _write_report(path, everything, sample, results):
+  counted = [r for r in results if r["outcome"] != "stillborn"]
+  killed = sum(r["outcome"] == "killed" for r in counted)
+  summary = {"sites": len(everything), "sampled": len(sample), "run": len(results),
+             "stillborn": len(results) - len(counted), "killed": killed,
+             "survived": len(counted) - killed,
+             "killRate": round(killed / len(counted), 3) if counted else None}
+  os.makedirs(os.path.dirname(path), exist_ok=True)
+  with open(path, "w", encoding="utf-8") as f:
+    json.dump({"summary": summary, "mutants": results}, f, indent=1)
+  return summary
 
 
 def main(argv=None):
@@ -206,6 +247,8 @@ def main(argv=None):
   parser.add_argument("--seed", type=int, default=36)
   parser.add_argument("--list", action="store_true", help="print the sample and exit")
   parser.add_argument("--report", default=os.path.join(BUILD, "report.json"))
+  parser.add_argument("--resume", action="store_true",
+                      help="keep the mutants --report already has and run the rest of the sample")
   args = parser.parse_args(argv)
 
   everything = sites()
@@ -217,38 +260,35 @@ def main(argv=None):
     return 0
 
   _configure()
-  if not _build() or _tests() is not None:
+  if _tests(baseline=True) is not None:
     print("the unmutated tree does not build or pass: fix that first", file=sys.stderr)
     return 2
   results = []
+  if args.resume and os.path.exists(args.report):
+    with open(args.report, encoding="utf-8") as f:
+      results = json.load(f)["mutants"][:len(sample)]
+    print(f"resuming after {len(results)} mutants of {args.report}", flush=True)
   try:
-    for i, s in enumerate(sample, 1):
+    for i, s in enumerate(sample[len(results):], len(results) + 1):
       started = time.time()
       original = apply(s)
       try:
-        outcome, by = ("stillborn", None) if not _build() else (None, _tests())
-        if outcome is None:
-          outcome = "killed" if by else "survived"
+        by = _tests()
       finally:
         with open(s[0], "w", encoding="utf-8") as f:
           f.write(original)
+      outcome = "stillborn" if by == "stillborn" else ("killed" if by else "survived")
       results.append({"file": os.path.relpath(s[0], ROOT), "line": s[1], "kind": s[2],
-                      "old": s[4].strip(), "new": s[5], "outcome": outcome, "killedBy": by,
+                      "old": s[4].strip(), "new": s[5], "outcome": outcome,
+                      "killedBy": by if outcome == "killed" else None,
                       "seconds": round(time.time() - started)})
+      _write_report(args.report, everything, sample, results)
       print(f"[{i}/{len(sample)}] {outcome:9} {results[-1]['file']}:{s[1]} {s[2]} "
-            f"{s[4].strip()[:60]!r} -> {s[5]!r}" + (f" ({by})" if by else ""), flush=True)
+            f"{s[4].strip()[:60]!r} -> {s[5]!r}" + (f" ({by})" if outcome == "killed" else ""),
+            flush=True)
   finally:
     _build()  # the tree as it was
-    counted = [r for r in results if r["outcome"] != "stillborn"]
-    killed = sum(r["outcome"] == "killed" for r in counted)
-    summary = {"sites": len(everything), "sampled": len(sample), "run": len(results),
-               "stillborn": len(results) - len(counted), "killed": killed,
-               "survived": len(counted) - killed,
-               "killRate": round(killed / len(counted), 3) if counted else None}
-    os.makedirs(os.path.dirname(args.report), exist_ok=True)
-    with open(args.report, "w", encoding="utf-8") as f:
-      json.dump({"summary": summary, "mutants": results}, f, indent=1)
-    print(json.dumps(summary), flush=True)
+    print(json.dumps(_write_report(args.report, everything, sample, results)), flush=True)
   return 0
 
 
