@@ -16,14 +16,16 @@ Comments, strings, preprocessor lines and `#if PALLAS_LSP_MUTANT` blocks
 are skipped. A seeded random sample of them (`--sample`, default 100) is
 applied one at a time to the working tree, built into build-mutant-gen/
 (its own tree: only the mutated file is recompiled), and the fast C++ test
-binaries plus the evaluator's cases are run, each linked just before it
-runs; one the mutant does not reach is not relinked and not rerun. A
+binaries, the evaluator's cases and the FileCheck tests of test/mlir are
+run, each linked just before it runs; one the mutant does not reach is not
+relinked and not rerun. A
 mutant that does not compile is "stillborn" and not counted; one that
 makes a test fail or time out is "killed"; else it "survived". The source
 is restored after each mutant, and on Ctrl-C. The report is written after
 every mutant, so an interrupted run goes on with --resume.
 
     python test/mutation/generate.py [--sample N] [--seed S] [--list] [--report FILE] [--resume]
+    python test/mutation/generate.py --site analysis/lib/X.cpp:167 --report /tmp/r.json
 
 Not part of the default suite (it rebuilds once per mutant: about a minute
 each on CI's machine). docs/testing.md has the last report.
@@ -60,7 +62,11 @@ TEST_BINARIES = (
     "test/hardening/hardening_tests",
     "test/gpu/pallas_gpu_tests",
 )
-TARGETS = tuple(os.path.basename(b) for b in TEST_BINARIES) + ("py-eval",)
+# The FileCheck tests of the `pallas` dialect and its passes (test/mlir, by
+# lit): the only tests of the earlier kernel walk, which `.mlir` input runs.
+LIT_TARGETS = ("pallas-opt", "pallas-lsp")
+TARGETS = tuple(os.path.basename(b) for b in TEST_BINARIES) + ("py-eval",) + LIT_TARGETS
+LLVM_BIN = "/usr/lib/llvm-22/bin"
 TEST_TIMEOUT_S = 300
 
 _SKIP_DIRS = ("/test/", "/third_party/", "/build")
@@ -186,6 +192,8 @@ def _executables():
   """(target, path) of every test executable, in the order they run."""
   pairs = [(os.path.basename(b), os.path.join(BUILD, b)) for b in TEST_BINARIES]
   pairs.append(("py-eval", os.path.join(BUILD, "analysis", "tools", "py-eval", "py-eval")))
+  pairs.append(("pallas-opt", os.path.join(BUILD, "analysis", "tools", "pallas-opt", "pallas-opt")))
+  pairs.append(("pallas-lsp", os.path.join(BUILD, "server", "pallas-lsp")))
   return pairs
 
 
@@ -201,6 +209,11 @@ def _run_one(target, exe):
   """True when the tests of this executable pass."""
   if target == "py-eval":
     cmd = [PYTHON, os.path.join(ROOT, "test", "eval", "run_cases.py"), exe]
+  elif target == "pallas-lsp":
+    cmd = [os.path.join(LLVM_BIN, "lit"), "-q", os.path.join(ROOT, "test", "mlir"),
+           "-Dpallas_opt=" + os.path.join(BUILD, "analysis", "tools", "pallas-opt", "pallas-opt"),
+           "-Dpallas_lsp=" + exe, "-Dllvm_bin=" + LLVM_BIN,
+           "-Dexec_root=" + os.path.join(BUILD, "test-mlir")]
   else:
     cmd = [exe, "--gtest_brief=1"]
   try:
@@ -217,14 +230,19 @@ def _tests(baseline=False):
   byte-for-byte unbuilt (its link inputs did not change) passed on the
   unmutated tree and is not run again. Returns "stillborn" when a build
   fails."""
+  opt_changed = False
   for target, exe in _executables():
     before = _stamp(exe)
     if not _build((target,)):
       return "stillborn"
-    if not baseline and before is not None and _stamp(exe) == before:
+    changed = baseline or before is None or _stamp(exe) != before
+    if target == "pallas-opt":
+      opt_changed = changed  # its tests run with pallas-lsp's
+      continue
+    if not changed and not (target == "pallas-lsp" and opt_changed):
       continue
     if not _run_one(target, exe):
-      return target
+      return "lit (test/mlir)" if target == "pallas-lsp" else target
   return None
 
 
@@ -247,13 +265,21 @@ def main(argv=None):
   parser.add_argument("--seed", type=int, default=36)
   parser.add_argument("--list", action="store_true", help="print the sample and exit")
   parser.add_argument("--report", default=os.path.join(BUILD, "report.json"))
+  parser.add_argument("--site", action="append", default=[], metavar="FILE:LINE",
+                      help="run the mutants at this line instead of a sample (checks that a new "
+                           "test kills a survivor); repeatable")
   parser.add_argument("--resume", action="store_true",
                       help="keep the mutants --report already has and run the rest of the sample")
   args = parser.parse_args(argv)
 
   everything = sites()
-  sample = random.Random(args.seed).sample(everything, min(args.sample, len(everything)))
-  print(f"{len(everything)} mutation sites; sample of {len(sample)} (seed {args.seed})", flush=True)
+  if args.site:
+    wanted = {tuple(x.rsplit(":", 1)) for x in args.site}
+    sample = [s for s in everything if (os.path.relpath(s[0], ROOT), str(s[1])) in wanted]
+    print(f"{len(sample)} mutants at {', '.join(args.site)}", flush=True)
+  else:
+    sample = random.Random(args.seed).sample(everything, min(args.sample, len(everything)))
+    print(f"{len(everything)} mutation sites; sample of {len(sample)} (seed {args.seed})", flush=True)
   if args.list:
     for s in sample:
       print(f"{os.path.relpath(s[0], ROOT)}:{s[1]} {s[2]}: {s[4].strip()!r} -> {s[5]!r}")
