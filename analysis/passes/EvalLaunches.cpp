@@ -58,6 +58,7 @@ struct Evaluation {
   // callers pass their own arguments), found on first use.
   bool callersRead = false;
   std::vector<const LaunchRecord*> fromCallers;
+  std::vector<std::string> callerDocs; // the documents whose runs those are
   // What each expression evaluated to, as the resource checks' shape values
   // (the same every time it ran; else not known), by its source range.
   // (By op while the program runs, which is cheap; by source range on the
@@ -235,7 +236,12 @@ const std::vector<std::string>& importersOf(const detail::PassContext& ctx,
     if (other == doc)
       continue;
     std::optional<std::string_view> text = ws.textOf(other);
-    if (!text || text->find(stem) == std::string_view::npos)
+    // A cheap filter first: the importer spells the module's name, or, for
+    // a package's __init__, imports relatively (`from . import x` names
+    // neither the package nor the file).
+    bool relativeToPackage =
+        p.stem() == "__init__" && text && text->find("from .") != std::string_view::npos;
+    if (!text || (text->find(stem) == std::string_view::npos && !relativeToPackage))
       continue;
     mlir::ModuleOp py = ws.pyModule(other);
     if (!py)
@@ -304,6 +310,7 @@ Evaluation& evaluateWithCallers(const detail::PassContext& ctx, const knowledge:
       for (const std::string& importer : importersOf(ctx, r))
         reach(importer);
   }
+  ev.callerDocs.assign(callers.begin(), callers.end());
   for (const std::string& caller : callers) {
     if (ctx.stopRequested())
       break;
@@ -436,8 +443,15 @@ evaluatedShapes(const detail::PassContext& ctx,
     TSPoint a = ts_node_start_point(expr), b = ts_node_end_point(expr);
     std::string key = rangeKey(path, a.row + 1, a.column + 1, b.row + 1, b.column + 1);
     // The checked document's run first (it calls the helpers with real
-    // arguments), else the file's own.
-    for (const std::string& doc : {ctx.path, path}) {
+    // arguments), else the file's own, else the runs of the documents that
+    // call into it (a kernel built from a caller's configuration): the
+    // first that knows the value.
+    std::vector<std::string> docs{ctx.path, path};
+    for (const std::string& caller : evaluateWithCallers(ctx, *kb, ctx.path).callerDocs)
+      docs.push_back(caller);
+    for (const std::string& doc : docs) {
+      if (ctx.stopRequested())
+        break;
       Evaluation& ev = evaluate(ctx, *kb, doc);
       if (!ev.shapesIndexed) {
         ev.shapesIndexed = true;
@@ -452,7 +466,8 @@ evaluatedShapes(const detail::PassContext& ctx,
           }
       }
       if (auto it = ev.shapeAt.find(key); it != ev.shapeAt.end())
-        return ev.shapes.lookup(it->second);
+        if (std::optional<shape::Value> v = ev.shapes.lookup(it->second); v && v->known())
+          return v;
     }
     return std::nullopt;
   };
@@ -474,6 +489,50 @@ std::vector<const LaunchRecord*> evaluatedRecordsAt(const detail::PassContext& c
   for (const LaunchRecord* r : ev.fromCallers)
     if (here(*r))
       out.push_back(r);
+  return out;
+}
+
+std::optional<std::vector<shape::Value>> evaluatedOperands(const detail::PassContext& ctx,
+                                                           const knowledge::KnowledgeBase& kb,
+                                                           const std::string& doc,
+                                                           const SourceLocation& at) {
+  Evaluations& all = evaluationsOf(ctx);
+  // What an op evaluated to in whichever run ran it (ops are unique to
+  // their module, so at most one evaluation has it).
+  auto observed = [&](mlir::Operation* op) -> std::optional<shape::Value> {
+    for (const auto& [path, ev] : all)
+      if (auto it = ev->shapes.find(op); it != ev->shapes.end())
+        return it->second;
+    return std::nullopt;
+  };
+  std::optional<std::vector<shape::Value>> out;
+  for (const LaunchRecord* r : evaluatedRecordsAt(ctx, kb, doc, at)) {
+    const LaunchEvent* built = r->event.built ? r->event.built : &r->event;
+    for (mlir::Operation* site : built->runCalls) {
+      auto call = llvm::dyn_cast<py::CallOp>(site);
+      if (!call)
+        return std::nullopt;
+      std::vector<shape::Value> ins;
+      mlir::ArrayAttr kinds = call.getArgKinds();
+      for (unsigned i = 0; i < call.getArgs().size(); ++i) {
+        auto kind = i < kinds.size() ? llvm::dyn_cast<mlir::StringAttr>(kinds[i]) : nullptr;
+        mlir::Operation* def = call.getArgs()[i].getDefiningOp();
+        std::optional<shape::Value> v = def ? observed(def) : std::nullopt;
+        if (!kind || !kind.getValue().empty() || !v || !v->known())
+          return std::nullopt; // a keyword, a splat, or a value not known
+        ins.push_back(std::move(*v));
+      }
+      auto same = [&](const std::vector<shape::Value>& a) {
+        return a.size() == ins.size() &&
+               std::equal(
+                   a.begin(), a.end(), ins.begin(),
+                   [](const shape::Value& x, const shape::Value& y) { return x.str() == y.str(); });
+      };
+      if (out && !same(*out))
+        return std::nullopt; // calls with different operands
+      out = std::move(ins);
+    }
+  }
   return out;
 }
 

@@ -31,6 +31,15 @@ std::vector<const LaunchRecord*> evaluatedRecordsAt(const detail::PassContext& c
                                                     const std::string& doc,
                                                     const SourceLocation& at);
 
+// The operands the launch whose API call is at `at` runs with, as the
+// evaluator saw them at the calls that ran it (`make()(a, b)`,
+// `jax.jit(kernel).trace(a, b)` in a caller): nullopt unless every call
+// passed the same known shapes and dtypes, positionally.
+std::optional<std::vector<shape::Value>> evaluatedOperands(const detail::PassContext& ctx,
+                                                           const knowledge::KnowledgeBase& kb,
+                                                           const std::string& doc,
+                                                           const SourceLocation& at);
+
 // The values the evaluator computed for expressions, for the shape
 // evaluator's questions it cannot answer from the source (ShapeEval.h
 // setOracle); empty under PALLAS_LSP_ENGINE=walk.

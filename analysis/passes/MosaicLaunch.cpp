@@ -3,7 +3,9 @@
 #include "MosaicLaunch.h"
 
 #include "CompiledPath.h"
+#include "EvalLaunches.h"
 #include "LaunchCache.h"
+#include "PassKnowledge.h"
 #include "mlir/IR/Operation.h"
 #include "pallas/analysis/detail/Dialect.h"
 #include "pallas/knowledge/KnowledgeBase.h"
@@ -326,6 +328,13 @@ LaunchView Session::view(pd::LaunchOp launch) {
       insKnown = true;
       for (TSNode n : pa.positional)
         ins.push_back(eval_->eval(n, scope));
+    }
+  } else if (auto kb = knowledgeFor(ctx_.options)) {
+    // Built here, run elsewhere (returned, wrapped in jax.jit, called by a
+    // caller in another file): the operands the evaluator saw it run with.
+    if (std::optional<std::vector<Value>> ran = evaluatedOperands(ctx_, *kb, ctx_.path, v.at)) {
+      insKnown = true;
+      ins = std::move(*ran);
     }
   }
   Value outShape = kw("out_shape").value_or(kw("out_type").value_or(Value::unknown("out_shape")));

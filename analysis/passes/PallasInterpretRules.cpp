@@ -20,7 +20,8 @@
 //     ("gpu_uninitialized_scratch": barriers of a pallas_call, cluster
 //     barriers and semaphores of a kernel);
 //   * a pl.run_scoped's collective_axes= against the launch's thread mesh
-//     ("gpu_collective_axes");
+//     ("gpu_collective_axes"), and its register accumulators (plgpu.ACC)
+//     mixed with other allocations or made collective ("gpu_register_scope");
 //   * plgpu.copy_smem_to_gmem with predicate= / reduction_op=, and a
 //     pipeline copying out an output whose block moves with the step
 //     ("gpu_copy_option");
@@ -55,11 +56,11 @@ namespace {
 
 // The rules whose error JAX raises while the launch runs.
 const std::set<std::string>& rulesRaisedAtRun() {
-  static const std::set<std::string> rules = {"gpu_block_window",     "gpu_uninitialized_scratch",
-                                              "gpu_collective_axes",  "gpu_copy_option",
-                                              "gpu_ref_view",         "union_member",
-                                              "gpu_barrier_indexing", "gpu_barrier_unindexed",
-                                              "gpu_barrier_protocol"};
+  static const std::set<std::string> rules = {"gpu_block_window",      "gpu_uninitialized_scratch",
+                                              "gpu_collective_axes",   "gpu_register_scope",
+                                              "gpu_copy_option",       "gpu_ref_view",
+                                              "union_member",          "gpu_barrier_indexing",
+                                              "gpu_barrier_unindexed", "gpu_barrier_protocol"};
   return rules;
 }
 
@@ -700,42 +701,108 @@ void recordLaunchRules(Interpreter& in, PallasOverlay::State& s, const Trace& t)
   recordUninitializedScratch(in, s, t);
 }
 
-void recordScopedCollectives(Interpreter& in, PallasOverlay::State& s, const CallArgs& args,
-                             mlir::Operation* site) {
+namespace {
+
+// The memory spaces a pl.run_scoped's allocation types ask for: register
+// accumulators (plgpu.ACC, plgpu.REGS(...): MemorySpace.REGS), any other
+// JAX allocation (SMEM, TMEM, barriers, unions), or something not known.
+// The types are a pytree: tuples, lists and dicts are looked into.
+struct ScopedSpaces {
+  bool regs = false, other = false, unknown = false;
+};
+
+void addSpaces(Interpreter& in, const Value& v, ScopedSpaces& out, unsigned depth = 0) {
+  if (v.isBottom() || depth > 4) {
+    out.unknown = true;
+    return;
+  }
+  if (std::optional<std::vector<Value>> items = sequenceOf(v)) {
+    for (const Value& item : *items)
+      addSpaces(in, item, out, depth + 1);
+    return;
+  }
+  for (const Alt& a : v) {
+    if (auto* d = llvm::dyn_cast<eval::DictObj>(a.obj); d && d->exact) {
+      for (const auto& [k, item] : d->items)
+        addSpaces(in, item, out, depth + 1);
+      continue;
+    }
+    auto* inst = llvm::dyn_cast<InstanceObj>(a.obj);
+    std::string api = inst ? in.canonical(inst->cls->external) : "";
+    if (api.empty())
+      out.unknown = true;
+    else if (api == "plgpu.ACC" || llvm::StringRef(api).ends_with(".REGS"))
+      out.regs = true;
+    else
+      out.other = true;
+  }
+}
+
+ScopedSpaces scopedSpaces(Interpreter& in, const CallArgs& args) {
+  ScopedSpaces spaces;
+  for (size_t i = 1; i < args.positional.size(); ++i)
+    addSpaces(in, args.positional[i], spaces);
+  for (const auto& [k, v] : args.keywords)
+    if (k != "collective_axes")
+      addSpaces(in, v, spaces);
+  spaces.unknown = spaces.unknown || args.morePositional || args.moreKeywords;
+  return spaces;
+}
+
+// GPU interpret mode allocates a scope's register accumulators per thread
+// and everything else for all threads alike (jaxpr_interpret.py
+// `_interpret_run_scoped_p`): a scope may not mix the two, and its
+// accumulators may not be collective. "" when neither is certain.
+std::string registerScopeFailure(const ScopedSpaces& spaces,
+                                 const std::optional<std::vector<std::string>>& collective) {
+  if (!spaces.regs)
+    return "";
+  if (spaces.other)
+    return "gpuInterpretRegsMixed";
+  if (spaces.unknown || !collective)
+    return "";
+  return collective->empty() ? "" : "gpuInterpretRegsCollective";
+}
+
+} // namespace
+
+void recordScopedAllocationRules(Interpreter& in, PallasOverlay::State& s, const CallArgs& args,
+                                 mlir::Operation* site) {
   Trace* t = s.trace();
   if (!t || t->path != ExecPath::InterpretGpu || t->cpuLowered || t->nestedMesh)
     return;
-  std::optional<std::vector<std::string>> axes = meshAxes(in, *t->event);
   const knowledge::PrimitiveFacts* p = s.kb.primitive("run_scoped");
-  if (!axes || axes->empty() || !p)
+  if (!p)
     return;
-  // Register allocations (plgpu.ACC) are checked otherwise.
-  auto isAcc = [&](const Value& v) {
-    return llvm::any_of(v, [&](const Alt& a) { return isInstanceOfApi(in, a.obj, "plgpu.ACC"); });
+  std::optional<std::vector<std::string>> collective = std::vector<std::string>{};
+  if (const Value* given = args.keyword("collective_axes"))
+    collective = constantNames(*given);
+  auto bind = [&](const std::string& key, std::vector<std::string> holes) {
+    BoundPrimitive b = ruleBinding(
+        apiText(Api::RunScoped).str(), p, t->event->site,
+        refState(RefKind::NotRef, Phase::Lowering, "a scoped allocation"),
+        key.rfind("gpuInterpretRegs", 0) == 0 ? "gpu_register_scope" : "gpu_collective_axes", key);
+    b.causeAt = placeOf(site);
+    b.messageHoles = std::move(holes);
+    s.record(in, std::move(b));
   };
-  for (size_t i = 1; i < args.positional.size(); ++i)
-    if (isAcc(args.positional[i]))
-      return;
-  for (const auto& [k, v] : args.keywords)
-    if (k != "collective_axes" && isAcc(v))
-      return;
-  std::vector<std::string> collective;
-  if (const Value* given = args.keyword("collective_axes")) {
-    std::optional<std::vector<std::string>> names = constantNames(*given);
-    if (!names)
-      return;
-    collective = *names;
+  // Register allocations (plgpu.ACC) have their own two rules, checked
+  // first; a scope with one is not checked against the mesh.
+  ScopedSpaces spaces = scopedSpaces(in, args);
+  if (spaces.regs) {
+    std::string key = registerScopeFailure(spaces, collective);
+    if (!key.empty() && s.kb.errorTemplate(key))
+      bind(key, {});
+    return;
   }
+  std::optional<std::vector<std::string>> axes = meshAxes(in, *t->event);
+  if (!axes || axes->empty() || !collective)
+    return;
   std::string axis;
-  std::string key = collectiveAxesFailure(*axes, collective, axis);
+  std::string key = collectiveAxesFailure(*axes, *collective, axis);
   if (key.empty() || !s.kb.errorTemplate(key))
     return;
-  BoundPrimitive b = ruleBinding(apiText(Api::RunScoped).str(), p, t->event->site,
-                                 refState(RefKind::NotRef, Phase::Lowering, "a scoped allocation"),
-                                 "gpu_collective_axes", key);
-  b.causeAt = placeOf(site);
-  b.messageHoles = {axis, listedAxes(*axes)}; // the axis, and the mesh's axes
-  s.record(in, std::move(b));
+  bind(key, {axis, listedAxes(*axes)}); // the axis, and the mesh's axes
 }
 
 void recordApiRules(Interpreter& in, PallasOverlay::State& s, const std::string& api,

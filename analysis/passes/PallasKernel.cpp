@@ -463,7 +463,7 @@ Value runScoped(Interpreter& in, const CallArgs& args, mlir::Operation* site) {
       b.retraceCollective = true;
       s.record(in, std::move(b));
     }
-  recordScopedCollectives(in, s, args, site);
+  recordScopedAllocationRules(in, s, args, site);
   CallArgs body;
   auto alloc = [&](const Value& type) {
     bool refUnion = false;

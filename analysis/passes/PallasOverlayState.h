@@ -197,9 +197,10 @@ inline BoundPrimitive ruleBinding(std::string api, const knowledge::PrimitiveFac
 // scratch GPU interpret mode cannot fill (GPU interpret mode).
 void recordLaunchRules(Interpreter& in, PallasOverlay::State& s, const Trace& t);
 // A pl.run_scoped in the kernel: its collective axes against the launch's
-// thread mesh (GPU interpret mode).
-void recordScopedCollectives(Interpreter& in, PallasOverlay::State& s, const CallArgs& args,
-                             mlir::Operation* site);
+// thread mesh, its register accumulators mixed with other allocations or
+// made collective (GPU interpret mode).
+void recordScopedAllocationRules(Interpreter& in, PallasOverlay::State& s, const CallArgs& args,
+                                 mlir::Operation* site);
 // A call of a kernel API, before what it binds: a copy's predicate= /
 // reduction_op=, a Ref view a copy goes through, how a barrier is indexed;
 // and, in a thread's run, its barrier steps.

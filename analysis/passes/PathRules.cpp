@@ -431,6 +431,23 @@ std::optional<Failure> decideCertain(const BoundPrimitive& b, ExecPath path,
         "axis), or run this kernel compiled on a GPU.");
     return f;
   }
+  if (b.interpretRule == "gpu_register_scope" && path == ExecPath::InterpretGpu) {
+    bool mixed = b.detail == "gpuInterpretRegsMixed";
+    return ruleFailure(
+        kb, b.detail, "ValueError", {},
+        mixed ? "Scoped allocations in MemorySpace.REGS cannot be mixed with scoped allocations "
+                "in other memory spaces."
+              : "Scoped allocations in MemorySpace.REGS cannot be collective allocations.",
+        "GPU interpret mode gives each thread its own register accumulators (plgpu.ACC) and "
+        "allocates the rest of a scope for all threads alike; the pl.run_scoped at " +
+            b.causeAt +
+            (mixed ? " allocates an accumulator together with other buffers"
+                   : " makes its accumulator collective"),
+        mixed ? "Allocate the accumulator in a pl.run_scoped of its own, nested inside the one "
+                "that allocates the other buffers (the compiled path accepts both forms)."
+              : "Leave collective_axes= out of the pl.run_scoped that allocates the accumulator, "
+                "and allocate shared buffers in a separate one.");
+  }
   if (b.interpretRule == "gpu_uninitialized_scratch" && path == ExecPath::InterpretGpu) {
     std::optional<Failure> f =
         ruleFailure(kb, "gpuInterpretUninitializedValue", "NotImplementedError", {"nan", b.detail},

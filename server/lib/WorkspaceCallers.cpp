@@ -29,6 +29,19 @@ std::vector<std::string> WorkspaceCallers::callerImports(const std::string& path
     return {};
   std::vector<fs::path> roots(roots_.begin(), roots_.end());
   std::vector<std::string> out = analysis::workspaceImportedPaths(path, text, roots);
+  // A package's __init__ re-exports its modules' functions (`from . import
+  // build` here, `from .matmul import build` there): this file calls what
+  // the __init__ imports. One hop, read now (an edit of the __init__ alone
+  // does not refresh the callers that go through it).
+  const size_t direct = out.size();
+  for (size_t i = 0; i < direct; ++i) {
+    if (fs::path(out[i]).filename() != "__init__.py" || normal(out[i]) == path)
+      continue;
+    if (std::optional<std::string> init = analysis::readSourceFile(out[i])) {
+      std::vector<std::string> reexported = analysis::workspaceImportedPaths(out[i], *init, roots);
+      out.insert(out.end(), reexported.begin(), reexported.end());
+    }
+  }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   // Candidates that are not files (`a/b.py` when `a/b/__init__.py` is the

@@ -294,6 +294,85 @@ TEST(Relevance, InterpretCallersAreFilesThatSpellInterpretAndImportALaunchingFil
   EXPECT_EQ(callersIn(files, views, launching)[0], std::vector<size_t>{1});
 }
 
+TEST(Relevance, ACallerThroughAPackageInitCallsWhatTheInitReexports) {
+  // `from . import add` names the package; its __init__ imports the
+  // launching module, so the caller runs that module's launches.
+  std::vector<std::filesystem::path> files{"/r/lib/ops.py", "/r/lib/__init__.py", "/r/lib/debug.py",
+                                           "/r/lib/notes.py"};
+  std::vector<std::string_view> texts{
+      "from jax.experimental import pallas as pl\ndef add(x, interpret=False):\n"
+      "  return pl.pallas_call(k, interpret=interpret)(x)\n",
+      "from .ops import add\n",
+      "import jax.numpy as jnp\nfrom . import add\nadd(jnp.ones(4), interpret=True)\n",
+      "from . import add\nadd(1)\n", // no JAX: chooses nothing
+  };
+  std::vector<bool> launching = launchingIn(files, texts);
+  ASSERT_EQ(launching, (std::vector<bool>{true, false, false, false}));
+  std::vector<std::vector<size_t>> callers = callersIn(files, texts, launching);
+  EXPECT_EQ(callers[0], std::vector<size_t>{2});
+  EXPECT_TRUE(callers[1].empty() && callers[2].empty() && callers[3].empty());
+}
+
+TEST(Relevance, AKernelBuiltFromAPackageCallersConfigurationIsJudgedWithIt) {
+  // The package's main builds the kernel with its own accumulator dtype and
+  // runs it: bfloat16 operands accumulate only in float32 (JAX 0.10.2:
+  // "WGMMA with element type bf16 only supports accumulators of type f32").
+  // The launch is built in matmul.py and run, unapplied there, by main.py,
+  // which imports it through the package's __init__.
+  auto findings = [](const char* acc) {
+    TempDir dir;
+    dir.write("mm/__init__.py", "from .matmul import make\n");
+    dir.write("mm/matmul.py", R"(import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+M, N, K = 64, 128, 64
+
+
+def make(acc_dtype):
+  def kernel(a_smem, b_smem, o_ref):
+    def scope(acc_ref):
+      plgpu.wgmma(acc_ref, a_smem, b_smem)
+      o_ref[...] = acc_ref[...].astype(o_ref.dtype)
+
+    pl.run_scoped(scope, plgpu.ACC((M, N), acc_dtype))
+
+  transforms = (plgpu.TilingTransform((8, 64)), plgpu.SwizzleTransform(128))
+  return pl.pallas_call(
+      kernel,
+      in_specs=[plgpu.BlockSpec((M, K), lambda: (0, 0), transforms=transforms),
+                plgpu.BlockSpec((K, N), lambda: (0, 0), transforms=transforms)],
+      out_specs=plgpu.BlockSpec((M, N), lambda: (0, 0)),
+      out_shape=jax.ShapeDtypeStruct((M, N), jnp.float32),
+  )
+)");
+    std::string main = R"(import jax
+import jax.numpy as jnp
+
+from . import make
+
+
+def main():
+  matmul = make(jnp.ACC)
+  a = jax.ShapeDtypeStruct((64, 64), jnp.bfloat16)
+  b = jax.ShapeDtypeStruct((64, 128), jnp.bfloat16)
+  return jax.jit(matmul).trace(a, b).lower(lowering_platforms=("cuda",))
+
+
+if __name__ == "__main__":
+  main()
+)";
+    main.replace(main.find("ACC"), 3, acc);
+    dir.write("mm/main.py", main);
+    CheckResult r = checkFolder(dir);
+    EXPECT_TRUE(r.errors.empty());
+    return findingsAt(r);
+  };
+  EXPECT_EQ(findings("float16"), (std::vector<std::string>{"matmul.py:12:PLS006"}));
+  EXPECT_TRUE(findings("float32").empty());
+}
+
 TEST(Relevance, ACallerThatLaunchesNothingStillChoosesThePath) {
   // The launch's interpret= is a parameter (default False); the only caller
   // that passes True is a file that spells no launch, which check does not

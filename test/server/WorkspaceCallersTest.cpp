@@ -41,6 +41,19 @@ TEST(WorkspaceCallers, AProgramThatOnlyCallsTheLaunchIsACallerWhenItIsJaxCode) {
   EXPECT_EQ(index.callersOf(ops.string()), std::vector<std::string>{main.generic_string()});
 }
 
+TEST(WorkspaceCallers, AFileCallsWhatItsPackagesInitReexports) {
+  // `from . import add` in the package, `from .ops import add` in its
+  // __init__: the caller runs ops.py's launches.
+  TempDir dir;
+  auto ops = dir.write("lib/ops.py", "def add(x, interpret=False): ...\n");
+  dir.write("lib/__init__.py", "from .ops import add\n");
+  auto debug = dir.write("lib/debug.py", "from . import add\nadd(1, interpret=True)\n");
+  WorkspaceCallers index({dir.path().string()});
+  std::atomic<bool> stop{false};
+  index.build(stop);
+  EXPECT_EQ(index.callersOf(ops.string()), std::vector<std::string>{debug.generic_string()});
+}
+
 TEST(WorkspaceCallers, AnUpdateMovesAFileBetweenTheModulesItCalls) {
   TempDir dir;
   auto ops = dir.write("ops.py", "def add(x, interpret=False): ...\n");

@@ -814,11 +814,13 @@ Interpreter::Elements Interpreter::elements(const Value& iterable, mlir::Operati
   case Kind::Generator: {
     auto* g = llvm::cast<GeneratorObj>(o);
     bool unsure = false;
-    size_t levels = 0;
-    (void)levels;
+    // A yield inside a branch of the generator's own code may not happen;
+    // the code consuming it being in a branch (a kernel traced as one
+    // possible run) does not make its yields uncertain.
+    size_t consumerDepth = heap_.branchDepth();
     std::vector<Value> got;
     runGenerator(g, [&](const Value& v) {
-      if (heap_.inBranch())
+      if (heap_.branchDepth() > consumerDepth)
         unsure = true;
       got.push_back(v);
       return got.size() < options_.maxUnroll;

@@ -133,6 +133,10 @@ ERROR_ANCHORS = {
     "gpuInterpretCollectiveAxisNotFound": ("jax._src.pallas.mosaic_gpu.interpret.jaxpr_interpret", "not found among axes"),
     "gpuInterpretCollectiveNoThreadAxis": ("jax._src.pallas.mosaic_gpu.interpret.jaxpr_interpret", "no explicit thread axis"),
     "gpuInterpretCollectiveClusterAxes": ("jax._src.pallas.mosaic_gpu.interpret.jaxpr_interpret", "along cluster axes are not supported"),
+    # ... and allocates register accumulators (MemorySpace.REGS) per thread:
+    # a scope may not mix them with other allocations, nor make them collective.
+    "gpuInterpretRegsMixed": ("jax._src.pallas.mosaic_gpu.interpret.jaxpr_interpret", "cannot be mixed with"),
+    "gpuInterpretRegsCollective": ("jax._src.pallas.mosaic_gpu.interpret.jaxpr_interpret", "cannot be collective allocations"),
     "gpuInterpretCollectiveThreadAxis": ("jax._src.pallas.mosaic_gpu.interpret.jaxpr_interpret", "must have the thread axis"),
     # GPU interpret mode runs a pallas_call only over whole-array blocks
     # whose index_map returns zeros: a bare assert (no message).

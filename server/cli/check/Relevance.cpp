@@ -232,14 +232,27 @@ std::vector<std::vector<size_t>> interpretCallers(RunImports& run,
                                                   const std::vector<bool>& launching) {
   std::vector<std::vector<size_t>> callers(run.size());
   const std::map<std::string, size_t> launchers = byPath(run.files(), launching);
+  const std::map<std::string, size_t> all =
+      byPath(run.files(), std::vector<bool>(run.size(), true));
   for (size_t i = 0; i < run.size(); ++i) {
     if (!analysis::mayChooseForLaunches(run.text(i)))
       continue;
     std::set<size_t> reached;
-    for (const std::string& imported : run.importsOf(i))
+    auto reach = [&](const std::string& imported) {
       if (auto it = launchers.find(imported); it != launchers.end())
         if (size_t l = it->second; l != i && reached.insert(l).second)
           callers[l].push_back(i);
+    };
+    for (const std::string& imported : run.importsOf(i)) {
+      reach(imported);
+      // A package's __init__ re-exports its modules' functions (`from .
+      // import build` in the caller, `from .matmul import build` in the
+      // package): what it imports is what the caller calls.
+      if (std::filesystem::path(imported).filename() == "__init__.py")
+        if (auto init = all.find(imported); init != all.end() && init->second != i)
+          for (const std::string& reexported : run.importsOf(init->second))
+            reach(reexported);
+    }
   }
   return callers;
 }

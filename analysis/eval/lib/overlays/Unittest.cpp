@@ -1,7 +1,10 @@
 // Overlay: unittest, absl.testing.absltest and absl.testing.parameterized.
 // TestCase is a base class whose assert* methods return None, skipTest
 // raises unittest.SkipTest (the rest of the test does not run), fail raises
-// AssertionError, assertRaises (called with a function, or as a context
+// AssertionError. `TestCase("test_x")` remembers its method; `.debug()` runs
+// setUp, that method and tearDown, letting what they raise through, and
+// `.run()` does the same but catches it (unittest records a failure).
+// assertRaises (called with a function, or as a context
 // manager) catches the exceptions it names, subTest is a context that does
 // nothing, enterContext / enter_context enter a context now. The
 // evaluator's entry points (Modules.cpp runEntryPoints) run each test method
@@ -104,6 +107,53 @@ Value enterContext(Interpreter& in, const CallArgs& a, mlir::Operation* site, co
   if (!cm)
     return in.unknown("enter_context()", site);
   return in.call(in.getAttr(*cm, "__enter__", site), {}, site);
+}
+
+// TestCase.__init__(methodName="runTest").
+Value testInit(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
+  if (InstanceObj* self = selfOf(a)) {
+    const Value* name = arg(a, 1, "methodName");
+    put(in, self, "_testMethodName", name ? *name : in.str("runTest", site));
+  }
+  return in.none(site);
+}
+
+// setUp, the test method, tearDown, as unittest runs them. debug() lets what
+// one raises through and stops there; run() catches it, and runs tearDown
+// once setUp succeeded.
+Value runTestSteps(Interpreter& in, const CallArgs& a, mlir::Operation* site, bool catches) {
+  if (a.positional.empty())
+    return in.unknown("a test's run", site);
+  const Value self = a.positional[0];
+  const std::string* method = nullptr;
+  Value methodName = in.getAttr(self, "_testMethodName", site);
+  method = strOf(&methodName);
+  if (!method)
+    return in.unknown("the method this test runs", site);
+  auto step = [&](const std::string& name) -> std::optional<Value> {
+    in.call(in.getAttr(self, name, site), {}, site);
+    return in.takeRaised();
+  };
+  if (std::optional<Value> raised = step("setUp")) {
+    if (!catches)
+      in.raise(*raised);
+    return in.none(site);
+  }
+  std::optional<Value> failed = step(*method);
+  if (failed && !catches) {
+    in.raise(*failed); // debug(): tearDown does not run
+    return in.none(site);
+  }
+  // run(): tearDown runs once setUp succeeded, whatever the test did.
+  if (std::optional<Value> raised = step("tearDown"); raised && !catches)
+    in.raise(*raised);
+  return in.none(site);
+}
+Value testDebug(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
+  return runTestSteps(in, a, site, false);
+}
+Value testRun(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
+  return runTestSteps(in, a, site, true);
 }
 
 Value testId(Interpreter& in, const CallArgs&, mlir::Operation* site, const Object*) {
@@ -308,10 +358,13 @@ public:
     ClassObj* exception = in.externalClass("builtins.Exception");
     ClassObj* skipTestClass = libraryClass(in, "unittest.SkipTest", {exception});
     ClassObj* tc = testCase(in);
-    method(in, tc, "__init__", returnNone);
+    method(in, tc, "__init__", testInit);
     for (const char* n : {"setUp", "tearDown", "setUpClass", "tearDownClass", "addCleanup",
-                          "addClassCleanup", "doCleanups", "run", "debug"})
+                          "addClassCleanup", "doCleanups"})
       method(in, tc, n, returnNone);
+    method(in, tc, "debug", testDebug);
+    method(in, tc, "run", testRun);
+    method(in, tc, "__call__", testRun);
     method(in, tc, "skipTest", skipTest);
     method(in, tc, "fail", fail);
     method(in, tc, "__getattr__", testGetattr);

@@ -69,6 +69,9 @@ public:
   // Call before writing a mutable object's contents.
   void willWrite(Object* obj);
   bool inBranch() const { return !levels_.empty(); }
+  // How many branch points the running code is inside (a generator's yield
+  // is certain when it happens at the depth its consumer started at).
+  size_t branchDepth() const { return levels_.size(); }
 
   struct Side {
     // obj -> its contents at the end of the side (saved: at the start).
