@@ -16,9 +16,10 @@ Comments, strings, preprocessor lines and `#if PALLAS_LSP_MUTANT` blocks
 are skipped. A seeded random sample of them (`--sample`, default 100) is
 applied one at a time to the working tree, built into build-mutant-gen/
 (its own tree: only the mutated file is recompiled), and the fast C++ test
-binaries, the evaluator's cases and the FileCheck tests of test/mlir are
-run, each linked just before it runs; one the mutant does not reach is not
-relinked and not rerun. A
+binaries, the evaluator's cases, the FileCheck tests of test/mlir and the
+quick end-to-end suites of the binary (E2E_SUITES) are run, each linked
+just before it runs; one the mutant does not reach is not relinked and not
+rerun. A
 mutant that does not compile is "stillborn" and not counted; one that
 makes a test fail or time out is "killed"; else it "survived". The source
 is restored after each mutant, and on Ctrl-C. The report is written after
@@ -65,7 +66,12 @@ TEST_BINARIES = (
 # The FileCheck tests of the `pallas` dialect and its passes (test/mlir, by
 # lit): the only tests of the earlier kernel walk, which `.mlir` input runs.
 LIT_TARGETS = ("pallas-opt", "pallas-lsp")
-TARGETS = tuple(os.path.basename(b) for b in TEST_BINARIES) + ("py-eval",) + LIT_TARGETS
+# Then the quick suites that run the pallas-lsp binary end to end (the CLI,
+# the golden modules, the discharge and rewrite checks with real JAX, the
+# language server over pipes), as scripts/run-tests.sh runs them.
+E2E_SUITES = ("25-check", "30-analysis", "45-discharge", "46-rewrite", "20-lsp")
+TARGETS = (tuple(os.path.basename(b) for b in TEST_BINARIES) + ("py-eval",) + LIT_TARGETS +
+           ("rewrite_tool",))
 LLVM_BIN = "/usr/lib/llvm-22/bin"
 TEST_TIMEOUT_S = 300
 
@@ -243,7 +249,23 @@ def _tests(baseline=False):
       continue
     if not _run_one(target, exe):
       return "lit (test/mlir)" if target == "pallas-lsp" else target
+    if target == "pallas-lsp":
+      if not _build(("rewrite_tool",)):
+        return "stillborn"
+      for suite in E2E_SUITES:
+        if not _run_suite(suite, exe):
+          return suite
   return None
+
+
+def _run_suite(name, lsp):
+  env = dict(os.environ, PALLAS_LSP_ROOT=ROOT, PALLAS_LSP_BIN=lsp, PALLAS_LSP_PYTHON=PYTHON)
+  try:
+    r = subprocess.run(["bash", os.path.join(ROOT, "test", "suites", name + ".sh")],
+                       capture_output=True, text=True, timeout=TEST_TIMEOUT_S, cwd=ROOT, env=env)
+  except subprocess.TimeoutExpired:
+    return False
+  return r.returncode == 0
 
 
 def _write_report(path, everything, sample, results):
