@@ -102,6 +102,85 @@ std::optional<shape::Value> shapeValueOf(eval::Interpreter& in, const eval::Valu
   return out;
 }
 
+// A JAX allocation or transform the program built (plgpu.SMEM(...),
+// plgpu.Barrier(...), plgpu.TilingTransform(...): the overlay's data
+// objects, PallasOverlay.cpp makeData) as the shape evaluator spells the
+// same call (ShapeEvalApis.cpp): what a scratch list built by a
+// comprehension or a helper holds. nullopt for anything else.
+std::optional<shape::Value> allocationShapeValue(eval::Interpreter& in, eval::InstanceObj* inst,
+                                                 const std::string& api, int depth) {
+  using detail::Api;
+  using detail::apiName;
+  if (inst->attrs.find("_incomplete"))
+    return std::nullopt; // built with *args / **kwargs: not all arguments known
+  auto given = [&](size_t index, const char* name) -> const eval::Value* {
+    if (const eval::Value* v = inst->attrs.find(name))
+      return v;
+    return index == SIZE_MAX ? nullptr : inst->attrs.find("_" + std::to_string(index));
+  };
+  auto value = [&](size_t index, const char* name) {
+    const eval::Value* v = given(index, name);
+    std::optional<shape::Value> sv = v ? shapeValueOf(in, *v, depth + 1) : std::nullopt;
+    return sv ? *sv : shape::Value::unknown(name);
+  };
+  auto count = [](shape::Value n) { // a tuple of counts: their product
+    if (n.kind != shape::Value::Kind::Seq)
+      return n;
+    int64_t product = 1;
+    for (const shape::Value& x : n.items) {
+      if (!x.isInt())
+        return shape::Value::unknown("num_barriers");
+      product *= x.i;
+    }
+    return shape::Value::integer(product);
+  };
+  shape::Value v = shape::Value::object(api);
+  if (api == apiName(Api::Smem) || api == apiName(Api::Gmem) || api == apiName(Api::Tmem) ||
+      api == apiName(Api::Acc)) {
+    shape::Value dims = value(0, "shape");
+    v.fields["shape"] = dims.isInt() ? shape::Value::seq({dims}) : dims;
+    v.fields["dtype"] = given(1, "dtype") || api != apiName(Api::Acc)
+                            ? value(1, "dtype")
+                            : shape::Value::dtype("float32");
+    if (given(SIZE_MAX, "transforms"))
+      v.fields["transforms"] = value(SIZE_MAX, "transforms");
+    if (api == apiName(Api::Tmem))
+      for (const char* k : {"packed", "collective", "layout"})
+        if (given(SIZE_MAX, k))
+          v.fields[k] = value(SIZE_MAX, k);
+    return v;
+  }
+  if (api == apiName(Api::Barrier)) {
+    v.fields["num_arrivals"] =
+        given(0, "num_arrivals") ? value(0, "num_arrivals") : shape::Value::integer(1);
+    v.fields["num_barriers"] =
+        given(1, "num_barriers") ? count(value(1, "num_barriers")) : shape::Value::integer(1);
+    shape::Value orders;
+    orders.kind = shape::Value::Kind::Bool;
+    v.fields["orders_tensor_core"] =
+        given(2, "orders_tensor_core") ? value(2, "orders_tensor_core") : orders;
+    return v;
+  }
+  if (api == apiName(Api::ClusterBarrier)) {
+    v.fields["num_arrivals"] = given(SIZE_MAX, "num_arrivals") ? value(SIZE_MAX, "num_arrivals")
+                                                               : shape::Value::integer(1);
+    v.fields["num_barriers"] = given(SIZE_MAX, "num_barriers")
+                                   ? count(value(SIZE_MAX, "num_barriers"))
+                                   : shape::Value::integer(1);
+    v.fields["collective_axes"] = value(SIZE_MAX, "collective_axes");
+    return v;
+  }
+  if (api == apiName(Api::TilingTransform)) {
+    v.fields["tiling"] = value(0, "tiling");
+    return v;
+  }
+  if (api == apiName(Api::SwizzleTransform)) {
+    v.fields["swizzle"] = value(0, "swizzle");
+    return v;
+  }
+  return std::nullopt;
+}
+
 std::optional<shape::Value> shapeValueOfObject(eval::Interpreter& in, eval::Object* o, int depth) {
   using K = shape::Value::Kind;
   shape::Value sv;
@@ -149,6 +228,8 @@ std::optional<shape::Value> shapeValueOfObject(eval::Interpreter& in, eval::Obje
   case eval::Kind::Instance: {
     auto* inst = llvm::cast<eval::InstanceObj>(o);
     std::string api = in.canonical(inst->cls->external);
+    if (std::optional<shape::Value> alloc = allocationShapeValue(in, inst, api, depth))
+      return alloc;
     if (api != "jax.ShapeDtypeStruct" && api != "jax.Array")
       return std::nullopt;
     shape::Value obj = shape::Value::object(api == "jax.Array" ? "array" : api);

@@ -507,6 +507,25 @@ std::optional<Value> arrayApiCall(Interpreter& in, const std::string& api, const
   return creator(in, api, args, site);
 }
 
+Value tracedArgument(Interpreter& in, const Value& v, mlir::Operation* site, unsigned depth) {
+  Object* o = v.single();
+  if (auto* t = llvm::dyn_cast_or_null<TupleObj>(o); t && depth < 4) {
+    std::vector<Value> items;
+    items.reserve(t->elems.size());
+    for (const Value& e : t->elems)
+      items.push_back(tracedArgument(in, e, site, depth + 1));
+    return in.tuple(items, site);
+  }
+  auto* sds = llvm::dyn_cast_or_null<InstanceObj>(o);
+  if (!sds || in.canonical(sds->cls->external) != "jax.ShapeDtypeStruct")
+    return v;
+  auto* array = in.heap().make<InstanceObj>(arrayClass(in));
+  for (const char* field : {"shape", "dtype"})
+    if (const Value* f = sds->attrs.find(field))
+      array->attrs.set(field, *f);
+  return Value(array, site);
+}
+
 void installArrayNatives(Interpreter& in) {
   ClassObj* array = arrayClass(in);
   auto method = [&](ClassObj* cls, const std::string& name, NativeFn fn) {

@@ -561,7 +561,12 @@ Value nWrappedGetattr(Interpreter& in, const CallArgs& args, mlir::Operation* si
 // f.lower(*args) / jax.jit(f).trace(...): JAX traces f now.
 Value nLowerCall(Interpreter& in, const CallArgs& args, mlir::Operation* site, const Object* self) {
   auto* wrapped = static_cast<Wrapped*>(llvm::cast<BuiltinObj>(self)->data);
-  in.call(wrapped->fn, args, site);
+  CallArgs traced = args;
+  for (Value& a : traced.positional)
+    a = tracedArgument(in, a, site);
+  for (auto& [k, a] : traced.keywords)
+    a = tracedArgument(in, a, site);
+  in.call(wrapped->fn, traced, site);
   return in.unknown("a lowered computation", site);
 }
 

@@ -168,6 +168,10 @@ void installConfigNatives(Interpreter& in, PallasOverlay::State& s);
 std::optional<Value> arrayApiCall(Interpreter& in, const std::string& api, const CallArgs& args,
                                   mlir::Operation* site);
 void installArrayNatives(Interpreter& in);
+// What a function JAX traces receives for an argument given as a
+// jax.ShapeDtypeStruct (`jax.jit(f).trace(spec)`, `.lower(spec)`): an array
+// of that shape and dtype; tuples are looked into; anything else as given.
+Value tracedArgument(Interpreter& in, const Value& v, mlir::Operation* site, unsigned depth = 0);
 
 // Installs the kernel-side natives (PallasKernel.cpp).
 void installKernelNatives(Interpreter& in, PallasOverlay::State& s);

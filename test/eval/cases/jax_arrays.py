@@ -58,3 +58,16 @@ def has_gpu():
 
 reveal(has_gpu())                                # => False
 reveal(len(jax.devices("cpu")))                  # => 1
+
+
+# A function JAX traces for a jax.ShapeDtypeStruct receives an array of that
+# shape and dtype (`jax.jit(f).trace(spec)`, `.lower(spec)`).
+def traced(table, pair):
+    rows = table.reshape(4, -1)
+    reveal(rows.shape[1])                        # => 32
+    reveal(table.dtype == jnp.int32)             # => True
+    reveal(pair[1].ndim)                         # => 1
+
+
+spec = jax.ShapeDtypeStruct((8, 16), jnp.int32)
+jax.jit(traced).trace(spec, (spec, jax.ShapeDtypeStruct((3,), jnp.float32)))
