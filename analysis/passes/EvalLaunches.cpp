@@ -170,6 +170,47 @@ std::optional<shape::Value> allocationShapeValue(eval::Interpreter& in, eval::In
     v.fields["collective_axes"] = value(SIZE_MAX, "collective_axes");
     return v;
   }
+  if (api == apiName(Api::BlockSpec) || api == apiName(Api::GpuBlockSpec)) {
+    v = shape::Value::object(std::string(shape::kBlockSpecObject));
+    shape::Value none;
+    none.kind = shape::Value::Kind::None;
+    shape::Value block = given(0, "block_shape") ? value(0, "block_shape") : none;
+    v.fields["block_shape"] = block.isInt() ? shape::Value::seq({block}) : block;
+    if (const eval::Value* space = given(2, "memory_space")) {
+      // A memory space named, not called: plgpu.GMEM, pl.ANY, ...
+      auto* e = llvm::dyn_cast_or_null<eval::ExternalObj>(space->single());
+      if (!e)
+        return std::nullopt;
+      v.fields["memory_space"] = shape::Value::object(in.canonical(e->qualname));
+    }
+    if (given(SIZE_MAX, "delay_release"))
+      v.fields["delay_release"] = value(SIZE_MAX, "delay_release");
+    // Whether the index map ignores the grid indices (pipeline.py
+    // _is_index_invariant): no index_map, or a function of the program
+    // that never reads its parameters.
+    shape::Value invariant;
+    invariant.kind = shape::Value::Kind::Bool;
+    invariant.i = 1;
+    if (const eval::Value* map = given(1, "index_map"); map && !map->isBottom()) {
+      auto* fn = llvm::dyn_cast_or_null<eval::FunctionObj>(map->single());
+      auto def = fn ? llvm::dyn_cast_or_null<py::DefOp>(fn->def) : py::DefOp();
+      if (def) {
+        std::set<std::string> params;
+        for (mlir::Attribute p : def.getParams())
+          params.insert(llvm::cast<mlir::StringAttr>(p).getValue().str());
+        bool reads = false;
+        def.getBody().walk(
+            [&](py::LoadOp load) { reads = reads || params.count(load.getName().str()) > 0; });
+        invariant.i = reads ? 0 : 1;
+        v.fields["index_map_invariant"] = invariant;
+      }
+    } else {
+      v.fields["index_map_invariant"] = invariant;
+    }
+    if (given(SIZE_MAX, "transforms"))
+      v.fields["transforms"] = value(SIZE_MAX, "transforms");
+    return v;
+  }
   if (api == apiName(Api::TilingTransform)) {
     v.fields["tiling"] = value(0, "tiling");
     return v;

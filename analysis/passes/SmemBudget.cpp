@@ -1,5 +1,7 @@
 // The SMEM budget of a launch (SmemBudget.h): the dialect gives the structure
 // (which scopes, calls and closures a kernel runs), ShapeEval the sizes.
+#include "EvalLaunches.h"
+#include "PassKnowledge.h"
 #include "SmemBudgetWalk.h"
 
 namespace pallas::analysis::detail {
@@ -244,6 +246,12 @@ SmemBudget BudgetWalk::run(pd::LaunchOp launch) {
       outShape.kind == Value::Kind::Seq ? outShape.items : std::vector<Value>{outShape};
   std::vector<Value> ins =
       partial ? std::vector<Value>{} : callOperands(eval_, ctx_.path, *call, scope);
+  // Built here, run elsewhere: the operands the evaluator saw it run with.
+  if (ins.empty() && !partial)
+    if (auto kb = passes::knowledgeFor(ctx_.options))
+      if (std::optional<std::vector<Value>> ran = passes::evaluatedOperands(
+              ctx_, *kb, ctx_.path, detail::sourceLocation(launch.getLoc())))
+        ins = std::move(*ran);
   // The kernel body.
   FunctionRef body = ctx_.workspace.resolveLaunchBody(ctx_.path, launch);
   mlir::Region* region = nullptr;

@@ -169,8 +169,11 @@ std::vector<Value> BudgetWalk::pipelineRefs(pd::ScopeOp op) {
         ci && ci.getCallee() == op->getResult(0)) {
       for (mlir::Value v : ci.getArgs()) {
         RefSource src = traceRef(v);
-        if (src.kind == RefSource::Kind::FuncArg && src.owner == kernelFunc_ &&
-            src.index < kernelParams_.size())
+        // The kernel's own parameter (a def, or a closure a factory made),
+        // or a view of one (`x_gmem.at[rows]`): its dtype is the operand's.
+        bool param =
+            src.kind == RefSource::Kind::FuncArg || src.kind == RefSource::Kind::ClosureArg;
+        if (param && src.owner == kernelFunc_ && src.index < kernelParams_.size())
           refs.push_back(kernelParams_[src.index]);
         else
           refs.push_back(Value::unknown("pipeline operand"));
