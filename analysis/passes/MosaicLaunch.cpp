@@ -214,14 +214,64 @@ std::vector<Value> Session::runScopedAllocations(pd::ScopeOp scope, const std::s
   if (!call || !doc)
     return out;
   Scope sc = eval_->scopeAt(path, *call);
-  if (eval_->qualifiedName(field(*call, "function"), sc) != apiName(Api::RunScoped))
-    return out;
+  std::string callee = eval_->qualifiedName(field(*call, "function"), sc);
   Evaluator::Args a = Evaluator::argsOf(*call, *doc);
   if (a.splat)
     return out;
-  // pl.run_scoped(body, *allocations): the body's parameters in order.
-  for (size_t k = 1; k < a.positional.size(); ++k)
-    out.push_back(eval_->eval(a.positional[k], sc));
+  if (callee == apiName(Api::RunScoped) && a.keywords.empty()) {
+    // pl.run_scoped(body, *allocations): the body's parameters in order.
+    for (size_t k = 1; k < a.positional.size(); ++k)
+      out.push_back(eval_->eval(a.positional[k], sc));
+    return out;
+  }
+  // `@functools.partial(pl.run_scoped, acc=plgpu.ACC(...), o_smem=...)` on
+  // a def: JAX calls the def with the allocations by name.
+  if (callee != apiName(Api::Partial) || a.positional.size() != 1 ||
+      eval_->qualifiedName(a.positional[0], sc) != apiName(Api::RunScoped))
+    return out;
+  std::vector<TSNode> chain = eval_->path(doc, *call);
+  TSNode decorated = chain.size() >= 3 ? chain[chain.size() - 3] : TSNode{};
+  if (!is(decorated, "decorated_definition"))
+    return out;
+  TSNode def = field(decorated, "definition");
+  TSNode params = field(def, "parameters");
+  for (TSNode p : syntax::namedChildren(params)) {
+    // `a`, `a=...`, `a: T`, `a: T = ...`; anything else (`*a`, `/`) is not
+    // an allocation's name.
+    TSNode id = is(p, "identifier") ? p
+                : is(p, "typed_parameter") && ts_node_named_child_count(p) > 0
+                    ? ts_node_named_child(p, 0)
+                    : field(p, "name");
+    if (isNull(id) || !is(id, "identifier"))
+      return {};
+    std::string name(doc->textOf(id));
+    auto it = a.keywords.find(name);
+    if (it == a.keywords.end())
+      return {};
+    out.push_back(eval_->eval(it->second, sc));
+  }
+  return out;
+}
+
+std::vector<Value> Session::pipelineSpecs(pd::ScopeOp scope, const std::string& path) {
+  std::vector<Value> out;
+  auto call = callOf(path, scope->getLoc());
+  const syntax::ParsedSource* doc = eval_->docOf(path);
+  if (!call || !doc)
+    return out;
+  Scope sc = eval_->scopeAt(path, *call);
+  if (eval_->qualifiedName(field(*call, "function"), sc) != apiName(Api::EmitPipeline))
+    return out;
+  Evaluator::Args a = Evaluator::argsOf(*call, *doc);
+  for (const char* key : {"in_specs", "out_specs"}) {
+    TSNode n = a.get(SIZE_MAX, key);
+    if (isNull(n))
+      continue;
+    Value specs = eval_->eval(n, sc);
+    if (specs.kind != Value::Kind::Seq)
+      return {};
+    out.insert(out.end(), specs.items.begin(), specs.items.end());
+  }
   return out;
 }
 
@@ -425,6 +475,29 @@ RefInfo LaunchView::ref(Session& s, mlir::Value value) const {
         describeParam(params[index], r);
         r.param = static_cast<int>(index);
         r.known = true;
+        return r;
+      }
+      if (auto scope = llvm::dyn_cast<pd::ScopeOp>(owner);
+          scope && scope.getApi() == apiText(Api::EmitPipeline) && index >= 1) {
+        // A pipeline's buffer: its spec's block, in SMEM, with the dtype of
+        // the operand the pipeline is called with in that place.
+        std::vector<Value> specs = s.pipelineSpecs(scope, bodyPath);
+        if (index - 1 >= specs.size() || !specs[index - 1].isObject(kBlockSpecObject))
+          return r;
+        const Value& spec = specs[index - 1];
+        for (mlir::Operation* user : scope->getResult(0).getUsers())
+          if (auto ci = llvm::dyn_cast<pd::CallIndirectOp>(user);
+              ci && ci.getCallee() == scope->getResult(0) && index - 1 < ci.getArgs().size()) {
+            RefInfo operand = ref(s, ci.getArgs()[index - 1]);
+            if (!operand.known)
+              return r;
+            r.holder = spec;
+            r.shape = spec.field("block_shape");
+            r.dtype = operand.dtype;
+            r.kind = Param::Kind::Scratch;
+            r.known = true;
+            return r;
+          }
         return r;
       }
       if (auto scope = llvm::dyn_cast<pd::ScopeOp>(owner)) {

@@ -125,6 +125,10 @@ public:
   LaunchView view(dialect::LaunchOp launch);
   // The allocation values of a pl.run_scoped scope, by block argument.
   std::vector<Value> runScopedAllocations(dialect::ScopeOp scope, const std::string& path);
+  // plgpu.emit_pipeline(body, in_specs=..., out_specs=...): the specs of the
+  // buffers its body receives after the step indices, inputs then outputs;
+  // empty when not known.
+  std::vector<Value> pipelineSpecs(dialect::ScopeOp scope, const std::string& path);
   // Every call in `path` whose callee is written `...SwizzleTransform`
   // (found once per document and run).
   const std::vector<TSNode>& swizzleCalls(const std::string& path);

@@ -504,6 +504,30 @@ std::optional<Value> arrayApiCall(Interpreter& in, const std::string& api, const
       return in.unknown("a dtype", site);
     return dtypeValue(in, leaf, site);
   }
+  // Pallas's pure helpers that size kernels, as their source computes them
+  // for ints (JAX 0.10.2 and 0.11.2): pl.cdiv(a, b) is (a + b - 1) // b
+  // (pallas/utils.py); plgpu.find_swizzle(bits) the largest of 128, 64, 32
+  // and 16 bytes that divides bits / 8, else ValueError
+  // (mosaic_gpu/helpers.py).
+  if (api == "pl.cdiv") {
+    std::optional<int64_t> a = intOf(args.get(0, "a")), b = intOf(args.get(1, "b"));
+    if (!a || !b || *b == 0)
+      return in.unknown("pl.cdiv()", site);
+    int64_t n = *a + *b - 1, q = n / *b;
+    if ((n % *b != 0) && ((n < 0) != (*b < 0)))
+      --q; // Python's // rounds toward negative infinity
+    return in.integer(q, site);
+  }
+  if (api == "plgpu.find_swizzle") {
+    std::optional<int64_t> bits = intOf(args.get(0, "minor_dim_bits"));
+    if (!bits)
+      return in.unknown("plgpu.find_swizzle()", site);
+    for (int64_t swizzle : {128, 64, 32, 16})
+      if (*bits % (swizzle * 8) == 0)
+        return in.integer(swizzle, site);
+    return in.unknown("plgpu.find_swizzle() of a minor dimension that is no multiple of 16 bytes",
+                      site);
+  }
   return creator(in, api, args, site);
 }
 

@@ -3,6 +3,8 @@
 import numpy as np
 import jax
 import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
 
 # A dtype is the same object whatever it is spelled.
 reveal(jnp.dtype("float32") == jnp.float32)      # => True
@@ -71,3 +73,10 @@ def traced(table, pair):
 
 spec = jax.ShapeDtypeStruct((8, 16), jnp.int32)
 jax.jit(traced).trace(spec, (spec, jax.ShapeDtypeStruct((3,), jnp.float32)))
+
+# Pallas's pure sizing helpers, as their source computes them for ints.
+reveal(plgpu.find_swizzle(64 * 16))              # => 128
+reveal(plgpu.find_swizzle(32 * 16))              # => 64
+reveal(pl.cdiv(9, 2))                            # => 5
+reveal(pl.cdiv(-9, 2))                           # => -4
+reveal(pl.cdiv(9, -2))                           # => -3
