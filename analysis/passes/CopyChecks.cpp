@@ -1,5 +1,6 @@
 // PLS008: copies between GMEM and SMEM: the blocks a pl.pallas_call's
-// pipeline copies (inputs before the kernel, outputs after it) and explicit
+// pipeline copies (inputs before the kernel, outputs after it), the blocks
+// plgpu.emit_pipeline copies for its step, and explicit
 // plgpu.copy_gmem_to_smem / copy_smem_to_gmem. JAX's checks, in the order it
 // makes them for one copy:
 //   * Lane lowering, GMEM -> SMEM only: the bytes copied are a multiple of
@@ -214,7 +215,39 @@ void copyChecks(Session& s, const LaunchView& v, const knowledge::KnowledgeBase&
       }
     }
   }
-  walkKernel(s, v, [&](mlir::Operation* op, const std::string&, unsigned order) {
+  walkKernel(s, v, [&](mlir::Operation* op, const std::string& path, unsigned order) {
+    // plgpu.emit_pipeline copies each operand's blocks with TMA, as a
+    // pallas_call's pipeline does: the operand it is called with in GMEM,
+    // the spec's block in SMEM.
+    if (auto scope = llvm::dyn_cast<pd::ScopeOp>(op);
+        scope && scope.getApi() == apiText(Api::EmitPipeline)) {
+      size_t inputs = 0;
+      std::vector<Value> specs = s.pipelineSpecs(scope, path, &inputs);
+      for (mlir::Operation* user : scope->getResult(0).getUsers()) {
+        auto ci = llvm::dyn_cast<pd::CallIndirectOp>(user);
+        if (!ci || ci.getCallee() != scope->getResult(0))
+          continue;
+        for (size_t k = 0; k < specs.size() && k < ci.getArgs().size(); ++k) {
+          RefInfo operand = v.ref(s, ci.getArgs()[k]);
+          if (!operand.known || operand.param < 0 || operand.kind == Param::Kind::Scratch ||
+              operand.transposed || !specs[k].isObject(kBlockSpecObject))
+            continue;
+          Param p;
+          p.kind = k < inputs ? Param::Kind::Input : Param::Kind::Output;
+          p.array = operand.array;
+          p.spec = specs[k];
+          auto c = blockCopy(p, k < inputs ? k : k - inputs);
+          if (!c)
+            continue;
+          if (auto f = checkCopy(v, r, *c, lane, detail::sourceLocation(op->getLoc()), 2)) {
+            f->order = order;
+            out.push_back(std::move(*f));
+          }
+        }
+        break;
+      }
+      return;
+    }
     auto prim = llvm::dyn_cast<pd::PrimOp>(op);
     if (!prim || prim.getArgs().size() < 2)
       return;

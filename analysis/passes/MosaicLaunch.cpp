@@ -207,18 +207,39 @@ std::optional<TSNode> Session::callOf(const std::string& path, mlir::Location lo
   return eval_->callAt(path, lc.line - 1, lc.column ? lc.column - 1 : 0);
 }
 
+namespace {
+
+// The call a scope op was written as: its node, document, scope, callee
+// (canonical) and arguments; nullopt when the source does not have it.
+struct ScopeCall {
+  TSNode call;
+  const syntax::ParsedSource* doc;
+  Scope scope;
+  std::string callee;
+  Evaluator::Args args;
+};
+
+std::optional<ScopeCall> scopeCallOf(Evaluator& eval, std::optional<TSNode> call,
+                                     const std::string& path) {
+  const syntax::ParsedSource* doc = eval.docOf(path);
+  if (!call || !doc)
+    return std::nullopt;
+  Scope sc = eval.scopeAt(path, *call);
+  std::string callee = eval.qualifiedName(field(*call, "function"), sc);
+  return ScopeCall{*call, doc, std::move(sc), std::move(callee), Evaluator::argsOf(*call, *doc)};
+}
+
+} // namespace
+
 std::vector<Value> Session::runScopedAllocations(pd::ScopeOp scope, const std::string& path) {
   std::vector<Value> out;
-  auto call = callOf(path, scope->getLoc());
-  const syntax::ParsedSource* doc = eval_->docOf(path);
-  if (!call || !doc)
+  std::optional<ScopeCall> c = scopeCallOf(*eval_, callOf(path, scope->getLoc()), path);
+  if (!c || c->args.splat)
     return out;
-  Scope sc = eval_->scopeAt(path, *call);
-  std::string callee = eval_->qualifiedName(field(*call, "function"), sc);
-  Evaluator::Args a = Evaluator::argsOf(*call, *doc);
-  if (a.splat)
-    return out;
-  if (callee == apiName(Api::RunScoped) && a.keywords.empty()) {
+  const syntax::ParsedSource* doc = c->doc;
+  const Scope& sc = c->scope;
+  const Evaluator::Args& a = c->args;
+  if (c->callee == apiName(Api::RunScoped) && a.keywords.empty()) {
     // pl.run_scoped(body, *allocations): the body's parameters in order.
     for (size_t k = 1; k < a.positional.size(); ++k)
       out.push_back(eval_->eval(a.positional[k], sc));
@@ -226,10 +247,10 @@ std::vector<Value> Session::runScopedAllocations(pd::ScopeOp scope, const std::s
   }
   // `@functools.partial(pl.run_scoped, acc=plgpu.ACC(...), o_smem=...)` on
   // a def: JAX calls the def with the allocations by name.
-  if (callee != apiName(Api::Partial) || a.positional.size() != 1 ||
+  if (c->callee != apiName(Api::Partial) || a.positional.size() != 1 ||
       eval_->qualifiedName(a.positional[0], sc) != apiName(Api::RunScoped))
     return out;
-  std::vector<TSNode> chain = eval_->path(doc, *call);
+  std::vector<TSNode> chain = eval_->path(doc, c->call);
   TSNode decorated = chain.size() >= 3 ? chain[chain.size() - 3] : TSNode{};
   if (!is(decorated, "decorated_definition"))
     return out;
@@ -253,16 +274,14 @@ std::vector<Value> Session::runScopedAllocations(pd::ScopeOp scope, const std::s
   return out;
 }
 
-std::vector<Value> Session::pipelineSpecs(pd::ScopeOp scope, const std::string& path) {
+std::vector<Value> Session::pipelineSpecs(pd::ScopeOp scope, const std::string& path,
+                                          size_t* inputs) {
   std::vector<Value> out;
-  auto call = callOf(path, scope->getLoc());
-  const syntax::ParsedSource* doc = eval_->docOf(path);
-  if (!call || !doc)
+  std::optional<ScopeCall> c = scopeCallOf(*eval_, callOf(path, scope->getLoc()), path);
+  if (!c || c->callee != apiName(Api::EmitPipeline))
     return out;
-  Scope sc = eval_->scopeAt(path, *call);
-  if (eval_->qualifiedName(field(*call, "function"), sc) != apiName(Api::EmitPipeline))
-    return out;
-  Evaluator::Args a = Evaluator::argsOf(*call, *doc);
+  const Scope& sc = c->scope;
+  const Evaluator::Args& a = c->args;
   for (const char* key : {"in_specs", "out_specs"}) {
     TSNode n = a.get(SIZE_MAX, key);
     if (isNull(n))
@@ -271,6 +290,8 @@ std::vector<Value> Session::pipelineSpecs(pd::ScopeOp scope, const std::string& 
     if (specs.kind != Value::Kind::Seq)
       return {};
     out.insert(out.end(), specs.items.begin(), specs.items.end());
+    if (inputs && std::string_view(key) == "in_specs")
+      *inputs = out.size();
   }
   return out;
 }

@@ -128,7 +128,8 @@ public:
   // plgpu.emit_pipeline(body, in_specs=..., out_specs=...): the specs of the
   // buffers its body receives after the step indices, inputs then outputs;
   // empty when not known.
-  std::vector<Value> pipelineSpecs(dialect::ScopeOp scope, const std::string& path);
+  std::vector<Value> pipelineSpecs(dialect::ScopeOp scope, const std::string& path,
+                                   size_t* inputs = nullptr);
   // Every call in `path` whose callee is written `...SwizzleTransform`
   // (found once per document and run).
   const std::vector<TSNode>& swizzleCalls(const std::string& path);
