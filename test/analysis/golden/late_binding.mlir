@@ -70,22 +70,24 @@ module attributes {pallas.path = "GOLDEN/late_binding.py"} {
   } loc("GOLDEN/late_binding.py":34:1)
   pallas.func def @by_name_only attributes {arg_names = ["x"]} {
   } {
-  ^bb0(%arg0: !pallas.value loc("GOLDEN/late_binding.py":48:1)):
-    %0 = pallas.constant bool "False" loc("GOLDEN/late_binding.py":49:10)
+  ^bb0(%arg0: !pallas.value loc("GOLDEN/late_binding.py":49:1)):
+    %0 = pallas.constant bool "False" loc("GOLDEN/late_binding.py":50:10)
     %1 = pallas.closure def "set_fast" attributes {arg_names = []} {
-      %7 = pallas.constant bool "True" loc("GOLDEN/late_binding.py":53:12)
-    } loc("GOLDEN/late_binding.py":51:3)
+      %7 = pallas.constant str "\22eager\22" loc("GOLDEN/late_binding.py":54:17)
+      %8 = pallas.opaque "delete_statement"(%7) origins [value] {arg_indices = array<i64: -1>} : (!pallas.value) -> !pallas.value loc("GOLDEN/late_binding.py":55:5)
+      %9 = pallas.constant bool "True" loc("GOLDEN/late_binding.py":56:12)
+    } loc("GOLDEN/late_binding.py":52:3)
     %2 = pallas.closure def "kernel" attributes {arg_names = ["x_ref", "o_ref"]} {
-    ^bb0(%arg1: !pallas.value loc("GOLDEN/late_binding.py":55:3), %arg2: !pallas.value loc("GOLDEN/late_binding.py":55:3)):
-      %7 = pallas.opaque "ellipsis"() origins [] {arg_indices = array<i64>} : () -> !pallas.value loc("GOLDEN/late_binding.py":56:24)
-      %8 = pallas.prim "ref.__getitem__"(%arg1, %7) origins [arg, value] {arg_indices = array<i64: 0, -1>, keywords = ["", ""]} : (!pallas.value, !pallas.value) -> !pallas.value loc("GOLDEN/late_binding.py":56:18)
-      %9 = pallas.opaque "ellipsis"() origins [] {arg_indices = array<i64>} : () -> !pallas.value loc("GOLDEN/late_binding.py":56:11)
-      %10 = pallas.prim "ref.__setitem__"(%arg2, %9, %8) origins [arg, value, value] {arg_indices = array<i64: 1, -1, -1>, keywords = ["", "", ""]} : (!pallas.value, !pallas.value, !pallas.value) -> !pallas.value loc("GOLDEN/late_binding.py":56:5)
-    } loc("GOLDEN/late_binding.py":55:3)
-    %3 = pallas.constant none "None" loc("GOLDEN/late_binding.py":58:20)
-    %4 = pallas.opaque "delete_statement"(%3) origins [value] {arg_indices = array<i64: -1>} : (!pallas.value) -> !pallas.value loc("GOLDEN/late_binding.py":59:3)
-    %5 = pallas.launch "pl.pallas_call" call %2 : !pallas.value paths [compiled] interpret literal scratch [] {body_text = "kernel", interpret_text = "fast"} loc("GOLDEN/late_binding.py":60:10)
-    %6 = pallas.call_indirect %5(%arg0) origins [arg] {arg_indices = array<i64: 0>, keywords = [""]} : (!pallas.value, !pallas.value) -> !pallas.value loc("GOLDEN/late_binding.py":60:10)
-    pallas.return %6 : !pallas.value loc("GOLDEN/late_binding.py":60:3)
-  } loc("GOLDEN/late_binding.py":48:1)
+    ^bb0(%arg1: !pallas.value loc("GOLDEN/late_binding.py":58:3), %arg2: !pallas.value loc("GOLDEN/late_binding.py":58:3)):
+      %7 = pallas.opaque "ellipsis"() origins [] {arg_indices = array<i64>} : () -> !pallas.value loc("GOLDEN/late_binding.py":59:24)
+      %8 = pallas.prim "ref.__getitem__"(%arg1, %7) origins [arg, value] {arg_indices = array<i64: 0, -1>, keywords = ["", ""]} : (!pallas.value, !pallas.value) -> !pallas.value loc("GOLDEN/late_binding.py":59:18)
+      %9 = pallas.opaque "ellipsis"() origins [] {arg_indices = array<i64>} : () -> !pallas.value loc("GOLDEN/late_binding.py":59:11)
+      %10 = pallas.prim "ref.__setitem__"(%arg2, %9, %8) origins [arg, value, value] {arg_indices = array<i64: 1, -1, -1>, keywords = ["", "", ""]} : (!pallas.value, !pallas.value, !pallas.value) -> !pallas.value loc("GOLDEN/late_binding.py":59:5)
+    } loc("GOLDEN/late_binding.py":58:3)
+    %3 = pallas.call_indirect %1() origins [] {arg_indices = array<i64>, keywords = []} : (!pallas.value) -> !pallas.value loc("GOLDEN/late_binding.py":61:3)
+    %4 = pallas.constant bool "True" loc("GOLDEN/late_binding.py":56:12)
+    %5 = pallas.launch "pl.pallas_call" call %2 : !pallas.value paths [interpret_hlo] interpret literal scratch [] {body_text = "kernel", interpret_text = "fast"} loc("GOLDEN/late_binding.py":62:10)
+    %6 = pallas.call_indirect %5(%arg0) origins [arg] {arg_indices = array<i64: 0>, keywords = [""]} : (!pallas.value, !pallas.value) -> !pallas.value loc("GOLDEN/late_binding.py":62:10)
+    pallas.return %6 : !pallas.value loc("GOLDEN/late_binding.py":62:3)
+  } loc("GOLDEN/late_binding.py":49:1)
 } loc("GOLDEN/late_binding.py":1:1)

@@ -45,16 +45,18 @@ def via_nonlocal(x):
   return pl.pallas_call(kernel, out_shape=x, interpret=flag)(x)
 
 
+
 def by_name_only(x):
   fast = False
 
   def set_fast():
     nonlocal fast
+    fast_mode = "eager"  # another name that contains `fast`: not a use of it
+    del fast_mode
     fast = True
 
   def kernel(x_ref, o_ref):
     o_ref[...] = x_ref[...]
 
-  set_fast_later = None  # mentions another name, not set_fast: nothing rebinds `fast`
-  del set_fast_later
+  set_fast()
   return pl.pallas_call(kernel, out_shape=x, interpret=fast)(x)
