@@ -191,71 +191,78 @@ void transformChecks(Session& s, const LaunchView& v, const knowledge::Knowledge
       out.push_back(std::move(c));
     }
   }
-  // 2. The transforms of each block and SMEM scratch buffer, applied to its shape.
+  // 2. The transforms of each block and SMEM scratch buffer, applied to its
+  // shape: the launch's (reported at the launch), and each pl.run_scoped
+  // SMEM allocation's (reported at the run_scoped, where JAX raises).
   Rule divides = rule(kb, "tilingDivides"), minor = rule(kb, "swizzleMinorTile");
-  for (size_t k = 0; k < v.params.size(); ++k) {
-    const Param& p = v.params[k];
-    Value holder, shapeV, dtype;
-    if (p.kind == Param::Kind::Scratch) {
-      if (!p.array.isObject(apiName(Api::Smem)))
-        continue;
-      holder = p.array;
-      shapeV = p.array.field("shape");
-      dtype = p.array.field("dtype");
-    } else if (v.pallasCall && p.spec.isObject(kBlockSpecObject)) {
-      holder = p.spec;
-      Value block = p.spec.field("block_shape");
-      shapeV = block.kind == Value::Kind::None ? p.array.field("shape") : block;
-      dtype = p.array.field("dtype");
-    } else {
-      continue;
-    }
+  auto check = [&](const Value& holder, const Value& shapeV, const Value& dtype,
+                   const SourceLocation& at, const std::string& what, unsigned order) {
     auto dims = shapeV.ints();
     auto ts = transformsOf(holder);
     if (!dims || !ts || ts->empty())
-      continue;
+      return;
     Applied a = apply(*dims, *ts, bitsOf(dtype));
     if (a.outcome == Applied::Outcome::TilingDoesNotDivide && divides.found) {
-      Candidate c = v.finding(RuleId::TilingSwizzleTransform, v.at,
+      Candidate c = v.finding(RuleId::TilingSwizzleTransform, at,
                               "A TilingTransform of this launch does not divide the shape " +
                                   tupleText(a.shape) + " it tiles",
                               divides, divides.render({}), kAdvice, 0);
-      c.order = 1 + static_cast<unsigned>(k);
+      c.order = order;
       out.push_back(std::move(c));
     } else if (a.outcome == Applied::Outcome::SwizzleMinor && minor.found) {
-      Candidate c = v.finding(RuleId::TilingSwizzleTransform, v.at,
+      Candidate c = v.finding(RuleId::TilingSwizzleTransform, at,
                               "A swizzle of " + std::to_string(a.swizzle) + " bytes over " +
                                   dtype.s + " needs a minor tile of " + std::to_string(a.elems) +
-                                  " elements, but this launch's " +
-                                  (p.kind == Param::Kind::Scratch ? "scratch buffer" : "block") +
-                                  " is tiled to " + tupleText(a.shape),
+                                  " elements, but this launch's " + what + " is tiled to " +
+                                  tupleText(a.shape),
                               minor,
                               minor.render({{"self.swizzle", std::to_string(a.swizzle)},
                                             {"swizzle_elems", std::to_string(a.elems)},
                                             {"x.shape", tupleText(a.shape)}}),
                               kAdvice, 0);
-      c.order = 1 + static_cast<unsigned>(k);
+      c.order = order;
       // The fix: a minor tile of the swizzle's width, where the tiling is a
       // literal tuple of this launch. Unsafe: it changes the SMEM layout,
       // which code that reads the tiles (reshapes, WGMMA) may rely on.
       std::vector<int64_t> tiling; // the one tiling of the holder, if one
       int tilings = 0;
-      if (auto ts = transformsOf(holder))
-        for (const Transform& t : *ts)
-          if (t.kind == Transform::Kind::Tiling && ++tilings == 1)
-            tiling = t.tiling;
+      for (const Transform& t : *ts)
+        if (t.kind == Transform::Kind::Tiling && ++tilings == 1)
+          tiling = t.tiling;
       if (tilings == 1 && !tiling.empty())
-        if (auto at = literalMinorTile(s, v, tiling)) {
+        if (auto lit = literalMinorTile(s, v, tiling)) {
           Fix fix;
           fix.title = "Tile the minor dimension by " + std::to_string(a.elems) + " (" +
                       std::to_string(a.swizzle) + " bytes of " + dtype.s + ")";
           fix.safety = FixSafety::Unsafe;
-          fix.edits.push_back({at->path, at->range, std::to_string(a.elems)});
+          fix.edits.push_back({lit->path, lit->range, std::to_string(a.elems)});
           c.finding.fixes.push_back(std::move(fix));
         }
       out.push_back(std::move(c));
     }
+  };
+  for (size_t k = 0; k < v.params.size(); ++k) {
+    const Param& p = v.params[k];
+    if (p.kind == Param::Kind::Scratch) {
+      if (p.array.isObject(apiName(Api::Smem)))
+        check(p.array, p.array.field("shape"), p.array.field("dtype"), v.at, "scratch buffer",
+              1 + static_cast<unsigned>(k));
+    } else if (v.pallasCall && p.spec.isObject(kBlockSpecObject)) {
+      Value block = p.spec.field("block_shape");
+      check(p.spec, block.kind == Value::Kind::None ? p.array.field("shape") : block,
+            p.array.field("dtype"), v.at, "block", 1 + static_cast<unsigned>(k));
+    }
   }
+  walkKernel(s, v, [&](mlir::Operation* op, const std::string& path, unsigned order) {
+    auto scope = llvm::dyn_cast<pd::ScopeOp>(op);
+    if (!scope || scope.getApi() != apiText(Api::RunScoped))
+      return;
+    for (const Value& alloc : s.runScopedAllocations(scope, path))
+      if (alloc.isObject(apiName(Api::Smem)))
+        check(alloc, alloc.field("shape"), alloc.field("dtype"),
+              detail::sourceLocation(op->getLoc()), "scoped SMEM buffer",
+              1 + static_cast<unsigned>(v.params.size()) + order);
+  });
 }
 
 } // namespace pallas::analysis::passes::mosaic
