@@ -21,7 +21,10 @@ quick end-to-end suites of the binary (E2E_SUITES) are run, each linked
 just before it runs; one the mutant does not reach is not relinked and not
 rerun. A
 mutant that does not compile is "stillborn" and not counted; one that
-makes a test fail or time out is "killed"; else it "survived". The source
+makes a test fail or time out is "killed"; else it "survived". The report
+keeps the sample with each site's line text, so --resume (and --rejudge,
+which reruns the survivors against today's tests) finds the same mutants on
+a later commit; one whose line is gone is "gone" and not counted. The source
 is restored after each mutant, and on Ctrl-C. The report is written after
 every mutant, so an interrupted run goes on with --resume.
 
@@ -269,17 +272,67 @@ def _run_suite(name, lsp):
   return r.returncode == 0
 
 
-def _write_report(path, everything, sample, results):
-  counted = [r for r in results if r["outcome"] != "stillborn"]
+def _site_record(site):
+  path, n, kind, col, old, new = site
+  with open(path, encoding="utf-8") as f:
+    text = f.read().split("\n")[n - 1]
+  return {"file": os.path.relpath(path, ROOT), "line": n, "kind": kind, "column": col,
+          "old": old, "new": new, "text": text}
+
+
+def relocate(record):
+  """The site of a recorded mutant in today's tree: the line with the same
+  text nearest to where it was (code above it may have grown or shrunk
+  since the sample was drawn), or None when that line is gone. This lets a
+  sample drawn on one commit be run, and re-judged, on a later one."""
+  path = os.path.join(ROOT, record["file"])
+  if not os.path.exists(path):
+    return None
+  with open(path, encoding="utf-8") as f:
+    lines = f.read().split("\n")
+  same = [i + 1 for i, line in enumerate(lines) if line == record["text"]]
+  if not same:
+    return None
+  n = min(same, key=lambda i: abs(i - record["line"]))
+  old = lines[n - 1] if record["kind"] == "statement" else record["old"]
+  return (path, n, record["kind"], record["column"], old, record["new"])
+
+
+def _write_report(path, site_count, sample_records, results):
+  counted = [r for r in results if r["outcome"] not in ("stillborn", "gone")]
   killed = sum(r["outcome"] == "killed" for r in counted)
-  summary = {"sites": len(everything), "sampled": len(sample), "run": len(results),
-             "stillborn": len(results) - len(counted), "killed": killed,
+  summary = {"sites": site_count, "sampled": len(sample_records), "run": len(results),
+             "stillborn": sum(r["outcome"] == "stillborn" for r in results),
+             "gone": sum(r["outcome"] == "gone" for r in results), "killed": killed,
              "survived": len(counted) - killed,
              "killRate": round(killed / len(counted), 3) if counted else None}
   os.makedirs(os.path.dirname(path), exist_ok=True)
   with open(path, "w", encoding="utf-8") as f:
-    json.dump({"summary": summary, "mutants": results}, f, indent=1)
+    json.dump({"summary": summary, "sample": sample_records, "mutants": results}, f, indent=1)
   return summary
+
+
+def _judge(site):
+  """Applies one mutant, runs the tests, restores the source: the result
+  record of this mutant."""
+  started = time.time()
+  original = apply(site)
+  try:
+    by = _tests()
+  finally:
+    with open(site[0], "w", encoding="utf-8") as f:
+      f.write(original)
+  outcome = "stillborn" if by == "stillborn" else ("killed" if by else "survived")
+  return {"file": os.path.relpath(site[0], ROOT), "line": site[1], "kind": site[2],
+          "old": site[4].strip(), "new": site[5], "outcome": outcome,
+          "killedBy": by if outcome == "killed" else None,
+          "seconds": round(time.time() - started)}
+
+
+def _print_result(i, total, result):
+  by = result["killedBy"]
+  print(f"[{i}/{total}] {result['outcome']:9} {result['file']}:{result['line']} {result['kind']} "
+        f"{result['old'][:60]!r} -> {result['new']!r}" + (f" ({by})" if by else ""), flush=True)
 
 
 def main(argv=None):
@@ -292,52 +345,69 @@ def main(argv=None):
                       help="run the mutants at this line instead of a sample (checks that a new "
                            "test kills a survivor); repeatable")
   parser.add_argument("--resume", action="store_true",
-                      help="keep the mutants --report already has and run the rest of the sample")
+                      help="keep the mutants --report already has and run the rest of its sample "
+                           "(located by line text in today's tree)")
+  parser.add_argument("--rejudge", action="store_true",
+                      help="with --resume: first run the report's survivors again against "
+                           "today's tests")
   args = parser.parse_args(argv)
 
   everything = sites()
+  previous = None
+  if args.resume and os.path.exists(args.report):
+    with open(args.report, encoding="utf-8") as f:
+      previous = json.load(f)
   if args.site:
     wanted = {tuple(x.rsplit(":", 1)) for x in args.site}
     sample = [s for s in everything if (os.path.relpath(s[0], ROOT), str(s[1])) in wanted]
+    records = [_site_record(s) for s in sample]
     print(f"{len(sample)} mutants at {', '.join(args.site)}", flush=True)
+  elif previous and "sample" in previous:
+    # The sample the report was drawn with, wherever its lines are today.
+    records = previous["sample"]
+    sample = [relocate(r) for r in records]
+    print(f"the sample of {args.report}: {len(records)} mutants, "
+          f"{sum(s is None for s in sample)} of whose lines are gone", flush=True)
   else:
     sample = random.Random(args.seed).sample(everything, min(args.sample, len(everything)))
+    records = [_site_record(s) for s in sample]
     print(f"{len(everything)} mutation sites; sample of {len(sample)} (seed {args.seed})", flush=True)
   if args.list:
     for s in sample:
-      print(f"{os.path.relpath(s[0], ROOT)}:{s[1]} {s[2]}: {s[4].strip()!r} -> {s[5]!r}")
+      if s is not None:
+        print(f"{os.path.relpath(s[0], ROOT)}:{s[1]} {s[2]}: {s[4].strip()!r} -> {s[5]!r}")
     return 0
 
   _configure()
   if _tests(baseline=True) is not None:
     print("the unmutated tree does not build or pass: fix that first", file=sys.stderr)
     return 2
-  results = []
-  if args.resume and os.path.exists(args.report):
-    with open(args.report, encoding="utf-8") as f:
-      results = json.load(f)["mutants"][:len(sample)]
+  results = previous["mutants"][:len(sample)] if previous else []
+  if previous:
     print(f"resuming after {len(results)} mutants of {args.report}", flush=True)
   try:
-    for i, s in enumerate(sample[len(results):], len(results) + 1):
-      started = time.time()
-      original = apply(s)
-      try:
-        by = _tests()
-      finally:
-        with open(s[0], "w", encoding="utf-8") as f:
-          f.write(original)
-      outcome = "stillborn" if by == "stillborn" else ("killed" if by else "survived")
-      results.append({"file": os.path.relpath(s[0], ROOT), "line": s[1], "kind": s[2],
-                      "old": s[4].strip(), "new": s[5], "outcome": outcome,
-                      "killedBy": by if outcome == "killed" else None,
-                      "seconds": round(time.time() - started)})
-      _write_report(args.report, everything, sample, results)
-      print(f"[{i}/{len(sample)}] {outcome:9} {results[-1]['file']}:{s[1]} {s[2]} "
-            f"{s[4].strip()[:60]!r} -> {s[5]!r}" + (f" ({by})" if outcome == "killed" else ""),
-            flush=True)
+    if args.rejudge:
+      for i, result in enumerate(results):
+        if result["outcome"] != "survived" or sample[i] is None:
+          continue
+        again = _judge(sample[i])
+        if again["outcome"] == "killed":
+          results[i] = dict(again, rejudged=True)
+        _write_report(args.report, len(everything), records, results)
+        _print_result(i + 1, len(sample), results[i])
+    for i in range(len(results), len(sample)):
+      if sample[i] is None:
+        gone = records[i]
+        results.append({"file": gone["file"], "line": gone["line"], "kind": gone["kind"],
+                        "old": gone["old"], "new": gone["new"], "outcome": "gone",
+                        "killedBy": None, "seconds": 0})
+      else:
+        results.append(_judge(sample[i]))
+      _write_report(args.report, len(everything), records, results)
+      _print_result(i + 1, len(sample), results[-1])
   finally:
     _build()  # the tree as it was
-    print(json.dumps(_write_report(args.report, everything, sample, results)), flush=True)
+    print(json.dumps(_write_report(args.report, len(everything), records, results)), flush=True)
   return 0
 
 
