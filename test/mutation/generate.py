@@ -17,7 +17,9 @@ are skipped. A seeded random sample of them (`--sample`, default 100) is
 applied one at a time to the working tree, built into build-mutant-gen/
 (its own tree: only the mutated file is recompiled), and the fast C++ test
 binaries, the evaluator's cases, the FileCheck tests of test/mlir and the
-quick end-to-end suites of the binary (E2E_SUITES) are run, each linked
+quick end-to-end suites of the binary (E2E_SUITES, with the oracle's
+agreement half over recorded truth; the LSP and knowledge suites only for
+a mutant in the code they check) are run, each linked
 just before it runs; one the mutant does not reach is not relinked and not
 rerun. A
 mutant that does not compile is "stillborn" and not counted; one that
@@ -70,10 +72,16 @@ TEST_BINARIES = (
 # lit): the only tests of the earlier kernel walk, which `.mlir` input runs.
 LIT_TARGETS = ("pallas-opt", "pallas-lsp")
 # Then the quick suites that run the pallas-lsp binary end to end (the CLI,
-# the golden modules, the discharge and rewrite checks with real JAX), as
-# scripts/run-tests.sh runs them. The language server's suite (20-lsp, over
-# three minutes here) is not run per mutant.
-E2E_SUITES = ("25-check", "30-analysis", "45-discharge", "46-rewrite")
+# the golden modules, the discharge and rewrite checks with real JAX, and the
+# oracle's agreement half: `check` over every fixture against the truth JAX
+# recorded, which ORACLE_RESULTS keeps so that no mutant re-runs JAX), as
+# scripts/run-tests.sh runs them.
+E2E_SUITES = ("25-check", "30-analysis", "45-discharge", "46-rewrite", "40-oracle")
+# The language server's suite (20-lsp, about three minutes) and the knowledge
+# suite run only for a mutant in the code they check.
+SUITES_FOR_DIR = {"server/": ("20-lsp",), "protocol/": ("20-lsp",),
+                  "analysis/knowledge/": ("41-knowledge",)}
+ORACLE_RESULTS = os.path.join(BUILD, "oracle-results.json")
 TARGETS = (tuple(os.path.basename(b) for b in TEST_BINARIES) + ("py-eval",) + LIT_TARGETS +
            ("rewrite_tool",))
 LLVM_BIN = "/usr/lib/llvm-22/bin"
@@ -233,7 +241,7 @@ def _run_one(target, exe):
   return r.returncode == 0
 
 
-def _tests(baseline=False):
+def _tests(baseline=False, mutated=None):
   """The first failing test executable's name, or None when all pass. Each
   executable is built just before it runs, so a mutant that the first one
   kills costs one link, not thirteen. An executable the mutant left
@@ -256,14 +264,17 @@ def _tests(baseline=False):
     if target == "pallas-lsp":
       if not _build(("rewrite_tool",)):
         return "stillborn"
-      for suite in E2E_SUITES:
+      extra = sorted({x for d, suites in SUITES_FOR_DIR.items()
+                      if baseline or (mutated and mutated.startswith(d)) for x in suites})
+      for suite in E2E_SUITES + tuple(extra):
         if not _run_suite(suite, exe):
           return suite
   return None
 
 
 def _run_suite(name, lsp):
-  env = dict(os.environ, PALLAS_LSP_ROOT=ROOT, PALLAS_LSP_BIN=lsp, PALLAS_LSP_PYTHON=PYTHON)
+  env = dict(os.environ, PALLAS_LSP_ROOT=ROOT, PALLAS_LSP_BIN=lsp, PALLAS_LSP_PYTHON=PYTHON,
+             ORACLE_REUSE="1", ORACLE_RESULTS=ORACLE_RESULTS)
   try:
     r = subprocess.run(["bash", os.path.join(ROOT, "test", "suites", name + ".sh")],
                        capture_output=True, text=True, timeout=TEST_TIMEOUT_S, cwd=ROOT, env=env)
@@ -318,7 +329,7 @@ def _judge(site):
   started = time.time()
   original = apply(site)
   try:
-    by = _tests()
+    by = _tests(mutated=os.path.relpath(site[0], ROOT))
   finally:
     with open(site[0], "w", encoding="utf-8") as f:
       f.write(original)
