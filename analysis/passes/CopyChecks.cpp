@@ -222,7 +222,7 @@ void copyChecks(Session& s, const LaunchView& v, const knowledge::KnowledgeBase&
     if (auto scope = llvm::dyn_cast<pd::ScopeOp>(op);
         scope && scope.getApi() == apiText(Api::EmitPipeline)) {
       size_t inputs = 0;
-      std::vector<Value> specs = s.pipelineSpecs(scope, path, &inputs);
+      const std::vector<Value>& specs = s.pipelineSpecs(scope, path, &inputs);
       for (mlir::Operation* user : scope->getResult(0).getUsers()) {
         auto ci = llvm::dyn_cast<pd::CallIndirectOp>(user);
         if (!ci || ci.getCallee() != scope->getResult(0))

@@ -123,22 +123,10 @@ std::optional<shape::Value> allocationShapeValue(eval::Interpreter& in, eval::In
     std::optional<shape::Value> sv = v ? shapeValueOf(in, *v, depth + 1) : std::nullopt;
     return sv ? *sv : shape::Value::unknown(name);
   };
-  auto count = [](shape::Value n) { // a tuple of counts: their product
-    if (n.kind != shape::Value::Kind::Seq)
-      return n;
-    int64_t product = 1;
-    for (const shape::Value& x : n.items) {
-      if (!x.isInt())
-        return shape::Value::unknown("num_barriers");
-      product *= x.i;
-    }
-    return shape::Value::integer(product);
-  };
   shape::Value v = shape::Value::object(api);
   if (api == apiName(Api::Smem) || api == apiName(Api::Gmem) || api == apiName(Api::Tmem) ||
       api == apiName(Api::Acc)) {
-    shape::Value dims = value(0, "shape");
-    v.fields["shape"] = dims.isInt() ? shape::Value::seq({dims}) : dims;
+    v.fields["shape"] = shape::asShapeTuple(value(0, "shape"));
     v.fields["dtype"] = given(1, "dtype") || api != apiName(Api::Acc)
                             ? value(1, "dtype")
                             : shape::Value::dtype("float32");
@@ -153,29 +141,26 @@ std::optional<shape::Value> allocationShapeValue(eval::Interpreter& in, eval::In
   if (api == apiName(Api::Barrier)) {
     v.fields["num_arrivals"] =
         given(0, "num_arrivals") ? value(0, "num_arrivals") : shape::Value::integer(1);
-    v.fields["num_barriers"] =
-        given(1, "num_barriers") ? count(value(1, "num_barriers")) : shape::Value::integer(1);
-    shape::Value orders;
-    orders.kind = shape::Value::Kind::Bool;
-    v.fields["orders_tensor_core"] =
-        given(2, "orders_tensor_core") ? value(2, "orders_tensor_core") : orders;
+    v.fields["num_barriers"] = given(1, "num_barriers")
+                                   ? shape::barrierCount(value(1, "num_barriers"))
+                                   : shape::Value::integer(1);
+    v.fields["orders_tensor_core"] = given(2, "orders_tensor_core") ? value(2, "orders_tensor_core")
+                                                                    : shape::Value::boolean(false);
     return v;
   }
   if (api == apiName(Api::ClusterBarrier)) {
     v.fields["num_arrivals"] = given(SIZE_MAX, "num_arrivals") ? value(SIZE_MAX, "num_arrivals")
                                                                : shape::Value::integer(1);
     v.fields["num_barriers"] = given(SIZE_MAX, "num_barriers")
-                                   ? count(value(SIZE_MAX, "num_barriers"))
+                                   ? shape::barrierCount(value(SIZE_MAX, "num_barriers"))
                                    : shape::Value::integer(1);
     v.fields["collective_axes"] = value(SIZE_MAX, "collective_axes");
     return v;
   }
   if (api == apiName(Api::BlockSpec) || api == apiName(Api::GpuBlockSpec)) {
     v = shape::Value::object(std::string(shape::kBlockSpecObject));
-    shape::Value none;
-    none.kind = shape::Value::Kind::None;
-    shape::Value block = given(0, "block_shape") ? value(0, "block_shape") : none;
-    v.fields["block_shape"] = block.isInt() ? shape::Value::seq({block}) : block;
+    v.fields["block_shape"] = given(0, "block_shape") ? shape::asShapeTuple(value(0, "block_shape"))
+                                                      : shape::Value::none();
     if (const eval::Value* space = given(2, "memory_space")) {
       // A memory space named, not called: plgpu.GMEM, pl.ANY, ...
       auto* e = llvm::dyn_cast_or_null<eval::ExternalObj>(space->single());
@@ -188,9 +173,7 @@ std::optional<shape::Value> allocationShapeValue(eval::Interpreter& in, eval::In
     // Whether the index map ignores the grid indices (pipeline.py
     // _is_index_invariant): no index_map, or a function of the program
     // that never reads its parameters.
-    shape::Value invariant;
-    invariant.kind = shape::Value::Kind::Bool;
-    invariant.i = 1;
+    shape::Value invariant = shape::Value::boolean(true);
     if (const eval::Value* map = given(1, "index_map"); map && !map->isBottom()) {
       auto* fn = llvm::dyn_cast_or_null<eval::FunctionObj>(map->single());
       auto def = fn ? llvm::dyn_cast_or_null<py::DefOp>(fn->def) : py::DefOp();
@@ -568,12 +551,7 @@ evaluatedShapes(const detail::PassContext& ctx,
     // arguments), else the file's own, else the runs of the documents that
     // call into it (a kernel built from a caller's configuration): the
     // first that knows the value.
-    std::vector<std::string> docs{ctx.path, path};
-    for (const std::string& caller : evaluateWithCallers(ctx, *kb, ctx.path).callerDocs)
-      docs.push_back(caller);
-    for (const std::string& doc : docs) {
-      if (ctx.stopRequested())
-        break;
+    auto lookIn = [&](const std::string& doc) -> std::optional<shape::Value> {
       Evaluation& ev = evaluate(ctx, *kb, doc);
       if (!ev.shapesIndexed) {
         ev.shapesIndexed = true;
@@ -590,6 +568,20 @@ evaluatedShapes(const detail::PassContext& ctx,
       if (auto it = ev.shapeAt.find(key); it != ev.shapeAt.end())
         if (std::optional<shape::Value> v = ev.shapes.lookup(it->second); v && v->known())
           return v;
+      return std::nullopt;
+    };
+    if (std::optional<shape::Value> v = lookIn(ctx.path))
+      return v;
+    if (path != ctx.path)
+      if (std::optional<shape::Value> v = lookIn(path))
+        return v;
+    // Only now the callers: finding them evaluates every document that
+    // calls into this one, which most questions never need.
+    for (const std::string& caller : evaluateWithCallers(ctx, *kb, ctx.path).callerDocs) {
+      if (ctx.stopRequested())
+        break;
+      if (std::optional<shape::Value> v = lookIn(caller))
+        return v;
     }
     return std::nullopt;
   };

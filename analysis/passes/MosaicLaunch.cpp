@@ -274,26 +274,37 @@ std::vector<Value> Session::runScopedAllocations(pd::ScopeOp scope, const std::s
   return out;
 }
 
-std::vector<Value> Session::pipelineSpecs(pd::ScopeOp scope, const std::string& path,
-                                          size_t* inputs) {
-  std::vector<Value> out;
+const std::vector<Value>& Session::pipelineSpecs(pd::ScopeOp scope, const std::string& path,
+                                                 size_t* inputs) {
+  auto [it, added] = pipelineSpecs_.try_emplace({scope.getOperation(), path});
+  PipelineSpecs& known = it->second;
+  if (inputs)
+    *inputs = known.inputs;
+  if (!added)
+    return known.specs;
   std::optional<ScopeCall> c = scopeCallOf(*eval_, callOf(path, scope->getLoc()), path);
   if (!c || c->callee != apiName(Api::EmitPipeline))
-    return out;
+    return known.specs;
   const Scope& sc = c->scope;
   const Evaluator::Args& a = c->args;
+  std::vector<Value> out;
+  size_t in = 0;
   for (const char* key : {"in_specs", "out_specs"}) {
     TSNode n = a.get(SIZE_MAX, key);
     if (isNull(n))
       continue;
     Value specs = eval_->eval(n, sc);
     if (specs.kind != Value::Kind::Seq)
-      return {};
+      return known.specs; // not known: empty
     out.insert(out.end(), specs.items.begin(), specs.items.end());
-    if (inputs && std::string_view(key) == "in_specs")
-      *inputs = out.size();
+    if (std::string_view(key) == "in_specs")
+      in = out.size();
   }
-  return out;
+  known.specs = std::move(out);
+  known.inputs = in;
+  if (inputs)
+    *inputs = in;
+  return known.specs;
 }
 
 const std::vector<TSNode>& Session::swizzleCalls(const std::string& path) {
@@ -502,7 +513,7 @@ RefInfo LaunchView::ref(Session& s, mlir::Value value) const {
           scope && scope.getApi() == apiText(Api::EmitPipeline) && index >= 1) {
         // A pipeline's buffer: its spec's block, in SMEM, with the dtype of
         // the operand the pipeline is called with in that place.
-        std::vector<Value> specs = s.pipelineSpecs(scope, bodyPath);
+        const std::vector<Value>& specs = s.pipelineSpecs(scope, bodyPath);
         if (index - 1 >= specs.size() || !specs[index - 1].isObject(kBlockSpecObject))
           return r;
         const Value& spec = specs[index - 1];

@@ -127,9 +127,10 @@ public:
   std::vector<Value> runScopedAllocations(dialect::ScopeOp scope, const std::string& path);
   // plgpu.emit_pipeline(body, in_specs=..., out_specs=...): the specs of the
   // buffers its body receives after the step indices, inputs then outputs;
-  // empty when not known.
-  std::vector<Value> pipelineSpecs(dialect::ScopeOp scope, const std::string& path,
-                                   size_t* inputs = nullptr);
+  // empty when not known. Evaluated once per scope and run (each buffer of
+  // a pipeline asks).
+  const std::vector<Value>& pipelineSpecs(dialect::ScopeOp scope, const std::string& path,
+                                          size_t* inputs = nullptr);
   // Every call in `path` whose callee is written `...SwizzleTransform`
   // (found once per document and run).
   const std::vector<TSNode>& swizzleCalls(const std::string& path);
@@ -138,6 +139,11 @@ private:
   const detail::PassContext& ctx_;
   shape::Evaluator* eval_; // the index's
   std::map<std::string, std::vector<TSNode>> swizzleCalls_;
+  struct PipelineSpecs {
+    std::vector<Value> specs;
+    size_t inputs = 0;
+  };
+  std::map<std::pair<mlir::Operation*, std::string>, PipelineSpecs> pipelineSpecs_;
 };
 
 class LaunchView {

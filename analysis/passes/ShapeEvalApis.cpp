@@ -137,10 +137,7 @@ Value Evaluator::evalApi(const std::string& api, TSNode call, const Scope& scope
   }
   if (numpyLike && (leaf == "zeros" || leaf == "ones" || leaf == "empty" || leaf == "full")) {
     Value v = Value::object("array");
-    Value shape = arg(0, "shape");
-    if (shape.isInt())
-      shape = Value::seq({shape});
-    v.fields["shape"] = shape;
+    v.fields["shape"] = asShapeTuple(arg(0, "shape"));
     size_t dtypeIndex = leaf == "full" ? 2 : 1;
     v.fields["dtype"] =
         has(dtypeIndex, "dtype")
@@ -158,10 +155,7 @@ Value Evaluator::evalApi(const std::string& api, TSNode call, const Scope& scope
   if (api == apiName(Api::Smem) || api == apiName(Api::Gmem) || api == apiName(Api::Tmem) ||
       api == apiName(Api::Any) || api == apiName(Api::Acc) || api == apiName(Api::AccInit)) {
     Value v = Value::object(api);
-    Value shape = arg(0, "shape");
-    if (shape.isInt())
-      shape = Value::seq({shape});
-    v.fields["shape"] = shape;
+    v.fields["shape"] = asShapeTuple(arg(0, "shape"));
     v.fields["dtype"] = has(1, "dtype")
                             ? fromDtypeValue(arg(1, "dtype"))
                             : ((api == apiName(Api::Acc) || api == apiName(Api::AccInit))
@@ -188,37 +182,18 @@ Value Evaluator::evalApi(const std::string& api, TSNode call, const Scope& scope
   if (api == apiName(Api::Barrier)) {
     Value v = Value::object(api);
     v.fields["num_arrivals"] = has(0, "num_arrivals") ? arg(0, "num_arrivals") : Value::integer(1);
-    Value nb = has(1, "num_barriers") ? arg(1, "num_barriers") : Value::integer(1);
-    if (nb.kind == Value::Kind::Seq) { // a tuple of counts: their product
-      int64_t n = 1;
-      for (const Value& x : nb.items) {
-        if (!x.isInt()) {
-          n = -1;
-          break;
-        }
-        n *= x.i;
-      }
-      nb = n < 0 ? Value::unknown("num_barriers") : Value::integer(n);
-    }
-    v.fields["num_barriers"] = nb;
-    Value orders;
-    orders.kind = Value::Kind::Bool;
+    v.fields["num_barriers"] =
+        barrierCount(has(1, "num_barriers") ? arg(1, "num_barriers") : Value::integer(1));
     v.fields["orders_tensor_core"] =
-        has(2, "orders_tensor_core") ? arg(2, "orders_tensor_core") : orders;
+        has(2, "orders_tensor_core") ? arg(2, "orders_tensor_core") : Value::boolean(false);
     return v;
   }
   if (api == apiName(Api::ClusterBarrier)) { // keyword-only, like plgpu.Barrier
     Value v = Value::object(api);
     v.fields["num_arrivals"] =
         has(99, "num_arrivals") ? arg(99, "num_arrivals") : Value::integer(1);
-    Value nb = has(99, "num_barriers") ? arg(99, "num_barriers") : Value::integer(1);
-    if (auto dims = nb.ints(); nb.kind == Value::Kind::Seq && dims) {
-      int64_t n = 1;
-      for (int64_t d : *dims)
-        n *= d;
-      nb = Value::integer(n);
-    }
-    v.fields["num_barriers"] = nb;
+    v.fields["num_barriers"] =
+        barrierCount(has(99, "num_barriers") ? arg(99, "num_barriers") : Value::integer(1));
     v.fields["collective_axes"] =
         has(99, "collective_axes") ? arg(99, "collective_axes") : Value::unknown("collective_axes");
     return v;
@@ -236,16 +211,8 @@ Value Evaluator::evalApi(const std::string& api, TSNode call, const Scope& scope
   }
   if (api == apiName(Api::BlockSpec) || api == apiName(Api::GpuBlockSpec)) {
     Value v = Value::object(std::string(kBlockSpecObject));
-    if (has(0, "block_shape")) {
-      Value b = arg(0, "block_shape");
-      if (b.isInt())
-        b = Value::seq({b});
-      v.fields["block_shape"] = b;
-    } else {
-      Value none;
-      none.kind = Value::Kind::None;
-      v.fields["block_shape"] = none;
-    }
+    v.fields["block_shape"] =
+        has(0, "block_shape") ? asShapeTuple(arg(0, "block_shape")) : Value::none();
     if (has(2, "memory_space"))
       v.fields["memory_space"] = arg(2, "memory_space");
     if (has(99, "delay_release"))

@@ -111,6 +111,22 @@ std::optional<std::vector<int64_t>> Value::ints() const {
   return out;
 }
 
+Value asShapeTuple(Value shape) {
+  return shape.isInt() ? Value::seq({std::move(shape)}) : shape;
+}
+
+Value barrierCount(Value count) {
+  if (count.kind != Value::Kind::Seq)
+    return count;
+  int64_t product = 1;
+  for (const Value& x : count.items) {
+    if (!x.isInt())
+      return Value::unknown("num_barriers");
+    product *= x.i;
+  }
+  return Value::integer(product);
+}
+
 std::string Value::unknownWhy() const {
   if (kind == Kind::Unknown)
     return s.empty() ? "?" : s;

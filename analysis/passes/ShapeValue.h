@@ -61,6 +61,18 @@ struct Value {
     v.s = std::move(api);
     return v;
   }
+  static Value none() {
+    Value v;
+    v.kind = Kind::None;
+    return v;
+  }
+  // A bool; Kind::Bool with i = 0 also stands for "a bool, false unless set".
+  static Value boolean(bool b) {
+    Value v;
+    v.kind = Kind::Bool;
+    v.i = b ? 1 : 0;
+    return v;
+  }
   bool known() const { return kind != Kind::Unknown; }
   bool isInt() const { return kind == Kind::Int; }
   bool isObject(std::string_view api) const { return kind == Kind::Object && s == api; }
@@ -73,6 +85,15 @@ struct Value {
   // Python-like text: (128, 64), float16, SMEM((2, 128), float16).
   std::string str() const;
 };
+
+// How JAX reads the arguments of its allocations, the same wherever the
+// allocation's value comes from (the shape evaluator's call, or an object
+// the program built):
+// - a shape given as one int is a 1-tuple (plgpu.SMEM(128, ...));
+Value asShapeTuple(Value shape);
+// - a barrier count given as a tuple is their product (num_barriers=(2, 3)
+//   allocates 6), unknown when one of them is.
+Value barrierCount(Value count);
 
 // Size of one element in bits (float16 -> 16), nullopt for names that are
 // not dtypes.
