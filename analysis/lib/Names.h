@@ -38,10 +38,8 @@ struct Binding {
   Kind kind = Kind::Other;
   std::string target;
   std::string file; // absolute path ("" = this file / not a workspace file)
-  // Function: decorated with a launch (the name is the launched callable) or
-  // with plgpu.inline_mgpu.
+  // Function: decorated with a launch (the name is the launched callable).
   bool launched = false;
-  bool inlineMgpu = false;
   // Function (undecorated, of this file): a plain forward of its `*args` /
   // `**kwargs` to this launch API (`return pl.pallas_call(*args, **kwargs)`,
   // 8.47), with a hash of its text (callers re-lower when it changes).

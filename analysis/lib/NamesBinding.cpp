@@ -599,7 +599,7 @@ std::optional<std::string> portableWrapperSummary(TSNode def, const WrapperCall&
 
 void Globals::bindDefinition(TSNode def, const syntax::ParsedSource& doc) {
   TSNode inner = def;
-  bool launched = false, inlineMgpu = false;
+  bool launched = false;
   if (is(def, "decorated_definition")) {
     inner = field(def, "definition");
     for (TSNode d : syntax::namedChildren(def)) {
@@ -608,8 +608,6 @@ void Globals::bindDefinition(TSNode def, const syntax::ParsedSource& doc) {
       TSNode e = ts_node_named_child(d, 0);
       TSNode callee = is(e, "call") ? field(e, "function") : e;
       std::string api = apiOf(callee, doc, *this);
-      if (api == detail::apiName(detail::Api::InlineMgpu))
-        inlineMgpu = true;
       if (detail::isLaunchApi(api))
         launched = true;
       if (api == "functools.partial" && is(e, "call")) {
@@ -632,7 +630,6 @@ void Globals::bindDefinition(TSNode def, const syntax::ParsedSource& doc) {
   b.target = str(doc.textOf(nameNode));
   b.file = ""; // this file
   b.launched = launched;
-  b.inlineMgpu = inlineMgpu;
   b.line = static_cast<int>(ts_node_start_point(inner).row);
   // A function that declares `global`: what a call of it leaves in module
   // names is read where it is called (names::valueSetBefore), so a unit

@@ -892,12 +892,19 @@ def kernel(x_gmem, o_gmem, x_smem, bar):
   EXPECT_NE(std::find(deps.begin(), deps.end(), mainPath), deps.end());
   EXPECT_TRUE(verifyModule(project, mainPath));
 
-  // Renaming the helper on disk: main's calls no longer resolve there.
+  std::string helperText = project.mlirText(copies); // lowered once already
+  EXPECT_NE(helperText.find("@copy_in "), std::string::npos) << helperText;
+
+  // Renaming the helper on disk: main's calls no longer resolve there, and
+  // the helper's own module is lowered again from the new text.
   dir.write("mylib/copies.py", "def copy_into(src, dst, bar):\n  pass\n");
   project.fileChanged(copies);
   text = project.mlirText(mainPath);
   EXPECT_EQ(linesWith(text, {"pallas.call @copy_in"}).size(), 0u) << text;
   EXPECT_TRUE(verifyModule(project, mainPath));
+  helperText = project.mlirText(copies);
+  EXPECT_NE(helperText.find("@copy_into "), std::string::npos) << helperText;
+  EXPECT_EQ(helperText.find("@copy_in "), std::string::npos) << helperText;
 }
 
 TEST(CrossFile, WorkspaceIndexFindsFiles) {

@@ -189,6 +189,14 @@ TEST(Relevance, CodeOnlyBlanksCommentsAndStringTextKeepingOffsets) {
   EXPECT_EQ(code, "a = '   '        \nb = f\"  {a!r:>{w}}        \" \"\"\"   \n\"\"\" rb'  '\n");
 }
 
+TEST(Relevance, CodeOnlyTellsAPrefixFromTheEndOfAKeyword) {
+  // `if"{a}"` is valid Python: the keyword `if` and a plain string, whose
+  // braces are text (no f prefix: the f belongs to `if`).
+  EXPECT_EQ(codeOnly("y = 1 if\"{a}\" else 2\n"), "y = 1 if\"   \" else 2\n");
+  // A real f prefix after a space keeps its braces as code.
+  EXPECT_EQ(codeOnly("y = 1 if f\"{a}\" else 2\n"), "y = 1 if f\"{a}\" else 2\n");
+}
+
 TEST(Relevance, WorkspaceImportsResolveToTheFilesTheyName) {
   auto paths = [](std::string_view text) {
     return analysis::workspaceImportedPaths("/r/pkg/sub/mod.py", text, {"/r"});
