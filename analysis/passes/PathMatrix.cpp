@@ -148,6 +148,30 @@ LaunchPathVerdict judge(detail::PassContext& ctx, pd::LaunchOp launch, ExecPath 
   return v;
 }
 
+// JAX checks a kernel's shared memory when it creates the GPU launch,
+// before the kernel body is lowered into it (jax/experimental/mosaic/gpu/
+// core.py, _launch: `smem_bytes > max_smem_bytes` raises ValueError). So a
+// launch whose exact budget is over the limit fails on the compiled paths
+// there, unless a failure the matrix already found stops it. (A budget
+// with unknown parts is a lower bound: the number JAX prints is not known,
+// and the SMEM pass says what it can.)
+void failOverBudget(LaunchPaths& lp) {
+  if (!lp.smem || !lp.smem->unknown.empty() || lp.smem->limit <= 0 ||
+      lp.smem->total <= lp.smem->limit)
+    return;
+  for (LaunchPathVerdict& v : lp.paths) {
+    if (v.path.rfind("compiled", 0) != 0 || v.verdict == "no")
+      continue;
+    v.verdict = "no";
+    v.primitive.clear();
+    v.api = lp.api;
+    v.error = "ValueError: Mosaic GPU kernel exceeds available shared memory: smem_bytes=" +
+              std::to_string(lp.smem->total) +
+              " > max_smem_bytes=" + std::to_string(lp.smem->limit);
+    v.at = lp.launch;
+  }
+}
+
 std::vector<LaunchPaths> matrix(detail::PassContext& ctx) {
   std::vector<LaunchPaths> out;
   auto kb = knowledgeFor(ctx.options);
@@ -186,6 +210,7 @@ std::vector<LaunchPaths> matrix(detail::PassContext& ctx) {
     lp.paths.push_back(
         judge(ctx, launch, ExecPath::InterpretGpu, "gpu_interpret", "", *kb, bodies, evaluated));
     lp.smem = detail::launchSmem(ctx, launch, &smemIndex);
+    failOverBudget(lp);
     out.push_back(std::move(lp));
   }
   return out;

@@ -15,8 +15,14 @@ Value Evaluator::eval(TSNode expr, const Scope& scope) {
 
 Value Evaluator::evalAt(TSNode expr, const Scope& scope, int depth) {
   Value v = evalSyntax(expr, scope, depth);
-  if (!v.known() && oracle_ && !isNull(expr))
-    if (std::optional<Value> ran = oracle_(scope.path, unparen(expr)))
+  if (!oracle_ || isNull(expr))
+    return v;
+  // What the program's run saw wins where it knows all of the value and
+  // the text says otherwise: the run executed the statements between the
+  // binding and this use (`out_type.append(...)`, a loop, a helper's
+  // return), which reading the binding's text does not.
+  if (std::optional<Value> ran = oracle_(scope.path, unparen(expr)))
+    if (!v.known() || (ran->unknownWhy().empty() && ran->str() != v.str()))
       return *ran;
   return v;
 }

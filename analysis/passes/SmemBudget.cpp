@@ -307,6 +307,13 @@ SmemBudget BudgetWalk::run(pd::LaunchOp launch) {
   Value scratch = kw("scratch_shapes").value_or(kw("scratch_types").value_or(Value::seq({})));
   size_t nScratch = scratch.kind == Value::Kind::Seq ? scratch.items.size() : 0;
   size_t nOperands = paramNames.size() >= nScratch ? paramNames.size() - nScratch : 0;
+  // `def kernel(q_ref, k_ref, v_ref, o_ref, *rest)`: the star parameter
+  // takes whatever operands and scratch refs come after the named ones.
+  bool starred = std::any_of(paramNames.begin(), paramNames.end(), [](const std::string& p) {
+    return p.rfind('*', 0) == 0 && p.rfind("**", 0) != 0;
+  });
+  if (starred && ins.size() + outs.size() + nScratch + 1 >= paramNames.size())
+    nOperands = ins.size() + outs.size();
   bool insKnown = ins.size() + outs.size() == nOperands;
   kernelParams_.clear();
   if (insKnown) {
@@ -322,8 +329,6 @@ SmemBudget BudgetWalk::run(pd::LaunchOp launch) {
     for (size_t k = 0; k < scratch.items.size(); ++k) {
       // `def kernel(x_ref, o_ref, *scratch)`: a star parameter takes several
       // Refs, so names past it do not line up.
-      bool starred = std::any_of(paramNames.begin(), paramNames.end(),
-                                 [](const std::string& p) { return p.rfind('*', 0) == 0; });
       std::string n = !starred && nOperands + k < paramNames.size()
                           ? paramNames[nOperands + k]
                           : "scratch " + std::to_string(k);

@@ -130,6 +130,8 @@ private:
                                     : name + "@" + std::to_string(at.range.start.line))}] += 1;
       return r;
     }
+    if (v.kind == Value::Kind::None)
+      return r; // pl.run_scoped flattens its allocations as a pytree: None has no leaves
     if (v.isObject(apiName(Api::RefUnion)))
       return refUnion(v, name, at);
     if (v.isObject(apiName(Api::Tmem)))

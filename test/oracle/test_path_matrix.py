@@ -62,8 +62,12 @@ def launches_that_ran(report, forced_result):
           if (os.path.abspath(l["path"]), l["range"]["start"]["line"] + 1) in sites]
 
 
-def explains(verdict, result):
-  """Whether a "no" (or "may") verdict names the error JAX raised."""
+def explains(verdict, result, launch=None):
+  """Whether a "no" (or "may") verdict names the error JAX raised. An error
+  JAX blames on the harness's own call of the launch (forcing.py calls it
+  when it forces a path) arose at the call, not in the kernel: the verdict
+  must then be at the launch itself (a launch-level failure such as the
+  shared memory check)."""
   error = verdict.get("error", "")
   want_type = result["errorType"] + ":"
   # A bare `assert` (no message): the matrix says what JAX asserts instead,
@@ -79,6 +83,9 @@ def explains(verdict, result):
   if blame.get("primitive") and verdict.get("primitive") and blame["primitive"] != verdict["primitive"]:
     return False
   at = verdict.get("at") or {}
+  if blame.get("file") and os.path.abspath(blame["file"]) == os.path.abspath(forcing.__file__.replace(".pyc", ".py")):
+    return (launch is not None and at.get("path") and os.path.abspath(at["path"]) == os.path.abspath(launch["path"])
+            and at["range"]["start"] == launch["range"]["start"])
   if blame.get("line") and at.get("path"):
     return (os.path.abspath(at["path"]) == blame["file"] and at["range"]["start"]["line"] + 1 == blame["line"])
   return True
@@ -119,7 +126,7 @@ def check_forced(fixture, force, result, report):
   assert ran, f"{said}; no launch of the path matrix ran (launches that ran: {forced_result.get('ran')})"
   for c in columns:
     hits = [l for l in ran if l["paths"][c]["runs"] in (("no", "may") if may_ok else ("no",))
-            and explains(l["paths"][c], forced_result)]
+            and explains(l["paths"][c], forced_result, l)]
     assert hits, f"{said}; the matrix ({c}) does not name it: {matrix}"
 
 
