@@ -523,6 +523,114 @@ def run(a, b):
   return plgpu.kernel(kernel, out_shape=a)(a, b)
 )";
 
+// The method a kernel calls is found up a class hierarchy as deep as the
+// walk follows (depth first, one level per base): a tcgen05 MMA in a method
+// defined six classes up is still a Blackwell requirement.
+TEST_F(Discharge, HardwareRequirementsFollowMethodsUpADeepHierarchy) {
+  const char* deep = R"(
+class Level0:
+  @staticmethod
+  def mma(acc_ref, a_ref, b_ref):
+    plgpu.tcgen05_mma(acc_ref, a_ref, b_ref)
+
+class Level1(Level0):
+  pass
+
+class Level2(Level1):
+  pass
+
+class Level3(Level2):
+  pass
+
+class Level4(Level3):
+  pass
+
+class Level5(Level4):
+  pass
+
+class Level6(Level5):
+  pass
+
+def kernel(a_ref, b_ref, o_ref):
+  def scope(acc_ref):
+    Level6.mma(acc_ref, a_ref, b_ref)
+    return acc_ref[...]
+
+  o_ref[...] = pl.run_scoped(scope, plgpu.SMEM((64, 64), jnp.float32))
+
+def run(a, b):
+  return plgpu.kernel(kernel, out_shape=a)(a, b)
+)";
+  ProjectOptions hopper;
+  hopper.gpuComputeCapability = "9.0";
+  auto fs = check(deep, hopper);
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(fs[0].code, "PLS003");
+  EXPECT_EQ(line(fs[0]), 5u) << "tcgen05_mma in Level0.mma";
+}
+
+// A helper's parameter the call leaves out holds its default, and the
+// branch it decides is the only one the kernel runs; one the call passes
+// holds what is passed.
+TEST_F(Discharge, HardwareRequirementsFollowTheBranchAParameterDefaultTakes) {
+  const char* src = R"(
+def mma(acc_ref, a_ref, b_ref, blackwell=False):
+  if blackwell:
+    plgpu.tcgen05_mma(acc_ref, a_ref, b_ref)
+  else:
+    plgpu.wgmma(acc_ref, a_ref, b_ref)
+
+def kernel(a_ref, b_ref, o_ref):
+  def scope(acc_ref):
+    mma(acc_ref, a_ref, b_ref)
+    return acc_ref[...]
+
+  o_ref[...] = pl.run_scoped(scope, plgpu.SMEM((64, 64), jnp.float32))
+
+def run(a, b):
+  return plgpu.kernel(kernel, out_shape=a)(a, b)
+)";
+  ProjectOptions hopper;
+  hopper.gpuComputeCapability = "9.0";
+  EXPECT_TRUE(check(src, hopper).empty()) << "the default takes the wgmma branch";
+  std::string passed = src;
+  passed.replace(passed.find("mma(acc_ref, a_ref, b_ref)\n    return"), 26,
+                 "mma(acc_ref, a_ref, b_ref, blackwell=True)");
+  auto fs = check(passed, hopper);
+  ASSERT_EQ(fs.size(), 1u) << passed;
+  EXPECT_EQ(fs[0].code, "PLS003");
+  EXPECT_EQ(line(fs[0]), 4u) << "tcgen05_mma: the call passes blackwell=True";
+}
+
+// A kernel a classmethod builds (`Kernels.build(True)`): the call's own
+// arguments follow the bound class, and the closure sees them.
+TEST_F(Discharge, HardwareRequirementsOfAKernelAClassmethodBuilds) {
+  const char* src = R"(
+class Kernels:
+  @classmethod
+  def build(cls, blackwell=False):
+    def kernel(a_ref, b_ref, o_ref):
+      def scope(acc_ref):
+        if blackwell:
+          plgpu.tcgen05_mma(acc_ref, a_ref, b_ref)
+        else:
+          plgpu.wgmma(acc_ref, a_ref, b_ref)
+        return acc_ref[...]
+
+      o_ref[...] = pl.run_scoped(scope, plgpu.SMEM((64, 64), jnp.float32))
+    return kernel
+
+def run(a, b):
+  return plgpu.kernel(Kernels.build(True), out_shape=a)(a, b)
+)";
+  ProjectOptions hopper;
+  hopper.gpuComputeCapability = "9.0";
+  auto fs = check(src, hopper);
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(fs[0].code, "PLS003");
+  EXPECT_EQ(line(fs[0]), 8u) << "tcgen05_mma: build(True)";
+}
+
 TEST_F(Discharge, HardwareRequirementsNeedTheLocalCapability) {
   EXPECT_TRUE(check(kMma).empty()) << "no capability: no PLS003";
   ProjectOptions hopper;

@@ -2,6 +2,7 @@
 // dict, comprehensions, f-strings) over abstract values.
 #include "Activation.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
 
 #include <cmath>
@@ -997,14 +998,14 @@ void Exec::unpack(UnpackOp u) {
     any = in.heap_.join(any, item);
   if (any.isBottom() || e.exact)
     any = in.unknown("an element unpacked from " + describe(v), u);
-  for (size_t i = 0; i < n; ++i) {
+  for (auto [i, target] : llvm::enumerate(u.getTargets())) {
     if (static_cast<int64_t>(i) == star) {
       auto* l = in.heap_.make<ListObj>();
       l->exact = false;
       l->elems.push_back(any);
-      a.set(u.getTargets()[i], Value(l, u));
+      a.set(target, Value(l, u));
     } else {
-      a.set(u.getTargets()[i], any);
+      a.set(target, any);
     }
   }
 }
