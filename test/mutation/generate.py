@@ -43,6 +43,7 @@ import json
 import os
 import random
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -389,6 +390,8 @@ def main(argv=None):
         print(f"{os.path.relpath(s[0], ROOT)}:{s[1]} {s[2]}: {s[4].strip()!r} -> {s[5]!r}")
     return 0
 
+  # `kill` (SIGTERM) restores the source like Ctrl-C does.
+  signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
   _configure()
   if _tests(baseline=True) is not None:
     print("the unmutated tree does not build or pass: fix that first", file=sys.stderr)
@@ -399,7 +402,11 @@ def main(argv=None):
   try:
     if args.rejudge:
       for i, result in enumerate(results):
-        if result["outcome"] != "survived" or sample[i] is None:
+        if result["outcome"] != "survived":
+          continue
+        if sample[i] is None:  # its line changed since: that mutant is gone
+          results[i] = dict(result, outcome="gone")
+          _write_report(args.report, len(everything), records, results)
           continue
         again = _judge(sample[i])
         if again["outcome"] == "killed":
