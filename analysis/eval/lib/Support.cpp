@@ -14,6 +14,7 @@ std::unique_ptr<Overlay> makeTypesOverlay();
 std::unique_ptr<Overlay> makeOperatorOverlay();
 std::unique_ptr<Overlay> makeContextlibOverlay();
 std::unique_ptr<Overlay> makeItertoolsOverlay();
+std::unique_ptr<Overlay> makeMathOverlay();
 std::unique_ptr<Overlay> makeJsonOverlay();
 std::unique_ptr<Overlay> makeEnvironmentOverlay();
 std::unique_ptr<Overlay> makeArgparseOverlay();
@@ -34,6 +35,7 @@ void installStandardOverlays(Interpreter& in) {
   in.addOverlay(makeOperatorOverlay());
   in.addOverlay(makeContextlibOverlay());
   in.addOverlay(makeItertoolsOverlay());
+  in.addOverlay(makeMathOverlay());
   in.addOverlay(makeJsonOverlay());
   in.addOverlay(makeEnvironmentOverlay());
   in.addOverlay(makeArgparseOverlay());
