@@ -86,6 +86,20 @@ std::string rangeKey(const std::string& file, unsigned l0, unsigned c0, unsigned
          ':' + std::to_string(c1);
 }
 
+// Whether an entry point is run with arguments the evaluator made up: it
+// has a parameter without a default that a caller would have to give.
+bool madeUpArguments(mlir::Operation* entry) {
+  auto def = llvm::dyn_cast_or_null<py::DefOp>(entry);
+  if (!def)
+    return false;
+  llvm::StringRef kinds = def.getParamKinds();
+  llvm::ArrayRef<bool> hasDefault = def.getHasDefault();
+  for (size_t k = 0; k < kinds.size() && k < hasDefault.size(); ++k)
+    if ((kinds[k] == 'p' || kinds[k] == 'n' || kinds[k] == 'k') && !hasDefault[k])
+      return true;
+  return false;
+}
+
 // An evaluator value as a shape value: numbers, strings, tuples and lists of
 // them, dtypes, jax.ShapeDtypeStruct / arrays; nullopt for anything else or
 // for alternatives that differ.
@@ -302,6 +316,12 @@ Evaluation& evaluate(const detail::PassContext& ctx, const knowledge::KnowledgeB
     Evaluation* into = ev.get();
     in.observeResults([&in, into](mlir::Operation* op, const eval::Value& v) {
       std::optional<shape::Value> sv = shapeValueOf(in, v, 0);
+      // A run with made-up arguments (an entry point whose parameters no
+      // call gives) knows only what does not depend on them: a value it
+      // cannot know says nothing against the value a real call computed
+      // (`linear(x, w)` from main(), and `linear` run on its own).
+      if ((!sv || !sv->unknownWhy().empty()) && madeUpArguments(in.currentEntry()))
+        return;
       auto it = into->shapes.find(op);
       if (it == into->shapes.end()) {
         into->shapes.try_emplace(op, std::move(sv));
