@@ -1,5 +1,6 @@
 // JAX's configuration as the Pallas overlay reads it: which backend
-// `pl.pallas_call` compiles with on a GPU. JAX 0.10.2 lowers a pallas_call
+// `pl.pallas_call` compiles with on a GPU. JAX 0.11.2 lowers a pallas_call
+// without compiler params with Triton, always. JAX 0.10.2 lowers one
 // without compiler params with Mosaic GPU when `jax_pallas_use_mosaic_gpu`
 // is true (its default, from the JAX_PALLAS_USE_MOSAIC_GPU environment
 // variable), else with Triton (`pallas_call.py`, the GPU lowering rule;
@@ -26,6 +27,8 @@ PallasOverlay::State& stateOf(Interpreter& in) {
 
 void setFlag(Interpreter& in, const Value& v) {
   PallasOverlay::State& s = stateOf(in);
+  if (const auto& known = s.kb.pallasCallWithoutParams(); known && known->flag.empty())
+    return; // a JAX without the flag: nothing to set
   in.heap().willWrite(s.config);
   s.config->attrs.set(kFlag, v);
 }
@@ -95,7 +98,15 @@ Value mosaicGpuFlag(Interpreter& in) {
 }
 
 void installConfigNatives(Interpreter& in, PallasOverlay::State& s) {
-  s.config->attrs.set(kFlag, in.boolean(boolEnv("JAX_PALLAS_USE_MOSAIC_GPU", true)));
+  // The installed JAX says how a pallas_call without compiler params picks
+  // its GPU backend (knowledge "pallasCallWithoutParams"): by the flag, or
+  // always Triton (0.11, which has no flag); a table that does not say is
+  // read as 0.10 behaves.
+  bool mosaic = boolEnv("JAX_PALLAS_USE_MOSAIC_GPU", true);
+  if (const auto& d = s.kb.pallasCallWithoutParams())
+    mosaic = !d->flag.empty() &&
+             (d->env.empty() ? d->flagDefault : boolEnv(d->env.c_str(), d->flagDefault));
+  s.config->attrs.set(kFlag, in.boolean(mosaic));
   in.defineNative("jax.config.update", nConfigUpdate);
   in.defineNative("jax._src.config.config.update", nConfigUpdate);
   for (const char* n :

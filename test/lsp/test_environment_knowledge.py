@@ -178,6 +178,53 @@ def test_jax_0112_environment_uses_its_table_and_never_runs_its_python(tmp_path,
     assert not marker.exists(), marker.read_text()
 
 
+# A pl.pallas_call without compiler params: JAX 0.10.2 compiles it with
+# Mosaic GPU on a GPU (jax_pallas_use_mosaic_gpu defaults to true), where
+# jax.nn.relu fails resource estimation; JAX 0.11.2 has no such flag and
+# always picks Triton there (pallas_call.py gpu_lowering), which is not
+# Mosaic GPU's compiled path to judge.
+TRITON_BY_DEFAULT = textwrap.dedent('''\
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental import pallas as pl
+
+
+    def kernel(x_ref, o_ref):
+      o_ref[...] = jax.nn.relu(x_ref[...])
+
+
+    def run():
+      x = jnp.ones((128,), jnp.float32)
+      return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
+    ''')
+
+
+def test_a_pallas_call_without_params_is_triton_on_jax_0112_and_mosaic_gpu_on_0102(
+        tmp_path, workspace):
+    ws, env, marker = workspace
+    (ws / "t.py").write_text(TRITON_BY_DEFAULT)
+    tables = {v: json.loads((KNOWLEDGE / f"jax-{v}.json").read_text()) for v in ("0.10.2", "0.11.2")}
+    assert tables["0.10.2"]["mosaicGpuDefaults"]["pallasCallWithoutParams"] == {
+        "flag": "jax_pallas_use_mosaic_gpu", "env": "JAX_PALLAS_USE_MOSAIC_GPU", "default": True,
+        "otherwise": "triton"}
+    assert tables["0.11.2"]["mosaicGpuDefaults"]["pallasCallWithoutParams"] == {
+        "flag": None, "backend": "triton"}
+    r = cli(["check", "t.py"], ws, clean_env(tmp_path))
+    assert r.returncode == 0 and "All checks passed!" in r.stdout, r.stdout + r.stderr
+    # Without the workspace's 0.11.2 environment: the bundled 0.10.2 table.
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "t.py").write_text(TRITON_BY_DEFAULT)
+    r = cli(["check", "t.py", "--no-config"], alone, clean_env(tmp_path))
+    assert r.returncode == 1 and "JAX 0.10.2" in r.stdout and "custom_jvp_call" in r.stdout, \
+        r.stdout + r.stderr
+    # ... unless the process's environment turns the flag off, as JAX reads it.
+    r = cli(["check", "t.py", "--no-config"], alone,
+            clean_env(tmp_path, JAX_PALLAS_USE_MOSAIC_GPU="0"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert not marker.exists()
+
+
 def test_without_a_table_for_the_version_the_source_is_read_statically_and_cached(
         tmp_path, workspace):
     ws, env, marker = workspace

@@ -109,8 +109,18 @@ KnowledgeBase::Loaded KnowledgeBase::fromJsonChecked(const json& t, std::string 
   kb.source_ = std::move(source);
   kb.jaxVersion_ = str(t, "jax_version");
   kb.jaxlibVersion_ = str(t, "jaxlib_version");
-  if (auto d = t.find("mosaicGpuDefaults"); d != t.end() && d->is_object())
+  if (auto d = t.find("mosaicGpuDefaults"); d != t.end() && d->is_object()) {
     kb.defaultLowering_ = str(*d, "loweringSemantics");
+    if (auto p = d->find("pallasCallWithoutParams"); p != d->end() && p->is_object()) {
+      PallasCallGpuDefault g;
+      g.flag = str(*p, "flag");
+      g.env = str(*p, "env");
+      if (auto v = p->find("default"); v != p->end() && v->is_boolean())
+        g.flagDefault = v->get<bool>();
+      if (!g.flag.empty() || str(*p, "backend") == "triton")
+        kb.pallasCallWithoutParams_ = std::move(g);
+    }
+  }
   if (auto r = t.find("mosaicGpuResources"); r != t.end() && r->is_object())
     for (const auto& [name, v] : r->items())
       if (v.is_number_integer())

@@ -8,7 +8,7 @@ import dataclasses
 import enum
 import inspect
 
-from . import config, mosaic_resources, mosaic_rules
+from . import config, gpu_backend, mosaic_resources, mosaic_rules
 from .live_objects import _module_path, _qualname, _source_of, _try_import
 from .source_ast import _exception_name, _string_template, raise_template_in
 
@@ -65,7 +65,9 @@ def interpret_gpu_params():
 
 def mosaic_gpu_defaults():
   """The lowering semantics a kernel gets when its CompilerParams do not say
-  (Lane in 0.10, Warpgroup from 0.11): the analysis follows it."""
+  (Lane in 0.10, Warpgroup from 0.11), and the backend of a pallas_call
+  without compiler params on a GPU (gpu_backend.py): the analysis follows
+  both."""
   out = {"loweringSemantics": None}
   core = _try_import("jax._src.pallas.mosaic_gpu.core")
   cls = getattr(core, "CompilerParams", None) if core else None
@@ -73,6 +75,8 @@ def mosaic_gpu_defaults():
     for f in dataclasses.fields(cls):
       if f.name == "lowering_semantics" and isinstance(f.default, enum.Enum):
         out["loweringSemantics"] = f.default.name
+  out["pallasCallWithoutParams"] = gpu_backend.pallas_call_gpu_default(
+      _parsed_module("jax._src.pallas.pallas_call"), _parsed_module("jax._src.config"))
   return out
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 
-from . import config
+from . import config, gpu_backend
 from .hardware import capability_gate
 from .live_objects import _module_path
 from .source_ast import _own_returns, asserts_ref_operand_of, first_statement_raise_of, hardware_named_in, interpreter_arms, raise_template_in, returns_before_bind_of, written_operands_of
@@ -578,6 +578,9 @@ class Extractor:
           chain = _chain(stmt.value)
           if chain and chain[-1] in ("Lane", "Warpgroup"):
             out["loweringSemantics"] = chain[-1]
+    trees = [self.src.module(m) for m in ("jax._src.pallas.pallas_call", "jax._src.config")]
+    out["pallasCallWithoutParams"] = gpu_backend.pallas_call_gpu_default(
+        *(m.tree if m is not None else None for m in trees))
     return out
 
   # -------------------------------------------------------------- refIndexing

@@ -138,6 +138,24 @@ def pallas_call_has_no_mosaic_gpu_lowering():
   assert got == ("AssertionError", ""), got
 
 
+@check
+def pallas_call_without_params_is_triton():
+  """A pl.pallas_call without compiler params goes to Triton on a GPU in
+  0.11.2 (there is no jax_pallas_use_mosaic_gpu flag; pallas_call.py's
+  gpu_lowering makes Triton's CompilerParams()): jax.nn.relu in its kernel
+  does not meet Mosaic GPU's resource estimation, whose error a
+  plgpu.kernel with the same body raises (table
+  mosaicGpuDefaults.pallasCallWithoutParams)."""
+  def relu_kernel(x_ref, o_ref):
+    o_ref[...] = jax.nn.relu(x_ref[...])
+  got = raises(lower_cuda(pl.pallas_call(relu_kernel, out_shape=OUT)))
+  assert got is None or "Resource estimation" not in got[1], got
+  assert got is None or "Mosaic GPU" not in got[1], got
+  mosaic = raises(lower_cuda(plgpu.kernel(relu_kernel, out_type=OUT)))
+  assert mosaic == ("NotImplementedError", "Resource estimation does not support custom_jvp_call"), mosaic
+  assert TABLE["mosaicGpuDefaults"]["pallasCallWithoutParams"] == {"flag": None, "backend": "triton"}
+
+
 def main():
   print(f"JAX {jax.__version__}")
   failed = 0

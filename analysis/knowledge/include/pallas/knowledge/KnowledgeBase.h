@@ -146,6 +146,18 @@ public:
   // do not choose ("Lane" up to 0.10, "Warpgroup" from 0.11); "" when the
   // table does not say.
   const std::string& defaultLoweringSemantics() const { return defaultLowering_; }
+  // Which backend compiles a pl.pallas_call that gives no compiler params on
+  // a GPU (table "mosaicGpuDefaults.pallasCallWithoutParams"): a config flag
+  // (`flag`, read from `env`, `flagDefault` when unset) chooses Mosaic GPU
+  // or Triton (0.10), or it is always Triton (`flag` empty, 0.11). nullopt
+  // when the table does not say.
+  struct PallasCallGpuDefault {
+    std::string flag, env;
+    bool flagDefault = true;
+  };
+  const std::optional<PallasCallGpuDefault>& pallasCallWithoutParams() const {
+    return pallasCallWithoutParams_;
+  }
   // The integers Mosaic GPU's lowering sizes shared memory and threads with
   // (table "mosaicGpuResources": smemAlignment, mbarrierBytes,
   // defaultSmemLimit, maxConcurrentStepsDefault, reductionScratchBytesDefault,
@@ -205,6 +217,7 @@ private:
   static Loaded fromJsonChecked(const nlohmann::json& table, std::string source);
 
   std::string jaxVersion_, jaxlibVersion_, source_, defaultLowering_;
+  std::optional<PallasCallGpuDefault> pallasCallWithoutParams_;
   std::map<std::string, long long> resources_;
   int schemaVersion_ = 0;
   std::map<std::string, ApiFacts> apis_;
