@@ -104,7 +104,9 @@ std::optional<size_t> findParserOverload(std::string_view text, size_t limit) {
       continue;
     }
     if (c == '\\' && i + 1 < n && (text[i + 1] == '\n' || text[i + 1] == '\r')) {
-      i += 2; // an explicit line continuation
+      // An explicit line continuation, "\\\n" or "\\\r\n" (the "\n" of a
+      // CRLF must not end the logical line the backslash continues).
+      i += text[i + 1] == '\r' && i + 2 < n && text[i + 2] == '\n' ? 3 : 2;
       continue;
     }
     if (c == '\n' || c == '\r') {

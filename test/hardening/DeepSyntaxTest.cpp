@@ -148,7 +148,12 @@ INSTANTIATE_TEST_SUITE_P(
                       // Found by fuzz_python_structured: "\r\n" reset the count.
                       Overload{"crlf_headers", "1\r\n" + repeat("if x:\r\n", 29196), 5},
                       Overload{"headers_and_blank_lines", "1\n" + repeat("if x:\n\n# c\n", 29196),
-                               5}),
+                               5},
+                      // One logical line over backslash continuations, LF and CRLF.
+                      Overload{"continued_minus", repeat("-", 35000) + "\\\n" + repeat("-", 35000),
+                               4},
+                      Overload{"crlf_continued_minus",
+                               repeat("-", 35000) + "\\\r\n" + repeat("-", 35000), 4}),
     [](const ::testing::TestParamInfo<Overload>& info) { return std::string(info.param.name); });
 
 // Under the guard's count, yet each gathered 65,536 subtrees or more in
