@@ -137,23 +137,20 @@ TEST_P(ParserOverload, IsBlankedAndReported) {
 
 INSTANTIATE_TEST_SUITE_P(
     DeepSyntax, ParserOverload,
-    ::testing::Values(Overload{"brackets", repeat("[(", 40000), 4},
-                      Overload{"parentheses", repeat("(", 70000), 4},
-                      Overload{"minus", repeat("-", 70000), 4},
-                      Overload{"assignments", repeat("a = ", 70000), 4},
-                      Overload{"conditionals", repeat("1 if 1 else ", 70000), 4},
-                      Overload{"lambdas", repeat("lambda: ", 70000), 4},
-                      Overload{"nots", repeat("not ", 70000), 4},
-                      Overload{"headers", "1\n" + repeat("if x:\n", 70000), 5},
-                      // Found by fuzz_python_structured: "\r\n" reset the count.
-                      Overload{"crlf_headers", "1\r\n" + repeat("if x:\r\n", 29196), 5},
-                      Overload{"headers_and_blank_lines", "1\n" + repeat("if x:\n\n# c\n", 29196),
-                               5},
-                      // One logical line over backslash continuations, LF and CRLF.
-                      Overload{"continued_minus", repeat("-", 35000) + "\\\n" + repeat("-", 35000),
-                               4},
-                      Overload{"crlf_continued_minus",
-                               repeat("-", 35000) + "\\\r\n" + repeat("-", 35000), 4}),
+    ::testing::Values(
+        Overload{"brackets", repeat("[(", 40000), 4},
+        Overload{"parentheses", repeat("(", 70000), 4}, Overload{"minus", repeat("-", 70000), 4},
+        Overload{"assignments", repeat("a = ", 70000), 4},
+        Overload{"conditionals", repeat("1 if 1 else ", 70000), 4},
+        Overload{"lambdas", repeat("lambda: ", 70000), 4},
+        Overload{"nots", repeat("not ", 70000), 4},
+        Overload{"headers", "1\n" + repeat("if x:\n", 70000), 5},
+        // Found by fuzz_python_structured: "\r\n" reset the count.
+        Overload{"crlf_headers", "1\r\n" + repeat("if x:\r\n", 29196), 5},
+        Overload{"headers_and_blank_lines", "1\n" + repeat("if x:\n\n# c\n", 29196), 5},
+        // One logical line over backslash continuations, LF and CRLF.
+        Overload{"continued_minus", repeat("-", 35000) + "\\\n" + repeat("-", 35000), 4},
+        Overload{"crlf_continued_minus", repeat("-", 35000) + "\\\r\n" + repeat("-", 35000), 4}),
     [](const ::testing::TestParamInfo<Overload>& info) { return std::string(info.param.name); });
 
 // Under the guard's count, yet each gathered 65,536 subtrees or more in
