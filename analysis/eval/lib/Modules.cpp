@@ -196,31 +196,28 @@ static mlir::Operation* moduleOpOf(const std::vector<FunctionObj*>& functions) {
   return nullptr;
 }
 
+void Interpreter::runAsEntry(mlir::Operation* def, const std::function<void()>& run) {
+  if (exhausted())
+    return;
+  entry_ = def;
+  // Each entry point sees the program as it is after import; what it
+  // changes is forgotten afterwards.
+  heap_.beginSide();
+  entryRun_ = true;
+  run();
+  entryRun_ = false;
+  pendingRaise_ = false;
+  heap_.endSide(true);
+  entry_ = nullptr;
+}
+
+// An entry point is run with the arguments it is written with: parameters
+// with a default hold it, the others are unknown (CallArgs()).
 void Interpreter::runEntryPoints(const std::string& path) {
   auto it = modules_.find(path);
   if (it == modules_.end())
     return;
   ModuleObj* m = it->second;
-  auto asEntry = [&](mlir::Operation* def, const std::function<void()>& run) {
-    if (exhausted())
-      return;
-    entry_ = def;
-    // Each entry point sees the program as it is after import; what it
-    // changes is forgotten afterwards.
-    heap_.beginSide();
-    entryRun_ = true;
-    run();
-    entryRun_ = false;
-    pendingRaise_ = false;
-    heap_.endSide(true);
-    entry_ = nullptr;
-  };
-  auto unknownArgs = [&](mlir::Operation* site) {
-    // Parameters with a default hold it (an entry point is mostly run the
-    // way it is written); the others are Unknown.
-    (void)site;
-    return CallArgs();
-  };
   std::vector<llvm::StringRef> names = m->ns.names();
   std::vector<FunctionObj*> functions;
   std::vector<ClassObj*> classes;
@@ -232,6 +229,17 @@ void Interpreter::runEntryPoints(const std::string& path) {
         else if (auto* cls = llvm::dyn_cast<ClassObj>(alt.obj); cls && cls->module == m)
           classes.push_back(cls);
       }
+  runGlobalRebinders(functions);
+  // Module-level functions first: they build the objects whose methods run
+  // next, and the closures that run last.
+  for (FunctionObj* fn : functions)
+    if (!called_.count(fn->def))
+      runAsEntry(fn->def, [&] { invoke(fn, CallArgs(), fn->def); });
+  runMethodEntries(m, classes);
+  runHandedOnCallables(m);
+}
+
+void Interpreter::runGlobalRebinders(const std::vector<FunctionObj*>& functions) {
   // A function the module never names that rebinds module globals (`global
   // X; X = True`) may have run before whatever an importer calls next: its
   // writes are kept as a "may" (joined with what import left) for every
@@ -248,17 +256,17 @@ void Interpreter::runEntryPoints(const std::string& path) {
       continue;
     entry_ = fn->def;
     entryRun_ = true;
-    sides({[&] { invoke(fn, unknownArgs(fn->def), fn->def); }, [] {}},
+    sides({[&] { invoke(fn, CallArgs(), fn->def); }, [] {}},
           {"when `" + fn->name + "` has run", ""});
     entryRun_ = false;
     pendingRaise_ = false;
     entry_ = nullptr;
   }
-  // Module-level functions first: they build the objects whose methods run
-  // next, and the closures that run last.
-  for (FunctionObj* fn : functions)
-    if (!called_.count(fn->def))
-      asEntry(fn->def, [&] { invoke(fn, unknownArgs(fn->def), fn->def); });
+}
+
+// Each method of the module's classes (and their subclasses'), on each
+// object of the class the program built.
+void Interpreter::runMethodEntries(ModuleObj* m, const std::vector<ClassObj*>& classes) {
   for (ClassObj* cls : classes) {
     std::vector<ClassObj*> concrete{cls};
     for (ClassObj* sub : subclassesOf(cls))
@@ -277,7 +285,7 @@ void Interpreter::runEntryPoints(const std::string& path) {
         // decorators) runs once per parameter set it carries.
         std::vector<CallArgs> sets = parameterSets(fn);
         if (sets.empty())
-          sets.push_back(unknownArgs(fn->def));
+          sets.push_back(CallArgs());
         for (ClassObj* c : concrete) {
           // A subclass that overrides the method runs its own.
           ClassObj* where = nullptr;
@@ -301,7 +309,7 @@ void Interpreter::runEntryPoints(const std::string& path) {
           }
           for (InstanceObj* inst : built)
             for (const CallArgs& given : sets)
-              asEntry(fn->def, [&] {
+              runAsEntry(fn->def, [&] {
                 if (wrapper == Kind::StaticMethod) {
                   invoke(fn, given, fn->def);
                   return;
@@ -329,6 +337,9 @@ void Interpreter::runEntryPoints(const std::string& path) {
       }
     }
   }
+}
+
+void Interpreter::runHandedOnCallables(ModuleObj* m) {
   // Functions the program made and handed on without calling them (a
   // lambda given to jax.jit, a closure returned): run with what they
   // captured, a few of each def.
@@ -343,7 +354,7 @@ void Interpreter::runEntryPoints(const std::string& path) {
     if (fn->module != m || called_.count(fn->def) || (madeIn && called_.count(madeIn)) ||
         runs[fn->def]++ >= 4)
       continue;
-    asEntry(fn->def, [&] { invoke(fn, unknownArgs(fn->def), fn->def); });
+    runAsEntry(fn->def, [&] { invoke(fn, CallArgs(), fn->def); });
   }
   // Partials the program made of functions nothing called (`partial(double,
   // interpret=False)` returned for a caller outside the workspace), and
@@ -360,7 +371,7 @@ void Interpreter::runEntryPoints(const std::string& path) {
         runs[fn->def]++ >= 4)
       continue;
     Object* through = callable;
-    asEntry(fn->def, [&] { call(Value(through, fn->def), unknownArgs(fn->def), fn->def); });
+    runAsEntry(fn->def, [&] { call(Value(through, fn->def), CallArgs(), fn->def); });
     // The callable called the function for the entry point: that is no
     // caller of the program's (its launches' records stand).
     called_.erase(fn->def);

@@ -109,8 +109,17 @@ KnowledgeBase::Loaded KnowledgeBase::fromJsonChecked(const json& t, std::string 
   kb.source_ = std::move(source);
   kb.jaxVersion_ = str(t, "jax_version");
   kb.jaxlibVersion_ = str(t, "jaxlib_version");
+  kb.readMosaicGpuFacts(t);
+  kb.readApisAndPrimitives(t);
+  kb.readOtherFacts(t);
+  out.base = std::move(kb);
+  return out;
+}
+
+// Mosaic GPU's defaults, resource numbers, shape rules and SMEM model.
+void KnowledgeBase::readMosaicGpuFacts(const json& t) {
   if (auto d = t.find("mosaicGpuDefaults"); d != t.end() && d->is_object()) {
-    kb.defaultLowering_ = str(*d, "loweringSemantics");
+    defaultLowering_ = str(*d, "loweringSemantics");
     if (auto p = d->find("pallasCallWithoutParams"); p != d->end() && p->is_object()) {
       PallasCallGpuDefault g;
       g.flag = str(*p, "flag");
@@ -118,20 +127,24 @@ KnowledgeBase::Loaded KnowledgeBase::fromJsonChecked(const json& t, std::string 
       if (auto v = p->find("default"); v != p->end() && v->is_boolean())
         g.flagDefault = v->get<bool>();
       if (!g.flag.empty() || str(*p, "backend") == "triton")
-        kb.pallasCallWithoutParams_ = std::move(g);
+        pallasCallWithoutParams_ = std::move(g);
     }
   }
   if (auto r = t.find("mosaicGpuResources"); r != t.end() && r->is_object())
     for (const auto& [name, v] : r->items())
       if (v.is_number_integer())
-        kb.resources_[name] = v.get<long long>();
+        resources_[name] = v.get<long long>();
   if (auto r = t.find("mosaicGpuRules"); r != t.end() && r->is_object())
-    kb.mosaicGpuRules_ = std::make_shared<const nlohmann::json>(*r);
+    mosaicGpuRules_ = std::make_shared<const nlohmann::json>(*r);
   if (auto r = t.find("mosaicGpuSmemModel"); r != t.end() && r->is_object())
-    kb.smemModel_ = std::make_shared<const nlohmann::json>(*r);
+    smemModel_ = std::make_shared<const nlohmann::json>(*r);
+}
+
+// The APIs, the primitives they bind, and the numeric functions a kernel calls.
+void KnowledgeBase::readApisAndPrimitives(const json& t) {
   if (auto it = t.find("apis"); it != t.end() && it->is_object())
     for (const auto& [name, a] : it->items()) {
-      ApiFacts& facts = kb.apis_[name] =
+      ApiFacts& facts = apis_[name] =
           ApiFacts{name, str(a, "kind"), strings(a, "binds"), strings(a, "bindsTransitive"),
                    a.value("returnsBeforeBind", false)};
       if (auto g = a.find("returnsBeforeBindIf"); g != a.end() && g->is_object()) {
@@ -173,7 +186,7 @@ KnowledgeBase::Loaded KnowledgeBase::fromJsonChecked(const json& t, std::string 
       if (auto h = p.find("hardware"); h != p.end() && h->is_object())
         f.hardware = hardwareRequirement(*h);
       f.getBindParamsOverridden = p.value("getBindParamsOverridden", false);
-      kb.primitives_[key] = std::move(f);
+      primitives_[key] = std::move(f);
     }
   // Numeric functions a kernel calls (jnp.sqrt binds sqrt), traced by the
   // extractor: their primitives take values, never Refs, so only lowering
@@ -190,15 +203,20 @@ KnowledgeBase::Loaded KnowledgeBase::fromJsonChecked(const json& t, std::string 
       f.cpuLowering = p.value("cpuLowering", false);
       f.mosaicGpuSemantics = strings(p, "mosaicGpuLowering");
       f.mosaicGpuKnown = p.contains("mosaicGpuLowering") && p["mosaicGpuLowering"].is_array();
-      kb.primitives_.emplace(f.key, std::move(f));
+      primitives_.emplace(f.key, std::move(f));
     }
   if (auto it = t.find("numericApis"); it != t.end() && it->is_object())
     for (const auto& [name, a] : it->items()) {
       std::vector<std::string> binds;
       for (const std::string& prim : strings(a, "binds"))
         binds.push_back("lax:" + prim);
-      kb.apis_.emplace(name, ApiFacts{name, "function", std::move(binds), {}, false});
+      apis_.emplace(name, ApiFacts{name, "function", std::move(binds), {}, false});
     }
+}
+
+// Ref indexing, higher-order and custom-derivative APIs, resource
+// estimators, GPU interpret allocations, error templates, InterpretGPUParams.
+void KnowledgeBase::readOtherFacts(const json& t) {
   if (auto it = t.find("refIndexing"); it != t.end() && it->is_object())
     for (const auto& [alloc, r] : it->items()) {
       RefIndexing ri;
@@ -206,23 +224,23 @@ KnowledgeBase::Loaded KnowledgeBase::fromJsonChecked(const json& t, std::string 
         ri.getitem = strings(r, "getitem");
       if (r.contains("setitem") && r["setitem"].is_array())
         ri.setitem = strings(r, "setitem");
-      kb.refIndexing_[alloc] = std::move(ri);
+      refIndexing_[alloc] = std::move(ri);
     }
   if (auto it = t.find("higherOrderApis"); it != t.end() && it->is_object())
     for (const auto& [api, h] : it->items())
       if (h.is_object())
-        kb.higherOrderApis_[api] = strings(h, "binds");
+        higherOrderApis_[api] = strings(h, "binds");
   if (auto it = t.find("mosaicGpuResourceEstimators"); it != t.end() && it->is_array()) {
     std::vector<std::string> names;
     for (const auto& v : *it)
       if (v.is_string())
         names.push_back(v.get<std::string>());
-    kb.resourceEstimators_ = std::move(names);
+    resourceEstimators_ = std::move(names);
   }
   if (auto it = t.find("gpuInterpretAllocates"); it != t.end() && it->is_object())
     for (const auto& [launch, names] : it->items())
       if (names.is_array())
-        kb.gpuInterpretAllocates_[launch] = strings(*it, launch.c_str());
+        gpuInterpretAllocates_[launch] = strings(*it, launch.c_str());
   if (auto it = t.find("customDerivativeApis"); it != t.end() && it->is_object())
     for (const auto& [api, c] : it->items()) {
       if (!c.is_object() || str(c, "binds").empty())
@@ -238,24 +256,22 @@ KnowledgeBase::Loaded KnowledgeBase::fromJsonChecked(const json& t, std::string 
         f.inlineParams = strings(*in, "params");
         f.inlineExpr = str(*in, "expr");
       }
-      kb.customDerivatives_[api] = std::move(f);
+      customDerivatives_[api] = std::move(f);
     }
   if (auto it = t.find("errorTemplates"); it != t.end() && it->is_object())
     for (const auto& [key, e] : it->items())
       if (e.value("found", false))
-        kb.errors_[key] = ErrorTemplate{key,
-                                        str(e, "template"),
-                                        str(e, "regex"),
-                                        str(e, "exception"),
-                                        str(e, "file"),
-                                        e.value("line", 0)};
+        errors_[key] = ErrorTemplate{key,
+                                     str(e, "template"),
+                                     str(e, "regex"),
+                                     str(e, "exception"),
+                                     str(e, "file"),
+                                     e.value("line", 0)};
   if (auto p = t.find("interpretGPUParams"); p != t.end() && p->is_object())
     if (auto fields = p->find("fields"); fields != p->end() && fields->is_array())
       for (const auto& f : *fields)
-        kb.interpretOptions_.push_back(
+        interpretOptions_.push_back(
             {str(f, "name"), str(f, "type"), f.contains("default") ? f["default"].dump() : "null"});
-  out.base = std::move(kb);
-  return out;
 }
 
 KnowledgeBase::Loaded KnowledgeBase::fromFile(const std::string& path) {

@@ -301,6 +301,11 @@ public:
   struct Activation;
 
 private:
+  // The parts of runEntryPoints (Modules.cpp).
+  void runAsEntry(mlir::Operation* def, const std::function<void()>& run);
+  void runGlobalRebinders(const std::vector<FunctionObj*>& functions);
+  void runMethodEntries(ModuleObj* m, const std::vector<ClassObj*>& classes);
+  void runHandedOnCallables(ModuleObj* m);
   friend struct Exec;
   friend class Overlay;
   Value callOne(Object* callee, mlir::Operation* origin, const CallArgs& args,

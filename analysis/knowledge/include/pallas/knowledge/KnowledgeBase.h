@@ -216,6 +216,10 @@ public:
 private:
   static Loaded fromJsonChecked(const nlohmann::json& table, std::string source);
 
+  // The parts of fromJsonChecked, each filling its own members.
+  void readMosaicGpuFacts(const nlohmann::json& t);
+  void readApisAndPrimitives(const nlohmann::json& t);
+  void readOtherFacts(const nlohmann::json& t);
   std::string jaxVersion_, jaxlibVersion_, source_, defaultLowering_;
   std::optional<PallasCallGpuDefault> pallasCallWithoutParams_;
   std::map<std::string, long long> resources_;
