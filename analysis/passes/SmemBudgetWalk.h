@@ -254,6 +254,28 @@ private:
     return eval_.callAt(path, lc.line - 1, lc.column ? lc.column - 1 : 0);
   }
 
+  // The parts of run() (SmemBudget.cpp).
+  struct LaunchCall;
+  struct KernelBody {
+    mlir::Region* region = nullptr;
+    std::string path; // its document
+    TSNode def{};
+    std::vector<std::string> params;
+  };
+  struct Operands {
+    std::vector<Value> outs;
+    std::vector<std::string> names; // the kernel's parameters
+    size_t count = 0;               // operands (inputs and outputs) among them
+    bool starred = false;           // a *rest parameter takes the remaining ones
+  };
+  std::optional<Value> keyword(const LaunchCall& c, const std::string& k);
+  KernelBody kernelBody(pd::LaunchOp launch, const LaunchCall& c);
+  Operands operands(pd::LaunchOp launch, const LaunchCall& c, const KernelBody& k, size_t nScratch);
+  Res pallasCallPipeline(const LaunchCall& c, const Value& params, Value mcsV, const Operands& ops,
+                         const SourceLocation& launchAt);
+  void notePallasCallPipeline(const LaunchCall& c, int64_t perStep, int64_t steps, int64_t written);
+  void finish(SmemBudget& b, Res& total, const SourceLocation& launchAt);
+
   Res walkRegion(mlir::Region& region, const std::string& path, const Scope& scope, int depth);
   Res walkOp(mlir::Operation* op, const std::string& path, const Scope& scope, int depth);
   Res runScoped(pd::ScopeOp op, const std::string& path, const Scope& scope, int depth);
