@@ -69,6 +69,15 @@ struct Exec {
   void region(mlir::Region& r);
   Value expressionRegion(mlir::Region& r);
   void op(mlir::Operation* op);
+  // The larger cases of op().
+  Value constant(py::ConstantOp op);
+  void deleteName(py::DeleteOp op);
+  void importOp(py::ImportOp op);
+  void importFrom(py::ImportFromOp op);
+  void importStar(py::ImportStarOp op);
+  void delItem(py::DelItemOp op);
+  void unaryOp(py::UnaryOp op);
+  void compareOp(py::CompareOp op);
 
   // statements
   void ifOp(py::IfOp op);

@@ -131,109 +131,14 @@ Value Exec::expressionRegion(mlir::Region& r) {
 void Exec::op(mlir::Operation* o) {
   llvm::TypeSwitch<mlir::Operation*>(o)
       .Case<UnitOp>([&](UnitOp u) { region(u.getBody()); })
-      .Case<ConstantOp>([&](ConstantOp c) {
-        Object* obj = nullptr;
-        mlir::Attribute v = c.getValueAttr();
-        switch (c.getKind()) {
-        case ConstKind::none:
-          obj = in.heap_.none();
-          break;
-        case ConstKind::ellipsis:
-          obj = in.heap_.ellipsis();
-          break;
-        case ConstKind::boolean:
-          obj = in.heap_.boolean(llvm::cast<mlir::BoolAttr>(v).getValue());
-          break;
-        case ConstKind::integer:
-          obj = in.heap_.integer(llvm::cast<mlir::IntegerAttr>(v).getInt());
-          break;
-        case ConstKind::floating:
-          obj = in.heap_.floating(llvm::cast<mlir::FloatAttr>(v).getValueAsDouble());
-          break;
-        case ConstKind::str:
-          obj = in.heap_.string(llvm::cast<mlir::StringAttr>(v).str());
-          break;
-        case ConstKind::bytes:
-          obj = in.heap_.string(llvm::cast<mlir::StringAttr>(v).str(), true);
-          break;
-        case ConstKind::bigint:
-        case ConstKind::complex:
-          obj = in.heap_.unknown("a number the evaluator does not model", o);
-          break;
-        }
-        a.set(c.getResult(), Value(obj, o));
-      })
+      .Case<ConstantOp>([&](ConstantOp c) { a.set(c.getResult(), constant(c)); })
       .Case<LoadOp>([&](LoadOp l) { a.set(l.getResult(), load(l)); })
       .Case<StoreOp>([&](StoreOp s) { store(s.getName(), s.getScope(), a.get(s.getValue()), o); })
-      .Case<DeleteOp>([&](DeleteOp d) {
-        Object* holder = a.namesObject();
-        if (d.getScope() == Scope::global)
-          holder = a.module;
-        in.heap_.willWrite(holder);
-        if (auto* f = llvm::dyn_cast<FrameObj>(holder))
-          f->locals.erase(d.getName());
-        else
-          llvm::cast<ModuleObj>(holder)->ns.erase(d.getName());
-      })
+      .Case<DeleteOp>([&](DeleteOp d) { deleteName(d); })
       .Case<AnnotateOp>([&](AnnotateOp an) { annotate(an); })
-      .Case<ImportOp>([&](ImportOp i) {
-        std::string name = i.getModule().str();
-        Value v;
-        if (i.getTop()) {
-          // `import a.b.c` loads a, a.b, a.b.c and binds a.
-          std::string first = name.substr(0, name.find('.'));
-          ModuleObj* top = in.importModule(a.doc, first, 0, o);
-          in.importModule(a.doc, name, 0, o);
-          v = top ? Value(top, o) : in.unknown("module " + first, o);
-        } else {
-          ModuleObj* m = in.importModule(a.doc, name, 0, o);
-          v = m ? Value(m, o) : in.unknown("module " + name, o);
-        }
-        a.set(i.getResult(), v);
-      })
-      .Case<ImportFromOp>([&](ImportFromOp i) {
-        std::string module = i.getModule().str();
-        int level = static_cast<int>(i.getLevel());
-        std::string name = i.getName().str();
-        ModuleObj* m = in.importModule(a.doc, module, level, o);
-        Value v;
-        if (m && m->path.empty()) {
-          v = in.getAttr(Value(m, o), name, o); // a library's name
-        } else if (m) {
-          if (const Value* found = m->ns.find(name))
-            v = *found;
-          else {
-            // `from pkg import submodule`
-            std::string sub = module.empty() ? name : module + "." + name;
-            ModuleObj* s = in.importModule(a.doc, sub, level, o);
-            v = s && !s->path.empty() ? Value(s, o) : in.getAttr(Value(m, o), name, o);
-          }
-        } else {
-          v = in.unknown("from " + module + " import " + name, o);
-        }
-        a.set(i.getResult(), v);
-      })
-      .Case<ImportStarOp>([&](ImportStarOp i) {
-        ModuleObj* m =
-            in.importModule(a.doc, i.getModule().str(), static_cast<int>(i.getLevel()), o);
-        if (!m || m->path.empty())
-          return; // names of a library module are not known: reads of them stay globals
-        in.heap_.willWrite(a.namesObject());
-        const Value* all = m->ns.find("__all__");
-        Interpreter::Elements names;
-        if (all)
-          names = in.elements(*all, o);
-        if (all && names.exact) {
-          for (const Value& n : names.items)
-            if (auto* s = llvm::dyn_cast_or_null<StrObj>(n.single()))
-              if (const Value* v = m->ns.find(s->v))
-                a.names().set(s->v, *v);
-        } else {
-          for (llvm::StringRef n : m->ns.names())
-            if (!n.starts_with("_"))
-              a.names().set(n, *m->ns.find(n));
-        }
-      })
+      .Case<ImportOp>([&](ImportOp i) { importOp(i); })
+      .Case<ImportFromOp>([&](ImportFromOp i) { importFrom(i); })
+      .Case<ImportStarOp>([&](ImportStarOp i) { importStar(i); })
       .Case<DefOp>([&](DefOp d) { a.set(d.getResult(), defOp(d)); })
       .Case<ClassOp>([&](ClassOp c) { a.set(c.getResult(), classOp(c)); })
       .Case<ComprehensionOp>([&](ComprehensionOp c) { a.set(c.getResult(), comprehension(c)); })
@@ -295,18 +200,7 @@ void Exec::op(mlir::Operation* o) {
       .Case<SetItemOp>([&](SetItemOp s) {
         in.setItem(a.get(s.getObject()), a.get(s.getIndex()), a.get(s.getValue()), o);
       })
-      .Case<DelItemOp>([&](DelItemOp d) {
-        for (const Alt& alt : a.get(d.getObject()))
-          if (auto* dict = llvm::dyn_cast<DictObj>(alt.obj)) {
-            Object* key = a.get(d.getIndex()).single();
-            in.heap_.willWrite(dict);
-            for (size_t i = 0; key && i < dict->items.size(); ++i)
-              if (Object* k = dict->items[i].first.single(); k && sameValue(k, key) == true) {
-                dict->items.erase(dict->items.begin() + static_cast<long>(i));
-                break;
-              }
-          }
-      })
+      .Case<DelItemOp>([&](DelItemOp d) { delItem(d); })
       .Case<SliceOp>([&](SliceOp s) {
         a.set(s.getResult(), Value(in.heap_.make<SliceObj>(a.get(s.getLower()), a.get(s.getUpper()),
                                                            a.get(s.getStep())),
@@ -332,49 +226,8 @@ void Exec::op(mlir::Operation* o) {
       .Case<BinaryOp>([&](BinaryOp b) {
         a.set(b.getResult(), in.binary(b.getOp(), a.get(b.getLhs()), a.get(b.getRhs()), o));
       })
-      .Case<UnaryOp>([&](UnaryOp u) {
-        Value v = a.get(u.getOperand());
-        if (u.getOp() == "not") {
-          std::optional<bool> t = in.truth(v, o);
-          if (t) {
-            a.set(u.getResult(), in.boolean(!*t, o));
-            return;
-          }
-          Value out = in.unknown("not " + describe(v), o);
-          if (auto* src = llvm::dyn_cast_or_null<UnknownObj>(v.single()); src && src->onNarrow) {
-            auto* neg = llvm::cast<UnknownObj>(out.single());
-            neg->onNarrow = src->onNarrow;
-            neg->negated = !src->negated;
-          }
-          a.set(u.getResult(), out);
-          return;
-        }
-        a.set(u.getResult(), in.binary(("unary" + u.getOp()).str(), v, Value(), o));
-      })
-      .Case<CompareOp>([&](CompareOp c) {
-        // a < b < c: each comparison, and-ed (operands evaluated once).
-        auto ops = c.getOps();
-        Value result;
-        std::optional<bool> all = true;
-        for (size_t i = 0; i + 1 < c.getOperands().size() && i < ops.size(); ++i) {
-          llvm::StringRef op = llvm::cast<mlir::StringAttr>(ops[i]).getValue();
-          Value r = in.compare(op, a.get(c.getOperands()[i]), a.get(c.getOperands()[i + 1]), o);
-          if (ops.size() == 1) {
-            result = r;
-            break;
-          }
-          std::optional<bool> t = in.truth(r, o);
-          if (t == false) {
-            all = false;
-            break;
-          }
-          if (!t)
-            all = std::nullopt;
-        }
-        if (ops.size() != 1)
-          result = all ? in.boolean(*all, o) : in.unknown("a chained comparison", o);
-        a.set(c.getResult(), result);
-      })
+      .Case<UnaryOp>([&](UnaryOp u) { unaryOp(u); })
+      .Case<CompareOp>([&](CompareOp c) { compareOp(c); })
       .Case<ErrorOp>([&](ErrorOp e) {
         a.set(e.getResult(),
               in.unknown(("code the parser could not read (" + e.getWhat() + ")").str(), o));
@@ -382,6 +235,173 @@ void Exec::op(mlir::Operation* o) {
       .Default([&](mlir::Operation*) {});
   if (in.resultObserver_ && o->getNumResults() == 1)
     in.resultObserver_(o, a.get(o->getResult(0)));
+}
+
+Value Exec::constant(ConstantOp c) {
+  Object* obj = nullptr;
+  mlir::Attribute v = c.getValueAttr();
+  switch (c.getKind()) {
+  case ConstKind::none:
+    obj = in.heap_.none();
+    break;
+  case ConstKind::ellipsis:
+    obj = in.heap_.ellipsis();
+    break;
+  case ConstKind::boolean:
+    obj = in.heap_.boolean(llvm::cast<mlir::BoolAttr>(v).getValue());
+    break;
+  case ConstKind::integer:
+    obj = in.heap_.integer(llvm::cast<mlir::IntegerAttr>(v).getInt());
+    break;
+  case ConstKind::floating:
+    obj = in.heap_.floating(llvm::cast<mlir::FloatAttr>(v).getValueAsDouble());
+    break;
+  case ConstKind::str:
+    obj = in.heap_.string(llvm::cast<mlir::StringAttr>(v).str());
+    break;
+  case ConstKind::bytes:
+    obj = in.heap_.string(llvm::cast<mlir::StringAttr>(v).str(), true);
+    break;
+  case ConstKind::bigint:
+  case ConstKind::complex:
+    obj = in.heap_.unknown("a number the evaluator does not model", c);
+    break;
+  }
+  return Value(obj, c);
+}
+
+void Exec::deleteName(DeleteOp d) {
+  Object* holder = a.namesObject();
+  if (d.getScope() == Scope::global)
+    holder = a.module;
+  in.heap_.willWrite(holder);
+  if (auto* f = llvm::dyn_cast<FrameObj>(holder))
+    f->locals.erase(d.getName());
+  else
+    llvm::cast<ModuleObj>(holder)->ns.erase(d.getName());
+}
+
+void Exec::importOp(ImportOp i) {
+  mlir::Operation* o = i;
+  std::string name = i.getModule().str();
+  Value v;
+  if (i.getTop()) {
+    // `import a.b.c` loads a, a.b, a.b.c and binds a.
+    std::string first = name.substr(0, name.find('.'));
+    ModuleObj* top = in.importModule(a.doc, first, 0, o);
+    in.importModule(a.doc, name, 0, o);
+    v = top ? Value(top, o) : in.unknown("module " + first, o);
+  } else {
+    ModuleObj* m = in.importModule(a.doc, name, 0, o);
+    v = m ? Value(m, o) : in.unknown("module " + name, o);
+  }
+  a.set(i.getResult(), v);
+}
+
+void Exec::importFrom(ImportFromOp i) {
+  mlir::Operation* o = i;
+  std::string module = i.getModule().str();
+  int level = static_cast<int>(i.getLevel());
+  std::string name = i.getName().str();
+  ModuleObj* m = in.importModule(a.doc, module, level, o);
+  Value v;
+  if (m && m->path.empty()) {
+    v = in.getAttr(Value(m, o), name, o); // a library's name
+  } else if (m) {
+    if (const Value* found = m->ns.find(name))
+      v = *found;
+    else {
+      // `from pkg import submodule`
+      std::string sub = module.empty() ? name : module + "." + name;
+      ModuleObj* s = in.importModule(a.doc, sub, level, o);
+      v = s && !s->path.empty() ? Value(s, o) : in.getAttr(Value(m, o), name, o);
+    }
+  } else {
+    v = in.unknown("from " + module + " import " + name, o);
+  }
+  a.set(i.getResult(), v);
+}
+
+void Exec::importStar(ImportStarOp i) {
+  mlir::Operation* o = i;
+  ModuleObj* m = in.importModule(a.doc, i.getModule().str(), static_cast<int>(i.getLevel()), o);
+  if (!m || m->path.empty())
+    return; // names of a library module are not known: reads of them stay globals
+  in.heap_.willWrite(a.namesObject());
+  const Value* all = m->ns.find("__all__");
+  Interpreter::Elements names;
+  if (all)
+    names = in.elements(*all, o);
+  if (all && names.exact) {
+    for (const Value& n : names.items)
+      if (auto* s = llvm::dyn_cast_or_null<StrObj>(n.single()))
+        if (const Value* v = m->ns.find(s->v))
+          a.names().set(s->v, *v);
+  } else {
+    for (llvm::StringRef n : m->ns.names())
+      if (!n.starts_with("_"))
+        a.names().set(n, *m->ns.find(n));
+  }
+}
+
+void Exec::delItem(DelItemOp d) {
+  for (const Alt& alt : a.get(d.getObject()))
+    if (auto* dict = llvm::dyn_cast<DictObj>(alt.obj)) {
+      Object* key = a.get(d.getIndex()).single();
+      in.heap_.willWrite(dict);
+      for (size_t i = 0; key && i < dict->items.size(); ++i)
+        if (Object* k = dict->items[i].first.single(); k && sameValue(k, key) == true) {
+          dict->items.erase(dict->items.begin() + static_cast<long>(i));
+          break;
+        }
+    }
+}
+
+void Exec::unaryOp(UnaryOp u) {
+  mlir::Operation* o = u;
+  Value v = a.get(u.getOperand());
+  if (u.getOp() == "not") {
+    std::optional<bool> t = in.truth(v, o);
+    if (t) {
+      a.set(u.getResult(), in.boolean(!*t, o));
+      return;
+    }
+    Value out = in.unknown("not " + describe(v), o);
+    if (auto* src = llvm::dyn_cast_or_null<UnknownObj>(v.single()); src && src->onNarrow) {
+      auto* neg = llvm::cast<UnknownObj>(out.single());
+      neg->onNarrow = src->onNarrow;
+      neg->negated = !src->negated;
+    }
+    a.set(u.getResult(), out);
+    return;
+  }
+  a.set(u.getResult(), in.binary(("unary" + u.getOp()).str(), v, Value(), o));
+}
+
+void Exec::compareOp(CompareOp c) {
+  mlir::Operation* o = c;
+  // a < b < c: each comparison, and-ed (operands evaluated once).
+  auto ops = c.getOps();
+  Value result;
+  std::optional<bool> all = true;
+  for (size_t i = 0; i + 1 < c.getOperands().size() && i < ops.size(); ++i) {
+    llvm::StringRef op = llvm::cast<mlir::StringAttr>(ops[i]).getValue();
+    Value r = in.compare(op, a.get(c.getOperands()[i]), a.get(c.getOperands()[i + 1]), o);
+    if (ops.size() == 1) {
+      result = r;
+      break;
+    }
+    std::optional<bool> t = in.truth(r, o);
+    if (t == false) {
+      all = false;
+      break;
+    }
+    if (!t)
+      all = std::nullopt;
+  }
+  if (ops.size() != 1)
+    result = all ? in.boolean(*all, o) : in.unknown("a chained comparison", o);
+  a.set(c.getResult(), result);
 }
 
 // ---- names -----------------------------------------------------------------------------
