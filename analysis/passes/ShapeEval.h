@@ -102,6 +102,20 @@ private:
   Value boundValue(const std::string& name, TSNode binding, const Scope& scope, int depth);
   Value evalCall(TSNode call, const Scope& scope, int depth);
   Value evalApi(const std::string& api, TSNode call, const Scope& scope, int depth);
+  // A call of a named API, as evalApi's parts read it (ShapeEvalApis.cpp).
+  struct ApiCall {
+    const std::string& api;
+    const Scope& scope;
+    int depth;
+    const syntax::ParsedSource* doc;
+    Args args;
+    std::string text; // the call's text, cut at 60 characters
+    std::string leaf; // the API's last name
+  };
+  std::optional<Value> evalScalarApi(const ApiCall& c);
+  std::optional<Value> evalArrayApi(const ApiCall& c);
+  std::optional<Value> evalAllocationApi(const ApiCall& c);
+  std::optional<Value> evalSpecApi(const ApiCall& c);
   Value evalUserCall(TSNode def, const std::string& path, TSNode call, const Scope& scope,
                      int depth);
   Value evalAttribute(const Value& base, const std::string& attr);

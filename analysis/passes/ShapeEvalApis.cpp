@@ -43,23 +43,20 @@ std::optional<bool> lambdaIgnoresParameters(TSNode node, const syntax::ParsedSou
 
 } // namespace detail
 
-Value Evaluator::evalApi(const std::string& api, TSNode call, const Scope& scope, int depth) {
-  const syntax::ParsedSource* doc = docOf(scope.path);
-  Evaluator::Args a = Evaluator::argsOf(call, *doc);
+// Numbers from builtins and helpers: min/max/sum, math.prod, len, int, abs,
+// tuple/list, pl.cdiv; a scalar constructor (jnp.float32(1.0)) is no dtype.
+std::optional<Value> Evaluator::evalScalarApi(const ApiCall& c) {
+  const std::string& api = c.api;
+  const Evaluator::Args& a = c.args;
+  const std::string& text = c.text;
+  const Scope& scope = c.scope;
+  int depth = c.depth;
   auto arg = [&](size_t index, const std::string& keyword) -> Value {
     TSNode n = a.get(index, keyword);
     if (isNull(n))
       return Value::unknown("<absent " + keyword + ">");
     return evalAt(n, scope, depth + 1);
   };
-  auto has = [&](size_t index, const std::string& keyword) {
-    return !isNull(a.get(index, keyword));
-  };
-  std::string text = str(doc->textOf(call));
-  if (text.size() > 60)
-    text = text.substr(0, 57) + "...";
-  std::string leaf = api.substr(api.rfind('.') + 1);
-  bool numpyLike = startsWith(api, "jnp.") || startsWith(api, "numpy.");
   if (!dtypeOfName(api).empty())
     return Value::unknown(text); // jnp.float32(1.0): a scalar, not a dtype
   if (api == apiName(Api::JnpDtype) || api == apiName(Api::NumpyDtype)) {
@@ -129,6 +126,27 @@ Value Evaluator::evalApi(const std::string& api, TSNode call, const Scope& scope
       return Value::integer((x.i + y.i - 1) / y.i);
     return Value::unknown(text);
   }
+  return std::nullopt;
+}
+
+// Arrays and their specs: ShapeDtypeStruct, jnp/np creators, jax.random.
+std::optional<Value> Evaluator::evalArrayApi(const ApiCall& c) {
+  const std::string& api = c.api;
+  const Evaluator::Args& a = c.args;
+  const std::string& text = c.text;
+  const std::string& leaf = c.leaf;
+  const Scope& scope = c.scope;
+  int depth = c.depth;
+  bool numpyLike = startsWith(api, "jnp.") || startsWith(api, "numpy.");
+  auto arg = [&](size_t index, const std::string& keyword) -> Value {
+    TSNode n = a.get(index, keyword);
+    if (isNull(n))
+      return Value::unknown("<absent " + keyword + ">");
+    return evalAt(n, scope, depth + 1);
+  };
+  auto has = [&](size_t index, const std::string& keyword) {
+    return !isNull(a.get(index, keyword));
+  };
   if (api == apiName(Api::ShapeDtypeStruct)) {
     Value v = Value::object(std::string(apiName(Api::ShapeDtypeStruct)));
     v.fields["shape"] = arg(0, "shape");
@@ -152,6 +170,25 @@ Value Evaluator::evalApi(const std::string& api, TSNode call, const Scope& scope
     v.fields["dtype"] = has(2, "dtype") ? fromDtypeValue(arg(2, "dtype")) : Value::dtype("float32");
     return v;
   }
+  return std::nullopt;
+}
+
+// Allocations (SMEM, GMEM, TMEM, ACC), grid specs, barriers, RefUnion.
+std::optional<Value> Evaluator::evalAllocationApi(const ApiCall& c) {
+  const std::string& api = c.api;
+  const Evaluator::Args& a = c.args;
+  const std::string& text = c.text;
+  const Scope& scope = c.scope;
+  int depth = c.depth;
+  auto arg = [&](size_t index, const std::string& keyword) -> Value {
+    TSNode n = a.get(index, keyword);
+    if (isNull(n))
+      return Value::unknown("<absent " + keyword + ">");
+    return evalAt(n, scope, depth + 1);
+  };
+  auto has = [&](size_t index, const std::string& keyword) {
+    return !isNull(a.get(index, keyword));
+  };
   if (api == apiName(Api::Smem) || api == apiName(Api::Gmem) || api == apiName(Api::Tmem) ||
       api == apiName(Api::Any) || api == apiName(Api::Acc) || api == apiName(Api::AccInit)) {
     Value v = Value::object(api);
@@ -209,6 +246,26 @@ Value Evaluator::evalApi(const std::string& api, TSNode call, const Scope& scope
       v.fields["<splat>"] = Value::unknown(text);
     return v;
   }
+  return std::nullopt;
+}
+
+// BlockSpecs, transforms and compiler params.
+std::optional<Value> Evaluator::evalSpecApi(const ApiCall& c) {
+  const std::string& api = c.api;
+  const Evaluator::Args& a = c.args;
+  const std::string& text = c.text;
+  const Scope& scope = c.scope;
+  int depth = c.depth;
+  const syntax::ParsedSource* doc = c.doc;
+  auto arg = [&](size_t index, const std::string& keyword) -> Value {
+    TSNode n = a.get(index, keyword);
+    if (isNull(n))
+      return Value::unknown("<absent " + keyword + ">");
+    return evalAt(n, scope, depth + 1);
+  };
+  auto has = [&](size_t index, const std::string& keyword) {
+    return !isNull(a.get(index, keyword));
+  };
   if (api == apiName(Api::BlockSpec) || api == apiName(Api::GpuBlockSpec)) {
     Value v = Value::object(std::string(kBlockSpecObject));
     v.fields["block_shape"] =
@@ -254,9 +311,20 @@ Value Evaluator::evalApi(const std::string& api, TSNode call, const Scope& scope
       v.fields[k] = evalAt(n, scope, depth + 1);
     return v;
   }
-  if (api == "builtins.range")
-    return Value::unknown(text);
-  return Value::unknown(text);
+  return std::nullopt;
+}
+
+Value Evaluator::evalApi(const std::string& api, TSNode call, const Scope& scope, int depth) {
+  const syntax::ParsedSource* doc = docOf(scope.path);
+  ApiCall c{api, scope, depth, doc, Evaluator::argsOf(call, *doc), str(doc->textOf(call)), ""};
+  if (c.text.size() > 60)
+    c.text = c.text.substr(0, 57) + "...";
+  c.leaf = api.substr(api.rfind('.') + 1);
+  for (auto part : {&Evaluator::evalScalarApi, &Evaluator::evalArrayApi,
+                    &Evaluator::evalAllocationApi, &Evaluator::evalSpecApi})
+    if (std::optional<Value> v = (this->*part)(c))
+      return *v;
+  return Value::unknown(c.text); // builtins.range and the rest: not a shape
 }
 
 } // namespace pallas::analysis::shape
