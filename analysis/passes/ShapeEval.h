@@ -102,6 +102,11 @@ private:
   Value boundValue(const std::string& name, TSNode binding, const Scope& scope, int depth);
   Value evalCall(TSNode call, const Scope& scope, int depth);
   Value evalApi(const std::string& api, TSNode call, const Scope& scope, int depth);
+  // The parts of evalSyntax (ShapeEvalExpressions.cpp).
+  std::optional<Value> literal(std::string_view t, const std::string& text,
+                               const syntax::ParsedSource* doc, TSNode expr);
+  Value evalSubscript(TSNode expr, const std::string& text, const Scope& scope, int depth);
+  Value evalComparison(TSNode expr, const std::string& text, const Scope& scope, int depth);
   // A call of a named API, as evalApi's parts read it (ShapeEvalApis.cpp).
   struct ApiCall {
     const std::string& api;

@@ -27,15 +27,10 @@ Value Evaluator::evalAt(TSNode expr, const Scope& scope, int depth) {
   return v;
 }
 
-Value Evaluator::evalSyntax(TSNode expr, const Scope& scope, int depth) {
-  const syntax::ParsedSource* doc = docOf(scope.path);
-  if (!doc || isNull(expr))
-    return Value::unknown("?");
-  if (++steps_ > kMaxSteps || depth > kMaxDepth)
-    return Value::unknown(str(doc->textOf(expr)));
-  expr = unparen(expr);
-  std::string_view t = syntax::type(expr);
-  std::string text = str(doc->textOf(expr));
+// A literal's value: ints (digits grouped with `_`, hex), floats, bools,
+// None and strings; nullopt for any other node.
+std::optional<Value> Evaluator::literal(std::string_view t, const std::string& text,
+                                        const syntax::ParsedSource* doc, TSNode expr) {
   if (t == "integer") {
     std::string digits;
     for (char c : text)
@@ -81,6 +76,88 @@ Value Evaluator::evalSyntax(TSNode expr, const Scope& scope, int depth) {
     }
     return Value::unknown(text);
   }
+  return std::nullopt;
+}
+
+// base[i] and base[start:stop] of a sequence.
+Value Evaluator::evalSubscript(TSNode expr, const std::string& text, const Scope& scope,
+                               int depth) {
+  const syntax::ParsedSource* doc = docOf(scope.path);
+  Value base = evalAt(field(expr, "value"), scope, depth + 1);
+  TSNode sub = field(expr, "subscript");
+  if (base.kind != Value::Kind::Seq)
+    return base.known() ? Value::unknown(text) : base;
+  if (is(sub, "slice")) {
+    // a[start:stop] (no step)
+    std::vector<TSNode> parts = namedChildren(sub);
+    int64_t n = static_cast<int64_t>(base.items.size());
+    int64_t lo = 0, hi = n;
+    // tree-sitter gives the parts without field names; read ':' positions.
+    uint32_t colon = ts_node_start_byte(sub);
+    std::string st = str(doc->textOf(sub));
+    size_t c = st.find(':');
+    if (c == std::string::npos || st.find(':', c + 1) != std::string::npos)
+      return Value::unknown(text);
+    colon += static_cast<uint32_t>(c);
+    for (TSNode p : parts) {
+      Value v = evalAt(p, scope, depth + 1);
+      if (!v.isInt())
+        return Value::unknown(text);
+      int64_t k = v.i < 0 ? v.i + n : v.i;
+      k = std::clamp<int64_t>(k, 0, n);
+      (ts_node_start_byte(p) < colon ? lo : hi) = k;
+    }
+    std::vector<Value> items;
+    for (int64_t k = lo; k < hi; ++k)
+      items.push_back(base.items[static_cast<size_t>(k)]);
+    return Value::seq(std::move(items));
+  }
+  Value idx = evalAt(sub, scope, depth + 1);
+  if (!idx.isInt())
+    return Value::unknown(text);
+  int64_t n = static_cast<int64_t>(base.items.size());
+  int64_t k = idx.i < 0 ? idx.i + n : idx.i;
+  if (k < 0 || k >= n)
+    return Value::unknown(text);
+  return base.items[static_cast<size_t>(k)];
+}
+
+// a < b (one comparison of ints).
+Value Evaluator::evalComparison(TSNode expr, const std::string& text, const Scope& scope,
+                                int depth) {
+  const syntax::ParsedSource* doc = docOf(scope.path);
+  if (std::optional<syntax::Comparison> cmp = syntax::comparisonOf(*doc, expr)) {
+    Value a = evalAt(cmp->left, scope, depth + 1), b = evalAt(cmp->right, scope, depth + 1);
+    const std::string& op = cmp->op;
+    if (a.isInt() && b.isInt()) {
+      Value v;
+      v.kind = Value::Kind::Bool;
+      v.i = op == "<"    ? a.i < b.i
+            : op == "<=" ? a.i <= b.i
+            : op == ">"  ? a.i > b.i
+            : op == ">=" ? a.i >= b.i
+            : op == "==" ? a.i == b.i
+            : op == "!=" ? a.i != b.i
+                         : -1;
+      if (v.i >= 0)
+        return v;
+    }
+  }
+  return Value::unknown(text);
+  return Value::unknown(text);
+}
+
+Value Evaluator::evalSyntax(TSNode expr, const Scope& scope, int depth) {
+  const syntax::ParsedSource* doc = docOf(scope.path);
+  if (!doc || isNull(expr))
+    return Value::unknown("?");
+  if (++steps_ > kMaxSteps || depth > kMaxDepth)
+    return Value::unknown(str(doc->textOf(expr)));
+  expr = unparen(expr);
+  std::string_view t = syntax::type(expr);
+  std::string text = str(doc->textOf(expr));
+  if (std::optional<Value> v = literal(t, text, doc, expr))
+    return *v;
   if (t == "tuple" || t == "list" || t == "expression_list") {
     std::vector<Value> items;
     for (TSNode c : namedChildren(expr)) {
@@ -139,45 +216,8 @@ Value Evaluator::evalSyntax(TSNode expr, const Scope& scope, int depth) {
       return a;
     return a.known() ? Value::unknown(text) : a;
   }
-  if (t == "subscript") {
-    Value base = evalAt(field(expr, "value"), scope, depth + 1);
-    TSNode sub = field(expr, "subscript");
-    if (base.kind != Value::Kind::Seq)
-      return base.known() ? Value::unknown(text) : base;
-    if (is(sub, "slice")) {
-      // a[start:stop] (no step)
-      std::vector<TSNode> parts = namedChildren(sub);
-      int64_t n = static_cast<int64_t>(base.items.size());
-      int64_t lo = 0, hi = n;
-      // tree-sitter gives the parts without field names; read ':' positions.
-      uint32_t colon = ts_node_start_byte(sub);
-      std::string st = str(doc->textOf(sub));
-      size_t c = st.find(':');
-      if (c == std::string::npos || st.find(':', c + 1) != std::string::npos)
-        return Value::unknown(text);
-      colon += static_cast<uint32_t>(c);
-      for (TSNode p : parts) {
-        Value v = evalAt(p, scope, depth + 1);
-        if (!v.isInt())
-          return Value::unknown(text);
-        int64_t k = v.i < 0 ? v.i + n : v.i;
-        k = std::clamp<int64_t>(k, 0, n);
-        (ts_node_start_byte(p) < colon ? lo : hi) = k;
-      }
-      std::vector<Value> items;
-      for (int64_t k = lo; k < hi; ++k)
-        items.push_back(base.items[static_cast<size_t>(k)]);
-      return Value::seq(std::move(items));
-    }
-    Value idx = evalAt(sub, scope, depth + 1);
-    if (!idx.isInt())
-      return Value::unknown(text);
-    int64_t n = static_cast<int64_t>(base.items.size());
-    int64_t k = idx.i < 0 ? idx.i + n : idx.i;
-    if (k < 0 || k >= n)
-      return Value::unknown(text);
-    return base.items[static_cast<size_t>(k)];
-  }
+  if (t == "subscript")
+    return evalSubscript(expr, text, scope, depth);
   if (t == "conditional_expression") {
     std::vector<TSNode> parts = namedChildren(expr);
     if (parts.size() == 3) {
@@ -190,26 +230,8 @@ Value Evaluator::evalSyntax(TSNode expr, const Scope& scope, int depth) {
     }
     return Value::unknown(text);
   }
-  if (t == "comparison_operator") {
-    if (std::optional<syntax::Comparison> cmp = syntax::comparisonOf(*doc, expr)) {
-      Value a = evalAt(cmp->left, scope, depth + 1), b = evalAt(cmp->right, scope, depth + 1);
-      const std::string& op = cmp->op;
-      if (a.isInt() && b.isInt()) {
-        Value v;
-        v.kind = Value::Kind::Bool;
-        v.i = op == "<"    ? a.i < b.i
-              : op == "<=" ? a.i <= b.i
-              : op == ">"  ? a.i > b.i
-              : op == ">=" ? a.i >= b.i
-              : op == "==" ? a.i == b.i
-              : op == "!=" ? a.i != b.i
-                           : -1;
-        if (v.i >= 0)
-          return v;
-      }
-    }
-    return Value::unknown(text);
-  }
+  if (t == "comparison_operator")
+    return evalComparison(expr, text, scope, depth);
   return Value::unknown(text);
 }
 
