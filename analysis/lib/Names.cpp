@@ -48,8 +48,7 @@ std::string InterpretEval::fingerprint() const {
 
 std::string Binding::fingerprint() const {
   std::string s = std::to_string(static_cast<int>(kind)) + "|" + target + "|" + file + "|" +
-                  (launched ? "L" : "") +
-                  (wrapsLaunch.empty() ? "" : "|W:" + wrapsLaunch);
+                  (launched ? "L" : "") + (wrapsLaunch.empty() ? "" : "|W:" + wrapsLaunch);
   for (auto& [k, v] : keywords)
     s += "|" + k + "=" + v;
   if (interpret)

@@ -4,7 +4,6 @@
 // including at the very first byte, or make one lone by deleting the "\n"
 // after it; the tree must then have the lines Python sees.
 #include "Syntax.h"
-
 #include "pallas/analysis/Project.h"
 
 #include <gtest/gtest.h>
@@ -13,7 +12,9 @@
 namespace pallas::analysis::syntax {
 namespace {
 
-unsigned statements(const ParsedSource& src) { return ts_node_named_child_count(src.root()); }
+unsigned statements(const ParsedSource& src) {
+  return ts_node_named_child_count(src.root());
+}
 
 TEST(ParsedSourceEdit, ALoneCarriageReturnInsertedAtTheFirstByteIsALineEnd) {
   ParsedSource src;
