@@ -16,6 +16,7 @@ std::unique_ptr<Overlay> makeContextlibOverlay();
 std::unique_ptr<Overlay> makeItertoolsOverlay();
 std::unique_ptr<Overlay> makeMathOverlay();
 std::unique_ptr<Overlay> makeLoggingOverlay();
+std::unique_ptr<Overlay> makeConfigparserOverlay();
 std::unique_ptr<Overlay> makeJsonOverlay();
 std::unique_ptr<Overlay> makeEnvironmentOverlay();
 std::unique_ptr<Overlay> makeArgparseOverlay();
@@ -38,6 +39,7 @@ void installStandardOverlays(Interpreter& in) {
   in.addOverlay(makeItertoolsOverlay());
   in.addOverlay(makeMathOverlay());
   in.addOverlay(makeLoggingOverlay());
+  in.addOverlay(makeConfigparserOverlay());
   in.addOverlay(makeJsonOverlay());
   in.addOverlay(makeEnvironmentOverlay());
   in.addOverlay(makeArgparseOverlay());
