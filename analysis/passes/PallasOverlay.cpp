@@ -729,6 +729,7 @@ void PallasOverlay::install(Interpreter& in) {
   installPlatformNatives(in, s);
   installConfigNatives(in, s);
   installArrayNatives(in);
+  installTreeNatives(in);
   in.setExternalFallback(nFallback);
   installKernelNatives(in, s);
 }

@@ -168,6 +168,8 @@ void installConfigNatives(Interpreter& in, PallasOverlay::State& s);
 std::optional<Value> arrayApiCall(Interpreter& in, const std::string& api, const CallArgs& args,
                                   mlir::Operation* site);
 void installArrayNatives(Interpreter& in);
+// jax.tree_util.tree_leaves / tree_map over the containers JAX flattens (PallasTrees.cpp).
+void installTreeNatives(Interpreter& in);
 // What a function JAX traces receives for an argument given as a
 // jax.ShapeDtypeStruct (`jax.jit(f).trace(spec)`, `.lower(spec)`): an array
 // of that shape and dtype; tuples are looked into; anything else as given.
