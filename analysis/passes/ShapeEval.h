@@ -109,6 +109,7 @@ private:
   Value evalComparison(TSNode expr, const std::string& text, const Scope& scope, int depth);
   // A call of a named API, as evalApi's parts read it (ShapeEvalApis.cpp).
   struct ApiCall {
+    Evaluator* ev;
     const std::string& api;
     const Scope& scope;
     int depth;
@@ -116,6 +117,9 @@ private:
     Args args;
     std::string text; // the call's text, cut at 60 characters
     std::string leaf; // the API's last name
+    // Argument `index` or `keyword`, evaluated (unknown "<absent k>" when not given).
+    Value arg(size_t index, const std::string& keyword) const;
+    bool has(size_t index, const std::string& keyword) const;
   };
   std::optional<Value> evalScalarApi(const ApiCall& c);
   std::optional<Value> evalArrayApi(const ApiCall& c);
