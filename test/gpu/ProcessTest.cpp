@@ -168,6 +168,19 @@ TEST(Process, EnvironmentWorkingDirectoryAndStdin) {
   EXPECT_EQ(outcome.out.text(), "forty two\n/tmp\n"); // stdin is /dev/null: cat ends at once
 }
 
+// An entry of the spec's environment replaces the variable this process
+// has by that name, not only follows it: printenv (getenv) reads the first
+// entry of a name, a shell or Python the last.
+TEST(Process, SpecEnvironmentReplacesOurs) {
+  setenv("PALLAS_OVERRIDDEN", "ours", 1);
+  ProcessSpec spec;
+  spec.argv = {"printenv", "PALLAS_OVERRIDDEN"};
+  spec.environment = {"PALLAS_OVERRIDDEN=theirs"};
+  ProcessOutcome outcome = runSupervised(spec);
+  unsetenv("PALLAS_OVERRIDDEN");
+  EXPECT_EQ(outcome.out.text(), "theirs\n");
+}
+
 TEST(Process, ChildDoesNotInheritOurDescriptors) {
   // An fd of this process without CLOEXEC must not leak into the child.
   int fds[2];
