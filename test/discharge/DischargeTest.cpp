@@ -631,6 +631,36 @@ def run(a, b):
   EXPECT_EQ(line(fs[0]), 8u) << "tcgen05_mma: build(True)";
 }
 
+// A module constant decides which MMA the kernel runs: on Blackwell the
+// tcgen05 branch it selects is fine, and the Hopper-only wgmma branch it
+// does not select is no requirement.
+TEST_F(Discharge, HardwareRequirementsFollowAModuleConstantBranch) {
+  const char* src = R"(
+USE_TCGEN05 = True
+
+def kernel(a_ref, b_ref, o_ref):
+  def scope(acc_ref):
+    if USE_TCGEN05:
+      plgpu.tcgen05_mma(acc_ref, a_ref, b_ref)
+    else:
+      plgpu.wgmma(acc_ref, a_ref, b_ref)
+    return acc_ref[...]
+
+  o_ref[...] = pl.run_scoped(scope, plgpu.SMEM((64, 64), jnp.float32))
+
+def run(a, b):
+  return plgpu.kernel(kernel, out_shape=a)(a, b)
+)";
+  ProjectOptions blackwell;
+  blackwell.gpuComputeCapability = "10.0";
+  EXPECT_TRUE(check(src, blackwell).empty()) << "wgmma's branch is not taken";
+  ProjectOptions hopper;
+  hopper.gpuComputeCapability = "9.0";
+  auto fs = check(src, hopper);
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(line(fs[0]), 7u) << "tcgen05_mma needs Blackwell";
+}
+
 TEST_F(Discharge, HardwareRequirementsNeedTheLocalCapability) {
   EXPECT_TRUE(check(kMma).empty()) << "no capability: no PLS003";
   ProjectOptions hopper;
