@@ -1,6 +1,7 @@
 // KnowledgeBase against the real bundled table and the real extractor.
 #include "pallas/knowledge/KnowledgeBase.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -269,6 +270,25 @@ TEST(KnowledgeBase, ForEnvironmentUsesTheTableOfTheEnvironmentsVersion) {
     EXPECT_EQ(loaded.how.rfind(std::string("bundled table for JAX ") + version, 0), 0u)
         << loaded.how;
   }
+  fs::remove_all(dir);
+}
+
+// What went wrong on the way to the table is kept as notes (doctor and the
+// server's log show them), whichever table is loaded in the end: here the
+// cache folder cannot be made (a file is in the way).
+TEST(KnowledgeBase, ForEnvironmentKeepsTheNotesOfWhatFailedOnTheWay) {
+  fs::path dir = tempDir("notes");
+  fakeJax(dir / "env/lib/python3.12/site-packages", "0.99.0"); // no bundled table
+  std::ofstream(dir / "not-a-folder") << "x";
+  pallas::knowledge::KnowledgeRequest r;
+  r.environment.configuredPython = (dir / "env/bin/python").string();
+  r.environment.processEnvironment = false;
+  r.cacheDir = (dir / "not-a-folder" / "cache").string();
+  auto loaded = KnowledgeBase::forEnvironment(r);
+  bool noted = std::any_of(loaded.notes.begin(), loaded.notes.end(), [](const std::string& n) {
+    return n.rfind("knowledge cache unusable", 0) == 0;
+  });
+  EXPECT_TRUE(noted) << loaded.how;
   fs::remove_all(dir);
 }
 
