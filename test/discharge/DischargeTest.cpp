@@ -661,6 +661,32 @@ def run(a, b):
   EXPECT_EQ(line(fs[0]), 7u) << "tcgen05_mma needs Blackwell";
 }
 
+// The same with the constant imported from a settings module of the
+// workspace: the walk reads its value there.
+TEST_F(Discharge, HardwareRequirementsFollowAnImportedConstantBranch) {
+  std::ofstream(dir_ / "settings.py") << "USE_TCGEN05 = True\n";
+  const char* src = R"(
+from settings import USE_TCGEN05
+
+def kernel(a_ref, b_ref, o_ref):
+  def scope(acc_ref):
+    if USE_TCGEN05:
+      plgpu.tcgen05_mma(acc_ref, a_ref, b_ref)
+    else:
+      plgpu.wgmma(acc_ref, a_ref, b_ref)
+    return acc_ref[...]
+
+  o_ref[...] = pl.run_scoped(scope, plgpu.SMEM((64, 64), jnp.float32))
+
+def run(a, b):
+  return plgpu.kernel(kernel, out_shape=a)(a, b)
+)";
+  ProjectOptions blackwell;
+  blackwell.gpuComputeCapability = "10.0";
+  blackwell.workspaceRoots.push_back(dir_.string());
+  EXPECT_TRUE(check(src, blackwell).empty()) << "wgmma's branch is not taken";
+}
+
 TEST_F(Discharge, HardwareRequirementsNeedTheLocalCapability) {
   EXPECT_TRUE(check(kMma).empty()) << "no capability: no PLS003";
   ProjectOptions hopper;
