@@ -120,6 +120,7 @@ bool sameStructure(const Node& a, const Node& b) {
 Value rebuild(Interpreter& in, const Node& n, const std::vector<Value>& leaves, size_t& next,
               mlir::Operation* site) {
   std::vector<Value> items;
+  items.reserve(n.children.size());
   for (const Node& c : n.children)
     items.push_back(rebuild(in, c, leaves, next, site));
   switch (n.kind) {

@@ -48,8 +48,8 @@ InstanceObj* manager(Interpreter& in) {
 
 // A level argument: an int, or a registered level name; nullopt otherwise.
 std::optional<int64_t> levelOf(const Value* v) {
-  if (auto i = intOf(v))
-    return *i;
+  if (std::optional<int64_t> i = intOf(v))
+    return i;
   if (const std::string* s = strOf(v))
     for (const auto& [name, level] : kLevelNames)
       if (*s == name)
