@@ -1008,9 +1008,6 @@ Value parserExit(Interpreter& in, const CallArgs& a, mlir::Operation* site, cons
       a.positional.size() > 1 ? intOf(&a.positional[1]) : std::optional<int64_t>(0);
   return systemExit(in, static_cast<int>(code.value_or(0)), site);
 }
-Value returnNone(Interpreter& in, const CallArgs&, mlir::Operation* site, const Object*) {
-  return in.none(site);
-}
 Value helpText(Interpreter& in, const CallArgs&, mlir::Operation* site, const Object*) {
   return in.unknown("the help text of an ArgumentParser", site);
 }

@@ -23,23 +23,10 @@ ClassObj* sectionClass(Interpreter& in) {
   return in.externalClass("configparser.SectionProxy");
 }
 
-InstanceObj* self(const CallArgs& a) {
-  return a.positional.empty() ? nullptr
-                              : llvm::dyn_cast_or_null<InstanceObj>(a.positional[0].single());
-}
-
 std::string lower(std::string s) {
   for (char& c : s)
     c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
-}
-
-std::string strip(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t\r");
-  if (b == std::string_view::npos)
-    return "";
-  size_t e = s.find_last_not_of(" \t\r");
-  return std::string(s.substr(b, e - b + 1));
 }
 
 // The parser's section (made on first use), and whether the parser's
@@ -76,7 +63,7 @@ bool parseInto(Interpreter& in, InstanceObj* parser, std::string_view text) {
   std::string key, value;
   auto flush = [&] {
     if (current && !key.empty())
-      setOption(in, current, key, in.str(strip(value)));
+      setOption(in, current, key, in.str(trim(value)));
     key.clear();
     value.clear();
   };
@@ -86,11 +73,10 @@ bool parseInto(Interpreter& in, InstanceObj* parser, std::string_view text) {
     std::string_view line =
         text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
     start = end == std::string_view::npos ? text.size() + 1 : end + 1;
-    std::string s = strip(line);
+    std::string s = trim(std::string(line));
     if (s.empty() || s[0] == '#' || s[0] == ';') {
       if (s.empty())
-        flush(); // a blank line ends a value (empty_lines_in_values keeps them; values stay
-                 // stripped)
+        flush(); // a blank line ends a value
       continue;
     }
     bool indented = !line.empty() && (line[0] == ' ' || line[0] == '\t');
@@ -106,21 +92,21 @@ bool parseInto(Interpreter& in, InstanceObj* parser, std::string_view text) {
     size_t sep = s.find_first_of("=:");
     if (!current || sep == std::string::npos)
       return false;
-    key = strip(std::string_view(s).substr(0, sep));
-    value = strip(std::string_view(s).substr(sep + 1));
+    key = trim(s.substr(0, sep));
+    value = trim(s.substr(sep + 1));
   }
   flush();
   return true;
 }
 
 Value parserInit(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
-  if (InstanceObj* p = self(a))
+  if (InstanceObj* p = selfOf(a))
     section(in, p, "DEFAULT", true);
   return in.none(site);
 }
 
 Value readString(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
-  InstanceObj* p = self(a);
+  InstanceObj* p = selfOf(a);
   const std::string* text = strOf(arg(a, 1, "string"));
   if (p && (!text || !parseInto(in, p, *text)))
     put(in, p, "_from_file", in.boolean(true, site));
@@ -129,7 +115,7 @@ Value readString(Interpreter& in, const CallArgs& a, mlir::Operation* site, cons
 
 // read(filenames): what the files hold is read at run time.
 Value readFile(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
-  if (InstanceObj* p = self(a))
+  if (InstanceObj* p = selfOf(a))
     put(in, p, "_from_file", in.boolean(true, site));
   return in.unknown("the files configparser read", site);
 }
@@ -147,7 +133,7 @@ Value asText(Interpreter& in, const Value& v, mlir::Operation* site) {
 }
 
 Value readDict(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
-  InstanceObj* p = self(a);
+  InstanceObj* p = selfOf(a);
   auto* d = llvm::dyn_cast_or_null<DictObj>(
       arg(a, 1, "dictionary") ? arg(a, 1, "dictionary")->single() : nullptr);
   if (!p)
@@ -198,7 +184,7 @@ Value convert(Interpreter& in, const Value& raw, const std::string& how, mlir::O
   const std::string* s = strOf(&raw);
   if (!s || how.empty())
     return raw;
-  std::string v = lower(strip(*s));
+  std::string v = lower(trim(*s));
   if (how == "boolean") {
     if (v == "1" || v == "yes" || v == "true" || v == "on")
       return in.boolean(true, site);
@@ -206,7 +192,7 @@ Value convert(Interpreter& in, const Value& raw, const std::string& how, mlir::O
       return in.boolean(false, site);
     return in.unknown("not a boolean: " + *s, site);
   }
-  std::string text = strip(*s);
+  std::string text = trim(*s);
   if (how == "int") { // int(text): an optional sign, digits, single `_` between digits
     std::string digits;
     for (char c : text)
@@ -236,7 +222,7 @@ Value convert(Interpreter& in, const Value& raw, const std::string& how, mlir::O
 // proxy.get(option, fallback) on a section.
 Value typedGet(Interpreter& in, const CallArgs& a, mlir::Operation* site, const std::string& how,
                bool item = false) {
-  InstanceObj* target = self(a);
+  InstanceObj* target = selfOf(a);
   if (!target)
     return in.unknown("a configuration value", site);
   InstanceObj* parser = target;
@@ -281,7 +267,7 @@ Value getFloat(Interpreter& in, const CallArgs& a, mlir::Operation* s, const Obj
 
 // parser["section"]: its proxy (KeyError for a missing one: unknown).
 Value parserGetitem(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
-  InstanceObj* p = self(a);
+  InstanceObj* p = selfOf(a);
   const std::string* name = strOf(arg(a, 1));
   if (!p || !name)
     return in.unknown("a configuration section", site);
@@ -298,7 +284,7 @@ Value sectionGetitem(Interpreter& in, const CallArgs& a, mlir::Operation* site, 
 }
 
 Value parserContains(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
-  InstanceObj* p = self(a);
+  InstanceObj* p = selfOf(a);
   const std::string* name = strOf(arg(a, 1));
   if (!p || !name || !contentKnown(in, p, site))
     return in.unknown("whether a configuration section exists", site);
@@ -306,7 +292,7 @@ Value parserContains(Interpreter& in, const CallArgs& a, mlir::Operation* site, 
 }
 
 Value sectionContains(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
-  InstanceObj* sec = self(a);
+  InstanceObj* sec = selfOf(a);
   auto* parser = sec ? llvm::dyn_cast_or_null<InstanceObj>(attr(sec, "_parser").single()) : nullptr;
   const std::string* name = sec ? strOf(sec->attrs.find("name")) : nullptr;
   const std::string* option = strOf(arg(a, 1));
@@ -321,7 +307,7 @@ Value sectionContains(Interpreter& in, const CallArgs& a, mlir::Operation* site,
 }
 
 Value sections(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
-  InstanceObj* p = self(a);
+  InstanceObj* p = selfOf(a);
   if (!p || !contentKnown(in, p, site))
     return in.unknown("the configuration's sections", site);
   std::vector<Value> names;
@@ -339,7 +325,7 @@ Value hasSection(Interpreter& in, const CallArgs& a, mlir::Operation* site, cons
 }
 
 Value setValue(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
-  InstanceObj* p = self(a);
+  InstanceObj* p = selfOf(a);
   const std::string* name = strOf(arg(a, 1, "section"));
   const std::string* option = strOf(arg(a, 2, "option"));
   const Value* value = arg(a, 3, "value");
@@ -351,7 +337,7 @@ Value setValue(Interpreter& in, const CallArgs& a, mlir::Operation* site, const 
 }
 
 Value addSection(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
-  InstanceObj* p = self(a);
+  InstanceObj* p = selfOf(a);
   if (const std::string* name = strOf(arg(a, 1, "section")); p && name)
     section(in, p, *name, true);
   return in.none(site);

@@ -226,9 +226,6 @@ Value gcmEnter(Interpreter& in, const CallArgs& a, mlir::Operation* site, const 
 Value returnFalse(Interpreter& in, const CallArgs&, mlir::Operation* site, const Object*) {
   return in.boolean(false, site);
 }
-Value returnNone(Interpreter& in, const CallArgs&, mlir::Operation* site, const Object*) {
-  return in.none(site);
-}
 Value returnSelf(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
   return a.positional.empty() ? in.unknown("self", site) : a.positional[0];
 }

@@ -153,10 +153,6 @@ Value sysExit(Interpreter& in, const CallArgs& a, mlir::Operation* site, const O
   return in.unknown("the result of sys.exit()", site);
 }
 
-Value returnNone(Interpreter& in, const CallArgs&, mlir::Operation* site, const Object*) {
-  return in.none(site);
-}
-
 // A clock, a random number, a UUID: the reason names the call.
 Value nondeterministic(Interpreter& in, const CallArgs&, mlir::Operation* site,
                        const Object* self) {

@@ -71,11 +71,6 @@ InstanceObj* loggerNamed(Interpreter& in, const std::string& name) {
   return logger;
 }
 
-InstanceObj* self(const CallArgs& a) {
-  return a.positional.empty() ? nullptr
-                              : llvm::dyn_cast_or_null<InstanceObj>(a.positional[0].single());
-}
-
 // getLogger(name=None): one object per name; None, "" and "root" are the root.
 Value getLogger(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
   const Value* name = arg(a, 0, "name");
@@ -109,7 +104,7 @@ std::optional<int64_t> effectiveLevel(Interpreter& in, InstanceObj* logger) {
 }
 
 Value isEnabledFor(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
-  InstanceObj* logger = self(a);
+  InstanceObj* logger = selfOf(a);
   std::optional<int64_t> level = levelOf(arg(a, 1, "level"));
   std::optional<int64_t> disabled = levelOf(manager(in)->attrs.find("disable"));
   if (!logger || !level || !disabled)
@@ -123,13 +118,13 @@ Value isEnabledFor(Interpreter& in, const CallArgs& a, mlir::Operation* site, co
 }
 
 Value getEffectiveLevel(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
-  InstanceObj* logger = self(a);
+  InstanceObj* logger = selfOf(a);
   std::optional<int64_t> level = logger ? effectiveLevel(in, logger) : std::nullopt;
   return level ? in.integer(*level, site) : in.unknown("the effective logging level", site);
 }
 
 Value setLevel(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
-  if (InstanceObj* logger = self(a)) {
+  if (InstanceObj* logger = selfOf(a)) {
     std::optional<int64_t> level = levelOf(arg(a, 1, "level"));
     put(in, logger, "level",
         level ? in.integer(*level, site) : in.unknown("a logging level", site));
@@ -138,7 +133,7 @@ Value setLevel(Interpreter& in, const CallArgs& a, mlir::Operation* site, const 
 }
 
 Value getChild(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
-  InstanceObj* logger = self(a);
+  InstanceObj* logger = selfOf(a);
   const std::string* name = logger ? strOf(logger->attrs.find("name")) : nullptr;
   const std::string* suffix = strOf(arg(a, 1, "suffix"));
   if (!name || !suffix)
@@ -197,10 +192,6 @@ Value getLevelName(Interpreter& in, const CallArgs& a, mlir::Operation* site, co
   if (auto l = levelOf(v))
     return in.integer(*l, site);
   return in.unknown("logging.getLevelName()", site);
-}
-
-Value returnNone(Interpreter& in, const CallArgs&, mlir::Operation* site, const Object*) {
-  return in.none(site);
 }
 
 class LoggingOverlay final : public Overlay {

@@ -29,9 +29,6 @@ ClassObj* skipClass(Interpreter& in) {
   return in.externalClass("unittest.SkipTest");
 }
 
-Value returnNone(Interpreter& in, const CallArgs&, mlir::Operation* site, const Object*) {
-  return in.none(site);
-}
 Value returnFalse(Interpreter& in, const CallArgs&, mlir::Operation* site, const Object*) {
   return in.boolean(false, site);
 }

@@ -43,6 +43,8 @@ std::shared_ptr<const std::vector<std::string>> linesOf(const std::string& path)
   return (cache[path] = std::move(c)).lines;
 }
 
+} // namespace
+
 std::string trim(const std::string& s) {
   size_t b = s.find_first_not_of(" \t\r\n");
   if (b == std::string::npos)
@@ -50,8 +52,6 @@ std::string trim(const std::string& s) {
   size_t e = s.find_last_not_of(" \t\r\n");
   return s.substr(b, e - b + 1);
 }
-
-} // namespace
 
 std::string sourceText(mlir::Operation* op) {
   if (!op)

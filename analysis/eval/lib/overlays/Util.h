@@ -39,6 +39,12 @@ inline Value selfArg(const CallArgs& a) {
   return a.positional.empty() ? Value() : a.positional[0];
 }
 
+// A native that does nothing and returns None (a logger's info(), a
+// parser's print_help(), ...).
+inline Value returnNone(Interpreter& in, const CallArgs&, mlir::Operation* site, const Object*) {
+  return in.none(site);
+}
+
 // The arguments after the bound instance.
 inline CallArgs rest(const CallArgs& a, size_t skip = 1) {
   CallArgs r = a;
@@ -156,6 +162,8 @@ inline ClassObj* asClass(Interpreter& in, Object* o) {
 // annotation (dataclass ClassVar/InitVar, singledispatch.register) read its
 // text. Empty when the file cannot be read.
 std::string sourceText(mlir::Operation* op);
+// `s` without leading and trailing blanks (spaces, tabs, CR, LF).
+std::string trim(const std::string& s);
 // The text of an annotation value (`x: ClassVar[int]` -> "ClassVar[int]"):
 // a library name's qualified name when the annotation was evaluated, else
 // its source text.
