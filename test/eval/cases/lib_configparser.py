@@ -16,6 +16,8 @@ scale = 0.5
 note = first
   second
 
+  third
+
 [shapes]
 rows = 64
 block = 128
@@ -29,6 +31,8 @@ reveal(sec.getboolean("warp_specialized"))             # => False
 reveal(sec.getint("registers"))                        # => 40
 reveal(sec.getfloat("scale"))                          # => 0.500000
 reveal(sec["note"].split("\n")[1])                     # => "second"
+reveal(len(sec["note"].split("\n")))                   # => 4
+reveal(sec["note"].split("\n")[3])                     # => "third"
 reveal(cp.getint("pallas", "block"))                   # => 64
 reveal(cp.getint("shapes", "block"))                   # => 128
 reveal(cp.get("shapes", "missing", fallback="x"))      # => "x"

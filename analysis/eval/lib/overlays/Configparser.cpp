@@ -75,8 +75,10 @@ bool parseInto(Interpreter& in, InstanceObj* parser, std::string_view text) {
     start = end == std::string_view::npos ? text.size() + 1 : end + 1;
     std::string s = trim(std::string(line));
     if (s.empty() || s[0] == '#' || s[0] == ';') {
-      if (s.empty())
-        flush(); // a blank line ends a value
+      // A blank line stays in a value an indented line continues after it
+      // (empty_lines_in_values); trailing ones are stripped at the end.
+      if (s.empty() && !key.empty())
+        value += "\n";
       continue;
     }
     bool indented = !line.empty() && (line[0] == ' ' || line[0] == '\t');
