@@ -25,17 +25,21 @@ mlir::ModuleOp WorkspaceImpl::pyModule(const std::string& path) const {
   if (!d)
     return {};
   // The py module depends on the text alone: a generation bumped because a
-  // dependency changed keeps it (evaluations hold its ops for the run).
+  // dependency changed keeps it (evaluations hold its ops for the run). An
+  // edit lowers again the top-level statements it changed.
   uint64_t text = llvm::xxh3_64bits(d->doc.text());
   if (!d->pyModule || d->pyText != text) {
     mlir::MLIRContext* context =
         context_ ? context_ : (d->module ? d->module->getContext() : nullptr);
     if (!context)
       return {};
-    d->pyModule = mlir::ModuleOp::create(mlir::FileLineColLoc::get(context, path, 1, 1));
+    if (!d->pyModule || d->pyModule->getContext() != context) {
+      d->pyModule = mlir::ModuleOp::create(mlir::FileLineColLoc::get(context, path, 1, 1));
+      d->pyUnitKeys.clear();
+    }
     py::SourceView src{d->doc.text(), d->doc.root(), path,
                        [d](TSNode error) { return d->doc.recoveredChunks(error); }};
-    py::lowerModule(*d->pyModule, src);
+    py::updateModule(*d->pyModule, src, d->pyUnitKeys);
     d->pyText = text;
   }
   return *d->pyModule;

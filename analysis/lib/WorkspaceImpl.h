@@ -52,7 +52,8 @@ struct DocState {
   // The py dialect module (analysis/py) of `doc`, lowered on demand for the
   // evaluator, kept while the text is the same.
   mlir::OwningOpRef<mlir::ModuleOp> pyModule;
-  uint64_t pyText = 0; // the hash of the text it was lowered from
+  uint64_t pyText = 0;              // the hash of the text it was lowered from
+  std::vector<uint64_t> pyUnitKeys; // py::updateModule's keys of its units
 };
 
 class WorkspaceImpl final : public Workspace {

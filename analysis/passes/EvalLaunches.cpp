@@ -12,7 +12,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
+#include <string_view>
+#include <unordered_map>
 
 namespace pallas::analysis::passes {
 
@@ -75,8 +78,49 @@ namespace {
 
 // The evaluations of one pass run, by document, and which documents import
 // each document (importersOf).
+// Where each line of a document's text starts, found on first use: the
+// overlay asks for the written text of ops many times per run, and scanning
+// from the top of a 10k-line file for each was a tenth of an edit's CPU.
+class WrittenSources {
+public:
+  explicit WrittenSources(const detail::Workspace& ws) : ws_(ws) {}
+
+  struct Lines {
+    std::string_view text;
+    std::vector<size_t> starts; // of each line, by 0-based line number
+  };
+  const Lines* linesOf(const std::string& path) {
+    auto it = lines_.find(path);
+    if (it == lines_.end()) {
+      std::optional<std::string_view> text = ws_.textOf(path);
+      std::optional<Lines> lines;
+      if (text) {
+        lines.emplace(Lines{*text, {0}});
+        for (size_t nl = text->find('\n'); nl != std::string_view::npos;
+             nl = text->find('\n', nl + 1))
+          lines->starts.push_back(nl + 1);
+      }
+      it = lines_.try_emplace(path, std::move(lines)).first;
+    }
+    return it->second ? &*it->second : nullptr;
+  }
+  // The offset of a 1-based (line, column) (column 0 reads as 1); npos when
+  // the line is not in the text.
+  static size_t offset(const Lines& l, unsigned line, unsigned column) {
+    if (line == 0 || line > l.starts.size())
+      return std::string_view::npos;
+    return l.starts[line - 1] + (column ? column - 1 : 0);
+  }
+
+private:
+  const detail::Workspace& ws_;
+  std::unordered_map<std::string, std::optional<Lines>> lines_;
+};
+
 struct Evaluations : std::map<std::string, std::unique_ptr<Evaluation>> {
+  explicit Evaluations(const detail::Workspace& ws) : written(ws) {}
   std::map<std::string, std::vector<std::string>> importers;
+  WrittenSources written;
 };
 
 std::optional<shape::Value> shapeValueOfObject(eval::Interpreter& in, eval::Object* o, int depth);
@@ -282,7 +326,7 @@ std::optional<shape::Value> shapeValueOfObject(eval::Interpreter& in, eval::Obje
   }
 }
 
-std::string writtenText(const detail::Workspace& ws, mlir::Operation* op);
+std::string writtenText(WrittenSources& sources, mlir::Operation* op);
 
 std::string fileOf(mlir::Operation* op) {
   auto r = op ? llvm::dyn_cast<mlir::FileLineColRange>(op->getLoc()) : mlir::FileLineColRange();
@@ -291,7 +335,7 @@ std::string fileOf(mlir::Operation* op) {
 
 Evaluations& evaluationsOf(const detail::PassContext& ctx) {
   if (!ctx.evaluation)
-    ctx.evaluation = std::make_shared<Evaluations>();
+    ctx.evaluation = std::make_shared<Evaluations>(ctx.workspace);
   return *static_cast<Evaluations*>(ctx.evaluation.get());
 }
 
@@ -307,8 +351,8 @@ Evaluation& evaluate(const detail::PassContext& ctx, const knowledge::KnowledgeB
   if (py) {
     ev->interpreter = std::make_unique<eval::Interpreter>(py.getContext(), *ev->source);
     auto overlay = std::make_unique<PallasOverlay>(kb);
-    const detail::Workspace& ws = ctx.workspace;
-    overlay->setSourceText([&ws](mlir::Operation* op) { return writtenText(ws, op); });
+    WrittenSources& written = all.written;
+    overlay->setSourceText([&written](mlir::Operation* op) { return writtenText(written, op); });
     // A GPU found on this machine (its compute capability) is where JAX runs.
     overlay->setHostPlatform(ctx.options.gpuComputeCapability.empty() ? "cpu" : "gpu");
     ev->interpreter->addOverlay(std::move(overlay));
@@ -463,54 +507,34 @@ std::string functionAround(mlir::Operation* op) {
 }
 
 // The source text of an op as written (all its lines).
-std::string writtenText(const detail::Workspace& ws, mlir::Operation* op) {
+std::string writtenText(WrittenSources& sources, mlir::Operation* op) {
   auto r = op ? llvm::dyn_cast<mlir::FileLineColRange>(op->getLoc()) : mlir::FileLineColRange();
-  if (!r)
+  const WrittenSources::Lines* lines = r ? sources.linesOf(r.getFilename().str()) : nullptr;
+  if (!lines)
     return {};
-  std::optional<std::string_view> text = ws.textOf(r.getFilename().str());
-  if (!text)
-    return {};
-  auto offset = [&](unsigned line, unsigned column) -> size_t {
-    size_t pos = 0;
-    for (unsigned l = 1; l < line; ++l) {
-      size_t nl = text->find('\n', pos);
-      if (nl == std::string_view::npos)
-        return std::string_view::npos;
-      pos = nl + 1;
-    }
-    return pos + (column ? column - 1 : 0);
-  };
-  size_t start = offset(r.getStartLine(), r.getStartColumn());
-  size_t end = offset(r.getEndLine(), r.getEndColumn());
+  size_t start = WrittenSources::offset(*lines, r.getStartLine(), r.getStartColumn());
+  size_t end = WrittenSources::offset(*lines, r.getEndLine(), r.getEndColumn());
   if (start == std::string_view::npos || end == std::string_view::npos || end <= start ||
-      end > text->size())
+      end > lines->text.size())
     return {};
-  return std::string(text->substr(start, end - start));
+  return std::string(lines->text.substr(start, end - start));
 }
 
 // The source text of an op (one line at most, trimmed to 60 characters).
-std::string textOf(const detail::Workspace& ws, mlir::Operation* op) {
+std::string textOf(WrittenSources& sources, mlir::Operation* op) {
   auto r = llvm::dyn_cast<mlir::FileLineColRange>(op->getLoc());
-  if (!r)
+  const WrittenSources::Lines* lines = r ? sources.linesOf(r.getFilename().str()) : nullptr;
+  if (!lines)
     return {};
-  std::optional<std::string_view> text = ws.textOf(r.getFilename().str());
-  if (!text)
+  size_t start = WrittenSources::offset(*lines, r.getStartLine(), r.getStartColumn());
+  if (start == std::string_view::npos || start >= lines->text.size())
     return {};
-  size_t line = 1, pos = 0;
-  while (line < r.getStartLine() && pos < text->size()) {
-    size_t nl = text->find('\n', pos);
-    if (nl == std::string_view::npos)
-      return {};
-    pos = nl + 1;
-    ++line;
-  }
-  size_t start = pos + (r.getStartColumn() ? r.getStartColumn() - 1 : 0);
-  size_t end = text->find('\n', start);
-  if (r.getEndLine() == r.getStartLine())
-    end = pos + (r.getEndColumn() ? r.getEndColumn() - 1 : 0);
-  if (start >= text->size() || end <= start)
+  size_t end = r.getEndLine() == r.getStartLine()
+                   ? WrittenSources::offset(*lines, r.getEndLine(), r.getEndColumn())
+                   : lines->text.find('\n', start);
+  if (end <= start)
     return {};
-  std::string out(text->substr(start, std::min(end, text->size()) - start));
+  std::string out(lines->text.substr(start, std::min(end, lines->text.size()) - start));
   if (out.size() > 60)
     out = out.substr(0, 57) + "...";
   return out;
@@ -716,6 +740,7 @@ void forEachEvaluatedLaunch(detail::PassContext& ctx, const std::string& doc, ml
                     records.end());
   }
   const std::string& assumed = ctx.options.assumePath;
+  const bool isDocumentProgram = isProgram(ctx.workspace, doc);
   for (auto& [at, records] : bySite) {
     if (ctx.stopRequested())
       return;
@@ -731,7 +756,7 @@ void forEachEvaluatedLaunch(detail::PassContext& ctx, const std::string& doc, ml
     // something else calls it: its paths are a "may".
     // (Each build of the launch on its own: the one the program calls is
     // judged as certain, one an uncalled function builds is not.)
-    bool program = isProgram(ctx.workspace, doc);
+    bool program = isDocumentProgram;
     // Module code's pl.pallas_call results may reach the program in ways the
     // evaluation does not follow (a cache filled at import), so only a build
     // in a function nothing calls, or a plgpu.kernel never called, counts.
@@ -807,7 +832,7 @@ void forEachEvaluatedLaunch(detail::PassContext& ctx, const std::string& doc, ml
               c.callee = name;
               break;
             }
-          std::string written = textOf(ctx.workspace, sel);
+          std::string written = textOf(evaluationsOf(ctx).written, sel);
           c.argumentText = written.empty() ? sp.selector.text
                                            : "`" + written + "` at line " +
                                                  std::to_string(c.selector.range.start.line + 1);

@@ -107,6 +107,16 @@ struct KernelTrace {
 };
 
 struct LaunchRecord {
+  // Moved, never copied, when a vector of them grows (some member's move is
+  // not declared noexcept, and copying a record's traces was a tenth of an
+  // edit's CPU on a 10k-line file).
+  LaunchRecord() = default;
+  LaunchRecord(const LaunchRecord&) = default;
+  LaunchRecord(LaunchRecord&&) noexcept = default;
+  LaunchRecord& operator=(const LaunchRecord&) = default;
+  LaunchRecord& operator=(LaunchRecord&&) noexcept = default;
+  ~LaunchRecord() = default;
+
   LaunchEvent event;
   std::vector<SelectedPath> selected;
   std::map<ExecPath, KernelTrace> traces; // every path is traced (the path matrix)

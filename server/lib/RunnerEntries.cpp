@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <optional>
-#include <regex>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -11,12 +10,68 @@
 namespace pallas::server::runner {
 namespace {
 
-// Kernel launches the runner forces into a mode (gpu/README.md): each is a
-// call, or a decorator (`@pl.kernel(...)`, `@functools.partial(pl.pallas_call, ...)`).
-const std::regex& launchPattern() {
-  static const std::regex re(
-      R"((\bpallas_call\b|\bplgpu\s*\.\s*kernel\b|\bpl\s*\.\s*kernel\b|\bcore_map\b|\bmgpu\s*\.\s*kernel\b))");
-  return re;
+bool isWordChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+// The identifier that starts at `i` (a run of word characters), or empty.
+std::string_view wordAt(std::string_view text, size_t i) {
+  size_t end = i;
+  while (end < text.size() && isWordChar(text[end]))
+    ++end;
+  return text.substr(i, end - i);
+}
+
+size_t skipSpace(std::string_view text, size_t i) {
+  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i])))
+    ++i;
+  return i;
+}
+
+// Whether the text names a kernel launch the runner forces into a mode
+// (gpu/README.md): `pallas_call`, `core_map`, or `kernel` as an attribute of
+// `pl`, `plgpu` or `mgpu`, as a call or a decorator (`@pl.kernel(...)`,
+// `@functools.partial(pl.pallas_call, ...)`). Scanned by hand: libstdc++'s
+// std::regex with \b took a fifth of an edit's CPU on a 10k-line file.
+bool mentionsLaunch(std::string_view text) {
+  for (size_t i = 0; i < text.size();) {
+    if (!isWordChar(text[i])) {
+      ++i;
+      continue;
+    }
+    std::string_view word = wordAt(text, i);
+    i += word.size();
+    if (word == "pallas_call" || word == "core_map")
+      return true;
+    if (word != "pl" && word != "plgpu" && word != "mgpu")
+      continue;
+    size_t dot = skipSpace(text, i);
+    if (dot < text.size() && text[dot] == '.' && wordAt(text, skipSpace(text, dot + 1)) == "kernel")
+      return true;
+  }
+  return false;
+}
+
+// The name `def NAME(` (after `async` if any) defines when the line starts
+// with it; empty when it does not.
+std::string definedName(std::string_view line) {
+  size_t i = 0;
+  if (wordAt(line, 0) == "async") {
+    i = skipSpace(line, 5);
+    if (i == 5)
+      return {};
+  }
+  if (wordAt(line, i) != "def")
+    return {};
+  size_t nameAt = skipSpace(line, i + 3);
+  if (nameAt == i + 3 || nameAt >= line.size() ||
+      std::isdigit(static_cast<unsigned char>(line[nameAt])))
+    return {};
+  std::string_view name = wordAt(line, nameAt);
+  size_t paren = skipSpace(line, nameAt + name.size());
+  if (name.empty() || paren >= line.size() || line[paren] != '(')
+    return {};
+  return std::string(name);
 }
 
 constexpr std::string_view kMarker = "pallas-lsp: entry";
@@ -107,14 +162,13 @@ bool callableWithoutArguments(const std::string& params) {
 }
 
 std::vector<Function> moduleFunctions(const std::vector<std::string>& lines) {
-  static const std::regex defRe(R"(^(async\s+)?def\s+([A-Za-z_][A-Za-z0-9_]*)\s*\()");
   std::vector<Function> out;
   for (unsigned i = 0; i < lines.size(); ++i) {
-    std::smatch m;
-    if (!std::regex_search(lines[i], m, defRe))
+    std::string name = definedName(lines[i]);
+    if (name.empty())
       continue;
     Function f;
-    f.name = m[2];
+    f.name = std::move(name);
     f.defLine = i;
     // Decorators and comment lines right above belong to it.
     unsigned first = i;
@@ -153,7 +207,7 @@ std::unordered_set<std::string> namesIn(const Function& f) {
   size_t start = f.body.find('\n', f.body.find("def "));
   if (start == std::string::npos)
     return names;
-  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  auto word = isWordChar;
   std::string_view body(f.body);
   for (size_t i = start; i < body.size();) {
     if (!word(body[i])) {
@@ -181,7 +235,7 @@ std::vector<RunTarget> findRunTargets(std::string_view source) {
   std::unordered_map<std::string, size_t> launchers; // name -> functions of that name that launch
   for (size_t i = 0; i < functions.size(); ++i) {
     mentions.push_back(namesIn(functions[i]));
-    launches[i] = std::regex_search(functions[i].body, launchPattern());
+    launches[i] = mentionsLaunch(functions[i].body);
     if (launches[i])
       ++launchers[functions[i].name];
   }

@@ -66,5 +66,51 @@ def outer():
   EXPECT_EQ(describe(findRunTargets(source)), "");
 }
 
+// Each spelling of a launch the runner forces into a mode, and the ones that
+// only look like it (a longer name, `kernel` of another module).
+TEST(RunnerEntries, EveryLaunchSpellingMakesAnEntry) {
+  const char* source = R"(def a():
+  return pl.pallas_call(k, out_shape=o)(x)
+
+def b():
+  return plgpu . kernel(k, out_shape=o)(x)
+
+def c():
+  return (pl.
+          kernel(k, out_shape=o, mesh=m))(x)
+
+async   def d():
+  return jax.shard_map(core_map(m)(k))
+
+def e():
+  f = functools.partial(mgpu.kernel, k)
+
+def   f  ():
+  @pl.kernel(out_shape=o, mesh=m)
+  def body(o_ref): pass
+
+def no_longer_name():
+  return my_pallas_call(k)
+
+def no_other_module():
+  return jnp.kernel(k) + plgpux.kernel(k)
+
+def no_attribute_of_it():
+  return pl.kernels(k)
+
+def 9bad():
+  return pl.pallas_call(k)
+
+defx g():
+  return pl.pallas_call(k)
+)";
+  EXPECT_EQ(describe(findRunTargets(source)), "a@0->a (launches a kernel)\n"
+                                              "b@3->b (launches a kernel)\n"
+                                              "c@6->c (launches a kernel)\n"
+                                              "d@10->d (launches a kernel)\n"
+                                              "e@13->e (launches a kernel)\n"
+                                              "f@16->f (launches a kernel)\n");
+}
+
 } // namespace
 } // namespace pallas::server::runner

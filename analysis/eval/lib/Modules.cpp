@@ -5,6 +5,9 @@
 #include "mlir/IR/BuiltinOps.h"
 
 #include <array>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <set>
 
@@ -380,6 +383,47 @@ void Interpreter::runHandedOnCallables(ModuleObj* m) {
 
 // ---- descriptions -----------------------------------------------------------------
 
+std::string floatRepr(double x) {
+  if (std::isnan(x))
+    return "nan";
+  if (std::isinf(x))
+    return x < 0 ? "-inf" : "inf";
+  // The fewest significant digits that read back as x.
+  char buf[64];
+  int digits = 1;
+  for (; digits < 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*e", digits - 1, x);
+    if (std::strtod(buf, nullptr) == x)
+      break;
+  }
+  std::snprintf(buf, sizeof buf, "%.*e", digits - 1, x);
+  std::string s(buf);
+  bool negative = s[0] == '-';
+  std::string mantissa = s.substr(negative ? 1 : 0, s.find('e') - (negative ? 1 : 0));
+  int exponent = static_cast<int>(std::strtol(s.c_str() + s.find('e') + 1, nullptr, 10));
+  std::string d; // the significant digits
+  for (char c : mantissa)
+    if (c != '.')
+      d += c;
+  while (d.size() > 1 && d.back() == '0')
+    d.pop_back();
+  std::string out = negative ? "-" : "";
+  if (exponent < -4 || exponent >= 16) {
+    out += d.substr(0, 1);
+    if (d.size() > 1)
+      out += "." + d.substr(1);
+    char e[8];
+    std::snprintf(e, sizeof e, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
+    return out + e;
+  }
+  if (exponent < 0)
+    return out + "0." + std::string(static_cast<size_t>(-exponent - 1), '0') + d;
+  size_t whole = static_cast<size_t>(exponent) + 1;
+  if (d.size() <= whole)
+    return out + d + std::string(whole - d.size(), '0') + ".0";
+  return out + d.substr(0, whole) + "." + d.substr(whole);
+}
+
 std::string describe(const Object* o) {
   if (!o)
     return "nothing";
@@ -393,7 +437,7 @@ std::string describe(const Object* o) {
   case Kind::Int:
     return std::to_string(llvm::cast<IntObj>(o)->v);
   case Kind::Float:
-    return std::to_string(llvm::cast<FloatObj>(o)->v);
+    return floatRepr(llvm::cast<FloatObj>(o)->v);
   case Kind::Str:
     return "\"" + llvm::cast<StrObj>(o)->v + "\"";
   case Kind::Bytes:

@@ -10,7 +10,11 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "pallas/py/Dialect.h"
 
+#include "llvm/ADT/Hashing.h"
+#include "llvm/Support/xxhash.h"
+
 #include <optional>
+#include <unordered_map>
 
 namespace pallas::py {
 
@@ -1358,6 +1362,50 @@ void lowerModule(mlir::ModuleOp module, const SourceView& src) {
   mlir::MLIRContext* context = module.getContext();
   for (TSNode s : topLevelStatements(src))
     module.getBody()->push_back(lowerUnit(context, src, s));
+}
+
+uint64_t unitKey(const SourceView& src, TSNode statement) {
+  if (ts_node_has_error(statement) || is(statement, "ERROR"))
+    return 0;
+  uint32_t start = ts_node_start_byte(statement), end = ts_node_end_byte(statement);
+  if (end < start || end > src.text.size())
+    return 0;
+  TSPoint at = ts_node_start_point(statement);
+  uint64_t key = llvm::xxh3_64bits(llvm::StringRef(src.text.data() + start, end - start));
+  for (uint64_t part : {uint64_t(at.row), uint64_t(at.column), uint64_t(ts_node_symbol(statement))})
+    key = llvm::hashing::detail::hash_16_bytes(key, part);
+  return key == 0 ? 1 : key;
+}
+
+size_t updateModule(mlir::ModuleOp module, const SourceView& src, std::vector<uint64_t>& keys) {
+  mlir::MLIRContext* context = module.getContext();
+  mlir::Block* body = module.getBody();
+  // The units lowered before, by key (two equal statements at one place
+  // cannot be, but an unreadable one has key 0 and is never reused).
+  std::unordered_multimap<uint64_t, mlir::Operation*> before;
+  size_t index = 0;
+  for (mlir::Operation& op : *body)
+    before.emplace(index < keys.size() ? keys[index++] : 0, &op);
+  for (auto& [key, op] : before)
+    op->remove();
+  std::vector<uint64_t> now;
+  size_t lowered = 0;
+  for (TSNode s : topLevelStatements(src)) {
+    uint64_t key = unitKey(src, s);
+    auto kept = key ? before.find(key) : before.end();
+    if (kept != before.end()) {
+      body->push_back(kept->second);
+      before.erase(kept);
+    } else {
+      body->push_back(lowerUnit(context, src, s));
+      ++lowered;
+    }
+    now.push_back(key);
+  }
+  for (auto& [key, op] : before)
+    op->destroy();
+  keys = std::move(now);
+  return lowered;
 }
 
 } // namespace pallas::py

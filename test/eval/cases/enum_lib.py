@@ -133,8 +133,8 @@ class Planet(Enum):
         self.radius = radius
 
 
-reveal(Planet.MARS.radius)             # => 3.390000
-reveal(Planet.EARTH.value[0])          # => 5.970000
+reveal(Planet.MARS.radius)             # => 3.39
+reveal(Planet.EARTH.value[0])          # => 5.97
 
 
 class Shape(Enum):

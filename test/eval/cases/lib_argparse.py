@@ -20,7 +20,7 @@ args = parser.parse_args()
 reveal(args.interpret)                 # => False
 reveal(args.check)                     # => True
 reveal(args.block)                     # => 128
-reveal(args.scale)                     # => 0.500000
+reveal(args.scale)                     # => 0.5
 reveal(args.fast)                      # => None
 reveal(args.verbose)                   # => 0
 
@@ -34,7 +34,7 @@ lit = parser.parse_args(["--interp", "--block=64", "-vv", "--no-fast", "--xs", "
 reveal(lit.interpret)                  # => True
 reveal(lit.check)                      # => True
 reveal(lit.block)                      # => 64
-reveal(lit.scale)                      # => 0.500000
+reveal(lit.scale)                      # => 0.5
 reveal(lit.fast)                       # => False
 reveal(lit.verbose)                    # => 2
 reveal(lit.mode)                       # => "b"

@@ -6,14 +6,14 @@ reveal(doc["name"])                    # => "k"
 reveal(doc["n"])                       # => 4
 reveal(len(doc))                       # => 7
 reveal(list(doc)[1])                   # => "n"
-reveal(doc["ratio"])                   # => 0.500000
+reveal(doc["ratio"])                   # => 0.5
 reveal(doc["ok"])                      # => True
 reveal(doc["off"])                     # => False
 reveal(doc["none"])                    # => None
 reveal(doc["xs"][1][1])                # => "y"
 reveal(json.loads("[]"))               # => a list
 reveal(json.loads(" -12 "))            # => -12
-reveal(json.loads("1e2"))              # => 100.000000
+reveal(json.loads("1e2"))              # => 100.0
 reveal(json.loads('"a\\u00e9\\n"') == "a\u00e9\n")  # => True
 reveal(json.loads(b'{"b": 1}')["b"])   # => 1
 

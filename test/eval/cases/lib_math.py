@@ -7,7 +7,7 @@ reveal(math.prod(block))                         # => 8192
 reveal(prod(block) * 2)                          # => 16384
 reveal(prod([]))                                 # => 1
 reveal(prod((2, 3), start=5))                    # => 30
-reveal(prod([2, 0.5]))                           # => 1.000000
+reveal(prod([2, 0.5]))                           # => 1.0
 reveal(sum(prod(s) * 2 for s in [(128, 64), (64, 256)]))  # => 49152
 
 reveal(ceil(1000 / 128))                         # => 8
@@ -23,17 +23,17 @@ reveal(math.lcm(6, 8, 12))                       # => 24
 reveal(math.lcm())                               # => 1
 
 reveal(int(math.log2(128)))                      # => 7
-reveal(math.log2(1024))                          # => 10.000000
-reveal(math.log(8, 2))                           # => 3.000000
-reveal(math.log10(1000))                         # => 3.000000
-reveal(math.sqrt(16))                            # => 4.000000
+reveal(math.log2(1024))                          # => 10.0
+reveal(math.log(8, 2))                           # => 3.0
+reveal(math.log10(1000))                         # => 3.0
+reveal(math.sqrt(16))                            # => 4.0
 reveal(math.isqrt(17))                           # => 4
 reveal(math.isqrt(1 << 40))                      # => 1048576
 reveal(math.factorial(5))                        # => 120
 reveal(math.comb(6, 2))                          # => 15
 reveal(math.comb(2, 6))                          # => 0
-reveal(math.pow(2, 10))                          # => 1024.000000
-reveal(math.fabs(-3))                            # => 3.000000
+reveal(math.pow(2, 10))                          # => 1024.0
+reveal(math.fabs(-3))                            # => 3.0
 reveal(math.isfinite(math.inf))                  # => False
 reveal(math.pi > 3.14)                           # => True
 reveal(round(math.e, 3))                         # => round()

@@ -6,7 +6,7 @@
 // and tuple the programs we read use; the exception classes form their
 // hierarchy. What depends on the running program (id, hash, input, open)
 // is Unknown.
-#include "../Activation.h"
+#include "Util.h"
 #include "mlir/IR/BuiltinOps.h"
 
 #include <algorithm>
@@ -15,30 +15,15 @@
 namespace pallas::eval {
 namespace {
 
-const Value* arg(const CallArgs& a, size_t i, llvm::StringRef name = "") {
-  return a.get(i, name);
-}
+// The helpers every library overlay uses (Util.h).
+using overlay::arg;
+using overlay::intOf;
+using overlay::pythonFloat;
+using overlay::pythonInt;
+using overlay::strOf;
 
 Value receiver(const Object* self) {
   return llvm::cast<BuiltinObj>(self)->bound;
-}
-
-std::optional<int64_t> intArg(const Value* v) {
-  if (!v)
-    return std::nullopt;
-  Object* o = v->single();
-  if (auto* i = llvm::dyn_cast_or_null<IntObj>(o))
-    return i->v;
-  if (auto* b = llvm::dyn_cast_or_null<BoolObj>(o))
-    return b->v ? 1 : 0;
-  return std::nullopt;
-}
-
-const std::string* strArg(const Value* v) {
-  if (!v)
-    return nullptr;
-  auto* s = llvm::dyn_cast_or_null<StrObj>(v->single());
-  return s && s->kind == Kind::Str ? &s->v : nullptr;
 }
 
 std::string strValue(Interpreter& in, Object* o, bool& known) {
@@ -93,7 +78,7 @@ Value bLen(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Obje
 }
 
 Value bRange(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
-  std::optional<int64_t> x = intArg(arg(a, 0)), y = intArg(arg(a, 1)), z = intArg(arg(a, 2));
+  std::optional<int64_t> x = intOf(arg(a, 0)), y = intOf(arg(a, 1)), z = intOf(arg(a, 2));
   size_t n = a.positional.size();
   if (n == 1 && x)
     return Value(in.heap().make<RangeObj>(0, *x, 1), site);
@@ -220,7 +205,7 @@ Value bGetattr(Interpreter& in, const CallArgs& a, mlir::Operation* site, const 
 
 Value bSetattr(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
   const Value* obj = arg(a, 0);
-  const std::string* name = strArg(arg(a, 1));
+  const std::string* name = strOf(arg(a, 1));
   const Value* v = arg(a, 2);
   if (obj && name && v)
     in.setAttr(*obj, *name, *v, site);
@@ -237,7 +222,7 @@ Value bSetattr(Interpreter& in, const CallArgs& a, mlir::Operation* site, const 
 
 Value bHasattr(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
   const Value* obj = arg(a, 0);
-  const std::string* name = strArg(arg(a, 1));
+  const std::string* name = strOf(arg(a, 1));
   if (!obj || !name)
     return in.unknown("hasattr()", site);
   std::optional<bool> h = in.hasAttr(*obj, *name);
@@ -282,7 +267,7 @@ Value bType(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Obj
   if (a.positional.size() == 3) {
     // type(name, bases, namespace): a class made at run time.
     auto* cls = in.heap().make<ClassObj>();
-    const std::string* name = strArg(&a.positional[0]);
+    const std::string* name = strOf(&a.positional[0]);
     cls->name = name ? *name : "<type>";
     cls->qualname = cls->name;
     for (const Value& b : in.elements(a.positional[1], site).items)
@@ -343,10 +328,16 @@ Value bInt(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Obje
     else if (auto* f = llvm::dyn_cast<FloatObj>(o))
       out.add(in.heap().integer(static_cast<int64_t>(f->v)), site);
     else if (auto* s = llvm::dyn_cast<StrObj>(o)) {
-      char* end = nullptr;
-      long long x = std::strtoll(s->v.c_str(), &end, 10);
-      if (end && *end == 0 && !s->v.empty())
-        out.add(in.heap().integer(x), site);
+      std::optional<int64_t> base = a.positional.size() > 1 || arg(a, 1, "base")
+                                        ? intOf(arg(a, 1, "base"))
+                                        : std::optional<int64_t>(10);
+      std::optional<int64_t> x = base ? pythonInt(s->v, static_cast<int>(*base)) : std::nullopt;
+      if (x)
+        out.add(in.heap().integer(*x), site);
+      else if (base && v->size() == 1) // the one text it can be: ValueError, as CPython
+        return overlay::raiseNew(in, in.externalClass("builtins.ValueError"), site,
+                                 "invalid literal for int() with base " + std::to_string(*base) +
+                                     ": '" + s->v + "'");
       else
         out = in.heap().join(out, in.unknown("int(\"" + s->v + "\")", site));
     } else
@@ -366,6 +357,13 @@ Value bFloat(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Ob
       out.add(in.heap().floating(static_cast<double>(i->v)), site);
     else if (auto* f = llvm::dyn_cast<FloatObj>(o))
       out.add(f, site);
+    else if (auto* b = llvm::dyn_cast<BoolObj>(o))
+      out.add(in.heap().floating(b->v ? 1.0 : 0.0), site);
+    else if (auto* s = llvm::dyn_cast<StrObj>(o); s && pythonFloat(s->v))
+      out.add(in.heap().floating(*pythonFloat(s->v)), site);
+    else if (s && s->kind == Kind::Str && v->size() == 1) // ValueError, as CPython
+      return overlay::raiseNew(in, in.externalClass("builtins.ValueError"), site,
+                               "could not convert string to float: '" + s->v + "'");
     else
       out = in.heap().join(out, in.unknown("float(" + describe(o) + ")", site));
   }
@@ -617,7 +615,7 @@ Value bZip(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Obje
 
 Value bEnumerate(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
   const Value* v = arg(a, 0);
-  int64_t start = intArg(arg(a, 1, "start")).value_or(0);
+  int64_t start = intOf(arg(a, 1, "start")).value_or(0);
   auto* l = in.heap().make<ListObj>();
   if (!v)
     return Value(l, site);
@@ -719,14 +717,14 @@ Value bUnknown(Interpreter& in, const CallArgs&, mlir::Operation* site, const Ob
 
 Value bAbs(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
   const Value* v = arg(a, 0);
-  if (auto i = intArg(v))
+  if (auto i = intOf(v))
     return in.integer(*i < 0 ? -*i : *i, site);
   return in.unknown("abs()", site);
 }
 
 Value bRound(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object*) {
   const Value* v = arg(a, 0);
-  if (auto i = intArg(v))
+  if (auto i = intOf(v))
     return in.integer(*i, site);
   if (auto* f = v ? llvm::dyn_cast_or_null<FloatObj>(v->single()) : nullptr)
     if (!arg(a, 1))
@@ -936,7 +934,7 @@ Value sStrip(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Ob
   auto* s = llvm::dyn_cast_or_null<StrObj>(receiver(self).single());
   if (!s)
     return in.unknown("str.strip", site);
-  const std::string* chars = strArg(arg(a, 0));
+  const std::string* chars = strOf(arg(a, 0));
   std::string set = chars ? *chars : std::string(" \t\n\r\f\v");
   std::string name = llvm::cast<BuiltinObj>(self)->name;
   std::string r = s->v;
@@ -960,7 +958,7 @@ Value sStartsEnds(Interpreter& in, const CallArgs& a, mlir::Operation* site, con
                                     ? llvm::cast<TupleObj>(p->single())->elems
                                     : std::vector<Value>{*p};
   for (const Value& pv : prefixes) {
-    const std::string* x = strArg(&pv);
+    const std::string* x = strOf(&pv);
     if (!x)
       return in.unknown("str.startswith", site);
     bool hit = ends ? (s->v.size() >= x->size() &&
@@ -974,8 +972,8 @@ Value sStartsEnds(Interpreter& in, const CallArgs& a, mlir::Operation* site, con
 
 Value sReplace(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Object* self) {
   auto* s = llvm::dyn_cast_or_null<StrObj>(receiver(self).single());
-  const std::string* from = strArg(arg(a, 0));
-  const std::string* to = strArg(arg(a, 1));
+  const std::string* from = strOf(arg(a, 0));
+  const std::string* to = strOf(arg(a, 1));
   if (!s || !from || !to || from->empty())
     return in.unknown("str.replace", site);
   std::string r;
@@ -996,7 +994,7 @@ Value sSplit(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Ob
   auto* s = llvm::dyn_cast_or_null<StrObj>(receiver(self).single());
   if (!s)
     return in.unknown("str.split", site);
-  const std::string* sep = strArg(arg(a, 0, "sep"));
+  const std::string* sep = strOf(arg(a, 0, "sep"));
   std::vector<Value> parts;
   if (!sep) {
     std::string cur;
@@ -1061,7 +1059,7 @@ Value lInsert(Interpreter& in, const CallArgs& a, mlir::Operation* site, const O
     if (auto* l = llvm::dyn_cast<ListObj>(alt.obj))
       if (const Value* v = arg(a, 1)) {
         in.heap().willWrite(l);
-        std::optional<int64_t> i = intArg(arg(a, 0));
+        std::optional<int64_t> i = intOf(arg(a, 0));
         if (i && *i >= 0 && static_cast<size_t>(*i) <= l->elems.size())
           l->elems.insert(l->elems.begin() + *i, *v);
         else if (i && *i == 0)
@@ -1084,7 +1082,7 @@ Value lPop(Interpreter& in, const CallArgs& a, mlir::Operation* site, const Obje
         continue;
       }
       std::optional<int64_t> i =
-          a.positional.empty() ? std::optional<int64_t>(-1) : intArg(arg(a, 0));
+          a.positional.empty() ? std::optional<int64_t>(-1) : intOf(arg(a, 0));
       int64_t n = static_cast<int64_t>(l->elems.size());
       if (!i || *i >= n || *i < -n) {
         out = in.heap().join(out, in.unknown("list.pop()", site));

@@ -194,29 +194,14 @@ Value convert(Interpreter& in, const Value& raw, const std::string& how, mlir::O
       return in.boolean(false, site);
     return in.unknown("not a boolean: " + *s, site);
   }
-  std::string text = trim(*s);
-  if (how == "int") { // int(text): an optional sign, digits, single `_` between digits
-    std::string digits;
-    for (char c : text)
-      if (c != '_')
-        digits += c;
-    size_t used = 0;
-    try {
-      long long n = std::stoll(digits, &used, 10);
-      if (used == digits.size() && !digits.empty() && text.find("__") == std::string::npos &&
-          text.back() != '_')
-        return in.integer(n, site);
-    } catch (...) { // NOLINT(bugprone-empty-catch): not an int: ValueError in CPython
-    }
+  // int() and float() of the text, as configparser calls them.
+  if (how == "int") {
+    if (std::optional<int64_t> n = pythonInt(*s))
+      return in.integer(*n, site);
     return in.unknown("not an int: " + *s, site);
   }
-  size_t used = 0;
-  try {
-    double d = std::stod(text, &used);
-    if (used == text.size())
-      return Value(in.heap().floating(d), site);
-  } catch (...) { // NOLINT(bugprone-empty-catch): not a float: ValueError in CPython
-  }
+  if (std::optional<double> d = pythonFloat(*s))
+    return Value(in.heap().floating(*d), site);
   return in.unknown("not a float: " + *s, site);
 }
 

@@ -53,6 +53,131 @@ std::string trim(const std::string& s) {
   return s.substr(b, e - b + 1);
 }
 
+namespace {
+
+// The digits of `text` without the single underscores CPython allows
+// between digits (`1_000`); nullopt for a leading, trailing or doubled `_`
+// or a character `isDigit` rejects.
+template <typename IsDigit>
+std::optional<std::string> digitsOf(std::string_view text, IsDigit isDigit, bool underscoreFirst) {
+  std::string out;
+  bool lastWasDigit = underscoreFirst;
+  for (char c : text) {
+    if (c == '_') {
+      if (!lastWasDigit)
+        return std::nullopt;
+      lastWasDigit = false;
+      continue;
+    }
+    if (!isDigit(c))
+      return std::nullopt;
+    out += c;
+    lastWasDigit = true;
+  }
+  if (out.empty() || !lastWasDigit)
+    return std::nullopt;
+  return out;
+}
+
+} // namespace
+
+std::optional<int64_t> pythonInt(const std::string& text, int base) {
+  std::string t = trim(text);
+  if (base != 0 && (base < 2 || base > 36))
+    return std::nullopt;
+  std::string_view v(t);
+  bool negative = false;
+  if (!v.empty() && (v[0] == '+' || v[0] == '-')) {
+    negative = v[0] == '-';
+    v.remove_prefix(1);
+  }
+  // A prefix (0x, 0o, 0b) where the base is 0 or matches it; `_` may follow it.
+  bool prefixed = false;
+  if (v.size() >= 2 && v[0] == '0') {
+    char p = static_cast<char>(std::tolower(static_cast<unsigned char>(v[1])));
+    int prefixBase = p == 'x' ? 16 : p == 'o' ? 8 : p == 'b' ? 2 : 0;
+    if (prefixBase && (base == 0 || base == prefixBase)) {
+      base = prefixBase;
+      v.remove_prefix(2);
+      prefixed = true;
+    }
+  }
+  int radix = base == 0 ? 10 : base;
+  auto isDigit = [radix](char c) {
+    int d = std::isdigit(static_cast<unsigned char>(c))   ? c - '0'
+            : std::isalpha(static_cast<unsigned char>(c)) ? std::tolower(c) - 'a' + 10
+                                                          : 99;
+    return d < radix;
+  };
+  std::optional<std::string> digits = digitsOf(v, isDigit, prefixed);
+  if (!digits)
+    return std::nullopt;
+  // Base 0 reads a decimal as Python source does: no leading zeros but 0.
+  if (base == 0 && digits->size() > 1 && (*digits)[0] == '0' &&
+      digits->find_first_not_of('0') != std::string::npos)
+    return std::nullopt;
+  errno = 0;
+  char* end = nullptr;
+  long long n = std::strtoll(digits->c_str(), &end, radix);
+  if (errno == ERANGE || !end || *end)
+    return std::nullopt;
+  return negative ? -n : n;
+}
+
+std::optional<double> pythonFloat(const std::string& text) {
+  std::string t = trim(text);
+  std::string_view v(t);
+  bool negative = false;
+  if (!v.empty() && (v[0] == '+' || v[0] == '-')) {
+    negative = v[0] == '-';
+    v.remove_prefix(1);
+  }
+  std::string word;
+  for (char c : v)
+    word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (word == "inf" || word == "infinity")
+    return negative ? -HUGE_VAL : HUGE_VAL;
+  if (word == "nan")
+    return std::nan("");
+  auto isDigit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+  // mantissa [e exponent]; the mantissa is digits, digits., .digits or digits.digits
+  size_t e = word.find('e');
+  std::string_view mantissa = std::string_view(word).substr(0, e);
+  std::string number;
+  size_t dot = mantissa.find('.');
+  std::string_view whole = mantissa.substr(0, dot);
+  std::string_view fraction = dot == std::string_view::npos ? "" : mantissa.substr(dot + 1);
+  if (whole.empty() && fraction.empty())
+    return std::nullopt;
+  if (!whole.empty()) {
+    std::optional<std::string> d = digitsOf(whole, isDigit, false);
+    if (!d)
+      return std::nullopt;
+    number += *d;
+  }
+  number += '.';
+  if (!fraction.empty()) {
+    std::optional<std::string> d = digitsOf(fraction, isDigit, false);
+    if (!d)
+      return std::nullopt;
+    number += *d;
+  }
+  if (e != std::string::npos) {
+    std::string_view exponent = std::string_view(word).substr(e + 1);
+    number += 'e';
+    if (!exponent.empty() && (exponent[0] == '+' || exponent[0] == '-')) {
+      number += exponent[0];
+      exponent.remove_prefix(1);
+    }
+    std::optional<std::string> d = digitsOf(exponent, isDigit, false);
+    if (!d)
+      return std::nullopt;
+    number += *d;
+  }
+  double out = std::strtod(number.c_str(), nullptr);
+  return negative ? -out : out;
+}
+
 std::string sourceText(mlir::Operation* op) {
   if (!op)
     return {};

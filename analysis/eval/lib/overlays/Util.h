@@ -164,6 +164,15 @@ inline ClassObj* asClass(Interpreter& in, Object* o) {
 std::string sourceText(mlir::Operation* op);
 // `s` without leading and trailing blanks (spaces, tabs, CR, LF).
 std::string trim(const std::string& s);
+// int(text, base) as CPython reads a str: blanks around, an optional sign,
+// digits with single `_` between them, a 0x/0o/0b prefix only as `base`
+// allows it (base 0: the prefix decides, and a decimal may not start with
+// 0). nullopt where CPython raises ValueError (or the value passes int64).
+std::optional<int64_t> pythonInt(const std::string& text, int base = 10);
+// float(text) as CPython reads a str: blanks around, an optional sign, a
+// decimal with single `_` between digits and an optional exponent, or
+// inf / infinity / nan in any case. nullopt where CPython raises ValueError.
+std::optional<double> pythonFloat(const std::string& text);
 // The text of an annotation value (`x: ClassVar[int]` -> "ClassVar[int]"):
 // a library name's qualified name when the annotation was evaluated, else
 // its source text.

@@ -421,5 +421,9 @@ struct ExternalObj : Object {
 // A short text for a value in "may" messages and debugging.
 std::string describe(const Value& v);
 std::string describe(const Object* o);
+// repr() of a float as CPython writes it: the shortest digits that read
+// back as the same double, positional for 1e-4 <= |x| < 1e16 (with ".0"
+// when integral), else scientific ("1e+16", "1.5e-05").
+std::string floatRepr(double x);
 
 } // namespace pallas::eval

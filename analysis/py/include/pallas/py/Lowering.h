@@ -39,6 +39,19 @@ mlir::Operation* lowerUnit(mlir::MLIRContext* context, const SourceView& src, TS
 // Appends one py.unit per top-level statement to `module`.
 void lowerModule(mlir::ModuleOp module, const SourceView& src);
 
+// What lowerUnit's result depends on for one top-level statement: its text,
+// where it starts (locations are absolute) and its kind. 0 for a statement
+// the parser could not read cleanly (its tree may differ for the same text),
+// which is lowered again every time.
+uint64_t unitKey(const SourceView& src, TSNode statement);
+
+// Brings `module` up to `src`, keeping each unit whose statement has the
+// same unitKey as before, op for op, and lowering the others: an edit in
+// one function of a 10k-line file lowers one unit, not the file. `keys` are
+// the units' keys in order (empty for an empty module; updated here).
+// Returns how many units it lowered.
+size_t updateModule(mlir::ModuleOp module, const SourceView& src, std::vector<uint64_t>& keys);
+
 // Depth of syntax the lowering follows; deeper expressions become
 // py.error "too_deep".
 inline constexpr unsigned kMaxLoweredNesting = 256;
