@@ -4,6 +4,7 @@
 
 #include "CompiledPath.h"
 #include "EvalLaunches.h"
+#include "KernelParams.h"
 #include "LaunchCache.h"
 #include "PassKnowledge.h"
 #include "mlir/IR/Operation.h"
@@ -373,6 +374,17 @@ LaunchView Session::view(pd::LaunchOp launch) {
     v.body = body.func;
     v.bodyPath = body.path;
     numParams = body.func.getArgNames().size();
+    // The parameters the Refs bind to, as Python binds the kernel's call
+    // (keyword-only ones and those functools.partial binds take none).
+    const syntax::ParsedSource* defDoc = eval_->docOf(body.path);
+    TSNode def = defNodeAt(*eval_, body.path, body.func->getLoc());
+    if (defDoc && !isNull(def)) {
+      std::vector<std::string> refs =
+          refParameters(*defDoc, def, doc, a.positional.empty() ? TSNode{} : a.positional[0]);
+      if (std::any_of(refs.begin(), refs.end(), [](const std::string& n) { return n[0] == '*'; }))
+        return v; // a star parameter takes however many there are
+      numParams = refs.size();
+    }
   } else if (launch.getBodyValue()) {
     if (auto clo = launch.getBodyValue().getDefiningOp<pd::ClosureOp>()) {
       v.body = clo;

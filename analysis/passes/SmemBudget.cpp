@@ -1,6 +1,7 @@
 // The SMEM budget of a launch (SmemBudget.h): the dialect gives the structure
 // (which scopes, calls and closures a kernel runs), ShapeEval the sizes.
 #include "EvalLaunches.h"
+#include "KernelParams.h"
 #include "PassKnowledge.h"
 #include "SmemBudgetWalk.h"
 
@@ -214,8 +215,15 @@ BudgetWalk::KernelBody BudgetWalk::kernelBody(pd::LaunchOp launch, const LaunchC
     k.region = &body.func.getBody();
     k.path = body.path;
     k.def = defAt(body.path, body.func->getLoc());
-    for (auto n : body.func.getArgNames())
-      k.params.push_back(llvm::cast<mlir::StringAttr>(n).getValue().str());
+    const syntax::ParsedSource* defDoc = eval_.docOf(body.path);
+    if (defDoc && !isNull(k.def)) {
+      TSNode bodyArgument =
+          c.partial || c.args.positional.empty() ? TSNode{} : c.args.positional[0];
+      k.params = passes::refParameters(*defDoc, k.def, c.doc, bodyArgument);
+    } else {
+      for (auto n : body.func.getArgNames())
+        k.params.push_back(llvm::cast<mlir::StringAttr>(n).getValue().str());
+    }
     kernelFunc_ = body.func;
     return k;
   }

@@ -3,6 +3,7 @@
 // JAX's Mosaic GPU resource estimator.
 #pragma once
 
+#include "KernelParams.h"
 #include "SmemArithmetic.h"
 #include "SmemBudget.h"
 #include "mlir/IR/Operation.h"
@@ -231,20 +232,7 @@ private:
 
   // The def/lambda node a func or closure op stands for.
   TSNode defAt(const std::string& path, mlir::Location loc) const {
-    const syntax::ParsedSource* doc = eval_.docOf(path);
-    LineCol lc = lineCol(loc);
-    if (!doc || !lc.line)
-      return TSNode{};
-    TSPoint p{lc.line - 1, lc.column ? lc.column - 1 : 0};
-    std::vector<TSNode> chain = eval_.pathAt(doc, p);
-    for (size_t k = chain.size(); k-- > 0;) {
-      TSNode n = chain[k];
-      if (is(n, "function_definition") || is(n, "lambda"))
-        return n;
-      if (is(n, "decorated_definition"))
-        return field(n, "definition");
-    }
-    return TSNode{};
+    return passes::defNodeAt(eval_, path, loc);
   }
 
   std::optional<TSNode> callOf(const std::string& path, mlir::Location loc) const {

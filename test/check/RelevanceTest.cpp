@@ -428,6 +428,110 @@ def run():
   EXPECT_TRUE(findingsAt(runCheck(options)).empty());
 }
 
+TEST(Relevance, AProgramReachesKernelsThroughAModuleThatLaunchesNothing) {
+  // main.py -> launch.py -> kernels.py: `python -m pkg.main` runs the
+  // kernels with main's arguments, though main imports only launch.py
+  // (which spells no JAX, and chooses nothing itself). The nearest callers
+  // come first; those past the import depth are none.
+  std::vector<std::filesystem::path> files{"/r/pkg/kernels.py", "/r/pkg/launch.py",
+                                           "/r/pkg/main.py",    "/r/far/a.py",
+                                           "/r/far/b.py",       "/r/far/c.py"};
+  std::vector<std::string_view> texts{
+      "from jax.experimental import pallas as pl\ndef build(cfg):\n"
+      "  return pl.pallas_call(k, out_shape=o)\n",
+      "from . import kernels\ndef project(x):\n  return kernels.build(1)(x)\n",
+      "import jax\nfrom . import launch\nlaunch.project(jax.numpy.ones(4))\n",
+      "import jax\nimport far.b\n", // a -> b -> c -> main -> launch: too far
+      "import jax\nimport far.c\n",
+      "import jax\nimport pkg.main\n",
+  };
+  std::vector<bool> launching = launchingIn(files, texts);
+  ASSERT_EQ(launching, (std::vector<bool>{true, false, false, false, false, false}));
+  std::vector<std::vector<size_t>> callers = callersIn(files, texts, launching);
+  EXPECT_EQ(callers[0], (std::vector<size_t>{2, 5}));
+}
+
+TEST(Relevance, AKernelRunByAProgramTwoImportsAwayIsJudgedWithItsConfiguration) {
+  // The program's preset gives a WGMMA accumulator of 32 rows (JAX 0.10.2:
+  // "WGMMA requires m and n to be multiples of 64 and 8"); the kernel takes
+  // its configuration as a keyword-only parameter bound by functools.partial,
+  // so it has three Ref parameters, not four.
+  TempDir dir;
+  dir.write("pkg/__init__.py", "");
+  dir.write("pkg/kernels.py", R"(import functools
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+def body(a_ref, b_ref, o_ref, *, rows):
+  def scope(acc_ref):
+    plgpu.wgmma(acc_ref, a_ref, b_ref)
+    plgpu.wgmma_wait(0)
+    return acc_ref[...]
+  o_ref[...] = pl.run_scoped(scope, plgpu.ACC((rows, 128), jnp.float32))
+
+
+def build(rows):
+  t = (plgpu.TilingTransform((8, 64)), plgpu.SwizzleTransform(128))
+  return pl.pallas_call(
+      functools.partial(body, rows=rows),
+      in_specs=[plgpu.BlockSpec((rows, 128), lambda: (0, 0), transforms=t),
+                plgpu.BlockSpec((128, 128), lambda: (0, 0), transforms=t)],
+      out_specs=plgpu.BlockSpec((rows, 128), lambda: (0, 0)),
+      out_shape=jax.ShapeDtypeStruct((rows, 128), jnp.float32))
+)");
+  dir.write("pkg/launch.py", R"(import jax.numpy as jnp
+from . import kernels
+
+PRESETS = {"prefill": 128, "decode": 32}
+
+
+def project(x, w, *, mode):
+  rows = PRESETS[mode]
+  return kernels.build(rows)(x.astype(jnp.float16), w.astype(jnp.float16))
+)");
+  dir.write("pkg/main.py", R"(import jax
+import jax.numpy as jnp
+from . import launch
+
+
+def main():
+  x = jnp.zeros((32, 128), jnp.float32)
+  w = jnp.zeros((128, 128), jnp.float32)
+  f = jax.jit(lambda a, b: launch.project(a, b, mode="decode"))
+  f.trace(x, w).lower(lowering_platforms=("cuda",))
+
+
+if __name__ == "__main__":
+  main()
+)");
+  CheckOptions options;
+  options.paths = {dir.path()};
+  options.configMode = CheckOptions::ConfigMode::None;
+  CheckResult r = runCheck(options);
+  EXPECT_TRUE(r.errors.empty());
+  EXPECT_EQ(findingsAt(r), (std::vector<std::string>{"kernels.py:13:PLS006"}));
+  // The prefill preset: 128 rows, which WGMMA takes.
+  dir.write("pkg/main.py", R"(import jax
+import jax.numpy as jnp
+from . import launch
+
+
+def main():
+  x = jnp.zeros((128, 128), jnp.float32)
+  w = jnp.zeros((128, 128), jnp.float32)
+  f = jax.jit(lambda a, b: launch.project(a, b, mode="prefill"))
+  f.trace(x, w).lower(lowering_platforms=("cuda",))
+
+
+if __name__ == "__main__":
+  main()
+)");
+  EXPECT_TRUE(findingsAt(runCheck(options)).empty());
+}
+
 TEST(Relevance, ACallerThatPassesTheKernelInAnotherFile) {
   // The launch's kernel is a parameter (8.23); the file that passes a kernel
   // calling inline_mgpu spells no `interpret`: it names Pallas, so it is a

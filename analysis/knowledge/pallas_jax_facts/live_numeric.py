@@ -80,6 +80,33 @@ def _bound(fn, jax, args, constants=False):
   return found
 
 
+# First parameters that take a sequence of arrays (`jnp.concatenate(arrays)`,
+# `jnp.hstack(tup)`): such a function is called with one list of arrays. (An
+# array is a sequence too, so the positional call traces, as something else:
+# `jnp.concatenate(a)` joins the rows of one array.)
+_SEQUENCE_PARAMETERS = ("arrays", "tup", "xs")
+
+
+def _takes_sequence(fn):
+  try:
+    params = list(inspect.signature(fn).parameters)
+  except (TypeError, ValueError):
+    return False
+  return bool(params) and params[0] in _SEQUENCE_PARAMETERS
+
+
+def _arguments(fn, shape, arity, jnp):
+  """The arguments to call fn with, `arity` float32 arrays of `shape`, as
+  (arrays, the same with Python floats): one list of them for a function
+  of a sequence, else positionally."""
+  if _takes_sequence(fn):
+    # Two at least: joining one array is that array, and binds nothing.
+    arrays = [jnp.ones(shape, jnp.float32) for _ in range(max(arity, 2))]
+    return [arrays], [[0.5] * len(arrays)]
+  arrays = [jnp.ones(shape, jnp.float32) for _ in range(arity)]
+  return arrays, [0.5] * arity
+
+
 def _trace(fn, jax, jnp, arrays_only=False):
   """What fn binds given float32 arrays, keeping only the primitives it
   also binds given Python floats: a kernel calls these functions on both,
@@ -87,12 +114,13 @@ def _trace(fn, jax, jnp, arrays_only=False):
   while `jnp.array(0.0)` binds nothing) depends on the call."""
   for shape in _SHAPES:
     for arity in (1, 2, 3):
-      found = _bound(fn, jax, [jnp.ones(shape, jnp.float32) for _ in range(arity)])
+      arrays, scalars = _arguments(fn, shape, arity, jnp)
+      found = _bound(fn, jax, arrays)
       if found is None:
         continue
       if arrays_only:
         return found
-      on_scalars = _bound(fn, jax, [0.5] * arity, constants=True)
+      on_scalars = _bound(fn, jax, scalars, constants=True)
       if on_scalars is None:
         return found
       names = {p if isinstance(p, str) else p.name for p in on_scalars}

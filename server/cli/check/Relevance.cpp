@@ -228,31 +228,51 @@ std::vector<bool> launchingFiles(RunImports& run) {
   return launching;
 }
 
+namespace {
+// How many imports deep a caller's reach is followed, and how many callers
+// through other modules a launching file gets at most.
+constexpr unsigned kCallerImportDepth = 3;
+constexpr size_t kMaxIndirectCallers = 4;
+} // namespace
+
 std::vector<std::vector<size_t>> interpretCallers(RunImports& run,
                                                   const std::vector<bool>& launching) {
   std::vector<std::vector<size_t>> callers(run.size());
+  // Callers through other modules, with how many imports away, per launcher.
+  std::vector<std::vector<std::pair<unsigned, size_t>>> indirect(run.size());
   const std::map<std::string, size_t> launchers = byPath(run.files(), launching);
   const std::map<std::string, size_t> all =
       byPath(run.files(), std::vector<bool>(run.size(), true));
   for (size_t i = 0; i < run.size(); ++i) {
     if (!analysis::mayChooseForLaunches(run.text(i)))
       continue;
-    std::set<size_t> reached;
-    auto reach = [&](const std::string& imported) {
-      if (auto it = launchers.find(imported); it != launchers.end())
-        if (size_t l = it->second; l != i && reached.insert(l).second)
-          callers[l].push_back(i);
-    };
-    for (const std::string& imported : run.importsOf(i)) {
-      reach(imported);
-      // A package's __init__ re-exports its modules' functions (`from .
-      // import build` in the caller, `from .matmul import build` in the
-      // package): what it imports is what the caller calls.
-      if (std::filesystem::path(imported).filename() == "__init__.py")
-        if (auto init = all.find(imported); init != all.end() && init->second != i)
-          for (const std::string& reexported : run.importsOf(init->second))
-            reach(reexported);
+    // The launching files its imports reach: directly, or through modules
+    // (a package's __init__ re-exports its modules' functions; a program's
+    // main.py imports launch.py, which imports the kernels, and
+    // `python -m pkg.main` runs them), a few imports deep.
+    std::set<size_t> seen{i};
+    std::vector<size_t> frontier{i};
+    for (unsigned depth = 0; depth < kCallerImportDepth && !frontier.empty(); ++depth) {
+      std::vector<size_t> next;
+      for (size_t from : frontier)
+        for (const std::string& imported : run.importsOf(from)) {
+          auto it = all.find(imported);
+          if (it == all.end() || !seen.insert(it->second).second)
+            continue;
+          size_t j = it->second;
+          if (launchers.count(imported))
+            (depth == 0 ? callers[j].push_back(i) : indirect[j].push_back({depth, i}));
+          next.push_back(j);
+        }
+      frontier = std::move(next);
     }
+  }
+  // Every direct importer, then the nearest of the others (a library's test
+  // suite reaches its kernels from hundreds of files).
+  for (size_t l = 0; l < run.size(); ++l) {
+    std::sort(indirect[l].begin(), indirect[l].end()); // by depth, then file order
+    for (size_t k = 0; k < indirect[l].size() && k < kMaxIndirectCallers; ++k)
+      callers[l].push_back(indirect[l][k].second);
   }
   return callers;
 }
