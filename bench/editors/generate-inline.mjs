@@ -45,8 +45,14 @@ function block(i, interpret) {
   ];
 }
 
-/** @returns {{ text: string, editLine: number, editColumn: number, kernels: number }} */
-export function generate(lines = 10000, every = 2) {
+/**
+ * edit "kernel": type after a literal in a kernel's body (the kernel
+ * changes); "interpret": the `e` of the middle launch's `interpret=True`
+ * (deleted, `Tru` is a name nothing defines, and typed back: the launch's
+ * path changes each time).
+ * @returns {{ text: string, editLine: number, editColumn: number, kernels: number }}
+ */
+export function generate(lines = 10000, every = 2, edit = 'kernel') {
   const out = HEADER.split('\n');
   let i = 0;
   let editLine = -1;
@@ -55,11 +61,19 @@ export function generate(lines = 10000, every = 2) {
     const b = block(i, i % every === 0);
     if (out.length + b.length > lines) break;
     if (editLine < 0 && out.length + b.length > Math.floor(lines / 2)) {
-      // Type after the literal of `acc = x * K.0 + y`: the kernel changes, the
-      // file stays valid.
-      const k = b.findIndex((l) => l.startsWith('  acc = x * '));
-      editLine = out.length + k;
-      editColumn = b[k].indexOf('.0') + 2;
+      if (edit === 'interpret') {
+        const k = b.findIndex((l) => l.includes('interpret=True'));
+        if (k >= 0) {
+          editLine = out.length + k;
+          editColumn = b[k].indexOf('True') + 3;
+        }
+      } else {
+        // Type after the literal of `acc = x * K.0 + y`: the kernel changes,
+        // the file stays valid.
+        const k = b.findIndex((l) => l.startsWith('  acc = x * '));
+        editLine = out.length + k;
+        editColumn = b[k].indexOf('.0') + 2;
+      }
     }
     out.push(...b);
     i++;

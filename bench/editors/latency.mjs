@@ -13,7 +13,8 @@
 // --module smem-over | smem-fit: 200 Mosaic GPU launches in ~6k lines
 // (generate-smem.mjs), over the SMEM limit (200 PLS005) or fitting it (none);
 // --launches N changes the count, --edit helper types in the helper every
-// kernel shares instead of one kernel's body.
+// kernel shares instead of one kernel's body. --module inline --edit
+// interpret deletes and retypes the `e` of one launch's interpret=True.
 // env: PALLAS_LSP_BIN (default build/server/pallas-lsp), PALLAS_LSP_PYTHON (default .venv/bin/python)
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -93,10 +94,12 @@ async function measure(server, file, generated) {
     for (let i = 0; i < EDITS; i++) {
       // Type one character after the literal, then delete it: the file stays
       // valid and the same size, as in a typing session.
-      const insert = i % 2 === 0;
+      // (--edit interpret: delete the `e` of True, then type it back.)
+      const retype = args.edit === 'interpret';
+      const insert = retype ? i % 2 === 1 : i % 2 === 0;
       const at = { line: generated.editLine, character: generated.editColumn };
       const edit = insert
-        ? { range: { start: at, end: at }, text: '1' }
+        ? { range: { start: at, end: at }, text: retype ? 'e' : '1' }
         : { range: { start: at, end: { line: at.line, character: at.character + 1 } }, text: '' };
       const before = session.publishedCount(uri);
       const sentAt = performance.now();
@@ -151,7 +154,9 @@ async function main() {
   const generate = args.module === 'inline' ? generateInline : generateMixed;
   const generated = smem
     ? generateSmem(Number(args.launches), smem[1], args.edit)
-    : generate(Number(args.lines));
+    : args.module === 'inline'
+      ? generateInline(Number(args.lines), 2, args.edit)
+      : generate(Number(args.lines));
   const lineCount = generated.text.split('\n').length - 1;
   const dir = mkdtempSync(join(tmpdir(), 'pallas-bench-editors-'));
   const file = join(dir, 'kernels.py');

@@ -492,21 +492,21 @@ def project(x, w, *, mode):
   rows = PRESETS[mode]
   return kernels.build(rows)(x.astype(jnp.float16), w.astype(jnp.float16))
 )");
-  dir.write("pkg/main.py", R"(import jax
-import jax.numpy as jnp
-from . import launch
-
-
-def main():
-  x = jnp.zeros((32, 128), jnp.float32)
-  w = jnp.zeros((128, 128), jnp.float32)
-  f = jax.jit(lambda a, b: launch.project(a, b, mode="decode"))
-  f.trace(x, w).lower(lowering_platforms=("cuda",))
-
-
-if __name__ == "__main__":
-  main()
-)");
+  // The program: rows of x, and the preset it asks for.
+  auto program = [&](const std::string& rows, const std::string& mode) {
+    dir.write("pkg/main.py", "import jax\nimport jax.numpy as jnp\nfrom . import launch\n\n\n"
+                             "def main():\n"
+                             "  x = jnp.zeros((" +
+                                 rows +
+                                 ", 128), jnp.float32)\n"
+                                 "  w = jnp.zeros((128, 128), jnp.float32)\n"
+                                 "  f = jax.jit(lambda a, b: launch.project(a, b, mode=\"" +
+                                 mode +
+                                 "\"))\n"
+                                 "  f.trace(x, w).lower(lowering_platforms=(\"cuda\",))\n\n\n"
+                                 "if __name__ == \"__main__\":\n  main()\n");
+  };
+  program("32", "decode");
   CheckOptions options;
   options.paths = {dir.path()};
   options.configMode = CheckOptions::ConfigMode::None;
@@ -514,21 +514,7 @@ if __name__ == "__main__":
   EXPECT_TRUE(r.errors.empty());
   EXPECT_EQ(findingsAt(r), (std::vector<std::string>{"kernels.py:13:PLS006"}));
   // The prefill preset: 128 rows, which WGMMA takes.
-  dir.write("pkg/main.py", R"(import jax
-import jax.numpy as jnp
-from . import launch
-
-
-def main():
-  x = jnp.zeros((128, 128), jnp.float32)
-  w = jnp.zeros((128, 128), jnp.float32)
-  f = jax.jit(lambda a, b: launch.project(a, b, mode="prefill"))
-  f.trace(x, w).lower(lowering_platforms=("cuda",))
-
-
-if __name__ == "__main__":
-  main()
-)");
+  program("128", "prefill");
   EXPECT_TRUE(findingsAt(runCheck(options)).empty());
 }
 
