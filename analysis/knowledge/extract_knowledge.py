@@ -29,7 +29,11 @@ How each fact is obtained (also written into the table under "methods"):
 * Discharge: membership in ``jax._src.state.discharge._discharge_rules`` /
   ``_partial_discharge_rules``. A rule "raises" when, after its docstring and
   ``del`` statements, its first statement is a ``raise``; the raised message
-  is taken from the rule's AST. The primitives a rule binds itself
+  is taken from the rule's AST. It raises ValueError too when that first
+  statement unpacks the primitive's args tree (``a, b, c, d =
+  args_tree.unflatten(args_flat)``) into another number of names than every
+  binder of the primitive flattens into it (``tree_flatten((a, b, c))``); the
+  message is this Python's own. The primitives a rule binds itself
   (``wgmma_p.bind`` in wgmma_ref's rule) are its "binds": the functional
   form the discharged equation becomes, lowered like any value primitive. For
   a full (not partial) rule, "writesOperands" are the positions of the
@@ -219,7 +223,8 @@ def extract():
         "module": module_name,
         "variable": var,
         "multipleResults": bool(getattr(prim, "multiple_results", False)),
-        "discharge": discharge_entry(prim, full, partial, keys, rule_bind_ids.get(prim_id)),
+        "discharge": discharge_entry(prim, full, partial, keys, rule_bind_ids.get(prim_id),
+                                     module_name, var),
         "gpuInterpret": {"handling": handling, "message": message} if interp_module else None,
         "cpuLowering": has_cpu,
         "mosaicGpuLowering": semantics.get(prim_id, []) if have_mgpu else None,
@@ -248,7 +253,8 @@ def extract():
           "apiBinds": f"bytecode scan of global/attribute chains resolving to Primitive objects, "
                       f"following functions in {', '.join(config.FOLLOW_PREFIXES)} up to depth {config.TRANSITIVE_DEPTH}",
           "discharge": "jax._src.state.discharge._discharge_rules / _partial_discharge_rules; "
-                       "'raises' = first statement of the rule is a raise (AST); 'binds' = "
+                       "'raises' = first statement of the rule is a raise, or unpacks the args "
+                       "tree into another count than its binders flatten (AST); 'binds' = "
                        "primitives the rule's own bytecode binds (prim.bind); 'writesOperands' = "
                        "non-None positions of a full rule's returned new_invals (AST)",
           "gpuInterpret": f"AST of {interp_module}.JaxprInterpreter.interpret match arms" if interp_module else None,

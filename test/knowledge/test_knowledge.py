@@ -61,6 +61,42 @@ def test_inline_mgpu_discharge_raises(table):
   assert str(err.value) == fact["message"]
 
 
+def test_atomic_store_discharge_raises_on_its_unpacking(table):
+  # The rule's first line unpacks four arguments where plgpu.atomic_add
+  # binds three: read from the AST (source_ast.unpack_mismatch_of), raised
+  # by real JAX with the same message for every atomic op.
+  fact = table["primitives"]["mgpu_atomic_store"]["discharge"]
+  assert fact["status"] == "raises" and fact["exception"] == "ValueError"
+
+  def kernel(x_ref, _o_in, o_ref):
+    plgpu.atomic_add(o_ref.at[1], x_ref[0])
+
+  gmem = plgpu.BlockSpec(memory_space=plgpu.GMEM)
+  x = jnp.ones((2, 128), jnp.float32)
+  with pytest.raises(ValueError) as err:
+    pl.pallas_call(kernel, in_specs=[gmem, gmem], out_specs=gmem,
+                   out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                   input_output_aliases={1: 0}, interpret=True)(x, jnp.zeros_like(x))
+  assert str(err.value) == fact["message"]
+
+
+def test_unpack_mismatch_needs_every_binder_to_agree():
+  import ast
+  from pallas_jax_facts.source_ast import unpack_error_message, unpack_mismatch_of
+  rule = ast.parse('def rule(in_avals, out_avals, *args_flat, args_tree):\n'
+                   '  """doc"""\n  a, b, c, d = args_tree.unflatten(args_flat)\n').body[0]
+  one = ("def f(x):\n  args_flat, args_tree = tree_util.tree_flatten((x, 1, 2))\n"
+         "  p.bind(*args_flat, args_tree=args_tree)\n")
+  other = ("def g(x):\n  args_flat, args_tree = tree_util.tree_flatten((x, 1, 2, 3))\n"
+           "  p.bind(*args_flat, args_tree=args_tree)\n")
+  assert unpack_mismatch_of(rule, ast.parse(one), "p") == (4, 3)
+  assert unpack_mismatch_of(rule, ast.parse(one + other), "p") is None  # binders disagree
+  assert unpack_mismatch_of(rule, ast.parse(other), "p") is None  # they match
+  assert unpack_mismatch_of(rule, ast.parse(one), "q") is None  # another primitive
+  assert unpack_error_message(4, 3).startswith("not enough values to unpack (expected 4")
+  assert unpack_error_message(2, 3).startswith("too many values to unpack")
+
+
 def test_api_binds_inline_mgpu_p_by_tracing(table):
   def kernel(x_ref, o_ref):
     _ref_region(o_ref)

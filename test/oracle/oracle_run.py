@@ -190,6 +190,9 @@ BLAME_RULES = [
 # operation that, once transformed by JAX, triggered the exception").
 RAISING_EQN = [
     re.compile(r"MLIR translation rule for primitive '(\w+)' not found"),
+    # A discharge rule that fails on its own first line (JAX 0.10.2's atomic
+    # store unpacks four arguments where atomic_add binds three).
+    re.compile(r"^(not enough|too many) values to unpack"),
     re.compile(r"Did not ask for inval to be discharged but it was"),
     # Issue 17 (PLS006-PLS008): shape, layout and copy rules that the Mosaic
     # GPU lowering checks inside one equation's rule (wgmma, the accumulator

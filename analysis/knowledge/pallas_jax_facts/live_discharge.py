@@ -4,7 +4,7 @@ discharge rule, whether it raises, what it binds and which operands it writes.""
 from __future__ import annotations
 
 from .live_objects import _first_statement_raise, _function_ast, _qualname, _referenced_objects, _try_import, _unwrap
-from .source_ast import written_operands_of
+from .source_ast import unpack_error_message, unpack_mismatch_of, written_operands_of
 
 
 def discharge_facts():
@@ -44,12 +44,30 @@ def written_operands(rule):
   return None if func is None else written_operands_of(func)
 
 
-def discharge_entry(prim, full, partial, keys=None, binds=None):
+def _module_tree(module_name):
+  import ast
+  import inspect
+  module = _try_import(module_name) if module_name else None
+  try:
+    return ast.parse(inspect.getsource(module)) if module is not None else None
+  except (OSError, TypeError, SyntaxError):
+    return None
+
+
+def _unpack_raise(rule, module_name, var):
+  """("ValueError", message) when the rule's first line unpacks the
+  primitive's args tree into more or fewer names than its binders pack."""
+  mismatch = unpack_mismatch_of(_function_ast(rule), _module_tree(module_name), var) if var else None
+  message = unpack_error_message(*mismatch) if mismatch else None
+  return ("ValueError", message) if message else None
+
+
+def discharge_entry(prim, full, partial, keys=None, binds=None, module_name=None, var=None):
   rule, kind = discharge_rule(prim, full, partial)
   if rule is None:
     return {"status": "none"}
   entry = {"status": "exists", "kind": kind, "rule": _qualname(rule)}
-  raised = _first_statement_raise(rule)
+  raised = _first_statement_raise(rule) or _unpack_raise(rule, module_name, var)
   if raised is not None:
     exc, message = raised
     entry.update(status="raises", exception=exc, message=message)

@@ -203,6 +203,87 @@ def first_statement_raise_of(func):
   return None
 
 
+def _first_real_statement(func):
+  for stmt in func.body:
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+      continue  # docstring
+    if isinstance(stmt, (ast.Delete, ast.Pass)):
+      continue
+    return stmt
+  return None
+
+
+def _unflatten_targets(stmt):
+  """N when stmt is `a, b, ..., n = <tree>.unflatten(...)` (no starred name)."""
+  if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+    return None
+  target, value = stmt.targets[0], stmt.value
+  if not (isinstance(target, ast.Tuple) and isinstance(value, ast.Call)
+          and isinstance(value.func, ast.Attribute) and value.func.attr == "unflatten"):
+    return None
+  if any(isinstance(e, ast.Starred) for e in target.elts):
+    return None
+  return len(target.elts)
+
+
+def _flattened_tuple_sizes(module_tree, prim_var):
+  """For each function of the module that binds `prim_var` (`prim_var.bind(...,
+  args_tree=...)`), the length of the tuple literal it flattens into that
+  tree (`args_flat, args_tree = tree_util.tree_flatten((a, b, c))`); None
+  for a binder whose tuple is not a literal."""
+  sizes = []
+  for func in ast.walk(module_tree):
+    if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+      continue
+    binds = [n for n in ast.walk(func)
+             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+             and n.func.attr == "bind" and isinstance(n.func.value, ast.Name)
+             and n.func.value.id == prim_var
+             and any(k.arg == "args_tree" for k in n.keywords)]
+    if not binds:
+      continue
+    size = None
+    for n in ast.walk(func):
+      if (isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
+          and isinstance(n.value.func, ast.Attribute) and n.value.func.attr == "tree_flatten"
+          and n.value.args and isinstance(n.value.args[0], ast.Tuple)
+          and not any(isinstance(e, ast.Starred) for e in n.value.args[0].elts)):
+        size = len(n.value.args[0].elts)
+    sizes.append(size)
+  return sizes
+
+
+def unpack_mismatch_of(rule_func, module_tree, prim_var):
+  """(expected, got) when a discharge rule's first real statement unpacks
+  the primitive's args tree into `expected` names while every function
+  that binds the primitive flattens a tuple of `got` items into it: the
+  rule raises ValueError on its first line for every equation. (JAX
+  0.10.2's atomic_store rule unpacks `ref, transforms, val, mask`, and
+  plgpu.atomic_add binds `(x_ref, transforms, val)`.) None otherwise."""
+  if rule_func is None or isinstance(rule_func, ast.Lambda) or module_tree is None:
+    return None
+  stmt = _first_real_statement(rule_func)
+  expected = _unflatten_targets(stmt) if stmt is not None else None
+  if expected is None:
+    return None
+  sizes = _flattened_tuple_sizes(module_tree, prim_var)
+  if not sizes or any(s is None for s in sizes) or len(set(sizes)) != 1:
+    return None
+  got = sizes[0]
+  return (expected, got) if got != expected else None
+
+
+def unpack_error_message(expected, got):
+  """The message this Python gives for unpacking `got` values into
+  `expected` names (its wording changes between Python versions)."""
+  names = ", ".join(f"_v{i}" for i in range(expected))
+  try:
+    exec(f"{names}{',' if expected == 1 else ''} = {tuple(range(got))!r}", {})  # noqa: S102
+  except ValueError as e:
+    return str(e)
+  return None
+
+
 def returns_before_bind_of(func):
   """True when the def's own body has a `return` before its first
   `.bind(...)`; False for a lambda."""
