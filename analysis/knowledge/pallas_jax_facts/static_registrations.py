@@ -9,7 +9,7 @@ import ast
 from . import config, gpu_backend
 from .hardware import capability_gate
 from .live_objects import _module_path
-from .source_ast import _own_returns, asserts_ref_operand_of, first_statement_raise_of, hardware_named_in, interpreter_arms, raise_template_in, returns_before_bind_of, written_operands_of
+from .source_ast import _own_returns, asserts_ref_operand_of, first_statement_raise_of, hardware_named_in, interpreter_arms, raise_template_in, returns_before_bind_of, unpack_error_message, unpack_mismatch_of, written_operands_of
 from .static_source import ClassObj, FuncObj, ModuleObj, PrimObj, ValueObj, _body_nodes, _chain, _is_partial, _local_names, _outermost_chains
 
 
@@ -369,7 +369,7 @@ class Extractor:
       return {"status": "none"} if found is None else {"status": "exists", "kind": found[1], "rule": None}
     rule, kind, _how = found
     entry = {"status": "exists", "kind": kind, "rule": self.rule_qualname(rule)}
-    raised = self.first_statement_raise(rule)
+    raised = self.first_statement_raise(rule) or self.unpack_raise(rule, prim)
     if raised is not None:
       exc, message = raised
       entry.update(status="raises", exception=exc, message=message)
@@ -380,6 +380,15 @@ class Extractor:
 
   def first_statement_raise(self, rule):
     return first_statement_raise_of(rule.node)
+
+  def unpack_raise(self, rule, prim):
+    """("ValueError", message) when the rule's first line unpacks the
+    primitive's args tree into another count than its binders flatten (the
+    message as the Python running this extractor words it)."""
+    module = self.src.module(prim.module)
+    mismatch = unpack_mismatch_of(rule.node, module.tree if module else None, prim.name)
+    message = unpack_error_message(*mismatch) if mismatch else None
+    return ("ValueError", message) if message else None
 
   def written_operands(self, rule):
     if isinstance(rule.node, ast.Lambda):

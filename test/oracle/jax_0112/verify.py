@@ -156,6 +156,23 @@ def pallas_call_without_params_is_triton():
   assert TABLE["mosaicGpuDefaults"]["pallasCallWithoutParams"] == {"flag": None, "backend": "triton"}
 
 
+@check
+def atomic_store_discharge_fails_unpacking():
+  """The atomic store's discharge rule still unpacks four arguments where
+  plgpu.atomic_add binds three: interpret=True raises ValueError for every
+  atomic op (table primitives.mgpu_atomic_store.discharge, read from the
+  AST by the static extractor)."""
+  def kernel(x_ref, _o_in, o_ref):
+    plgpu.atomic_add(o_ref.at[1], x_ref[0])
+  gmem = plgpu.BlockSpec(memory_space=plgpu.GMEM)
+  x = jnp.ones((2, 128), jnp.float32)
+  run = pl.pallas_call(kernel, in_specs=[gmem, gmem], out_specs=gmem, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                       input_output_aliases={1: 0}, interpret=True)
+  got = raises(lambda: run(x, jnp.zeros_like(x)))
+  fact = TABLE["primitives"]["mgpu_atomic_store"]["discharge"]
+  assert got == (fact["exception"], fact["message"]), (got, fact)
+
+
 def main():
   print(f"JAX {jax.__version__}")
   failed = 0
