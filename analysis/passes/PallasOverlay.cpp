@@ -702,6 +702,13 @@ void PallasOverlay::install(Interpreter& in) {
   s.modeClass = overlayClass(in, "GpuInterpretModeContext");
   s.modeClass->ns.set("__enter__", Value(in.makeNative("pallas-lsp.mode.__enter__", nModeEnter)));
   s.modeClass->ns.set("__exit__", Value(in.makeNative("pallas-lsp.mode.__exit__", nModeExit)));
+  // force_gpu_interpret_mode(...) is a contextlib context manager, so it
+  // also decorates a function: each call of it runs inside the mode
+  // (ContextDecorator.__call__, which the contextlib overlay models).
+  ClassObj* decorator = in.externalClass("contextlib.ContextDecorator");
+  s.modeClass->bases = {decorator};
+  s.modeClass->mro = {s.modeClass};
+  s.modeClass->mro.insert(s.modeClass->mro.end(), decorator->mro.begin(), decorator->mro.end());
   s.config = in.heap().make<InstanceObj>(overlayClass(in, "Config"));
   s.config->attrs.set("mode", in.none());
   s.facts = in.heap().make<InstanceObj>(overlayClass(in, "Facts"));
