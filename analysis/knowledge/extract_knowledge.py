@@ -125,7 +125,7 @@ from pallas_jax_facts.live_discharge import discharge_entry, discharge_facts, di
 from pallas_jax_facts.live_objects import PrimitiveIndex, _api_doc_hardware, _api_kind, _primitive_class, _public_names, _try_import, _unwrap  # noqa: E402
 from pallas_jax_facts.live_params import error_templates, interpret_gpu_params, mosaic_gpu_defaults, mosaic_gpu_resources, mosaic_gpu_rules  # noqa: E402
 from pallas_jax_facts.live_higher_order import higher_order_api_binds, resource_estimators  # noqa: E402
-from pallas_jax_facts.live_paths import abstract_eval_asserts_ref, cpu_lowering_sets, effect_names, gpu_interpret_arms, mosaic_gpu_semantics  # noqa: E402
+from pallas_jax_facts.live_paths import abstract_eval_asserts_ref, cpu_lowering_sets, effect_names, gpu_interpret_arms, gpu_interpret_indexing_only, mosaic_gpu_semantics  # noqa: E402
 from pallas_jax_facts.table import fallback_outcome, write_table  # noqa: E402
 from pallas_jax_facts.custom_derivatives import custom_derivative_apis  # noqa: E402
 from pallas_jax_facts.gpu_interpret_allocation import gpu_interpret_allocates  # noqa: E402
@@ -207,6 +207,7 @@ def extract():
         entry[op] = sorted(keys[i] for i in entry[op])
 
   arms, has_fallback, interp_module = gpu_interpret_arms()
+  indexing_only = gpu_interpret_indexing_only()
   # The imported JAX's own source files, for the facts both extractors read
   # the same way from source.
   own_source = Source(os.path.dirname(os.path.dirname(jax.__file__)))
@@ -236,6 +237,10 @@ def extract():
       # The fallback re-binds the primitive; the re-bound program is then
       # lowered for CPU, so without a CPU rule it fails there.
       entry["gpuInterpret"]["fallbackOutcome"] = fallback_outcome(has_cpu, abstract_eval_asserts_ref(prim))
+    if interp_module and prim_id in indexing_only:
+      # Its callback reads Ref transforms as indexing, unchecked: a view's
+      # transform lacks this attribute (AttributeError).
+      entry["gpuInterpret"]["transformsReadAsIndexing"] = indexing_only[prim_id]
     primitives[keys[prim_id]] = entry
 
   numeric_apis, numeric_primitives = numeric_api_binds(
@@ -257,7 +262,10 @@ def extract():
                        "tree into another count than its binders flatten (AST); 'binds' = "
                        "primitives the rule's own bytecode binds (prim.bind); 'writesOperands' = "
                        "non-None positions of a full rule's returned new_invals (AST)",
-          "gpuInterpret": f"AST of {interp_module}.JaxprInterpreter.interpret match arms" if interp_module else None,
+          "gpuInterpret": f"AST of {interp_module}.JaxprInterpreter.interpret match arms; "
+                          "'transformsReadAsIndexing' = the arm (or its own method) runs a callback "
+                          "that passes Ref transforms to the range helper without the module's "
+                          "'Unsupported transform' check (AST)" if interp_module else None,
           "cpuLowering": "mlir._lowerings or mlir._platform_specific_lowerings['cpu']",
           "mosaicGpuLowering": "jax._src.pallas.mosaic_gpu.lowering.mosaic_lowering_rules keys",
           "effects": "effect names referenced by the primitive's abstract_eval code",

@@ -156,6 +156,7 @@ def extract(site_packages):
         entry[op] = sorted(keys[p] for p in entry[op])
 
   arms, has_fallback, interp_module = ex.gpu_interpret_arms()
+  indexing_only = ex.gpu_interpret_indexing_only()
   gates = ex.hardware_gates()
   primitives = {}
   for prim in ex.order:
@@ -177,6 +178,8 @@ def extract(site_packages):
     }
     if interp_module and handling == "fallback":
       entry["gpuInterpret"]["fallbackOutcome"] = fallback_outcome(has_cpu, ex.abstract_eval_asserts_ref(prim))
+    if interp_module and prim in indexing_only:
+      entry["gpuInterpret"]["transformsReadAsIndexing"] = indexing_only[prim]
     primitives[keys[prim]] = entry
 
   return {

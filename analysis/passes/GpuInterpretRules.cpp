@@ -18,7 +18,9 @@
 // and accept only indexing (after the no-op untiling / unswizzling ones):
 // a Ref viewed through `.reshape(...)`, `.T` / `.transpose(...)` or
 // `plgpu.transpose_ref` raises "Unsupported transform: ..." when a read,
-// a write or a copy goes through it.
+// a write or a copy goes through it; the callbacks that read transforms
+// without that check (table gpuInterpret.transformsReadAsIndexing: JAX
+// 0.10.2's copy_smem_to_gmem and wgmma) fail with AttributeError instead.
 //
 // Two ways a kernel reaches the copy's options:
 //   * a copy written with `predicate=` / `reduction_op=` that is not None;
@@ -353,8 +355,11 @@ void KernelWalk::recordGpuInterpretRefViews(pd::PrimOp prim) {
       record(std::move(b));
       return;
     }
-    // The callback's error ends its traceback at the launch.
-    BoundPrimitive b = ruleBindingOf(shown, p, runSite(), strongest(prim), "gpu_ref_view", view);
+    // The callback's error ends its traceback at the launch (a callback
+    // that reads transforms unchecked fails on another line).
+    BoundPrimitive b = ruleBindingOf(
+        shown, p, runSite(), strongest(prim),
+        p->gpuInterpretIndexingAttribute.empty() ? "gpu_ref_view" : "gpu_unchecked_view", view);
     b.causeAt = placeOf(prim);
     record(std::move(b));
     return;

@@ -56,11 +56,12 @@ namespace {
 
 // The rules whose error JAX raises while the launch runs.
 const std::set<std::string>& rulesRaisedAtRun() {
-  static const std::set<std::string> rules = {"gpu_block_window",      "gpu_uninitialized_scratch",
-                                              "gpu_collective_axes",   "gpu_register_scope",
-                                              "gpu_copy_option",       "gpu_ref_view",
-                                              "union_member",          "gpu_barrier_indexing",
-                                              "gpu_barrier_unindexed", "gpu_barrier_protocol"};
+  static const std::set<std::string> rules = {"gpu_block_window",     "gpu_uninitialized_scratch",
+                                              "gpu_collective_axes",  "gpu_register_scope",
+                                              "gpu_copy_option",      "gpu_ref_view",
+                                              "gpu_unchecked_view",   "union_member",
+                                              "gpu_barrier_indexing", "gpu_barrier_unindexed",
+                                              "gpu_barrier_protocol"};
   return rules;
 }
 
@@ -598,11 +599,50 @@ void recordCopyViews(PallasOverlay::State& s, Interpreter& in, const Trace& t,
       s.kb.primitive(toSmem ? "copy_gmem_to_smem" : "copy_smem_to_gmem");
   if (!p)
     return;
+  // A callback that reads transforms unchecked fails on another line.
+  const char* rule =
+      p->gpuInterpretIndexingAttribute.empty() ? "gpu_ref_view" : "gpu_unchecked_view";
   for (const Value* ref : {args.get(0, "src"), args.get(1, "dst")}) {
     std::string view = ref ? refViewOf(s, *ref) : "";
     if (view.empty())
       continue;
-    BoundPrimitive b = ruleBinding(api, p, t.event->site, s.strongest(args), "gpu_ref_view", view);
+    BoundPrimitive b = ruleBinding(api, p, t.event->site, s.strongest(args), rule, view);
+    b.causeAt = placeOf(site);
+    s.record(in, std::move(b));
+    return;
+  }
+}
+
+// A call whose primitive GPU interpret mode runs in a callback that reads
+// the Refs' transforms as indexing without checking them (plgpu.wgmma's
+// wgmma_ref in JAX 0.10.2): any operand given through a view fails there.
+void recordUncheckedViews(PallasOverlay::State& s, Interpreter& in, const Trace& t,
+                          const std::string& api, const CallArgs& args, mlir::Operation* site) {
+  if (t.path != ExecPath::InterpretGpu || api == apiText(Api::CopyGmemToSmem) ||
+      api == apiText(Api::CopySmemToGmem))
+    return; // the copies: recordCopyViews
+  const knowledge::ApiFacts* facts = s.kb.api(api);
+  if (!facts)
+    return;
+  const knowledge::PrimitiveFacts* p = nullptr;
+  for (const std::string& key : facts->binds)
+    if (const knowledge::PrimitiveFacts* q = s.kb.primitive(key);
+        q && !q->gpuInterpretIndexingAttribute.empty())
+      p = q;
+  if (!p)
+    return;
+  std::vector<const Value*> operands;
+  operands.reserve(args.positional.size() + args.keywords.size());
+  for (const Value& v : args.positional)
+    operands.push_back(&v);
+  for (const auto& [name, v] : args.keywords)
+    operands.push_back(&v);
+  for (const Value* ref : operands) {
+    std::string view = refViewOf(s, *ref);
+    if (view.empty())
+      continue;
+    BoundPrimitive b =
+        ruleBinding(api, p, t.event->site, s.strongest(args), "gpu_unchecked_view", view);
     b.causeAt = placeOf(site);
     s.record(in, std::move(b));
     return;
@@ -814,6 +854,7 @@ void recordApiRules(Interpreter& in, PallasOverlay::State& s, const std::string&
     recordThreadStep(s, in, *t, api, args, site);
   recordCopyOptions(s, in, *t, api, args, site);
   recordCopyViews(s, in, *t, api, args, site);
+  recordUncheckedViews(s, in, *t, api, args, site);
   recordBarrierIndexing(s, in, *t, api, args, site);
 }
 

@@ -482,6 +482,28 @@ std::optional<Failure> decideCertain(const BoundPrimitive& b, ExecPath path,
     f->phase = Phase::Run;
     return f;
   }
+  if (b.interpretRule == "gpu_unchecked_view" && path == ExecPath::InterpretGpu) {
+    // The callback reads every transform as indexing (table
+    // gpuInterpret.transformsReadAsIndexing): the view's has no such field.
+    std::string transform = b.detail == "plgpu.RefUnion" ? "ExtractAliasedRef"
+                            : b.detail == "ref.reshape"  ? "ReshapeTransform"
+                                                         : "TransposeTransform";
+    Failure f;
+    f.rule = RuleId::PrimitiveOnPath;
+    f.phase = Phase::Run;
+    f.exception = "AttributeError";
+    f.jaxError = "'" + transform + "' object has no attribute '" +
+                 b.prim->gpuInterpretIndexingAttribute + "'";
+    f.reason = "GPU interpret mode runs " + b.api +
+               " in a host callback that reads each Ref's transforms as indexing, and the " +
+               b.api + " at " + b.causeAt + " is given a Ref through a " + b.detail +
+               " view (under jax.jit the callback's error surfaces as JaxRuntimeError: "
+               "CpuCallback error)";
+    f.advice = "Run this kernel compiled on a GPU, or give " + b.api +
+               " a Ref stored in the layout it needs (without the " + b.detail +
+               " view) while debugging in GPU interpret mode.";
+    return f;
+  }
   if (b.interpretRule == "gpu_barrier_unindexed" && path == ExecPath::InterpretGpu)
     return ruleFailure(
         kb, "gpuInterpretBarrierNotIndexed", "ValueError", {b.detail},

@@ -92,6 +92,13 @@ TEST(KnowledgeBase, LoadsDischargeFunctionalFormsAndMosaicRules) {
   const auto* wgmma = kb.primitive("wgmma");
   ASSERT_NE(wgmma, nullptr);
   EXPECT_FALSE(wgmma->cpuLowering);
+  // GPU interpret mode's wgmma and SMEM -> GMEM copy callbacks read Ref
+  // transforms as indexing, unchecked; its reads (get) check them.
+  EXPECT_EQ(wgmmaRef->gpuInterpretIndexingAttribute, "indices");
+  ASSERT_NE(kb.primitive("copy_smem_to_gmem"), nullptr);
+  EXPECT_EQ(kb.primitive("copy_smem_to_gmem")->gpuInterpretIndexingAttribute, "indices");
+  ASSERT_NE(kb.primitive("get"), nullptr);
+  EXPECT_EQ(kb.primitive("get")->gpuInterpretIndexingAttribute, "");
   // Partial rules see which operands are discharged: no written operands.
   const auto* scoped = kb.primitive("run_scoped");
   ASSERT_NE(scoped, nullptr);

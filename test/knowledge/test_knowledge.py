@@ -97,6 +97,27 @@ def test_unpack_mismatch_needs_every_binder_to_agree():
   assert unpack_error_message(2, 3).startswith("too many values to unpack")
 
 
+def test_indexing_only_callbacks_and_the_arms_that_reach_them():
+  import ast
+  from pallas_jax_facts.source_ast import arms_reaching_callbacks, indexing_only_callbacks
+  callbacks = ast.parse(
+      "def _validate(ts):\n  raise ValueError(f'Unsupported transform: {ts}')\n"
+      "def get(ref_transforms):\n  _validate(ref_transforms)\n  return to_range(ref_transforms)\n"
+      "def wgmma(a_transforms):\n  return u.to_range(a_transforms)\n")
+  assert indexing_only_callbacks(callbacks) == {"wgmma": "indices"}
+  interpreter = ast.parse(
+      "class JaxprInterpreter:\n"
+      "  def _interpret_wgmma(self):\n    return cb.wgmma\n"
+      "  def _interpret_cond(self):\n    return self._interpret_wgmma()\n"
+      "  def interpret(self, eqn):\n    match eqn.primitive:\n"
+      "      case p.wgmma_p:\n        self._interpret_wgmma()\n"
+      "      case p.cond_p:\n        self._interpret_cond()\n"
+      "      case p.get_p:\n        cb.get\n").body[0]
+  # cond reaches wgmma only through the interpreter's recursion: not its own.
+  arms = [ast.unparse(p) for p in arms_reaching_callbacks(interpreter, {"wgmma": "indices"})]
+  assert arms == ["p.wgmma_p"]
+
+
 def test_api_binds_inline_mgpu_p_by_tracing(table):
   def kernel(x_ref, o_ref):
     _ref_region(o_ref)

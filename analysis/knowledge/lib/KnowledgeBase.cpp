@@ -177,6 +177,7 @@ void KnowledgeBase::readApisAndPrimitives(const json& t) {
         f.gpuInterpretMessage = str(*g, "message");
         f.gpuInterpretFallbackAssertsRef =
             str(*g, "fallbackOutcome") == "abstract-eval-asserts-ref";
+        f.gpuInterpretIndexingAttribute = str(*g, "transformsReadAsIndexing");
       }
       f.cpuLowering = p.value("cpuLowering", false);
       f.mosaicGpuSemantics = strings(p, "mosaicGpuLowering");

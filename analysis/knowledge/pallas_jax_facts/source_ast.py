@@ -142,6 +142,75 @@ def interpreter_arms(tree):
         yield (None if fallback else pattern), handling, message
 
 
+def _callee_name(call):
+  f = call.func
+  return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+
+
+def indexing_only_callbacks(callbacks_tree):
+  """{callback name: attribute} for the GPU interpreter's callbacks that
+  read a Ref's transforms through a range helper taking every transform as
+  indexing (`to_range(a_transforms)`, which reads `transform.indices`)
+  without first calling the module's validator (a function raising
+  "Unsupported transform: ..." for other transforms): a Ref viewed through
+  a transpose or a reshape fails there with AttributeError. The attribute
+  is the one the helper reads ("indices")."""
+  funcs = {f.name: f for f in callbacks_tree.body if isinstance(f, ast.FunctionDef)}
+  validators = {n for n, f in funcs.items()
+                if any(isinstance(r, ast.Raise) and "Unsupported transform" in ast.unparse(r)
+                       for r in ast.walk(f))}
+  out = {}
+  for name, func in funcs.items():
+    calls = [c for c in ast.walk(func) if isinstance(c, ast.Call)]
+    reads = [c for c in calls if _callee_name(c) == "to_range"
+             and any(isinstance(a, ast.Name) and a.id.endswith("_transforms") for a in c.args)]
+    if reads and not any(_callee_name(c) in validators for c in calls):
+      out[name] = "indices"
+  return out
+
+
+def range_helper_attribute(helper_func):
+  """The attribute `to_range` reads of each transform (`transform.indices`)."""
+  loops = [n for n in ast.walk(helper_func) if isinstance(n, ast.For) and isinstance(n.target, ast.Name)]
+  for loop in loops:
+    for n in ast.walk(loop):
+      if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == loop.target.id:
+        return n.attr
+  return None
+
+
+def arms_reaching_callbacks(interpreter_class, callbacks):
+  """Patterns of the interpreter's `match ...primitive:` arms whose body
+  reaches one of `callbacks` (an attribute of another module,
+  `gpu_callbacks.wgmma`), directly or through one of the class's own
+  methods (`self._interpret_wgmma_ref_p(...)`)."""
+  methods = {f.name: f for f in interpreter_class.body if isinstance(f, ast.FunctionDef)}
+
+  # One method deep: an arm's own method (`self._interpret_wgmma_ref_p`),
+  # not the interpreter's recursion into sub-jaxprs (cond, scan, run_scoped).
+  def reaches(node, depth):
+    for n in ast.walk(node):
+      if not (isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)):
+        continue
+      if n.value.id == "self":
+        if n.attr in methods and depth < 1 and reaches(methods[n.attr], depth + 1):
+          return True
+      elif n.attr in callbacks:
+        return True
+    return False
+
+  for node in ast.walk(interpreter_class):
+    if not isinstance(node, ast.Match) or "primitive" not in ast.unparse(node.subject):
+      continue
+    for case in node.cases:
+      if not any(reaches(stmt, 0) for stmt in case.body):
+        continue
+      patterns = case.pattern.patterns if isinstance(case.pattern, ast.MatchOr) else [case.pattern]
+      for pattern in patterns:
+        if not (isinstance(pattern, ast.MatchAs) and pattern.pattern is None):
+          yield pattern
+
+
 def returns_before_bind_guard_of(func):
   """returns_before_bind_guard on a parsed def (the static extractor's too)."""
   if isinstance(func, ast.Lambda):

@@ -9,7 +9,7 @@ import ast
 from . import config, gpu_backend
 from .hardware import capability_gate
 from .live_objects import _module_path
-from .source_ast import _own_returns, asserts_ref_operand_of, first_statement_raise_of, hardware_named_in, interpreter_arms, raise_template_in, returns_before_bind_of, unpack_error_message, unpack_mismatch_of, written_operands_of
+from .source_ast import _own_returns, arms_reaching_callbacks, asserts_ref_operand_of, first_statement_raise_of, hardware_named_in, indexing_only_callbacks, interpreter_arms, raise_template_in, range_helper_attribute, returns_before_bind_of, unpack_error_message, unpack_mismatch_of, written_operands_of
 from .static_source import ClassObj, FuncObj, ModuleObj, PrimObj, ValueObj, _body_nodes, _chain, _is_partial, _local_names, _outermost_chains
 
 
@@ -471,6 +471,40 @@ class Extractor:
           if isinstance(prim, PrimObj):
             arms[prim] = (handling, message)
     return arms, has_fallback, found
+
+  def _imported_modules(self, module):
+    """The modules `module` imports by name (import x / from pkg import x)."""
+    for entry in module.globals.values():
+      name = entry[1] if entry[0] == "import" else f"{entry[1]}.{entry[2]}" if entry[0] == "from" else None
+      found = self.src.module(name) if name else None
+      if found is not None:
+        yield found
+
+  def gpu_interpret_indexing_only(self):
+    """{prim: attribute}: the same read as live_paths.gpu_interpret_indexing_only."""
+    out = {}
+    for module_name in config.INTERPRET_MODULES:
+      interp = self.src.resolve(module_name, "JaxprInterpreter")
+      module = self.src.module(module_name)
+      if not isinstance(interp, ClassObj) or module is None:
+        continue
+      for callbacks_module in self._imported_modules(module):
+        if not callbacks_module.name.endswith("callbacks"):
+          continue
+        callbacks = indexing_only_callbacks(callbacks_module.tree)
+        helper = None
+        for helper_module in self._imported_modules(callbacks_module):
+          helper = next((f for f in helper_module.tree.body
+                         if isinstance(f, ast.FunctionDef) and f.name == "to_range"), helper)
+        attribute = range_helper_attribute(helper) if helper is not None else None
+        if not callbacks or not attribute:
+          continue
+        for pattern in arms_reaching_callbacks(interp.node, callbacks):
+          if isinstance(pattern, ast.MatchValue):
+            prim = self.src.resolve_expr(module_name, pattern.value)
+            if isinstance(prim, PrimObj):
+              out[prim] = attribute
+    return out
 
   def hardware_gates(self):
     mod = self.src.module("jax._src.test_util")

@@ -41,6 +41,12 @@ struct PrimitiveFacts {
   // raises a bare AssertionError (table `fallbackOutcome`
   // "abstract-eval-asserts-ref", JAX 0.10.2 `plgpu.load`).
   bool gpuInterpretFallbackAssertsRef = false;
+  // When its arm's callback reads the Refs' transforms as indexing without
+  // checking them: the attribute it reads of each ("indices"), which a
+  // view's transform (a transpose, a reshape) lacks (AttributeError; table
+  // `gpuInterpret.transformsReadAsIndexing`, JAX 0.10.2's wgmma_ref and
+  // copy_smem_to_gmem). Empty otherwise.
+  std::string gpuInterpretIndexingAttribute;
   bool cpuLowering = false;
   std::vector<std::string> mosaicGpuSemantics; // "LanexWarpgroup", ...
   bool mosaicGpuKnown = false; // the table lists mosaicGpuLowering (an empty list means no rule)
