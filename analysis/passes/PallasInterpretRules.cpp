@@ -11,7 +11,10 @@
 //   * a scratch Ref allocated with plgpu transforms= ("ref_transform"): its
 //     state discharge cannot undo them;
 //   * a read or write through a plgpu.RefUnion member ("union_member"):
-//     its ExtractAliasedRef transform is not one the discharge supports.
+//     its ExtractAliasedRef transform is not one the discharge supports;
+//   * a read or write through a transposed view (`.T`, `.transpose(...)`,
+//     plgpu.transpose_ref: "hlo_ref_view"): discharge applies only the
+//     transforms its `match` takes (table handledCases).
 // GPU interpret mode:
 //   * a pallas_call BlockSpec whose index_map moves the block
 //     ("gpu_block_window"): decided by calling the index_map with markers
@@ -26,7 +29,8 @@
 //     pipeline copying out an output whose block moves with the step
 //     ("gpu_copy_option");
 //   * a read, write or copy through a reshaped / transposed view or a
-//     RefUnion member ("gpu_ref_view");
+//     RefUnion member ("gpu_ref_view"), or a call whose callback reads the
+//     transforms unchecked (plgpu.wgmma, the copy out: "gpu_unchecked_view");
 //   * a barrier indexed twice, or an allocation of several barriers used
 //     without an index ("gpu_barrier_indexing", "gpu_barrier_unindexed");
 //   * the barrier protocol of a plgpu.kernel's threads
@@ -38,6 +42,7 @@
 // launch: placeRunErrors moves those bindings there once the program ran.
 #include "GpuInterpretChecks.h"
 #include "PallasOverlayState.h"
+#include "PathRules.h"
 #include "pallas/analysis/detail/Passes.h"
 #include "pallas/py/Dialect.h"
 
@@ -56,12 +61,12 @@ namespace {
 
 // The rules whose error JAX raises while the launch runs.
 const std::set<std::string>& rulesRaisedAtRun() {
-  static const std::set<std::string> rules = {"gpu_block_window",     "gpu_uninitialized_scratch",
-                                              "gpu_collective_axes",  "gpu_register_scope",
-                                              "gpu_copy_option",      "gpu_ref_view",
-                                              "gpu_unchecked_view",   "union_member",
-                                              "gpu_barrier_indexing", "gpu_barrier_unindexed",
-                                              "gpu_barrier_protocol"};
+  static const std::set<std::string> rules = {"gpu_block_window",      "gpu_uninitialized_scratch",
+                                              "gpu_collective_axes",   "gpu_register_scope",
+                                              "gpu_copy_option",       "gpu_ref_view",
+                                              "gpu_unchecked_view",    "hlo_ref_view",
+                                              "union_member",          "gpu_barrier_indexing",
+                                              "gpu_barrier_unindexed", "gpu_barrier_protocol"};
   return rules;
 }
 
@@ -445,6 +450,14 @@ std::string refViewOf(const PallasOverlay::State& s, const Value& ref) {
   return view;
 }
 
+// Whether the transforms JAX applies where `templateKey` is raised take the
+// view's (table handledCases; JAX 0.11.2's GPU interpreter applies
+// transposes): such a view does not raise there.
+bool viewHandled(const PallasOverlay::State& s, const char* templateKey, const std::string& view) {
+  const knowledge::ErrorTemplate* e = s.kb.errorTemplate(templateKey);
+  return e && e->handledCases && llvm::is_contained(*e->handledCases, viewTransformClass(view));
+}
+
 bool holdsBarrier(const PallasOverlay::State& s, const Value& v) {
   return llvm::any_of(v, [&](const Alt& a) {
     RefInfo* r = s.refOf(a.obj);
@@ -604,7 +617,8 @@ void recordCopyViews(PallasOverlay::State& s, Interpreter& in, const Trace& t,
       p->gpuInterpretIndexingAttribute.empty() ? "gpu_ref_view" : "gpu_unchecked_view";
   for (const Value* ref : {args.get(0, "src"), args.get(1, "dst")}) {
     std::string view = ref ? refViewOf(s, *ref) : "";
-    if (view.empty())
+    if (view.empty() || (rule == std::string("gpu_ref_view") &&
+                         viewHandled(s, "gpuInterpretUnsupportedTransform", view)))
       continue;
     BoundPrimitive b = ruleBinding(api, p, t.event->site, s.strongest(args), rule, view);
     b.causeAt = placeOf(site);
@@ -879,20 +893,29 @@ void recordAccessRules(Interpreter& in, PallasOverlay::State& s, const std::stri
   if (!p || !s.stateOf(ref).isRef())
     return;
   std::string view = refViewOf(s, ref);
-  if (view.empty() || (hlo && view != "plgpu.RefUnion"))
+  if (view.empty())
     return;
   if (hlo) {
     // Raised by the discharge rule of the read or write; its traceback
-    // carries no source of the kernel and ends at the launch's call.
+    // carries no source of the kernel and ends at the launch's call. State
+    // discharge applies only the transforms its `match` takes (table
+    // unsupportedRefTransform.handledCases): a transpose view raises too.
+    const knowledge::ErrorTemplate* e = s.kb.errorTemplate("unsupportedRefTransform");
+    bool member = view == "plgpu.RefUnion";
+    bool unhandled =
+        e && e->handledCases && !llvm::is_contained(*e->handledCases, viewTransformClass(view));
     RefState st = s.stateOf(ref);
-    if (!st.discharged())
+    if ((!member && !unhandled) || !st.discharged())
       return;
-    BoundPrimitive b = ruleBinding(api, p, t->event->site, st, "union_member", view);
+    BoundPrimitive b =
+        ruleBinding(api, p, t->event->site, st, member ? "union_member" : "hlo_ref_view", view);
     b.causeAt = placeOf(site);
     s.record(in, std::move(b));
     return;
   }
   // The callback's error ends its traceback at the launch.
+  if (viewHandled(s, "gpuInterpretUnsupportedTransform", view))
+    return;
   BoundPrimitive b = ruleBinding(api, p, t->event->site, s.strongest(args), "gpu_ref_view", view);
   b.causeAt = placeOf(site);
   s.record(in, std::move(b));

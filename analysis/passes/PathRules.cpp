@@ -134,7 +134,7 @@ std::string undoingTransformText(llvm::StringRef written) {
          ">"; // no placeholder of the oracle's: fails there
 }
 
-// A view's transform as JAX's callbacks print it.
+// A view's transform as JAX prints it.
 std::string viewTransformText(const std::string& transform) {
   if (transform == "TransposeTransform")
     return "TransposeTransform(permutation=<its permutation>)";
@@ -142,6 +142,16 @@ std::string viewTransformText(const std::string& transform) {
     return "ReshapeTransform(shape=<its shape>)";
   return "ExtractAliasedRef(<its dtype, shape, offset, alias group and layout>)";
 }
+
+} // namespace
+
+std::string viewTransformClass(const std::string& view) {
+  if (view == "plgpu.RefUnion")
+    return "ExtractAliasedRef";
+  return view == "ref.reshape" ? "ReshapeTransform" : "TransposeTransform";
+}
+
+namespace {
 
 // Mosaic GPU lowers equation by equation and raises for a primitive without
 // a rule for the launch's (lowering, user thread) semantics. Only a table
@@ -378,6 +388,20 @@ std::optional<Failure> decideCertain(const BoundPrimitive& b, ExecPath path,
     f->phase = b.refs.phase;
     return f;
   }
+  if (b.interpretRule == "hlo_ref_view" && path == ExecPath::InterpretHlo) {
+    std::string transform = viewTransformClass(b.detail);
+    std::optional<Failure> f = ruleFailure(
+        kb, "unsupportedRefTransform", "NotImplementedError", {viewTransformText(transform)},
+        "Unsupported transform: " + viewTransformText(transform),
+        "interpret=True discharges the kernel's Refs, and state discharge applies only "
+        "indexing, bitcasts and reshapes to what a Ref reads, while the " +
+            b.api + " at " + b.causeAt + " goes through a " + b.detail + " view (a " + transform +
+            ")",
+        "Read the Ref without the view and transpose the value (`x_ref[...].T`) while "
+        "debugging with interpret=True, or run this kernel compiled on a GPU.");
+    f->phase = b.refs.phase;
+    return f;
+  }
   if (b.interpretRule == "core_map_mesh" && path == ExecPath::InterpretHlo)
     return ruleFailure(kb, "coreMapMeshUnsupported", "NotImplementedError",
                        {"<class 'jax._src.pallas.mosaic_gpu.core." + b.detail + "'>"},
@@ -462,9 +486,7 @@ std::optional<Failure> decideCertain(const BoundPrimitive& b, ExecPath path,
   }
   if (b.interpretRule == "gpu_ref_view" && path == ExecPath::InterpretGpu) {
     bool member = b.detail == "plgpu.RefUnion";
-    std::string transform = member                      ? "ExtractAliasedRef"
-                            : b.detail == "ref.reshape" ? "ReshapeTransform"
-                                                        : "TransposeTransform";
+    std::string transform = viewTransformClass(b.detail);
     std::optional<Failure> f = ruleFailure(
         kb, "gpuInterpretUnsupportedTransform", "ValueError", {viewTransformText(transform)},
         "Unsupported transform: " + viewTransformText(transform),
@@ -485,9 +507,7 @@ std::optional<Failure> decideCertain(const BoundPrimitive& b, ExecPath path,
   if (b.interpretRule == "gpu_unchecked_view" && path == ExecPath::InterpretGpu) {
     // The callback reads every transform as indexing (table
     // gpuInterpret.transformsReadAsIndexing): the view's has no such field.
-    std::string transform = b.detail == "plgpu.RefUnion" ? "ExtractAliasedRef"
-                            : b.detail == "ref.reshape"  ? "ReshapeTransform"
-                                                         : "TransposeTransform";
+    std::string transform = viewTransformClass(b.detail);
     Failure f;
     f.rule = RuleId::PrimitiveOnPath;
     f.phase = Phase::Run;

@@ -44,6 +44,11 @@ struct Failure {
 // The facts a launch states itself (thread count, InterpretGPUParams options).
 LaunchFacts launchFactsOf(dialect::LaunchOp launch);
 
+// The transform class JAX gives a Ref view ("ref.reshape" -> ReshapeTransform;
+// `.T`, `.transpose(...)` and plgpu.transpose_ref -> TransposeTransform; a
+// plgpu.RefUnion member -> ExtractAliasedRef).
+std::string viewTransformClass(const std::string& view);
+
 // The hardware a primitive needs when the knowledge table gates it and a GPU
 // of `capability` ("9.0") lacks it; "" when it runs there (Hardware.cpp).
 std::string hardwareBlocks(const knowledge::KnowledgeBase& kb, const std::string& primKey,

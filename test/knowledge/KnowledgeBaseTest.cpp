@@ -99,6 +99,13 @@ TEST(KnowledgeBase, LoadsDischargeFunctionalFormsAndMosaicRules) {
   EXPECT_EQ(kb.primitive("copy_smem_to_gmem")->gpuInterpretIndexingAttribute, "indices");
   ASSERT_NE(kb.primitive("get"), nullptr);
   EXPECT_EQ(kb.primitive("get")->gpuInterpretIndexingAttribute, "");
+  // State discharge applies indexing, bitcasts and reshapes; anything else
+  // (a TransposeTransform) raises "Unsupported transform".
+  const auto* unsupported = kb.errorTemplate("unsupportedRefTransform");
+  ASSERT_NE(unsupported, nullptr);
+  ASSERT_TRUE(unsupported->handledCases.has_value());
+  EXPECT_EQ(*unsupported->handledCases,
+            (std::vector<std::string>{"BitcastTransform", "NDIndexer", "ReshapeTransform"}));
   // Partial rules see which operands are discharged: no written operands.
   const auto* scoped = kb.primitive("run_scoped");
   ASSERT_NE(scoped, nullptr);

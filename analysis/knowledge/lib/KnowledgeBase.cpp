@@ -262,12 +262,14 @@ void KnowledgeBase::readOtherFacts(const json& t) {
   if (auto it = t.find("errorTemplates"); it != t.end() && it->is_object())
     for (const auto& [key, e] : it->items())
       if (e.value("found", false))
-        errors_[key] = ErrorTemplate{key,
-                                     str(e, "template"),
-                                     str(e, "regex"),
-                                     str(e, "exception"),
-                                     str(e, "file"),
-                                     e.value("line", 0)};
+        errors_[key] = ErrorTemplate{
+            key,
+            str(e, "template"),
+            str(e, "regex"),
+            str(e, "exception"),
+            str(e, "file"),
+            e.value("line", 0),
+            e.contains("handledCases") ? std::optional(strings(e, "handledCases")) : std::nullopt};
   if (auto p = t.find("interpretGPUParams"); p != t.end() && p->is_object())
     if (auto fields = p->find("fields"); fields != p->end() && fields->is_array())
       for (const auto& f : *fields)

@@ -246,13 +246,37 @@ def raise_template_in(tree, anchor):
       if isinstance(node, ast.Assert) and node.msg is None and wanted in ast.unparse(node.test):
         return dict(found=True, template="", regex="", exception="AssertionError", line=node.lineno)
     return None
+  # The first such raise; one that is a `match`'s `case _:` arm first (its
+  # other arms say what does not raise: "handledCases").
+  first = None
   for node in ast.walk(tree):
     if not isinstance(node, ast.Raise):
       continue
     message = _raise_message(node)
     if message and anchor in message:
-      return dict(found=True, template=message, regex=_template_regex(message),
-                  exception=_exception_name(node), line=node.lineno)
+      found = dict(found=True, template=message, regex=_template_regex(message),
+                   exception=_exception_name(node), line=node.lineno)
+      handled = _cases_before_wildcard(tree, node)
+      if handled is not None:
+        found["handledCases"] = handled
+        return found
+      first = first or found
+  return first
+
+
+def _cases_before_wildcard(tree, raise_node):
+  """When `raise_node` is the `case _:` arm of a `match` (state discharge's
+  transform_array: indexing, bitcasts and reshapes are applied, anything
+  else raises "Unsupported transform"), the class names the other arms
+  match (`case indexing.NDIndexer():` -> "NDIndexer"); None otherwise."""
+  for match in ast.walk(tree):
+    if not isinstance(match, ast.Match):
+      continue
+    for case in match.cases:
+      wildcard = isinstance(case.pattern, ast.MatchAs) and case.pattern.pattern is None
+      if wildcard and any(raise_node is n for stmt in case.body for n in ast.walk(stmt)):
+        return sorted(ast.unparse(c.pattern.cls).split(".")[-1] for c in match.cases
+                      if isinstance(c.pattern, ast.MatchClass))
   return None
 
 

@@ -99,6 +99,10 @@ struct InterpretOption {
 struct ErrorTemplate {
   std::string key, text, regex, exception, file;
   int line = 0;
+  // When JAX raises it from the `case _:` arm of a `match`: the classes the
+  // other arms take (state discharge applies NDIndexer, BitcastTransform and
+  // ReshapeTransform to what it reads; any other transform raises).
+  std::optional<std::vector<std::string>> handledCases;
 };
 
 // What may be done to get the knowledge of a workspace's JAX (the one trust
