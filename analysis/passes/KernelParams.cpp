@@ -29,30 +29,30 @@ TSNode defNodeAt(const shape::Evaluator& eval, const std::string& path, mlir::Lo
 
 namespace {
 
-// The name a parameter node declares ("*args" for a star parameter), and
-// whether it ends the positional ones (a bare `*`, `*args`, `**kwargs`).
+// The name a parameter node declares ("*args" for a star parameter, "/"
+// for the positional-only marker), and whether it ends the positional ones
+// (a bare `*`, `*args`, `**kwargs`).
 struct ParamSyntax {
   std::string name;
   bool endsPositional = false;
-  bool takesKeywordsOnly = false; // **kwargs
 };
 
 ParamSyntax paramOf(const syntax::ParsedSource& doc, TSNode p) {
   auto text = [&](TSNode n) { return std::string(doc.textOf(n)); };
   if (is(p, "keyword_separator"))
-    return {"", true, false};
+    return {"", true};
   if (is(p, "positional_separator"))
-    return {"/", false, false};
+    return {"/", false};
   if (is(p, "identifier"))
-    return {text(p), false, false};
+    return {text(p), false};
   if (is(p, "default_parameter") || is(p, "typed_default_parameter"))
-    return {text(field(p, "name")), false, false};
+    return {text(field(p, "name")), false};
   TSNode inner = is(p, "typed_parameter") ? ts_node_named_child(p, 0) : p;
   if (is(inner, "list_splat_pattern"))
-    return {"*" + text(ts_node_named_child(inner, 0)), true, false};
+    return {"*" + text(ts_node_named_child(inner, 0)), true};
   if (is(inner, "dictionary_splat_pattern"))
-    return {"", true, true};
-  return {text(inner), false, false};
+    return {"", true};
+  return {text(inner), false};
 }
 
 bool isPartial(const syntax::ParsedSource& doc, TSNode call) {
