@@ -5,6 +5,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "pallas/eval/Interpreter.h"
 #include "pallas/py/Dialect.h"
+#include "pallas/support/LineIndex.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/xxhash.h"
@@ -76,47 +77,35 @@ struct Evaluation {
 
 namespace {
 
-// The evaluations of one pass run, by document, and which documents import
-// each document (importersOf).
-// Where each line of a document's text starts, found on first use: the
-// overlay asks for the written text of ops many times per run, and scanning
-// from the top of a 10k-line file for each was a tenth of an edit's CPU.
+// Each document's line index, made on first use: the overlay asks for the
+// written text of ops many times per run, and scanning from the top of a
+// 10k-line file for each was a tenth of an edit's CPU.
 class WrittenSources {
 public:
   explicit WrittenSources(const detail::Workspace& ws) : ws_(ws) {}
 
-  struct Lines {
-    std::string_view text;
-    std::vector<size_t> starts; // of each line, by 0-based line number
-  };
-  const Lines* linesOf(const std::string& path) {
+  const support::LineIndex* linesOf(const std::string& path) {
     auto it = lines_.find(path);
     if (it == lines_.end()) {
       std::optional<std::string_view> text = ws_.textOf(path);
-      std::optional<Lines> lines;
-      if (text) {
-        lines.emplace(Lines{*text, {0}});
-        for (size_t nl = text->find('\n'); nl != std::string_view::npos;
-             nl = text->find('\n', nl + 1))
-          lines->starts.push_back(nl + 1);
-      }
-      it = lines_.try_emplace(path, std::move(lines)).first;
+      it = lines_.try_emplace(path, text ? std::optional<support::LineIndex>(*text) : std::nullopt)
+               .first;
     }
     return it->second ? &*it->second : nullptr;
   }
-  // The offset of a 1-based (line, column) (column 0 reads as 1); npos when
-  // the line is not in the text.
-  static size_t offset(const Lines& l, unsigned line, unsigned column) {
-    if (line == 0 || line > l.starts.size())
-      return std::string_view::npos;
-    return l.starts[line - 1] + (column ? column - 1 : 0);
+  // The offset of a location's 1-based (line, column) (column 0 reads as 1).
+  static std::optional<size_t> offset(const support::LineIndex& lines, unsigned line,
+                                      unsigned column) {
+    return line ? lines.offset(line - 1, column ? column - 1 : 0) : std::nullopt;
   }
 
 private:
   const detail::Workspace& ws_;
-  std::unordered_map<std::string, std::optional<Lines>> lines_;
+  std::unordered_map<std::string, std::optional<support::LineIndex>> lines_;
 };
 
+// The evaluations of one pass run, by document, and which documents import
+// each document (importersOf).
 struct Evaluations : std::map<std::string, std::unique_ptr<Evaluation>> {
   explicit Evaluations(const detail::Workspace& ws) : written(ws) {}
   std::map<std::string, std::vector<std::string>> importers;
@@ -509,32 +498,34 @@ std::string functionAround(mlir::Operation* op) {
 // The source text of an op as written (all its lines).
 std::string writtenText(WrittenSources& sources, mlir::Operation* op) {
   auto r = op ? llvm::dyn_cast<mlir::FileLineColRange>(op->getLoc()) : mlir::FileLineColRange();
-  const WrittenSources::Lines* lines = r ? sources.linesOf(r.getFilename().str()) : nullptr;
+  const support::LineIndex* lines = r ? sources.linesOf(r.getFilename().str()) : nullptr;
   if (!lines)
     return {};
-  size_t start = WrittenSources::offset(*lines, r.getStartLine(), r.getStartColumn());
-  size_t end = WrittenSources::offset(*lines, r.getEndLine(), r.getEndColumn());
-  if (start == std::string_view::npos || end == std::string_view::npos || end <= start ||
-      end > lines->text.size())
+  std::optional<size_t> start =
+      WrittenSources::offset(*lines, r.getStartLine(), r.getStartColumn());
+  std::optional<size_t> end = WrittenSources::offset(*lines, r.getEndLine(), r.getEndColumn());
+  if (!start || !end || *end <= *start)
     return {};
-  return std::string(lines->text.substr(start, end - start));
+  return std::string(lines->text().substr(*start, *end - *start));
 }
 
 // The source text of an op (one line at most, trimmed to 60 characters).
 std::string textOf(WrittenSources& sources, mlir::Operation* op) {
   auto r = llvm::dyn_cast<mlir::FileLineColRange>(op->getLoc());
-  const WrittenSources::Lines* lines = r ? sources.linesOf(r.getFilename().str()) : nullptr;
+  const support::LineIndex* lines = r ? sources.linesOf(r.getFilename().str()) : nullptr;
   if (!lines)
     return {};
-  size_t start = WrittenSources::offset(*lines, r.getStartLine(), r.getStartColumn());
-  if (start == std::string_view::npos || start >= lines->text.size())
+  std::optional<size_t> start =
+      WrittenSources::offset(*lines, r.getStartLine(), r.getStartColumn());
+  auto line = r.getStartLine() ? lines->lineBounds(r.getStartLine() - 1) : std::nullopt;
+  if (!start || !line || *start >= line->second)
     return {};
-  size_t end = r.getEndLine() == r.getStartLine()
-                   ? WrittenSources::offset(*lines, r.getEndLine(), r.getEndColumn())
-                   : lines->text.find('\n', start);
-  if (end <= start)
+  std::optional<size_t> end = r.getEndLine() == r.getStartLine()
+                                  ? WrittenSources::offset(*lines, r.getEndLine(), r.getEndColumn())
+                                  : std::optional<size_t>(line->second);
+  if (!end || *end <= *start)
     return {};
-  std::string out(lines->text.substr(start, std::min(end, lines->text.size()) - start));
+  std::string out(lines->text().substr(*start, std::min(*end, line->second) - *start));
   if (out.size() > 60)
     out = out.substr(0, 57) + "...";
   return out;
@@ -740,7 +731,7 @@ void forEachEvaluatedLaunch(detail::PassContext& ctx, const std::string& doc, ml
                     records.end());
   }
   const std::string& assumed = ctx.options.assumePath;
-  const bool isDocumentProgram = isProgram(ctx.workspace, doc);
+  const bool program = isProgram(ctx.workspace, doc);
   for (auto& [at, records] : bySite) {
     if (ctx.stopRequested())
       return;
@@ -756,7 +747,6 @@ void forEachEvaluatedLaunch(detail::PassContext& ctx, const std::string& doc, ml
     // something else calls it: its paths are a "may".
     // (Each build of the launch on its own: the one the program calls is
     // judged as certain, one an uncalled function builds is not.)
-    bool program = isDocumentProgram;
     // Module code's pl.pallas_call results may reach the program in ways the
     // evaluation does not follow (a cache filled at import), so only a build
     // in a function nothing calls, or a plgpu.kernel never called, counts.

@@ -55,18 +55,17 @@ ParamSyntax paramOf(const syntax::ParsedSource& doc, TSNode p) {
   return {text(inner), false};
 }
 
-bool isPartial(const syntax::ParsedSource& doc, TSNode call) {
-  if (!is(call, "call"))
-    return false;
-  std::string_view callee = doc.textOf(field(call, "function"));
-  return callee == "partial" || callee == "functools.partial" ||
-         (callee.size() > 8 && callee.substr(callee.size() - 8) == ".partial");
-}
-
 } // namespace
 
+TSNode partialCallOf(const shape::Evaluator& eval, TSNode bodyArgument, const shape::Scope& scope) {
+  if (!is(bodyArgument, "call") ||
+      eval.qualifiedName(field(bodyArgument, "function"), scope) != "functools.partial")
+    return TSNode{};
+  return bodyArgument;
+}
+
 std::vector<std::string> refParameters(const syntax::ParsedSource& defDoc, TSNode def,
-                                       const syntax::ParsedSource* callDoc, TSNode bodyArgument) {
+                                       const syntax::ParsedSource* callDoc, TSNode partialCall) {
   std::vector<std::string> out;
   TSNode params = field(def, "parameters");
   if (isNull(params))
@@ -82,9 +81,9 @@ std::vector<std::string> refParameters(const syntax::ParsedSource& defDoc, TSNod
     }
     out.push_back(s.name);
   }
-  if (!callDoc || isNull(bodyArgument) || !isPartial(*callDoc, bodyArgument))
+  if (!callDoc || isNull(partialCall))
     return out;
-  shape::Evaluator::Args bound = shape::Evaluator::argsOf(bodyArgument, *callDoc);
+  shape::Evaluator::Args bound = shape::Evaluator::argsOf(partialCall, *callDoc);
   if (bound.splat)
     return out;
   // partial(body, a, b, k=v): a and b fill the first parameters, k its own.

@@ -379,8 +379,9 @@ LaunchView Session::view(pd::LaunchOp launch) {
     const syntax::ParsedSource* defDoc = eval_->docOf(body.path);
     TSNode def = defNodeAt(*eval_, body.path, body.func->getLoc());
     if (defDoc && !isNull(def)) {
+      TSNode bodyArgument = a.positional.empty() ? TSNode{} : a.positional[0];
       std::vector<std::string> refs =
-          refParameters(*defDoc, def, doc, a.positional.empty() ? TSNode{} : a.positional[0]);
+          refParameters(*defDoc, def, doc, partialCallOf(*eval_, bodyArgument, scope));
       if (std::any_of(refs.begin(), refs.end(), [](const std::string& n) { return n[0] == '*'; }))
         return v; // a star parameter takes however many there are
       numParams = refs.size();

@@ -600,63 +600,45 @@ void recordCopyOptions(PallasOverlay::State& s, Interpreter& in, const Trace& t,
   }
 }
 
-// A copy through a view: GPU interpret mode's copy callback accepts only
-// indexing.
-void recordCopyViews(PallasOverlay::State& s, Interpreter& in, const Trace& t,
-                     const std::string& api, const CallArgs& args, mlir::Operation* site) {
+// A call GPU interpret mode runs in a host callback through its Refs'
+// transforms, given a Ref through a view: the copies' callbacks accept only
+// indexing ("gpu_ref_view"), and a callback that reads the transforms as
+// indexing unchecked (table gpuInterpret.transformsReadAsIndexing: JAX
+// 0.10.2's plgpu.wgmma and copy out) fails on another line
+// ("gpu_unchecked_view").
+void recordCallbackViews(PallasOverlay::State& s, Interpreter& in, const Trace& t,
+                         const std::string& api, const CallArgs& args, mlir::Operation* site) {
+  if (t.path != ExecPath::InterpretGpu)
+    return;
   bool toSmem = api == apiText(Api::CopyGmemToSmem);
-  if (t.path != ExecPath::InterpretGpu || !(toSmem || api == apiText(Api::CopySmemToGmem)) ||
-      !s.kb.errorTemplate("gpuInterpretUnsupportedTransform"))
-    return;
-  const knowledge::PrimitiveFacts* p =
-      s.kb.primitive(toSmem ? "copy_gmem_to_smem" : "copy_smem_to_gmem");
-  if (!p)
-    return;
-  // A callback that reads transforms unchecked fails on another line.
-  const char* rule =
-      p->gpuInterpretIndexingAttribute.empty() ? "gpu_ref_view" : "gpu_unchecked_view";
-  for (const Value* ref : {args.get(0, "src"), args.get(1, "dst")}) {
-    std::string view = ref ? refViewOf(s, *ref) : "";
-    if (view.empty() || (rule == std::string("gpu_ref_view") &&
-                         viewHandled(s, "gpuInterpretUnsupportedTransform", view)))
-      continue;
-    BoundPrimitive b = ruleBinding(api, p, t.event->site, s.strongest(args), rule, view);
-    b.causeAt = placeOf(site);
-    s.record(in, std::move(b));
-    return;
-  }
-}
-
-// A call whose primitive GPU interpret mode runs in a callback that reads
-// the Refs' transforms as indexing without checking them (plgpu.wgmma's
-// wgmma_ref in JAX 0.10.2): any operand given through a view fails there.
-void recordUncheckedViews(PallasOverlay::State& s, Interpreter& in, const Trace& t,
-                          const std::string& api, const CallArgs& args, mlir::Operation* site) {
-  if (t.path != ExecPath::InterpretGpu || api == apiText(Api::CopyGmemToSmem) ||
-      api == apiText(Api::CopySmemToGmem))
-    return; // the copies: recordCopyViews
-  const knowledge::ApiFacts* facts = s.kb.api(api);
-  if (!facts)
-    return;
+  bool copy = toSmem || api == apiText(Api::CopySmemToGmem);
   const knowledge::PrimitiveFacts* p = nullptr;
-  for (const std::string& key : facts->binds)
-    if (const knowledge::PrimitiveFacts* q = s.kb.primitive(key);
-        q && !q->gpuInterpretIndexingAttribute.empty())
-      p = q;
+  std::vector<const Value*> refs;
+  if (copy) {
+    if (!s.kb.errorTemplate("gpuInterpretUnsupportedTransform"))
+      return;
+    p = s.kb.primitive(toSmem ? "copy_gmem_to_smem" : "copy_smem_to_gmem");
+    refs = {args.get(0, "src"), args.get(1, "dst")};
+  } else if (const knowledge::ApiFacts* facts = s.kb.api(api)) {
+    for (const std::string& key : facts->binds)
+      if (const knowledge::PrimitiveFacts* q = s.kb.primitive(key);
+          q && !q->gpuInterpretIndexingAttribute.empty())
+        p = q;
+    refs.reserve(args.positional.size() + args.keywords.size());
+    for (const Value& v : args.positional)
+      refs.push_back(&v);
+    for (const auto& [name, v] : args.keywords)
+      refs.push_back(&v);
+  }
   if (!p)
     return;
-  std::vector<const Value*> operands;
-  operands.reserve(args.positional.size() + args.keywords.size());
-  for (const Value& v : args.positional)
-    operands.push_back(&v);
-  for (const auto& [name, v] : args.keywords)
-    operands.push_back(&v);
-  for (const Value* ref : operands) {
-    std::string view = refViewOf(s, *ref);
-    if (view.empty())
+  bool unchecked = !p->gpuInterpretIndexingAttribute.empty();
+  for (const Value* ref : refs) {
+    std::string view = ref ? refViewOf(s, *ref) : "";
+    if (view.empty() || (!unchecked && viewHandled(s, "gpuInterpretUnsupportedTransform", view)))
       continue;
-    BoundPrimitive b =
-        ruleBinding(api, p, t.event->site, s.strongest(args), "gpu_unchecked_view", view);
+    BoundPrimitive b = ruleBinding(api, p, t.event->site, s.strongest(args),
+                                   unchecked ? "gpu_unchecked_view" : "gpu_ref_view", view);
     b.causeAt = placeOf(site);
     s.record(in, std::move(b));
     return;
@@ -867,8 +849,7 @@ void recordApiRules(Interpreter& in, PallasOverlay::State& s, const std::string&
   if (t->thread)
     recordThreadStep(s, in, *t, api, args, site);
   recordCopyOptions(s, in, *t, api, args, site);
-  recordCopyViews(s, in, *t, api, args, site);
-  recordUncheckedViews(s, in, *t, api, args, site);
+  recordCallbackViews(s, in, *t, api, args, site);
   recordBarrierIndexing(s, in, *t, api, args, site);
 }
 

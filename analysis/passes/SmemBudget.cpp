@@ -219,7 +219,8 @@ BudgetWalk::KernelBody BudgetWalk::kernelBody(pd::LaunchOp launch, const LaunchC
     if (defDoc && !isNull(k.def)) {
       TSNode bodyArgument =
           c.partial || c.args.positional.empty() ? TSNode{} : c.args.positional[0];
-      k.params = passes::refParameters(*defDoc, k.def, c.doc, bodyArgument);
+      k.params = passes::refParameters(*defDoc, k.def, c.doc,
+                                       passes::partialCallOf(eval_, bodyArgument, c.scope));
     } else {
       for (auto n : body.func.getArgNames())
         k.params.push_back(llvm::cast<mlir::StringAttr>(n).getValue().str());

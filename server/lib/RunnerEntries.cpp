@@ -28,28 +28,37 @@ size_t skipSpace(std::string_view text, size_t i) {
   return i;
 }
 
-// Whether the text names a kernel launch the runner forces into a mode
-// (gpu/README.md): `pallas_call`, `core_map`, or `kernel` as an attribute of
-// `pl`, `plgpu` or `mgpu`, as a call or a decorator (`@pl.kernel(...)`,
-// `@functools.partial(pl.pallas_call, ...)`). Scanned by hand: libstdc++'s
-// std::regex with \b took a fifth of an edit's CPU on a 10k-line file.
-bool mentionsLaunch(std::string_view text) {
-  for (size_t i = 0; i < text.size();) {
+// Calls `visit(word, end)` for each identifier (run of word characters) of
+// `text` from `from` on, until it returns true; whether one did.
+template <typename Visit> bool forEachWord(std::string_view text, size_t from, Visit visit) {
+  for (size_t i = from; i < text.size();) {
     if (!isWordChar(text[i])) {
       ++i;
       continue;
     }
     std::string_view word = wordAt(text, i);
     i += word.size();
-    if (word == "pallas_call" || word == "core_map")
-      return true;
-    if (word != "pl" && word != "plgpu" && word != "mgpu")
-      continue;
-    size_t dot = skipSpace(text, i);
-    if (dot < text.size() && text[dot] == '.' && wordAt(text, skipSpace(text, dot + 1)) == "kernel")
+    if (visit(word, i))
       return true;
   }
   return false;
+}
+
+// Whether the text names a kernel launch the runner forces into a mode
+// (gpu/README.md): `pallas_call`, `core_map`, or `kernel` as an attribute of
+// `pl`, `plgpu` or `mgpu`, as a call or a decorator (`@pl.kernel(...)`,
+// `@functools.partial(pl.pallas_call, ...)`). Scanned by hand: libstdc++'s
+// std::regex with \b took a fifth of an edit's CPU on a 10k-line file.
+bool mentionsLaunch(std::string_view text) {
+  return forEachWord(text, 0, [&](std::string_view word, size_t end) {
+    if (word == "pallas_call" || word == "core_map")
+      return true;
+    if (word != "pl" && word != "plgpu" && word != "mgpu")
+      return false;
+    size_t dot = skipSpace(text, end);
+    return dot < text.size() && text[dot] == '.' &&
+           wordAt(text, skipSpace(text, dot + 1)) == "kernel";
+  });
 }
 
 // The name `def NAME(` (after `async` if any) defines when the line starts
@@ -207,19 +216,10 @@ std::unordered_set<std::string> namesIn(const Function& f) {
   size_t start = f.body.find('\n', f.body.find("def "));
   if (start == std::string::npos)
     return names;
-  auto word = isWordChar;
-  std::string_view body(f.body);
-  for (size_t i = start; i < body.size();) {
-    if (!word(body[i])) {
-      ++i;
-      continue;
-    }
-    size_t end = i;
-    while (end < body.size() && word(body[end]))
-      ++end;
-    names.emplace(body.substr(i, end - i));
-    i = end;
-  }
+  forEachWord(f.body, start, [&](std::string_view word, size_t) {
+    names.emplace(word);
+    return false;
+  });
   return names;
 }
 

@@ -3,7 +3,7 @@ discharge rule, whether it raises, what it binds and which operands it writes.""
 
 from __future__ import annotations
 
-from .live_objects import _first_statement_raise, _function_ast, _qualname, _referenced_objects, _try_import, _unwrap
+from .live_objects import _first_statement_raise, _function_ast, _parsed_source, _qualname, _referenced_objects, _try_import, _unwrap
 from .source_ast import unpack_error_message, unpack_mismatch_of, written_operands_of
 
 
@@ -44,20 +44,10 @@ def written_operands(rule):
   return None if func is None else written_operands_of(func)
 
 
-def _module_tree(module_name):
-  import ast
-  import inspect
-  module = _try_import(module_name) if module_name else None
-  try:
-    return ast.parse(inspect.getsource(module)) if module is not None else None
-  except (OSError, TypeError, SyntaxError):
-    return None
-
-
 def _unpack_raise(rule, module_name, var):
   """("ValueError", message) when the rule's first line unpacks the
   primitive's args tree into more or fewer names than its binders pack."""
-  mismatch = unpack_mismatch_of(_function_ast(rule), _module_tree(module_name), var) if var else None
+  mismatch = unpack_mismatch_of(_function_ast(rule), _parsed_source(_try_import(module_name) if module_name else None), var) if var else None
   message = unpack_error_message(*mismatch) if mismatch else None
   return ("ValueError", message) if message else None
 

@@ -58,6 +58,16 @@ def _source_of(obj):
     return None
 
 
+def _parsed_source(obj):
+  """The AST of obj's source (a module, class or function); None when it
+  has none or it does not parse."""
+  source = _source_of(obj) if obj is not None else None
+  try:
+    return ast.parse(source) if source is not None else None
+  except SyntaxError:
+    return None
+
+
 def _module_path(module_name):
   """A JAX-relative path such as jax/_src/state/discharge.py."""
   return module_name.replace(".", "/") + ".py"

@@ -8,7 +8,7 @@ import enum
 import types
 
 from . import config
-from .live_objects import _code_objects, _resolve_chain, _source_of, _try_import, _unwrap
+from .live_objects import _code_objects, _parsed_source, _resolve_chain, _source_of, _try_import, _unwrap
 from .source_ast import (arms_reaching_callbacks, asserts_ref_operand_of, indexing_only_callbacks, interpreter_arms,
                          range_helper_attribute)
 
@@ -41,14 +41,6 @@ def gpu_interpret_arms():
   return arms, has_fallback, found_module
 
 
-def _parsed(obj):
-  import inspect
-  try:
-    return ast.parse(inspect.getsource(obj)) if obj is not None else None
-  except (OSError, TypeError, SyntaxError):
-    return None
-
-
 def gpu_interpret_indexing_only():
   """{id(prim): attribute} for the primitives whose GPU interpreter arm runs
   a callback that reads its Refs' transforms as indexing without the check
@@ -59,7 +51,7 @@ def gpu_interpret_indexing_only():
   for module_name in config.INTERPRET_MODULES:
     module = _try_import(module_name)
     interpreter = getattr(module, "JaxprInterpreter", None) if module else None
-    tree = _parsed(interpreter)
+    tree = _parsed_source(interpreter)
     if tree is None:
       continue
     cls = next((n for n in tree.body if isinstance(n, ast.ClassDef)), None)
@@ -67,14 +59,14 @@ def gpu_interpret_indexing_only():
     for name, value in sorted(vars(module).items()):
       if not isinstance(value, types.ModuleType) or not value.__name__.endswith("callbacks"):
         continue
-      callbacks_tree = _parsed(value)
+      callbacks_tree = _parsed_source(value)
       if callbacks_tree is None or cls is None:
         continue
       callbacks = indexing_only_callbacks(callbacks_tree)
       helper = None
       for helper_module in vars(value).values():
         if isinstance(helper_module, types.ModuleType) and hasattr(helper_module, "to_range"):
-          helper_tree = _parsed(getattr(helper_module, "to_range"))
+          helper_tree = _parsed_source(getattr(helper_module, "to_range"))
           helper = helper_tree.body[0] if helper_tree is not None else None
       attribute = range_helper_attribute(helper) if helper is not None else None
       if not callbacks or not attribute:

@@ -1371,9 +1371,9 @@ uint64_t unitKey(const SourceView& src, TSNode statement) {
   if (end < start || end > src.text.size())
     return 0;
   TSPoint at = ts_node_start_point(statement);
-  uint64_t key = llvm::xxh3_64bits(llvm::StringRef(src.text.data() + start, end - start));
-  for (uint64_t part : {uint64_t(at.row), uint64_t(at.column), uint64_t(ts_node_symbol(statement))})
-    key = llvm::hashing::detail::hash_16_bytes(key, part);
+  uint64_t key = static_cast<uint64_t>(
+      llvm::hash_combine(llvm::xxh3_64bits(llvm::StringRef(src.text.data() + start, end - start)),
+                         at.row, at.column, ts_node_symbol(statement)));
   return key == 0 ? 1 : key;
 }
 
